@@ -1,0 +1,49 @@
+# Everything a fresh machine needs: `make run` serves the app, `make test` runs every check.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+CHROMIUM := /usr/lib/chromium/chromium
+
+.PHONY: run test lint types unit bench clean chromium
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(PY)
+	$(PIP) install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt | $(PY)
+	$(PIP) install --quiet -r requirements-dev.txt
+	touch $@
+
+# Debian's Chromium and ChromeDriver for the real-browser tests (no browser download).
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium chromium-driver; \
+	fi
+
+run: $(VENV)/.runtime
+	$(PY) app.py
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+types: $(VENV)/.dev
+	$(VENV)/bin/mypy
+
+unit: $(VENV)/.dev
+	$(VENV)/bin/pytest -m "not browser"
+
+test: $(VENV)/.dev chromium lint types
+	$(VENV)/bin/pytest
+
+bench: $(VENV)/.runtime
+	$(PY) benchmarks/replay.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,273 @@
+"""The one interface every rating system implements, and the result it produces.
+
+The public :meth:`RatingSystem.rate` owns replaying a whole history, bookkeeping and the
+shape of the result; a system supplies only private hooks: the initial state of every
+player, the per-game update and the displayed rating.  The shape follows scipy.stats,
+where a public method validates and a private ``_pdf`` computes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ratings.history import GameHistory
+from ratings.params import ParamSpec, build, specs
+
+__all__ = ["GameView", "RatingRun", "RatingSystem", "State"]
+
+#: A system's per-player state: named float arrays of length ``n_players``.
+State = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class GameView:
+    """One game as a system's update hook sees it (arrays are read-only views).
+
+    ``players`` index the state arrays; ``ranks`` are dense, 0 = best, and every DNF
+    shares the rank after the last finisher; ``dnf`` marks did-not-finish.
+    """
+
+    index: int
+    players: np.ndarray
+    ranks: np.ndarray
+    dnf: np.ndarray
+    date: dt.date | None
+
+    @property
+    def size(self) -> int:
+        return len(self.players)
+
+
+@dataclass(frozen=True, eq=False)
+class RatingRun:
+    """The result of replaying a history: every rating before and after every game.
+
+    ``before`` and ``after`` are aligned with the history's flat arrays (one value per
+    participant of each game).  ``extras`` holds further per-entry series a system
+    reports (for example ``mu`` and ``sigma``) as ``(before, after)`` pairs, and
+    ``final_extras`` their final per-player values.
+    """
+
+    system: str
+    params: Any
+    history: GameHistory
+    before: np.ndarray
+    after: np.ndarray
+    final: np.ndarray
+    initial: float
+    scale: str
+    extras: Mapping[str, tuple[np.ndarray, np.ndarray]] = dataclasses.field(default_factory=dict)
+    final_extras: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    #: The system's full per-player state after the last game (for predictions).
+    state: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+
+    # -------------------------------------------------------------- per entry
+    @property
+    def change(self) -> np.ndarray:
+        """Rating change of every participant of every game (flat layout)."""
+        return self.after - self.before
+
+    # -------------------------------------------------------------- per player
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.history.players
+
+    @property
+    def games_played(self) -> np.ndarray:
+        return np.bincount(self.history.flat_player, minlength=self.history.n_players)
+
+    @property
+    def wins(self) -> np.ndarray:
+        """Games in which the player had the best place (shared firsts count)."""
+        h = self.history
+        first = (h.flat_rank == 0) & ~h.flat_dnf
+        return np.bincount(h.flat_player[first], minlength=h.n_players)
+
+    @property
+    def average_place(self) -> np.ndarray:
+        """Mean finishing position; a DNF counts as the position after the last finisher.
+
+        Positions are competition style (a tie for first followed by 3rd), computed
+        from the dense ranks so that 1, 1, 2 and 1, 1, 3 give the same result.
+        """
+        h = self.history
+        positions = self.positions()
+        total = np.bincount(h.flat_player, weights=positions, minlength=h.n_players)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return total / self.games_played
+
+    def positions(self) -> np.ndarray:
+        """Competition-style position of every entry (1 + number of players strictly ahead)."""
+        h = self.history
+        out = np.empty(len(h.flat_rank), dtype=float)
+        for g in range(h.n_games):
+            s = h.game_slice(g)
+            ranks = h.flat_rank[s]
+            out[s] = 1 + (ranks[None, :] < ranks[:, None]).sum(axis=1)
+        return out
+
+    def last_change(self) -> np.ndarray:
+        """Each player's rating change in their most recent game."""
+        h = self.history
+        out = np.zeros(h.n_players)
+        change = self.change
+        out[h.flat_player] = change  # later entries overwrite earlier ones
+        return out
+
+    def leaderboard(self) -> pd.DataFrame:
+        """One row per player, highest rating first."""
+        table = pd.DataFrame(
+            {
+                "player": list(self.players),
+                "rating": self.final,
+                "games": self.games_played,
+                "wins": self.wins,
+                "average_place": self.average_place,
+                "last_change": self.last_change(),
+            }
+        )
+        for name, values in self.final_extras.items():
+            table[name] = values
+        table = table.sort_values(["rating", "player"], ascending=[False, True], kind="stable")
+        table.insert(0, "rank", np.arange(1, len(table) + 1))
+        return table.reset_index(drop=True)
+
+    def trajectory(self) -> pd.DataFrame:
+        """Long table: one row per participant of every game, with ratings before and after."""
+        h = self.history
+        game_index = h.game_of_entry()
+        frame = pd.DataFrame(
+            {
+                "game_index": game_index,
+                "game": [h.games[g].id for g in game_index],
+                "date": [h.games[g].date for g in game_index],
+                "player": [h.players[p] for p in h.flat_player],
+                "place": np.where(h.flat_dnf, np.nan, h.flat_place.astype(float)),
+                "position": self.positions(),
+                "dnf": h.flat_dnf,
+                "before": self.before,
+                "after": self.after,
+                "change": self.change,
+            }
+        )
+        for name, (before, after) in self.extras.items():
+            frame[f"{name}_before"] = before
+            frame[f"{name}_after"] = after
+        return frame
+
+    def ratings_before(self, g: int) -> dict[str, float]:
+        """Ratings of game ``g``'s participants as they stood before it."""
+        s = self.history.game_slice(g)
+        return {self.players[p]: float(r) for p, r in zip(self.history.flat_player[s], self.before[s], strict=True)}
+
+
+class RatingSystem(ABC):
+    """Base class of all rating systems.
+
+    Subclasses set ``name`` (the registry key), ``title``, ``summary``, ``scale`` (the
+    unit of the displayed rating) and ``Params`` (a frozen dataclass built with
+    :func:`ratings.params.param`), and implement :meth:`_initial_state`, :meth:`_play`
+    and :meth:`_display`.  Parameters are keyword-only, validated by the dataclass and
+    never mutated.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    summary: ClassVar[str]
+    scale: ClassVar[str] = "rating"
+    Params: ClassVar[type]
+    #: Names of further per-player state arrays reported in the run (e.g. ``("mu", "sigma")``).
+    extra_series: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **params: Any) -> None:
+        self.params = build(self.Params, params)
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{k}={v!r}" for k, v in dataclasses.asdict(self.params).items())
+        return f"{type(self).__name__}({values})"
+
+    @classmethod
+    def parameters(cls) -> list[ParamSpec]:
+        """The parameter schema (name, kind, default, suggested range, help)."""
+        return specs(cls.Params)
+
+    def get_params(self) -> dict[str, Any]:
+        return dataclasses.asdict(self.params)
+
+    # -------------------------------------------------------------- the replay
+    def rate(self, history: GameHistory) -> RatingRun:
+        """Replay every game of ``history`` in order and record each rating before and after."""
+        n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
+        state = self.initial_state(history.n_players)
+        before = np.empty(n_entries)
+        after = np.empty(n_entries)
+        extras_before = {k: np.empty(n_entries) for k in self.extra_series}
+        extras_after = {k: np.empty(n_entries) for k in self.extra_series}
+        offsets = history.offsets
+        for g, game in enumerate(history.games):
+            s, e = int(offsets[g]), int(offsets[g + 1])
+            view = GameView(g, history.flat_player[s:e], history.flat_rank[s:e], history.flat_dnf[s:e], game.date)
+            self._prepare(state, view)
+            before[s:e] = self._display(state, view.players)
+            for k in self.extra_series:
+                extras_before[k][s:e] = state[k][view.players]
+            if e - s >= 2:
+                self._play(state, view)
+            after[s:e] = self._display(state, view.players)
+            for k in self.extra_series:
+                extras_after[k][s:e] = state[k][view.players]
+        everyone = np.arange(history.n_players)
+        return RatingRun(
+            system=self.name,
+            params=self.params,
+            history=history,
+            before=before,
+            after=after,
+            final=self._display(state, everyone) if history.n_players else np.empty(0),
+            initial=self.initial_rating(),
+            scale=self.scale,
+            extras={k: (extras_before[k], extras_after[k]) for k in self.extra_series},
+            final_extras={k: state[k].copy() for k in self.extra_series},
+            state=state,
+        )
+
+    def initial_state(self, n_players: int) -> State:
+        """The state of ``n_players`` players who have played no game."""
+        return self._initial_state(n_players)
+
+    # -------------------------------------------------------------- hooks
+    @abstractmethod
+    def _initial_state(self, n_players: int) -> State:
+        """Fresh per-player state arrays."""
+
+    @abstractmethod
+    def _play(self, state: State, game: GameView) -> None:
+        """Update ``state`` in place for the participants of one game (at least two)."""
+
+    def _display(self, state: State, players: np.ndarray) -> np.ndarray:
+        """The displayed rating of ``players`` (default: the ``rating`` array)."""
+        return state["rating"][players].astype(float)
+
+    def _prepare(self, state: State, game: GameView) -> None:  # noqa: B027 - optional hook
+        """Called before a game's ratings are read (e.g. uncertainty growth from inactivity)."""
+
+    @abstractmethod
+    def initial_rating(self) -> float:
+        """The displayed rating of a new player (the dashed reference line in charts)."""
+
+    # -------------------------------------------------------------- predictions
+    def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Probability of each finishing place: row ``i`` is player ``players[i]``, column ``j`` place ``j+1``.
+
+        The default is a fixed-seed Monte Carlo of the system's performance model; systems
+        whose order distribution has a closed form override it.
+        """
+        raise NotImplementedError(f"{self.name} does not predict places")

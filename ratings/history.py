@@ -1,0 +1,400 @@
+"""The game-history data model.
+
+A :class:`GameHistory` is an ordered list of :class:`Game` objects plus a flat array
+layout (one entry per participant, games delimited by offsets) that the rating systems
+replay quickly.  Places follow the usual convention: 1 is best, equal places are a
+tie, only their order matters, and ``None`` means did-not-finish (DNF).  Every DNF
+ranks below every finisher; the order among DNFs is unknown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "Entry",
+    "Game",
+    "GameHistory",
+    "HistoryError",
+    "Problem",
+    "parse_place",
+]
+
+#: Column names of the long table shape.
+LONG_COLUMNS = ("game", "date", "player", "place")
+
+_DNF_WORDS = frozenset({"dnf", ""})
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input table, located as a spreadsheet shows it.
+
+    ``row`` counts the header as row 1, so the first data row is row 2.  ``row`` or
+    ``column`` is ``None`` when the problem is not tied to one cell.
+    """
+
+    message: str
+    row: int | None = None
+    column: str | None = None
+    source: str | None = None
+
+    def __str__(self) -> str:
+        where = []
+        if self.source:
+            where.append(self.source)
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.column is not None:
+            where.append(f"column '{self.column}'")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+class HistoryError(ValueError):
+    """Raised when a game history cannot be built; lists every problem found."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        count = len(self.problems)
+        head = f"{count} problem{'s' if count != 1 else ''} in the game history"
+        super().__init__(head + ":\n" + "\n".join(f"- {p}" for p in self.problems))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One participant of a game: a player name and a place (``None`` = DNF)."""
+
+    player: str
+    place: int | None
+
+    @property
+    def dnf(self) -> bool:
+        return self.place is None
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game: an id, an optional date and its participants."""
+
+    id: str
+    entries: tuple[Entry, ...]
+    date: dt.date | None = None
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(e.player for e in self.entries)
+
+    @property
+    def places(self) -> tuple[int | None, ...]:
+        return tuple(e.place for e in self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def parse_place(value: Any) -> int | None:
+    """Parse one place cell: a positive whole number, or DNF (the word, any case, or empty).
+
+    Raises ``ValueError`` with a short explanation for anything else.
+    """
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"place {value!r} is not a whole number or DNF")
+    if isinstance(value, (int, np.integer)):
+        number = int(value)
+    elif isinstance(value, (float, np.floating)):
+        if not float(value).is_integer():
+            raise ValueError(f"place {value:g} is not a whole number")
+        number = int(value)
+    else:
+        text = str(value).strip()
+        if text.lower() in _DNF_WORDS:
+            return None
+        try:
+            as_float = float(text)
+        except ValueError:
+            raise ValueError(f"place '{text}' is neither a number nor DNF") from None
+        if not math.isfinite(as_float) or not as_float.is_integer():
+            raise ValueError(f"place '{text}' is not a whole number")
+        number = int(as_float)
+    if number < 1:
+        raise ValueError(f"place {number} is not positive (1 is the best place)")
+    return number
+
+
+def _parse_date(value: Any) -> dt.date | None:
+    if value is None or value is pd.NaT or value is pd.NA:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, (pd.Timestamp, np.datetime64)):
+        return pd.Timestamp(value).date()
+    text = str(value).strip()
+    if not text:
+        return None
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        raise ValueError(f"date '{text}' is not a date (expected YYYY-MM-DD)") from None
+
+
+def _blank(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+@dataclass
+class _GameDraft:
+    id: str
+    date: dt.date | None
+    first_row: int
+    entries: list[Entry] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+
+
+class GameHistory:
+    """Games in play order, with a flat array layout for fast replay.
+
+    Array layout (all aligned, one element per participant in game order):
+
+    - ``offsets``: int64, length ``n_games + 1``; game ``g`` occupies ``offsets[g]:offsets[g+1]``.
+    - ``flat_player``: int32 index into ``players``.
+    - ``flat_rank``: int32 dense rank inside the game, 0 = best; all DNFs of a game share
+      the rank after the last finisher.
+    - ``flat_dnf``: bool, did not finish.
+    - ``flat_place``: int32 place as given (0 for DNF).
+    """
+
+    def __init__(self, games: Iterable[Game], warnings: Iterable[str] = ()) -> None:
+        self.games: tuple[Game, ...] = tuple(games)
+        problems: list[Problem] = []
+        warns = list(warnings)
+        names: dict[str, int] = {}
+        for game in self.games:
+            seen: set[str] = set()
+            for entry in game.entries:
+                if not entry.player:
+                    problems.append(Problem(f"game '{game.id}' has a participant with no name"))
+                elif entry.player in seen:
+                    problems.append(Problem(f"player '{entry.player}' appears twice in game '{game.id}'"))
+                seen.add(entry.player)
+                if entry.place is not None and entry.place < 1:
+                    problems.append(Problem(f"game '{game.id}': place {entry.place} is not positive"))
+                names.setdefault(entry.player, len(names))
+            if len(game.entries) < 2:
+                warns.append(f"game '{game.id}' has fewer than two players and changes no rating")
+        if problems:
+            raise HistoryError(problems)
+        self.warnings: tuple[str, ...] = tuple(dict.fromkeys(warns))
+        self.players: tuple[str, ...] = tuple(names)
+        self.player_index: Mapping[str, int] = names
+
+        sizes = np.fromiter((len(g.entries) for g in self.games), dtype=np.int64, count=len(self.games))
+        self.offsets = np.zeros(len(self.games) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=self.offsets[1:])
+        total = int(self.offsets[-1])
+        self.flat_player = np.empty(total, dtype=np.int32)
+        self.flat_rank = np.empty(total, dtype=np.int32)
+        self.flat_dnf = np.empty(total, dtype=bool)
+        self.flat_place = np.empty(total, dtype=np.int32)
+        pos = 0
+        for game in self.games:
+            finished = sorted({e.place for e in game.entries if e.place is not None})
+            dense = {place: i for i, place in enumerate(finished)}
+            for entry in game.entries:
+                self.flat_player[pos] = names[entry.player]
+                self.flat_dnf[pos] = entry.place is None
+                self.flat_rank[pos] = len(finished) if entry.place is None else dense[entry.place]
+                self.flat_place[pos] = 0 if entry.place is None else entry.place
+                pos += 1
+        for array in (self.offsets, self.flat_player, self.flat_rank, self.flat_dnf, self.flat_place):
+            array.setflags(write=False)
+
+    # ------------------------------------------------------------------ basics
+    def __len__(self) -> int:
+        return len(self.games)
+
+    def __iter__(self) -> Iterator[Game]:
+        return iter(self.games)
+
+    def __repr__(self) -> str:
+        return f"GameHistory({len(self.games)} games, {len(self.players)} players)"
+
+    @property
+    def n_games(self) -> int:
+        return len(self.games)
+
+    @property
+    def n_players(self) -> int:
+        return len(self.players)
+
+    @property
+    def dates(self) -> tuple[dt.date | None, ...]:
+        return tuple(g.date for g in self.games)
+
+    @property
+    def has_dates(self) -> bool:
+        return bool(self.games) and all(g.date is not None for g in self.games)
+
+    def game_slice(self, g: int) -> slice:
+        """The slice of the flat arrays that holds game ``g``."""
+        return slice(int(self.offsets[g]), int(self.offsets[g + 1]))
+
+    def game_of_entry(self) -> np.ndarray:
+        """For every flat entry, the index of its game."""
+        sizes = np.diff(self.offsets)
+        return np.repeat(np.arange(len(self.games)), sizes)
+
+    def summary(self) -> dict[str, Any]:
+        """Counts and date range, for a human-readable description."""
+        dates = [g.date for g in self.games if g.date is not None]
+        return {
+            "games": self.n_games,
+            "players": self.n_players,
+            "entries": int(self.offsets[-1]) if len(self.offsets) else 0,
+            "first_date": min(dates) if dates else None,
+            "last_date": max(dates) if dates else None,
+            "dnfs": int(self.flat_dnf.sum()),
+        }
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_records(
+        cls,
+        records: Iterable[Mapping[str, Any]],
+        *,
+        rows: Sequence[int] | None = None,
+        source: str | None = None,
+    ) -> GameHistory:
+        """Build from long-shape records with keys ``game``, ``player``, ``place`` and optional ``date``.
+
+        ``rows`` gives each record's spreadsheet row number for messages (default: the
+        header is row 1, so record ``i`` is row ``i + 2``).  Games keep the order of their
+        first appearance, re-ordered stably by date when every game has one.
+        """
+        records = list(records)
+        problems: list[Problem] = []
+        drafts: dict[str, _GameDraft] = {}
+        for i, record in enumerate(records):
+            row = rows[i] if rows is not None else i + 2
+            game_value = record.get("game")
+            player_value = record.get("player")
+            if _blank(game_value):
+                problems.append(Problem("the game id is empty", row, "game", source))
+                continue
+            game_id = str(game_value).strip()
+            if isinstance(game_value, float) and game_value.is_integer():
+                game_id = str(int(game_value))
+            date: dt.date | None = None
+            try:
+                date = _parse_date(record.get("date"))
+            except ValueError as exc:
+                problems.append(Problem(str(exc), row, "date", source))
+            draft = drafts.get(game_id)
+            if draft is None:
+                draft = drafts[game_id] = _GameDraft(game_id, date, row)
+            elif date is not None:
+                if draft.date is None:
+                    draft.date = date
+                elif draft.date != date:
+                    problems.append(
+                        Problem(
+                            f"game '{game_id}' has date {date} here but {draft.date} on row {draft.first_row}",
+                            row,
+                            "date",
+                            source,
+                        )
+                    )
+            name = "" if _blank(player_value) else str(player_value).strip()
+            if not name:
+                problems.append(Problem(f"the player name is empty (game '{game_id}')", row, "player", source))
+                continue
+            try:
+                place = parse_place(record.get("place"))
+            except ValueError as exc:
+                problems.append(Problem(f"{exc} (player '{name}', game '{game_id}')", row, "place", source))
+                continue
+            if name in draft.rows:
+                problems.append(
+                    Problem(
+                        f"player '{name}' appears twice in game '{game_id}' (also row {draft.rows[name]})",
+                        row,
+                        "player",
+                        source,
+                    )
+                )
+                continue
+            draft.rows[name] = row
+            draft.entries.append(Entry(name, place))
+        if problems:
+            raise HistoryError(problems)
+        ordered = list(drafts.values())
+        if ordered and all(d.date is not None for d in ordered):
+            ordered.sort(key=lambda d: d.date)  # type: ignore[arg-type,return-value]
+        return cls(Game(d.id, tuple(d.entries), d.date) for d in ordered)
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, source: str | None = None) -> GameHistory:
+        """Build from a long-shape DataFrame (columns ``game``, ``player``, ``place``, optional ``date``)."""
+        columns = {str(c).strip().lower(): c for c in frame.columns}
+        missing = [c for c in ("game", "player", "place") if c not in columns]
+        if missing:
+            raise HistoryError(
+                [
+                    Problem(
+                        f"the table has no '{c}' column (columns are: {', '.join(map(str, frame.columns))})",
+                        1,
+                        None,
+                        source,
+                    )
+                    for c in missing
+                ]
+            )
+        wanted = [c for c in LONG_COLUMNS if c in columns]
+        renamed = frame[[columns[c] for c in wanted]]
+        renamed.columns = wanted
+        records: list[dict[str, Any]] = renamed.astype(object).to_dict("records")  # type: ignore[assignment]
+        return cls.from_records(records, source=source)
+
+    # ------------------------------------------------------------------ export
+    def to_records(self) -> list[dict[str, Any]]:
+        """Long-shape records (``place`` is ``'DNF'`` for did-not-finish)."""
+        out: list[dict[str, Any]] = []
+        for game in self.games:
+            for entry in game.entries:
+                out.append(
+                    {
+                        "game": game.id,
+                        "date": game.date,
+                        "player": entry.player,
+                        "place": "DNF" if entry.place is None else entry.place,
+                    }
+                )
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long-shape DataFrame with columns ``game, date, player, place``."""
+        return pd.DataFrame(self.to_records(), columns=list(LONG_COLUMNS))
+
+    def with_games(self, games: Iterable[Game]) -> GameHistory:
+        """A new history with other games (for what-if edits); this one is unchanged."""
+        return GameHistory(games)

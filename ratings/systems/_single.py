@@ -1,0 +1,128 @@
+"""Shared machinery of the single-rating systems (the Elo family and Kerby's models).
+
+Seed 000, sections 5.1-5.2: a fixed-rating dummy player joins every game tied with the
+last entrant and is never updated; the learning rate may depend on the rating
+(piecewise linear through ``eta_knots``/``eta_values``, clamped at the ends); ratings may
+be held above a floor.  A system supplies only :meth:`SingleRatingSystem._gradient`, the
+direction of the update for one game.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ratings.base import GameView, RatingSystem, State
+from ratings.params import ParameterError, check, param
+
+__all__ = ["KerbyParams", "SingleRatingSystem", "check_common"]
+
+
+def check_common(p: Any) -> None:
+    """Validate the parameters every single-rating system shares."""
+    check("initial", p.initial)
+    check("dummy", p.dummy)
+    check("floor", p.floor)
+    knots, values = p.eta_knots, p.eta_values
+    if (knots is None) != (values is None):
+        raise ParameterError("eta_knots", "eta_knots and eta_values must be given together")
+    if knots is not None and values is not None:
+        if len(knots) == 0 or len(knots) != len(values):
+            raise ParameterError("eta_values", f"needs one value per knot ({len(knots)} knots, {len(values)} values)")
+        for k in knots:
+            check("eta_knots", k)
+        if any(b <= a for a, b in zip(knots, knots[1:], strict=False)):
+            raise ParameterError("eta_knots", "knots must be strictly increasing")
+        for v in values:
+            check("eta_values", v, nonnegative=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class KerbyParams:
+    """Parameters shared by Kerby's models (seed 000, sections 3.2 and 5)."""
+
+    eta: float = param(
+        0.3, "Learning rate: how far one game moves a rating.", low=0.01, high=2.0, step=0.01, label="learning rate eta"
+    )
+    initial: float = param(
+        0.0,
+        "Rating r0 of a player's first game (natural scale).",
+        low=-4.0,
+        high=4.0,
+        step=0.05,
+        label="initial rating r0",
+    )
+    dummy: float | None = param(
+        None,
+        "Rating of a never-updated dummy player tied with the last entrant of every game (none: no dummy).",
+        low=-4.0,
+        high=4.0,
+        step=0.05,
+        label="dummy rating",
+    )
+    floor: float | None = param(
+        None,
+        "Lowest rating a player can fall to (none: no floor).",
+        low=-4.0,
+        high=4.0,
+        step=0.05,
+        label="rating floor",
+    )
+    eta_knots: tuple[float, ...] | None = param(
+        None, "Ratings at which eta_values apply (piecewise-linear learning rate; replaces eta).", label="eta knots"
+    )
+    eta_values: tuple[float, ...] | None = param(
+        None, "Learning rates at eta_knots, clamped beyond the ends.", label="eta values"
+    )
+
+    def __post_init__(self) -> None:
+        check("eta", self.eta, positive=True)
+        check_common(self)
+
+
+class SingleRatingSystem(RatingSystem):
+    """A system with one number per player, updated by ``rating += step(rating) * gradient``."""
+
+    scale = "natural scale"
+
+    def _initial_state(self, n_players: int) -> State:
+        return {"rating": np.full(n_players, float(self.params.initial))}
+
+    def initial_rating(self) -> float:
+        return float(self.params.initial)
+
+    def _with_dummy(self, ratings: np.ndarray, game: GameView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Append the dummy player, tied with the last entrant (same rank, same DNF state)."""
+        dummy = getattr(self.params, "dummy", None)
+        if dummy is None:
+            return ratings, game.ranks, game.dnf
+        last = int(np.argmax(game.ranks))
+        return (
+            np.append(ratings, float(dummy)),
+            np.append(game.ranks, game.ranks[last]),
+            np.append(game.dnf, game.dnf[last]),
+        )
+
+    def _step(self, ratings: np.ndarray) -> np.ndarray | float:
+        """The learning rate for each participant (rating-dependent when knots are given)."""
+        knots = getattr(self.params, "eta_knots", None)
+        if knots is not None:
+            return np.interp(ratings, knots, self.params.eta_values)
+        return float(self.params.eta)
+
+    def _play(self, state: State, game: GameView) -> None:
+        ratings = state["rating"][game.players]
+        all_ratings, ranks, dnf = self._with_dummy(ratings, game)
+        gradient = self._gradient(all_ratings, ranks, dnf)[: len(ratings)]
+        updated = ratings + self._step(ratings) * gradient
+        floor = getattr(self.params, "floor", None)
+        if floor is not None:
+            updated = np.maximum(updated, floor)
+        state["rating"][game.players] = updated
+
+    @abstractmethod
+    def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
+        """Update direction for each participant (dummy included) of one game."""

@@ -1,0 +1,137 @@
+"""Multiplayer Elo with score functions (seed 001, Cunningham 2021).
+
+Expected score over all pairs (seed 001, eq. 4)::
+
+    E_A = sum_{i != A} 1 / (1 + 10^((R_i - R_A) / D))  /  (N (N - 1) / 2)
+
+Actual score from a score function of the finishing position p (eq. 6): linear
+``(N - p) / (N (N - 1) / 2)`` or exponential with base alpha
+``(alpha^(N-p) - 1) / sum_i (alpha^(N-i) - 1)``; tied players share the mean of their
+positions' scores, and DNFs count as tied for the positions below the finishers.
+Update (eq. 7): ``R' = R + K (N - 1) (S - E)``.  With two players this is classic Elo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ratings.base import State
+from ratings.params import check, param
+from ratings.predict import plackett_luce_places
+from ratings.systems._single import SingleRatingSystem
+
+__all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "actual_scores"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MultiEloParams:
+    k: float = param(
+        32.0, "K factor: the largest change one two-player game can bring.", low=1.0, high=100.0, step=1.0, label="K"
+    )
+    d: float = param(
+        400.0,
+        "D: the rating gap at which the stronger player is 10 times as likely to win.",
+        low=50.0,
+        high=1000.0,
+        step=10.0,
+        label="D",
+    )
+    base: float = param(
+        1.0,
+        "Score-function base: 1 is linear (every place step worth the same); above 1 rewards the top places more.",
+        low=1.0,
+        high=3.0,
+        step=0.05,
+        label="score base",
+    )
+    initial: float = param(1000.0, "Rating of a new player.", low=0.0, high=2000.0, step=50.0, label="initial rating")
+    dummy: float | None = param(
+        None,
+        "Rating of a never-updated dummy player tied with the last entrant of every game (none: no dummy).",
+        low=0.0,
+        high=2000.0,
+        step=50.0,
+        label="dummy rating",
+    )
+    floor: float | None = param(
+        None,
+        "Lowest rating a player can fall to (none: no floor).",
+        low=0.0,
+        high=2000.0,
+        step=50.0,
+        label="rating floor",
+    )
+
+    def __post_init__(self) -> None:
+        check("k", self.k, nonnegative=True)
+        check("d", self.d, positive=True)
+        check("base", self.base, at_least=1.0)
+        check("initial", self.initial)
+        check("dummy", self.dummy)
+        check("floor", self.floor)
+
+
+def score_function(n: int, base: float = 1.0) -> np.ndarray:
+    """Scores s_1..s_n of positions 1..n (seed 001, eq. 6); they decrease, end at 0 and sum to 1."""
+    positions = np.arange(1, n + 1, dtype=float)
+    if n == 1:
+        return np.ones(1)
+    if base == 1.0:
+        return (n - positions) / (n * (n - 1) / 2)
+    # alpha^(n-p) - 1, divided through by alpha^(n-1) so that large fields do not overflow.
+    log_base = np.log(base)
+    raw = np.exp((1 - positions) * log_base) - np.exp(-(n - 1) * log_base)
+    return raw / raw.sum()
+
+
+def expected_scores(ratings: np.ndarray, d: float) -> np.ndarray:
+    """Expected score of each player (seed 001, eq. 4); they sum to 1."""
+    n = len(ratings)
+    diff = (ratings[None, :] - ratings[:, None]) / d  # [A, i] = (R_i - R_A) / D
+    pairwise = 1.0 / (1.0 + np.power(10.0, diff))
+    np.fill_diagonal(pairwise, 0.0)
+    return pairwise.sum(axis=1) / (n * (n - 1) / 2)
+
+
+def actual_scores(ranks: np.ndarray, base: float) -> np.ndarray:
+    """Each player's score: the mean of the score-function values of the positions their tie group spans."""
+    n = len(ranks)
+    scores = score_function(n, base)
+    order = np.argsort(ranks, kind="stable")
+    sorted_ranks = ranks[order]
+    out = np.empty(n)
+    start = 0
+    while start < n:
+        stop = start
+        while stop < n and sorted_ranks[stop] == sorted_ranks[start]:
+            stop += 1
+        out[order[start:stop]] = scores[start:stop].mean()
+        start = stop
+    return out
+
+
+class MultiElo(SingleRatingSystem):
+    """Cunningham's multiplayer Elo: pairwise expected scores, a score function, K (N-1)(S-E)."""
+
+    name = "multielo"
+    title = "Multiplayer Elo"
+    summary = "Elo generalised to any number of players through a score function (Cunningham 2021)."
+    scale = "Elo points"
+    Params = MultiEloParams
+
+    def _step(self, ratings: np.ndarray) -> float:
+        return float(self.params.k)
+
+    def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
+        # DNFs already share one rank below every finisher, so they are tied, as the seed's
+        # dashboard treated them.
+        n = len(ratings)
+        return (n - 1) * (actual_scores(ranks, self.params.base) - expected_scores(ratings, self.params.d))
+
+    def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Plackett-Luce with weights 10^(R/D): first place drawn first."""
+        ratings = state["rating"][np.asarray(players, dtype=int)]
+        return plackett_luce_places(ratings * np.log(10.0) / self.params.d)

@@ -1,0 +1,1 @@
+"""What a hosted app adds to the ratings package: uploads, Google Sheets, caching, recording games."""

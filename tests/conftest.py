@@ -1,0 +1,33 @@
+"""Shared fixtures: small game histories written as table-shaped literals."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratings import GameHistory
+
+
+def history_from_rows(rows: list[tuple[str, str, object]]) -> GameHistory:
+    """Build a history from ``(game, player, place)`` rows."""
+    return GameHistory.from_records([{"game": g, "player": p, "place": pl} for g, p, pl in rows])
+
+
+@pytest.fixture
+def small_history() -> GameHistory:
+    rows = [
+        # game  player   place
+        ("g1", "Ann", 1),
+        ("g1", "Bob", 2),
+        ("g1", "Cid", 3),
+        ("g1", "Dee", "DNF"),
+        ("g2", "Bob", 1),
+        ("g2", "Ann", 1),
+        ("g2", "Dee", 3),
+        ("g3", "Cid", 1),
+        ("g3", "Dee", 2),
+        ("g3", "Eve", "DNF"),
+        ("g3", "Ann", "DNF"),
+        ("g4", "Eve", 1),
+        ("g4", "Ann", 2),
+    ]
+    return history_from_rows(rows)
