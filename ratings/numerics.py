@@ -1,0 +1,54 @@
+"""Numerical helpers shared by the systems: normal and logistic functions, computed stably.
+
+One module, so that every system uses the same careful versions (as trueskill's
+``backends.py`` does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+__all__ = [
+    "LOG_SQRT_2PI",
+    "log_norm_cdf",
+    "logistic",
+    "mills_ratio",
+    "norm_cdf",
+    "norm_pdf",
+    "norm_ppf",
+]
+
+LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+def norm_pdf(x: np.ndarray | float) -> np.ndarray:
+    """Standard normal density."""
+    x = np.asarray(x, dtype=float)
+    return np.exp(-0.5 * x * x - LOG_SQRT_2PI)
+
+
+def norm_cdf(x: np.ndarray | float) -> np.ndarray:
+    """Standard normal distribution function."""
+    return special.ndtr(np.asarray(x, dtype=float))
+
+
+def norm_ppf(p: np.ndarray | float) -> np.ndarray:
+    """Inverse of :func:`norm_cdf`."""
+    return special.ndtri(np.asarray(p, dtype=float))
+
+
+def log_norm_cdf(x: np.ndarray | float) -> np.ndarray:
+    """log Phi(x), accurate far into the lower tail."""
+    return special.log_ndtr(np.asarray(x, dtype=float))
+
+
+def mills_ratio(x: np.ndarray | float) -> np.ndarray:
+    """phi(x) / Phi(x) without underflow (tends to -x as x -> -inf)."""
+    x = np.asarray(x, dtype=float)
+    return np.exp(-0.5 * x * x - LOG_SQRT_2PI - special.log_ndtr(x))
+
+
+def logistic(x: np.ndarray | float) -> np.ndarray:
+    """1 / (1 + exp(-x)) without overflow."""
+    return special.expit(np.asarray(x, dtype=float))
