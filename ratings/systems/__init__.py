@@ -15,6 +15,7 @@ __all__ = ["SYSTEM_NAMES", "UnknownSystemError", "create", "get_system"]
 # name -> (module, class).  The order is the order menus show.
 _REGISTRY: dict[str, tuple[str, str]] = {
     "multielo": ("ratings.systems.multielo", "MultiElo"),
+    "glicko2": ("ratings.systems.glicko2", "Glicko2"),
 }
 
 SYSTEM_NAMES: tuple[str, ...] = tuple(_REGISTRY)
