@@ -1,0 +1,1064 @@
+"""Reading game histories from tables and files, and writing them back.
+
+Two table shapes are understood, recognised from the header row:
+
+- **long**: one row per participant, columns ``game``, ``date`` (optional), ``player``, ``place``
+  (a place is a positive whole number, or ``DNF``/empty for did-not-finish);
+- **wide**: one row per game, as groups keep it in a sheet: ``date``, ``1st``, ``2nd``, ``3rd``, ...
+  where each cell names a player; several players separated by ``/`` tie for that place; an optional
+  ``DNF`` column lists the players who did not finish and an optional ``game`` column gives ids
+  (otherwise they are ``game 1``, ``game 2``, ... in table order).
+
+Every problem is collected and reported together, each located by spreadsheet row (the header is
+row 1) and by the column name as written in the file.  Files are read as text cells; nothing guesses
+types (``1/2`` stays ``1/2``, ``007`` stays ``007``).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import math
+import os
+import re
+import sys
+import zipfile
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_ROWS",
+    "ReadResult",
+    "load_history",
+    "read_file",
+    "read_table",
+    "to_long_rows",
+    "to_wide_rows",
+    "write_csv",
+]
+
+#: Largest file accepted, in bytes (checked before any parsing).
+MAX_BYTES = 10 * 1024 * 1024
+#: Largest number of non-empty rows accepted per file, header included.
+MAX_ROWS = 200_000
+#: Widest table accepted, in columns.
+MAX_COLUMNS = 1_000
+
+SHAPES = ("auto", "long", "wide")
+_TEXT_EXTENSIONS = {".csv", ".tsv", ".txt"}
+_EXTENSIONS = _TEXT_EXTENSIONS | {".xlsx", ".xlsm", ".ods"}
+_TIE_SEPARATOR = "/"
+_DANGEROUS_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+Cell = str | dt.date
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What a reader found: the history, the recognised shape and everything worth telling the user."""
+
+    history: GameHistory
+    shape: str
+    warnings: tuple[str, ...] = ()
+    skipped: tuple[Problem, ...] = ()
+    columns: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------- cells
+def _cell(value: Any) -> Cell:
+    """One cell as text (or a date when the spreadsheet stored a date); never guesses a type from text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        text = value.replace("\ufeff", "")
+        # Undo our own formula neutralisation ('=x written by write_csv reads back as =x).
+        if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r":
+            text = text[1:]
+        return text
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, dt.datetime):
+        return value.date() if value.time() == dt.time(0) else value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, dt.time):
+        return value.isoformat()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return repr(value)
+    if hasattr(value, "to_pydatetime"):  # pandas Timestamp
+        return _cell(value.to_pydatetime())
+    if hasattr(value, "item"):  # numpy scalar
+        return _cell(value.item())
+    return str(value)
+
+
+def _blank(cell: Cell) -> bool:
+    return isinstance(cell, str) and not cell.strip()
+
+
+def _column_letter(index: int) -> str:
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
+def _too_big(what: str) -> HistoryError:
+    return HistoryError([Problem(what)])
+
+
+# --------------------------------------------------------------------------------------------- header
+_ROLE_WORDS = {
+    "game": {"game", "gameid", "gameno", "gamenumber", "id", "match", "matchid", "race", "raceid", "event", "round"},
+    "date": {"date", "day", "when", "played", "playedon", "datum"},
+    "player": {"player", "players", "name", "playername", "participant", "competitor", "who"},
+    "place": {"place", "position", "pos", "rank", "ranking", "finish", "placing", "standing", "result"},
+    "dnf": {"dnf", "dnfs", "didnotfinish", "notfinished", "out"},
+}
+_ORDINAL_WORDS = {
+    word: i + 1
+    for i, word in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ]
+    )
+}
+_ORDINAL_WORDS["winner"] = 1
+_ORDINAL = re.compile(r"^(?:place|pos|position|rank)?(\d{1,4})(?:st|nd|rd|th)?(?:place)?$")
+
+
+def _header_key(text: str) -> str:
+    return re.sub(r"[\s_\-.:#()]+", "", text.casefold())
+
+
+def _ordinal(key: str) -> int | None:
+    match = _ORDINAL.match(key)
+    if match:
+        number = int(match.group(1))
+        return number if number >= 1 else None
+    for suffix in ("place", ""):
+        word = key[: len(key) - len(suffix)] if suffix and key.endswith(suffix) else key
+        if word in _ORDINAL_WORDS:
+            return _ORDINAL_WORDS[word]
+    return None
+
+
+@dataclass
+class _Header:
+    names: list[str]  # column names as written (blank ones named by letter)
+    roles: dict[str, int] = field(default_factory=dict)  # role -> column index
+    ordinals: dict[int, int] = field(default_factory=dict)  # column index -> place number
+    unknown: list[int] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _read_header(header: Sequence[Cell], source: str | None) -> _Header:
+    names = []
+    for i, cell in enumerate(header):
+        text = str(cell).strip()
+        names.append(text if text else f"column {_column_letter(i)}")
+    info = _Header(names)
+    seen_places: dict[int, int] = {}
+    for i, cell in enumerate(header):
+        key = _header_key(str(cell))
+        if not key:
+            info.unknown.append(i)
+            continue
+        role = next((r for r, words in _ROLE_WORDS.items() if key in words), None)
+        if role is not None:
+            if role in info.roles:
+                other = names[info.roles[role]]
+                info.problems.append(
+                    Problem(f"columns '{other}' and '{names[i]}' both look like the {role} column", 1, names[i], source)
+                )
+            else:
+                info.roles[role] = i
+            continue
+        number = _ordinal(key)
+        if number is not None:
+            if number in seen_places:
+                other = names[seen_places[number]]
+                info.problems.append(
+                    Problem(f"columns '{other}' and '{names[i]}' are both place {number}", 1, names[i], source)
+                )
+            else:
+                seen_places[number] = i
+                info.ordinals[i] = number
+            continue
+        info.unknown.append(i)
+    return info
+
+
+def _choose_shape(info: _Header, shape: str, source: str | None) -> str:
+    long_ok = "player" in info.roles and "place" in info.roles
+    wide_ok = bool(info.ordinals)
+    columns = ", ".join(f"'{n}'" for n in info.names)
+    if shape == "auto":
+        if long_ok and wide_ok:
+            raise HistoryError(
+                [
+                    Problem(
+                        "the header fits both table shapes (it has 'player' and 'place' columns and numbered place "
+                        "columns); choose the shape: long (one row per player) or wide (one row per game)",
+                        1,
+                        None,
+                        source,
+                    )
+                ]
+            )
+        if long_ok:
+            return "long"
+        if wide_ok:
+            return "wide"
+        raise HistoryError(
+            [
+                Problem(
+                    f"the header row ({columns}) is neither shape this reader knows: long needs columns 'game', "
+                    "'player' and 'place' (and optionally 'date'); wide needs place columns '1st', '2nd', ... "
+                    "(and optionally 'date', 'game' and 'DNF')",
+                    1,
+                    None,
+                    source,
+                )
+            ]
+        )
+    if shape == "long":
+        missing = [r for r in ("game", "player", "place") if r not in info.roles]
+        if missing:
+            raise HistoryError(
+                [
+                    Problem(f"the long shape needs a '{r}' column; the columns are {columns}", 1, None, source)
+                    for r in missing
+                ]
+            )
+        return "long"
+    if not wide_ok:
+        raise HistoryError(
+            [
+                Problem(
+                    f"the wide shape needs place columns such as '1st', '2nd', '3rd'; the columns are {columns}",
+                    1,
+                    None,
+                    source,
+                )
+            ]
+        )
+    return "wide"
+
+
+# ---------------------------------------------------------------------------------------------- dates
+_ISO_DATE = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T].*)?$")
+_NUMERIC_DATE = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?:[ T].*)?$")
+_WORD_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y", "%d-%b-%Y", "%d %b. %Y")
+
+
+def _make_date(year: int, month: int, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _full_year(text: str) -> int:
+    year = int(text)
+    if len(text) == 2:
+        year += 2000 if year < 70 else 1900
+    return year
+
+
+@dataclass
+class _DateColumn:
+    """Parsed dates of one column: row -> date, plus row-level and column-level problems."""
+
+    dates: dict[int, dt.date] = field(default_factory=dict)
+    row_problems: dict[int, Problem] = field(default_factory=dict)
+    column_problems: list[Problem] = field(default_factory=list)
+    order: str | None = None  # "day/month" or "month/day" when the column used one
+
+
+def _parse_dates(cells: dict[int, Cell], column: str, source: str | None) -> _DateColumn:
+    """Parse a date column as a whole, so that the day/month order is decided once for the column."""
+    out = _DateColumn()
+    numeric: dict[int, tuple[str, dt.date | None, dt.date | None]] = {}
+    for row, cell in cells.items():
+        if isinstance(cell, dt.date):
+            out.dates[row] = cell
+            continue
+        text = cell.strip()
+        match = _ISO_DATE.match(text)
+        if match:
+            y, m, d = (int(g) for g in match.groups())
+            date = _make_date(y, m, d)
+            if date is None:
+                out.row_problems[row] = Problem(f"'{text}' is not a real date", row, column, source)
+            else:
+                out.dates[row] = date
+            continue
+        match = _NUMERIC_DATE.match(text)
+        if match:
+            a, b = int(match.group(1)), int(match.group(2))
+            year = _full_year(match.group(3))
+            numeric[row] = (text, _make_date(year, b, a), _make_date(year, a, b))
+            if numeric[row][1] is None and numeric[row][2] is None:
+                del numeric[row]
+                out.row_problems[row] = Problem(f"'{text}' is not a real date", row, column, source)
+            continue
+        for fmt in _WORD_FORMATS:
+            try:
+                out.dates[row] = dt.datetime.strptime(text, fmt).date()
+                break
+            except ValueError:
+                pass
+        else:
+            out.row_problems[row] = Problem(
+                f"'{text}' is not a date this reader understands (write it as YYYY-MM-DD, e.g. 2024-03-31)",
+                row,
+                column,
+                source,
+            )
+    if not numeric:
+        return out
+    day_first = [r for r, (_, dm, md) in numeric.items() if dm is not None and md is None]
+    month_first = [r for r, (_, dm, md) in numeric.items() if md is not None and dm is None]
+    if day_first or month_first:
+        order = "day/month" if len(day_first) >= len(month_first) else "month/day"
+        out.order = order
+        for row, (text, dm, md) in numeric.items():
+            date = dm if order == "day/month" else md
+            if date is None:
+                example = numeric[(day_first if order == "day/month" else month_first)[0]][0]
+                out.row_problems[row] = Problem(
+                    f"'{text}' cannot be read {order} like the other dates of this column (such as '{example}')",
+                    row,
+                    column,
+                    source,
+                )
+            else:
+                out.dates[row] = date
+        return out
+    ambiguous = [r for r, (_, dm, md) in numeric.items() if dm != md]
+    if ambiguous:
+        first = ambiguous[0]
+        text, dm, md = numeric[first]
+        assert dm is not None and md is not None
+        rows = ", ".join(str(r) for r in ambiguous[:10]) + (" ..." if len(ambiguous) > 10 else "")
+        out.column_problems.append(
+            Problem(
+                f"{len(ambiguous)} date(s) can be read day/month or month/day and no date in the column settles "
+                f"which (e.g. '{text}' could be {dm.day} {dm:%B %Y} or {md.day} {md:%B %Y}; rows {rows}); "
+                "write the dates as YYYY-MM-DD",
+                first,
+                column,
+                source,
+            )
+        )
+        return out
+    for row, (_, dm, _md) in numeric.items():
+        assert dm is not None
+        out.dates[row] = dm
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- names
+def _name_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def _merge_names(spellings: Iterable[str]) -> tuple[dict[str, str], list[str]]:
+    """Map every raw spelling to a canonical name; names equal up to case and spacing are merged.
+
+    The canonical spelling is the most frequent one (first seen wins a tie).  Returns the mapping and a
+    warning per merged group.
+    """
+    counts = Counter(spellings)
+    groups: dict[str, list[str]] = {}
+    for raw in counts:  # Counter keeps first-seen order
+        groups.setdefault(_name_key(raw), []).append(raw)
+    mapping: dict[str, str] = {}
+    warnings = []
+    for raws in groups.values():
+        stripped = Counter[str]()
+        for raw in raws:
+            stripped[" ".join(raw.split())] += counts[raw]
+        canonical = max(stripped, key=lambda s: stripped[s])  # max keeps the first of equal counts
+        for raw in raws:
+            mapping[raw] = canonical
+        if len(raws) > 1:
+            shown = ", ".join(f"'{r}'" for r in raws)
+            warnings.append(f"names that differ only in case or spacing were merged: {shown} -> '{canonical}'")
+    return mapping, warnings
+
+
+# ---------------------------------------------------------------------------------------------- tables
+@dataclass
+class _Row:
+    number: int  # spreadsheet row number (header = 1)
+    cells: list[Cell]
+
+    def get(self, index: int | None) -> Cell:
+        if index is None or index >= len(self.cells):
+            return ""
+        return self.cells[index]
+
+
+@dataclass
+class _Draft:
+    id: str
+    rows: list[int]
+    date: dt.date | None = None
+    date_row: int | None = None
+    entries: list[tuple[str, int | None, int, str]] = field(default_factory=list)  # raw name, place, row, column
+    bad: bool = False
+
+
+def read_table(
+    rows: Sequence[Sequence[Any]],
+    *,
+    shape: str = "auto",
+    source: str | None = None,
+    skip_bad_rows: bool = False,
+) -> ReadResult:
+    """Read a game history from rows of cells (row 0 is the header), as a spreadsheet holds them.
+
+    ``shape`` is ``"auto"`` (recognise from the header), ``"long"`` or ``"wide"``.  Cells may be strings,
+    numbers, dates or None.  Raises :class:`HistoryError` listing every problem, each with its spreadsheet
+    row (header = row 1) and column name.  With ``skip_bad_rows=True`` games with row problems are left
+    out and their problems returned in ``ReadResult.skipped``; problems with the table as a whole (header,
+    ambiguous date order) are still raised.
+    """
+    if shape not in SHAPES:
+        raise HistoryError([Problem(f"unknown table shape '{shape}'; choose one of: {', '.join(SHAPES)}")])
+    table: list[_Row] = []
+    nonblank = 0
+    for i, raw in enumerate(rows):
+        cells = [_cell(v) for v in raw]
+        while cells and _blank(cells[-1]):
+            cells.pop()
+        if not cells:
+            continue
+        nonblank += 1
+        if nonblank > MAX_ROWS:
+            raise _too_big(f"the table has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}")
+        if len(cells) > MAX_COLUMNS:
+            raise _too_big(
+                f"row {i + 1} has {len(cells):,} columns; this reader accepts at most {MAX_COLUMNS:,} columns"
+            )
+        table.append(_Row(i + 1, cells))
+    if not table:
+        raise HistoryError([Problem("the table is empty (no header row and no games)", None, None, source)])
+    header_row = table[0]
+    info = _read_header(header_row.cells, source)
+    chosen = _choose_shape(info, shape, source)
+    if info.problems:
+        raise HistoryError(info.problems)
+    warnings: list[str] = []
+    used = set(info.roles.values()) | set(info.ordinals)
+    if chosen == "long":
+        used -= {info.roles[r] for r in ("dnf",) if r in info.roles}
+    ignored = [n for i, n in enumerate(info.names) if i not in used and _header_key(str(header_row.cells[i]))]
+    if ignored:
+        warnings.append("ignored column(s) this reader does not use: " + ", ".join(f"'{n}'" for n in ignored))
+    data = table[1:]
+    width = len(header_row.cells)
+    problems: list[Problem] = []  # row problems (skippable)
+    fatal: list[Problem] = []  # table problems
+    outside: list[Problem] = []
+    for row in data:
+        for j in range(width, len(row.cells)):
+            if not _blank(row.cells[j]):
+                outside.append(
+                    Problem(
+                        f"'{row.cells[j]}' is in a column with no header; give the column a name or move the value",
+                        row.number,
+                        f"column {_column_letter(j)}",
+                        source,
+                    )
+                )
+                break
+    # Dates are parsed for the whole column at once (day/month order).
+    date_col = info.roles.get("date")
+    date_name = info.names[date_col] if date_col is not None else None
+    dates = _DateColumn()
+    if date_col is not None:
+        date_cells = {row.number: row.get(date_col) for row in data if not _blank(row.get(date_col))}
+        dates = _parse_dates(date_cells, info.names[date_col], source)
+        fatal.extend(dates.column_problems)
+        if dates.order:
+            warnings.append(f"dates in column '{date_name}' were read {dates.order}")
+    if chosen == "long":
+        drafts, loose = _long_drafts(data, info, dates, source)
+    else:
+        drafts, loose = _wide_drafts(data, info, dates, source)
+    problems.extend(loose)
+    # Attach outside-the-header values to their rows' games.
+    bad_rows = {p.row for p in outside}
+    problems.extend(outside)
+    # Merge names differing only in case/spacing, then check duplicates inside games.
+    mapping, merge_warnings = _merge_names(raw for d in drafts for raw, *_ in d.entries)
+    warnings.extend(merge_warnings)
+    games: list[tuple[_Draft, Game]] = []
+    for draft in drafts:
+        if any(r in bad_rows for r in draft.rows):
+            draft.bad = True
+        seen: dict[str, int] = {}
+        entries = []
+        for raw, place, where, column in draft.entries:
+            name = mapping[raw]
+            if name in seen:
+                also = f" (also row {seen[name]})" if seen[name] != where else ""
+                problems.append(
+                    Problem(f"player '{name}' appears twice in game '{draft.id}'{also}", where, column, source)
+                )
+                draft.bad = True
+                continue
+            seen[name] = where
+            entries.append(Entry(name, place))
+        if not draft.bad:
+            games.append((draft, Game(draft.id, tuple(entries), draft.date)))
+    if fatal or (problems and not skip_bad_rows):
+        raise HistoryError(sorted(fatal + problems, key=_problem_order))
+    skipped = tuple(sorted(problems, key=_problem_order))
+    if skipped:
+        left_out = sum(1 for d in drafts if d.bad)
+        warnings.append(
+            f"{len(skipped)} problem(s) found; {left_out} game(s) and {len(loose)} loose row(s) with problems "
+            "were left out"
+        )
+    ordered = [g for _, g in games]
+    if ordered and all(g.date is not None for g in ordered):
+        ordered.sort(key=lambda g: g.date)  # type: ignore[arg-type, return-value]
+    history = GameHistory(ordered, warnings=warnings)
+    return ReadResult(
+        history=history,
+        shape=chosen,
+        warnings=history.warnings,
+        skipped=skipped,
+        columns=tuple(info.names),
+    )
+
+
+def _problem_order(p: Problem) -> tuple[int, str]:
+    return (p.row if p.row is not None else 0, p.column or "")
+
+
+def _long_drafts(
+    data: list[_Row], info: _Header, dates: _DateColumn, source: str | None
+) -> tuple[list[_Draft], list[Problem]]:
+    """Group long-shape rows into games; problems with no known game are returned as loose problems."""
+    game_col, player_col, place_col = info.roles["game"], info.roles["player"], info.roles["place"]
+    date_col = info.roles.get("date")
+    names = info.names
+    drafts: dict[str, _Draft] = {}
+    loose: list[Problem] = []
+    row_problems: list[tuple[_Draft, Problem]] = []
+    for row in data:
+        game_cell = row.get(game_col)
+        if _blank(game_cell):
+            filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not _blank(c)]
+            loose.append(
+                Problem(
+                    f"the game is empty (the row has only {', '.join(filled)})" if filled else "the game is empty",
+                    row.number,
+                    names[game_col],
+                    source,
+                )
+            )
+            continue
+        game_id = " ".join(str(game_cell).split())
+        draft = drafts.get(game_id)
+        if draft is None:
+            draft = drafts[game_id] = _Draft(game_id, [])
+        draft.rows.append(row.number)
+        if date_col is not None and not _blank(row.get(date_col)):
+            problem = dates.row_problems.get(row.number)
+            if problem is not None:
+                row_problems.append((draft, problem))
+            date = dates.dates.get(row.number)
+            if date is not None:
+                if draft.date is None:
+                    draft.date, draft.date_row = date, row.number
+                elif draft.date != date:
+                    row_problems.append(
+                        (
+                            draft,
+                            Problem(
+                                f"game '{game_id}' has date {date} here but {draft.date} on row {draft.date_row}",
+                                row.number,
+                                names[date_col],
+                                source,
+                            ),
+                        )
+                    )
+        name = str(row.get(player_col))
+        place_cell = row.get(place_col)
+        if _blank(name):
+            what = f"place '{place_cell}'" if not _blank(place_cell) else "a row"
+            row_problems.append(
+                (
+                    draft,
+                    Problem(f"{what} in game '{game_id}' has no player name", row.number, names[player_col], source),
+                )
+            )
+            continue
+        try:
+            place = _parse_place(place_cell)
+        except ValueError as exc:
+            row_problems.append(
+                (draft, Problem(f"{exc} (player '{name.strip()}')", row.number, names[place_col], source))
+            )
+            continue
+        draft.entries.append((name, place, row.number, names[player_col]))
+    problems = list(loose)
+    for draft, problem in row_problems:
+        draft.bad = True
+        problems.append(problem)
+    return list(drafts.values()), problems
+
+
+def _parse_place(cell: Cell) -> int | None:
+    if isinstance(cell, dt.date):
+        raise ValueError(f"place '{cell}' is a date, not a place")
+    text = cell.strip()
+    if not text or text.casefold() in {"dnf", "did not finish", "-", "dq", "dns"}:
+        return None
+    match = re.match(r"^(\d+)(?:st|nd|rd|th)?$", text.casefold())
+    if match is None or len(match.group(1)) > 6:
+        if re.match(r"^\d+\.0+$", text):
+            return _parse_place(text.split(".")[0])
+        raise ValueError(f"place '{text}' is not a whole number (1 is the best place) or DNF")
+    number = int(match.group(1))
+    if number < 1:
+        raise ValueError(f"place {number} is not positive (1 is the best place)")
+    return number
+
+
+def _split_names(cell: Cell) -> list[str]:
+    if isinstance(cell, dt.date):
+        return [cell.isoformat()]
+    return [part for part in (p.strip() for p in cell.split(_TIE_SEPARATOR)) if part]
+
+
+def _wide_drafts(
+    data: list[_Row], info: _Header, dates: _DateColumn, source: str | None
+) -> tuple[list[_Draft], list[Problem]]:
+    """One game per wide-shape row; place columns give places, ``/`` separates tied players."""
+    game_col = info.roles.get("game")
+    date_col = info.roles.get("date")
+    dnf_col = info.roles.get("dnf")
+    names = info.names
+    place_cols = sorted(info.ordinals, key=lambda j: info.ordinals[j])
+    drafts: list[_Draft] = []
+    problems: list[Problem] = []
+    ids: dict[str, int] = {}
+    for k, row in enumerate(data, start=1):
+        if game_col is not None and not _blank(row.get(game_col)):
+            game_id = " ".join(str(row.get(game_col)).split())
+        else:
+            game_id = f"game {k}"
+        draft = _Draft(game_id, [row.number])
+        drafts.append(draft)
+        row_problems: list[Problem] = []
+        if game_id in ids:
+            where = names[game_col] if game_col is not None else None
+            row_problems.append(Problem(f"game '{game_id}' is also on row {ids[game_id]}", row.number, where, source))
+        ids.setdefault(game_id, row.number)
+        if date_col is not None and not _blank(row.get(date_col)):
+            if row.number in dates.row_problems:
+                row_problems.append(dates.row_problems[row.number])
+            draft.date = dates.dates.get(row.number)
+        for j in place_cols:
+            for name in _split_names(row.get(j)):
+                draft.entries.append((name, info.ordinals[j], row.number, names[j]))
+        if dnf_col is not None:
+            for name in _split_names(row.get(dnf_col)):
+                draft.entries.append((name, None, row.number, names[dnf_col]))
+        if not draft.entries:
+            filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not _blank(c)]
+            row_problems.append(
+                Problem(
+                    "the row has " + " and ".join(f"'{f}'" for f in filled) + " but no players",
+                    row.number,
+                    names[place_cols[0]],
+                    source,
+                )
+            )
+        if row_problems:
+            draft.bad = True
+            problems.extend(row_problems)
+    return drafts, problems
+
+
+# ----------------------------------------------------------------------------------------------- files
+def _read_limited(file: Any, filename: str | None) -> tuple[bytes, str | None]:
+    """The file's bytes and its name, refusing anything over MAX_BYTES before reading it all."""
+    limit = f"{MAX_BYTES // (1024 * 1024)} MB"
+    if isinstance(file, (bytes, bytearray, memoryview)):
+        data = bytes(file)
+        if len(data) > MAX_BYTES:
+            raise _too_big(f"the file is {len(data) / 1e6:.1f} MB; this reader accepts files up to {limit}")
+        return data, filename
+    if isinstance(file, (str, os.PathLike)):
+        path = os.fspath(file)
+        name = filename or os.path.basename(path)
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            raise HistoryError([Problem(f"there is no readable file '{path}'")]) from None
+        if os.path.isdir(path):
+            raise HistoryError([Problem(f"'{path}' is a folder, not a file")])
+        if size > MAX_BYTES:
+            raise _too_big(f"the file is {size / 1e6:.1f} MB; this reader accepts files up to {limit}")
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise HistoryError([Problem(f"the file '{path}' cannot be read: {exc.strerror or exc}")]) from None
+        if len(data) > MAX_BYTES:
+            raise _too_big(f"the file is larger than {limit}; this reader accepts files up to {limit}")
+        return data, name
+    if hasattr(file, "read"):
+        given = filename or getattr(file, "name", None)
+        content = file.read(MAX_BYTES + 1)
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        if len(content) > MAX_BYTES:
+            raise _too_big(f"the file is larger than {limit}; this reader accepts files up to {limit}")
+        return bytes(content), os.path.basename(given) if isinstance(given, str) else None
+    raise HistoryError([Problem(f"cannot read a game history from a {type(file).__name__}")])
+
+
+def _kind(data: bytes, filename: str | None) -> str:
+    ext = os.path.splitext(filename)[1].lower() if filename else ""
+    if ext and ext not in _EXTENSIONS:
+        raise HistoryError(
+            [
+                Problem(
+                    f"'{filename}' is not a file type this reader knows; use .csv, .tsv, .txt, .xlsx or .ods",
+                    source=filename,
+                )
+            ]
+        )
+    if data.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                listing = set(archive.namelist())
+                mimetype = archive.read("mimetype")[:100] if "mimetype" in listing else b""
+        except (zipfile.BadZipFile, KeyError, OSError, ValueError, RuntimeError, EOFError, NotImplementedError):
+            raise HistoryError(
+                [Problem("the file looks like a spreadsheet but is damaged and cannot be opened", source=filename)]
+            ) from None
+        if b"opendocument.spreadsheet" in mimetype:
+            return "ods"
+        if "xl/workbook.xml" in listing:
+            return "xlsx"
+        raise HistoryError(
+            [Problem("the file is a zip archive but neither an Excel nor an ODS spreadsheet", source=filename)]
+        )
+    if ext in {".xlsx", ".xlsm", ".ods"}:
+        raise HistoryError(
+            [Problem(f"the file is named {ext} but is not a valid spreadsheet of that kind", source=filename)]
+        )
+    return "text"
+
+
+def read_file(
+    file: str | os.PathLike[str] | bytes | IO[bytes],
+    *,
+    filename: str | None = None,
+    shape: str = "auto",
+    skip_bad_rows: bool = False,
+) -> ReadResult:
+    """Read a game history from a file: a path, bytes or a binary file object.
+
+    The format comes from the file name's extension (``.csv``, ``.tsv``, ``.txt``, ``.xlsx``, ``.ods``)
+    or, without one, from the content.  Text files may use ``,``, ``;`` or tab separators (sniffed) and
+    may start with a UTF-8 byte-order mark.  Files over :data:`MAX_BYTES` or :data:`MAX_ROWS` are refused
+    with a :class:`HistoryError` before parsing.  See :func:`read_table` for the rest.
+    """
+    data, name = _read_limited(file, filename)
+    kind = _kind(data, name)
+    if kind == "xlsx":
+        rows = _xlsx_rows(data, name)
+    elif kind == "ods":
+        rows = _ods_rows(data, name)
+    else:
+        rows = _text_rows(data, name)
+    return read_table(rows, shape=shape, source=name, skip_bad_rows=skip_bad_rows)
+
+
+def _decode(data: bytes, source: str | None) -> str:
+    if b"\x00" in data[:4096]:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            try:
+                return data.decode("utf-16")
+            except UnicodeDecodeError:
+                pass
+        raise HistoryError([Problem("the file is not a text table (it contains binary data)", source=source)])
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _sniff_delimiter(text: str, filename: str | None) -> str:
+    if filename and filename.lower().endswith(".tsv"):
+        return "\t"
+    lines = [line for line in text.splitlines()[:50] if line.strip()]
+    if not lines:
+        return ","
+    best, best_score = ",", (-1, -1.0)
+    for delimiter in (",", ";", "\t"):
+        try:
+            counts = [len(r) for r in csv.reader(lines, delimiter=delimiter)]
+        except csv.Error:
+            continue
+        header = counts[0] if counts else 0
+        if header < 2:
+            continue
+        consistent = sum(1 for c in counts if c <= header) / len(counts)
+        score = (header if consistent > 0.8 else 0, consistent)
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
+
+
+def _text_rows(data: bytes, source: str | None) -> list[list[str]]:
+    text = _decode(data, source)
+    if "\x00" in text:
+        raise HistoryError([Problem("the file is not a text table (it contains binary data)", source=source)])
+    delimiter = _sniff_delimiter(text, source)
+    rows: list[list[str]] = []
+    nonblank = 0
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        for row in reader:
+            if any(c.strip() for c in row):
+                nonblank += 1
+                if nonblank > MAX_ROWS:
+                    raise _too_big(
+                        f"the file has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}"
+                    )
+            rows.append(row)
+    except csv.Error as exc:
+        raise HistoryError(
+            [Problem(f"the file cannot be read as a table: {exc}", reader.line_num or None, None, source)]
+        ) from None
+    return rows
+
+
+def _xlsx_rows(data: bytes, source: str | None) -> list[list[Any]]:
+    import openpyxl
+
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds of errors for damaged files
+        raise HistoryError([Problem(f"the Excel file cannot be opened ({exc})", source=source)]) from None
+    try:
+        if not book.worksheets:
+            raise HistoryError([Problem("the Excel file has no sheets", source=source)])
+        sheet = book.worksheets[0]
+        rows: list[list[Any]] = []
+        nonblank = 0
+        for values in sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1):
+            cells = list(values)
+            if any(v is not None and str(v).strip() for v in cells):
+                nonblank += 1
+                if nonblank > MAX_ROWS:
+                    raise _too_big(
+                        f"the sheet has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}"
+                    )
+            rows.append(cells)
+    except HistoryError:
+        raise
+    except Exception as exc:
+        raise HistoryError([Problem(f"the Excel file cannot be read ({exc})", source=source)]) from None
+    finally:
+        book.close()
+    return rows
+
+
+def _ods_rows(data: bytes, source: str | None) -> list[list[Any]]:
+    from odf.namespaces import OFFICENS, TABLENS
+    from odf.opendocument import load
+    from odf.table import Table
+
+    try:
+        document = load(io.BytesIO(data))
+        tables = document.spreadsheet.getElementsByType(Table)
+    except Exception as exc:  # odfpy raises many kinds of errors for damaged files
+        raise HistoryError([Problem(f"the ODS file cannot be opened ({exc})", source=source)]) from None
+    if not tables:
+        raise HistoryError([Problem("the ODS file has no sheets", source=source)])
+    rows: list[list[Any]] = []
+    pending_blank = 0
+    nonblank = 0
+
+    def _rows(node: Any) -> Iterator[Any]:
+        for child in node.childNodes:
+            if child.qname == (TABLENS, "table-row"):
+                yield child
+            elif child.qname in {(TABLENS, "table-header-rows"), (TABLENS, "table-rows"), (TABLENS, "table-row-group")}:
+                yield from _rows(child)
+
+    try:
+        for row in _rows(tables[0]):
+            repeat = int(row.getAttrNS(TABLENS, "number-rows-repeated") or 1)
+            cells: list[Any] = []
+            for cell in row.childNodes:
+                if cell.qname not in {(TABLENS, "table-cell"), (TABLENS, "covered-table-cell")}:
+                    continue
+                times = int(cell.getAttrNS(TABLENS, "number-columns-repeated") or 1)
+                kind = cell.getAttrNS(OFFICENS, "value-type")
+                value: Any
+                if kind == "date":
+                    text = cell.getAttrNS(OFFICENS, "date-value") or ""
+                    try:
+                        value = dt.datetime.fromisoformat(text)
+                    except ValueError:
+                        value = str(cell)
+                elif kind in {"float", "percentage", "currency"}:
+                    shown = str(cell)
+                    raw = cell.getAttrNS(OFFICENS, "value")
+                    value = raw if raw is not None and re.fullmatch(r"-?\d+", raw) else shown or raw
+                else:
+                    value = str(cell)
+                if len(cells) + times > MAX_COLUMNS + 1:
+                    times = max(0, MAX_COLUMNS + 1 - len(cells))
+                cells.extend([value] * times)
+            while cells and (cells[-1] is None or not str(cells[-1]).strip()):
+                cells.pop()
+            if not cells:
+                pending_blank += repeat
+                continue
+            if nonblank + repeat > MAX_ROWS:
+                raise _too_big(f"the sheet has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}")
+            nonblank += repeat
+            rows.extend([[]] * pending_blank)
+            pending_blank = 0
+            rows.extend([list(cells) for _ in range(repeat)])
+    except HistoryError:
+        raise
+    except Exception as exc:
+        raise HistoryError([Problem(f"the ODS file cannot be read ({exc})", source=source)]) from None
+    return rows
+
+
+def load_history(spec: str) -> GameHistory:
+    """Load a history from ``sample:NAME`` (a bundled sample), ``-`` (CSV on standard input) or a file path."""
+    if spec.startswith("sample:"):
+        from ratings.samples import load_sample
+
+        return load_sample(spec.split(":", 1)[1])
+    if spec == "-":
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        return read_file(data, filename="stdin.csv").history
+    return read_file(spec).history
+
+
+# ---------------------------------------------------------------------------------------------- writing
+def _safe(text: str) -> str:
+    """Neutralise a cell a spreadsheet would run as a formula (a leading quote); numbers stay numbers."""
+    if text.startswith(_DANGEROUS_START) and not _NUMBER.match(text):
+        return "'" + text
+    return text
+
+
+def to_long_rows(history: GameHistory) -> list[list[str]]:
+    """The history as long-shape rows (header first): game, date, player, place (DNF for did-not-finish)."""
+    out = [["game", "date", "player", "place"]]
+    for game in history.games:
+        date = game.date.isoformat() if game.date else ""
+        for entry in game.entries:
+            place = "DNF" if entry.place is None else str(entry.place)
+            out.append([_safe(game.id), date, _safe(entry.player), place])
+    return out
+
+
+def to_wide_rows(history: GameHistory) -> list[list[str]]:
+    """The history as wide-shape rows (header first): game, date, 1st, 2nd, ..., DNF.
+
+    Tied players share a cell separated by `` / ``.  A player name containing ``/`` cannot be written in
+    this shape (it would read back as a tie) and raises :class:`HistoryError`.
+    """
+    bad = sorted({p for p in history.players if _TIE_SEPARATOR in p})
+    if bad:
+        raise HistoryError(
+            [
+                Problem(f"player name '{p}' contains '/', which the wide shape uses for ties; write the long shape")
+                for p in bad
+            ]
+        )
+    top = max((e.place for g in history.games for e in g.entries if e.place is not None), default=0)
+    has_dnf = any(e.place is None for g in history.games for e in g.entries)
+    header = ["game", "date"] + [_ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
+    out = [header]
+    for game in history.games:
+        cells = [_safe(game.id), game.date.isoformat() if game.date else ""] + [""] * top
+        dnfs = []
+        by_place: dict[int, list[str]] = {}
+        for entry in game.entries:
+            if entry.place is None:
+                dnfs.append(entry.player)
+            else:
+                by_place.setdefault(entry.place, []).append(entry.player)
+        for place, players in by_place.items():
+            cells[1 + place] = _safe(" / ".join(players))
+        if has_dnf:
+            cells.append(_safe(" / ".join(dnfs)))
+        while len(cells) > 2 and cells[-1] == "":
+            cells.pop()
+        out.append(cells)
+    return out
+
+
+def _ordinal_name(k: int) -> str:
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def write_csv(history: GameHistory, shape: str = "long") -> str:
+    """The history as CSV text in the long or wide shape, safe to open in a spreadsheet."""
+    if shape not in ("long", "wide"):
+        raise ValueError(f"shape must be 'long' or 'wide', not {shape!r}")
+    rows = to_long_rows(history) if shape == "long" else to_wide_rows(history)
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
