@@ -1,0 +1,79 @@
+"""Bundled sample histories, made by this project's seeded simulation (see ``generate.py``).
+
+>>> from ratings.samples import load_sample
+>>> load_sample("chess").n_players
+30
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+from ratings.history import GameHistory, HistoryError, Problem
+
+__all__ = ["DEFAULT_SAMPLE", "SAMPLES", "Sample", "UnknownSampleError", "list_samples", "load_sample"]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A bundled sample: its name (as in ``sample:NAME``), a title, a one-line description and its file."""
+
+    name: str
+    title: str
+    description: str
+    filename: str
+
+
+SAMPLES: dict[str, Sample] = {
+    s.name: s
+    for s in (
+        Sample(
+            "poker",
+            "Poker night",
+            "Ten friends, 150 evenings over two years, 4-8 players a night, kept as a sheet with one row per night.",
+            "poker.csv",
+        ),
+        Sample(
+            "racing",
+            "Racing community",
+            "About 150 racers and 2,000 races of 2-30 entrants over two years, with many did-not-finish results.",
+            "racing.csv",
+        ),
+        Sample(
+            "chess",
+            "Chess club",
+            "Thirty club members and about 1,500 two-player games over three years, draws included.",
+            "chess.csv",
+        ),
+    )
+}
+
+#: The sample shown first.
+DEFAULT_SAMPLE = "poker"
+
+
+class UnknownSampleError(HistoryError, KeyError):
+    """Raised for a sample name that is not bundled; the message lists the valid names."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return ValueError.__str__(self)
+
+
+def list_samples() -> list[Sample]:
+    """The bundled samples, the default first."""
+    return sorted(SAMPLES.values(), key=lambda s: s.name != DEFAULT_SAMPLE)
+
+
+@functools.cache
+def load_sample(name: str = DEFAULT_SAMPLE) -> GameHistory:
+    """Load a bundled sample by name; an unknown name raises :class:`UnknownSampleError` listing valid names."""
+    from ratings.io import read_file
+
+    sample = SAMPLES.get(name.strip().lower())
+    if sample is None:
+        valid = ", ".join(SAMPLES)
+        raise UnknownSampleError([Problem(f"there is no sample called '{name}'; the samples are: {valid}")])
+    data = resources.files(__name__).joinpath(sample.filename).read_bytes()
+    return read_file(data, filename=sample.filename).history
