@@ -1,0 +1,344 @@
+"""The command line: ``python -m ratings``.
+
+Commands:
+
+- ``systems``: every registered rating system with its parameters (default, suggested
+  range, meaning), read from the registry and the systems' parameter schemas;
+- ``samples``: the bundled sample histories;
+- ``rate HISTORY``: the final leaderboard as CSV (or, with ``--trajectory``, every
+  participant's rating before and after every game);
+- ``evaluate HISTORY``: how well the ratings held before each game predicted it
+  (Kendall tau, pair inversion, rank deviation; see :mod:`ratings.metrics`).
+
+HISTORY is a file (.csv, .tsv, .xlsx, .ods; long or wide shape), ``-`` for CSV on
+standard input, or ``sample:NAME``.  User errors (unknown system or parameter, invalid
+value, unreadable file) end with exit status 2 and a one-line message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+import numpy as np
+
+from ratings.base import RatingRun, RatingSystem
+from ratings.history import GameHistory, HistoryError
+from ratings.io import load_history
+from ratings.metrics import Evaluation, evaluate
+from ratings.params import ParameterError, ParamSpec, coerce
+from ratings.samples import list_samples
+from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
+
+__all__ = ["main", "build_parser", "load_history", "parse_settings"]
+
+PROG = "python -m ratings"
+DEFAULT_SYSTEM = "multielo"
+#: Exit status of a user error (the same as argparse's usage errors).
+USAGE_ERROR = 2
+#: Most history warnings printed before they are summarised.
+_MAX_WARNINGS = 3
+#: Cells a spreadsheet would run as a formula when they start a text cell.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class CommandError(Exception):
+    """A user error the command line reports in one line (exit status 2)."""
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m ratings`` (systems listed from the registry)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Rate game groups (poker nights, board-game clubs, races) with several rating systems.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser(
+        "systems",
+        help="list every rating system with its parameters",
+        description="List every rating system with each parameter's default, suggested range and meaning.",
+    )
+    commands.add_parser("samples", help="list the bundled sample histories", description="List the bundled samples.")
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "history",
+        metavar="HISTORY",
+        help="a .csv/.tsv/.xlsx/.ods file (long or wide shape), '-' for CSV on standard input, or sample:NAME",
+    )
+    common.add_argument(
+        "--system",
+        default=DEFAULT_SYSTEM,
+        metavar="NAME",
+        help=f"rating system, one of: {', '.join(SYSTEM_NAMES)} (default: {DEFAULT_SYSTEM})",
+    )
+    common.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a parameter (repeatable); lists are comma-separated (eta_knots=0,1,2); 'none' turns "
+        "an optional parameter off (dummy=none); see the 'systems' command",
+    )
+    rate = commands.add_parser(
+        "rate",
+        parents=[common],
+        help="print ratings as CSV",
+        description="Print the final ratings as CSV, one row per player, highest rating first.",
+    )
+    rate.add_argument(
+        "--trajectory",
+        action="store_true",
+        help="print every participant's rating before and after every game instead",
+    )
+    score = commands.add_parser(
+        "evaluate",
+        parents=[common],
+        help="measure how well the ratings predicted each game",
+        description="Kendall tau, pair inversion and rank deviation of the ratings held before each game.",
+    )
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def parse_settings(system: type[RatingSystem], settings: Sequence[str]) -> dict[str, Any]:
+    """Turn ``NAME=VALUE`` texts into typed parameter values for ``system`` (later ones win)."""
+    specs = {spec.name: spec for spec in system.parameters()}
+    values: dict[str, Any] = {}
+    for setting in settings:
+        name, sep, text = setting.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise CommandError(f"--set expects NAME=VALUE, got '{setting}'")
+        spec = specs.get(name)
+        if spec is None:
+            raise CommandError(
+                f"--set {setting}: {system.name} has no parameter '{name}'; its parameters are {', '.join(specs)}"
+            )
+        try:
+            values[name] = coerce(spec, text)
+        except ParameterError as exc:
+            raise CommandError(f"--set {setting}: {exc}") from None
+    return values
+
+
+def _make_system(name: str, settings: Sequence[str]) -> RatingSystem:
+    cls = get_system(name)
+    values = parse_settings(cls, settings)
+    try:
+        return cls(**values)
+    except ParameterError as exc:
+        where = " ".join(f"--set {s}" for s in settings if s.partition("=")[0].strip() == exc.name)
+        raise CommandError(f"{exc} ({where}, system {name})" if where else f"{exc} (system {name})") from None
+
+
+# ---------------------------------------------------------------------------------------------- output
+def _number(value: Any) -> str:
+    """A number for CSV: integers as they are, floats at full precision (repr), NaN as empty."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)).lower()
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    number = float(value)
+    if math.isnan(number):
+        return ""
+    return repr(number)
+
+
+def _text(value: str) -> str:
+    """A text cell a spreadsheet will not run as a formula (a leading quote, as ratings.io writes)."""
+    return "'" + value if value.startswith(_FORMULA_START) else value
+
+
+def _writer(out: IO[str]) -> Any:
+    return csv.writer(out, lineterminator="\n")
+
+
+def write_leaderboard(run: RatingRun, out: IO[str]) -> None:
+    """One CSV row per player, highest rating first: player, rating, games, wins, average_place, extras."""
+    order = sorted(range(len(run.players)), key=lambda p: (-float(run.final[p]), run.players[p]))
+    extras = list(run.final_extras.items())
+    games, wins, average = run.games_played, run.wins, run.average_place
+    writer = _writer(out)
+    writer.writerow(["player", "rating", "games", "wins", "average_place", *(name for name, _ in extras)])
+    for p in order:
+        writer.writerow(
+            [
+                _text(run.players[p]),
+                _number(run.final[p]),
+                _number(games[p]),
+                _number(wins[p]),
+                _number(average[p]),
+                *(_number(values[p]) for _, values in extras),
+            ]
+        )
+
+
+def write_trajectory(run: RatingRun, out: IO[str]) -> None:
+    """One CSV row per participant of every game, in play order, with ratings before and after."""
+    h = run.history
+    extras = list(run.extras.items())
+    writer = _writer(out)
+    header = ["game", "date", "player", "place", "rating_before", "rating_after", "change"]
+    for name, _ in extras:
+        header += [f"{name}_before", f"{name}_after"]
+    writer.writerow(header)
+    change = run.change
+    for g, game in enumerate(h.games):
+        date = game.date.isoformat() if game.date else ""
+        for i in range(int(h.offsets[g]), int(h.offsets[g + 1])):
+            row = [
+                _text(game.id),
+                date,
+                _text(h.players[h.flat_player[i]]),
+                "DNF" if h.flat_dnf[i] else str(int(h.flat_place[i])),
+                _number(run.before[i]),
+                _number(run.after[i]),
+                _number(change[i]),
+            ]
+            for _, (before, after) in extras:
+                row += [_number(before[i]), _number(after[i])]
+            writer.writerow(row)
+
+
+def _format_default(spec: ParamSpec) -> str:
+    value = spec.default
+    if value is None:
+        return "none"
+    if isinstance(value, tuple):
+        return ",".join(f"{v:g}" for v in value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _format_range(spec: ParamSpec) -> str:
+    if spec.choices:
+        return "one of " + ", ".join(spec.choices)
+    if spec.low is not None and spec.high is not None:
+        return f"{spec.low:g} to {spec.high:g}"
+    if spec.kind == "float-list":
+        return "comma-separated list"
+    return ""
+
+
+def write_systems(out: IO[str]) -> None:
+    """Every registered system and its parameters, as readable text."""
+    for index, name in enumerate(SYSTEM_NAMES):
+        cls = get_system(name)
+        if index:
+            out.write("\n")
+        out.write(f"{name}: {cls.title}. {cls.summary}\n")
+        rows = [
+            (spec.name, spec.kind, f"default {_format_default(spec)}", _format_range(spec), spec.help)
+            for spec in cls.parameters()
+        ]
+        widths = [max(len(row[c]) for row in rows) for c in range(4)]
+        for row in rows:
+            cells = [row[c].ljust(widths[c]) for c in range(4)]
+            out.write(f"  {'  '.join(cells)}  {row[4]}\n")
+
+
+def write_samples(out: IO[str]) -> None:
+    """The bundled samples with their one-line descriptions."""
+    samples = list(list_samples())
+    width = max((len(s.name) for s in samples), default=0)
+    for sample in samples:
+        out.write(f"sample:{sample.name.ljust(width)}  {sample.description}\n")
+
+
+def write_evaluation(evaluation: Evaluation, run: RatingRun, spec: str, out: IO[str]) -> None:
+    """The three metrics, readable, with what they were computed on."""
+
+    def show(value: float, percent: bool) -> str:
+        if math.isnan(value):
+            return "n/a"
+        return f"{100 * value:.2f}%" if percent else f"{value:.4f}"
+
+    out.write(f"history         {spec} ({run.history.n_games} games, {run.history.n_players} players)\n")
+    out.write(f"system          {run.system}\n")
+    out.write(
+        f"Kendall tau     {show(evaluation.kendall_tau, False)}  "
+        "share of pairs the higher-rated player lost (lower is better)\n"
+    )
+    out.write(
+        f"pair inversion  {show(evaluation.pair_inversion, True)}  "
+        "matchups where the higher-rated player won or tied (higher is better)\n"
+    )
+    out.write(
+        f"rank deviation  {show(evaluation.rank_deviation, True)}  "
+        "distance between actual and rating-predicted rank, per opponent (lower is better)\n"
+    )
+    out.write(f"counted         {evaluation.pairs} pairs in {evaluation.games} games with an outcome\n")
+
+
+# ---------------------------------------------------------------------------------------------- running
+def _history_message(exc: HistoryError) -> str:
+    if not exc.problems:
+        return str(exc).splitlines()[0]
+    more = len(exc.problems) - 1
+    return str(exc.problems[0]) + (f" (and {more} more)" if more else "")
+
+
+def _warn(history: GameHistory, err: IO[str]) -> None:
+    warnings = history.warnings
+    for text in warnings[:_MAX_WARNINGS]:
+        err.write(f"ratings: warning: {text}\n")
+    if len(warnings) > _MAX_WARNINGS:
+        err.write(f"ratings: warning: (and {len(warnings) - _MAX_WARNINGS} more warnings)\n")
+
+
+def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
+    if args.command == "systems":
+        write_systems(out)
+        return
+    if args.command == "samples":
+        write_samples(out)
+        return
+    system = _make_system(args.system, args.settings)
+    history = load_history(args.history)
+    _warn(history, err)
+    run = system.rate(history)
+    if args.command == "rate":
+        (write_trajectory if args.trajectory else write_leaderboard)(run, out)
+    else:
+        evaluation = evaluate(run)
+        if args.json:
+            out.write(json.dumps(evaluation.as_dict()) + "\n")
+        else:
+            write_evaluation(evaluation, run, args.history, out)
+
+
+def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error argparse already reported
+        return exc.code if isinstance(exc.code, int) else USAGE_ERROR
+    try:
+        _run(args, out, err)
+    except HistoryError as exc:
+        message = _history_message(exc)
+    except (CommandError, ParameterError, UnknownSystemError) as exc:
+        message = str(exc)
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        message = f"{where}{exc.strerror or exc}"
+    else:
+        return 0
+    err.write(f"ratings: error: {message}\n")
+    return USAGE_ERROR
