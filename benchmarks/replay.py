@@ -59,7 +59,7 @@ def synthetic_history(
         skill += rng.normal(0.0, 0.01, n_players)
         size = int(rng.integers(min_size, max_size + 1))
         players = rng.choice(n_players, size=size, replace=False, p=activity)
-        performance = np.round(skill[players] + rng.normal(0.0, 1.0, size), 1)
+        performance = np.round(skill[players] + rng.normal(0.0, 1.0, size), 2)
         dnf = rng.random(size) < dnf_rate * (1.0 + (skill[players] < 0))
         # Competition-style places from the performances: 1 + the number of finishers ahead.
         finished = performance[~dnf]
