@@ -301,3 +301,25 @@ def test_formula_like_names_are_neutralised(tmp_path: Path) -> None:
     code, out, _ = run_main("rate", str(path))
     assert code == 0
     assert [r["player"] for r in rows(out)] == ["'=SUM(A1)", "Bob"]
+
+
+@pytest.mark.parametrize("name", SYSTEM_NAMES)
+def test_every_registered_system_runs_from_the_command_line(elo_csv: Path, name: str) -> None:
+    code, out, err = run_main("rate", str(elo_csv), "--system", name)
+    assert code == 0, err
+    table = rows(out)
+    assert sorted(r["player"] for r in table) == ["Ann", "Bob", "Cid"]
+    ratings = [float(r["rating"]) for r in table]
+    assert ratings == sorted(ratings, reverse=True)
+    code, out, err = run_main("evaluate", str(elo_csv), "--system", name, "--json")
+    assert code == 0, err
+    assert json.loads(out)["pairs"] == 3  # one pair per two-player game
+
+
+def test_wide_shape_file(tmp_path: Path) -> None:
+    # The same three games as ELO_CSV, one row per game (ratings.io's wide shape).
+    path = tmp_path / "wide.csv"
+    path.write_text("date,1st,2nd,DNF\n2024-03-01,Ann,Bob,\n2024-03-02,Ann,Cid,\n2024-03-03,Bob,,Cid\n")
+    code, out, err = run_main("rate", str(path))
+    assert code == 0, err
+    assert {r["player"]: pytest.approx(float(r["rating"])) for r in rows(out)} == elo_expected()
