@@ -79,7 +79,7 @@ def _cell(value: Any) -> Cell:
     if isinstance(value, str):
         text = value.replace("\ufeff", "")
         # Undo our own formula neutralisation ('=x written by write_csv reads back as =x).
-        if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r":
+        if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r\n":
             text = text[1:]
         return text
     if isinstance(value, bool):
@@ -554,10 +554,11 @@ def read_table(
     skipped = tuple(sorted(problems, key=_problem_order))
     if skipped:
         left_out = sum(1 for d in drafts if d.bad)
-        warnings.append(
-            f"{len(skipped)} problem(s) found; {left_out} game(s) and {len(loose)} loose row(s) with problems "
-            "were left out"
-        )
+        message = f"{len(skipped)} problem(s) found; {left_out} game(s) with problems were left out"
+        orphans = sum(1 for p in problems if p.message.startswith("the game column is empty"))
+        if orphans:
+            message += f", and {orphans} row(s) with no game"
+        warnings.append(message)
     ordered = [g for _, g in games]
     if ordered and all(g.date is not None for g in ordered):
         ordered.sort(key=lambda g: g.date)  # type: ignore[arg-type, return-value]
@@ -710,7 +711,7 @@ def _wide_drafts(
             filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not _blank(c)]
             row_problems.append(
                 Problem(
-                    "the row has " + " and ".join(f"'{f}'" for f in filled) + " but no players",
+                    "the row fills in " + " and ".join(f"'{f}'" for f in filled) + " but names no players",
                     row.number,
                     names[place_cols[0]],
                     source,
@@ -1026,7 +1027,7 @@ def to_wide_rows(history: GameHistory) -> list[list[str]]:
                 for p in bad
             ]
         )
-    top = max((e.place for g in history.games for e in g.entries if e.place is not None), default=0)
+    top = max((e.place for g in history.games for e in g.entries if e.place is not None), default=1)
     has_dnf = any(e.place is None for g in history.games for e in g.entries)
     header = ["game", "date"] + [_ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
     out = [header]
@@ -1059,6 +1060,9 @@ def write_csv(history: GameHistory, shape: str = "long") -> str:
     if shape not in ("long", "wide"):
         raise ValueError(f"shape must be 'long' or 'wide', not {shape!r}")
     rows = to_long_rows(history) if shape == "long" else to_wide_rows(history)
+    # A lone carriage return inside a cell would not be quoted with "\n" line endings; a line feed is, and
+    # reading collapses either to a space.
+    rows = [[c.replace("\r\n", "\n").replace("\r", "\n") if "\r" in c else c for c in row] for row in rows]
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(rows)
     return buffer.getvalue()

@@ -38,6 +38,7 @@ class _Player:
     activity: float = 1.0  # relative chance of taking part when present
     arc: Arc | None = None
     walk: float = 0.0  # current random-walk offset
+    drifts: bool = True  # scripted story players follow their arc without a random walk
 
     def skill(self, t: float) -> float:
         return self.base + self.walk + (self.arc(t) if self.arc else 0.0)
@@ -88,6 +89,8 @@ def _pick(rng: np.random.Generator, players: list[_Player], t: float, count: int
 
 def _drift(rng: np.random.Generator, players: list[_Player], step: float) -> None:
     for p in players:
+        if not p.drifts:
+            continue
         p.walk += step * rng.standard_normal()
         p.walk *= 0.995  # a weak pull back towards the base skill keeps the walk bounded
 
@@ -107,10 +110,10 @@ def poker_rows(seed: int = 20240101) -> list[list[str]]:
     """A poker night kept as a sheet in the wide shape: date, 1st ... 8th, DNF (no game column)."""
     rng = np.random.default_rng(seed)
     players = [
-        _Player("Marta", 1.4, activity=1.6),  # the dominant veteran
-        _Player("Jonas", 0.0, joins=0.3, activity=1.4, arc=_ramp(0.3, 0.85, -1.0, 1.6)),  # the rising newcomer
-        _Player("Priya", 0.9, activity=1.2, arc=_dip(0.35, 0.55, 0.8, 1.6)),  # a slump and a recovery
-        _Player("Dmitri", 0.5, activity=1.0, arc=_ramp(0.2, 0.9, 0.4, -0.6)),  # slowly fading
+        _Player("Marta", 1.4, activity=1.6, drifts=False),  # the dominant veteran
+        _Player("Jonas", 0.0, joins=0.3, activity=1.4, arc=_ramp(0.3, 0.85, -1.0, 1.6), drifts=False),  # newcomer
+        _Player("Priya", 0.9, activity=1.2, arc=_dip(0.35, 0.55, 0.8, 2.2), drifts=False),  # a slump, a recovery
+        _Player("Dmitri", 0.5, activity=1.0, arc=_ramp(0.2, 0.9, 0.4, -0.6), drifts=False),  # slowly fading
         _Player("Chloe", 0.2, activity=1.0),
         _Player("Sam", -0.2, activity=1.3),
         _Player("Ines", 0.1, activity=0.8),
@@ -194,6 +197,9 @@ def racing_history(seed: int = 20240202) -> GameHistory:
     players[1].arc, players[1].joins, players[1].activity = _ramp(0.25, 0.8, -1.2, 2.4), 0.25, 5.0  # the prodigy
     players[2].arc, players[2].activity = _dip(0.3, 0.5, 0.75, 2.0), 4.0  # a long slump
     players[3].arc, players[3].activity = _ramp(0.1, 0.9, 1.5, -1.0), 4.0  # a fading star
+    players[1].base, players[2].base, players[3].base = 0.0, 1.2, 0.0
+    for p in players[:4]:
+        p.drifts = False
     start = dt.date(2023, 3, 1)
     n_races = 2000
     games = []
@@ -259,6 +265,9 @@ def chess_history(seed: int = 20240303) -> GameHistory:
     players[0].base, players[0].activity = 2.0, 1.8  # the club champion
     players[1].arc, players[1].joins = _ramp(0.2, 0.8, -1.0, 2.2), 0.2  # a junior who keeps improving
     players[2].arc = _dip(0.4, 0.6, 0.85, 1.8)  # a slump
+    players[1].base, players[2].base = 0.0, 1.0
+    for p in players[:3]:
+        p.drifts = False
     for p in players[3:6]:
         p.joins = float(rng.uniform(0.1, 0.6))
     nights = _dates(rng, dt.date(2022, 9, 7), 3 * 365, 150, {2})  # Wednesday club nights
