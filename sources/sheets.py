@@ -1,0 +1,552 @@
+"""Google Sheets as the home of a game group's history: read it (cached, retried, with timeouts) and append to it.
+
+Configuration comes from environment variables, read when :func:`load_settings` is called (never at import):
+
+=================================  ===================================================================================
+``RATINGS_SHEET``                  the sheet: its URL (``https://docs.google.com/spreadsheets/d/<KEY>/edit#gid=<GID>``)
+                                   or its bare key.  Unset: the app has no sheet and works from uploads only.
+``RATINGS_WORKSHEET``              the worksheet: its name, or its gid (digits).  Unset: the gid in the URL if there is
+                                   one, else the first worksheet.
+``GOOGLE_SERVICE_ACCOUNT_JSON``    the JSON text of a service-account key.  Set: the sheet is read (and games are
+                                   recorded) through the Sheets API as that account, so the sheet must be shared
+                                   with the account's e-mail address.  Unset: the sheet must be shared as "anyone
+                                   with the link can view"; it is read through its CSV export and cannot be written.
+``RATINGS_SHEET_CACHE_SECONDS``    how long a read is reused before the sheet is read again (default 60).
+``RATINGS_SHEET_TIMEOUT_SECONDS``  how long to wait for each answer from Google (default 5).
+``RATINGS_SHEET_ATTEMPTS``         how many tries for answers 429 (rate limit) and 5xx (default 3).
+``RATINGS_SHEET_BACKOFF_SECONDS``  the first wait between tries, doubled each time (default 0.5).
+=================================  ===================================================================================
+
+Reads go through :class:`SheetSource`.  A read younger than the cache time is reused; ``read(force=True)``
+reads anew.  When Google cannot be reached or refuses (not shared, no such sheet, rate limit, server error,
+timeout), the last good copy stays in use and :class:`SheetRead` says why (``stale=True``, ``message``);
+:class:`SheetError` is raised only when there is no good copy at all.  The cache is per process: each gunicorn
+worker keeps its own copy, which is harmless because a read has no side effects.
+
+Tests (and anyone behind a proxy) hand in their own ``requests.Session`` or ``gspread.Client``; production uses
+Google's real hosts.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit
+
+import gspread
+import requests
+
+from ratings.history import GameHistory, HistoryError
+from ratings.io import ReadResult, read_table
+from sources.cache import LastGoodCache
+
+__all__ = [
+    "SCOPES",
+    "GspreadBackend",
+    "PublicCsvBackend",
+    "RetryPolicy",
+    "SheetError",
+    "SheetRead",
+    "SheetRef",
+    "SheetSettings",
+    "SheetSource",
+    "load_settings",
+    "open_configured_source",
+    "parse_sheet_ref",
+    "service_account_email",
+    "sharing_hint",
+]
+
+#: OAuth scope for the service account: reading and appending values.
+SCOPES = ("https://www.googleapis.com/auth/spreadsheets",)
+
+#: The public CSV export of one worksheet (no credentials needed for "anyone with the link" sheets).
+EXPORT_URL = "https://docs.google.com/spreadsheets/d/{key}/export"
+
+_KEY_RE = re.compile(r"[A-Za-z0-9_-]{20,128}")
+_URL_PATH_RE = re.compile(r"/spreadsheets/d/([A-Za-z0-9_-]+)(?:/.*)?")
+_GID_RE = re.compile(r"(?:^|[&#?])gid=(\d+)")
+
+
+class SheetError(Exception):
+    """A sheet could not be used; ``message`` is written for the person using the app.
+
+    ``reason`` is a short machine-readable word: ``address``, ``config``, ``not-shared``, ``not-found``,
+    ``no-worksheet``, ``not-public``, ``rate-limited``, ``server-error``, ``timeout``, ``network``,
+    ``read-only``, ``refused``.
+    """
+
+    def __init__(self, message: str, reason: str = "error", *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+        self.retryable = retryable
+
+
+# ---------------------------------------------------------------------------------------------------- addresses
+@dataclass(frozen=True)
+class SheetRef:
+    """Which sheet and worksheet: a key plus a worksheet name or gid (neither: the first worksheet)."""
+
+    key: str
+    worksheet: str | None = None
+    gid: int | None = None
+
+    @property
+    def cache_key(self) -> tuple[str, str]:
+        which = f"gid:{self.gid}" if self.gid is not None else f"name:{self.worksheet or ''}"
+        return (self.key, which)
+
+    @property
+    def label(self) -> str:
+        """How messages name this worksheet."""
+        if self.worksheet is not None:
+            return f"worksheet '{self.worksheet}'"
+        if self.gid is not None:
+            return f"worksheet gid {self.gid}"
+        return "the first worksheet"
+
+    @property
+    def url(self) -> str:
+        """The address a person opens in a browser."""
+        tail = f"#gid={self.gid}" if self.gid is not None else ""
+        return f"https://docs.google.com/spreadsheets/d/{self.key}/edit{tail}"
+
+
+def parse_sheet_ref(sheet: str, worksheet: str | int | None = None) -> SheetRef:
+    """Parse a pasted Google Sheets URL or bare key, and an optional worksheet name or gid.
+
+    Accepted: ``https://docs.google.com/spreadsheets/d/<KEY>/...`` (a ``gid`` in the ``#`` part or the query
+    picks the worksheet) or the bare ``<KEY>``.  ``worksheet``, when given, wins over the URL's gid: all digits
+    means a gid, anything else a worksheet name.  Anything else raises :class:`SheetError` (reason ``address``).
+    """
+    text = (sheet or "").strip()
+    if not text:
+        raise SheetError("No sheet given: paste the sheet's link or its key.", "address")
+    gid: int | None = None
+    if "/" in text or ":" in text or "." in text:
+        candidate = text if "://" in text else "https://" + text
+        parts = urlsplit(candidate)
+        host = (parts.hostname or "").lower()
+        match = _URL_PATH_RE.fullmatch(parts.path)
+        if parts.scheme not in ("http", "https") or host != "docs.google.com" or match is None:
+            raise SheetError(
+                f"'{_short(text)}' is not a Google Sheets link. Use a link of the form "
+                "https://docs.google.com/spreadsheets/d/<key>/edit or just the key.",
+                "address",
+            )
+        key = match.group(1)
+        if key == "e" or not _KEY_RE.fullmatch(key):
+            raise SheetError(
+                f"'{_short(text)}' does not contain a usable sheet key (links of the form /d/e/... are "
+                "'published to the web' links: use the sheet's own /d/<key>/edit link).",
+                "address",
+            )
+        found = _GID_RE.search(parts.fragment) or _GID_RE.search("?" + parts.query)
+        if found:
+            gid = int(found.group(1))
+        if parts.query and "gid" in parse_qs(parts.query) and not found:
+            raise SheetError(f"The gid in '{_short(text)}' is not a number.", "address")
+    else:
+        if not _KEY_RE.fullmatch(text):
+            raise SheetError(
+                f"'{_short(text)}' is neither a Google Sheets link nor a sheet key (a key is 20 or more letters, "
+                "digits, '-' or '_').",
+                "address",
+            )
+        key = text
+    name: str | None = None
+    if worksheet is not None and str(worksheet).strip():
+        chosen = str(worksheet).strip()
+        if chosen.isdigit():
+            gid, name = int(chosen), None
+        else:
+            gid, name = None, chosen
+    return SheetRef(key, name, gid)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ---------------------------------------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Tries for answers 429 and 5xx: ``attempts`` in all, waiting ``first_delay`` then doubling (capped)."""
+
+    attempts: int = 3
+    first_delay: float = 0.5
+    max_delay: float = 4.0
+
+    def delays(self) -> list[float]:
+        """The waits between tries (one fewer than ``attempts``)."""
+        return [min(self.first_delay * 2**i, self.max_delay) for i in range(max(self.attempts - 1, 0))]
+
+
+@dataclass(frozen=True)
+class SheetSettings:
+    """What the host configured (see the module docstring for the environment variables)."""
+
+    sheet: str | None = None
+    worksheet: str | None = None
+    service_account_json: str | None = field(default=None, repr=False)
+    cache_seconds: float = 60.0
+    timeout_seconds: float = 5.0
+    retry: RetryPolicy = RetryPolicy()
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.sheet)
+
+    @property
+    def can_write(self) -> bool:
+        """Only a service account can append; the public CSV export is read-only."""
+        return bool(self.service_account_json)
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> SheetSettings:
+    """Read the settings from ``environ`` (default ``os.environ``, read now).  Bad numbers raise SheetError."""
+    env = os.environ if environ is None else environ
+
+    def number(name: str, default: float, *, low: float, integer: bool = False) -> float:
+        text = (env.get(name) or "").strip()
+        if not text:
+            return default
+        try:
+            value = float(text)
+        except ValueError:
+            raise SheetError(f"{name}={text!r} is not a number.", "config") from None
+        if value < low or (integer and not value.is_integer()):
+            kind = "a whole number" if integer else "a number"
+            raise SheetError(f"{name}={text!r} must be {kind} of at least {low:g}.", "config")
+        return value
+
+    retry = RetryPolicy(
+        attempts=int(number("RATINGS_SHEET_ATTEMPTS", 3, low=1, integer=True)),
+        first_delay=number("RATINGS_SHEET_BACKOFF_SECONDS", 0.5, low=0),
+    )
+    return SheetSettings(
+        sheet=(env.get("RATINGS_SHEET") or "").strip() or None,
+        worksheet=(env.get("RATINGS_WORKSHEET") or "").strip() or None,
+        service_account_json=(env.get("GOOGLE_SERVICE_ACCOUNT_JSON") or "").strip() or None,
+        cache_seconds=number("RATINGS_SHEET_CACHE_SECONDS", 60.0, low=0),
+        timeout_seconds=number("RATINGS_SHEET_TIMEOUT_SECONDS", 5.0, low=0.1),
+        retry=retry,
+    )
+
+
+def service_account_info(text: str) -> dict[str, Any]:
+    """Parse the service-account JSON text; a clear SheetError if it is not a service-account key."""
+    try:
+        info = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SheetError(
+            f"GOOGLE_SERVICE_ACCOUNT_JSON is not valid JSON (line {exc.lineno}, column {exc.colno}): paste the "
+            "whole content of the key file.",
+            "config",
+        ) from None
+    if not isinstance(info, dict) or info.get("type") != "service_account" or not info.get("client_email"):
+        raise SheetError(
+            'GOOGLE_SERVICE_ACCOUNT_JSON is not a service-account key (it needs "type": "service_account" and '
+            'a "client_email").',
+            "config",
+        )
+    return info
+
+
+def service_account_email(settings: SheetSettings) -> str | None:
+    """The e-mail address to share the sheet with, or None without a service account."""
+    if not settings.service_account_json:
+        return None
+    return str(service_account_info(settings.service_account_json)["client_email"])
+
+
+def sharing_hint(email: str | None) -> str:
+    """One sentence telling the user how to give the app access to a private sheet."""
+    if email:
+        return (
+            f"Share the sheet with {email} (Viewer to read it, Editor to record games), or make it readable by "
+            "anyone with the link."
+        )
+    return (
+        "Share the sheet as 'Anyone with the link can view' (Share > General access), or configure a service account."
+    )
+
+
+# ---------------------------------------------------------------------------------------------------- backends
+class Backend(Protocol):
+    writable: bool
+
+    def fetch(self, ref: SheetRef) -> list[list[str]]: ...
+
+    def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None: ...
+
+
+def _status_error(status: int, ref: SheetRef, *, email: str | None, public: bool) -> SheetError:
+    """Plain words for an HTTP status from Google."""
+    if status == 429:
+        return SheetError(
+            "Google Sheets is limiting how often the app may read (HTTP 429).", "rate-limited", retryable=True
+        )
+    if status >= 500:
+        return SheetError(f"Google Sheets had a server error (HTTP {status}).", "server-error", retryable=True)
+    if status == 404:
+        return SheetError(
+            f"There is no Google Sheet with the key {ref.key} (HTTP 404): check the link, or whether the sheet "
+            "was deleted.",
+            "not-found",
+        )
+    if status in (401, 403):
+        if public:
+            return SheetError(
+                f"The sheet {ref.key} is not shared publicly (HTTP {status}). " + sharing_hint(None), "not-public"
+            )
+        who = f"The service account {email}" if email else "The app's service account"
+        return SheetError(
+            f"{who} may not open the sheet {ref.key} (HTTP {status}). " + sharing_hint(email), "not-shared"
+        )
+    return SheetError(f"Google Sheets refused the request (HTTP {status}).", "refused")
+
+
+def _network_error(exc: requests.RequestException, timeout: float | None) -> SheetError:
+    if isinstance(exc, requests.Timeout):
+        return SheetError(f"Google Sheets did not answer within {timeout:g} seconds.", "timeout")
+    return SheetError(f"Could not reach Google Sheets ({type(exc).__name__}).", "network")
+
+
+class GspreadBackend:
+    """Read and append through the Sheets API with a gspread client (a service account in production)."""
+
+    writable = True
+
+    def __init__(self, client: gspread.Client, *, email: str | None = None, timeout: float | None = 5.0) -> None:
+        self.client = client
+        self.email = email
+        self.timeout = timeout
+        client.set_timeout(timeout)
+
+    def _worksheet(self, ref: SheetRef) -> gspread.Worksheet:
+        spreadsheet = self.client.open_by_key(ref.key)
+        try:
+            if ref.worksheet is not None:
+                return spreadsheet.worksheet(ref.worksheet)
+            if ref.gid is not None:
+                return spreadsheet.get_worksheet_by_id(ref.gid)
+            return spreadsheet.sheet1
+        except gspread.WorksheetNotFound:
+            names = ", ".join(f"'{w.title}'" for w in spreadsheet.worksheets())
+            raise SheetError(f"The sheet has no {ref.label} (its worksheets are: {names}).", "no-worksheet") from None
+
+    def _call(self, ref: SheetRef, action: Callable[[], Any]) -> Any:
+        try:
+            return action()
+        except SheetError:
+            raise
+        except gspread.SpreadsheetNotFound:
+            raise _status_error(404, ref, email=self.email, public=False) from None
+        except PermissionError:  # gspread's open_by_key turns a 403 into the builtin PermissionError
+            raise _status_error(403, ref, email=self.email, public=False) from None
+        except gspread.exceptions.APIError as exc:
+            raise _status_error(exc.response.status_code, ref, email=self.email, public=False) from None
+        except requests.RequestException as exc:
+            raise _network_error(exc, self.timeout) from None
+
+    def fetch(self, ref: SheetRef) -> list[list[str]]:
+        """All cells of the worksheet as strings, header first (gspread's ``get_all_values``)."""
+        return self._call(ref, lambda: self._worksheet(ref).get_all_values())
+
+    def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None:
+        """Append ``rows`` after the last used row in ONE call; values are stored as given (RAW: no formulas)."""
+        self._call(
+            ref,
+            lambda: self._worksheet(ref).append_rows(
+                [list(r) for r in rows], value_input_option=gspread.utils.ValueInputOption.raw
+            ),
+        )
+
+
+class PublicCsvBackend:
+    """Read an "anyone with the link" sheet through its CSV export, without credentials.  Cannot write."""
+
+    writable = False
+
+    def __init__(self, session: requests.Session | None = None, *, timeout: float | None = 5.0) -> None:
+        self.session = session or requests.Session()
+        self.timeout = timeout
+
+    def fetch(self, ref: SheetRef) -> list[list[str]]:
+        if ref.worksheet is not None:
+            raise SheetError(
+                f"Without a service account the worksheet must be given by its gid, not its name ('{ref.worksheet}'):"
+                " open the worksheet in the browser and copy the number after 'gid=' in the address.",
+                "config",
+            )
+        params = {"format": "csv", "gid": str(ref.gid if ref.gid is not None else 0)}
+        try:
+            response = self.session.get(
+                EXPORT_URL.format(key=ref.key), params=params, timeout=self.timeout, allow_redirects=False
+            )
+        except requests.RequestException as exc:
+            raise _network_error(exc, self.timeout) from None
+        status = response.status_code
+        content_type = response.headers.get("Content-Type", "")
+        if 300 <= status < 400 or (status == 200 and "text/html" in content_type):
+            # Google sends a sign-in page (or a redirect to one) for sheets that are not public.
+            raise _status_error(403, ref, email=None, public=True)
+        if status == 400:
+            raise SheetError(f"The sheet has no {ref.label} (HTTP 400).", "no-worksheet")
+        if status != 200:
+            raise _status_error(status, ref, email=None, public=True)
+        text = response.content.decode("utf-8-sig", errors="replace")
+        return [row for row in csv.reader(io.StringIO(text, newline=""))]
+
+    def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None:
+        raise SheetError(
+            "This sheet is read through its public link, which cannot write. To record games into the sheet, "
+            "the host must set GOOGLE_SERVICE_ACCOUNT_JSON and share the sheet with that account as Editor; "
+            "until then, recorded games stay in this browser session and can be downloaded as CSV.",
+            "read-only",
+        )
+
+
+# ---------------------------------------------------------------------------------------------------- reading
+@dataclass(frozen=True)
+class SheetRead:
+    """A read of the sheet: the history, the raw rows, and whether it is a fresh or a kept copy."""
+
+    history: GameHistory
+    rows: list[list[str]]
+    result: ReadResult
+    fetched_at: dt.datetime
+    stale: bool = False
+    message: str | None = None
+
+    @property
+    def shape(self) -> str:
+        return self.result.shape
+
+    @property
+    def warnings(self) -> Sequence[str]:
+        return tuple(str(w) for w in self.result.warnings)
+
+
+_DEFAULT_CACHE: LastGoodCache[SheetRead] = LastGoodCache()
+
+
+class SheetSource:
+    """One worksheet, read through a backend with caching, retries and a last good copy."""
+
+    def __init__(
+        self,
+        ref: SheetRef,
+        backend: Backend,
+        *,
+        cache: LastGoodCache[SheetRead] | None = None,
+        cache_seconds: float = 60.0,
+        retry: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], None] = time.sleep,
+        skip_bad_rows: bool = False,
+    ) -> None:
+        self.ref = ref
+        self.backend = backend
+        self.cache = _DEFAULT_CACHE if cache is None else cache
+        self.cache_seconds = cache_seconds
+        self.retry = retry
+        self.sleep = sleep
+        self.skip_bad_rows = skip_bad_rows
+
+    @property
+    def writable(self) -> bool:
+        return self.backend.writable
+
+    def _with_retries(self, action: Callable[[], Any]) -> Any:
+        delays = self.retry.delays()
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                return action()
+            except SheetError as exc:
+                if not exc.retryable or tries > len(delays):
+                    if exc.retryable and tries > 1:
+                        raise SheetError(f"{exc.message} Tried {tries} times.", exc.reason) from None
+                    raise
+                self.sleep(delays[tries - 1])
+
+    def fetch_rows(self) -> list[list[str]]:
+        """Read the worksheet now (with retries, no cache); raises SheetError."""
+        return self._with_retries(lambda: self.backend.fetch(self.ref))
+
+    def append_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Append rows in one call (retried on 429/5xx) and mark the cached copy due for refresh."""
+        if not self.backend.writable:
+            self.backend.append(self.ref, rows)  # raises the read-only explanation
+        self._with_retries(lambda: self.backend.append(self.ref, rows))
+        self.cache.expire(self.ref.cache_key)
+
+    def read(self, *, force: bool = False) -> SheetRead:
+        """The worksheet's history: cached if young enough (unless ``force``), else read anew.
+
+        When a new read fails (or the sheet's content has problems) and an earlier good copy exists, that
+        copy is returned with ``stale=True`` and a ``message`` saying why; with no good copy, SheetError (or
+        HistoryError for content problems) is raised.
+        """
+        key = self.ref.cache_key
+        if not force:
+            fresh = self.cache.fresh(key, self.cache_seconds)
+            if fresh is not None:
+                return fresh
+        try:
+            rows = self.fetch_rows()
+            result = read_table(rows, source=self.ref.label, skip_bad_rows=self.skip_bad_rows)
+        except (SheetError, HistoryError) as exc:
+            kept = self.cache.get(key)
+            if kept is None:
+                raise
+            why = exc.message if isinstance(exc, SheetError) else f"The sheet now has problems: {exc}"
+            when = kept.value.fetched_at.strftime("%H:%M:%S UTC")
+            return replace(kept.value, stale=True, message=f"{why} Showing the copy read at {when}.")
+        read = SheetRead(result.history, rows, result, dt.datetime.now(dt.UTC))
+        self.cache.put(key, read)
+        return read
+
+
+def open_configured_source(
+    settings: SheetSettings | None = None,
+    *,
+    session: requests.Session | None = None,
+    client: gspread.Client | None = None,
+    cache: LastGoodCache[SheetRead] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> SheetSource | None:
+    """The sheet the host configured, or None when RATINGS_SHEET is unset.
+
+    With ``GOOGLE_SERVICE_ACCOUNT_JSON`` the Sheets API is used as that account (``client`` replaces the
+    account's client, for tests); without it, the public CSV export through ``session``.
+    """
+    settings = load_settings() if settings is None else settings
+    if not settings.sheet:
+        return None
+    ref = parse_sheet_ref(settings.sheet, settings.worksheet)
+    backend: Backend
+    if settings.service_account_json:
+        info = service_account_info(settings.service_account_json)
+        if client is None:
+            try:
+                client = gspread.service_account_from_dict(info, scopes=list(SCOPES))
+            except (ValueError, KeyError) as exc:
+                raise SheetError(f"GOOGLE_SERVICE_ACCOUNT_JSON could not be used as a key: {exc}", "config") from None
+        backend = GspreadBackend(client, email=str(info["client_email"]), timeout=settings.timeout_seconds)
+    else:
+        backend = PublicCsvBackend(session, timeout=settings.timeout_seconds)
+    return SheetSource(
+        ref, backend, cache=cache, cache_seconds=settings.cache_seconds, retry=settings.retry, sleep=sleep
+    )
