@@ -1,0 +1,166 @@
+"""Choosing the data: sample, upload or Google Sheet -> the source store, a summary and plain-language messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import dash_bootstrap_components as dbc
+from dash import Input, Output, State, callback, ctx, html, no_update
+
+from callbacks.runs import DataError, Loaded, describe_source, load_source, read_upload
+from callbacks.url import default_source
+from figures import date_range_text
+from layouts.ids import Data, Page
+
+__all__ = ["Choice", "choose_source", "summary_text"]
+
+
+@dataclass
+class Choice:
+    """The outcome of a data action: the new source (``None``: keep the previous one) and what to say."""
+
+    source: dict[str, Any] | None
+    summary: str
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def summary_text(loaded: Loaded) -> str:
+    """ "150 games, 10 players, 2021-01-08 to 2022-12-30 (sample 'poker')"."""
+    info = loaded.history.summary()
+    text = f"{info['games']} games, {info['players']} players, {date_range_text(info['first_date'], info['last_date'])}"
+    if info["dnfs"]:
+        text += f", {info['dnfs']} did-not-finish results"
+    return f"{text} — {loaded.label}"
+
+
+def _try(source: dict[str, Any], previous: dict[str, Any] | None, *, force: bool = False) -> Choice:
+    try:
+        loaded = load_source(source, force=force)
+    except DataError as exc:
+        return _failed(f"Could not read {describe_source(source)}:", exc.messages, previous)
+    return Choice(source, summary_text(loaded), warnings=list(loaded.warnings))
+
+
+def _failed(head: str, messages: list[str], previous: dict[str, Any] | None) -> Choice:
+    errors = [head, *messages]
+    if previous is not None:
+        errors.append(f"Still using the previous data ({describe_source(previous)}).")
+        try:
+            return Choice(None, summary_text(load_source(previous)), errors)
+        except DataError:
+            return Choice(None, "", errors)
+    return Choice(None, "", errors)
+
+
+def choose_source(
+    trigger: str | None,
+    *,
+    previous: dict[str, Any] | None,
+    url_source: dict[str, Any] | None = None,
+    sample: str | None = None,
+    upload: str | None = None,
+    filename: str | None = None,
+    sheet_url: str | None = None,
+) -> Choice:
+    """What a data action leads to.  ``trigger`` names the control that moved (a :class:`Data` or
+    :class:`Page` id); a source that cannot be read leaves the previous one in use.
+    """
+    if trigger == Data.UPLOAD:
+        if not upload:
+            return Choice(None, "")
+        name = filename or "the uploaded file"
+        try:
+            source, warnings = read_upload(upload, name)
+        except DataError as exc:
+            return _failed(f"Could not read {name}:", exc.messages, previous)
+        choice = _try(source, previous)
+        choice.warnings = warnings + [w for w in choice.warnings if w not in warnings]
+        return choice
+    if trigger == Data.SAMPLE and sample:
+        return _try({"kind": "sample", "name": sample}, previous)
+    if trigger in (Data.SHEET_LOAD, Data.SHEET_URL, Data.SHEET_REFRESH):
+        url = (sheet_url or "").strip()
+        if not url:
+            return _failed("Enter the address of a Google Sheet first.", [], previous)
+        return _try({"kind": "sheet", "url": url, "worksheet": None}, previous, force=trigger == Data.SHEET_REFRESH)
+    # the page opened (or its address changed): the address's source, else the default
+    wanted = url_source or default_source()
+    choice = _try(wanted, previous)
+    if choice.source is None and previous is None and wanted != default_source():
+        fallback = _try(default_source(), None)
+        fallback.errors = choice.errors + [f"Showing {describe_source(default_source())} instead."]
+        return fallback
+    return choice
+
+
+def messages(choice: Choice) -> list[Any]:
+    """Alerts for the errors (red) and warnings (yellow) of a data action."""
+    out: list[Any] = []
+    if choice.errors:
+        out.append(
+            dbc.Alert(
+                [html.Div(choice.errors[0], className="fw-semibold"), html.Ul([html.Li(m) for m in choice.errors[1:]])],
+                color="danger",
+                className="small py-1 mb-1",
+                dismissable=True,
+            )
+        )
+    if choice.warnings:
+        shown = choice.warnings[:20]
+        more = len(choice.warnings) - len(shown)
+        items = [html.Li(w) for w in shown] + ([html.Li(f"... and {more} more")] if more > 0 else [])
+        out.append(
+            dbc.Alert(
+                [html.Div("Read with warnings:", className="fw-semibold"), html.Ul(items, className="mb-0")],
+                color="warning",
+                className="small py-1 mb-1",
+                dismissable=True,
+            )
+        )
+    return out
+
+
+# address, sample dropdown, upload, sheet buttons -> data source store, summary, messages
+@callback(
+    Output(Data.SOURCE, "data"),
+    Output(Data.SUMMARY, "children"),
+    Output(Data.MESSAGES, "children"),
+    Output(Data.SAMPLE, "value"),
+    Output(Data.SHEET_URL, "value"),
+    Input(Page.URL_STATE, "data"),
+    Input(Data.SAMPLE, "value"),
+    Input(Data.UPLOAD, "contents"),
+    Input(Data.SHEET_LOAD, "n_clicks"),
+    Input(Data.SHEET_REFRESH, "n_clicks"),
+    State(Data.UPLOAD, "filename"),
+    State(Data.SHEET_URL, "value"),
+    State(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
+def on_data(
+    url_state: dict[str, Any] | None,
+    sample: str | None,
+    upload: str | None,
+    _load: int | None,
+    _refresh: int | None,
+    filename: str | None,
+    sheet_url: str | None,
+    previous: dict[str, Any] | None,
+) -> tuple[Any, ...]:
+    trigger = ctx.triggered_id
+    choice = choose_source(
+        trigger,
+        previous=previous,
+        url_source=(url_state or {}).get("source"),
+        sample=sample,
+        upload=upload,
+        filename=filename,
+        sheet_url=sheet_url,
+    )
+    source = choice.source
+    sample_value = source["name"] if source and source.get("kind") == "sample" else no_update
+    sheet_value = source["url"] if source and source.get("kind") == "sheet" else no_update
+    summary = choice.summary or no_update
+    return (source if source is not None else no_update, summary, messages(choice), sample_value, sheet_value)

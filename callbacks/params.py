@@ -1,0 +1,127 @@
+"""The rating system and its parameters: controls built from the schema -> the settings store (or an error)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, no_update
+
+from callbacks.runs import parse_params
+from layouts.controls import param_controls
+from layouts.ids import Page, Params, ParamType
+from ratings import SYSTEM_NAMES, get_system
+
+__all__ = ["collect", "controls_for"]
+
+
+def controls_for(system: str, *, reset: bool, url_state: dict[str, Any] | None) -> list[Any]:
+    """The controls of ``system``: defaults after a reset, else the page address's values when it names this system."""
+    values: dict[str, Any] = {}
+    if not reset and url_state and url_state.get("system") == system:
+        ok, _ = parse_params(system, url_state.get("params") or {})
+        if ok is not None:
+            values = ok
+        else:  # keep what parses one by one; the settings callback reports the rest
+            for name, text in (url_state.get("params") or {}).items():
+                single, _ = parse_params(system, {name: text})
+                if single:
+                    values.update(single)
+    return param_controls(system, values)
+
+
+def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tuple[dict[str, Any] | None, str | None]:
+    """Settings ``{"system", "params"}`` from the controls' raw values, or ``(None, message)``.
+
+    ``raw`` maps a parameter name to its control's value; ``switches`` says, for "none"-able numbers,
+    whether they are on (off means ``None``).  Empty number boxes are reported by name.
+    """
+    values: dict[str, Any] = {}
+    for spec in get_system(system).parameters():
+        if spec.name not in raw:
+            continue
+        value = raw[spec.name]
+        if spec.kind == "optional-float" and not switches.get(spec.name, value is not None):
+            value = None
+        elif spec.kind in ("float", "int", "optional-float") and value in (None, ""):
+            return None, f"parameter '{spec.name}': enter a number"
+        values[spec.name] = value
+    params, error = parse_params(system, values)
+    if params is None:
+        return None, error
+    return {"system": system, "params": params}, None
+
+
+# system dropdown, reset button, page address -> parameter controls
+@callback(
+    Output(Params.CONTROLS, "children"),
+    Output(Params.SYSTEM_SUMMARY, "children"),
+    Input(Params.SYSTEM, "value"),
+    Input(Params.RESET, "n_clicks"),
+    Input(Page.URL_STATE, "data"),
+    prevent_initial_call=True,
+)
+def on_system(system: str, _reset: int | None, url_state: dict[str, Any] | None) -> tuple[Any, str]:
+    if system not in SYSTEM_NAMES:
+        return no_update, no_update
+    return controls_for(system, reset=ctx.triggered_id == Params.RESET, url_state=url_state), get_system(system).summary
+
+
+def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
+    return {item["id"]["name"]: value for item, value in zip(ids, values, strict=True)}
+
+
+# every parameter control -> settings store (valid only) and the error line
+@callback(
+    Output(Params.SETTINGS, "data"),
+    Output(Params.ERROR, "children"),
+    Output(Params.ERROR, "is_open"),
+    Input({"type": ParamType.VALUE, "name": ALL}, "value"),
+    Input({"type": ParamType.ON, "name": ALL}, "value"),
+    Input({"type": ParamType.CHOICE, "name": ALL}, "value"),
+    Input({"type": ParamType.LIST, "name": ALL}, "value"),
+    Input({"type": ParamType.BOOL, "name": ALL}, "value"),
+    State(Params.SYSTEM, "value"),
+)
+def on_params(
+    numbers: list[Any], switches: list[Any], choices: list[Any], lists: list[Any], bools: list[Any], system: str
+) -> tuple[Any, str, bool]:
+    groups = ctx.inputs_list
+    raw: dict[str, Any] = {}
+    for values, ids in zip((numbers, choices, lists, bools), (groups[0], groups[2], groups[3], groups[4]), strict=True):
+        raw.update(_by_name(values, ids))
+    on = _by_name(switches, groups[1])
+    if system not in SYSTEM_NAMES or set(raw) != {s.name for s in get_system(system).parameters()}:
+        return no_update, no_update, no_update  # controls of another system are still on screen
+    settings_, error = collect(system, raw, on)
+    if settings_ is None:
+        return no_update, f"{error}. The last valid result stays on screen.", True
+    return settings_, "", False
+
+
+# slider <-> exact number box of one parameter, in the browser (no round trip)
+clientside_callback(
+    """
+    function(slider, number) {
+        var nu = window.dash_clientside.no_update;
+        var trig = window.dash_clientside.callback_context.triggered;
+        var fromSlider = trig.length > 0 && trig[0].prop_id.indexOf('"param-slider"') >= 0;
+        if (fromSlider) { return [nu, slider]; }
+        if (number === null || number === undefined || number === "") { return [nu, nu]; }
+        return [number, nu];
+    }
+    """,
+    Output({"type": ParamType.SLIDER, "name": MATCH}, "value"),
+    Output({"type": ParamType.VALUE, "name": MATCH}, "value"),
+    Input({"type": ParamType.SLIDER, "name": MATCH}, "value"),
+    Input({"type": ParamType.VALUE, "name": MATCH}, "value"),
+    prevent_initial_call=True,
+)
+
+# on/off switch of a "none"-able number -> its slider and box enabled or not
+clientside_callback(
+    "function(on) { return [!on, !on]; }",
+    Output({"type": ParamType.SLIDER, "name": MATCH}, "disabled"),
+    Output({"type": ParamType.VALUE, "name": MATCH}, "disabled"),
+    Input({"type": ParamType.ON, "name": MATCH}, "value"),
+    prevent_initial_call=True,
+)

@@ -1,0 +1,285 @@
+"""From a source description to a game history and a rating run, with pure caches.
+
+A *source* is a small JSON dict kept in the browser (``dcc.Store``):
+
+- ``{"kind": "sample", "name": "poker"}``: a bundled sample (recomputed on the server);
+- ``{"kind": "sheet", "url": ..., "worksheet": ...}``: a Google Sheet (read on the server
+  through ``sources.sheets``, which keeps its own cache and last good copy);
+- ``{"kind": "upload", "filename": ..., "hash": ..., "records": [...]}``: an uploaded file, carried as
+  long-shape records because no server worker may hold per-user data.
+
+The caches below are keyed by content (a sample name, a content hash, a system and its parameters):
+they hold no per-user state, so every gunicorn worker can answer every request.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ratings import GameHistory, HistoryError, ParameterError, RatingRun, create, get_system
+from ratings.params import coerce
+
+__all__ = [
+    "DataError",
+    "Loaded",
+    "LRU",
+    "describe_source",
+    "history_for",
+    "load_source",
+    "parse_params",
+    "read_upload",
+    "run_for",
+    "source_key",
+]
+
+T = TypeVar("T")
+
+
+class LRU(Generic[T]):
+    """A small thread-safe least-recently-used cache of pure results."""
+
+    def __init__(self, maxsize: int) -> None:
+        self._max = maxsize
+        self._items: OrderedDict[Hashable, T] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_make(self, key: Hashable, make: Callable[[], T]) -> T:
+        """The cached value for ``key``, made (outside the lock) and stored when missing."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._max:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+class DataError(Exception):
+    """A source that cannot be read; ``messages`` are plain-language lines for the user."""
+
+    def __init__(self, messages: list[str]) -> None:
+        self.messages = messages
+        super().__init__("; ".join(messages))
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A history read from a source, the key it is cached under and what to tell the user."""
+
+    history: GameHistory
+    key: str
+    label: str
+    warnings: tuple[str, ...] = ()
+
+
+_HISTORIES: LRU[Loaded] = LRU(32)
+_RUNS: LRU[RatingRun] = LRU(64)
+
+
+def _problems(exc: HistoryError) -> list[str]:
+    return [str(p) for p in exc.problems] or [str(exc)]
+
+
+def history_digest(history: GameHistory) -> str:
+    """A content hash of a history (game ids, dates, players, places), used as a cache key."""
+    digest = hashlib.sha256()
+    for game in history.games:
+        digest.update(f"{game.id}\x1f{game.date}\x1e".encode())
+        for entry in game.entries:
+            digest.update(f"{entry.player}\x1f{entry.place}\x1e".encode())
+    return digest.hexdigest()[:24]
+
+
+def records_of(history: GameHistory) -> list[dict[str, Any]]:
+    """JSON-ready long-shape records (dates as ISO text, DNF as the word)."""
+    return [
+        {
+            "game": r["game"],
+            "date": r["date"].isoformat() if r["date"] is not None else None,
+            "player": r["player"],
+            "place": r["place"],
+        }
+        for r in history.to_records()
+    ]
+
+
+def read_upload(contents: str, filename: str) -> tuple[dict[str, Any], list[str]]:
+    """Decode a ``dcc.Upload`` data URL and read it as a game history.
+
+    Returns the upload source (records included) and the reader's warnings; raises
+    :class:`DataError` with every problem found.
+    """
+    from ratings.io import read_file
+
+    try:
+        _, encoded = contents.split(",", 1)
+        data = base64.b64decode(encoded, validate=False)
+    except (ValueError, binascii.Error):
+        raise DataError([f"{filename}: the upload could not be decoded"]) from None
+    try:
+        result = read_file(data, filename=filename)
+    except HistoryError as exc:
+        raise DataError(_problems(exc)) from None
+    history = result.history
+    if history.n_games == 0:
+        raise DataError([f"{filename}: the file holds no games"])
+    source = {
+        "kind": "upload",
+        "filename": filename,
+        "hash": history_digest(history),
+        "records": records_of(history),
+    }
+    warnings = list(result.warnings) + [str(p) for p in result.skipped] + list(history.warnings)
+    return source, warnings
+
+
+def source_key(source: dict[str, Any]) -> str:
+    """A short text naming ``source`` for caches (an upload is named by its content hash)."""
+    kind = source.get("kind")
+    if kind == "sample":
+        return f"sample:{source.get('name')}"
+    if kind == "upload":
+        return f"upload:{source.get('hash')}"
+    if kind == "sheet":
+        return f"sheet:{source.get('url')}|{source.get('worksheet') or ''}"
+    raise DataError([f"unknown data source {kind!r}"])
+
+
+def describe_source(source: dict[str, Any]) -> str:
+    """A human label: "sample 'poker'", "upload results.csv", "Google Sheet ..."."""
+    kind = source.get("kind")
+    if kind == "sample":
+        return f"sample '{source.get('name')}'"
+    if kind == "upload":
+        return f"upload {source.get('filename')}"
+    if kind == "sheet":
+        return f"Google Sheet {source.get('url')}"
+    return "unknown source"
+
+
+def _load_sample(name: str) -> Loaded:
+    from ratings.samples import load_sample
+
+    try:
+        history = load_sample(name)
+    except HistoryError as exc:
+        raise DataError(_problems(exc)) from None
+    except (KeyError, ValueError) as exc:
+        raise DataError([str(exc).strip("'\"")]) from None
+    return Loaded(history, f"sample:{name}", f"sample '{name}'", tuple(history.warnings))
+
+
+def _load_upload(source: dict[str, Any]) -> Loaded:
+    try:
+        history = GameHistory.from_records(source.get("records") or [], source=source.get("filename"))
+    except HistoryError as exc:
+        raise DataError(_problems(exc)) from None
+    return Loaded(history, f"upload:{source.get('hash')}", f"upload {source.get('filename')}", tuple(history.warnings))
+
+
+def open_sheet(url: str, worksheet: str | None = None) -> Any:
+    """A ``sources.sheets.SheetSource`` for ``url`` with the host's sheet settings (credentials, cache, retries)."""
+    from sources import sheets
+
+    config = sheets.load_settings()
+    source = sheets.open_configured_source(dataclasses.replace(config, sheet=url, worksheet=worksheet))
+    if source is None:
+        raise DataError(["enter the address of a Google Sheet"])
+    return source
+
+
+def _load_sheet(source: dict[str, Any], force: bool = False) -> Loaded:
+    from sources.sheets import SheetError
+
+    url = str(source.get("url") or "").strip()
+    if not url:
+        raise DataError(["enter the address of a Google Sheet"])
+    try:
+        read = open_sheet(url, source.get("worksheet")).read(force=force)
+    except SheetError as exc:
+        raise DataError([exc.message]) from None
+    except HistoryError as exc:
+        raise DataError(_problems(exc)) from None
+    history = read.history
+    warnings = tuple(read.warnings) + tuple(history.warnings)
+    if read.stale and read.message:
+        warnings = (read.message, *warnings)
+    return Loaded(history, f"sheet:{url}:{history_digest(history)}", f"Google Sheet {url}", warnings)
+
+
+def load_source(source: dict[str, Any], *, force: bool = False) -> Loaded:
+    """Read ``source`` (cached by its key for samples and uploads); raises :class:`DataError`.
+
+    ``force`` reads a sheet anew instead of using a recent copy (the refresh button).
+    """
+    kind = source.get("kind")
+    if kind == "sheet":
+        # sources.sheets keeps its own time-limited cache and last good copy.
+        return _load_sheet(source, force)
+    if kind == "sample":
+        name = str(source.get("name"))
+        return _HISTORIES.get_or_make(f"sample:{name}", lambda: _load_sample(name))
+    if kind == "upload":
+        return _HISTORIES.get_or_make(source_key(source), lambda: _load_upload(source))
+    raise DataError([f"unknown data source {kind!r}"])
+
+
+def history_for(source: dict[str, Any]) -> GameHistory:
+    """The game history of ``source``."""
+    return load_source(source).history
+
+
+def run_for(source: dict[str, Any], system: str, params: dict[str, Any]) -> RatingRun:
+    """The rating run of ``system`` with JSON ``params`` on ``source`` (cached by content)."""
+    loaded = load_source(source)
+    typed = typed_params(system, params)
+    key = (loaded.key, system, json.dumps(params, sort_keys=True, default=str))
+    return _RUNS.get_or_make(key, lambda: create(system, **typed).rate(loaded.history))
+
+
+def typed_params(system: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """JSON parameter values turned into the schema's types (lists become tuples); unknown names dropped."""
+    out: dict[str, Any] = {}
+    for spec in get_system(system).parameters():
+        if spec.name in raw:
+            out[spec.name] = coerce(spec, raw[spec.name])
+    return out
+
+
+def jsonable(value: Any) -> Any:
+    """A parameter value as JSON (tuples become lists)."""
+    if isinstance(value, tuple):
+        return [float(v) for v in value]
+    return value
+
+
+def parse_params(system: str, raw: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """Check raw control values for ``system``: ``(params as JSON, None)`` or ``(None, message)``.
+
+    The parameters are validated by constructing the system, so the message is the library's own
+    :class:`ParameterError` text.
+    """
+    try:
+        typed = typed_params(system, raw)
+        create(system, **typed)
+    except ParameterError as exc:
+        return None, str(exc)
+    except (TypeError, ValueError) as exc:
+        return None, f"invalid parameters: {exc}"
+    return {k: jsonable(v) for k, v in typed.items()}, None

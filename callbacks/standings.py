@@ -1,0 +1,222 @@
+"""Leaderboard, trajectories, one game's changes and the overview heatmap, all read from one rating run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+from dash import Input, Output, State, callback, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+import figures
+from callbacks.runs import DataError, run_for
+from layouts.ids import Baseline, Data, Params, Standings
+from layouts.leaderboard import leaderboard_table
+from ratings import RatingRun
+
+__all__ = [
+    "baseline_run",
+    "current_run",
+    "game_choice",
+    "game_options",
+    "leaderboard_view",
+    "player_choice",
+    "scale_of",
+    "trajectories_view",
+]
+
+
+def current_run(source: dict[str, Any] | None, current: dict[str, Any] | None) -> RatingRun:
+    """The run for the stores' source and settings; ``PreventUpdate`` while either is missing or unreadable."""
+    if not source or not current:
+        raise PreventUpdate
+    try:
+        return run_for(source, current["system"], current.get("params") or {})
+    except DataError:
+        raise PreventUpdate from None
+
+
+def baseline_run(pinned: dict[str, Any] | None) -> RatingRun | None:
+    """The pinned baseline's run, or ``None`` (also when its source can no longer be read)."""
+    if not pinned:
+        return None
+    try:
+        return run_for(pinned["source"], pinned["system"], pinned.get("params") or {})
+    except DataError:
+        return None
+
+
+def _number(value: Any, default: float) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def scale_of(run: RatingRun, offset: Any, factor: Any) -> figures.Scale:
+    """The display scale from the two boxes (blank boxes fall back to 1500 and 200)."""
+    return figures.scale_for(run, _number(offset, 1500.0), _number(factor, 200.0))
+
+
+def leaderboard_view(
+    run: RatingRun, *, min_games: Any, offset: Any, factor: Any, baseline: RatingRun | None, baseline_scale: Any = None
+) -> Any:
+    """The leaderboard component for ``run`` (with rank shifts against ``baseline`` when pinned)."""
+    scale = scale_of(run, offset, factor)
+    minimum = max(0, int(_number(min_games, 0)))
+    rows = figures.leaderboard_rows(run, min_games=minimum, scale=scale, baseline=baseline)
+    return leaderboard_table(rows, scale.unit, with_shift=baseline is not None)
+
+
+def trajectories_view(
+    run: RatingRun,
+    players: list[str] | None,
+    *,
+    x_axis: str | None,
+    offset: Any,
+    factor: Any,
+    baseline: RatingRun | None,
+    baseline_label: str = "baseline",
+) -> go.Figure:
+    """The trajectories figure for the chosen players (the default selection when none is chosen)."""
+    chosen = players or figures.default_players(run)
+    scale = scale_of(run, offset, factor)
+    bscale = scale_of(baseline, offset, factor) if baseline is not None else None
+    return figures.trajectory_figure(
+        run,
+        chosen,
+        by_date=x_axis == "date",
+        scale=scale,
+        baseline=baseline,
+        baseline_scale=bscale,
+        baseline_name=baseline_label,
+    )
+
+
+def player_choice(run: RatingRun, chosen: list[str] | None) -> tuple[list[dict[str, str]], list[str]]:
+    """Player options (most active first) and the selection: the previous one where it still fits, else the default."""
+    options = [{"label": p, "value": p} for p in figures.default_players(run, limit=len(run.players))]
+    known = set(run.players)
+    kept = [p for p in (chosen or []) if p in known]
+    return options, kept or figures.default_players(run)
+
+
+def game_options(run: RatingRun) -> list[dict[str, Any]]:
+    """One option per game, newest first."""
+    return [{"label": figures.game_label(run, g), "value": g} for g in reversed(range(run.history.n_games))]
+
+
+def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clicked: bool) -> int:
+    """The game to show: the clicked trajectory point's game, else the current choice if valid, else the last game."""
+    n = run.history.n_games
+    if clicked and click and click.get("points"):
+        game = click["points"][0].get("customdata")
+        if isinstance(game, (int, float)) and 0 <= int(game) < n:
+            return int(game)
+    if isinstance(current, int) and 0 <= current < n:
+        return current
+    return n - 1
+
+
+# source, settings, filter, scale, baseline -> leaderboard table; scale boxes shown for natural-scale systems
+@callback(
+    Output(Standings.LEADERBOARD, "children"),
+    Output(Standings.SCALE_ROW, "style"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(Standings.MIN_GAMES, "value"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+    Input(Baseline.STORE, "data"),
+)
+def on_leaderboard(source, current, min_games, offset, factor, pinned):  # type: ignore[no-untyped-def]
+    run = current_run(source, current)
+    view = leaderboard_view(run, min_games=min_games, offset=offset, factor=factor, baseline=baseline_run(pinned))
+    return view, {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
+
+
+# source (and settings) -> player picker options and selection
+@callback(
+    Output(Standings.PLAYERS, "options"),
+    Output(Standings.PLAYERS, "value"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    State(Standings.PLAYERS, "value"),
+)
+def on_players(source, current, chosen):  # type: ignore[no-untyped-def]
+    run = current_run(source, current)
+    options, value = player_choice(run, chosen)
+    if ctx.triggered_id == Params.SETTINGS and chosen == value:
+        return options, no_update
+    return options, value
+
+
+# source, settings, players, x axis, scale, baseline -> trajectories figure
+@callback(
+    Output(Standings.TRAJECTORIES, "figure"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(Standings.PLAYERS, "value"),
+    Input(Standings.X_AXIS, "value"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+    Input(Baseline.STORE, "data"),
+)
+def on_trajectories(source, current, players, x_axis, offset, factor, pinned):  # type: ignore[no-untyped-def]
+    run = current_run(source, current)
+    label = (pinned or {}).get("label", "baseline")
+    return trajectories_view(
+        run,
+        players,
+        x_axis=x_axis,
+        offset=offset,
+        factor=factor,
+        baseline=baseline_run(pinned),
+        baseline_label=label,
+    )
+
+
+# source, settings, a click on a trajectory point -> game picker
+@callback(
+    Output(Standings.GAME, "options"),
+    Output(Standings.GAME, "value"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(Standings.TRAJECTORIES, "clickData"),
+    State(Standings.GAME, "value"),
+)
+def on_game_pick(source, current, click, game):  # type: ignore[no-untyped-def]
+    run = current_run(source, current)
+    clicked = ctx.triggered_id == Standings.TRAJECTORIES
+    value = game_choice(run, game if ctx.triggered_id != Data.SOURCE else None, click, clicked)
+    return (game_options(run) if not clicked else no_update), value
+
+
+# source, settings, chosen game, scale -> that game's change bars
+@callback(
+    Output(Standings.GAME_CHANGES, "figure"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(Standings.GAME, "value"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+)
+def on_game_changes(source, current, game, offset, factor):  # type: ignore[no-untyped-def]
+    run = current_run(source, current)
+    if not isinstance(game, int) or not 0 <= game < run.history.n_games:
+        raise PreventUpdate
+    return figures.game_changes_figure(run, game, scale=scale_of(run, offset, factor))
+
+
+# source, settings, players, scale -> players x games heatmap
+@callback(
+    Output(Standings.HEATMAP, "figure"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(Standings.PLAYERS, "value"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+)
+def on_heatmap(source, current, players, offset, factor):  # type: ignore[no-untyped-def]
+    run = current_run(source, current)
+    return figures.change_heatmap(run, players or figures.default_players(run), scale=scale_of(run, offset, factor))

@@ -1,0 +1,41 @@
+"""Per-game changes: a chosen game's bars, and the players x games overview."""
+
+from __future__ import annotations
+
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from layouts.ids import Standings
+
+__all__ = ["game_panel", "overview_panel", "tab"]
+
+
+def game_panel() -> html.Div:
+    """Game picker and the bar chart of each participant's change."""
+    return html.Div(
+        [
+            html.H2("One game", className="h6 mb-1"),
+            dcc.Dropdown(id=Standings.GAME, clearable=False, placeholder="pick a game", className="mb-1"),
+            dcc.Graph(id=Standings.GAME_CHANGES, config={"displaylogo": False}, style={"height": "340px"}),
+        ],
+        className="mb-3",
+    )
+
+
+def overview_panel() -> html.Div:
+    """Heatmap of changes for the drawn players across all games."""
+    return html.Div(
+        [
+            html.Div(
+                "Rows are the players drawn in the trajectories; a cross marks a last place (or DNF) that gained "
+                "points or a winner that lost points.",
+                className="small text-muted mb-1",
+            ),
+            dcc.Graph(id=Standings.HEATMAP, config={"displaylogo": False}),
+        ]
+    )
+
+
+def tab() -> dbc.Tab:
+    """The "All games" tab: the overview heatmap."""
+    return dbc.Tab(html.Div(overview_panel(), className="pt-2"), label="All games", tab_id="overview")

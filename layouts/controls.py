@@ -1,0 +1,261 @@
+"""The control column: data source, rating system, parameter controls built from the schema, display, what if."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from layouts.ids import Baseline, Data, Page, Params, ParamType, Standings
+from ratings import SYSTEM_NAMES, ParamSpec, get_system
+
+__all__ = ["controls_column", "param_control", "param_controls", "slider_range", "system_options"]
+
+
+def system_options() -> list[dict[str, str]]:
+    """Dropdown options for every registered system, titled."""
+    return [{"label": get_system(name).title, "value": name} for name in SYSTEM_NAMES]
+
+
+def _card(title: str, *children: Any, class_name: str = "") -> dbc.Card:
+    return dbc.Card(
+        [dbc.CardHeader(title, className="py-1 fw-semibold small"), dbc.CardBody(list(children), className="p-2")],
+        className=f"mb-2 {class_name}".strip(),
+    )
+
+
+def data_card(samples: Sequence[str], sample: str | None) -> dbc.Card:
+    """Choose the data: a bundled sample, an uploaded file or a Google Sheet."""
+    return _card(
+        "Data",
+        dbc.Label("Bundled sample", html_for=Data.SAMPLE, className="small mb-0"),
+        dcc.Dropdown(
+            id=Data.SAMPLE,
+            options=[{"label": s, "value": s} for s in samples],
+            value=sample,
+            clearable=False,
+            className="mb-2",
+        ),
+        dcc.Upload(
+            id=Data.UPLOAD,
+            children=html.Div(["Drop a CSV, XLSX or ODS file here, or ", html.A("choose one", href="#")]),
+            className="upload-area mb-2",
+            multiple=False,
+            accept=".csv,.tsv,.txt,.xlsx,.xlsm,.ods",
+        ),
+        dbc.Label("Google Sheet address", html_for=Data.SHEET_URL, className="small mb-0"),
+        dbc.InputGroup(
+            [
+                dbc.Input(
+                    id=Data.SHEET_URL,
+                    type="url",
+                    placeholder="https://docs.google.com/spreadsheets/d/...",
+                    size="sm",
+                    debounce=True,
+                ),
+                dbc.Button("Load", id=Data.SHEET_LOAD, size="sm", color="primary"),
+                dbc.Button("↻", id=Data.SHEET_REFRESH, size="sm", color="secondary", title="Read the sheet again"),
+            ],
+            size="sm",
+        ),
+    )
+
+
+def slider_range(spec: ParamSpec, value: float | None) -> tuple[float, float, float]:
+    """Slider ``(low, high, step)`` from the suggested range, widened to include the default and ``value``."""
+    default = spec.default if isinstance(spec.default, (int, float)) else None
+    anchor = next((v for v in (value, default) if isinstance(v, (int, float))), 0.0)
+    low = spec.low if spec.low is not None else (0.0 if anchor >= 0 else 2 * anchor)
+    high = spec.high if spec.high is not None else (max(2 * abs(anchor), 1.0))
+    for v in (default, value):
+        if isinstance(v, (int, float)) and math.isfinite(v):
+            low, high = min(low, v), max(high, v)
+    fallback = 1.0 if spec.kind == "int" else ((high - low) / 100 or 0.01)
+    step = spec.step or fallback
+    return float(low), float(high), float(step)
+
+
+def _marks(low: float, high: float, default: float | None) -> dict[float, Any]:
+    marks: dict[float, Any] = {low: f"{low:g}", high: f"{high:g}"}
+    if default is not None:
+        text = f"{default:g} default" if default in (low, high) else "default"
+        marks[float(default)] = {"label": text, "style": {"color": "#0d6efd", "whiteSpace": "nowrap"}}
+    return marks
+
+
+def _label(spec: ParamSpec, target: str | None = None) -> html.Label:
+    return html.Label(
+        [spec.title, html.Span("?", className="help-dot")],
+        title=spec.help,
+        className="small fw-semibold mb-0 param-label",
+    )
+
+
+def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
+    """The control of one parameter, chosen by its kind.
+
+    Numbers get a slider (suggested range, default marked, updates on release) plus an exact number
+    box; "none"-able numbers add an on/off switch; choices a dropdown; lists a comma-separated text box;
+    booleans a switch.  Every control's id is ``{"type": ParamType..., "name": spec.name}``; the help
+    line shows on hover.
+    """
+    name = spec.name
+    current = spec.default if value is None and spec.kind not in ("optional-float", "float-list") else value
+    if spec.kind == "choice":
+        body: list[Any] = [
+            dcc.Dropdown(
+                id={"type": ParamType.CHOICE, "name": name},
+                options=[{"label": c, "value": c} for c in spec.choices],
+                value=current,
+                clearable=False,
+            )
+        ]
+    elif spec.kind == "bool":
+        body = [dbc.Switch(id={"type": ParamType.BOOL, "name": name}, value=bool(current), label="on")]
+    elif spec.kind == "float-list":
+        text = "" if current is None else ", ".join(f"{float(v):g}" for v in current)
+        body = [
+            dbc.Input(
+                id={"type": ParamType.LIST, "name": name},
+                value=text,
+                placeholder="none (comma-separated numbers)",
+                size="sm",
+                debounce=True,
+            )
+        ]
+    else:
+        optional = spec.kind == "optional-float"
+        enabled = current is not None
+        default = spec.default if isinstance(spec.default, (int, float)) else None
+        low, high, step = slider_range(spec, current if enabled else None)
+        shown = current if enabled else (default if default is not None else (low + high) / 2)
+        slider = dcc.Slider(
+            id={"type": ParamType.SLIDER, "name": name},
+            min=low,
+            max=high,
+            step=step,
+            value=shown,
+            marks=_marks(low, high, default),
+            updatemode="mouseup",
+            included=False,
+            disabled=not enabled,
+            allow_direct_input=False,
+            className="param-slider",
+        )
+        number = dcc.Input(
+            id={"type": ParamType.VALUE, "name": name},
+            type="number",
+            value=shown,
+            step="any",
+            debounce=True,
+            disabled=not enabled,
+            className="form-control form-control-sm param-number",
+        )
+        row = [html.Div(slider, className="flex-grow-1 me-2"), number]
+        body = [html.Div(row, className="d-flex align-items-start")]
+        if optional:
+            body.insert(
+                0,
+                dbc.Switch(
+                    id={"type": ParamType.ON, "name": name},
+                    value=enabled,
+                    label="on",
+                    className="small mb-0 param-switch",
+                ),
+            )
+    return html.Div([_label(spec), *body], className="mb-2 param", title=spec.help)
+
+
+def param_controls(system: str, values: dict[str, Any] | None = None) -> list[html.Div]:
+    """Controls for every parameter of ``system``, set to ``values`` (defaults for the rest)."""
+    values = values or {}
+    return [param_control(spec, values.get(spec.name)) for spec in get_system(system).parameters()]
+
+
+def system_card(system: str) -> dbc.Card:
+    """System dropdown, its one-line summary, the parameter controls, reset and the error line."""
+    cls = get_system(system)
+    return _card(
+        "Rating system",
+        dcc.Dropdown(id=Params.SYSTEM, options=system_options(), value=system, clearable=False, className="mb-1"),
+        html.Div(cls.summary, id=Params.SYSTEM_SUMMARY, className="small text-muted mb-2"),
+        html.Div(param_controls(system), id=Params.CONTROLS),
+        dbc.Alert(id=Params.ERROR, color="danger", is_open=False, className="small py-1 px-2 mb-2"),
+        dbc.Button("Reset to defaults", id=Params.RESET, size="sm", color="outline-secondary"),
+    )
+
+
+def display_card() -> dbc.Card:
+    """Leaderboard filter, the points scale for natural-scale systems, the x axis of the trajectories."""
+    return _card(
+        "Display",
+        dbc.Label("Minimum games to be listed", html_for=Standings.MIN_GAMES, className="small mb-0"),
+        dbc.Input(id=Standings.MIN_GAMES, type="number", min=0, step=1, value=1, size="sm", className="mb-2"),
+        html.Div(
+            [
+                html.Div("Points scale for natural-scale ratings", className="small fw-semibold"),
+                dbc.InputGroup(
+                    [
+                        dbc.InputGroupText("points ="),
+                        dbc.Input(id=Standings.SCALE_OFFSET, type="number", value=1500, debounce=True),
+                        dbc.InputGroupText("+"),
+                        dbc.Input(id=Standings.SCALE_FACTOR, type="number", value=200, debounce=True),
+                        dbc.InputGroupText("× r"),
+                    ],
+                    size="sm",
+                    className="mb-2",
+                ),
+            ],
+            id=Standings.SCALE_ROW,
+            title="Kerby's models rate on a natural scale around 0-3; this linear map shows them as points. "
+            "Use 0 and 1 for the natural scale itself.",
+        ),
+        dbc.Label("Trajectories by", className="small mb-0"),
+        dbc.RadioItems(
+            id=Standings.X_AXIS,
+            options=[{"label": "game number", "value": "game"}, {"label": "date", "value": "date"}],
+            value="game",
+            inline=True,
+            className="small",
+        ),
+    )
+
+
+def baseline_card() -> dbc.Card:
+    """Pin the current settings as a baseline, or unpin it."""
+    return _card(
+        "What if",
+        html.Div(
+            [
+                dbc.Button("Pin as baseline", id=Baseline.PIN, size="sm", color="primary", className="me-2"),
+                dbc.Button("Unpin", id=Baseline.UNPIN, size="sm", color="outline-secondary", disabled=True),
+            ],
+            className="mb-1",
+        ),
+        html.Div(
+            "Pin the current system and parameters, then change them: the baseline is drawn dashed and the "
+            "leaderboard shows rank shifts.",
+            id=Baseline.STATUS,
+            className="small text-muted",
+        ),
+    )
+
+
+def share_card() -> dbc.Card:
+    """The shareable address of the current view."""
+    return _card(
+        "Share",
+        html.Div("This page's address holds the data source, system and parameters.", className="small text-muted"),
+        html.A("link to this view", id=Page.SHARE_LINK, href="?", className="small"),
+    )
+
+
+def controls_column(samples: Sequence[str], sample: str | None, system: str) -> html.Div:
+    """Every control card, top to bottom."""
+    return html.Div(
+        [data_card(samples, sample), system_card(system), display_card(), baseline_card(), share_card()],
+        className="controls",
+    )

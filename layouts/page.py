@@ -1,0 +1,103 @@
+"""The page: a header, the control column and the feature tabs.
+
+How features plug in
+--------------------
+Each feature owns three things in its own modules:
+
+- ``layouts/<feature>.py`` with a ``tab() -> dbc.Tab`` function (its content, no I/O at import time);
+- an Enum class of its component ids appended to ``layouts/ids.py``;
+- ``callbacks/<feature>.py`` with its ``@callback`` functions, each a short adapter to a pure function.
+
+To add a feature, import its layout module below and append its ``tab`` to :data:`TABS`
+(and import its callbacks module in ``callbacks/__init__.py``).  Shared state lives in the stores made
+here: ``Data.SOURCE`` (where the history comes from), ``Params.SETTINGS`` (the valid system and parameters
+in use), ``Baseline.STORE`` (the pinned settings, or nothing); ``callbacks.runs.run_for`` turns a source
+and settings into a rating run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+import settings
+from layouts import changes, standings
+from layouts.controls import controls_column
+from layouts.ids import Baseline, Data, Page, Params
+
+__all__ = ["TABS", "layout", "sample_names"]
+
+#: The feature tabs, in order.  Each entry builds one ``dbc.Tab``.
+TABS: list[Callable[[], dbc.Tab]] = [standings.tab, changes.tab]
+
+
+def sample_names() -> list[str]:
+    """Names of the bundled samples."""
+    from ratings.samples import SAMPLES
+
+    return list(SAMPLES)
+
+
+def layout() -> html.Div:
+    """The whole page (built per page load, so nothing here is shared between users)."""
+    config = settings.current()
+    samples = sample_names()
+    sample = config.sample if config.sample in samples else (samples[0] if samples else None)
+    header = dbc.Navbar(
+        dbc.Container(
+            [
+                html.Span("Game-group ratings", className="navbar-brand mb-0 h1"),
+                dbc.Button(
+                    "Settings",
+                    id=Page.CONTROLS_TOGGLE,
+                    color="light",
+                    size="sm",
+                    className="d-lg-none",
+                    title="Show or hide the controls",
+                ),
+            ],
+            fluid=True,
+        ),
+        color="dark",
+        dark=True,
+        className="mb-2 py-1",
+    )
+    status = html.Div(
+        [html.Div(id=Data.SUMMARY, className="small"), html.Div(id=Data.MESSAGES)],
+        className="mb-2 status",
+    )
+    body = dbc.Container(
+        dbc.Row(
+            [
+                dbc.Col(
+                    dbc.Collapse(
+                        controls_column(samples, sample, config.system),
+                        id=Page.CONTROLS_COLLAPSE,
+                        is_open=False,
+                        className="d-lg-block",
+                    ),
+                    lg=4,
+                    xl=3,
+                ),
+                dbc.Col(
+                    [status, dbc.Tabs([make() for make in TABS], id=Page.TABS, active_tab="standings")],
+                    lg=8,
+                    xl=9,
+                ),
+            ],
+            className="g-3",
+        ),
+        fluid=True,
+    )
+    stores = [
+        dcc.Location(id=Page.LOCATION, refresh=False),
+        dcc.Store(id=Page.URL_STATE),
+        dcc.Store(id=Page.SHARE_QUERY),
+        html.Div(id=Page.URL_WRITER, hidden=True),
+        dcc.Store(id=Data.SOURCE),
+        dcc.Store(id=Params.SETTINGS),
+        dcc.Store(id=Baseline.STORE),
+    ]
+    return html.Div([header, body, *stores])

@@ -1,0 +1,81 @@
+"""Configuration of the hosted app, read once from environment variables.
+
+Every setting has a safe default, so ``python app.py`` works with no environment at all.
+
+- ``SECRET_KEY``: Flask's secret key; must be the same for every gunicorn worker (a random key is
+  generated, with a warning, when it is missing).
+- ``PORT`` / ``HOST``: where ``python app.py`` listens (default 127.0.0.1:8050; gunicorn reads ``PORT`` itself).
+- ``RATINGS_SHEET``: a Google Sheet URL (or key) the app opens on instead of the bundled sample.
+- ``RATINGS_WORKSHEET``: the worksheet (tab) of that sheet to read (default: the first).
+- ``RATINGS_SAMPLE``: the bundled sample shown when no sheet is configured (default ``poker``).
+- ``RATINGS_SYSTEM``: the rating system selected when the page opens (default ``multielo``).
+- ``DASH_DEBUG``: ``1`` turns on Dash's debug mode for ``python app.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from dataclasses import dataclass
+
+__all__ = ["Settings", "load"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The app's configuration (see the module docstring for the variables)."""
+
+    secret_key: str
+    host: str
+    port: int
+    sheet: str | None
+    worksheet: str | None
+    sample: str
+    system: str
+    debug: bool
+
+
+def _text(environ: dict[str, str], name: str) -> str | None:
+    value = environ.get(name, "").strip()
+    return value or None
+
+
+def load(environ: dict[str, str] | None = None) -> Settings:
+    """Read the settings from ``environ`` (default: ``os.environ``)."""
+    env = dict(os.environ if environ is None else environ)
+    secret = _text(env, "SECRET_KEY")
+    if secret is None:
+        secret = secrets.token_hex(32)
+        log.warning(
+            "SECRET_KEY is not set: using a random key. With several workers set SECRET_KEY to the same value "
+            "for all of them."
+        )
+    port_text = _text(env, "PORT") or "8050"
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise SystemExit(f"PORT must be a whole number, got '{port_text}'") from None
+    return Settings(
+        secret_key=secret,
+        host=_text(env, "HOST") or "127.0.0.1",
+        port=port,
+        sheet=_text(env, "RATINGS_SHEET"),
+        worksheet=_text(env, "RATINGS_WORKSHEET"),
+        sample=_text(env, "RATINGS_SAMPLE") or "poker",
+        system=_text(env, "RATINGS_SYSTEM") or "multielo",
+        debug=(_text(env, "DASH_DEBUG") or "0").lower() in ("1", "true", "yes"),
+    )
+
+
+_current: Settings | None = None
+
+
+def current() -> Settings:
+    """The process's settings, read from the environment on first use (configuration, not user state)."""
+    global _current
+    if _current is None:
+        _current = load()
+    return _current

@@ -1,0 +1,84 @@
+"""Real headless Chromium (Debian's, driven by Playwright) against the app served from a thread."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/lib/chromium/chromium"
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+#: Flags that keep a headless Chromium off the network (machine-facts.md: the last one matters most).
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-domain-reliability",
+    "--metrics-recording-only",
+    "--no-pings",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if not os.access(CHROMIUM, os.X_OK):
+        skip = pytest.mark.skip(reason=f"Chromium is not installed at {CHROMIUM} (run `make chromium`)")
+        for item in items:
+            if "browser" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """The app served by werkzeug from a thread on a free loopback port."""
+    from werkzeug.serving import make_server
+
+    import app as app_module
+
+    server = make_server("127.0.0.1", 0, app_module.server, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A desktop-sized page (1366x900) that records console errors on ``page.console_errors``."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900})  # type: ignore[attr-defined]
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.console_errors = errors
+    yield pg
+    context.close()
+
+
+def screenshot(pg: object, name: str) -> Path:
+    """Save a full-page screenshot into tests/screenshots/ (gitignored) and return its path."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    pg.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    return path

@@ -1,0 +1,161 @@
+"""Figure and table builders as pure functions (no browser).
+
+Expected numbers are hand derivations written next to them: with K=32 and D=400 a two-player game
+between equal ratings is classic Elo, a change of K/2 = 16 for each player (seed 001, eq. 7 with N=2,
+S=1 or 0, E=1/2).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+import figures
+from ratings import GameHistory, create
+
+
+def _history(rows: list[tuple[str, str, object]], dates: dict[str, str] | None = None) -> GameHistory:
+    dates = dates or {}
+    return GameHistory.from_records([{"game": g, "player": p, "place": pl, "date": dates.get(g)} for g, p, pl in rows])
+
+
+@pytest.fixture
+def duel_run():
+    rows = [
+        # game player place
+        ("1", "Ann", 1),
+        ("1", "Bob", 2),
+        ("2", "Ann", 1),
+        ("2", "Cid", 2),
+    ]
+    history = _history(rows, {"1": "2024-01-05", "2": "2024-01-12"})
+    return create("multielo", k=32.0, d=400.0).rate(history)
+
+
+def test_one_trace_per_player_and_dashed_initial_line(duel_run):
+    fig = figures.trajectory_figure(duel_run, ["Ann", "Bob"])
+    assert [t.name for t in fig.data] == ["Ann", "Bob"]
+    assert all(t.line.dash in (None, "solid") for t in fig.data)
+    # Ann played both games, Bob one: one point per game played, at game numbers 1, 2 and 1.
+    assert list(fig.data[0].x) == [1, 2]
+    assert list(fig.data[1].x) == [1]
+    # Game 1: equal ratings 1000, K=32 -> Ann 1016, Bob 984 (hand derivation above).
+    assert fig.data[0].y[0] == pytest.approx(1016.0)
+    assert fig.data[1].y[0] == pytest.approx(984.0)
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert len(lines) == 1 and lines[0].line.dash == "dash"
+    assert lines[0].y0 == pytest.approx(1000.0) == lines[0].y1
+    assert fig.layout.yaxis.title.text == "Elo points"
+
+
+def test_hover_names_game_place_and_change(duel_run):
+    fig = figures.trajectory_figure(duel_run, ["Bob"])
+    text = fig.data[0].hovertext[0]
+    assert "Game 1" in text and "2024-01-05" in text
+    assert "place 2 of 2" in text
+    assert "change -16" in text
+    assert list(fig.data[0].customdata) == [0]  # a click on the point selects game index 0
+
+
+def test_by_date_uses_dates_and_unknown_players_are_skipped(duel_run):
+    fig = figures.trajectory_figure(duel_run, ["Ann", "Nobody"], by_date=True)
+    assert len(fig.data) == 1
+    assert [str(x) for x in fig.data[0].x] == ["2024-01-05", "2024-01-12"]
+    assert fig.layout.xaxis.title.text == "date"
+
+
+def test_baseline_traces_are_dashed_beside_solid_ones(duel_run):
+    baseline = create("multielo", k=16.0).rate(duel_run.history)
+    fig = figures.trajectory_figure(duel_run, ["Ann", "Bob"], baseline=baseline, baseline_name="K=16")
+    solid = [t for t in fig.data if t.line.dash != "dash"]
+    dashed = [t for t in fig.data if t.line.dash == "dash"]
+    assert [t.name for t in solid] == ["Ann", "Bob"]
+    assert [t.name for t in dashed] == ["Ann (K=16)", "Bob (K=16)"]
+    # K=16 moves equal ratings by 8 (hand derivation: K/2).
+    assert dashed[0].y[0] == pytest.approx(1008.0)
+    assert dashed[0].line.color == solid[0].line.color
+    assert "dashed: K=16" in fig.layout.title.text
+
+
+def test_game_changes_bars_in_place_order(duel_run):
+    fig = figures.game_changes_figure(duel_run, 0)
+    bar = fig.data[0]
+    assert list(bar.x) == ["1. Ann", "2. Bob"]
+    assert list(bar.y) == pytest.approx([16.0, -16.0])
+    assert "1000 → 1016" in bar.hovertext[0]
+
+
+def test_dnf_bar_is_labelled():
+    history = _history([("g", "Ann", 1), ("g", "Bob", "DNF"), ("g", "Cid", 2)])
+    fig = figures.game_changes_figure(create("multielo").rate(history), 0)
+    assert list(fig.data[0].x) == ["1. Ann", "2. Cid", "DNF. Bob"]
+
+
+def test_heatmap_shape_blanks_and_oddity_marks(duel_run):
+    fig = figures.change_heatmap(duel_run, ["Ann", "Bob", "Cid"])
+    heat = fig.data[0]
+    z = np.array(heat.z, dtype=float)
+    assert z.shape == (3, 2)  # players x games
+    assert z[0, 0] == pytest.approx(16.0) and z[1, 0] == pytest.approx(-16.0)
+    assert math.isnan(z[1, 1]) and math.isnan(z[2, 0])  # Bob skipped game 2, Cid game 1
+    assert heat.zmid == 0
+    assert len(fig.data[1].x) == 0  # nothing odd in plain Elo duels
+
+
+def test_oddities_mark_last_place_gains():
+    history = _history([("g", "Ann", 1), ("g", "Bob", 2), ("g", "Cid", "DNF")])
+    run = create("multielo").rate(history)
+    # A hand-made result in which the DNF gained and the winner lost: both must be flagged.
+    odd_run = dataclasses.replace(run, after=run.before + np.array([-1.0, 0.5, 0.5]))
+    assert list(figures.oddities(odd_run)) == [True, False, True]
+    fig = figures.change_heatmap(odd_run, ["Ann", "Bob", "Cid"])
+    assert sorted(fig.data[1].y) == ["Ann", "Cid"]
+    assert list(figures.oddities(run)) == [False, False, False]
+
+
+def test_natural_scale_maps_to_points(duel_run):
+    natural = dataclasses.replace(duel_run, scale=figures.NATURAL_SCALE)
+    scale = figures.scale_for(natural, 1500, 200)
+    assert scale.value(1.0) == pytest.approx(1700.0)  # 1500 + 200 * 1
+    assert scale.change(0.1) == pytest.approx(20.0)
+    assert "1500" in scale.unit and "200" in scale.unit
+    assert figures.scale_for(natural, 0, 1).unit == figures.NATURAL_SCALE
+    # Systems with their own unit are never remapped.
+    assert figures.scale_for(duel_run, 1500, 200) == figures.Scale(unit="Elo points")
+
+
+def test_sparkline_by_hand():
+    # (x - 1) / 2 * 7 for x = 1, 2, 3 -> 0, 3.5 -> 4 (round half to even), 7.
+    assert figures.sparkline([1, 2, 3]) == "▁▅█"
+    assert figures.sparkline([5, 5]) == "▄▄"
+    assert figures.sparkline(range(30), width=10) == figures.sparkline(range(20, 30))
+
+
+def test_leaderboard_rows_filter_placeholders_and_rank_shifts():
+    rows = [("1", "Ann", 1), ("1", "Bob", 2), ("1", "Dummy", 3), ("2", "Ann", 1), ("2", "Cid", 2)]
+    history = _history(rows)
+    run = create("multielo").rate(history)
+    table = figures.leaderboard_rows(run)
+    # Game 1 (Ann, Bob, Dummy all at 1000, linear scores 2/3, 1/3, 0 vs expected 1/3 each): Bob's change is 0.
+    # Game 2: Cid loses to Ann, who is above 1000, so Cid ends below 1000.  Hence Ann, Bob, Cid.
+    assert [r["player"] for r in table] == ["Ann", "Bob", "Cid"]
+    assert [r["rank"] for r in table] == [1, 2, 3]
+    assert table[0]["games"] == 2 and table[0]["wins"] == 2 and table[0]["average_place"] == 1.0
+    assert table[1]["rating"] == pytest.approx(1000.0)
+    assert [r["player"] for r in figures.leaderboard_rows(run, min_games=2)] == ["Ann"]
+    # Baseline with the results reversed: Bob beats Ann (1016 vs 984), then Cid beats the weakened Ann
+    # (an expected win, so Cid gains less than 16): Bob, Cid, Ann.
+    reversed_rows = [("1", "Ann", 2), ("1", "Bob", 1), ("2", "Ann", 2), ("2", "Cid", 1)]
+    baseline = create("multielo").rate(_history(reversed_rows))
+    assert [r["player"] for r in figures.leaderboard_rows(baseline)] == ["Bob", "Cid", "Ann"]
+    shifted = {r["player"]: r["shift"] for r in figures.leaderboard_rows(run, baseline=baseline)}
+    assert shifted == {"Ann": 2, "Bob": -1, "Cid": -1}
+
+
+def test_default_players_most_active_first(duel_run):
+    # Bob and Cid played once each; Cid lost to a stronger Ann (1016), so lost less than 16: Cid first.
+    assert figures.default_players(duel_run) == ["Ann", "Cid", "Bob"]
+    assert figures.default_players(duel_run, limit=1) == ["Ann"]
