@@ -184,14 +184,15 @@ class _Header:
     ordinals: dict[int, int] = field(default_factory=dict)  # column index -> place number
     unknown: list[int] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    row: int = 1  # spreadsheet row of the header
 
 
-def _read_header(header: Sequence[Cell], source: str | None) -> _Header:
+def _read_header(header: Sequence[Cell], source: str | None, row: int = 1) -> _Header:
     names = []
     for i, cell in enumerate(header):
         text = str(cell).strip()
         names.append(text if text else f"column {_column_letter(i)}")
-    info = _Header(names)
+    info = _Header(names, row=row)
     seen_places: dict[int, int] = {}
     for i, cell in enumerate(header):
         key = _header_key(str(cell))
@@ -203,7 +204,9 @@ def _read_header(header: Sequence[Cell], source: str | None) -> _Header:
             if role in info.roles:
                 other = names[info.roles[role]]
                 info.problems.append(
-                    Problem(f"columns '{other}' and '{names[i]}' both look like the {role} column", 1, names[i], source)
+                    Problem(
+                        f"columns '{other}' and '{names[i]}' both look like the {role} column", row, names[i], source
+                    )
                 )
             else:
                 info.roles[role] = i
@@ -213,7 +216,7 @@ def _read_header(header: Sequence[Cell], source: str | None) -> _Header:
             if number in seen_places:
                 other = names[seen_places[number]]
                 info.problems.append(
-                    Problem(f"columns '{other}' and '{names[i]}' are both place {number}", 1, names[i], source)
+                    Problem(f"columns '{other}' and '{names[i]}' are both place {number}", row, names[i], source)
                 )
             else:
                 seen_places[number] = i
@@ -234,34 +237,42 @@ def _choose_shape(info: _Header, shape: str, source: str | None) -> str:
                     Problem(
                         "the header fits both table shapes (it has 'player' and 'place' columns and numbered place "
                         "columns); choose the shape: long (one row per player) or wide (one row per game)",
-                        1,
+                        info.row,
                         None,
                         source,
                     )
                 ]
             )
-        if long_ok:
-            return "long"
         if wide_ok:
             return "wide"
-        raise HistoryError(
-            [
-                Problem(
-                    f"the header row ({columns}) is neither shape this reader knows: long needs columns 'game', "
-                    "'player' and 'place' (and optionally 'date'); wide needs place columns '1st', '2nd', ... "
-                    "(and optionally 'date', 'game' and 'DNF')",
-                    1,
-                    None,
-                    source,
-                )
-            ]
-        )
-    if shape == "long":
+        if not long_ok:
+            raise HistoryError(
+                [
+                    Problem(
+                        f"the header row ({columns}) is neither shape this reader knows: long needs columns 'game', "
+                        "'player' and 'place' (and optionally 'date'); wide needs place columns '1st', '2nd', ... "
+                        "(and optionally 'date', 'game' and 'DNF')",
+                        info.row,
+                        None,
+                        source,
+                    )
+                ]
+            )
+    if shape != "wide":
         missing = [r for r in ("game", "player", "place") if r not in info.roles]
+        if missing == ["game"] and "date" in info.roles:
+            return "long"  # one game per date
         if missing:
             raise HistoryError(
                 [
-                    Problem(f"the long shape needs a '{r}' column; the columns are {columns}", 1, None, source)
+                    Problem(
+                        f"the long shape needs a '{r}' column"
+                        + (" (or a 'date' column if the group plays one game a day)" if r == "game" else "")
+                        + f"; the columns are {columns}",
+                        info.row,
+                        None,
+                        source,
+                    )
                     for r in missing
                 ]
             )
@@ -271,7 +282,7 @@ def _choose_shape(info: _Header, shape: str, source: str | None) -> str:
             [
                 Problem(
                     f"the wide shape needs place columns such as '1st', '2nd', '3rd'; the columns are {columns}",
-                    1,
+                    info.row,
                     None,
                     source,
                 )
@@ -481,11 +492,13 @@ def read_table(
     if not table:
         raise HistoryError([Problem("the table is empty (no header row and no games)", None, None, source)])
     header_row = table[0]
-    info = _read_header(header_row.cells, source)
+    info = _read_header(header_row.cells, source, header_row.number)
     chosen = _choose_shape(info, shape, source)
     if info.problems:
         raise HistoryError(info.problems)
     warnings: list[str] = []
+    if chosen == "long" and "game" not in info.roles:
+        warnings.append(f"there is no game column: each date in column '{info.names[info.roles['date']]}' is one game")
     used = set(info.roles.values()) | set(info.ordinals)
     if chosen == "long":
         used -= {info.roles[r] for r in ("dnf",) if r in info.roles}
@@ -555,7 +568,7 @@ def read_table(
     if skipped:
         left_out = sum(1 for d in drafts if d.bad)
         message = f"{len(skipped)} problem(s) found; {left_out} game(s) with problems were left out"
-        orphans = sum(1 for p in problems if p.message.startswith("the game column is empty"))
+        orphans = sum(1 for p in problems if " column is empty (the row has " in p.message)
         if orphans:
             message += f", and {orphans} row(s) with no game"
         warnings.append(message)
@@ -580,26 +593,38 @@ def _long_drafts(
     data: list[_Row], info: _Header, dates: _DateColumn, source: str | None
 ) -> tuple[list[_Draft], list[Problem]]:
     """Group long-shape rows into games; problems with no known game are returned as loose problems."""
-    game_col, player_col, place_col = info.roles["game"], info.roles["player"], info.roles["place"]
+    player_col, place_col = info.roles["player"], info.roles["place"]
     date_col = info.roles.get("date")
+    # Without a game column the date says which game a row belongs to (one game a day; see _choose_shape).
+    game_col = info.roles.get("game", date_col)
+    assert game_col is not None
     names = info.names
     drafts: dict[str, _Draft] = {}
     loose: list[Problem] = []
     row_problems: list[tuple[_Draft, Problem]] = []
     for row in data:
         game_cell = row.get(game_col)
+        if game_col == date_col and row.number in dates.row_problems:
+            loose.append(dates.row_problems[row.number])
+            continue
         if _blank(game_cell):
             filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not _blank(c)]
             loose.append(
                 Problem(
-                    f"the game is empty (the row has only {', '.join(filled)})" if filled else "the game is empty",
+                    f"the {names[game_col]} column is empty (the row has {', '.join(filled)})",
                     row.number,
                     names[game_col],
                     source,
                 )
             )
             continue
-        game_id = " ".join(str(game_cell).split())
+        if game_col == date_col:
+            day = dates.dates.get(row.number)
+            if day is None:  # an undecided day/month order: a column problem already reported
+                continue
+            game_id = day.isoformat()
+        else:
+            game_id = " ".join(str(game_cell).split())
         draft = drafts.get(game_id)
         if draft is None:
             draft = drafts[game_id] = _Draft(game_id, [])

@@ -206,6 +206,46 @@ def test_forced_long_shape_names_missing_columns() -> None:
     ]
 
 
+def test_long_shape_without_game_column_groups_by_date() -> None:
+    rows = [
+        ["Date", "Player", "Place"],
+        ["2024-03-02", "Ann", "2"],
+        ["2024-03-02", "Bob", "1"],
+        ["2024-03-01", "Ann", 1],
+    ]
+    rows.append(["2024-03-01", "Bob", "2"])
+    result = read_table(rows)
+    assert games_of(result) == [
+        ("2024-03-01", D(2024, 3, 1), [("Ann", 1), ("Bob", 2)]),
+        ("2024-03-02", D(2024, 3, 2), [("Ann", 2), ("Bob", 1)]),
+    ]
+    assert any("no game column" in w for w in result.warnings)
+    with pytest.raises(HistoryError) as error:
+        read_table([["player", "place"], ["Ann", "1"]])
+    assert located(error) == [(1, None)] and "'game'" in error.value.problems[0].message
+    with pytest.raises(HistoryError) as error:  # ambiguous dates cannot say which game a row is
+        read_table([["date", "player", "place"], ["01/02/2024", "Ann", "1"], ["01/02/2024", "Bob", "2"]])
+    assert located(error) == [(2, "date")]
+
+
+def test_header_below_blank_rows_keeps_spreadsheet_row_numbers() -> None:
+    rows = [[], ["", ""], ["game", "player", "place"], ["g1", "Ann", "first"]]
+    with pytest.raises(HistoryError) as error:
+        read_table(rows)
+    assert located(error) == [(4, "place")]
+
+
+@pytest.mark.parametrize("mask", range(64))
+def test_every_combination_of_known_columns(mask: int) -> None:
+    # Exhaustive over which of six columns are present: a result or a HistoryError, never a crash.
+    words = ["game", "date", "player", "place", "1st", "DNF"]
+    header = [w for k, w in enumerate(words) if mask >> k & 1]
+    values = {"game": "g1", "date": "2024-03-01", "player": "Ann", "place": "1", "1st": "Bob", "DNF": "Cid"}
+    for shape in ("auto", "long", "wide"):
+        for body in ([[values[w] for w in header]], [[""] * len(header)], [["x"] * len(header)]):
+            _outcome(lambda: read_table([header, *body], shape=shape))  # noqa: B023
+
+
 def test_two_columns_with_one_meaning() -> None:
     with pytest.raises(HistoryError) as error:
         read_table([["game", "player", "place", "rank"], ["g1", "Ann", "1", "1"]])
