@@ -35,6 +35,7 @@ import io
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -290,7 +291,7 @@ class Backend(Protocol):
     def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None: ...
 
 
-def _status_error(status: int, ref: SheetRef, *, email: str | None, public: bool) -> SheetError:
+def _status_error(status: int, ref: SheetRef, *, email: str | None, public: bool, writing: bool = False) -> SheetError:
     """Plain words for an HTTP status from Google."""
     if status == 429:
         return SheetError(
@@ -310,9 +311,20 @@ def _status_error(status: int, ref: SheetRef, *, email: str | None, public: bool
                 f"The sheet {ref.key} is not shared publicly (HTTP {status}). " + sharing_hint(None), "not-public"
             )
         who = f"The service account {email}" if email else "The app's service account"
-        return SheetError(
-            f"{who} may not open the sheet {ref.key} (HTTP {status}). " + sharing_hint(email), "not-shared"
+        if writing:
+            target = email or "the app's service account"
+            return SheetError(
+                f"{who} may not write to the sheet {ref.key} (HTTP {status}). Share the sheet with {target} as "
+                "Editor to record games.",
+                "not-shared",
+            )
+        hint = (
+            sharing_hint(email)
+            if email
+            else "Share the sheet with the client_email of GOOGLE_SERVICE_ACCOUNT_JSON (Viewer to read it, Editor "
+            "to record games)."
         )
+        return SheetError(f"{who} may not open the sheet {ref.key} (HTTP {status}). " + hint, "not-shared")
     return SheetError(f"Google Sheets refused the request (HTTP {status}).", "refused")
 
 
@@ -345,7 +357,7 @@ class GspreadBackend:
             names = ", ".join(f"'{w.title}'" for w in spreadsheet.worksheets())
             raise SheetError(f"The sheet has no {ref.label} (its worksheets are: {names}).", "no-worksheet") from None
 
-    def _call(self, ref: SheetRef, action: Callable[[], Any]) -> Any:
+    def _call(self, ref: SheetRef, action: Callable[[], Any], *, writing: bool = False) -> Any:
         try:
             return action()
         except SheetError:
@@ -355,7 +367,8 @@ class GspreadBackend:
         except PermissionError:  # gspread's open_by_key turns a 403 into the builtin PermissionError
             raise _status_error(403, ref, email=self.email, public=False) from None
         except gspread.exceptions.APIError as exc:
-            raise _status_error(exc.response.status_code, ref, email=self.email, public=False) from None
+            status = exc.response.status_code
+            raise _status_error(status, ref, email=self.email, public=False, writing=writing) from None
         except requests.RequestException as exc:
             raise _network_error(exc, self.timeout) from None
 
@@ -370,6 +383,7 @@ class GspreadBackend:
             lambda: self._worksheet(ref).append_rows(
                 [list(r) for r in rows], value_input_option=gspread.utils.ValueInputOption.raw
             ),
+            writing=True,
         )
 
 
@@ -467,7 +481,8 @@ class SheetSource:
     def writable(self) -> bool:
         return self.backend.writable
 
-    def _with_retries(self, action: Callable[[], Any]) -> Any:
+    def _with_retries(self, action: Callable[[], Any], *, only: str | None = None) -> Any:
+        """Run ``action``, trying again after retryable errors (only those of reason ``only`` if given)."""
         delays = self.retry.delays()
         tries = 0
         while True:
@@ -475,22 +490,38 @@ class SheetSource:
             try:
                 return action()
             except SheetError as exc:
-                if not exc.retryable or tries > len(delays):
-                    if exc.retryable and tries > 1:
+                again = exc.retryable and (only is None or exc.reason == only)
+                if not again or tries > len(delays):
+                    if again and tries > 1:
                         raise SheetError(f"{exc.message} Tried {tries} times.", exc.reason) from None
                     raise
                 self.sleep(delays[tries - 1])
 
     def fetch_rows(self) -> list[list[str]]:
         """Read the worksheet now (with retries, no cache); raises SheetError."""
-        return self._with_retries(lambda: self.backend.fetch(self.ref))
+        rows: list[list[str]] = self._with_retries(lambda: self.backend.fetch(self.ref))
+        return rows
 
     def append_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        """Append rows in one call (retried on 429/5xx) and mark the cached copy due for refresh."""
+        """Append rows in one call and mark the cached copy due for refresh.
+
+        Only a 429 is retried: Google refused that request before doing anything.  After a server error or a
+        timeout the rows may or may not have been written, so the error says so instead of appending twice.
+        """
         if not self.backend.writable:
             self.backend.append(self.ref, rows)  # raises the read-only explanation
-        self._with_retries(lambda: self.backend.append(self.ref, rows))
-        self.cache.expire(self.ref.cache_key)
+        try:
+            self._with_retries(lambda: self.backend.append(self.ref, rows), only="rate-limited")
+        except SheetError as exc:
+            if exc.reason in ("server-error", "timeout", "network"):
+                raise SheetError(
+                    f"{exc.message} The game may or may not have been written: reload the sheet before recording "
+                    "it again (a repeated submit of the same game is recognised and not added twice).",
+                    exc.reason,
+                ) from None
+            raise
+        finally:
+            self.cache.expire(self.ref.cache_key)
 
     def read(self, *, force: bool = False) -> SheetRead:
         """The worksheet's history: cached if young enough (unless ``force``), else read anew.
@@ -519,6 +550,24 @@ class SheetSource:
         return read
 
 
+_CLIENTS: dict[tuple[str, str], gspread.Client] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def _service_account_client(info: dict[str, Any]) -> gspread.Client:
+    """One gspread client per key and process, so its access token is reused across callbacks."""
+    key = (str(info.get("client_email")), str(info.get("private_key_id")))
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            try:
+                client = gspread.service_account_from_dict(info, scopes=list(SCOPES))
+            except (ValueError, KeyError, TypeError) as exc:
+                raise SheetError(f"GOOGLE_SERVICE_ACCOUNT_JSON could not be used as a key: {exc}", "config") from None
+            _CLIENTS[key] = client
+        return client
+
+
 def open_configured_source(
     settings: SheetSettings | None = None,
     *,
@@ -540,10 +589,7 @@ def open_configured_source(
     if settings.service_account_json:
         info = service_account_info(settings.service_account_json)
         if client is None:
-            try:
-                client = gspread.service_account_from_dict(info, scopes=list(SCOPES))
-            except (ValueError, KeyError) as exc:
-                raise SheetError(f"GOOGLE_SERVICE_ACCOUNT_JSON could not be used as a key: {exc}", "config") from None
+            client = _service_account_client(info)
         backend = GspreadBackend(client, email=str(info["client_email"]), timeout=settings.timeout_seconds)
     else:
         backend = PublicCsvBackend(session, timeout=settings.timeout_seconds)

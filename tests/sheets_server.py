@@ -61,7 +61,7 @@ class RoutedSession(requests.Session):
         if token is not None:
             self.headers["Authorization"] = f"Bearer {token}"
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
         text = url.decode() if isinstance(url, bytes) else url
         for host in GOOGLE_HOSTS:
             if text.startswith(host):

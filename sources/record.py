@@ -1,0 +1,294 @@
+"""Recording a new game: validate it, then add it to a history held by the app or append it to the sheet.
+
+Without a sheet, :func:`add_game` returns a new :class:`~ratings.history.GameHistory` with the game added, so the
+app can keep it in the user's session and offer it for download.  With a writable sheet, :func:`record_game`
+appends the game in the sheet's own shape:
+
+- **wide** (one row per game: ``date``, ``1st``, ``2nd``, ..., optional ``DNF`` and ``game`` columns): one row,
+  tied players in one cell separated by `` / ``;
+- **long** (``game``, ``date``, ``player``, ``place``): one row per player, all in one append call.
+
+Existing rows are never rewritten: the only write is one ``append_rows`` call.  Values are sent RAW, so the
+sheet stores exactly the text given and never evaluates it; in addition a name that a spreadsheet would take
+for a formula (starting with ``=``, ``+``, ``-``, ``@``) is written with a leading apostrophe, so that the sheet's
+own CSV/Excel exports are safe too (the project's reader removes that apostrophe again).  Dates are written as
+ISO text (``2024-05-31``), which the reader understands next to dates the sheet formats itself.
+
+Idempotency (a retried or double-clicked submit adds the game once): every submission carries a token.  When the
+sheet has a game-id column (the long shape always has one; a wide sheet may), the token is written as the game
+id, and before appending the sheet is re-read and the append skipped if that id is already there.  This holds
+across gunicorn workers because the check reads the sheet itself, not process memory.  A wide sheet without a
+game column cannot store the token: then a game identical (same date, same players and places) to one of the
+sheet's last few games counts as the same submission and is not added again (``allow_duplicate=True`` records
+it anyway).  Within one process a lock serialises check-and-append; between workers, two submits landing within
+the same fraction of a second could still both pass the check, because the Sheets API has no conditional append.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ratings.history import Entry, Game, GameHistory, HistoryError, Problem, parse_place
+from ratings.io import _read_header, read_table  # the header reading of the sheet's own shape
+from sources.sheets import SheetError, SheetSource
+
+__all__ = [
+    "NewGame",
+    "RecordResult",
+    "add_game",
+    "new_game",
+    "new_submission_token",
+    "record_game",
+    "sheet_rows",
+]
+
+SOURCE = "new game"
+#: How many of the sheet's last games are compared when the sheet has no game-id column.
+RECENT_GAMES = 5
+_DANGEROUS_START = ("=", "+", "-", "@", "\t", "\r")
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A validated new game: an optional date and its participants (place ``None`` = did not finish)."""
+
+    date: dt.date | None
+    entries: tuple[Entry, ...]
+
+    def same_result(self, game: Game) -> bool:
+        """Whether ``game`` has this date and the same players (up to case and spacing) in the same places."""
+
+        def key(entries: Iterable[Entry]) -> set[tuple[str, int | None]]:
+            return {(" ".join(e.player.split()).casefold(), e.place) for e in entries}
+
+        return game.date == self.date and key(game.entries) == key(self.entries)
+
+
+def new_game(date: dt.date | str | None, results: Sequence[tuple[Any, Any]]) -> NewGame:
+    """Validate a new game from a date (a date, ISO text or None) and ``(player, place)`` pairs.
+
+    A place is a positive whole number (equal numbers are a tie) or DNF (``None``, ``"DNF"`` or empty).
+    Raises :class:`HistoryError` listing every problem: fewer than two players, an empty or repeated name
+    (names equal up to case and spacing are the same player), a place that is not positive, nobody finishing,
+    a date that is not a date.
+    """
+    problems: list[Problem] = []
+    when: dt.date | None = None
+    if isinstance(date, dt.datetime):
+        when = date.date()
+    elif isinstance(date, dt.date):
+        when = date
+    elif date is not None and str(date).strip():
+        try:
+            when = dt.date.fromisoformat(str(date).strip()[:10])
+        except ValueError:
+            problems.append(Problem(f"'{date}' is not a date (write it as YYYY-MM-DD)", column="date", source=SOURCE))
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}
+    for i, (player, place) in enumerate(results, start=1):
+        name = " ".join(str(player or "").split())
+        if not name:
+            if place is not None and str(place).strip():
+                problems.append(Problem(f"player {i} has a place but no name", column="player", source=SOURCE))
+            continue  # an empty line of the form is not a player
+        key = name.casefold()
+        if key in seen:
+            problems.append(
+                Problem(f"'{name}' is entered twice (players {seen[key]} and {i})", column="player", source=SOURCE)
+            )
+            continue
+        seen[key] = i
+        try:
+            entries.append(Entry(name, parse_place(place)))
+        except ValueError as exc:
+            problems.append(Problem(f"{exc} (player '{name}')", column="place", source=SOURCE))
+    if len(seen) < 2:
+        problems.append(Problem(f"a game needs at least two players; {len(seen)} given", source=SOURCE))
+    elif entries and all(e.place is None for e in entries) and len(entries) == len(seen):
+        problems.append(Problem("nobody finished: give at least one player a place", column="place", source=SOURCE))
+    if problems:
+        raise HistoryError(problems)
+    return NewGame(when, tuple(entries))
+
+
+def new_submission_token() -> str:
+    """A short random token for one submission of the new-game form (create it when the form is shown)."""
+    return "web-" + secrets.token_hex(5)
+
+
+# ---------------------------------------------------------------------------------------------- no sheet
+def add_game(history: GameHistory, game: NewGame, *, token: str | None = None) -> GameHistory:
+    """A new history with ``game`` added (``history`` is unchanged).
+
+    The game id is ``token`` when given (and adding the same token twice returns ``history`` as it is), else
+    the next free ``game N``.  When every game has a date, the new game goes after the games of its date or
+    earlier, the order the file readers use; otherwise at the end.
+    """
+    ids = {g.id for g in history.games}
+    if token is not None and token in ids:
+        return history
+    game_id = token
+    if game_id is None:
+        n = len(history.games) + 1
+        while f"game {n}" in ids:
+            n += 1
+        game_id = f"game {n}"
+    added = Game(game_id, game.entries, game.date)
+    games = list(history.games)
+    position = len(games)
+    if game.date is not None and history.has_dates:
+        position = sum(1 for g in games if g.date is not None and g.date <= game.date)
+    games.insert(position, added)
+    return GameHistory(games, warnings=history.warnings)
+
+
+# ---------------------------------------------------------------------------------------------- sheet rows
+def _text(value: str) -> str:
+    """A name as written into the sheet: a leading apostrophe where a spreadsheet would see a formula."""
+    return "'" + value if value.startswith(_DANGEROUS_START) else value
+
+
+def _problem(message: str) -> HistoryError:
+    return HistoryError([Problem(message, source=SOURCE)])
+
+
+def sheet_rows(header: Sequence[Any], game: NewGame, *, game_id: str | None) -> tuple[str, list[list[Any]]]:
+    """The rows to append for ``game`` in the shape of a sheet with this header row: ``(shape, rows)``.
+
+    Wide: one row, values under the sheet's own columns.  Long: one row per player.  ``game_id`` goes into
+    the game column when the sheet has one.  Raises :class:`HistoryError` when the sheet cannot hold the game
+    (no column for a place, no DNF column, a name containing ``/`` in the wide shape).
+    """
+    shape = read_table([list(header)]).shape  # raises a clear HistoryError for a header of neither shape
+    info = _read_header([str(c) for c in header], None)
+    width = len(info.names)
+    game_col = info.roles.get("game")
+    date_col = info.roles.get("date")
+    date_text = game.date.isoformat() if game.date else ""
+    if shape == "long":
+        if game_col is None:
+            raise _problem("the sheet has player and place columns but no 'game' column to group them into games")
+        rows = []
+        for entry in game.entries:
+            row: list[Any] = [""] * width
+            row[game_col] = _text(game_id or "")
+            if date_col is not None:
+                row[date_col] = date_text
+            row[info.roles["player"]] = _text(entry.player)
+            row[info.roles["place"]] = "DNF" if entry.place is None else entry.place
+            rows.append(_trim(row))
+        return shape, rows
+    slashed = [e.player for e in game.entries if "/" in e.player]
+    if slashed:
+        raise _problem(f"'{slashed[0]}' contains '/', which this sheet uses to separate tied players")
+    column_of = {place: j for j, place in info.ordinals.items()}
+    row = [""] * width
+    if game_col is not None:
+        row[game_col] = _text(game_id or "")
+    if date_col is not None:
+        row[date_col] = date_text
+    by_place: dict[int | None, list[str]] = {}
+    for entry in game.entries:
+        by_place.setdefault(entry.place, []).append(entry.player)
+    for place, players in by_place.items():
+        if place is None:
+            j = info.roles.get("dnf")
+            if j is None:
+                raise _problem(
+                    "the sheet has no DNF column; add a column named 'DNF' to record players who did not finish"
+                )
+        else:
+            j = column_of.get(place)
+            if j is None:
+                top = max(column_of)
+                raise _problem(
+                    f"the sheet has place columns up to place {top}; add a column for place {place} (e.g. "
+                    f"'{_ordinal(place)}') to record this game"
+                )
+        row[j] = _text(" / ".join(players))
+    return shape, [_trim(row)]
+
+
+def _trim(row: list[Any]) -> list[Any]:
+    while row and row[-1] == "":
+        row.pop()
+    return row
+
+
+def _ordinal(k: int) -> str:
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+# ---------------------------------------------------------------------------------------------- recording
+@dataclass(frozen=True)
+class RecordResult:
+    """What :func:`record_game` did: ``added`` False means the game was already there (a repeated submit)."""
+
+    added: bool
+    message: str
+    game_id: str | None
+    rows: tuple[tuple[Any, ...], ...] = ()
+
+
+def _already_there(rows: list[list[str]], header_info: Any, game: NewGame, token: str) -> str | None:
+    """Why this submission is already in the sheet, or None."""
+    game_col = header_info.roles.get("game")
+    if game_col is not None:
+        for number, row in enumerate(rows[1:], start=2):
+            if game_col < len(row) and str(row[game_col]).strip() == token:
+                return f"this game was already recorded (row {number}, game '{token}'); it was not added again"
+        return None
+    recent = read_table(rows, skip_bad_rows=True).history.games[-RECENT_GAMES:]
+    for existing in recent:
+        if game.same_result(existing):
+            return (
+                "an identical game (same date, players and places) is already among the sheet's last games, so it "
+                "was not added again; if it really is another game, record it again with 'record anyway'"
+            )
+    return None
+
+
+def record_game(source: SheetSource, game: NewGame, *, token: str, allow_duplicate: bool = False) -> RecordResult:
+    """Append ``game`` to the sheet of ``source`` in the sheet's shape, once per ``token``.
+
+    Raises :class:`SheetError` when the sheet is read-only (public link) or cannot be reached, and
+    :class:`HistoryError` when the sheet's layout cannot hold the game.  See the module docstring for how a
+    repeated submit is recognised.
+    """
+    if not source.writable:
+        source.append_rows([])  # raises the read-only explanation
+    token = " ".join(str(token).split())
+    if not token:
+        raise SheetError("a submission token is needed to record a game", "config")
+    with _LOCK:
+        rows = source.fetch_rows()
+        if not any(any(str(c).strip() for c in r) for r in rows):
+            header: list[Any] = ["game", "date", "player", "place"]
+            _, new_rows = sheet_rows(header, game, game_id=token)
+            source.append_rows([header, *new_rows])
+            return RecordResult(True, "the sheet was empty: wrote a header and the game", token, _freeze(new_rows))
+        header = list(rows[0])
+        info = _read_header([str(c) for c in header], None)
+        if not allow_duplicate:
+            why = _already_there(rows, info, game, token)
+            if why is not None:
+                return RecordResult(False, why, token if "game" in info.roles else None)
+        shape, new_rows = sheet_rows(header, game, game_id=token)
+        source.append_rows(new_rows)
+    count = len(new_rows)
+    what = "1 row" if count == 1 else f"{count} rows"
+    game_id = token if "game" in info.roles else None
+    return RecordResult(
+        True, f"recorded the game: {what} added to the sheet ({shape} shape)", game_id, _freeze(new_rows)
+    )
+
+
+def _freeze(rows: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:
+    return tuple(tuple(r) for r in rows)
