@@ -94,6 +94,39 @@ def test_poker_tells_its_story() -> None:
     assert mean_place(history, "Marta", 0.0, 0.5) < 3.0
 
 
+def relative_place(history: GameHistory, player: str, lo: float, hi: float) -> float:
+    """Average of (place - 1) / (entrants - 1) over a fraction of the games: 0 always first, 1 always last."""
+    n = history.n_games
+    values = []
+    for game in history.games[int(lo * n) : int(hi * n)]:
+        for entry in game.entries:
+            if entry.player == player:
+                place = entry.place if entry.place is not None else len(game.entries)
+                values.append((place - 1) / (len(game.entries) - 1))
+    assert values, f"{player} played between {lo} and {hi}"
+    return float(np.mean(values))
+
+
+def test_racing_tells_its_story() -> None:
+    history = load_sample("racing")
+    assert set(generate.RACING_STORY) <= set(history.players)
+    assert relative_place(history, "Vexa", 0.0, 1.0) < 0.3  # dominant throughout
+    assert relative_place(history, "Nova", 0.8, 1.0) < relative_place(history, "Nova", 0.25, 0.4) - 0.3
+    slump = relative_place(history, "Brick", 0.4, 0.6)
+    assert slump > relative_place(history, "Brick", 0.0, 0.25) + 0.15
+    assert slump > relative_place(history, "Brick", 0.8, 1.0) + 0.15
+    assert relative_place(history, "Orion", 0.8, 1.0) > relative_place(history, "Orion", 0.0, 0.2) + 0.3
+
+
+def test_chess_tells_its_story() -> None:
+    history = load_sample("chess")
+    assert relative_place(history, "Abena", 0.0, 1.0) < 0.2  # the champion
+    assert relative_place(history, "Anders", 0.8, 1.0) < relative_place(history, "Anders", 0.2, 0.4) - 0.2
+    slump = relative_place(history, "Beatriz", 0.5, 0.7)
+    assert slump > relative_place(history, "Beatriz", 0.0, 0.35) + 0.2
+    assert slump > relative_place(history, "Beatriz", 0.85, 1.0) + 0.2
+
+
 def test_generator_is_deterministic_and_matches_committed_files() -> None:
     # Snapshot check: the committed files are what the seeded generator writes today.
     root = resources.files("ratings.samples")

@@ -32,19 +32,22 @@ SAMPLES: dict[str, Sample] = {
         Sample(
             "poker",
             "Poker night",
-            "Ten friends, 150 evenings over two years, 4-8 players a night, kept as a sheet with one row per night.",
+            "Ten friends, 150 evenings over two years, one row per night: Marta dominates, newcomer Jonas rises, "
+            "Priya slumps and recovers.",
             "poker.csv",
         ),
         Sample(
             "racing",
             "Racing community",
-            "About 150 racers and 2,000 races of 2-30 entrants over two years, with many did-not-finish results.",
+            "About 150 racers and 2,000 races of 2-30 entrants with many DNFs: Vexa dominates, Nova rises fast, "
+            "Brick slumps, Orion fades.",
             "racing.csv",
         ),
         Sample(
             "chess",
             "Chess club",
-            "Thirty club members and about 1,500 two-player games over three years, draws included.",
+            "Thirty members and about 1,500 games over three years, draws included: Abena leads, the junior Anders "
+            "improves, Beatriz slumps.",
             "chess.csv",
         ),
     )

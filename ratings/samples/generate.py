@@ -183,6 +183,10 @@ def _handles(rng: np.random.Generator, count: int) -> list[str]:
     return names
 
 
+#: The scripted racers: a dominant veteran, a prodigy, a long slump, a fading star.
+RACING_STORY = ("Vexa", "Nova", "Brick", "Orion")
+
+
 def racing_history(seed: int = 20240202) -> GameHistory:
     """A racing community: about 150 racers, 2,000 races of 2-30 entrants, many DNFs."""
     rng = np.random.default_rng(seed)
@@ -198,6 +202,8 @@ def racing_history(seed: int = 20240202) -> GameHistory:
     players[2].arc, players[2].activity = _dip(0.3, 0.5, 0.75, 2.0), 4.0  # a long slump
     players[3].arc, players[3].activity = _ramp(0.1, 0.9, 1.5, -1.0), 4.0  # a fading star
     players[1].base, players[2].base, players[3].base = 0.0, 1.2, 0.0
+    for p, name in zip(players[:4], RACING_STORY, strict=True):
+        p.name, p.leaves = name, 1.0
     for p in players[:4]:
         p.drifts = False
     start = dt.date(2023, 3, 1)
