@@ -16,6 +16,7 @@ __all__ = ["SYSTEM_NAMES", "UnknownSystemError", "create", "get_system"]
 _REGISTRY: dict[str, tuple[str, str]] = {
     "multielo": ("ratings.systems.multielo", "MultiElo"),
     "glicko2": ("ratings.systems.glicko2", "Glicko2"),
+    "elo-mmr": ("ratings.systems.elo_mmr", "EloMMR"),
 }
 
 SYSTEM_NAMES: tuple[str, ...] = tuple(_REGISTRY)

@@ -1,0 +1,490 @@
+"""Elo-MMR: Bayesian ratings for massive multiplayer competitions (seed 004, Ebtekar and Liu).
+
+Every game is processed in two phases (section 3), after the skill drift of section 4:
+
+0. *Drift* (section 4, Algorithm 2).  Before a game each participant's skill uncertainty grows
+   from ``sigma^2`` to ``sigma^2 + gamma^2``.  Elo-MM-chi adds the variance; Elo-MMR(rho)
+   applies the *pseudodiffusion*: with ``kappa = sigma^2 / (sigma^2 + gamma^2)`` the Gaussian
+   prior keeps ``kappa^rho`` of its weight, the rest of the total weight is moved onto it centred at
+   the current rating, the Gaussian's weight is then multiplied by ``kappa`` and every logistic term's by
+   ``kappa^(1 + rho)`` (equation 11).
+1. *Performance* (section 3.1, Theorem 3.2).  Player ``i``'s performance is the unique zero of
+   ``Q_i(p) = sum_{j beat i} l_j(p) + sum_{j tied i} d_j(p) + sum_{i beat j} v_j(p)``, where the
+   sums run over every participant (``i`` itself is tied with itself) and ``F_j`` is the prior
+   distribution of ``j``'s performance: mean ``mu_j``, variance ``delta_j^2 = sigma_j^2 + beta^2``,
+   Gaussian (chi) or logistic (rho).
+2. *Belief update* (section 3.2).  chi: the Gaussian posterior of the prior ``N(mu, sigma^2)`` and the
+   observation ``N(p, beta^2)``.  rho: the performance joins the player's list of logistic terms and the
+   rating is the zero of ``L'`` in equation (10); ``1 / sigma^2`` is the total weight (equation 8).
+
+Ties and did-not-finish.  Theorem 3.2 has a tie term ``d_j``: in the logistic model it equals
+``l_j + v_j`` (a tie counts as a win plus a loss, section 3.1).  A game's dense ranks give the ties
+directly; every DNF shares the rank after the last finisher (the :class:`~ratings.history.GameHistory`
+convention), so DNFs lose to every finisher and tie with each other.
+
+Parameters.  ``beta`` is the spread of one performance around the skill and ``sigma_limit`` the
+uncertainty a regular player settles at.  The drift ``gamma`` is the one for which ``sigma_limit``
+is the fixed point of "drift, then update" (section 5.2's steady state):
+``1 / sigma_limit^2 = 1 / (sigma_limit^2 + gamma^2) + 1 / beta^2``, i.e. with the *contest weight*
+``w = sigma_limit^2 / (beta^2 - sigma_limit^2)`` one has ``beta^2 = sigma_limit^2 (1 + 1/w)`` and
+``gamma^2 = w sigma_limit^2``.  The ``weight`` parameter multiplies ``w`` (a heavier contest moves
+ratings more), exactly as the authors' implementation and the ``elommr`` package do with their
+``weight_limit`` and per-round weight.  The defaults beta = 200, sigma_limit = 80 give
+``gamma = 34.9``: the performance spread 200 and drift 35 of the paper's synthetic data (section 6.1).
+
+Display rating.  The paper rates a player by mu, the MAP skill (section 2), and defines no other
+displayed number.  The shown rating is ``mu - display_k (sigma - sigma_limit)``: with the default
+``display_k = 0`` it is mu itself; a positive ``display_k`` gives a conservative rating that equals mu for a
+settled player and starts a newcomer lower (the ``elommr`` package's ``display_rating`` uses this form with 2).
+The conservative form is not the default because a newcomer's sigma falls so fast (350 to about 174 after
+one four-player game) that with ``display_k = 3`` even the last of an even field *gains* about 270 shown
+points, which breaks "the loser of an even field loses" (tests/test_contract.py) and reads badly on a chart.
+
+State.  ``mu`` and ``sigma`` for both variants.  The rho variant also keeps each player's Gaussian
+prior term (``p0``, ``w0``) and a padded table of logistic terms (``hist_p``, ``hist_w``: one row per
+player, the first ``hist_len`` columns used, weights ``w_k = omega_k / beta^2``); the table widens as
+histories grow.  At most ``max_history`` logistic terms are kept: the oldest is then folded into the
+Gaussian term with its weight (the history compression of section 5.3; the paper's experiments use 500).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from ratings.base import GameView, RatingSystem, State
+from ratings.params import ParameterError, check, param
+from ratings.predict import monte_carlo_places
+
+__all__ = ["EloMMR", "EloMMRParams", "solve_decreasing"]
+
+#: pi / sqrt(3): a logistic distribution with standard deviation delta has scale delta / TANH_SCALE.
+TANH_SCALE = math.pi / math.sqrt(3.0)
+#: Ratings after a game are reported to this absolute tolerance (rating points).
+TOLERANCE = 1e-10
+#: Elements per block when a game's all-pairs matrix is evaluated (bounds memory to ~16 MB per array).
+BLOCK = 2_000_000
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EloMMRParams:
+    variant: str = param(
+        "rho",
+        "Performance model: 'rho' is Elo-MMR(rho) with logistic performances (robust to outliers); "
+        "'chi' is Elo-MM-chi with Gaussian performances (simpler, not robust).",
+        choices=("rho", "chi"),
+        label="variant",
+    )
+    mu: float = param(1500.0, "Skill estimate mu of a new player.", low=0.0, high=3000.0, step=50.0, label="initial mu")
+    sigma: float = param(
+        350.0, "Uncertainty sigma of a new player's skill.", low=50.0, high=1000.0, step=10.0, label="initial sigma"
+    )
+    beta: float = param(
+        200.0,
+        "Performance spread beta: how far one game's performance typically strays from the skill "
+        "(must exceed sigma limit).",
+        low=50.0,
+        high=600.0,
+        step=5.0,
+        label="beta",
+    )
+    sigma_limit: float = param(
+        80.0,
+        "Uncertainty floor: the sigma a regular player settles at, where the drift between games balances "
+        "what a game teaches.",
+        low=10.0,
+        high=300.0,
+        step=5.0,
+        label="sigma limit",
+    )
+    weight: float = param(
+        1.0,
+        "Contest weight: multiplies how much one game counts (and the drift before it); 1 is the standard.",
+        low=0.1,
+        high=5.0,
+        step=0.1,
+        label="contest weight",
+    )
+    rho: float = param(
+        1.0,
+        "Pseudodiffusion rate rho (rho variant): how fast old performances turn into a Gaussian prior; "
+        "small rho gives more momentum to players whose results swing.",
+        low=0.0,
+        high=5.0,
+        step=0.1,
+        label="rho",
+    )
+    display_k: float = param(
+        0.0,
+        "Shown rating is mu - k (sigma - sigma limit): 0 shows mu; 2-3 start newcomers lower until they settle.",
+        low=0.0,
+        high=3.0,
+        step=0.5,
+        label="k in mu - k (sigma - limit)",
+    )
+    max_history: int = param(
+        500,
+        "Logistic terms kept per player (rho variant); older ones are folded into the Gaussian prior.",
+        low=1.0,
+        high=1000.0,
+        step=1.0,
+        label="history length",
+    )
+
+    def __post_init__(self) -> None:
+        if self.variant not in ("rho", "chi"):
+            raise ParameterError("variant", f"'{self.variant}' is not one of rho, chi")
+        check("mu", self.mu)
+        check("sigma", self.sigma, positive=True)
+        check("sigma_limit", self.sigma_limit, positive=True)
+        check("beta", self.beta, positive=True)
+        if self.beta <= self.sigma_limit:
+            raise ParameterError(
+                "beta", f"must exceed sigma_limit ({self.sigma_limit:g}) so that the drift is finite, got {self.beta:g}"
+            )
+        check("weight", self.weight, positive=True)
+        check("rho", self.rho, nonnegative=True)
+        check("display_k", self.display_k, nonnegative=True)
+        if isinstance(self.max_history, bool) or not isinstance(self.max_history, int):
+            raise ParameterError("max_history", f"{self.max_history!r} is not a whole number")
+        check("max_history", self.max_history, at_least=1)
+
+    # ------------------------------------------------------------ derived
+    @property
+    def contest_weight(self) -> float:
+        """``w`` with ``beta^2 = sigma_limit^2 (1 + 1/w)`` at weight 1, times ``weight``."""
+        return self.weight * self.sigma_limit**2 / (self.beta**2 - self.sigma_limit**2)
+
+    @property
+    def beta_game(self) -> float:
+        """The performance spread of one game of this weight (equals ``beta`` at weight 1)."""
+        return self.sigma_limit * math.sqrt(1.0 + 1.0 / self.contest_weight)
+
+    @property
+    def gamma(self) -> float:
+        """The skill drift before each game: ``gamma^2 = w sigma_limit^2``."""
+        return self.sigma_limit * math.sqrt(self.contest_weight)
+
+
+# ---------------------------------------------------------------------- root finding
+def solve_decreasing(
+    func: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    lo: np.ndarray,
+    hi: np.ndarray,
+    guess: np.ndarray,
+    *,
+    tol: float = TOLERANCE,
+    max_iter: int = 200,
+) -> np.ndarray:
+    """Zeros of many strictly decreasing functions at once, by safeguarded Newton on brackets.
+
+    ``func(x, idx)`` returns the values and derivatives of functions ``idx`` at ``x``.  The
+    caller guarantees ``f(lo) > 0 > f(hi)`` (a sure bracket).  Each step tries Newton and falls
+    back to bisection when Newton would leave the shrinking bracket, so convergence is certain;
+    a function is done when its step or its bracket is below ``tol``.
+    """
+    lo = np.array(lo, dtype=float)
+    hi = np.array(hi, dtype=float)
+    x = np.clip(np.array(guess, dtype=float), lo, hi)
+    x = np.where((x <= lo) | (x >= hi), 0.5 * (lo + hi), x)
+    active = np.arange(len(x))
+    for _ in range(max_iter):
+        if len(active) == 0:
+            break
+        xa = x[active]
+        value, slope = func(xa, active)
+        pos = value > 0
+        lo[active] = np.where(pos, xa, lo[active])
+        hi[active] = np.where(value < 0, xa, hi[active])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            newton = xa - value / slope
+        la, ha = lo[active], hi[active]
+        # A Newton step below tol means converged (it may round onto a bracket end: accept it).
+        small = np.isfinite(newton) & (np.abs(newton - xa) <= tol)
+        inside = np.isfinite(newton) & (newton > la) & (newton < ha)
+        nxt = np.where(inside | small, newton, 0.5 * (la + ha))
+        done = (value == 0) | small | (ha - la <= tol)
+        x[active] = np.where(value == 0, xa, nxt)
+        active = active[~done]
+    return x
+
+
+def _mills(x: np.ndarray) -> np.ndarray:
+    """phi(x) / Phi(x) for any x: directly where Phi(x) is safely away from 0, else via erfcx (no underflow)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        out = np.exp(-0.5 * x * x) / (special.ndtr(x) * math.sqrt(2.0 * math.pi))
+    far = x < -20.0
+    if far.any():
+        out[far] = _SQRT_2_OVER_PI / special.erfcx(-x[far] / math.sqrt(2.0))
+    return out
+
+
+def _row_blocks(rows: int, cols: int) -> list[slice]:
+    step = max(1, BLOCK // max(cols, 1))
+    return [slice(s, min(s + step, rows)) for s in range(0, rows, step)]
+
+
+# ---------------------------------------------------------------------- phase one
+def _groups(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ranks (ascending) and each player's index into them.
+
+    Q_i depends on i only through who beat i, tied with i and lost to i, so tied players share one
+    equation: one root per distinct rank.
+    """
+    levels, group = np.unique(ranks, return_inverse=True)
+    return levels, group
+
+
+def logistic_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Performance of every player in the logistic model: the zero of Q_i (section 3.1, Theorem 3.2).
+
+    With ``F_j(p) = (1 + tanh((p - mu_j) / (2 s_j))) / 2`` and scale ``s_j = sqrt(3) delta_j / pi``:
+    ``l_j = -F_j / s_j``, ``v_j = (1 - F_j) / s_j`` and ``d_j = l_j + v_j``; so, times two,
+    ``2 Q_g(p) = -sum_all t_j / s_j - sum_{tied} t_j / s_j + sum_{worse} 1/s_j - sum_{better} 1/s_j``
+    with ``t_j = tanh((p - mu_j) / (2 s_j))``.  Cost: O(n * distinct ranks) per Newton step.
+    """
+    n = len(mu)
+    levels, group = _groups(ranks)
+    g = len(levels)
+    inv_s = TANH_SCALE / delta  # 1 / s_j
+    half = 0.5 * inv_s  # 1 / (2 s_j)
+    group_sum = np.bincount(group, weights=inv_s, minlength=g)
+    below = np.cumsum(group_sum) - group_sum  # sum over better players (lower rank)
+    above = group_sum.sum() - below - group_sum  # sum over worse players
+    constant = above - below
+    slope_weight = inv_s * half  # d t_j / dp / s_j = (1 - t_j^2) / (2 s_j^2)
+
+    def func(x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        value = np.empty(len(x))
+        slope = np.empty(len(x))
+        for block in _row_blocks(len(x), n):
+            t = np.subtract.outer(x[block], mu)
+            t *= half
+            np.tanh(t, out=t)
+            value[block] = -(t @ inv_s)
+            np.square(t, out=t)
+            np.subtract(1.0, t, out=t)
+            slope[block] = -(t @ slope_weight)
+        # The tied players' second copy of -t_j / s_j (a tie is a win plus a loss).
+        mine = np.isin(group, idx)
+        pos = np.searchsorted(idx, group[mine])
+        t_tie = np.tanh((x[pos] - mu[mine]) * half[mine])
+        value += constant[idx] - np.bincount(pos, weights=t_tie * inv_s[mine], minlength=len(x))
+        slope -= np.bincount(pos, weights=(1.0 - t_tie**2) * slope_weight[mine], minlength=len(x))
+        return value, slope
+
+    # A sure bracket: beyond K scales from every mean each tanh is within 2 e^(-2K) of +-1, so the
+    # player's own tie term 2 tanh(K) / s outweighs the n opposite tails when e^(2K) >= 8 n s_max / s_min.
+    scale = 1.0 / inv_s
+    k = 0.5 * math.log(8.0 * n * scale.max() / scale.min()) + 1.0
+    lo = np.full(g, (mu - 2.0 * k * scale).min())
+    hi = np.full(g, (mu + 2.0 * k * scale).max())
+    return solve_decreasing(func, lo, hi, _guess(mu, ranks, levels))[group]
+
+
+def gaussian_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Performance of every player in the Gaussian model: the zero of Q_i (section 3.1, Theorem 3.2).
+
+    With ``z = (p - mu_j) / delta_j`` and the Mills ratio ``m(x) = phi(x) / Phi(x)``:
+    ``v_j = m(z) / delta_j`` (a win), ``l_j = -m(-z) / delta_j`` (a loss), ``d_j = -z / delta_j`` (a tie).
+    """
+    n = len(mu)
+    levels, group = _groups(ranks)
+    g = len(levels)
+    inv_d = 1.0 / delta
+    inv_d2 = inv_d * inv_d
+
+    def func(x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        value = np.empty(len(x))
+        slope = np.empty(len(x))
+        for block in _row_blocks(len(x), n):
+            z = np.subtract.outer(x[block], mu)
+            z *= inv_d
+            side = np.sign(np.subtract.outer(idx[block], group).astype(float))
+            side *= -1.0  # +1 where j is worse than the group (a win), -1 where better (a loss), 0 tied
+            tie = side * side
+            sz = side * z
+            m = _mills(sz)
+            v = side * m
+            tie -= 1.0  # now -1 on ties, 0 elsewhere
+            v += tie * z  # a tie contributes -z
+            value[block] = v @ inv_d
+            # d/dp [s m(s z) / delta] = -m (m + s z) / delta^2; d/dp [-z / delta] = -1 / delta^2.
+            sz += m
+            sz *= m
+            sz *= tie + 1.0
+            sz -= tie
+            slope[block] = -(sz @ inv_d2)
+        return value, slope
+
+    # A sure bracket: K deltas below every mean the own tie term is at least K / delta_max while the
+    # n loss terms are at most phi(K) / (Phi(K) delta_min) each; K = sqrt(2 ln(n r)) + 1 suffices.
+    k = math.sqrt(2.0 * math.log(max(n * delta.max() / delta.min(), 2.0))) + 1.0
+    lo = np.full(g, (mu - k * delta).min())
+    hi = np.full(g, (mu + k * delta).max())
+    return solve_decreasing(func, lo, hi, _guess(mu, ranks, levels))[group]
+
+
+def _guess(mu: np.ndarray, ranks: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Start each rank group at the prior mean that would hold its position if ratings were exact."""
+    order = np.sort(mu)[::-1]
+    ahead = np.searchsorted(np.sort(ranks), levels, side="left")
+    behind = np.searchsorted(np.sort(ranks), levels, side="right") - 1
+    return order[(ahead + behind) // 2]
+
+
+# ---------------------------------------------------------------------- phase two (rho)
+def robust_average(p0: np.ndarray, w0: np.ndarray, hist_p: np.ndarray, hist_w: np.ndarray, beta: float) -> np.ndarray:
+    """Zero of ``L'(s) = w0 (s - p0) + sum_k w_k beta (pi/sqrt 3) tanh(pi (s - p_k) / (beta sqrt 12))`` (eq. 10).
+
+    One row per player; unused columns of ``hist_p``/``hist_w`` carry weight 0.  The zero lies between
+    the smallest and largest centre (every term has the same sign outside), so that is the bracket.
+    """
+    out_scale = hist_w * (beta * TANH_SCALE)  # omega_k pi / (beta sqrt 3) with w_k = omega_k / beta^2
+    arg = TANH_SCALE / (2.0 * beta)  # pi / (beta sqrt 12)
+    used = hist_w > 0
+    centres_lo = np.where(used, hist_p, np.inf).min(axis=1, initial=np.inf)
+    centres_hi = np.where(used, hist_p, -np.inf).max(axis=1, initial=-np.inf)
+    lo = np.minimum(p0, centres_lo) - 1.0
+    hi = np.maximum(p0, centres_hi) + 1.0
+    total = w0 + hist_w.sum(axis=1)
+    guess = (w0 * p0 + (hist_w * hist_p).sum(axis=1)) / total  # equation (7) with w_k = 1 / beta_k^2
+
+    def func(x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        t = np.tanh((x[:, None] - hist_p[idx]) * arg)
+        value = w0[idx] * (x - p0[idx]) + (out_scale[idx] * t).sum(axis=1)
+        slope = w0[idx] + (out_scale[idx] * (1.0 - t * t)).sum(axis=1) * arg
+        return -value, -slope  # L' increases; the solver wants a decreasing function
+
+    return solve_decreasing(func, lo, hi, guess)
+
+
+# ---------------------------------------------------------------------- the system
+class EloMMR(RatingSystem):
+    """Elo-MMR (Ebtekar and Liu 2021): performance from the whole field, then a Bayesian belief update."""
+
+    name = "elo-mmr"
+    title = "Elo-MMR"
+    summary = (
+        "Bayesian rating for any number of players (Ebtekar and Liu 2021): each game estimates a performance "
+        "from the whole field, then updates a skill belief; incentive-compatible and, in its rho variant, "
+        "robust to one-off results."
+    )
+    scale = "Elo-MMR points"
+    Params = EloMMRParams
+    extra_series = ("mu", "sigma")
+
+    # ------------------------------------------------------------ state
+    def _initial_state(self, n_players: int) -> State:
+        p = self.params
+        state: State = {
+            "mu": np.full(n_players, float(p.mu)),
+            "sigma": np.full(n_players, float(p.sigma)),
+        }
+        if p.variant == "rho":
+            width = min(8, p.max_history)
+            state["p0"] = np.full(n_players, float(p.mu))
+            state["w0"] = np.full(n_players, 1.0 / p.sigma**2)
+            state["hist_p"] = np.zeros((n_players, width))
+            state["hist_w"] = np.zeros((n_players, width))
+            state["hist_len"] = np.zeros(n_players, dtype=np.int64)
+        return state
+
+    def _display(self, state: State, players: np.ndarray) -> np.ndarray:
+        return np.asarray(
+            state["mu"][players] - self.params.display_k * (state["sigma"][players] - self.params.sigma_limit),
+            dtype=float,
+        )
+
+    def initial_rating(self) -> float:
+        """A new player's displayed rating: ``mu - display_k (sigma - sigma_limit)``."""
+        p = self.params
+        return float(p.mu - p.display_k * (p.sigma - p.sigma_limit))
+
+    # ------------------------------------------------------------ one game
+    def _play(self, state: State, game: GameView) -> None:
+        p = self.params
+        players = np.asarray(game.players, dtype=np.int64)
+        beta = p.beta_game
+        gamma2 = p.gamma**2
+        sigma2 = state["sigma"][players] ** 2
+        if p.variant == "rho":
+            self._diffuse(state, players, sigma2, gamma2)
+        sigma2 = sigma2 + gamma2  # section 4: the uncertainty after drift (both variants)
+        mu = state["mu"][players]
+        delta = np.sqrt(sigma2 + beta**2)
+        ranks = np.asarray(game.ranks)
+        if p.variant == "chi":
+            perf = gaussian_performances(mu, delta, ranks)
+            # Section 3.2, Gaussian: precision-weighted mean of prior N(mu, sigma^2) and observation N(perf, beta^2).
+            w_prior, w_perf = 1.0 / sigma2, 1.0 / beta**2
+            state["mu"][players] = (w_prior * mu + w_perf * perf) / (w_prior + w_perf)
+        else:
+            perf = logistic_performances(mu, delta, ranks)
+            self._push(state, players, perf, 1.0 / beta**2)
+            h = int(state["hist_len"][players].max())
+            state["mu"][players] = robust_average(
+                state["p0"][players],
+                state["w0"][players],
+                state["hist_p"][players, :h],
+                state["hist_w"][players, :h],
+                beta,
+            )
+        # Equation (8): the new precision is the drifted precision plus the game's 1 / beta^2.
+        state["sigma"][players] = 1.0 / np.sqrt(1.0 / sigma2 + 1.0 / beta**2)
+
+    def _diffuse(self, state: State, players: np.ndarray, sigma2: np.ndarray, gamma2: float) -> None:
+        """Algorithm 2 (section 4.2): transfer and decay, preserving the rating, adding gamma^2 of variance."""
+        kappa = sigma2 / (sigma2 + gamma2)
+        keep = kappa**self.params.rho
+        w0 = state["w0"][players]
+        hist_w = state["hist_w"][players]
+        w_gauss = keep * w0
+        w_moved = (1.0 - keep) * (w0 + hist_w.sum(axis=1))
+        state["p0"][players] = (w_gauss * state["p0"][players] + w_moved * state["mu"][players]) / (w_gauss + w_moved)
+        state["w0"][players] = kappa * (w_gauss + w_moved)
+        state["hist_w"][players] = hist_w * (kappa * keep)[:, None]
+
+    def _push(self, state: State, players: np.ndarray, perf: np.ndarray, weight: float) -> None:
+        """Append one logistic term per player, folding the oldest into the Gaussian term when full (section 5.3)."""
+        limit = self.params.max_history
+        length = state["hist_len"][players]
+        full = players[length >= limit]
+        if len(full):
+            wn, wl = state["w0"][full], state["hist_w"][full, 0]
+            state["p0"][full] = (wn * state["p0"][full] + wl * state["hist_p"][full, 0]) / (wn + wl)
+            state["w0"][full] = wn + wl
+            state["hist_p"][full, :-1] = state["hist_p"][full, 1:]
+            state["hist_w"][full, :-1] = state["hist_w"][full, 1:]
+            state["hist_w"][full, -1] = 0.0
+            state["hist_len"][full] -= 1
+            length = state["hist_len"][players]
+        width = state["hist_p"].shape[1]
+        if length.max() >= width:
+            grow = min(2 * width, limit) - width
+            state["hist_p"] = np.pad(state["hist_p"], ((0, 0), (0, grow)))
+            state["hist_w"] = np.pad(state["hist_w"], ((0, 0), (0, grow)))
+        state["hist_p"][players, length] = perf
+        state["hist_w"][players, length] = weight
+        state["hist_len"][players] = length + 1
+
+    # ------------------------------------------------------------ predictions
+    def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Monte Carlo over the variant's performance model, drift included (performances N or Logistic(mu, delta))."""
+        p = self.params
+        idx = np.asarray(players, dtype=int)
+        mu = state["mu"][idx]
+        delta = np.sqrt(state["sigma"][idx] ** 2 + p.gamma**2 + p.beta_game**2)
+        n = len(idx)
+
+        def sample(rng: np.random.Generator, count: int) -> np.ndarray:
+            if p.variant == "chi":
+                return mu + delta * rng.standard_normal((count, n))
+            return np.asarray(rng.logistic(mu, delta / TANH_SCALE, size=(count, n)))
+
+        return monte_carlo_places(sample, n)
