@@ -17,6 +17,7 @@ types (``1/2`` stays ``1/2``, ``007`` stays ``007``).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import io
 import math
@@ -837,13 +838,17 @@ def read_file(
     """
     data, name = _read_limited(file, filename)
     kind = _kind(data, name)
+    notes: list[str] = []
     if kind == "xlsx":
-        rows = _xlsx_rows(data, name)
+        rows = _xlsx_rows(data, name, notes)
     elif kind == "ods":
-        rows = _ods_rows(data, name)
+        rows = _ods_rows(data, name, notes)
     else:
         rows = _text_rows(data, name)
-    return read_table(rows, shape=shape, source=name, skip_bad_rows=skip_bad_rows)
+    result = read_table(rows, shape=shape, source=name, skip_bad_rows=skip_bad_rows)
+    if notes:
+        result = dataclasses.replace(result, warnings=(*notes, *result.warnings))
+    return result
 
 
 def _decode(data: bytes, source: str | None) -> str:
@@ -910,7 +915,13 @@ def _text_rows(data: bytes, source: str | None) -> list[list[str]]:
     return rows
 
 
-def _xlsx_rows(data: bytes, source: str | None) -> list[list[Any]]:
+def _sheet_note(names: Sequence[str], notes: list[str]) -> None:
+    if len(names) > 1:
+        others = ", ".join(f"'{n}'" for n in names[1:])
+        notes.append(f"the file has {len(names)} sheets; only the first, '{names[0]}', was read (not {others})")
+
+
+def _xlsx_rows(data: bytes, source: str | None, notes: list[str]) -> list[list[Any]]:
     import openpyxl
 
     try:
@@ -921,6 +932,7 @@ def _xlsx_rows(data: bytes, source: str | None) -> list[list[Any]]:
         if not book.worksheets:
             raise HistoryError([Problem("the Excel file has no sheets", source=source)])
         sheet = book.worksheets[0]
+        _sheet_note([ws.title for ws in book.worksheets], notes)
         rows: list[list[Any]] = []
         nonblank = 0
         for values in sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1):
@@ -941,7 +953,7 @@ def _xlsx_rows(data: bytes, source: str | None) -> list[list[Any]]:
     return rows
 
 
-def _ods_rows(data: bytes, source: str | None) -> list[list[Any]]:
+def _ods_rows(data: bytes, source: str | None, notes: list[str]) -> list[list[Any]]:
     from odf.namespaces import OFFICENS, TABLENS
     from odf.opendocument import load
     from odf.table import Table
@@ -953,6 +965,7 @@ def _ods_rows(data: bytes, source: str | None) -> list[list[Any]]:
         raise HistoryError([Problem(f"the ODS file cannot be opened ({exc})", source=source)]) from None
     if not tables:
         raise HistoryError([Problem("the ODS file has no sheets", source=source)])
+    _sheet_note([str(t.getAttrNS(TABLENS, "name") or f"sheet {k + 1}") for k, t in enumerate(tables)], notes)
     rows: list[list[Any]] = []
     pending_blank = 0
     nonblank = 0

@@ -122,6 +122,33 @@ def test_long_spreadsheets_with_numeric_cells(name: str) -> None:
     ]
 
 
+def test_only_the_first_sheet_is_read_and_that_is_said() -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    first = book.active
+    assert first is not None
+    first.title = "Games"
+    first.append(["date", "1st", "2nd"])
+    first.append(["2024-03-01", "Ann", "Bob"])
+    book.create_sheet("Notes").append(["anything"])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    result = read_file(buffer.getvalue(), filename="two.xlsx")
+    assert result.history.n_games == 1
+    assert "only the first, 'Games', was read (not 'Notes')" in result.warnings[0]
+
+
+def test_utf16_and_windows_encoded_text() -> None:
+    # Excel's "Unicode text" export: UTF-16 with a byte-order mark and tabs.
+    text = "date\t1st\t2nd\r\n2024-03-01\tBørge\tZoë\r\n"
+    result = read_file(text.encode("utf-16"), filename="export.txt")
+    assert games_of(result) == [("game 1", D(2024, 3, 1), [("Børge", 1), ("Zoë", 2)])]
+    # An older Excel CSV in the Windows code page.
+    result = read_file(text.replace("\t", ",").encode("cp1252"), filename="old.csv")
+    assert games_of(result) == [("game 1", D(2024, 3, 1), [("Børge", 1), ("Zoë", 2)])]
+
+
 def test_format_sniffed_without_a_file_name() -> None:
     for name in ("wide.xlsx", "wide.ods", "long_basic.csv"):
         data = (FIXTURES / name).read_bytes()
