@@ -20,8 +20,9 @@ id, and before appending the sheet is re-read and the append skipped if that id 
 across gunicorn workers because the check reads the sheet itself, not process memory.  A wide sheet without a
 game column cannot store the token: then a game identical (same date, same players and places) to one of the
 sheet's last few games counts as the same submission and is not added again (``allow_duplicate=True`` records
-it anyway).  Within one process a lock serialises check-and-append; between workers, two submits landing within
-the same fraction of a second could still both pass the check, because the Sheets API has no conditional append.
+it anyway; it never overrides a token found in a game column).  Within one process a lock serialises
+check-and-append; between workers, two submits landing within the same fraction of a second could still both
+pass the check, because the Sheets API has no conditional append.
 """
 
 from __future__ import annotations
@@ -237,13 +238,17 @@ class RecordResult:
     rows: tuple[tuple[Any, ...], ...] = ()
 
 
-def _already_there(rows: list[list[str]], header_info: Any, game: NewGame, token: str) -> str | None:
+def _already_there(
+    rows: list[list[str]], header_info: Any, game: NewGame, token: str, *, allow_duplicate: bool
+) -> str | None:
     """Why this submission is already in the sheet, or None."""
     game_col = header_info.roles.get("game")
     if game_col is not None:
         for number, row in enumerate(rows[1:], start=2):
             if game_col < len(row) and str(row[game_col]).strip() == token:
                 return f"this game was already recorded (row {number}, game '{token}'); it was not added again"
+        return None
+    if allow_duplicate:
         return None
     recent = read_table(rows, skip_bad_rows=True).history.games[-RECENT_GAMES:]
     for existing in recent:
@@ -276,10 +281,9 @@ def record_game(source: SheetSource, game: NewGame, *, token: str, allow_duplica
             return RecordResult(True, "the sheet was empty: wrote a header and the game", token, _freeze(new_rows))
         header = list(rows[0])
         info = _read_header([str(c) for c in header], None)
-        if not allow_duplicate:
-            why = _already_there(rows, info, game, token)
-            if why is not None:
-                return RecordResult(False, why, token if "game" in info.roles else None)
+        why = _already_there(rows, info, game, token, allow_duplicate=allow_duplicate)
+        if why is not None:
+            return RecordResult(False, why, token if "game" in info.roles else None)
         shape, new_rows = sheet_rows(header, game, game_id=token)
         source.append_rows(new_rows)
     count = len(new_rows)

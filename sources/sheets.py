@@ -403,7 +403,9 @@ class PublicCsvBackend:
                 " open the worksheet in the browser and copy the number after 'gid=' in the address.",
                 "config",
             )
-        params = {"format": "csv", "gid": str(ref.gid if ref.gid is not None else 0)}
+        params = {"format": "csv"}
+        if ref.gid is not None:  # without a gid Google exports the first worksheet, whatever its gid
+            params["gid"] = str(ref.gid)
         try:
             response = self.session.get(
                 EXPORT_URL.format(key=ref.key), params=params, timeout=self.timeout, allow_redirects=False
@@ -544,7 +546,11 @@ class SheetSource:
                 raise
             why = exc.message if isinstance(exc, SheetError) else f"The sheet now has problems: {exc}"
             when = kept.value.fetched_at.strftime("%H:%M:%S UTC")
-            return replace(kept.value, stale=True, message=f"{why} Showing the copy read at {when}.")
+            stale = replace(kept.value, stale=True, message=f"{why} Showing the copy read at {when}.")
+            # Keep serving the old copy (with the reason) for one cache period instead of asking Google again
+            # on every callback while it is failing; read(force=True) still tries at once.
+            self.cache.put(key, stale)
+            return stale
         read = SheetRead(result.history, rows, result, dt.datetime.now(dt.UTC))
         self.cache.put(key, read)
         return read

@@ -395,9 +395,9 @@ class _Handler(BaseHTTPRequestHandler):
                 location = "https://accounts.google.com/ServiceLogin?continue=" + key
                 self._send(302, "<html>Moved</html>", "text/html", [("Location", location)])
                 return
-            gid_text = (query.get("gid") or ["0"])[0]
-            try:
-                sheet = FakeSheets._find(spreadsheet, gid=int(gid_text))
+            gid_text = (query.get("gid") or [""])[0]
+            try:  # no gid: the first worksheet, as Google does
+                sheet = FakeSheets._find(spreadsheet, gid=int(gid_text)) if gid_text else spreadsheet.sheets[0]
             except (KeyError, ValueError):
                 self._send(400, "<html>Bad gid</html>", "text/html")
                 return

@@ -212,6 +212,8 @@ def test_double_submit_with_one_token_adds_once(fake: FakeSheets, worksheet: str
     assert first.added and not second.added
     assert "already recorded" in second.message and "web-2" in second.message
     assert len(appends(fake)) == 1
+    forced = record_game(source(fake, worksheet), GAME, token="web-2", allow_duplicate=True)
+    assert not forced.added  # a stored token is never overridden
     third = record_game(source(fake, worksheet), GAME, token="web-3")  # a new submit of the same result
     assert third.added and len(appends(fake)) == 2
 

@@ -215,6 +215,14 @@ def test_public_sheet_is_read_through_the_csv_export_without_credentials(fake: F
     assert fake.authorized == [False]
 
 
+def test_public_sheet_without_gid_exports_the_first_worksheet(clock: Clock) -> None:
+    with FakeSheets() as server:
+        server.add_spreadsheet(KEY, {"Long": LONG, "Results": WIDE}, first_gid=812)  # the first gid is not 0
+        read = csv_source(server, SheetRef(KEY), clock).read()
+        assert games(read) == LONG_GAMES
+        assert server.requests == [("GET", f"/spreadsheets/d/{KEY}/export", {"format": ["csv"]})]
+
+
 def test_public_mode_needs_a_gid_not_a_name(fake: FakeSheets, clock: Clock) -> None:
     with pytest.raises(SheetError, match="gid") as info:
         csv_source(fake, SheetRef(KEY, worksheet="Long"), clock).read()
@@ -288,6 +296,12 @@ def test_persistent_500_keeps_the_last_good_copy(fake: FakeSheets, clock: Clock,
     assert "server error (HTTP 500)" in again.message and "Tried 3 times" in again.message
     assert "Showing the copy read at" in again.message
     assert again.fetched_at == first.fetched_at
+    asked = fake.count()
+    clock.now += 30  # the next callbacks within a cache period get the kept copy without asking Google again
+    assert source.read() is again
+    assert fake.count() == asked
+    assert source.read(force=True).stale  # an explicit refresh does ask (and still fails)
+    assert fake.count() == asked + 3
 
 
 def test_500_without_a_good_copy_raises(fake: FakeSheets, clock: Clock, sleeps: list[float]) -> None:
