@@ -15,6 +15,10 @@ __all__ = ["SYSTEM_NAMES", "UnknownSystemError", "create", "get_system"]
 # name -> (module, class).  The order is the order menus show.
 _REGISTRY: dict[str, tuple[str, str]] = {
     "multielo": ("ratings.systems.multielo", "MultiElo"),
+    "pairwise-elo": ("ratings.systems.pairwise", "PairwiseElo"),
+    "plackett-luce": ("ratings.systems.plackett_luce", "PlackettLuce"),
+    "thurstonian": ("ratings.systems.thurstonian", "Thurstonian"),
+    "trueskill": ("ratings.systems.trueskill", "TrueSkill"),
     "glicko2": ("ratings.systems.glicko2", "Glicko2"),
     "elo-mmr": ("ratings.systems.elo_mmr", "EloMMR"),
 }

@@ -1,0 +1,129 @@
+"""Ties and did-not-finish for Kerby's single-rating models (seed 000, section 4).
+
+A game is read from the worst performance upwards, the orientation of seed 000 section 3.2
+(``X_1 < X_2 < ... < X_n``): first the DNF group, whose internal order is unobserved
+(censored: the likelihood only says that every DNF performed below every finisher), then
+the finishers' tie groups from the last place to the first.
+
+Players who share a place without a DNF drew, and are rewarded as in chess: their update
+is the average, over the orderings of the tied group, of the log-likelihood gradient of
+the resulting strict order.  :func:`tie_orderings` lists those orderings (with weights):
+
+- a group of at most :data:`EXACT_GROUP` players contributes all of its orderings;
+- a larger group contributes a balanced design of ``2 m`` orderings: the ``m`` rotations of
+  its players sorted by rating, and the ``m`` rotations of the reversed order.  Every player
+  takes every position in the group exactly twice and every pair appears in each relative
+  order exactly ``m`` times, so first and pairwise moments match the full average; the
+  result is deterministic, and :func:`symmetrize` then gives equally rated tied players
+  the mean of their updates, which the exact average would give them by symmetry.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+__all__ = ["EXACT_GROUP", "MAX_ROWS", "Split", "split_game", "symmetrize", "tie_orderings"]
+
+#: Largest tied group whose orderings are enumerated exactly (5! = 120 orderings).
+EXACT_GROUP = 5
+#: Largest number of joint orderings enumerated for a non-separable model.
+MAX_ROWS = 720
+
+
+class Split:
+    """A game's participants arranged worst first: the DNF set and the finishers' tie groups."""
+
+    def __init__(self, dnf: np.ndarray, groups: list[np.ndarray]) -> None:
+        self.dnf = dnf
+        self.groups = groups
+
+    @property
+    def finishers(self) -> int:
+        return sum(len(g) for g in self.groups)
+
+    @property
+    def has_ties(self) -> bool:
+        return any(len(g) > 1 for g in self.groups)
+
+
+def split_game(ranks: np.ndarray, dnf: np.ndarray) -> Split:
+    """Indices of the DNFs and of each group of finishers sharing a place, worst group first."""
+    ranks = np.asarray(ranks)
+    dnf = np.asarray(dnf, dtype=bool)
+    finished = np.flatnonzero(~dnf)
+    groups = [finished[ranks[finished] == r] for r in sorted(set(ranks[finished].tolist()), reverse=True)]
+    return Split(np.flatnonzero(dnf), groups)
+
+
+def _group_design(group: np.ndarray, ratings: np.ndarray) -> tuple[list[tuple[int, ...]], bool]:
+    """Orderings (worst first) of one tied group, and whether they are all of them."""
+    m = len(group)
+    if m <= EXACT_GROUP:
+        return [tuple(int(p) for p in perm) for perm in itertools.permutations(group.tolist())], True
+    # Sorted by rating (index breaks exact ties; symmetrize() removes the dependence).
+    base = [int(p) for p in group[np.lexsort((group, ratings[group]))]]
+    rotations = [tuple(base[k:] + base[:k]) for k in range(m)]
+    back = base[::-1]
+    return rotations + [tuple(back[k:] + back[:k]) for k in range(m)], False
+
+
+def tie_orderings(split: Split, ratings: np.ndarray, *, separable: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Worst-first orders of the finishers to average over, their weights, and whether it is exact.
+
+    Returns ``(rows, weights, exact)`` with ``rows`` of shape ``(T, finishers)`` and weights
+    summing to 1: the draw-rewarded gradient is ``sum_t weights[t] * gradient(rows[t])``.
+
+    ``separable`` models (Plackett-Luce, whose log-likelihood is a sum of one term per
+    position, each depending only on the set of players at or above it) need each group's
+    orderings only once, with the other groups held fixed: the average over the product of
+    the groups' orderings is then ``base + sum_k (mean over group k's orderings - base)``,
+    exactly.  Other models (Thurstonian) enumerate the product when it has at most
+    :data:`MAX_ROWS` rows, and otherwise walk the groups' designs in step (row ``t`` takes
+    ordering ``t mod |D_k|`` of group ``k``), a deterministic approximation.
+    """
+    designs = []
+    exact = True
+    for group in split.groups:
+        orderings, full = _group_design(group, ratings)
+        designs.append(orderings)
+        exact &= full
+    sizes = [len(d) for d in designs]
+    if all(s == 1 for s in sizes):
+        return np.array([[p for d in designs for p in d[0]]], dtype=int), np.ones(1), exact
+    if separable:
+        base = [d[0] for d in designs]
+        out = [base]
+        weights = [1.0]
+        for k, design in enumerate(designs):
+            if len(design) == 1:
+                continue
+            weights[0] -= 1.0
+            for ordering in design:
+                out.append(base[:k] + [ordering] + base[k + 1 :])
+                weights.append(1.0 / len(design))
+        table = np.array([[p for part in row for p in part] for row in out], dtype=int)
+        return table, np.array(weights), exact
+    if math.prod(sizes) <= MAX_ROWS:
+        combos = list(itertools.product(*designs))
+    else:
+        exact = False
+        combos = [tuple(d[t % len(d)] for d in designs) for t in range(max(sizes))]
+    table = np.array([[p for part in combo for p in part] for combo in combos], dtype=int)
+    return table, np.full(len(table), 1.0 / len(table)), exact
+
+
+def symmetrize(gradient: np.ndarray, ratings: np.ndarray, split: Split) -> np.ndarray:
+    """Give players tied in the same group with exactly equal ratings the mean of their updates."""
+    out = gradient.copy()
+    for group in split.groups:
+        if len(group) < 2:
+            continue
+        values = ratings[group]
+        for value in np.unique(values):
+            same = group[values == value]
+            if len(same) > 1:
+                out[same] = gradient[same].mean()
+    return out
