@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+import google.auth.exceptions
 import gspread
 import requests
 
@@ -371,6 +372,15 @@ class GspreadBackend:
             raise _status_error(status, ref, email=self.email, public=False, writing=writing) from None
         except requests.RequestException as exc:
             raise _network_error(exc, self.timeout) from None
+        except google.auth.exceptions.TransportError:
+            raise SheetError("Could not reach Google to sign in the service account.", "network") from None
+        except google.auth.exceptions.GoogleAuthError as exc:
+            who = self.email or "the service account"
+            raise SheetError(
+                f"Google refused to sign in {who} ({_short(str(exc), 160)}). Check GOOGLE_SERVICE_ACCOUNT_JSON: "
+                "the key may have been deleted or disabled in the Google Cloud console.",
+                "config",
+            ) from None
 
     def fetch(self, ref: SheetRef) -> list[list[str]]:
         """All cells of the worksheet as strings, header first (gspread's ``get_all_values``)."""

@@ -25,7 +25,8 @@ Usage (the dashboard's tests may reuse it)::
 
 API requests without an ``Authorization`` header get 401 (so the CSV path provably sends no credentials);
 ``add_spreadsheet(..., shared=False)`` answers 403 like a sheet not shared with the service account;
-unknown keys answer 404; ``public=False`` makes the CSV export redirect to a sign-in page as Google does.
+unknown keys answer 404; ``public=False`` makes the CSV export redirect to a sign-in page as Google does;
+``POST /token`` refuses any service-account sign-in (point a test key's ``token_uri`` at it).
 """
 
 from __future__ import annotations
@@ -259,7 +260,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _body(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
-        return json.loads(self.rfile.read(length) or b"null") if length else None
+        raw = self.rfile.read(length) if length else b""
+        if "json" not in self.headers.get("Content-Type", ""):
+            return raw.decode("utf-8", errors="replace") if raw else None
+        return json.loads(raw) if raw else None
 
     def do_GET(self) -> None:
         self._dispatch("GET")
@@ -291,6 +295,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._api(method, path[len("/v4/spreadsheets/") :], query, body)
         elif m := re.fullmatch(r"/spreadsheets/d/([^/]+)/export", path):
             self._export(m.group(1), query)
+        elif path == "/token":  # a service-account sign-in (a key's token_uri pointed here): always refused
+            self._send(400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."})
         else:
             self._send(404, _error(404, "No such endpoint in the fake", "NOT_FOUND"))
 

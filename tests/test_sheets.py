@@ -468,3 +468,25 @@ def test_unusable_service_account_key_is_a_config_error() -> None:
     with pytest.raises(SheetError) as info:
         open_configured_source(settings)  # "not used here" is no private key
     assert info.value.reason == "config" and "GOOGLE_SERVICE_ACCOUNT_JSON" in info.value.message
+
+
+def test_service_account_refused_by_google_is_explained(fake: FakeSheets, clock: Clock) -> None:
+    # A real, freshly generated key whose token endpoint is the fake: the sign-in is refused there
+    # (the fake's /token refuses it as Google does a deleted key), before any request leaves for the Sheets API.
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    text = key_json(private_key=pem, private_key_id="test-refused", token_uri=fake.base_url + "/token")
+    source = open_configured_source(
+        load_settings({"RATINGS_SHEET": KEY, "GOOGLE_SERVICE_ACCOUNT_JSON": text}), cache=LastGoodCache(clock)
+    )
+    assert source is not None and source.writable
+    with pytest.raises(SheetError) as info:
+        source.read()
+    assert info.value.reason == "config"
+    assert f"Google refused to sign in {EMAIL}" in info.value.message
+    assert [path for _, path, _ in fake.requests] == ["/token"]
