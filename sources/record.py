@@ -289,9 +289,10 @@ def record_game(source: SheetSource, game: NewGame, *, token: str, allow_duplica
     count = len(new_rows)
     what = "1 row" if count == 1 else f"{count} rows"
     game_id = token if "game" in info.roles else None
-    return RecordResult(
-        True, f"recorded the game: {what} added to the sheet ({shape} shape)", game_id, _freeze(new_rows)
-    )
+    message = f"recorded the game: {what} added to the sheet ({shape} shape)"
+    if game.date is not None and "date" not in info.roles:
+        message += "; the sheet has no date column, so the date was not written"
+    return RecordResult(True, message, game_id, _freeze(new_rows))
 
 
 def _freeze(rows: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:

@@ -285,3 +285,11 @@ def test_rate_limited_append_is_retried_but_a_server_error_is_not(fake: FakeShee
         record_game(source(fake, "Long"), GAME, token="web-11")
     assert info.value.reason == "server-error"
     assert len(appends(fake)) == 3  # one try only: a 500 may hide a completed append
+
+
+def test_sheet_without_a_date_column_says_the_date_was_left_out() -> None:
+    with FakeSheets() as server:
+        server.add_spreadsheet(KEY, {"Plain": [["1st", "2nd", "3rd", "DNF"], ["Ann", "Bob"]]})
+        result = record_game(source(server, "Plain"), GAME, token="web-12")
+        assert result.added and "no date column" in result.message
+        assert server.values(KEY, "Plain")[-1] == ["Ann", "Bob / Cid", "", "Dee"]
