@@ -184,12 +184,10 @@ def trajectory_figure(
             continue
         color = player_color(run.players, player)
         change = scale.change(series.after - series.before)
-        hover = [
-            f"<b>{player}</b><br>{game_label(run, int(g))}<br>{_place_text(pos, bool(d), int(n))}"
-            f"<br>change {c:+.4g}<br>rating {v:.4g}"
-            for g, pos, d, n, c, v in zip(
-                series.games, series.position, series.dnf, series.size, change, scale.value(series.after), strict=True
-            )
+        # Short per-point text plus numeric customdata (sent as compact typed arrays) keep big histories light.
+        text = [
+            f"{game_label(run, int(g))}, {_place_text(pos, bool(d), int(n))}"
+            for g, pos, d, n in zip(series.games, series.position, series.dnf, series.size, strict=True)
         ]
         fig.add_trace(
             go.Scatter(
@@ -200,9 +198,10 @@ def trajectory_figure(
                 legendgroup=player,
                 line={"color": color, "width": 2},
                 marker={"size": 5},
-                customdata=series.games,
-                hovertext=hover,
-                hoverinfo="text",
+                customdata=np.column_stack([series.games, change]),
+                text=text,
+                hovertemplate=f"<b>{player}</b><br>%{{text}}<br>change %{{customdata[1]:+.4g}}"
+                "<br>rating %{y:.4g}<extra></extra>",
             )
         )
         if baseline is not None:
@@ -220,12 +219,11 @@ def trajectory_figure(
                     legendgroup=player,
                     showlegend=False,
                     line={"color": color, "width": 1.5, "dash": "dash"},
-                    customdata=base_series.games,
-                    hovertext=[
-                        f"<b>{player}</b> ({baseline_name})<br>{game_label(baseline, int(g))}<br>rating {v:.4g}"
-                        for g, v in zip(base_series.games, bscale.value(base_series.after), strict=True)
-                    ],
-                    hoverinfo="text",
+                    customdata=np.column_stack(
+                        [base_series.games, bscale.change(base_series.after - base_series.before)]
+                    ),
+                    hovertemplate=f"<b>{player}</b> ({baseline_name})<br>game %{{x}}"
+                    "<br>rating %{y:.4g}<extra></extra>",
                 )
             )
     fig.add_hline(

@@ -111,6 +111,8 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     n = run.history.n_games
     if clicked and click and click.get("points"):
         game = click["points"][0].get("customdata")
+        if isinstance(game, list) and game:
+            game = game[0]  # trajectory points carry [game index, change]
         if isinstance(game, (int, float)) and 0 <= int(game) < n:
             return int(game)
     if isinstance(current, int) and 0 <= current < n:

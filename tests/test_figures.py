@@ -53,11 +53,12 @@ def test_one_trace_per_player_and_dashed_initial_line(duel_run):
 
 def test_hover_names_game_place_and_change(duel_run):
     fig = figures.trajectory_figure(duel_run, ["Bob"])
-    text = fig.data[0].hovertext[0]
-    assert "Game 1" in text and "2024-01-05" in text
-    assert "place 2 of 2" in text
-    assert "change -16" in text
-    assert list(fig.data[0].customdata) == [0]  # a click on the point selects game index 0
+    trace = fig.data[0]
+    assert trace.text[0] == "Game 1, 2024-01-05, place 2 of 2"
+    assert "<b>Bob</b>" in trace.hovertemplate
+    assert "change %{customdata[1]:+.4g}" in trace.hovertemplate
+    # customdata row: game index (a click selects it) and the change, -16 by the hand derivation above.
+    assert list(trace.customdata[0]) == pytest.approx([0, -16.0])
 
 
 def test_by_date_uses_dates_and_unknown_players_are_skipped(duel_run):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -44,6 +45,8 @@ def app_url() -> Iterator[str]:
     from werkzeug.serving import make_server
 
     import app as app_module
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
     server = make_server("127.0.0.1", 0, app_module.server, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

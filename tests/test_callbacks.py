@@ -1,0 +1,222 @@
+"""The pure functions behind the callbacks, called directly (no Dash server, no browser)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from dash import dcc
+
+import settings
+from callbacks import baseline, data, params, standings, url
+from callbacks.runs import DataError, parse_params, read_upload, run_for
+from layouts import controls
+from layouts.ids import Data, Params, ParamType
+from ratings import ParamSpec, create
+from ratings.samples import load_sample
+
+
+def _data_url(text: str, mime: str = "text/csv") -> str:
+    return f"data:{mime};base64," + base64.b64encode(text.encode()).decode()
+
+
+GOOD_CSV = "game,date,player,place\n1,2024-03-01,Zed,1\n1,2024-03-01,Yan,2\n2,2024-03-08,Yan,1\n2,2024-03-08,Xia,DNF\n"
+BROKEN_CSV = "game,date,player,place\n1,2024-03-01,Zed,first\n1,2024-03-01,,2\n"
+POKER = {"kind": "sample", "name": "poker"}
+
+
+# ------------------------------------------------------------------ data
+def test_upload_is_read_into_long_records():
+    source, warnings = read_upload(_data_url(GOOD_CSV), "club.csv")
+    assert source["kind"] == "upload" and source["filename"] == "club.csv"
+    assert {r["player"] for r in source["records"]} == {"Zed", "Yan", "Xia"}
+    assert {"game": "2", "date": "2024-03-08", "player": "Xia", "place": "DNF"} in source["records"]
+    history = data.load_source(source).history
+    assert history.n_games == 2 and history.players == ("Zed", "Yan", "Xia")
+
+
+def test_broken_upload_reports_every_problem_and_keeps_previous():
+    choice = data.choose_source(Data.UPLOAD, previous=POKER, upload=_data_url(BROKEN_CSV), filename="bad.csv")
+    assert choice.source is None  # the store is not touched
+    text = "\n".join(choice.errors)
+    assert "Could not read bad.csv" in text
+    assert "row 2" in text and "first" in text  # the place that is not a number, located
+    assert "row 3" in text  # the empty player name
+    assert "Still using the previous data (sample 'poker')" in text
+    assert choice.summary.startswith("150 games")  # the previous data's summary stays
+
+
+def test_undecodable_upload_is_a_plain_error():
+    with pytest.raises(DataError, match="could not be decoded"):
+        read_upload("no comma here", "x.csv")
+
+
+def test_sample_choice_summarises_games_players_dates():
+    choice = data.choose_source(Data.SAMPLE, previous=None, sample="poker")
+    history = load_sample("poker")
+    info = history.summary()
+    assert choice.source == POKER and not choice.errors
+    assert choice.summary.startswith(f"{info['games']} games, {info['players']} players, {info['first_date']}")
+
+
+def test_unknown_sample_in_address_falls_back_to_default(monkeypatch):
+    monkeypatch.setattr(settings, "_current", settings.load({"SECRET_KEY": "x"}))
+    choice = data.choose_source(None, previous=None, url_source={"kind": "sample", "name": "nope"})
+    assert choice.source == POKER
+    assert any("no sample called 'nope'" in e for e in choice.errors)
+
+
+def test_sheet_without_address_asks_for_one():
+    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url="  ")
+    assert choice.source is None and "Enter the address" in choice.errors[0]
+
+
+def test_messages_render_errors_and_warnings():
+    out = data.messages(data.Choice(None, "", ["Could not read x:", "row 2: bad"], ["w1"]))
+    assert [a.color for a in out] == ["danger", "warning"]
+
+
+# ------------------------------------------------------------------ parameters
+def test_parse_params_uses_the_library_message():
+    ok, error = parse_params("multielo", {"k": "24", "d": "400"})
+    assert ok == {"k": 24.0, "d": 400.0} and error is None
+    ok, error = parse_params("multielo", {"d": 0})
+    assert ok is None and "parameter 'd'" in error and "positive" in error
+
+
+def test_collect_handles_switches_and_empty_boxes():
+    raw = {"k": 20, "d": 400, "base": 1.5, "initial": 1000, "dummy": 900, "floor": 700}
+    good, error = params.collect("multielo", raw, {"dummy": True, "floor": False})
+    assert error is None
+    assert good == {
+        "system": "multielo",
+        "params": {"k": 20.0, "d": 400.0, "base": 1.5, "initial": 1000.0, "dummy": 900.0, "floor": None},
+    }
+    bad, error = params.collect("multielo", {**raw, "k": None}, {})
+    assert bad is None and error == "parameter 'k': enter a number"
+
+
+def test_controls_are_built_from_the_schema():
+    specs = [
+        ParamSpec("k", "float", 32.0, "help k", low=1.0, high=100.0, step=1.0),
+        ParamSpec("dummy", "optional-float", None, "help dummy", low=0.0, high=10.0),
+        ParamSpec("variant", "choice", "a", "help v", choices=("a", "b")),
+        ParamSpec("eta_knots", "float-list", None, "help knots"),
+        ParamSpec("max_history", "int", 500, "help n", low=1, high=2000),
+    ]
+
+    def ids(component, out):
+        if getattr(component, "id", None) is not None:
+            out.append((component.id, component))
+        children = getattr(component, "children", None)
+        for child in children if isinstance(children, list) else [children] if children is not None else []:
+            ids(child, out)
+        return out
+
+    found = {}
+    for spec in specs:
+        div = controls.param_control(spec)
+        assert div.title == spec.help  # the help line shows on hover
+        for cid, comp in ids(div, []):
+            found[(cid["type"], cid["name"])] = comp
+    slider = found[(ParamType.SLIDER, "k")]
+    assert isinstance(slider, dcc.Slider) and slider.updatemode == "mouseup"
+    assert (slider.min, slider.max, slider.step, slider.value) == (1.0, 100.0, 1.0, 32.0)
+    assert slider.marks[32.0]["label"] == "default"
+    assert found[(ParamType.VALUE, "k")].value == 32.0
+    assert found[(ParamType.ON, "dummy")].value is False
+    assert found[(ParamType.VALUE, "dummy")].disabled is True
+    assert found[(ParamType.CHOICE, "variant")].options == [{"label": "a", "value": "a"}, {"label": "b", "value": "b"}]
+    assert found[(ParamType.LIST, "eta_knots")].value == ""
+    assert found[(ParamType.SLIDER, "max_history")].step == 1.0
+
+
+def test_slider_range_widens_to_hold_the_value():
+    spec = ParamSpec("k", "float", 32.0, "", low=1.0, high=100.0)
+    assert controls.slider_range(spec, 250.0)[:2] == (1.0, 250.0)
+
+
+@pytest.mark.parametrize("system", list(__import__("ratings").SYSTEM_NAMES))
+def test_every_system_gets_controls_that_collect_to_its_defaults(system):
+    cls = __import__("ratings").get_system(system)
+    raw = {s.name: s.default for s in cls.parameters()}
+    switches = {s.name: s.default is not None for s in cls.parameters() if s.kind == "optional-float"}
+    good, error = params.collect(system, raw, switches)
+    assert error is None
+    assert create(system, **{k: tuple(v) if isinstance(v, list) else v for k, v in good["params"].items()})
+    assert len(controls.param_controls(system)) == len(cls.parameters())
+
+
+def test_controls_take_the_address_values_only_for_their_system():
+    state = {"system": "multielo", "params": {"k": "12", "base": "oops"}}
+    built = params.controls_for("multielo", reset=False, url_state=state)
+    k_box = built[0].children[1].children[1]
+    assert k_box.id == {"type": ParamType.VALUE, "name": "k"} and k_box.value == 12.0
+    reset = params.controls_for("multielo", reset=True, url_state=state)
+    assert reset[0].children[1].children[1].value == 32.0
+
+
+# ------------------------------------------------------------------ address
+def test_address_round_trip():
+    current = {"system": "multielo", "params": {"k": 24.0, "d": 400.0, "base": 1.5, "dummy": 900.0, "floor": None}}
+    query = url.build_query(POKER, current)
+    assert query == "?sample=poker&system=multielo&k=24&base=1.5&dummy=900"  # defaults are left out
+    state = url.parse_query(query)
+    assert state["source"] == POKER and state["system"] == "multielo"
+    assert state["params"] == {"k": "24", "base": "1.5", "dummy": "900"}
+    assert parse_params("multielo", state["params"])[0] == {"k": 24.0, "base": 1.5, "dummy": 900.0}
+
+
+def test_address_with_sheet_and_upload():
+    sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc/edit#gid=0", "worksheet": "Games"}
+    state = url.parse_query(url.build_query(sheet, None))
+    assert state["source"] == sheet
+    upload = {"kind": "upload", "filename": "x.csv", "hash": "h", "records": []}
+    assert url.build_query(upload, {"system": "multielo", "params": {}}) == "?system=multielo"
+
+
+def test_address_ignores_unknown_systems_and_defaults_to_settings():
+    config = settings.load({"SECRET_KEY": "x", "RATINGS_SHEET": "https://example.org/sheet"})
+    state, system = url.url_state("?system=nope&k=3", config)
+    assert state["system"] == system == "multielo" and state["params"] == {}
+    assert state["source"] == {"kind": "sheet", "url": "https://example.org/sheet", "worksheet": None}
+
+
+# ------------------------------------------------------------------ standings and baseline
+def test_standings_views_read_the_same_run():
+    current = {"system": "multielo", "params": {"k": 32.0}}
+    run = standings.current_run(POKER, current)
+    assert run is run_for(POKER, "multielo", {"k": 32.0})  # cached by content
+    options, chosen = standings.player_choice(run, ["Nobody"])
+    assert chosen == standings.figures.default_players(run) and len(options) == len(run.players)
+    fig = standings.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
+    assert len(fig.data) == min(15, len(run.players)) and fig.layout.xaxis.title.text == "date"
+
+
+def test_game_choice_follows_a_click():
+    run = standings.current_run(POKER, {"system": "multielo", "params": {}})
+    last = run.history.n_games - 1
+    assert standings.game_choice(run, None, None, False) == last
+    assert standings.game_choice(run, 3, None, False) == 3
+    assert standings.game_choice(run, 3, {"points": [{"customdata": [7, -3.5]}]}, True) == 7
+    assert standings.game_choice(run, 3, {"points": [{"customdata": 8}]}, True) == 8
+    assert standings.game_choice(run, 3, {"points": [{"customdata": 10**6}]}, True) == 3
+
+
+def test_pin_copies_settings_and_labels_changes():
+    pinned = baseline.pin(POKER, {"system": "multielo", "params": {"k": 16.0, "d": 400.0}})
+    assert pinned["label"] == "Multiplayer Elo (k=16)"
+    assert pinned["source"] == POKER and pinned["params"] == {"k": 16.0, "d": 400.0}
+    assert baseline.pin(None, None) is None
+    run = standings.baseline_run(pinned)
+    assert run is not None and run.params.k == 16.0
+
+
+def test_ids_are_unique_strings():
+    from layouts import ids
+
+    values = [
+        m.value for cls in vars(ids).values() if isinstance(cls, type) for m in getattr(cls, "__members__", {}).values()
+    ]
+    assert len(values) == len(set(values))
+    assert Params.SETTINGS == "params-settings"
