@@ -12,6 +12,7 @@ import importlib.util
 import io
 import os
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ratings.io
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.io import (
     MAX_BYTES,
     MAX_ROWS,
+    MAX_UNPACKED,
     ReadResult,
     load_history,
     read_file,
@@ -39,6 +42,14 @@ make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
 D = dt.date
+
+
+@pytest.fixture(params=["calamine", "openpyxl/odfpy"])
+def spreadsheet_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a spreadsheet test with the fast compiled reader and again with the pure-Python fallbacks."""
+    if request.param != "calamine":
+        monkeypatch.setattr(ratings.io, "_calamine_available", lambda: False)
+    return str(request.param)
 
 
 def games_of(result: ReadResult | GameHistory) -> list[tuple[str, dt.date | None, list[tuple[str, int | None]]]]:
@@ -102,6 +113,7 @@ def test_ragged_rows_and_trailing_empty_rows_and_columns() -> None:
     ]
 
 
+@pytest.mark.usefixtures("spreadsheet_reader")
 @pytest.mark.parametrize("name", ["wide.xlsx", "wide.ods"])
 def test_wide_spreadsheets(name: str) -> None:
     result = read_file(FIXTURES / name)
@@ -113,6 +125,7 @@ def test_wide_spreadsheets(name: str) -> None:
     ]
 
 
+@pytest.mark.usefixtures("spreadsheet_reader")
 @pytest.mark.parametrize("name", ["long.xlsx", "long.ods"])
 def test_long_spreadsheets_with_numeric_cells(name: str) -> None:
     result = read_file(FIXTURES / name)
@@ -122,6 +135,7 @@ def test_long_spreadsheets_with_numeric_cells(name: str) -> None:
     ]
 
 
+@pytest.mark.usefixtures("spreadsheet_reader")
 def test_only_the_first_sheet_is_read_and_that_is_said() -> None:
     import openpyxl
 
@@ -155,6 +169,7 @@ def test_format_sniffed_without_a_file_name() -> None:
         assert read_file(io.BytesIO(data)).history.n_games == read_file(FIXTURES / name).history.n_games
 
 
+@pytest.mark.usefixtures("spreadsheet_reader")
 def test_text_is_never_type_guessed() -> None:
     rows = [["game", "player", "place"], ["007", "1/2", "1"], ["007", "0042", "2"], ["1/2", "3e5", "1"]]
     rows.append(["1/2", "TRUE", "2"])
@@ -163,6 +178,18 @@ def test_text_is_never_type_guessed() -> None:
     assert games_of(result) == [("007", None, [("1/2", 1), ("0042", 2)]), ("1/2", None, [("3e5", 1), ("TRUE", 2)])]
     xlsx = make_fixtures.xlsx_bytes(rows)
     assert games_of(read_file(xlsx, filename="t.xlsx")) == games_of(result)
+    ods = make_fixtures.ods_bytes(rows)
+    assert games_of(read_file(ods, filename="t.ods")) == games_of(result)
+
+
+@pytest.mark.usefixtures("spreadsheet_reader")
+def test_spreadsheet_row_numbers_count_blank_rows_above_the_header() -> None:
+    rows: list[list[Any]] = [[None], [None, None], ["date", "1st", "2nd"], [dt.date(2024, 3, 1), "Ann", "Bob"], [None]]
+    rows.append([dt.date(2024, 3, 2), "Ann", "ann"])
+    for data, name in ((make_fixtures.xlsx_bytes(rows), "b.xlsx"), (make_fixtures.ods_bytes(rows), "b.ods")):
+        with pytest.raises(HistoryError) as error:
+            read_file(data, filename=name)
+        assert located(error) == [(6, "2nd")], name
 
 
 @pytest.mark.parametrize(
@@ -438,6 +465,23 @@ def test_too_many_rows_refused() -> None:
         read_table([["game", "player", "place"]] + [["g", "A", "1"]] * MAX_ROWS)
 
 
+def test_spreadsheet_that_unpacks_too_big_is_refused() -> None:
+    # A zip bomb: a few hundred kilobytes that unpack to more than MAX_UNPACKED bytes of XML.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+        with archive.open("xl/worksheets/sheet1.xml", "w") as member:
+            chunk = b" " * (1024 * 1024)
+            for _ in range(MAX_UNPACKED // len(chunk) + 1):
+                member.write(chunk)
+    data = buffer.getvalue()
+    assert len(data) < MAX_BYTES
+    with pytest.raises(HistoryError) as error:
+        read_file(data, filename="bomb.xlsx")
+    assert "unpacks to" in error.value.problems[0].message
+
+
 def test_wrong_or_damaged_files_refused(tmp_path: Path) -> None:
     cases = {
         "photo.png": b"\x89PNG\r\n\x1a\n",
@@ -624,9 +668,10 @@ SHEET_CELLS = st.one_of(
     st.lists(st.sampled_from(HEADER_WORDS), min_size=1, max_size=5),
     st.lists(st.lists(SHEET_CELLS, max_size=6), max_size=6),
     st.sampled_from(["xlsx", "ods"]),
+    st.booleans(),
 )
 def test_random_spreadsheets_give_a_result_or_a_history_error(
-    header: list[str], rows: list[list[Any]], kind: str
+    header: list[str], rows: list[list[Any]], kind: str, fallback: bool
 ) -> None:
     table: list[list[Any]] = [list(header), *rows]
     if kind == "xlsx":
@@ -635,7 +680,10 @@ def test_random_spreadsheets_give_a_result_or_a_history_error(
         data = make_fixtures.xlsx_bytes(table)
     else:
         data = make_fixtures.ods_bytes(table)
-    _outcome(lambda: read_file(data, filename=f"s.{kind}"))
+    with pytest.MonkeyPatch.context() as patch:
+        if fallback:
+            patch.setattr(ratings.io, "_calamine_available", lambda: False)
+        _outcome(lambda: read_file(data, filename=f"s.{kind}"))
 
 
 def test_fixture_script_writes_what_is_committed(tmp_path: Path) -> None:
