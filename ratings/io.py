@@ -79,8 +79,8 @@ def _cell(value: Any) -> Cell:
     """One cell as text (or a date when the spreadsheet stored a date); never guesses a type from text."""
     if value is None:
         return ""
-    if isinstance(value, str):
-        text = value.replace("\ufeff", "")
+    if type(value) is str or isinstance(value, str):
+        text = value.replace("\ufeff", "") if "\ufeff" in value else value
         # Undo our own formula neutralisation ('=x written by write_csv reads back as =x).
         if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r\n":
             text = text[1:]
@@ -682,6 +682,10 @@ def _parse_place(cell: Cell) -> int | None:
     if isinstance(cell, dt.date):
         raise ValueError(f"place '{cell}' is a date, not a place")
     text = cell.strip()
+    if text.isdigit() and text.isascii() and 0 < len(text) <= 6:  # the common case, fast
+        number = int(text)
+        if number >= 1:
+            return number
     if not text or text.casefold() in {"dnf", "did not finish", "-", "dq", "dns"}:
         return None
     match = re.match(r"^(\d+)(?:st|nd|rd|th)?$", text.casefold())
