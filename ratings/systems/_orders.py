@@ -10,12 +10,14 @@ is the average, over the orderings of the tied group, of the log-likelihood grad
 the resulting strict order.  :func:`tie_orderings` lists those orderings (with weights):
 
 - a group of at most :data:`EXACT_GROUP` players contributes all of its orderings;
-- a larger group contributes a balanced design of ``2 m`` orderings: the ``m`` rotations of
-  its players sorted by rating, and the ``m`` rotations of the reversed order.  Every player
-  takes every position in the group exactly twice and every pair appears in each relative
-  order exactly ``m`` times, so first and pairwise moments match the full average; the
-  result is deterministic, and :func:`symmetrize` then gives equally rated tied players
-  the mean of their updates, which the exact average would give them by symmetry.
+- a larger group contributes a fixed-seed sample of orderings (:data:`DESIGN_SAMPLES` of
+  them: half drawn at random, each followed by its reverse, so that every pair appears in
+  both relative orders equally often).  The sample is taken in the players' rating order
+  and its seed depends only on the group size, so the result is deterministic and does not
+  depend on how players are labelled; :func:`symmetrize` then gives equally rated tied
+  players the mean of their updates, as the exact average would by symmetry.  Its error is
+  a Monte Carlo error, about the spread of the per-ordering gradients over the square root
+  of the sample size.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ import math
 
 import numpy as np
 
-__all__ = ["EXACT_GROUP", "MAX_ROWS", "Split", "split_game", "symmetrize", "tie_orderings"]
+__all__ = ["DESIGN_SAMPLES", "EXACT_GROUP", "MAX_ROWS", "Split", "split_game", "symmetrize", "tie_orderings"]
 
 #: Largest tied group whose orderings are enumerated exactly (5! = 120 orderings).
 EXACT_GROUP = 5
+#: Orderings sampled for a group larger than EXACT_GROUP.
+DESIGN_SAMPLES = 120
 #: Largest number of joint orderings enumerated for a non-separable model.
 MAX_ROWS = 720
 
@@ -58,16 +62,21 @@ def split_game(ranks: np.ndarray, dnf: np.ndarray) -> Split:
     return Split(np.flatnonzero(dnf), groups)
 
 
-def _group_design(group: np.ndarray, ratings: np.ndarray) -> tuple[list[tuple[int, ...]], bool]:
+def _group_design(
+    group: np.ndarray, ratings: np.ndarray, samples: int = DESIGN_SAMPLES
+) -> tuple[list[tuple[int, ...]], bool]:
     """Orderings (worst first) of one tied group, and whether they are all of them."""
     m = len(group)
     if m <= EXACT_GROUP:
         return [tuple(int(p) for p in perm) for perm in itertools.permutations(group.tolist())], True
-    # Sorted by rating (index breaks exact ties; symmetrize() removes the dependence).
-    base = [int(p) for p in group[np.lexsort((group, ratings[group]))]]
-    rotations = [tuple(base[k:] + base[:k]) for k in range(m)]
-    back = base[::-1]
-    return rotations + [tuple(back[k:] + back[:k]) for k in range(m)], False
+    # In rating order (the index breaks exact ties; symmetrize() removes that dependence).
+    base = group[np.lexsort((group, ratings[group]))]
+    rng = np.random.default_rng(m)
+    out: list[tuple[int, ...]] = []
+    for _ in range(samples // 2):
+        drawn = [int(p) for p in base[rng.permutation(m)]]
+        out += [tuple(drawn), tuple(drawn[::-1])]
+    return out, False
 
 
 def tie_orderings(split: Split, ratings: np.ndarray, *, separable: bool) -> tuple[np.ndarray, np.ndarray, bool]:

@@ -36,7 +36,7 @@ from scipy import special
 from ratings.base import State
 from ratings.params import param
 from ratings.predict import plackett_luce_places
-from ratings.systems._orders import split_game, symmetrize, tie_orderings
+from ratings.systems._orders import _group_design, split_game, symmetrize
 from ratings.systems._single import KerbyParams, SingleRatingSystem
 
 __all__ = [
@@ -47,6 +47,10 @@ __all__ = [
     "plackett_luce_gradient",
 ]
 
+#: Largest tie group averaged exactly (through its 2^m - 1 subsets).
+EXACT_SUBSETS = 14
+#: Orderings sampled for a larger tie group.
+LARGE_GROUP_SAMPLES = 2000
 #: Step of the quadrature over t = log y for the DNF factor.
 T_STEP = 0.1
 
@@ -121,17 +125,63 @@ def _censored_gradient(ratings: np.ndarray, dnf: np.ndarray, fin: np.ndarray) ->
     return out
 
 
+def _group_terms(lam: np.ndarray, above: float, orderings: list[tuple[int, ...]] | None) -> tuple[np.ndarray, float]:
+    """A tie group's positional terms, averaged over its orderings.
+
+    The position-``i`` term of section 3.2.2 gives ``lambda_k / Lambda_i`` to every player ``k``
+    at or above position ``i``.  Inside a tied group of ``m`` players with total rate ``above``
+    above it, the players still in play at the group's ``t``-th position form a uniformly
+    random subset of size ``m - t``; so the average over all ``m!`` orderings is a sum over the
+    ``2^m - 1`` non-empty subsets ``S``, weighted ``1 / C(m, |S|)``.  Returns the group
+    members' terms and the factor that multiplies each higher player's ``lambda``.
+    ``orderings`` (worst first, indices into ``lam``) replaces the subsets by a design.
+    """
+    m = len(lam)
+    if orderings is None:
+        masks = ((np.arange(1, 1 << m)[:, None] >> np.arange(m)) & 1).astype(bool)
+        weights = 1.0 / special.comb(m, masks.sum(axis=1)) / (masks @ lam + above)
+    else:
+        suffixes = [[np.isin(np.arange(m), o[t:]) for t in range(m)] for o in orderings]
+        masks = np.array([mask for rows in suffixes for mask in rows])
+        weights = 1.0 / len(orderings) / (masks @ lam + above)
+    return lam * (masks.T @ weights), float(weights.sum())
+
+
 def plackett_luce_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
-    """The update direction of one game: ties averaged over orderings, DNFs censored."""
+    """The update direction of one game: ties averaged over orderings, DNFs censored.
+
+    Tied groups of up to :data:`EXACT_SUBSETS` players are averaged exactly over all their
+    orderings (through the subset sum of :func:`_group_terms`); larger ones use a fixed-seed sample of
+    :data:`LARGE_GROUP_SAMPLES` orderings (see :mod:`ratings.systems._orders`).
+    """
     ratings = np.asarray(ratings, dtype=float)
     split = split_game(ranks, dnf)
     if split.finishers == 0:
         return np.zeros(len(ratings))
-    rows, weights, exact = tie_orderings(split, ratings, separable=True)
-    g = weights @ order_gradients(ratings, rows)
+    fin = np.concatenate(split.groups)  # worst first
+    if not split.has_ties:
+        g = order_gradients(ratings, fin[None, :])[0]
+    else:
+        lam = np.exp(-(ratings - ratings[fin].max()))
+        g = np.zeros(len(ratings))
+        g[fin] = -1.0
+        approximate = False
+        for k, group in enumerate(split.groups):
+            higher = np.concatenate(split.groups[k + 1 :]) if k + 1 < len(split.groups) else np.zeros(0, int)
+            design = None
+            if len(group) > EXACT_SUBSETS:
+                orderings, _ = _group_design(group, ratings, samples=LARGE_GROUP_SAMPLES)
+                position = {int(p): i for i, p in enumerate(group)}
+                design = [tuple(position[p] for p in o) for o in orderings]
+                approximate = True
+            own, factor = _group_terms(lam[group], float(lam[higher].sum()), design)
+            g[group] += own
+            g[higher] += lam[higher] * factor
+        if approximate:
+            g = symmetrize(g, ratings, split)
     if len(split.dnf):
-        g = g + _censored_gradient(ratings, split.dnf, rows[0])
-    return g if exact else symmetrize(g, ratings, split)
+        g = g + _censored_gradient(ratings, split.dnf, fin)
+    return g
 
 
 class PlackettLuce(SingleRatingSystem):

@@ -1,0 +1,183 @@
+"""The Thurstonian (Gaussian) model against seed 000, sections 3.1.2, 3.2.3 and 4."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ratings import create
+from ratings.base import GameView
+from ratings.systems.thurstonian import order_log_likelihood, thurstonian_gradient
+
+
+def gradient(ratings: list[float], ranks: list[int], dnf: list[bool] | None = None) -> np.ndarray:
+    n = len(ratings)
+    return thurstonian_gradient(np.array(ratings, float), np.array(ranks), np.array(dnf or [False] * n))
+
+
+def test_three_equal_ratings_order_probability_is_one_sixth() -> None:
+    # By symmetry every one of the 3! orders of i.i.d. performances is equally likely.
+    log_lik, grad = order_log_likelihood([0.4, 0.4, 0.4], [2, 0, 1])
+    assert log_lik == pytest.approx(math.log(1 / 6), abs=1e-7)
+    assert np.sum(grad) == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize(("r1", "r2"), [(0.0, 0.0), (0.8, -0.3), (-2.5, 1.0), (3.0, -3.0)])
+def test_two_players_is_section_3_1_2(r1: float, r2: float) -> None:
+    # Player 1 wins: P = Phi(d / sqrt2), d = r1 - r2; the winner's gradient is
+    # phi(d/sqrt2) / (sqrt2 Phi(d/sqrt2)) and the loser's its negative.
+    d = (r1 - r2) / math.sqrt(2)
+    log_lik, grad = order_log_likelihood([r1, r2], [1, 0])
+    assert log_lik == pytest.approx(stats.norm.logcdf(d), abs=1e-9)
+    g = stats.norm.pdf(d) / (math.sqrt(2) * stats.norm.cdf(d))
+    assert grad == pytest.approx([g, -g], abs=1e-9)
+    system = create("thurstonian", eta=0.26)
+    state = {"rating": np.array([r1, r2])}
+    system._play(state, GameView(0, np.arange(2), np.array([0, 1]), np.zeros(2, bool), None))
+    assert state["rating"] == pytest.approx([r1 + 0.26 * g, r2 - 0.26 * g], abs=1e-9)
+
+
+def test_gradient_matches_central_differences_of_its_log_likelihood() -> None:
+    rng = np.random.default_rng(17)
+    for n, k in ((4, 0), (6, 2), (7, 3)):
+        r = rng.normal(0, 1, n)
+        perm = rng.permutation(n)
+        finishers, dnf = perm[k:], perm[:k]
+        _, grad = order_log_likelihood(r, finishers, dnf, step=0.025)
+        eps = 1e-5
+        numeric = [
+            (
+                order_log_likelihood(r + e, finishers, dnf, step=0.025)[0]
+                - order_log_likelihood(r - e, finishers, dnf, step=0.025)[0]
+            )
+            / (2 * eps)
+            for e in np.eye(n) * eps
+        ]
+        assert grad == pytest.approx(numeric, abs=1e-7)
+
+
+def test_log_likelihood_against_monte_carlo() -> None:
+    # 1,000,000 seeded samples of N(r, 1) performances; 5 standard errors of tolerance.
+    rng = np.random.default_rng(31)
+    r = np.array([0.5, -0.2, 0.9, 0.0])
+    order = [1, 3, 0, 2]  # worst first
+    samples = 1_000_000
+    x = r + rng.standard_normal((samples, 4))
+    hits = np.all(np.diff(x[:, order], axis=1) > 0, axis=1).mean()
+    p = math.exp(order_log_likelihood(r, order)[0])
+    assert p == pytest.approx(hits, abs=5 * math.sqrt(p * (1 - p) / samples))
+
+
+def test_two_dnfs_equal_ratings_sum_over_their_orders() -> None:
+    # Section 4: P(max(X1, X2) < X3 < X4) is the sum of the two uncensored order probabilities;
+    # with equal ratings it is 2/24 = 1/12 by symmetry.
+    r = [0.0, 0.0, 0.0, 0.0]
+    censored = math.exp(order_log_likelihood(r, [2, 3], [0, 1])[0])
+    brute = sum(math.exp(order_log_likelihood(r, [a, b, 2, 3])[0]) for a, b in itertools.permutations([0, 1]))
+    assert censored == pytest.approx(brute, abs=1e-8)
+    assert censored == pytest.approx(1 / 12, abs=1e-7)
+
+
+def test_censored_likelihood_unequal_ratings_against_enumeration_and_monte_carlo() -> None:
+    r = np.array([0.6, -0.4, 1.1, 0.2, -0.8])
+    dnf, finishers = [0, 1, 4], [3, 2]
+    censored = math.exp(order_log_likelihood(r, finishers, dnf)[0])
+    brute = sum(math.exp(order_log_likelihood(r, list(p) + finishers)[0]) for p in itertools.permutations(dnf))
+    assert censored == pytest.approx(brute, rel=1e-6)
+    rng = np.random.default_rng(8)
+    samples = 1_000_000
+    x = r + rng.standard_normal((samples, 5))
+    hits = ((x[:, dnf].max(axis=1) < x[:, 3]) & (x[:, 3] < x[:, 2])).mean()
+    assert censored == pytest.approx(hits, abs=5 * math.sqrt(censored * (1 - censored) / samples))
+
+
+def test_grid_accuracy_against_a_much_finer_grid() -> None:
+    # The default grid (step 0.05, Romberg over three levels) against step 0.00625.
+    rng = np.random.default_rng(1)
+    for _ in range(6):
+        n = int(rng.integers(3, 9))
+        r = rng.normal(0, 1.5, n)
+        perm = rng.permutation(n)
+        k = int(rng.integers(0, 3))
+        fine = order_log_likelihood(r, perm[k:], perm[:k], step=0.00625)
+        ours = order_log_likelihood(r, perm[k:], perm[:k])
+        assert ours[0] == pytest.approx(fine[0], abs=1e-5)
+        assert ours[1] == pytest.approx(fine[1], abs=5e-6)
+
+
+def test_scaled_and_logarithmic_messages_agree() -> None:
+    r = [0.3, -1.0, 2.0, 0.5, 1.0, -0.2]
+    a = order_log_likelihood(r, [2, 0, 5, 1], [3, 4], log_space=True)
+    b = order_log_likelihood(r, [2, 0, 5, 1], [3, 4], log_space=False)
+    assert a[0] == pytest.approx(b[0], abs=1e-12)
+    assert a[1] == pytest.approx(b[1], abs=1e-12)
+
+
+def test_extreme_upset_stays_finite() -> None:
+    # A very strong player beaten by 20 weak ones: probability far below double precision.
+    r = np.array([20.0] + [-20.0] * 20)
+    log_lik, grad = order_log_likelihood(r, list(range(21)))
+    assert np.isfinite(log_lik) and log_lik < -745  # exp() of it underflows
+    # Bounded by the pair probability log P(X_0 < X_1) = log Phi(-40 / sqrt2) (section 3.1.2).
+    assert log_lik < stats.norm.logcdf(-40 / math.sqrt(2))
+    assert np.all(np.isfinite(grad))
+    assert grad[0] < 0
+
+
+def test_draw_averages_both_results() -> None:
+    # Two players sharing a place: the mean of the section 3.1.2 gradients of both orders.
+    r1, r2 = 0.7, -0.2
+    d = (r1 - r2) / math.sqrt(2)
+    win = stats.norm.pdf(d) / (math.sqrt(2) * stats.norm.cdf(d))
+    lose = stats.norm.pdf(-d) / (math.sqrt(2) * stats.norm.cdf(-d))
+    expected = 0.5 * (win - lose)
+    assert gradient([r1, r2], [0, 0]) == pytest.approx([expected, -expected], abs=1e-9)
+
+
+def test_tie_group_is_the_average_over_its_orderings() -> None:
+    r = [0.2, -0.5, 0.9, 0.0, 0.4]
+    ranks = [0, 1, 1, 1, 2]
+    orders = [[4, *p, 0] for p in itertools.permutations([1, 2, 3])]
+    expected = np.mean([order_log_likelihood(r, o)[1] for o in orders], axis=0)
+    assert gradient(r, ranks) == pytest.approx(expected, abs=1e-9)
+
+
+def test_large_tie_group_is_deterministic_symmetric_and_close() -> None:
+    # Seven tied players: a fixed-seed sample of 120 orderings instead of 5040.
+    rng = np.random.default_rng(4)
+    r = list(rng.normal(0, 0.5, 8))
+    r[2] = r[6]
+    ranks = [0] + [1] * 7
+    design = gradient(r, ranks)
+    assert np.array_equal(design, gradient(r, ranks))
+    assert design[2] == pytest.approx(design[6], abs=1e-12)
+    assert np.sum(design) == pytest.approx(0.0, abs=1e-9)
+    # Against 300 random orderings (seeded) of the exact average: Monte Carlo tolerance.
+    brute = np.mean(
+        [order_log_likelihood(r, [*(1 + rng.permutation(7)), 0])[1] for _ in range(300)],
+        axis=0,
+    )
+    assert np.abs(design - brute).max() < 0.1
+
+
+def test_a_dnf_never_gains() -> None:
+    # Seed 000, section 6: single-rating models never raise a DNF's rating.
+    rng = np.random.default_rng(9)
+    for _ in range(5):
+        r = list(rng.normal(0, 1.5, 7))
+        g = gradient(r, [0, 1, 2, 3, 3, 3, 3], [False, False, False, True, True, True, True])
+        assert np.all(g[3:] < 0)
+
+
+def test_place_probabilities_two_players() -> None:
+    probs = create("thurstonian").place_probabilities({"rating": np.array([0.5, -0.5])}, [0, 1])
+    # Section 3.1.2: P(first) = Phi(1 / sqrt2); 20,000 Monte Carlo samples, 5 standard errors.
+    assert probs[0, 0] == pytest.approx(stats.norm.cdf(1 / math.sqrt(2)), abs=5 * 0.5 / math.sqrt(20_000))
+
+
+def test_default_learning_rate_is_the_seed_tuned_value() -> None:
+    assert create("thurstonian").params.eta == 0.26  # seed 000, section 5, first table
