@@ -300,6 +300,9 @@ _NUMERIC_DATE = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?:[ T].*
 _WORD_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y", "%d-%b-%Y", "%d %b. %Y")
 
 
+_SERIAL_EPOCH = dt.date(1899, 12, 30)
+
+
 def _make_date(year: int, month: int, day: int) -> dt.date | None:
     try:
         return dt.date(year, month, day)
@@ -322,6 +325,7 @@ class _DateColumn:
     row_problems: dict[int, Problem] = field(default_factory=dict)
     column_problems: list[Problem] = field(default_factory=list)
     order: str | None = None  # "day/month" or "month/day" when the column used one
+    serials: int = 0  # how many cells were spreadsheet day numbers
 
 
 def _parse_dates(cells: dict[int, Cell], column: str, source: str | None) -> _DateColumn:
@@ -350,6 +354,12 @@ def _parse_dates(cells: dict[int, Cell], column: str, source: str | None) -> _Da
             if numeric[row][1] is None and numeric[row][2] is None:
                 del numeric[row]
                 out.row_problems[row] = Problem(f"'{text}' is not a real date", row, column, source)
+            continue
+        if re.fullmatch(r"\d{5}(\.\d+)?", text) and 20_000 <= float(text) < 80_000:
+            # A spreadsheet's day number (the cell lost its date format): day 1 is 1900-01-01 in Excel,
+            # LibreOffice and Google Sheets, which count from 1899-12-30 for days after February 1900.
+            out.dates[row] = _SERIAL_EPOCH + dt.timedelta(days=int(float(text)))
+            out.serials += 1
             continue
         for fmt in _WORD_FORMATS:
             try:
@@ -535,6 +545,11 @@ def read_table(
         fatal.extend(dates.column_problems)
         if dates.order:
             warnings.append(f"dates in column '{date_name}' were read {dates.order}")
+        if dates.serials:
+            warnings.append(
+                f"{dates.serials} date(s) in column '{date_name}' were spreadsheet day numbers (such as 45352 for "
+                "2024-03-01) and were read as dates; format the column as dates to avoid this"
+            )
     if chosen == "long":
         drafts, loose = _long_drafts(data, info, dates, source)
     else:

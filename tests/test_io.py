@@ -344,6 +344,15 @@ def test_other_date_spellings() -> None:
     assert [g.date for g in read_table(rows).history] == [D(2024, 3, 1), D(2024, 3, 5), D(2024, 3, 9), D(2024, 3, 10)]
 
 
+def test_spreadsheet_day_numbers_in_the_date_column() -> None:
+    # Hand derivation: Excel's serial for 2024-01-01 is 45292; add 31 days of January and 29 of February
+    # (2024 is a leap year) to get 45352 for 2024-03-01.
+    rows = [["date", "1st", "2nd"], ["45352", "A", "B"], [45353.0, "B", "A"]]
+    result = read_table(rows)
+    assert [g.date for g in result.history] == [D(2024, 3, 1), D(2024, 3, 2)]
+    assert any("day numbers" in w for w in result.warnings)
+
+
 def test_bad_dates_are_located() -> None:
     rows = [["date", "1st", "2nd"], ["2024-02-30", "A", "B"], ["someday", "A", "B"], ["2024-03-01", "A", "B"]]
     with pytest.raises(HistoryError) as error:
