@@ -11,7 +11,19 @@ import importlib
 __all__ = ["FEATURES", "register"]
 
 #: Feature modules whose callbacks the app registers.
-FEATURES = ("page", "url", "data", "params", "standings", "baseline")
+FEATURES = (
+    "page",
+    "url",
+    "data",
+    "params",
+    "standings",
+    "baseline",
+    "edit",
+    "record",
+    "predict",
+    "evaluate",
+    "downloads",
+)
 
 
 def register() -> None:

@@ -80,3 +80,70 @@ class Baseline(StrEnum):
     PIN = "baseline-pin"
     UNPIN = "baseline-unpin"
     STATUS = "baseline-status"
+
+
+class Edit(StrEnum):
+    """Editing the history for a what-if: the grid, its buttons and the session's edit state."""
+
+    GRID = "edit-grid"
+    APPLY = "edit-apply"
+    ADD_ROW = "edit-add-row"
+    DELETE_ROWS = "edit-delete-rows"
+    UNDO = "edit-undo"
+    REVERT = "edit-revert"
+    STATUS = "edit-status"
+    STORE = "edit-store"
+
+
+class Record(StrEnum):
+    """Recording a real new game: the short form, the confirm step and the submission token."""
+
+    DATE = "record-date"
+    NAMES = "record-names"
+    SUBMIT = "record-submit"
+    CONFIRM_BOX = "record-confirm-box"
+    CONFIRM_TEXT = "record-confirm-text"
+    CONFIRM = "record-confirm"
+    CANCEL = "record-cancel"
+    STATUS = "record-status"
+    TOKEN = "record-token"
+    PENDING = "record-pending"
+
+
+class RecordType(StrEnum):
+    """``"type"`` values of the new-game form's rows; each id also has ``"index"``."""
+
+    PLAYER = "record-player"
+    PLACE = "record-place"
+
+
+class Predict(StrEnum):
+    """Win probabilities for an upcoming game."""
+
+    PLAYERS = "predict-players"
+    FIGURE = "predict-figure"
+    TABLE = "predict-table"
+    NOTE = "predict-note"
+
+
+class Evaluate(StrEnum):
+    """How well the current settings predict the group's own results."""
+
+    PANEL = "evaluate-panel"
+
+
+class ScoreFn(StrEnum):
+    """The multiplayer Elo score function for the current base and a chosen game size."""
+
+    SIZE = "scorefn-size"
+    FIGURE = "scorefn-figure"
+    NOTE = "scorefn-note"
+
+
+class Downloads(StrEnum):
+    """Downloads: the leaderboard and the (possibly edited) history as CSV."""
+
+    RATINGS_BUTTON = "downloads-ratings-button"
+    RATINGS = "downloads-ratings"
+    HISTORY_BUTTON = "downloads-history-button"
+    HISTORY = "downloads-history"

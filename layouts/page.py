@@ -24,13 +24,16 @@ from dash import dcc, html
 
 import settings
 from layouts import changes, standings
+from layouts import downloads as downloads_layout
+from layouts import edit as edit_layout
+from layouts import predict as predict_layout
 from layouts.controls import controls_column
 from layouts.ids import Baseline, Data, Page, Params
 
 __all__ = ["TABS", "layout", "sample_names"]
 
 #: The feature tabs, in order.  Each entry builds one ``dbc.Tab``.
-TABS: list[Callable[[], dbc.Tab]] = [standings.tab, changes.tab]
+TABS: list[Callable[[], dbc.Tab]] = [standings.tab, changes.tab, edit_layout.tab, predict_layout.tab]
 
 
 def sample_names() -> list[str]:
@@ -65,7 +68,7 @@ def layout() -> html.Div:
         className="mb-2 py-1",
     )
     status = html.Div(
-        [html.Div(id=Data.SUMMARY, className="small"), html.Div(id=Data.MESSAGES)],
+        [html.Div(id=Data.SUMMARY, className="small"), html.Div(id=Data.MESSAGES), downloads_layout.bar()],
         className="mb-2 status",
     )
     body = dbc.Container(

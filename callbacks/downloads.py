@@ -1,0 +1,103 @@
+"""Downloads: the leaderboard as CSV and the history in use (edited or recorded games included) as CSV.
+
+Both are safe to open in a spreadsheet: a text cell that a spreadsheet would run as a formula gets a leading
+apostrophe (the same rule as :func:`ratings.io.write_csv`, which writes the history).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Any
+
+from dash import Input, Output, State, callback, dcc
+from dash.exceptions import PreventUpdate
+
+import figures
+from callbacks.runs import DataError, describe_source, history_for, run_for
+from callbacks.standings import scale_of
+from layouts.ids import Data, Downloads, Params, Standings
+from ratings import RatingRun
+from ratings.io import _safe, write_csv  # _safe: the one formula-injection rule of the project
+
+__all__ = ["file_stem", "history_csv", "ratings_csv"]
+
+
+def file_stem(source: dict[str, Any] | None, system: str | None = None) -> str:
+    """A file name stem from the source (and system): ``ratings-sample-poker-multielo``."""
+    words = describe_source(source or {}) + (f" {system}" if system else "")
+    return re.sub(r"[^A-Za-z0-9]+", "-", words).strip("-").lower()[:80] or "ratings"
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return _safe(str(value))
+
+
+def ratings_csv(run: RatingRun, *, min_games: int = 0, scale: figures.Scale | None = None) -> str:
+    """The leaderboard as CSV: rank, player, rating (with its scale in the header), games, wins, average place,
+    last change.  Placeholder players are left out, as on screen; no cell can start a formula.
+    """
+    scale = scale or figures.Scale(unit=run.scale)
+    rows = figures.leaderboard_rows(run, min_games=min_games, scale=scale)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["rank", "player", f"rating ({scale.unit})", "games", "wins", "average place", "last change"])
+    for r in rows:
+        writer.writerow(
+            [_cell(r[k]) for k in ("rank", "player", "rating", "games", "wins", "average_place", "last_change")]
+        )
+    return out.getvalue()
+
+
+def history_csv(source: dict[str, Any]) -> str:
+    """The history of ``source`` in the long shape (game, date, player, place), formula-safe."""
+    return write_csv(history_for(source), "long")
+
+
+def _min_games(value: Any) -> int:
+    try:
+        return max(0, int(float(value)))
+    except (TypeError, ValueError):
+        return 0
+
+
+# "Ratings CSV" button (with source, settings, filter, scale) -> a CSV download of the leaderboard
+@callback(
+    Output(Downloads.RATINGS, "data"),
+    Input(Downloads.RATINGS_BUTTON, "n_clicks"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    State(Standings.MIN_GAMES, "value"),
+    State(Standings.SCALE_OFFSET, "value"),
+    State(Standings.SCALE_FACTOR, "value"),
+    prevent_initial_call=True,
+)
+def on_ratings_csv(_clicks, source, current, min_games, offset, factor):  # type: ignore[no-untyped-def]
+    if not source or not current:
+        raise PreventUpdate
+    try:
+        run = run_for(source, current["system"], current.get("params") or {})
+    except DataError:
+        raise PreventUpdate from None
+    text = ratings_csv(run, min_games=_min_games(min_games), scale=scale_of(run, offset, factor))
+    return dcc.send_string(text, f"ratings-{file_stem(source, current['system'])}.csv", type="text/csv")
+
+
+# "History CSV" button (with source) -> a CSV download of the games in use
+@callback(
+    Output(Downloads.HISTORY, "data"),
+    Input(Downloads.HISTORY_BUTTON, "n_clicks"),
+    State(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
+def on_history_csv(_clicks, source):  # type: ignore[no-untyped-def]
+    if not source:
+        raise PreventUpdate
+    try:
+        text = history_csv(source)
+    except DataError:
+        raise PreventUpdate from None
+    return dcc.send_string(text, f"history-{file_stem(source)}.csv", type="text/csv")

@@ -1,0 +1,312 @@
+"""Editing the history for a what-if: the grid's rows become a new history only when the user presses Apply.
+
+The edited history travels like an upload (``callbacks.runs``): the data source store gets an ``upload``-kind
+source carrying the long-shape records, marked ``"edited": True``, so every other feature recomputes from it.
+The edit store keeps what Apply needs beside it, per user, in the browser::
+
+    {"base": <the unedited source>, "rows": <applied grid rows, compact> or None, "undo": [<rows or None>, ...]}
+
+``rows`` keeps excluded games (they stay in the grid, ticked) while the source holds only the included ones;
+an ``undo`` entry of ``None`` stands for the unedited source.  A grid that does not read as a history leaves
+the source and the stores untouched and lists each problem with its row and column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dash import Input, Output, State, callback, ctx, no_update
+
+from callbacks.runs import DataError, describe_source, history_digest, history_for, records_of
+from layouts.ids import Data, Edit
+from ratings import GameHistory, HistoryError
+
+__all__ = [
+    "UNDO_STEPS",
+    "Checked",
+    "EditOutcome",
+    "add_row",
+    "apply_rows",
+    "check_rows",
+    "delete_rows",
+    "edited_source",
+    "fresh_state",
+    "grid_rows",
+    "revert",
+    "undo",
+]
+
+#: How many applied edits can be undone.
+UNDO_STEPS = 5
+#: Grid columns, in the compact order the edit store keeps them.
+FIELDS = ("game", "date", "player", "place", "exclude")
+
+
+def grid_rows(history: GameHistory) -> list[dict[str, Any]]:
+    """One grid row per participant (long shape), places as text (``DNF`` for did-not-finish), none excluded."""
+    return [
+        {
+            "_id": i,
+            "game": str(r["game"]),
+            "date": r["date"] or "",
+            "player": r["player"],
+            "place": str(r["place"]),
+            "exclude": False,
+        }
+        for i, r in enumerate(records_of(history))
+    ]
+
+
+def _compact(rows: list[dict[str, Any]]) -> list[list[Any]]:
+    return [[r.get(f) for f in FIELDS] for r in rows]
+
+
+def _expand(compact: list[list[Any]]) -> list[dict[str, Any]]:
+    return [{"_id": i, **dict(zip(FIELDS, row, strict=True))} for i, row in enumerate(compact)]
+
+
+def _blank(value: Any) -> bool:
+    return value is None or not str(value).strip()
+
+
+@dataclass
+class Checked:
+    """What the grid rows read as: the history to rate (``None`` when there are problems)."""
+
+    history: GameHistory | None
+    excluded: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    ignored: int = 0
+
+
+def check_rows(rows: list[dict[str, Any]]) -> Checked:
+    """Read grid rows as a history, leaving out excluded games (a game is excluded when any of its rows is ticked).
+
+    Rows with neither a player nor a place are ignored (a freshly added row).  Problems name the grid row
+    (1 = the top row of the unsorted grid) and the column, in the library's own words.
+    """
+    kept: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    excluded: list[str] = []
+    ignored = 0
+    for i, row in enumerate(rows, start=1):
+        if _blank(row.get("player")) and _blank(row.get("place")):
+            ignored += 1
+            continue
+        game = "" if _blank(row.get("game")) else str(row["game"]).strip()
+        kept.append(
+            {
+                "game": game or None,
+                "date": row.get("date") or None,
+                "player": row.get("player"),
+                "place": row.get("place"),
+            }
+        )
+        numbers.append(i)
+        if row.get("exclude") and game and game not in excluded:
+            excluded.append(game)
+    try:
+        full = GameHistory.from_records(kept, rows=numbers, source="edited table")
+    except HistoryError as exc:
+        return Checked(None, excluded, [str(p) for p in exc.problems], ignored)
+    if full.n_games == 0:
+        return Checked(None, excluded, ["the table holds no games"], ignored)
+    included = [g for g in full.games if g.id not in excluded]
+    if not included:
+        return Checked(None, excluded, ["every game is excluded; keep at least one game"], ignored)
+    history = GameHistory(included, warnings=full.warnings) if excluded else full
+    return Checked(history, excluded, [], ignored)
+
+
+def edited_source(history: GameHistory, base: dict[str, Any]) -> dict[str, Any]:
+    """The data source of an edited history: upload-like records, named after the source it was edited from."""
+    return {
+        "kind": "upload",
+        "filename": f"what-if edit of {describe_source(base)}",
+        "hash": history_digest(history),
+        "records": records_of(history),
+        "edited": True,
+    }
+
+
+def fresh_state(source: dict[str, Any]) -> dict[str, Any]:
+    """The edit store for an unedited source."""
+    return {"base": source, "rows": None, "undo": []}
+
+
+def _normalised(rows: list[dict[str, Any]], excluded: list[str]) -> list[dict[str, Any]]:
+    """The rows with fresh ids and the exclude tick spread over every row of an excluded game."""
+    out = []
+    for i, row in enumerate(rows):
+        game = "" if _blank(row.get("game")) else str(row["game"]).strip()
+        out.append({"_id": i, **{f: row.get(f) for f in FIELDS}, "exclude": game in excluded})
+    return out
+
+
+@dataclass
+class EditOutcome:
+    """The result of an edit action; ``None`` fields stay as they are."""
+
+    message: str
+    ok: bool = True
+    source: dict[str, Any] | None = None
+    state: dict[str, Any] | None = None
+    rows: list[dict[str, Any]] | None = None
+
+
+def apply_rows(rows: list[dict[str, Any]] | None, state: dict[str, Any] | None) -> EditOutcome:
+    """Apply the grid: a new edited source and an undo step, or the problems (and nothing changes)."""
+    if not state or not state.get("base"):
+        return EditOutcome("The history is still loading; try again in a moment.", ok=False)
+    checked = check_rows(rows or [])
+    if checked.history is None:
+        shown = checked.problems[:12]
+        more = len(checked.problems) - len(shown)
+        lines = shown + ([f"... and {more} more"] if more > 0 else [])
+        head = "Not applied: the table has problems (the previous history stays in use):"
+        return EditOutcome("\n".join([head, *lines]), ok=False)
+    applied = _normalised(rows or [], checked.excluded)
+    applied = [r for r in applied if not (_blank(r["player"]) and _blank(r["place"]))]
+    source = edited_source(checked.history, state["base"])
+    undo = [*state.get("undo", []), state.get("rows")][-UNDO_STEPS:]
+    new_state = {"base": state["base"], "rows": _compact(applied), "undo": undo}
+    info = checked.history.summary()
+    message = f"Applied: {info['games']} games, {info['players']} players are rated now"
+    if checked.excluded:
+        message += f" ({len(checked.excluded)} game{'s' if len(checked.excluded) != 1 else ''} excluded)"
+    if checked.ignored:
+        message += f"; {checked.ignored} empty row{'s' if checked.ignored != 1 else ''} left out"
+    return EditOutcome(message + ".", source=source, state=new_state, rows=applied)
+
+
+def undo(state: dict[str, Any] | None) -> EditOutcome:
+    """Go back one applied edit (to the unedited source when that was the step before)."""
+    if not state or not state.get("undo"):
+        return EditOutcome("Nothing to undo.", ok=False)
+    *rest, previous = state["undo"]
+    base = state["base"]
+    if previous is None:
+        return EditOutcome(
+            "Undone: back to the unedited history.",
+            source=base,
+            state=fresh_state(base),
+            rows=grid_rows(history_for(base)),
+        )
+    rows = _expand(previous)
+    checked = check_rows(rows)
+    if checked.history is None:  # cannot happen for rows that were applied before; say so rather than fail
+        return EditOutcome("Could not undo: the earlier table no longer reads as a history.", ok=False)
+    new_state = {"base": base, "rows": previous, "undo": rest}
+    return EditOutcome(
+        f"Undone ({len(rest)} more step{'s' if len(rest) != 1 else ''} can be undone).",
+        source=edited_source(checked.history, base),
+        state=new_state,
+        rows=rows,
+    )
+
+
+def revert(state: dict[str, Any] | None) -> EditOutcome:
+    """Drop every edit: the unedited source again."""
+    if not state or not state.get("base"):
+        return EditOutcome("Nothing to revert.", ok=False)
+    base = state["base"]
+    return EditOutcome(
+        f"Reverted to {describe_source(base)}.", source=base, state=fresh_state(base), rows=grid_rows(history_for(base))
+    )
+
+
+def add_row(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The rows with an empty row at the end, in the last row's game and date (so a player can be added to it)."""
+    rows = list(rows or [])
+    last = rows[-1] if rows else {}
+    next_id = max((int(r.get("_id", 0)) for r in rows), default=-1) + 1
+    rows.append(
+        {
+            "_id": next_id,
+            "game": last.get("game", ""),
+            "date": last.get("date", ""),
+            "player": "",
+            "place": "",
+            "exclude": False,
+        }
+    )
+    return rows
+
+
+def delete_rows(rows: list[dict[str, Any]] | None, selected: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The rows without the selected ones (matched by their ``_id``)."""
+    gone = {r.get("_id") for r in (selected or [])}
+    return [r for r in (rows or []) if r.get("_id") not in gone]
+
+
+def status_lines(outcome: EditOutcome) -> list[Any]:
+    """The status as a small alert (red for problems), one line per problem."""
+    import dash_bootstrap_components as dbc
+    from dash import html
+
+    head, *rest = outcome.message.split("\n")
+    body: list[Any] = [html.Div(head, className="fw-semibold" if rest else "")]
+    if rest:
+        body.append(html.Ul([html.Li(line) for line in rest], className="mb-0"))
+    return [dbc.Alert(body, color="success" if outcome.ok else "danger", className="small py-1 mb-1", dismissable=True)]
+
+
+# data source (a new, unedited one) -> grid rows and a fresh edit store; an edited source leaves both as they are
+@callback(
+    Output(Edit.GRID, "rowData"),
+    Output(Edit.STORE, "data"),
+    Input(Data.SOURCE, "data"),
+)
+def on_source(source: dict[str, Any] | None) -> tuple[Any, Any]:
+    if not source or source.get("edited"):
+        return no_update, no_update
+    try:
+        history = history_for(source)
+    except DataError:
+        return no_update, no_update
+    return grid_rows(history), fresh_state(source)
+
+
+# Apply / Undo / Revert buttons, grid rows, edit store -> data source, edit store, grid rows, status
+@callback(
+    Output(Data.SOURCE, "data", allow_duplicate=True),
+    Output(Edit.STORE, "data", allow_duplicate=True),
+    Output(Edit.GRID, "rowData", allow_duplicate=True),
+    Output(Edit.STATUS, "children"),
+    Input(Edit.APPLY, "n_clicks"),
+    Input(Edit.UNDO, "n_clicks"),
+    Input(Edit.REVERT, "n_clicks"),
+    State(Edit.GRID, "rowData"),
+    State(Edit.STORE, "data"),
+    prevent_initial_call=True,
+)
+def on_edit(_apply: Any, _undo: Any, _revert: Any, rows: Any, state: Any) -> tuple[Any, ...]:
+    trigger = ctx.triggered_id
+    if trigger == Edit.APPLY:
+        outcome = apply_rows(rows, state)
+    elif trigger == Edit.UNDO:
+        outcome = undo(state)
+    else:
+        outcome = revert(state)
+    return (
+        outcome.source if outcome.source is not None else no_update,
+        outcome.state if outcome.state is not None else no_update,
+        outcome.rows if outcome.rows is not None else no_update,
+        status_lines(outcome),
+    )
+
+
+# Add row / Delete selected buttons, grid rows and selection -> grid rows (nothing is applied yet)
+@callback(
+    Output(Edit.GRID, "rowData", allow_duplicate=True),
+    Input(Edit.ADD_ROW, "n_clicks"),
+    Input(Edit.DELETE_ROWS, "n_clicks"),
+    State(Edit.GRID, "rowData"),
+    State(Edit.GRID, "selectedRows"),
+    prevent_initial_call=True,
+)
+def on_rows(_add: Any, _delete: Any, rows: Any, selected: Any) -> Any:
+    if ctx.triggered_id == Edit.ADD_ROW:
+        return add_row(rows)
+    return delete_rows(rows, selected)

@@ -1,0 +1,204 @@
+"""Recording a real new game: validate the short form, then write it to a writable sheet after a confirm step,
+or add it to the user's session history (an edit like any other: undoable, downloadable).
+
+Validation, the sheet's shape and the idempotent append all live in :mod:`sources.record`; this module only
+decides where the game goes.  Every form showing carries a submission token (``sources.record``), so a
+double-clicked confirm or a retried request adds the game once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import dash_bootstrap_components as dbc
+from dash import ALL, Input, Output, State, callback, ctx, html, no_update
+
+from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, status_lines
+from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
+from layouts.ids import Data, Edit, Record, RecordType
+from ratings import HistoryError
+from sources.record import NewGame, new_game, new_submission_token, record_game
+
+__all__ = ["Plan", "add_to_session", "game_text", "plan", "sheet_writable", "write_to_sheet"]
+
+
+def sheet_writable(source: dict[str, Any] | None, opener: Callable[..., Any] = open_sheet) -> bool:
+    """Whether ``source`` is an (unedited) Google Sheet this server may write to."""
+    if not source or source.get("kind") != "sheet" or source.get("edited"):
+        return False
+    from sources.sheets import SheetError
+
+    try:
+        return bool(opener(str(source.get("url")), source.get("worksheet")).writable)
+    except (DataError, SheetError):
+        return False
+
+
+def game_text(game: NewGame) -> str:
+    """ "2024-05-31: 1. Ann, 2. Bo, DNF Cy"."""
+    finished = sorted((e for e in game.entries if e.place is not None), key=lambda e: e.place or 0)
+    parts = [f"{e.place}. {e.player}" for e in finished] + [f"DNF {e.player}" for e in game.entries if e.place is None]
+    return f"{game.date.isoformat() if game.date else 'no date'}: {', '.join(parts)}"
+
+
+@dataclass
+class Plan:
+    """What the submit button leads to: problems, a confirm step (``pending``) or a game for the session."""
+
+    problems: list[str]
+    game: NewGame | None = None
+    pending: dict[str, Any] | None = None
+
+
+def plan(
+    source: dict[str, Any] | None,
+    date: Any,
+    players: Sequence[Any],
+    places: Sequence[Any],
+    token: str,
+    *,
+    writable: bool,
+) -> Plan:
+    """Validate the form; a writable sheet asks for confirmation first, anything else goes to the session."""
+    try:
+        game = new_game(date, list(zip(players, places, strict=False)))
+    except HistoryError as exc:
+        return Plan([str(p) for p in exc.problems])
+    if writable and source:
+        pending = {
+            "date": game.date.isoformat() if game.date else None,
+            "results": [[e.player, e.place] for e in game.entries],
+            "token": token,
+            "source": source,
+        }
+        return Plan([], game, pending)
+    return Plan([], game)
+
+
+def add_to_session(state: dict[str, Any] | None, game: NewGame, token: str) -> EditOutcome:
+    """The session history with ``game`` added (an applied edit, so Undo takes it back); once per token."""
+    if not state or not state.get("base"):
+        return EditOutcome("The history is still loading; try again in a moment.", ok=False)
+    rows = (
+        [
+            {"_id": i, **dict(zip(("game", "date", "player", "place", "exclude"), r, strict=True))}
+            for i, r in enumerate(state["rows"])
+        ]
+        if state.get("rows") is not None
+        else grid_rows(history_for(state["base"]))
+    )
+    if any(str(r.get("game")) == token for r in rows):
+        return EditOutcome("This game was already added (the same submission); it was not added again.", ok=False)
+    date = game.date.isoformat() if game.date else ""
+    start = len(rows)
+    for i, entry in enumerate(game.entries):
+        place = "DNF" if entry.place is None else str(entry.place)
+        rows.append(
+            {"_id": start + i, "game": token, "date": date, "player": entry.player, "place": place, "exclude": False}
+        )
+    outcome = apply_rows(rows, state)
+    if outcome.ok:
+        outcome.message = (
+            f"Added to this session's history as game '{token}' ({game_text(game)}). It is not saved anywhere: "
+            "download the history CSV to keep it; Undo takes it back."
+        )
+    return outcome
+
+
+def write_to_sheet(pending: dict[str, Any], opener: Callable[..., Any] = open_sheet) -> tuple[bool, str]:
+    """Append the confirmed game to the sheet (idempotent per token): ``(written or already there, message)``."""
+    from sources.sheets import SheetError
+
+    source = pending["source"]
+    try:
+        game = new_game(pending.get("date"), [tuple(r) for r in pending["results"]])
+        sheet = opener(str(source.get("url")), source.get("worksheet"))
+        result = record_game(sheet, game, token=str(pending["token"]))
+    except (SheetError, DataError, HistoryError) as exc:
+        message = getattr(exc, "message", None) or "; ".join(getattr(exc, "messages", [])) or str(exc)
+        return False, f"Not recorded: {message}"
+    return True, result.message[0].upper() + result.message[1:] + "."
+
+
+def _alert(text: str, ok: bool) -> list[Any]:
+    return [dbc.Alert(text, color="success" if ok else "danger", className="small py-1 mb-0", dismissable=True)]
+
+
+# data source -> player names offered in the form, a fresh submission token
+@callback(Output(Record.NAMES, "children"), Output(Record.TOKEN, "data"), Input(Data.SOURCE, "data"))
+def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
+    try:
+        players = history_for(source).players if source else ()
+    except DataError:
+        players = ()
+    return [html.Option(value=p) for p in sorted(players, key=str.casefold)], new_submission_token()
+
+
+# Record / Write / Cancel buttons, form, source, edit store -> confirm step, status, session history or sheet
+@callback(
+    Output(Record.CONFIRM_BOX, "is_open"),
+    Output(Record.CONFIRM_TEXT, "children"),
+    Output(Record.PENDING, "data"),
+    Output(Record.STATUS, "children"),
+    Output(Record.TOKEN, "data", allow_duplicate=True),
+    Output(Data.SOURCE, "data", allow_duplicate=True),
+    Output(Edit.STORE, "data", allow_duplicate=True),
+    Output(Edit.GRID, "rowData", allow_duplicate=True),
+    Input(Record.SUBMIT, "n_clicks"),
+    Input(Record.CONFIRM, "n_clicks"),
+    Input(Record.CANCEL, "n_clicks"),
+    State(Record.DATE, "value"),
+    State({"type": RecordType.PLAYER, "index": ALL}, "value"),
+    State({"type": RecordType.PLACE, "index": ALL}, "value"),
+    State(Record.TOKEN, "data"),
+    State(Record.PENDING, "data"),
+    State(Data.SOURCE, "data"),
+    State(Edit.STORE, "data"),
+    prevent_initial_call=True,
+)
+def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):  # type: ignore[no-untyped-def]
+    keep = (no_update,) * 4
+    token = token or new_submission_token()
+    if ctx.triggered_id == Record.CANCEL:
+        return False, "", None, _alert("Not recorded.", False), *keep
+    if ctx.triggered_id == Record.CONFIRM:
+        if not pending:
+            return False, "", None, no_update, *keep
+        ok, message = write_to_sheet(pending)
+        if not ok:
+            return False, "", None, _alert(message, False), *keep
+        sheet = pending["source"]
+        with contextlib.suppress(DataError):
+            load_source(sheet, force=True)  # read the sheet anew so the game shows at once
+        refreshed = {**sheet, "recorded": pending["token"]}
+        return (
+            False,
+            "",
+            None,
+            _alert(message, True),
+            new_submission_token(),
+            refreshed,
+            fresh_state(refreshed),
+            no_update,
+        )
+    step = plan(source, date, players, places, token, writable=sheet_writable(source))
+    if step.problems:
+        return False, "", None, _alert("Not recorded: " + "; ".join(step.problems), False), *keep
+    assert step.game is not None
+    if step.pending is not None:
+        text = f"Write this game to {describe_source(source or {})}? {game_text(step.game)}"
+        return True, text, step.pending, no_update, *keep
+    outcome = add_to_session(state, step.game, token)
+    return (
+        False,
+        "",
+        None,
+        status_lines(outcome),
+        new_submission_token() if outcome.ok else no_update,
+        outcome.source if outcome.source is not None else no_update,
+        outcome.state if outcome.state is not None else no_update,
+        outcome.rows if outcome.rows is not None else no_update,
+    )

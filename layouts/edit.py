@@ -1,0 +1,145 @@
+"""The "Edit history" tab: a what-if grid of the games (applied on demand) and the form to record a real game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash_ag_grid as dag
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from layouts.ids import Edit, Record, RecordType
+
+__all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
+
+#: Player lines in the new-game form.
+FORM_ROWS = 8
+
+_COLUMNS: list[dict[str, Any]] = [
+    {"field": "game", "headerName": "game", "minWidth": 90, "filter": True},
+    {"field": "date", "headerName": "date (YYYY-MM-DD)", "minWidth": 120, "filter": True},
+    {"field": "player", "headerName": "player", "minWidth": 110, "filter": True},
+    {"field": "place", "headerName": "place (or DNF)", "minWidth": 90},
+    {
+        "field": "exclude",
+        "headerName": "exclude game",
+        "cellDataType": "boolean",
+        "minWidth": 90,
+        "headerTooltip": "Tick to leave this game out (every row of the game); untick to bring it back.",
+    },
+]
+
+
+def edit_panel() -> html.Div:
+    """The editable grid with its buttons and the status line."""
+    buttons = html.Div(
+        [
+            dbc.Button("Apply", id=Edit.APPLY, color="primary", size="sm", title="Rate the edited table"),
+            dbc.Button("Add row", id=Edit.ADD_ROW, color="secondary", outline=True, size="sm"),
+            dbc.Button("Delete selected", id=Edit.DELETE_ROWS, color="secondary", outline=True, size="sm"),
+            dbc.Button("Undo", id=Edit.UNDO, color="secondary", outline=True, size="sm", title="Undo the last Apply"),
+            dbc.Button("Revert to source", id=Edit.REVERT, color="secondary", outline=True, size="sm"),
+        ],
+        className="d-flex flex-wrap gap-1 mb-1",
+    )
+    return html.Div(
+        [
+            html.H2("Edit the history (what if)", className="h6 mb-1"),
+            html.Div(
+                "Change a game, date, player or place (DNF for did not finish), add or delete rows, tick "
+                "'exclude game' to leave a game out. Nothing changes until you press Apply; the edits stay in "
+                "this browser session only (download them with 'History CSV').",
+                className="small text-muted mb-1",
+            ),
+            buttons,
+            html.Div(id=Edit.STATUS),
+            dag.AgGrid(
+                id=Edit.GRID,
+                columnDefs=_COLUMNS,
+                rowData=[],
+                defaultColDef={"editable": True, "sortable": True, "resizable": True, "flex": 1},
+                getRowId="params.data._id",
+                columnSize="responsiveSizeToFit",
+                dashGridOptions={
+                    "rowSelection": {"mode": "multiRow", "enableClickSelection": False},
+                    "stopEditingWhenCellsLoseFocus": True,
+                    "animateRows": False,
+                    "tooltipShowDelay": 300,
+                },
+                style={"height": "420px", "width": "100%"},
+            ),
+            dcc.Store(id=Edit.STORE),
+        ],
+        className="mb-3",
+    )
+
+
+def _player_line(i: int) -> dbc.Row:
+    return dbc.Row(
+        [
+            dbc.Col(
+                dbc.Input(
+                    id={"type": RecordType.PLAYER, "index": i},
+                    placeholder=f"player {i + 1}",
+                    list=Record.NAMES,
+                    size="sm",
+                    autocomplete="off",
+                ),
+                width=8,
+            ),
+            dbc.Col(
+                dbc.Input(id={"type": RecordType.PLACE, "index": i}, placeholder="place / DNF", size="sm"),
+                width=4,
+            ),
+        ],
+        className="g-1 mb-1",
+    )
+
+
+def record_panel() -> html.Div:
+    """The short new-game form with its confirm step (for a writable sheet)."""
+    return html.Div(
+        [
+            html.H2("Record a new game", className="h6 mb-1"),
+            html.Div(
+                "Players and places (1 = best; equal numbers tie; DNF or empty = did not finish). With a writable "
+                "Google Sheet the game is written there after you confirm; otherwise it joins this session's history.",
+                className="small text-muted mb-1",
+            ),
+            dbc.Input(id=Record.DATE, type="date", size="sm", className="mb-1", style={"maxWidth": "12rem"}),
+            html.Datalist(id=Record.NAMES),
+            *[_player_line(i) for i in range(FORM_ROWS)],
+            dbc.Button("Record game", id=Record.SUBMIT, color="primary", size="sm", className="mt-1"),
+            dbc.Collapse(
+                dbc.Alert(
+                    [
+                        html.Div(id=Record.CONFIRM_TEXT, className="mb-1"),
+                        dbc.Button(
+                            "Write to the sheet", id=Record.CONFIRM, color="danger", size="sm", className="me-1"
+                        ),
+                        dbc.Button("Cancel", id=Record.CANCEL, color="secondary", outline=True, size="sm"),
+                    ],
+                    color="warning",
+                    className="small py-2 mt-1 mb-0",
+                ),
+                id=Record.CONFIRM_BOX,
+                is_open=False,
+            ),
+            html.Div(id=Record.STATUS, className="mt-1"),
+            dcc.Store(id=Record.TOKEN),
+            dcc.Store(id=Record.PENDING),
+        ],
+        className="mb-3",
+    )
+
+
+def tab() -> dbc.Tab:
+    """Grid (wide) beside the new-game form (narrow); stacked on a phone."""
+    return dbc.Tab(
+        dbc.Row(
+            [dbc.Col(edit_panel(), xl=8, xs=12), dbc.Col(record_panel(), xl=4, xs=12)],
+            className="g-3 pt-2",
+        ),
+        label="Edit history",
+        tab_id="edit",
+    )
