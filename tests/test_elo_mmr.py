@@ -7,6 +7,8 @@ References:
   ``sig_limit = sigma_limit``, ``transfer_speed = rho``, ``max_history = max_history`` and the per-round
   ``weight = weight``; its ``split_ties`` stays False (a tie is a win plus a loss, as in section 3.1).
   Each round's standings are sorted by place, with ``(lo, hi)`` the 0-based positions a tie group spans.
+  Our default ``max_history = 100`` differs from its default (no limit) only for players with more than
+  100 games, which these histories do not have; the folding itself is compared with ``max_history = 3``.
 - Theorems 5.5 (incentive compatibility) and 5.7 (bounded change) of the paper, on random games.
 - The two-player Gaussian case derived by hand below, solved with scipy.stats / scipy.optimize.
 """
