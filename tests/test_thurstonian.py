@@ -96,25 +96,28 @@ def test_censored_likelihood_unequal_ratings_against_enumeration_and_monte_carlo
 
 
 def test_grid_accuracy_against_a_much_finer_grid() -> None:
-    # The default grid (step 0.05, Romberg over three levels) against step 0.00625.
+    # The default computation (corrected trapezoid, step 1/16, Romberg over two levels)
+    # against the plain trapezoid at step 0.00625 (Romberg over three levels) in log space.
     rng = np.random.default_rng(1)
     for _ in range(6):
         n = int(rng.integers(3, 9))
         r = rng.normal(0, 1.5, n)
         perm = rng.permutation(n)
         k = int(rng.integers(0, 3))
-        fine = order_log_likelihood(r, perm[k:], perm[:k], step=0.00625)
+        fine = order_log_likelihood(r, perm[k:], perm[:k], step=0.00625, levels=3, log_space=True)
         ours = order_log_likelihood(r, perm[k:], perm[:k])
-        assert ours[0] == pytest.approx(fine[0], abs=1e-5)
-        assert ours[1] == pytest.approx(fine[1], abs=5e-6)
+        assert ours[0] == pytest.approx(fine[0], abs=1e-6)
+        assert ours[1] == pytest.approx(fine[1], abs=1e-6)
 
 
-def test_scaled_and_logarithmic_messages_agree() -> None:
+def test_scaled_and_logarithmic_computations_agree() -> None:
+    # Two discretisations (corrected trapezoid with scaled messages; plain trapezoid in log
+    # space), each accurate to a few 1e-6, and the same computation in both representations.
     r = [0.3, -1.0, 2.0, 0.5, 1.0, -0.2]
     a = order_log_likelihood(r, [2, 0, 5, 1], [3, 4], log_space=True)
     b = order_log_likelihood(r, [2, 0, 5, 1], [3, 4], log_space=False)
-    assert a[0] == pytest.approx(b[0], abs=1e-12)
-    assert a[1] == pytest.approx(b[1], abs=1e-12)
+    assert a[0] == pytest.approx(b[0], abs=1e-5)
+    assert a[1] == pytest.approx(b[1], abs=1e-5)
 
 
 def test_extreme_upset_stays_finite() -> None:

@@ -34,6 +34,7 @@ import numpy as np
 from scipy import special
 
 from ratings.base import State
+from ratings.numerics import log_sum_exp
 from ratings.params import param
 from ratings.predict import plackett_luce_places
 from ratings.systems._orders import _group_design, split_game, symmetrize
@@ -91,7 +92,7 @@ def _dnf_quadrature(r_dnf: np.ndarray, r_fin: np.ndarray) -> tuple[np.ndarray, n
     """Nodes t, log integrand w(t) (with the dy = e^t dt Jacobian) and log Lambda, on a shifted scale."""
     centre = float(np.mean(np.concatenate([r_dnf, r_fin])))
     log_lam_d = -(r_dnf - centre)
-    log_big = float(special.logsumexp(-(r_fin - centre)))
+    log_big = float(log_sum_exp(-(r_fin - centre)))
     m = len(r_dnf)
     # Right end: Lambda y = 2(m+1) + 60 leaves the integrand e^-40 below its peak or less;
     # left end: below every 1/lambda the integrand falls like e^{(m+1) t}.
@@ -108,13 +109,13 @@ def censored_log_probability(r_dnf: np.ndarray, r_fin: np.ndarray) -> float:
     if len(r_dnf) == 0 or len(r_fin) == 0:
         return 0.0
     _, w, _ = _dnf_quadrature(np.asarray(r_dnf, float), np.asarray(r_fin, float))
-    return float(special.logsumexp(w) + np.log(T_STEP))
+    return float(log_sum_exp(w) + np.log(T_STEP))
 
 
 def _censored_gradient(ratings: np.ndarray, dnf: np.ndarray, fin: np.ndarray) -> np.ndarray:
     centre = float(np.mean(ratings[np.concatenate([dnf, fin])]))
     t, w, log_big = _dnf_quadrature(ratings[dnf], ratings[fin])
-    p = np.exp(w - special.logsumexp(w))
+    p = np.exp(w - log_sum_exp(w))
     z = np.exp(-(ratings[dnf] - centre)[:, None] + t[None, :])
     with np.errstate(over="ignore", invalid="ignore"):
         ratio = np.where(z < 1e-8, 1.0 - 0.5 * z, z / np.expm1(z))  # z / (e^z - 1)
