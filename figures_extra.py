@@ -74,9 +74,9 @@ def probability_figure(players: Sequence[str], probabilities: np.ndarray, *, sys
     title = "Chance of each place" + (f" ({system_title})" if system_title else "")
     fig.update_layout(
         title={"text": title, "font": {"size": 15}},
-        xaxis={"title": "place", "side": "top"},
+        xaxis={"side": "top"},
         yaxis={"autorange": "reversed", "automargin": True},
-        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
         template="plotly_white",
         height=max(220, 60 + 36 * len(players)),
     )
@@ -109,31 +109,32 @@ def score_function_figure(n: int, base: float) -> go.Figure:
     chosen = score_function(n, base)
     linear = score_function(n, 1.0)
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=places,
-            y=linear,
-            name="linear (base 1)",
-            mode="lines+markers",
-            line={"color": "#8c959f", "dash": "dash"},
-            hovertemplate="place %{x}: score %{y:.3f}<extra>linear</extra>",
-        )
-    )
     if base != 1.0:
         fig.add_trace(
             go.Scatter(
                 x=places,
-                y=chosen,
-                name=f"base {base:g}",
+                y=linear,
+                name="linear (base 1)",
                 mode="lines+markers",
-                line={"color": "#0969da", "width": 3},
-                hovertemplate=f"place %{{x}}: score %{{y:.3f}}<extra>base {base:g}</extra>",
+                line={"color": "#8c959f", "dash": "dash"},
+                hovertemplate="place %{x}: score %{y:.3f}<extra>linear</extra>",
             )
         )
+    fig.add_trace(
+        go.Scatter(
+            x=places,
+            y=chosen,
+            name=f"base {base:g}" + (" (linear)" if base == 1.0 else ""),
+            mode="lines+markers",
+            line={"color": "#0969da", "width": 3},
+            hovertemplate=f"place %{{x}}: score %{{y:.3f}}<extra>base {base:g}</extra>",
+        )
+    )
     fig.update_layout(
         title={"text": f"Score of each place in a {n}-player game", "font": {"size": 15}},
         xaxis={"title": "place", "dtick": 1},
-        yaxis={"title": "score (the scores of a game sum to 1)", "rangemode": "tozero"},
+        yaxis={"title": "score (a game's scores sum to 1)", "rangemode": "tozero"},
+        showlegend=True,
         legend={"orientation": "h", "y": -0.25},
         margin={"l": 60, "r": 10, "t": 40, "b": 40},
         template="plotly_white",

@@ -18,7 +18,7 @@ from typing import Any
 
 from dash import Input, Output, State, callback, ctx, no_update
 
-from callbacks.runs import DataError, describe_source, history_digest, history_for, records_of
+from callbacks.runs import DataError, describe_source, history_digest, history_for, load_source, records_of
 from layouts.ids import Data, Edit
 from ratings import GameHistory, HistoryError
 
@@ -274,6 +274,7 @@ def on_source(source: dict[str, Any] | None) -> tuple[Any, Any]:
     Output(Edit.STORE, "data", allow_duplicate=True),
     Output(Edit.GRID, "rowData", allow_duplicate=True),
     Output(Edit.STATUS, "children"),
+    Output(Data.SUMMARY, "children", allow_duplicate=True),
     Input(Edit.APPLY, "n_clicks"),
     Input(Edit.UNDO, "n_clicks"),
     Input(Edit.REVERT, "n_clicks"),
@@ -294,7 +295,20 @@ def on_edit(_apply: Any, _undo: Any, _revert: Any, rows: Any, state: Any) -> tup
         outcome.state if outcome.state is not None else no_update,
         outcome.rows if outcome.rows is not None else no_update,
         status_lines(outcome),
+        source_summary(outcome.source),
     )
+
+
+def source_summary(source: dict[str, Any] | None) -> Any:
+    """The data summary line for a source the edit put in use (``no_update`` when none)."""
+    from callbacks.data import summary_text
+
+    if source is None:
+        return no_update
+    try:
+        return summary_text(load_source(source))
+    except DataError:
+        return no_update
 
 
 # Add row / Delete selected buttons, grid rows and selection -> grid rows (nothing is applied yet)

@@ -97,8 +97,9 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
     else:
         note = f"The current system is not multiplayer Elo; shown with its default base {base:g}: "
     note += (
-        "base 1 gives every place step the same score (the dashed line); a larger base gives the top places more "
-        "of the game's total score of 1. A player gains rating when their score beats the expected score."
+        "base 1 gives every place step the same score (a straight line, dashed when another base is chosen); "
+        "a larger base gives the top places more of the game's total score of 1. "
+        "A player gains rating when their score beats the expected score."
     )
     return figures_extra.score_function_figure(n, base), note
 

@@ -16,7 +16,7 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, html, no_update
 
-from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, status_lines
+from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, source_summary, status_lines
 from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
 from layouts.ids import Data, Edit, Record, RecordType
 from ratings import HistoryError
@@ -147,6 +147,7 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     Output(Data.SOURCE, "data", allow_duplicate=True),
     Output(Edit.STORE, "data", allow_duplicate=True),
     Output(Edit.GRID, "rowData", allow_duplicate=True),
+    Output(Data.SUMMARY, "children", allow_duplicate=True),
     Input(Record.SUBMIT, "n_clicks"),
     Input(Record.CONFIRM, "n_clicks"),
     Input(Record.CANCEL, "n_clicks"),
@@ -160,7 +161,7 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     prevent_initial_call=True,
 )
 def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):  # type: ignore[no-untyped-def]
-    keep = (no_update,) * 4
+    keep = (no_update,) * 5
     token = token or new_submission_token()
     if ctx.triggered_id == Record.CANCEL:
         return False, "", None, _alert("Not recorded.", False), *keep
@@ -183,6 +184,7 @@ def on_record(_submit, _confirm, _cancel, date, players, places, token, pending,
             refreshed,
             fresh_state(refreshed),
             no_update,
+            source_summary(refreshed),
         )
     step = plan(source, date, players, places, token, writable=sheet_writable(source))
     if step.problems:
@@ -201,4 +203,5 @@ def on_record(_submit, _confirm, _cancel, date, players, places, token, pending,
         outcome.source if outcome.source is not None else no_update,
         outcome.state if outcome.state is not None else no_update,
         outcome.rows if outcome.rows is not None else no_update,
+        source_summary(outcome.source),
     )

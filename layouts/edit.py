@@ -16,15 +16,15 @@ __all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
 FORM_ROWS = 8
 
 _COLUMNS: list[dict[str, Any]] = [
-    {"field": "game", "headerName": "game", "minWidth": 90, "filter": True},
-    {"field": "date", "headerName": "date (YYYY-MM-DD)", "minWidth": 120, "filter": True},
-    {"field": "player", "headerName": "player", "minWidth": 110, "filter": True},
-    {"field": "place", "headerName": "place (or DNF)", "minWidth": 90},
+    {"field": "game", "headerName": "game", "minWidth": 70, "filter": True},
+    {"field": "date", "headerName": "date", "minWidth": 100, "filter": True, "headerTooltip": "YYYY-MM-DD"},
+    {"field": "player", "headerName": "player", "minWidth": 80, "filter": True},
+    {"field": "place", "headerName": "place", "minWidth": 64, "headerTooltip": "1 = best; DNF = did not finish"},
     {
         "field": "exclude",
         "headerName": "exclude game",
         "cellDataType": "boolean",
-        "minWidth": 90,
+        "minWidth": 80,
         "headerTooltip": "Tick to leave this game out (every row of the game); untick to bring it back.",
     },
 ]

@@ -1,0 +1,106 @@
+"""The extra features in a real headless Chromium: history edits, win probabilities, metrics, CSV download."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import screenshot
+from tests.browser.test_app_browser import TIMEOUT, leaderboard_text, open_app, settle
+
+pytestmark = pytest.mark.browser
+
+
+def edit_cell(page, row: int, column: str, text: str) -> None:
+    """Type ``text`` into one grid cell (by row index and column id) and commit it with Enter."""
+    cell = page.locator(f"#edit-grid .ag-center-cols-container [row-index='{row}'] [col-id='{column}']")
+    cell.dblclick()
+    editor = page.locator("#edit-grid .ag-cell-inline-editing input")
+    editor.fill(text)
+    editor.press("Enter")
+
+
+def board(page) -> str:
+    """The leaderboard's text, also while its tab is hidden (``textContent``, not the rendered text)."""
+    return page.evaluate("() => document.querySelector('#standings-leaderboard').textContent")
+
+
+def wait_leaderboard_change(page, old: str) -> None:
+    page.wait_for_function(
+        "(old) => document.querySelector('#standings-leaderboard').textContent !== old", arg=old, timeout=TIMEOUT
+    )
+
+
+def test_edit_apply_invalid_edit_and_undo(page, app_url, browser):
+    open_app(page, app_url)
+    original = board(page)
+    page.click("text=Edit history")
+    page.wait_for_selector("#edit-grid [row-index='0'] [col-id='place']", timeout=TIMEOUT)
+    # game 1 of the poker sample: Marta won; make her last instead (8 players in that game)
+    assert page.inner_text("#edit-grid [row-index='0'] [col-id='player']") == "Marta"
+    edit_cell(page, 0, "place", "9")
+    page.click("#edit-apply")
+    page.wait_for_selector("#edit-status .alert-success", timeout=TIMEOUT)
+    wait_leaderboard_change(page, original)
+    edited = board(page)
+    assert "what-if edit" in page.inner_text("#data-summary")
+
+    # a place that is not a place: the error names its row and column, the edited standings stay
+    edit_cell(page, 1, "place", "second")
+    page.click("#edit-apply")
+    page.wait_for_selector("#edit-status .alert-danger", timeout=TIMEOUT)
+    status = page.inner_text("#edit-status")
+    assert "row 2, column 'place'" in status and "'second'" in status
+    settle(page)
+    assert board(page) == edited
+    screenshot(page, "extras-edit-error")
+
+    page.click("#edit-undo")
+    wait_leaderboard_change(page, edited)
+    settle(page)
+    assert board(page) == original
+    assert page.inner_text("#edit-grid [row-index='0'] [col-id='place']") == "1"
+    assert page.console_errors == []
+
+
+def test_predictions_metrics_and_ratings_download(page, app_url, browser):
+    open_app(page, app_url)
+    page.click("text=Predictions")
+    page.wait_for_selector("#predict-figure .heatmaplayer", timeout=TIMEOUT)
+    settle(page)
+    z = page.evaluate(
+        "() => Array.from(document.querySelector('#predict-figure .js-plotly-plot')._fullData[0].z, r => Array.from(r))"
+    )
+    assert len(z) == 4 and all(len(row) == 4 for row in z)
+    for row in z:
+        assert sum(row) == pytest.approx(100.0, abs=1e-6)
+    totals = page.locator("#predict-table tbody tr td:last-child").all_inner_texts()
+    assert totals == ["100%"] * 4
+    metrics = page.inner_text("#evaluate-panel")
+    assert "Kendall tau" in metrics and "lower is better" in metrics
+    assert page.locator("#evaluate-panel td.num").count() == 3
+    screenshot(page, "extras-predictions")
+
+    with page.expect_download() as info:
+        page.click("#downloads-ratings-button")
+    download = info.value
+    assert download.suggested_filename == "ratings-sample-poker-multielo.csv"
+    with open(download.path(), encoding="utf-8") as handle:
+        text = handle.read()
+    assert text.startswith("rank,player,rating (Elo points)")
+    page.click("text=Standings")
+    assert text.splitlines()[1].split(",")[1] == leaderboard_text(page).splitlines()[1].split("\t")[1]
+    assert page.console_errors == []
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    small = phone.new_page()
+    open_app(small, app_url)
+    small.click("text=Predictions")
+    small.wait_for_selector("#predict-figure .heatmaplayer", timeout=TIMEOUT)
+    settle(small)
+    assert small.evaluate("() => document.documentElement.scrollWidth") <= 391
+    screenshot(small, "extras-phone-predictions")
+    small.click("text=Edit history")
+    small.wait_for_selector("#edit-grid [row-index='0']", timeout=TIMEOUT)
+    settle(small)
+    screenshot(small, "extras-phone-edit")
+    phone.close()

@@ -1,0 +1,224 @@
+"""History editing and recording as pure functions: grid rows, Apply, Undo, Revert, the new-game form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from callbacks import edit, record
+from callbacks.runs import history_for, run_for
+from ratings import GameHistory
+from sources.record import new_game
+from sources.sheets import SheetError
+
+# Two games, written by hand; the expected grid below is the same table typed again.
+RECORDS = [
+    {"game": "g1", "date": "2024-03-01", "player": "Ann", "place": 1},
+    {"game": "g1", "date": "2024-03-01", "player": "Bo", "place": 2},
+    {"game": "g2", "date": "2024-03-08", "player": "Bo", "place": 1},
+    {"game": "g2", "date": "2024-03-08", "player": "Cy", "place": "DNF"},
+]
+
+
+def upload_source(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """An upload-kind source as the core builds one (``callbacks.runs``)."""
+    from callbacks.runs import history_digest, records_of
+
+    history = GameHistory.from_records(records)
+    return {"kind": "upload", "filename": "club.csv", "hash": history_digest(history), "records": records_of(history)}
+
+
+@pytest.fixture
+def base() -> dict[str, Any]:
+    return upload_source(RECORDS)
+
+
+def test_grid_rows_are_the_long_table_with_places_as_text() -> None:
+    rows = edit.grid_rows(GameHistory.from_records(RECORDS))
+    assert [(r["game"], r["date"], r["player"], r["place"], r["exclude"]) for r in rows] == [
+        ("g1", "2024-03-01", "Ann", "1", False),
+        ("g1", "2024-03-01", "Bo", "2", False),
+        ("g2", "2024-03-08", "Bo", "1", False),
+        ("g2", "2024-03-08", "Cy", "DNF", False),
+    ]
+    assert [r["_id"] for r in rows] == [0, 1, 2, 3]
+
+
+def test_problems_name_the_grid_row_and_column() -> None:
+    rows = edit.grid_rows(GameHistory.from_records(RECORDS))
+    rows[1]["place"] = "second"
+    rows[2]["player"] = ""
+    rows[2]["place"] = "1"
+    checked = edit.check_rows(rows)
+    assert checked.history is None
+    assert len(checked.problems) == 2
+    assert "row 2, column 'place'" in checked.problems[0] and "'second'" in checked.problems[0]
+    assert "row 3, column 'player'" in checked.problems[1] and "empty" in checked.problems[1]
+
+
+def test_empty_added_rows_are_left_out_and_excluded_games_dropped() -> None:
+    rows = edit.add_row(edit.grid_rows(GameHistory.from_records(RECORDS)))
+    assert rows[-1] == {"_id": 4, "game": "g2", "date": "2024-03-08", "player": "", "place": "", "exclude": False}
+    rows[0]["exclude"] = True  # one ticked row excludes the whole game g1
+    checked = edit.check_rows(rows)
+    assert checked.problems == []
+    assert checked.ignored == 1 and checked.excluded == ["g1"]
+    assert checked.history is not None and [g.id for g in checked.history.games] == ["g2"]
+    for row in rows[:4]:
+        row["exclude"] = True
+    assert edit.check_rows(rows).problems == ["every game is excluded; keep at least one game"]
+
+
+def test_invalid_apply_changes_nothing(base: dict[str, Any]) -> None:
+    state = edit.fresh_state(base)
+    rows = edit.grid_rows(history_for(base))
+    rows[0]["place"] = "x"
+    outcome = edit.apply_rows(rows, state)
+    assert not outcome.ok
+    assert outcome.source is None and outcome.state is None and outcome.rows is None
+    assert outcome.message.startswith("Not applied") and "previous history stays in use" in outcome.message
+
+
+def test_applied_edit_is_what_the_ratings_use(base: dict[str, Any]) -> None:
+    # Swap g1 so that Bo beats Ann.  Multiplayer Elo defaults (K=32, D=400, everyone starts at 1000): a
+    # two-player game between equals moves the winner by K * (N - 1) * (S - E) = 32 * 1 * (1 - 0.5) = +16
+    # (seed 001, eq. 7; hand derivation).  Game g2 then has Bo (1016) beat Cy (1000, DNF).
+    rows = edit.grid_rows(history_for(base))
+    rows[0]["place"], rows[1]["place"] = "2", "1"
+    outcome = edit.apply_rows(rows, edit.fresh_state(base))
+    assert outcome.ok and outcome.source is not None and outcome.source["edited"] is True
+    run = run_for(outcome.source, "multielo", {})
+    after_g1 = dict(zip(run.players, run.after[:2], strict=False))
+    assert after_g1["Bo"] == pytest.approx(1016.0)
+    assert after_g1["Ann"] == pytest.approx(984.0)
+    assert "what-if edit of upload club.csv" in outcome.source["filename"]
+
+
+def test_undo_steps_back_then_to_the_source_and_the_stack_is_capped(base: dict[str, Any]) -> None:
+    state = edit.fresh_state(base)
+    names = []
+    for k in range(edit.UNDO_STEPS + 2):
+        rows = edit.grid_rows(history_for(base))
+        rows[3]["player"] = f"Cy{k}"
+        outcome = edit.apply_rows(rows, state)
+        assert outcome.ok and outcome.state is not None
+        state = outcome.state
+        names.append(rows[3]["player"])
+    assert len(state["undo"]) == edit.UNDO_STEPS
+    back = edit.undo(state)
+    assert back.rows is not None and back.rows[3]["player"] == names[-2]
+    assert back.source is not None and "Cy5" in history_for(back.source).players
+    # undoing to the unedited source hands back the source itself
+    first = edit.apply_rows(edit.grid_rows(history_for(base)), edit.fresh_state(base))
+    assert first.state is not None
+    undone = edit.undo(first.state)
+    assert undone.source == base and undone.state == edit.fresh_state(base)
+    assert not edit.undo(edit.fresh_state(base)).ok
+
+
+def test_revert_returns_the_source_and_its_rows(base: dict[str, Any]) -> None:
+    rows = edit.grid_rows(history_for(base))
+    rows[3]["place"] = "2"
+    outcome = edit.apply_rows(rows, edit.fresh_state(base))
+    assert outcome.state is not None
+    reverted = edit.revert(outcome.state)
+    assert reverted.source == base
+    assert reverted.rows is not None and reverted.rows[3]["place"] == "DNF"
+
+
+def test_delete_rows_removes_the_selected_ids() -> None:
+    rows = edit.grid_rows(GameHistory.from_records(RECORDS))
+    kept = edit.delete_rows(rows, [{"_id": 1}, {"_id": 3}])
+    assert [r["player"] for r in kept] == ["Ann", "Bo"]
+    assert edit.delete_rows(rows, None) == rows
+
+
+# ------------------------------------------------------------------------------------------ recording
+class FakeSheet:
+    """A writable worksheet in memory (the two calls ``sources.record.record_game`` makes)."""
+
+    writable = True
+
+    def __init__(self) -> None:
+        self.rows: list[list[Any]] = [["game", "date", "player", "place"]]
+        self.appends = 0
+
+    def fetch_rows(self) -> list[list[str]]:
+        return [[str(c) for c in r] for r in self.rows]
+
+    def append_rows(self, rows: list[list[Any]]) -> None:
+        self.appends += 1
+        self.rows.extend(rows)
+
+
+def test_form_problems_are_reported_in_words() -> None:
+    step = record.plan(None, "2024-13-01", ["Ann", "ann"], ["1", "2"], "t", writable=False)
+    assert any("is not a date" in p for p in step.problems)
+    assert any("entered twice" in p for p in step.problems)
+
+
+def test_a_writable_sheet_asks_first_anything_else_goes_to_the_session() -> None:
+    sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc", "worksheet": None}
+    asked = record.plan(sheet, "2024-05-01", ["Ann", "Bo", ""], ["1", "DNF", ""], "web-1", writable=True)
+    assert asked.pending == {
+        "date": "2024-05-01",
+        "results": [["Ann", 1], ["Bo", None]],
+        "token": "web-1",
+        "source": sheet,
+    }
+    direct = record.plan(sheet, "2024-05-01", ["Ann", "Bo"], ["1", "2"], "web-1", writable=False)
+    assert direct.pending is None and direct.game is not None
+
+
+def test_sheet_writable_only_for_an_unedited_writable_sheet() -> None:
+    sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc", "worksheet": None}
+    assert record.sheet_writable(sheet, opener=lambda url, ws: FakeSheet())
+    assert not record.sheet_writable({**sheet, "edited": True}, opener=lambda url, ws: FakeSheet())
+    assert not record.sheet_writable({"kind": "sample", "name": "poker"}, opener=lambda url, ws: FakeSheet())
+
+    def refuse(url: str, ws: str | None) -> Any:
+        raise SheetError("the sheet cannot be reached", "network")
+
+    assert not record.sheet_writable(sheet, opener=refuse)
+
+
+def test_confirmed_game_is_appended_once_per_token() -> None:
+    fake = FakeSheet()
+    pending = {
+        "date": "2024-05-01",
+        "results": [["Ann", 1], ["Bo", None]],
+        "token": "web-1",
+        "source": {"kind": "sheet", "url": "u"},
+    }
+    ok, message = record.write_to_sheet(pending, opener=lambda url, ws: fake)
+    assert ok and message.startswith("Recorded the game: 2 rows added")
+    # the long shape of sources.record: one row per player, the token as the game id, DNF as the word
+    assert fake.rows[1:] == [["web-1", "2024-05-01", "Ann", 1], ["web-1", "2024-05-01", "Bo", "DNF"]]
+    again, message = record.write_to_sheet(pending, opener=lambda url, ws: fake)
+    assert again and "already recorded" in message and fake.appends == 1
+
+    def refuse(url: str, ws: str | None) -> Any:
+        raise SheetError("this sheet is shared read-only", "read-only")
+
+    failed, message = record.write_to_sheet(pending, opener=refuse)
+    assert not failed and message == "Not recorded: this sheet is shared read-only"
+
+
+def test_a_game_added_to_the_session_is_an_undoable_edit(base: dict[str, Any]) -> None:
+    state = edit.fresh_state(base)
+    game = new_game("2024-03-15", [("Cy", 1), ("Ann", 2)])
+    outcome = record.add_to_session(state, game, "web-9")
+    assert outcome.ok and outcome.source is not None and outcome.state is not None
+    history = history_for(outcome.source)
+    assert [g.id for g in history.games] == ["g1", "g2", "web-9"]
+    assert history.games[-1].players == ("Cy", "Ann")
+    assert "not saved anywhere" in outcome.message
+    repeat = record.add_to_session(outcome.state, game, "web-9")
+    assert not repeat.ok and "already added" in repeat.message
+    assert edit.undo(outcome.state).source == base
+
+
+def test_game_text_lists_places_then_dnfs() -> None:
+    game = new_game("2024-05-01", [("Bo", "DNF"), ("Ann", 2), ("Cy", 1)])
+    assert record.game_text(game) == "2024-05-01: 1. Cy, 2. Ann, DNF Bo"
