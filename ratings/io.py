@@ -26,7 +26,7 @@ import re
 import sys
 import zipfile
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -992,70 +992,96 @@ def _xlsx_rows(data: bytes, source: str | None, notes: list[str]) -> list[list[A
     return rows
 
 
-def _ods_rows(data: bytes, source: str | None, notes: list[str]) -> list[list[Any]]:
-    from odf.namespaces import OFFICENS, TABLENS
-    from odf.opendocument import load
-    from odf.table import Table
+_ODS_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+_ODS_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+_ODS_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+#: Most rows a sheet may span, blank ones included (the row limit of LibreOffice and Excel).
+_MAX_SHEET_ROWS = 1_048_576
 
-    try:
-        document = load(io.BytesIO(data))
-        tables = document.spreadsheet.getElementsByType(Table)
-    except Exception as exc:  # odfpy raises many kinds of errors for damaged files
-        raise HistoryError([Problem(f"the ODS file cannot be opened ({exc})", source=source)]) from None
-    if not tables:
-        raise HistoryError([Problem("the ODS file has no sheets", source=source)])
-    _sheet_note([str(t.getAttrNS(TABLENS, "name") or f"sheet {k + 1}") for k, t in enumerate(tables)], notes)
+
+def _ods_cell_value(cell: Any) -> Any:
+    """The value of one ODF table cell: a datetime for dates, the text of numbers as shown, else the text."""
+    kind = cell.get(_ODS_OFFICE + "value-type")
+    paragraphs = ["".join(p.itertext()) for p in cell.findall(_ODS_TEXT + "p")]  # not comments: direct children
+    shown = "\n".join(paragraphs)
+    if kind == "date":
+        try:
+            return dt.datetime.fromisoformat(cell.get(_ODS_OFFICE + "date-value") or "")
+        except ValueError:
+            return shown
+    if kind in {"float", "percentage", "currency"}:
+        raw = cell.get(_ODS_OFFICE + "value")
+        return raw if raw is not None and re.fullmatch(r"-?\d+", raw) else shown or raw
+    return shown
+
+
+def _ods_rows(data: bytes, source: str | None, notes: list[str]) -> list[list[Any]]:
+    """Cells of the first sheet of an ODS file, streamed from its content.xml (memory stays small).
+
+    Repeated rows and cells (``number-rows-repeated``, ``number-columns-repeated``) are expanded, capped at
+    the row and column limits; blank rows are kept so that row numbers match the sheet.
+    """
+    from xml.etree.ElementTree import ParseError, iterparse
+
+    names: list[str] = []
     rows: list[list[Any]] = []
     pending_blank = 0
     nonblank = 0
-
-    def _rows(node: Any) -> Iterator[Any]:
-        for child in node.childNodes:
-            if child.qname == (TABLENS, "table-row"):
-                yield child
-            elif child.qname in {(TABLENS, "table-header-rows"), (TABLENS, "table-rows"), (TABLENS, "table-row-group")}:
-                yield from _rows(child)
-
+    depth = 0  # nesting of tables (a cell may hold a sub-table)
+    cells: list[Any] = []
+    damaged = (zipfile.BadZipFile, KeyError, OSError, RuntimeError, EOFError, NotImplementedError, ParseError)
     try:
-        for row in _rows(tables[0]):
-            repeat = int(row.getAttrNS(TABLENS, "number-rows-repeated") or 1)
-            cells: list[Any] = []
-            for cell in row.childNodes:
-                if cell.qname not in {(TABLENS, "table-cell"), (TABLENS, "covered-table-cell")}:
-                    continue
-                times = int(cell.getAttrNS(TABLENS, "number-columns-repeated") or 1)
-                kind = cell.getAttrNS(OFFICENS, "value-type")
-                value: Any
-                if kind == "date":
-                    text = cell.getAttrNS(OFFICENS, "date-value") or ""
-                    try:
-                        value = dt.datetime.fromisoformat(text)
-                    except ValueError:
-                        value = str(cell)
-                elif kind in {"float", "percentage", "currency"}:
-                    shown = str(cell)
-                    raw = cell.getAttrNS(OFFICENS, "value")
-                    value = raw if raw is not None and re.fullmatch(r"-?\d+", raw) else shown or raw
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        stream = archive.open("content.xml")
+    except damaged:
+        raise HistoryError([Problem("the ODS file is damaged: it has no readable content", source=source)]) from None
+    try:
+        for event, element in iterparse(stream, events=("start", "end")):
+            tag = element.tag
+            if tag == _ODS_TABLE + "table":
+                if event == "start":
+                    depth += 1
+                    if depth == 1:
+                        names.append(element.get(_ODS_TABLE + "name") or f"sheet {len(names) + 1}")
                 else:
-                    value = str(cell)
-                if len(cells) + times > MAX_COLUMNS + 1:
-                    times = max(0, MAX_COLUMNS + 1 - len(cells))
-                cells.extend([value] * times)
-            while cells and (cells[-1] is None or not str(cells[-1]).strip()):
-                cells.pop()
-            if not cells:
-                pending_blank += repeat
+                    depth -= 1
+                    element.clear()
                 continue
-            if nonblank + repeat > MAX_ROWS:
-                raise _too_big(f"the sheet has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}")
-            nonblank += repeat
-            rows.extend([[]] * pending_blank)
-            pending_blank = 0
-            rows.extend([list(cells) for _ in range(repeat)])
-    except HistoryError:
-        raise
-    except Exception as exc:
-        raise HistoryError([Problem(f"the ODS file cannot be read ({exc})", source=source)]) from None
+            if event != "end" or depth != 1 or len(names) != 1:
+                continue
+            if tag in (_ODS_TABLE + "table-cell", _ODS_TABLE + "covered-table-cell"):
+                times = max(1, min(int(element.get(_ODS_TABLE + "number-columns-repeated") or 1), MAX_COLUMNS + 1))
+                value = _ods_cell_value(element)
+                cells.extend([value] * max(0, min(times, MAX_COLUMNS + 1 - len(cells))))
+            elif tag == _ODS_TABLE + "table-row":
+                repeat = max(1, int(element.get(_ODS_TABLE + "number-rows-repeated") or 1))
+                element.clear()
+                while cells and (cells[-1] is None or not str(cells[-1]).strip()):
+                    cells.pop()
+                if not cells:
+                    pending_blank += repeat
+                    continue
+                if nonblank + repeat > MAX_ROWS or len(rows) + pending_blank + repeat > _MAX_SHEET_ROWS:
+                    raise _too_big(
+                        f"the sheet has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}"
+                    )
+                nonblank += repeat
+                rows.extend([] for _ in range(pending_blank))
+                pending_blank = 0
+                rows.extend(list(cells) for _ in range(repeat))
+                cells = []
+    except damaged as exc:
+        raise HistoryError([Problem(f"the ODS file is damaged ({exc})", source=source)]) from None
+    except ValueError:
+        raise HistoryError(
+            [Problem("the ODS file is damaged (a repeat count is not a number)", source=source)]
+        ) from None
+    finally:
+        stream.close()
+        archive.close()
+    if not names:
+        raise HistoryError([Problem("the ODS file has no sheets", source=source)])
+    _sheet_note(names, notes)
     return rows
 
 

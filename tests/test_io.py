@@ -160,6 +160,45 @@ def test_stray_far_cell_does_not_blow_up_the_sheet() -> None:
     assert games_of(result) == [("game 1", D(2024, 3, 1), [("Ann", 1), ("Bob", 2)])]
 
 
+def test_ods_cell_comments_and_repeats() -> None:
+    # A comment (office:annotation) is not part of the cell's text; repeated rows and cells expand.
+    from odf.office import Annotation
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    def cell(text: str, repeat: int = 1) -> TableCell:
+        element = TableCell(valuetype="string", numbercolumnsrepeated=repeat)
+        element.addElement(P(text=text))
+        return element
+
+    document = OpenDocumentSpreadsheet()
+    table = Table(name="Games")
+    header = TableRow()
+    for text in ("date", "1st", "2nd"):
+        header.addElement(cell(text))
+    played = TableRow(numberrowsrepeated=2)  # the same night written twice: two games
+    played.addElement(cell("2024-03-01"))
+    winner = cell("Ann")
+    note = Annotation()
+    note.addElement(P(text="great game"))
+    winner.addElement(note)
+    played.addElement(winner)
+    played.addElement(cell("Bob"))
+    played.addElement(TableCell(numbercolumnsrepeated=1_000_000))
+    blank = TableRow(numberrowsrepeated=900_000)
+    blank.addElement(TableCell(numbercolumnsrepeated=1024))
+    for row in (header, played, blank):
+        table.addElement(row)
+    document.spreadsheet.addElement(table)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    assert games_of(read_file(buffer.getvalue(), filename="c.ods")) == [
+        ("game 1", D(2024, 3, 1), [("Ann", 1), ("Bob", 2)]),
+        ("game 2", D(2024, 3, 1), [("Ann", 1), ("Bob", 2)]),
+    ]
+
+
 def test_utf16_and_windows_encoded_text() -> None:
     # Excel's "Unicode text" export: UTF-16 with a byte-order mark and tabs.
     text = "date\t1st\t2nd\r\n2024-03-01\tBørge\tZoë\r\n"
