@@ -184,3 +184,28 @@ def test_place_probabilities_two_players() -> None:
 
 def test_default_learning_rate_is_the_seed_tuned_value() -> None:
     assert create("thurstonian").params.eta == 0.26  # seed 000, section 5, first table
+
+
+def test_many_tied_pairs_walk_their_orderings_in_step() -> None:
+    # Eight tied pairs have 2^8 = 256 joint orderings (more than MAX_ROWS): the pairs' two
+    # orders are taken in step (all first orders, then all second ones), a deterministic
+    # approximation; each pair is still averaged over both of its orders.
+    rng = np.random.default_rng(21)
+    r = rng.normal(0, 0.8, 16)
+    r[5] = r[4]
+    ranks = np.repeat(np.arange(8), 2)
+    approx = thurstonian_gradient(r, ranks, np.zeros(16, bool))
+    assert np.array_equal(approx, thurstonian_gradient(r, ranks, np.zeros(16, bool)))
+    assert approx[4] == pytest.approx(approx[5], abs=1e-12)
+    assert np.sum(approx) == pytest.approx(0.0, abs=1e-9)
+    pairs = [(2 * k, 2 * k + 1) for k in range(7, -1, -1)]  # worst pair first
+    exact = np.mean(
+        [
+            order_log_likelihood(
+                r, [p for (a, b), s in zip(pairs, flips, strict=True) for p in ((b, a) if s else (a, b))]
+            )[1]
+            for flips in itertools.product([False, True], repeat=8)
+        ],
+        axis=0,
+    )
+    assert np.abs(approx - exact).max() < 0.02  # 0.009 here

@@ -34,7 +34,7 @@ EXACT_GROUP = 5
 #: Orderings sampled for a group larger than EXACT_GROUP.
 DESIGN_SAMPLES = 120
 #: Largest number of joint orderings enumerated for a non-separable model.
-MAX_ROWS = 720
+MAX_ROWS = 120
 
 
 class Split:

@@ -117,25 +117,24 @@ def _grid(ratings: np.ndarray, step: float, levels: int) -> tuple[np.ndarray, np
     return lo + offsets, valid
 
 
-def _cumulative(v: np.ndarray, reverse: bool = False) -> np.ndarray:
-    """Corrected trapezoid cumulative integral along rows, in units of h/2.
+def _cumulative(v: np.ndarray) -> np.ndarray:
+    """Corrected trapezoid cumulative integral along rows, in units of h/24.
 
-    ``(S_{j-1} + S_j) - (v_{j+1} - v_{j-1}) / 12`` with ``S`` the running sum: the trapezoid
+    ``12 (S_{j-1} + S_j) - (v_{j+1} - v_{j-1})`` with ``S`` the running sum: the trapezoid
     rule minus its leading Euler-Maclaurin error ``h^2 B'(x_j) / 12``, ``B'`` by central
     differences (Gregory's end correction), so the error is O(h^4).  Written in ``S`` alone it
-    is ``13/12 (S_j + S_{j-1}) - 1/12 (S_{j+1} + S_{j-2})`` (``S`` is 0 before the grid and
-    constant after it).  ``reverse`` applies the transpose, used by the backward pass; in
-    reversed coordinates it has the same form.
+    is ``13 (S_j + S_{j-1}) - (S_{j+1} + S_{j-2})`` (``S`` is 0 before the grid and constant
+    after it).  Its transpose, for the backward pass, is the same operation on reversed rows.
     """
-    if reverse:
-        v = v[:, ::-1]
     rows, g = v.shape
     s = np.zeros((rows, g + 3))
     np.cumsum(v, axis=1, out=s[:, 2 : g + 2])
     s[:, g + 2] = s[:, g + 1]
-    out = (13.0 / 12.0) * (s[:, 2 : g + 2] + s[:, 1 : g + 1])
-    out -= (1.0 / 12.0) * (s[:, 3:] + s[:, :g])
-    return out[:, ::-1] if reverse else out
+    out = s[:, 2 : g + 2] + s[:, 1 : g + 1]
+    out *= 13.0
+    out -= s[:, 3:]
+    out -= s[:, :g]
+    return out
 
 
 def _log_cumulative(log_v: np.ndarray, reverse: bool = False) -> np.ndarray:
@@ -168,28 +167,31 @@ def _messages_log(log_a0: np.ndarray, log_u: np.ndarray) -> tuple[np.ndarray, np
 def _messages_scaled(a0: np.ndarray, log_top: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The same with every message stored as a log scale (per row) times a mantissa of at most about 1.
 
-    ``a0`` is the bottom's distribution function divided by ``exp(log_top)``.  Forward messages
-    are cumulative integrals, largest at the right end, and are divided by their last value;
-    backward messages are integrals from the right, divided by their first value.  Mantissas
-    that fall below 1e-308 of their row's largest value flush to zero, which changes nothing
-    at double precision while the rating spread keeps the densities representable
-    (:data:`SCALED_SPREAD`).  The corrected trapezoid may leave tiny negative values where the
-    integrand is negligible; they do not reach the logarithms, which only see the bulk.
+    ``a0`` is the bottom's distribution function divided by ``exp(log_top)``.  Messages are
+    divided by their largest end after every integration (forward messages grow to the right,
+    backward ones to the left).  Mantissas that fall below 1e-308 of their row's largest value
+    flush to zero, which changes nothing at double precision while the rating spread keeps the
+    densities representable (:data:`SCALED_SPREAD`).  The corrected trapezoid may leave tiny
+    negative values where the integrand is negligible; they do not reach the logarithms, which
+    only see the bulk.
+
+    Backward messages are carried in reversed grid order, where the transposed integration is
+    the same operation as the forward one, so both passes run together as rows of one array.
     """
-    m = u.shape[0]
-    forward = np.empty_like(u)
-    forward[0] = a0
-    lasts = np.ones((m, a0.shape[0]))
-    for i in range(1, m):
-        a = _cumulative(forward[i - 1] * u[i - 1])
-        lasts[i] = a[:, -1]
-        np.divide(a, a[:, -1:], out=forward[i])
+    m, n_rows, _ = u.shape
+    # Stage k multiplies forward rows by u[k-1] and (reversed) backward rows by u[m-k].
+    factors = np.concatenate([u[: m - 1], u[:0:-1, :, ::-1]], axis=1)  # (m-1, 2R, G)
+    messages = np.empty((m, 2 * n_rows, u.shape[2]))
+    messages[0, :n_rows] = a0
+    messages[0, n_rows:] = 1.0
+    lasts = np.ones((m, n_rows))
+    for k in range(1, m):
+        a = _cumulative(messages[k - 1] * factors[k - 1])
+        lasts[k] = a[:n_rows, -1]
+        np.divide(a, a[:, -1:], out=messages[k])
+    forward = messages[:, :n_rows]
+    backward = messages[::-1, n_rows:, ::-1]
     log_total = log_top + np.log(lasts).sum(axis=0) + np.log(np.sum(forward[m - 1] * u[m - 1], axis=1))
-    backward = np.empty_like(u)
-    backward[m - 1] = 1.0
-    for i in range(m - 1, 0, -1):
-        g = _cumulative(backward[i] * u[i], reverse=True)
-        np.divide(g, g[:, :1], out=backward[i - 1])
     post = forward * backward * u
     post /= post.sum(axis=2, keepdims=True)
     return post, log_total
@@ -252,9 +254,10 @@ def _rows(
         mills_b = np.where(valid_r, np.exp(-0.5 * zb * zb - LOG_SQRT_2PI - log_cdf_bottom), 0.0)
         grad[np.arange(n_rows), order[:, 0]] = -(mills_b * post[0]).sum(axis=1)
 
-    # Constants left out of the messages: h/2 per cumulative stage, h for the final sum.
+    # Constants left out of the messages: h/2 (log path) or h/24 (corrected rule) per
+    # cumulative stage, h for the final sum.
     h = step * (1 << np.arange(levels))
-    log_lik = log_total + (m - 1) * np.log(h[level] / 2.0) + np.log(h[level])
+    log_lik = log_total + (m - 1) * np.log(h[level] / (2.0 if log_space else 24.0)) + np.log(h[level])
     weights = np.asarray((_ROMBERG_PLAIN if log_space else _ROMBERG_CORRECTED)[levels])
     return (
         weights @ log_lik.reshape(levels, n_orders),
