@@ -79,7 +79,7 @@ def _cell(value: Any) -> Cell:
     """One cell as text (or a date when the spreadsheet stored a date); never guesses a type from text."""
     if value is None:
         return ""
-    if type(value) is str or isinstance(value, str):
+    if isinstance(value, str):
         text = value.replace("\ufeff", "") if "\ufeff" in value else value
         # Undo our own formula neutralisation ('=x written by write_csv reads back as =x).
         if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r\n":
