@@ -27,13 +27,22 @@ import math
 
 import numpy as np
 
-__all__ = ["DESIGN_SAMPLES", "EXACT_GROUP", "MAX_ROWS", "Split", "split_game", "symmetrize", "tie_orderings"]
+__all__ = [
+    "DESIGN_SAMPLES",
+    "EXACT_GROUP",
+    "MAX_ROWS",
+    "Split",
+    "group_orderings",
+    "split_game",
+    "symmetrize",
+    "tie_orderings",
+]
 
 #: Largest tied group whose orderings are enumerated exactly (5! = 120 orderings).
 EXACT_GROUP = 5
 #: Orderings sampled for a group larger than EXACT_GROUP.
 DESIGN_SAMPLES = 120
-#: Largest number of joint orderings enumerated for a non-separable model.
+#: Largest number of joint orderings of several tied groups enumerated exactly (Thurstonian).
 MAX_ROWS = 120
 
 
@@ -62,7 +71,7 @@ def split_game(ranks: np.ndarray, dnf: np.ndarray) -> Split:
     return Split(np.flatnonzero(dnf), groups)
 
 
-def _group_design(
+def group_orderings(
     group: np.ndarray, ratings: np.ndarray, samples: int = DESIGN_SAMPLES
 ) -> tuple[list[tuple[int, ...]], bool]:
     """Orderings (worst first) of one tied group, and whether they are all of them."""
@@ -79,42 +88,27 @@ def _group_design(
     return out, False
 
 
-def tie_orderings(split: Split, ratings: np.ndarray, *, separable: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+def tie_orderings(split: Split, ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Worst-first orders of the finishers to average over, their weights, and whether it is exact.
 
     Returns ``(rows, weights, exact)`` with ``rows`` of shape ``(T, finishers)`` and weights
     summing to 1: the draw-rewarded gradient is ``sum_t weights[t] * gradient(rows[t])``.
 
-    ``separable`` models (Plackett-Luce, whose log-likelihood is a sum of one term per
-    position, each depending only on the set of players at or above it) need each group's
-    orderings only once, with the other groups held fixed: the average over the product of
-    the groups' orderings is then ``base + sum_k (mean over group k's orderings - base)``,
-    exactly.  Other models (Thurstonian) enumerate the product when it has at most
-    :data:`MAX_ROWS` rows, and otherwise walk the groups' designs in step (row ``t`` takes
-    ordering ``t mod |D_k|`` of group ``k``), a deterministic approximation.
+    The product of the groups' orderings is enumerated when it has at most :data:`MAX_ROWS`
+    rows; otherwise the groups' orderings are walked in step (row ``t`` takes ordering
+    ``t mod |D_k|`` of group ``k``), a deterministic approximation that still averages each
+    group over its own orderings.  (Plackett-Luce, whose log-likelihood is a sum of one term
+    per position, averages each group separately and exactly instead.)
     """
     designs = []
     exact = True
     for group in split.groups:
-        orderings, full = _group_design(group, ratings)
+        orderings, full = group_orderings(group, ratings)
         designs.append(orderings)
         exact &= full
     sizes = [len(d) for d in designs]
     if all(s == 1 for s in sizes):
         return np.array([[p for d in designs for p in d[0]]], dtype=int), np.ones(1), exact
-    if separable:
-        base = [d[0] for d in designs]
-        out = [base]
-        weights = [1.0]
-        for k, design in enumerate(designs):
-            if len(design) == 1:
-                continue
-            weights[0] -= 1.0
-            for ordering in design:
-                out.append(base[:k] + [ordering] + base[k + 1 :])
-                weights.append(1.0 / len(design))
-        table = np.array([[p for part in row for p in part] for row in out], dtype=int)
-        return table, np.array(weights), exact
     if math.prod(sizes) <= MAX_ROWS:
         combos = list(itertools.product(*designs))
     else:

@@ -37,7 +37,7 @@ from ratings.base import State
 from ratings.numerics import log_sum_exp
 from ratings.params import param
 from ratings.predict import plackett_luce_places
-from ratings.systems._orders import _group_design, split_game, symmetrize
+from ratings.systems._orders import group_orderings, split_game, symmetrize
 from ratings.systems._single import KerbyParams, SingleRatingSystem
 
 __all__ = [
@@ -175,7 +175,7 @@ def plackett_luce_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarr
             above = float(lam[higher].sum())
             design = None
             if len(group) > EXACT_SUBSETS:
-                orderings, _ = _group_design(group, ratings, samples=LARGE_GROUP_SAMPLES)
+                orderings, _ = group_orderings(group, ratings, samples=LARGE_GROUP_SAMPLES)
                 position = {int(p): i for i, p in enumerate(group)}
                 design = [tuple(position[p] for p in o) for o in orderings]
                 approximate = True

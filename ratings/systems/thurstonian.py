@@ -294,7 +294,7 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
     split = split_game(ranks, dnf)
     if split.finishers == 0:
         return np.zeros(len(ratings))
-    rows, weights, exact = tie_orderings(split, ratings, separable=False)
+    rows, weights, exact = tie_orderings(split, ratings)
     _, grads = _rows(ratings, rows, split.dnf)
     g = weights @ grads
     return g if exact else symmetrize(g, ratings, split)
