@@ -22,7 +22,7 @@ from layouts.ids import Data, Edit, Record, RecordType
 from ratings import HistoryError
 from sources.record import NewGame, new_game, new_submission_token, record_game
 
-__all__ = ["Plan", "add_to_session", "game_text", "plan", "sheet_writable", "write_to_sheet"]
+__all__ = ["Plan", "add_to_session", "game_text", "plan", "record_step", "sheet_writable", "write_to_sheet"]
 
 
 def sheet_writable(source: dict[str, Any] | None, opener: Callable[..., Any] = open_sheet) -> bool:
@@ -148,6 +148,8 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     Output(Edit.STORE, "data", allow_duplicate=True),
     Output(Edit.GRID, "rowData", allow_duplicate=True),
     Output(Data.SUMMARY, "children", allow_duplicate=True),
+    Output({"type": RecordType.PLAYER, "index": ALL}, "value"),
+    Output({"type": RecordType.PLACE, "index": ALL}, "value"),
     Input(Record.SUBMIT, "n_clicks"),
     Input(Record.CONFIRM, "n_clicks"),
     Input(Record.CANCEL, "n_clicks"),
@@ -161,11 +163,19 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     prevent_initial_call=True,
 )
 def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):  # type: ignore[no-untyped-def]
+    out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state)
+    recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
+    blank = [""] * len(players) if recorded else no_update
+    return (*out, blank, blank)
+
+
+def record_step(trigger, date, players, places, token, pending, source, state):  # type: ignore[no-untyped-def]
+    """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values."""
     keep = (no_update,) * 5
     token = token or new_submission_token()
-    if ctx.triggered_id == Record.CANCEL:
+    if trigger == Record.CANCEL:
         return False, "", None, _alert("Not recorded.", False), *keep
-    if ctx.triggered_id == Record.CONFIRM:
+    if trigger == Record.CONFIRM:
         if not pending:
             return False, "", None, no_update, *keep
         ok, message = write_to_sheet(pending)

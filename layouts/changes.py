@@ -5,6 +5,7 @@ from __future__ import annotations
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
+from figures_extra import graph_config
 from layouts.ids import Standings
 
 __all__ = ["game_panel", "overview_panel", "tab"]
@@ -16,7 +17,7 @@ def game_panel() -> html.Div:
         [
             html.H2("One game", className="h6 mb-1"),
             dcc.Dropdown(id=Standings.GAME, clearable=False, placeholder="pick a game", className="mb-1"),
-            dcc.Graph(id=Standings.GAME_CHANGES, config={"displaylogo": False}, style={"height": "340px"}),
+            dcc.Graph(id=Standings.GAME_CHANGES, config=graph_config("game-changes"), style={"height": "340px"}),
         ],
         className="mb-3",
     )
@@ -31,7 +32,7 @@ def overview_panel() -> html.Div:
                 "points or a winner that lost points.",
                 className="small text-muted mb-1",
             ),
-            dcc.Graph(id=Standings.HEATMAP, config={"displaylogo": False}),
+            dcc.Graph(id=Standings.HEATMAP, config=graph_config("changes-overview")),
         ]
     )
 

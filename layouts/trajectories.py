@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dash import dcc, html
 
+from figures_extra import graph_config
 from layouts.ids import Standings
 
 __all__ = ["trajectories_panel"]
@@ -17,7 +18,7 @@ def trajectories_panel() -> html.Div:
             dcc.Dropdown(id=Standings.PLAYERS, multi=True, placeholder="players to draw", className="mb-1"),
             dcc.Graph(
                 id=Standings.TRAJECTORIES,
-                config={"displaylogo": False, "responsive": True},
+                config=graph_config("rating-trajectories", responsive=True),
                 style={"height": "420px"},
             ),
             html.Div("Click a point to see that game below.", className="small text-muted"),

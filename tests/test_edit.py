@@ -222,3 +222,22 @@ def test_a_game_added_to_the_session_is_an_undoable_edit(base: dict[str, Any]) -
 def test_game_text_lists_places_then_dnfs() -> None:
     game = new_game("2024-05-01", [("Bo", "DNF"), ("Ann", 2), ("Cy", 1)])
     assert record.game_text(game) == "2024-05-01: 1. Cy, 2. Ann, DNF Bo"
+
+
+def test_record_step_adds_to_the_session_or_asks_before_writing(base: dict[str, Any]) -> None:
+    from dash import no_update
+
+    from layouts.ids import Record
+
+    state = edit.fresh_state(base)
+    players, places = ["Di", "Ann", ""], ["1", "2", ""]
+    out = record.record_step(Record.SUBMIT, "2024-04-01", players, places, "web-5", None, base, state)
+    is_open, _, pending, _, token, source, new_state, rows, _ = out
+    assert is_open is False and pending is None
+    assert token not in (no_update, "web-5")  # a fresh token for the next game
+    assert "Di" in history_for(source).players and new_state["undo"] == [None]
+    assert rows[-2:][0]["player"] == "Di"
+    bad = record.record_step(Record.SUBMIT, "", ["Di"], ["1"], "web-6", None, base, state)
+    assert bad[4] is no_update and bad[5] is no_update  # nothing recorded
+    cancelled = record.record_step(Record.CANCEL, "", players, places, "web-7", {"token": "web-7"}, base, state)
+    assert cancelled[0] is False and cancelled[2] is None and cancelled[5] is no_update

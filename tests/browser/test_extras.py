@@ -104,3 +104,29 @@ def test_predictions_metrics_and_ratings_download(page, app_url, browser):
     settle(small)
     screenshot(small, "extras-phone-edit")
     phone.close()
+
+
+def test_excluding_a_game_and_recording_one_in_the_session(page, app_url):
+    open_app(page, app_url)
+    page.click("text=Edit history")
+    page.wait_for_selector("#edit-grid [row-index='0'] [col-id='exclude']", timeout=TIMEOUT)
+    page.locator("#edit-grid .ag-center-cols-container [row-index='0'] [col-id='exclude'] input").click()
+    page.click("#edit-apply")
+    page.wait_for_selector("#edit-status .alert-success", timeout=TIMEOUT)
+    assert "149 games" in page.inner_text("#data-summary")
+    # the tick spreads over every row of the excluded game
+    assert page.locator("#edit-grid .ag-center-cols-container [row-index='7'] [col-id='exclude'] input").is_checked()
+
+    page.fill("#record-date", "2025-01-10")
+    for i, (player, place) in enumerate([("Zoe", "1"), ("Marta", "2"), ("Luis", "DNF")]):
+        page.fill(f'[id=\'{{"index":{i},"type":"record-player"}}\']', player)
+        page.fill(f'[id=\'{{"index":{i},"type":"record-place"}}\']', place)
+    page.click("#record-submit")
+    page.wait_for_selector("#record-status .alert-success", timeout=TIMEOUT)
+    assert "not saved anywhere" in page.inner_text("#record-status")
+    page.wait_for_function(
+        "() => document.querySelector('#standings-leaderboard').textContent.includes('Zoe')", timeout=TIMEOUT
+    )
+    assert "150 games, 11 players" in page.inner_text("#data-summary")
+    assert page.locator('[id=\'{"index":0,"type":"record-player"}\']').input_value() == ""
+    assert page.console_errors == []
