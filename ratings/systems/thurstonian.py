@@ -92,29 +92,31 @@ class ThurstonianParams(KerbyParams):
     )
 
 
+#: Where the coarse Romberg rows' padding sits, relative to the grid's left end: so far to the
+#: right that every density there is exactly 0 and every distribution function exactly 1, so
+#: the padding carries no mass and needs no mask.
+_PAD = 1.0e4
+
+
 @functools.lru_cache(maxsize=256)
-def _template(cells: int, step: float, levels: int) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets from the grid's left end (one row per Romberg level, coarse rows padded with 0) and validity."""
+def _template(cells: int, step: float, levels: int) -> np.ndarray:
+    """Offsets from the grid's left end, one row per Romberg level (coarse rows padded with _PAD)."""
     fine = step * np.arange(cells + 1)
-    offsets = np.zeros((levels, cells + 1))
-    valid = np.zeros((levels, cells + 1), dtype=bool)
+    offsets = np.full((levels, cells + 1), _PAD)
     for level in range(levels):
         coarse = fine[:: 1 << level]
         offsets[level, : len(coarse)] = coarse
-        valid[level, : len(coarse)] = True
     offsets.setflags(write=False)
-    valid.setflags(write=False)
-    return offsets, valid
+    return offsets
 
 
-def _grid(ratings: np.ndarray, step: float, levels: int) -> tuple[np.ndarray, np.ndarray]:
-    """Grid points (one row per Romberg level; padding holds the left end) and their validity mask."""
+def _grid(ratings: np.ndarray, step: float, levels: int) -> np.ndarray:
+    """Grid points, one row per Romberg level (step h, 2h, ...), all rows as long as the finest."""
     lo = float(np.min(ratings)) - EXTENT
     span = float(np.max(ratings)) + EXTENT - lo
     unit = 1 << (levels - 1)
     cells = int(np.ceil(span / (step * unit))) * unit
-    offsets, valid = _template(cells, step, levels)
-    return lo + offsets, valid
+    return lo + _template(cells, step, levels)
 
 
 def _cumulative(v: np.ndarray) -> np.ndarray:
@@ -217,30 +219,28 @@ def _rows(
     if levels is None:
         levels = LOG_LEVELS if log_space else LEVELS
     n_orders = rows.shape[0]
-    x0, valid = _grid(ratings, step, levels)  # (L, G)
+    x0 = _grid(ratings, step, levels)  # (L, G)
     level = np.repeat(np.arange(levels), n_orders)  # row r is (level r // T, order r % T)
     order = np.tile(rows, (levels, 1))  # (R, k)
     n_rows = levels * n_orders
     xr = x0[level]  # (R, G)
-    valid_r = valid[level]
     if len(dnf):
         chain = order
         zd = x0[:, None, :] - ratings[dnf][None, :, None]  # (L, d, G)
         log_cdf_dnf = special.log_ndtr(zd)
-        log_a0 = np.where(valid, log_cdf_dnf.sum(axis=1), -np.inf)[level]
+        log_a0 = log_cdf_dnf.sum(axis=1)[level]
     else:
         chain = order[:, 1:]
         zb = xr - ratings[order[:, 0]][:, None]  # (R, G)
         log_cdf_bottom = special.log_ndtr(zb)
-        log_a0 = np.where(valid_r, log_cdf_bottom, -np.inf)
+        log_a0 = log_cdf_bottom
     m = chain.shape[1]
     zc = xr[None, :, :] - ratings[chain.T][..., None]  # (m, R, G)
     if log_space:
-        log_u = np.where(valid_r[None], -0.5 * zc * zc - LOG_SQRT_2PI, -np.inf)
+        log_u = -0.5 * zc * zc - LOG_SQRT_2PI
         post, log_total = _messages_log(log_a0, log_u)
     else:
         u = np.exp(-0.5 * zc * zc - LOG_SQRT_2PI)
-        u *= valid_r[None]
         log_top = np.max(log_a0, axis=1)
         post, log_total = _messages_scaled(np.exp(log_a0 - log_top[:, None]), log_top, u)
 
@@ -248,10 +248,10 @@ def _rows(
     grad = np.zeros((n_rows, len(ratings)))
     grad[np.arange(n_rows)[:, None], chain] = (post * zc).sum(axis=2).T
     if len(dnf):
-        mills = np.where(valid[:, None, :], np.exp(-0.5 * zd * zd - LOG_SQRT_2PI - log_cdf_dnf), 0.0)[level]
+        mills = np.exp(-0.5 * zd * zd - LOG_SQRT_2PI - log_cdf_dnf)[level]
         grad[:, dnf] = -(mills * post[0][:, None, :]).sum(axis=2)
     else:
-        mills_b = np.where(valid_r, np.exp(-0.5 * zb * zb - LOG_SQRT_2PI - log_cdf_bottom), 0.0)
+        mills_b = np.exp(-0.5 * zb * zb - LOG_SQRT_2PI - log_cdf_bottom)
         grad[np.arange(n_rows), order[:, 0]] = -(mills_b * post[0]).sum(axis=1)
 
     # Constants left out of the messages: h/2 (log path) or h/24 (corrected rule) per
