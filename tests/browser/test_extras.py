@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ratings.samples import load_sample
 from tests.browser.conftest import screenshot
 from tests.browser.test_app_browser import TIMEOUT, leaderboard_text, open_app, settle
 
@@ -19,20 +20,27 @@ def edit_cell(page, row: int, column: str, text: str) -> None:
     editor.press("Enter")
 
 
-def board(page) -> str:
-    """The leaderboard's text, also while its tab is hidden (``textContent``, not the rendered text)."""
-    return page.evaluate("() => document.querySelector('#standings-leaderboard').textContent")
+def standings_text(page) -> str:
+    """The leaderboard as shown on the Standings tab (opened first; a hidden grid draws no rows)."""
+    page.click("#page-tabs >> text=Standings")
+    page.wait_for_selector("#standings-leaderboard", state="visible", timeout=TIMEOUT)
+    settle(page)
+    return leaderboard_text(page)
 
 
-def wait_leaderboard_change(page, old: str) -> None:
+def wait_standings_change(page, old: str) -> str:
+    """Open the Standings tab and wait until the leaderboard differs from ``old``; returns the new text."""
+    page.click("#page-tabs >> text=Standings")
     page.wait_for_function(
-        "(old) => document.querySelector('#standings-leaderboard').textContent !== old", arg=old, timeout=TIMEOUT
+        "(old) => document.querySelector('#standings-leaderboard').innerText !== old", arg=old, timeout=TIMEOUT
     )
+    settle(page)
+    return leaderboard_text(page)
 
 
 def test_edit_apply_invalid_edit_and_undo(page, app_url, browser):
     open_app(page, app_url)
-    original = board(page)
+    original = standings_text(page)
     page.click("text=Edit history")
     page.wait_for_selector("#edit-grid [row-index='0'] [col-id='place']", timeout=TIMEOUT)
     # game 1 of the poker sample: Marta won; make her last instead (8 players in that game)
@@ -40,9 +48,9 @@ def test_edit_apply_invalid_edit_and_undo(page, app_url, browser):
     edit_cell(page, 0, "place", "9")
     page.click("#edit-apply")
     page.wait_for_selector("#edit-status .alert-success", timeout=TIMEOUT)
-    wait_leaderboard_change(page, original)
-    edited = board(page)
+    edited = wait_standings_change(page, original)
     assert "what-if edit" in page.inner_text("#data-summary")
+    page.click("text=Edit history")
 
     # a place that is not a place: the error names its row and column, the edited standings stay
     edit_cell(page, 1, "place", "second")
@@ -50,14 +58,13 @@ def test_edit_apply_invalid_edit_and_undo(page, app_url, browser):
     page.wait_for_selector("#edit-status .alert-danger", timeout=TIMEOUT)
     status = page.inner_text("#edit-status")
     assert "row 2, column 'place'" in status and "'second'" in status
-    settle(page)
-    assert board(page) == edited
     screenshot(page, "extras-edit-error")
+    assert standings_text(page) == edited
 
+    page.click("text=Edit history")
     page.click("#edit-undo")
-    wait_leaderboard_change(page, edited)
-    settle(page)
-    assert board(page) == original
+    assert wait_standings_change(page, edited) == original
+    page.click("text=Edit history")
     assert page.inner_text("#edit-grid [row-index='0'] [col-id='place']") == "1"
     assert page.console_errors == []
 
@@ -87,8 +94,10 @@ def test_predictions_metrics_and_ratings_download(page, app_url, browser):
     with open(download.path(), encoding="utf-8") as handle:
         text = handle.read()
     assert text.startswith("rank,player,rating (Elo points)")
-    page.click("text=Standings")
-    assert text.splitlines()[1].split(",")[1] == leaderboard_text(page).splitlines()[1].split("\t")[1]
+    players = [line.split(",")[1] for line in text.splitlines()[1:]]
+    assert sorted(players) == sorted(load_sample("poker").players)
+    shown = standings_text(page)
+    assert all(p in shown for p in players)
     assert page.console_errors == []
 
     phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
@@ -124,9 +133,11 @@ def test_excluding_a_game_and_recording_one_in_the_session(page, app_url):
     page.click("#record-submit")
     page.wait_for_selector("#record-status .alert-success", timeout=TIMEOUT)
     assert "not saved anywhere" in page.inner_text("#record-status")
+    page.click("#page-tabs >> text=Standings")
     page.wait_for_function(
-        "() => document.querySelector('#standings-leaderboard').textContent.includes('Zoe')", timeout=TIMEOUT
+        "() => document.querySelector('#standings-leaderboard').innerText.includes('Zoe')", timeout=TIMEOUT
     )
     assert "150 games, 11 players" in page.inner_text("#data-summary")
+    page.click("text=Edit history")
     assert page.locator('[id=\'{"index":0,"type":"record-player"}\']').input_value() == ""
     assert page.console_errors == []
