@@ -18,6 +18,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "pairwise-elo": ("ratings.systems.pairwise", "PairwiseElo"),
     "plackett-luce": ("ratings.systems.plackett_luce", "PlackettLuce"),
     "thurstonian": ("ratings.systems.thurstonian", "Thurstonian"),
+    "trueskill": ("ratings.systems.trueskill", "TrueSkill"),
     "glicko2": ("ratings.systems.glicko2", "Glicko2"),
     "elo-mmr": ("ratings.systems.elo_mmr", "EloMMR"),
 }

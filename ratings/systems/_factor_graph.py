@@ -1,0 +1,369 @@
+"""Message passing on the TrueSkill factor graph of one free-for-all game (one player per team).
+
+Herbrich, Minka and Graepel (2006), "TrueSkill: a Bayesian skill rating system" (seed 000,
+section 2, reference [1]).  For the players sorted best first, the graph is a chain::
+
+    prior_i -> skill s_i -> performance p_i = s_i + N(0, beta^2) -> team performance t_i = p_i
+    d_k = t_k - t_{k+1}                      (k = 0 .. n-2, one difference per adjacent pair)
+    1[d_k > eps]   (k-th placed ahead)   or   1[|d_k| <= eps]   (tied: a draw)
+
+The prior of every skill is N(mu, sigma^2 + tau^2) (the dynamics factor adds tau^2 before the
+game).  Messages are Gaussians kept in natural parameters (precision ``pi`` = 1/variance and
+precision-adjusted mean ``tau`` = mu/variance), so that multiplying and dividing Gaussians is
+adding and subtracting.  The truncation factors are approximated by moment matching
+(expectation propagation) with the functions ``v`` and ``w`` of the paper (its eq. 3 and the
+draw variants); the chain of differences is swept forward and backward until no truncation
+changes its variable by more than ``min_delta``.
+
+The schedule and the stopping rule are those of the Python ``trueskill`` package (0.4.5),
+which racetime.gg uses (seed 000, section 5), so that the two agree to the package's own
+precision, including its tie asymmetry: tied players coming from equal ratings end slightly
+apart, because the sweep is stopped before it has fully converged.  Every scalar is a plain
+Python float: a chain of a few dozen factors is far too short for numpy to pay off.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from scipy import special
+
+__all__ = [
+    "MIN_DELTA",
+    "cdf",
+    "draw_margin",
+    "erfc",
+    "free_for_all",
+    "pdf",
+    "ppf",
+    "v_draw",
+    "v_win",
+    "w_draw",
+    "w_win",
+]
+
+#: Stopping rule of the sweep over the chain of differences (the ``trueskill`` package's default).
+MIN_DELTA = 1e-4
+#: The package stops after ten sweeps even when the change is still above ``min_delta`` (found by
+#: counting its truncation updates); with default settings it converges in 3-7, but a narrow draw
+#: margin (draw probability 0.001, seed 000's tuned setting) with ties usually reaches the cap.
+MAX_SWEEPS = 10
+
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+#: w is a variance reduction factor in (0, 1); keep it strictly inside so that 1 - w never vanishes.
+_W_MIN = 1e-300
+#: Beyond this standardised argument Phi is computed in scaled form with scipy's exact erfcx (Phi(-30) ~ 5e-198:
+#: the package's Phi underflows only past -37, and an upset of 30 standard deviations is the only case where we
+#: knowingly differ from it).
+_TAIL = -30.0
+_W_MAX = 1.0 - 1e-15
+
+
+def _inner(t: float) -> float:
+    """The Chebyshev polynomial of Numerical Recipes' ``erfcc`` without its constant term, divided by t."""
+    q = 0.17087277
+    q = q * t - 0.82215223
+    q = q * t + 1.48851587
+    q = q * t - 1.13520398
+    q = q * t + 0.27886807
+    q = q * t - 0.18628806
+    q = q * t + 0.09678418
+    q = q * t + 0.37409196
+    return q * t + 1.00002368
+
+
+def erfc(x: float) -> float:
+    """Complementary error function, to a relative error below 1.2e-7.
+
+    The Chebyshev fit ``erfc(z) = t exp(-z^2 + P(t))``, ``t = 1 / (1 + z/2)`` for z >= 0 and
+    ``erfc(-z) = 2 - erfc(z)`` of Press et al., *Numerical Recipes*, section 6.2 (routine ``erfcc``).
+    The ``trueskill`` package computes its normal distribution function with this approximation,
+    evaluated in this order; doing the same makes our ratings agree with the package's (and so
+    racetime.gg's) to about 1e-12 instead of 1e-5, because a draw with a narrow margin amplifies
+    every rounding of Phi(a) - Phi(b).
+    """
+    z = abs(x)
+    t = 1.0 / (1.0 + 0.5 * z)
+    r = t * math.exp(-z * z - 1.26551223 + t * _inner(t))
+    return 2.0 - r if x < 0.0 else r
+
+
+def cdf(x: float) -> float:
+    """Standard normal distribution function Phi(x) = erfc(-x / sqrt 2) / 2, with :func:`erfc`."""
+    return 0.5 * erfc(-x / _SQRT2)
+
+
+def pdf(x: float) -> float:
+    """Standard normal density (x**2 rather than x*x: the package's rounding, bit for bit)."""
+    return _INV_SQRT_2PI * math.exp(-(x**2 / 2.0))
+
+
+def ppf(p: float) -> float:
+    """Inverse of :func:`cdf` (exact inverse to rounding: Newton steps from scipy's ``ndtri``)."""
+    x = float(special.ndtri(p))
+    for _ in range(3):
+        x -= (cdf(x) - p) / pdf(x)
+    return x
+
+
+def draw_margin(draw_probability: float, beta: float, players: int = 2) -> float:
+    """Draw margin eps of a pair of one-player teams (paper, section 2.2).
+
+    A draw is |p_a - p_b| <= eps, and between two players of equal skill p_a - p_b ~ N(0, 2 beta^2),
+    so P(draw) = 2 Phi(eps / (sqrt(2) beta)) - 1, i.e. ``eps = Phi^-1((P + 1) / 2) sqrt(players) beta``.
+    """
+    # With draw probability 0, Phi^-1(1/2) is a root of the fitted Phi next to 0 on either side (the
+    # fit is off by 1e-7 at 0); the margin is the non-negative one, as in the package.
+    return abs(ppf((draw_probability + 1.0) / 2.0)) * math.sqrt(players) * beta
+
+
+def _mills(x: float) -> float:
+    """phi(x) / Phi(x), without underflow however negative x is."""
+    if x < _TAIL:
+        # Phi(x) = exp(-x^2/2) erfcx(-x/sqrt 2) / 2, so the Gaussian factors cancel.  The package
+        # gives no answer this far out (its Phi underflows); we use the exact erfcx, because w = v (v + x)
+        # cancels and would magnify the fit's 1e-7 error a thousandfold.
+        return _SQRT_2_OVER_PI / float(special.erfcx(-x / _SQRT2))
+    return pdf(x) / cdf(x)
+
+
+def v_win(t: float, eps: float) -> float:
+    """Mean shift of N(t, 1) truncated to (eps, inf): phi(t - eps) / Phi(t - eps) (paper, eq. 3)."""
+    return _mills(t - eps)
+
+
+def w_win(t: float, eps: float) -> float:
+    """Variance reduction of the same truncation: v (v + t - eps), kept inside (0, 1)."""
+    x = t - eps
+    v = _mills(x)
+    return min(max(v * (v + x), _W_MIN), _W_MAX)
+
+
+def _draw_terms(t: float, eps: float) -> tuple[float, float, float]:
+    """For N(|t|, 1) restricted to [-eps, eps]: Z = Phi(a) - Phi(b), phi(b) - phi(a) and a phi(a) - b phi(b).
+
+    Here a = eps - |t| and b = -eps - |t|.  When a < 0 all three are scaled by exp(a^2 / 2), which
+    leaves their ratios unchanged and keeps them representable however far from a draw the game is
+    (only far out, so that elsewhere the arithmetic is the package's, operation for operation).
+    """
+    s = abs(t)
+    a = eps - s
+    b = -eps - s
+    if a < _TAIL:
+        r = math.exp(0.5 * (a * a - b * b))  # = exp(-2 eps |t|) <= 1
+        z = 0.5 * float(special.erfcx(-a / _SQRT2) - r * special.erfcx(-b / _SQRT2))
+        pa = _INV_SQRT_2PI
+        pb = _INV_SQRT_2PI * r
+    else:
+        z = cdf(a) - cdf(b)
+        pa = pdf(a)
+        pb = pdf(b)
+    return z, pb - pa, a * pa - b * pb
+
+
+def v_draw(t: float, eps: float) -> float:
+    """Mean shift of N(t, 1) truncated to [-eps, eps] (the draw case of the paper)."""
+    z, first, _ = _draw_terms(t, eps)
+    v = first / z if z > 0.0 else eps - abs(t)
+    return -v if t < 0 else v
+
+
+def w_draw(t: float, eps: float) -> float:
+    """Variance reduction of N(t, 1) truncated to [-eps, eps] (never exactly 1).
+
+    Exactly it lies in (0, 1), about 1 - eps^2 / 3 for a narrow margin.  As in the package it is
+    not clamped below 1: with a margin that narrow, the fitted Phi can put it a hair above 1, giving
+    a message of negative precision that still pins the difference at ~0; clamping would move the
+    ratings by ~1e-5 away from the package's.
+    """
+    z, first, second = _draw_terms(t, eps)
+    if z <= 0.0:
+        return _W_MAX
+    v = first / z
+    w = v * v + second / z
+    return _W_MAX if w == 1.0 else w
+
+
+def _mean(pi: float, tau: float) -> float:
+    """Mean of a Gaussian in natural parameters; a flat one (precision 0) counts as mean 0."""
+    return tau / pi if pi else 0.0
+
+
+def _inverse(precision: float) -> float:
+    """Variance 1 / precision, infinite for a flat Gaussian."""
+    return 1.0 / precision if precision else math.inf
+
+
+def free_for_all(
+    mu: Sequence[float],
+    sigma: Sequence[float],
+    tied_with_next: Sequence[bool],
+    *,
+    beta: float,
+    tau: float,
+    margin: float,
+    min_delta: float = MIN_DELTA,
+    max_sweeps: int = MAX_SWEEPS,
+) -> tuple[list[float], list[float]]:
+    """Posterior (mu, sigma) of every player of one free-for-all game.
+
+    Players come sorted best first; ``tied_with_next[k]`` says whether players ``k`` and
+    ``k + 1`` drew (``len(mu) - 1`` entries).  ``margin`` is the draw margin (see
+    :func:`draw_margin`).  Returns new lists of means and deviations in the same order.
+
+    Every variable keeps its marginal (the product of its incoming messages) next to the
+    messages themselves, and a factor sees the cavity marginal / own message, as in Minka's
+    formulation of expectation propagation; the package does the same, and so its rounding,
+    which a narrow draw margin amplifies, is reproduced too.
+    """
+    n = len(mu)
+    m = n - 1
+    beta2 = beta**2
+    tau2 = tau**2
+    # Natural parameters throughout: *_p is a precision 1/variance, *_t a precision-adjusted mean mu/variance.
+    prior_p = [0.0] * n  # skill prior with the dynamics: N(mu, sigma^2 + tau^2)
+    prior_t = [0.0] * n
+    like_p = [0.0] * n  # message likelihood -> performance, also the performance marginal before the game
+    like_t = [0.0] * n
+    # Team-performance variables t_i: marginal (tv), message from the performance (dn), from the
+    # difference above (up: factor k = i - 1) and from the difference below (lo: factor k = i).
+    tv_p = [0.0] * n
+    tv_t = [0.0] * n
+    dn_p = [0.0] * n
+    dn_t = [0.0] * n
+    up_p = [0.0] * n
+    up_t = [0.0] * n
+    lo_p = [0.0] * n
+    lo_t = [0.0] * n
+    for i in range(n):
+        # The rating as a Gaussian, then the dynamics factor: variance sigma^2 + tau^2.
+        p0 = sigma[i] ** -2
+        t0 = p0 * mu[i]
+        sd = math.sqrt(math.sqrt(1.0 / p0) ** 2 + tau2)
+        pp = sd**-2
+        prior_p[i] = pp
+        prior_t[i] = pt = pp * (t0 / p0)
+        # Likelihood factor p_i ~ N(s_i, beta^2): a convolution, precision pi / (1 + beta^2 pi).
+        a = 1.0 / (1.0 + beta2 * pp)
+        like_p[i] = lp = a * pp
+        like_t[i] = lt = a * pt
+        # Team performance t_i = p_i: the same Gaussian, passed through the sum factor's algebra.
+        q = 1.0 / (1.0 / lp)
+        dn_p[i] = tv_p[i] = q
+        dn_t[i] = tv_t[i] = q * (lt / lp)
+    # Difference variables d_k: marginal (dv), message from the difference factor (f) and from the truncation (tr).
+    dv_p = [0.0] * m
+    dv_t = [0.0] * m
+    f_p = [0.0] * m
+    f_t = [0.0] * m
+    tr_p = [0.0] * m
+    tr_t = [0.0] * m
+
+    def down(k: int) -> None:
+        # d_k = t_k - t_{k+1}: mean difference and summed variance of the two cavities.
+        ap = tv_p[k] - lo_p[k]
+        at = tv_t[k] - lo_t[k]
+        bp = tv_p[k + 1] - up_p[k + 1]
+        bt = tv_t[k + 1] - up_t[k + 1]
+        p = 1.0 / (_inverse(ap) + _inverse(bp))
+        t = p * (_mean(ap, at) - _mean(bp, bt))
+        dv_p[k] = dv_p[k] - f_p[k] + p
+        dv_t[k] = dv_t[k] - f_t[k] + t
+        f_p[k] = p
+        f_t[k] = t
+
+    def truncate(k: int) -> float:
+        # Moment-match the truncated cavity N(mu_c, sigma_c^2) (paper, eq. 3 and its draw twin):
+        # mu' = mu_c + sigma_c v(mu_c/sigma_c, eps/sigma_c), sigma'^2 = sigma_c^2 (1 - w(.)).
+        cp = dv_p[k] - tr_p[k]
+        ct = dv_t[k] - tr_t[k]
+        root = math.sqrt(cp)
+        x = ct / root
+        e = margin * root
+        if tied_with_next[k]:
+            v = v_draw(x, e)
+            w = w_draw(x, e)
+        else:
+            v = v_win(x, e)
+            w = w_win(x, e)
+        denom = 1.0 - w
+        new_p = cp / denom
+        new_t = (ct + root * v) / denom
+        old_p = dv_p[k]
+        old_t = dv_t[k]
+        tr_p[k] = new_p + tr_p[k] - old_p
+        tr_t[k] = new_t + tr_t[k] - old_t
+        dv_p[k] = new_p
+        dv_t[k] = new_t
+        # The package's change measure: max(|delta tau|, sqrt|delta pi|).
+        change = abs(old_p - new_p)
+        if change == math.inf:
+            return 0.0
+        return max(abs(old_t - new_t), math.sqrt(change))
+
+    def to_next(k: int) -> None:
+        # t_{k+1} = t_k - d_k: the difference factor's message down the chain.
+        ap = tv_p[k] - lo_p[k]
+        at = tv_t[k] - lo_t[k]
+        bp = dv_p[k] - f_p[k]
+        bt = dv_t[k] - f_t[k]
+        p = 1.0 / (_inverse(ap) + _inverse(bp))
+        t = p * (_mean(ap, at) - _mean(bp, bt))
+        tv_p[k + 1] = tv_p[k + 1] - up_p[k + 1] + p
+        tv_t[k + 1] = tv_t[k + 1] - up_t[k + 1] + t
+        up_p[k + 1] = p
+        up_t[k + 1] = t
+
+    def to_previous(k: int) -> None:
+        # t_k = d_k + t_{k+1}: the difference factor's message up the chain.
+        ap = dv_p[k] - f_p[k]
+        at = dv_t[k] - f_t[k]
+        bp = tv_p[k + 1] - up_p[k + 1]
+        bt = tv_t[k + 1] - up_t[k + 1]
+        p = 1.0 / (_inverse(ap) + _inverse(bp))
+        t = p * (_mean(ap, at) + _mean(bp, bt))
+        tv_p[k] = tv_p[k] - lo_p[k] + p
+        tv_t[k] = tv_t[k] - lo_t[k] + t
+        lo_p[k] = p
+        lo_t[k] = t
+
+    for _ in range(max_sweeps):
+        if m == 1:
+            down(0)
+            delta = truncate(0)
+        else:
+            delta = 0.0
+            for k in range(m - 1):
+                down(k)
+                delta = max(delta, truncate(k))
+                to_next(k)
+            for k in range(m - 1, 0, -1):
+                down(k)
+                delta = max(delta, truncate(k))
+                to_previous(k)
+        if delta <= min_delta:
+            break
+    to_previous(0)
+    to_next(m - 1)
+
+    new_mu = [0.0] * n
+    new_sigma = [0.0] * n
+    for i in range(n):
+        # Back up: the game's evidence on t_i (its cavity without the performance's message) goes to
+        # p_i unchanged (t_i = p_i), then through the likelihood (variance + beta^2) to s_i.
+        cp = tv_p[i] - dn_p[i]
+        ct = tv_t[i] - dn_t[i]
+        gp = 1.0 / _inverse(cp)
+        gt = gp * _mean(cp, ct)
+        # The performance marginal is like + g; dividing by the likelihood's own message leaves g.
+        hp = like_p[i] + gp - like_p[i]
+        ht = like_t[i] + gt - like_t[i]
+        a = 1.0 / (1.0 + beta2 * hp)
+        sp = prior_p[i] + a * hp
+        st = prior_t[i] + a * ht
+        new_mu[i] = _mean(sp, st)
+        new_sigma[i] = math.sqrt(1.0 / sp)
+    return new_mu, new_sigma

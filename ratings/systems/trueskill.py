@@ -1,0 +1,152 @@
+"""TrueSkill for free-for-all games, as racetime.gg runs it (seed 000, sections 2 and 5).
+
+Each player has a skill belief N(mu, sigma^2) (Herbrich, Minka and Graepel 2006, seed 000
+reference [1]).  A game's performances are skill plus N(0, beta^2) noise; the observed order
+says that each player outperformed the next by more than a draw margin, or, for a tie, that
+the two performances were within the margin.  The posterior is computed by expectation
+propagation on the factor graph in :mod:`ratings.systems._factor_graph`, with the schedule and
+stopping rule of the Python ``trueskill`` package, so the ratings agree with that package
+(which racetime.gg uses with default settings) to about 1e-9.
+
+Every player is a one-player team.  Did-not-finish entries are tied for last, as on racetime.gg
+(so among themselves they count as draws: seed 000, section 4 explains why that makes a DNF
+gain points); ties among finishers are draws.  The displayed rating is the lower confidence
+bound ``mu - k sigma`` with k = 2 by default (seed 000, section 2).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ratings.base import GameView, RatingRun, RatingSystem, State
+from ratings.history import GameHistory
+from ratings.params import check, param
+from ratings.predict import monte_carlo_places
+from ratings.systems._factor_graph import MIN_DELTA, draw_margin, free_for_all
+
+__all__ = ["TrueSkill", "TrueSkillParams"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrueSkillParams:
+    mu: float = param(25.0, "Mean skill mu of a new player.", low=0.0, high=50.0, step=0.5, label="initial mu")
+    sigma: float = param(
+        25.0 / 3.0,
+        "Initial uncertainty sigma of a new player's skill: larger means bigger swings in the first games.",
+        low=0.5,
+        high=20.0,
+        step=0.1,
+        label="initial sigma",
+    )
+    beta: float = param(
+        25.0 / 6.0,
+        "Performance noise beta: the skill gap that gives the stronger of two players about a 76% chance to win.",
+        low=0.5,
+        high=15.0,
+        step=0.1,
+        label="beta",
+    )
+    tau: float = param(
+        25.0 / 300.0,
+        "Dynamics tau: uncertainty added before every game, so sigma never settles below a floor.",
+        low=0.0,
+        high=1.0,
+        step=0.005,
+        label="tau",
+    )
+    draw_probability: float = param(
+        0.1,
+        "Prior chance that two equal players draw; sets the draw margin (ties and DNFs are draws).",
+        low=0.0,
+        high=0.5,
+        step=0.01,
+        label="draw probability",
+    )
+    display_k: float = param(
+        2.0,
+        "Shown rating is mu - k sigma (racetime.gg uses k = 2; 0 shows the mean skill).",
+        low=0.0,
+        high=3.0,
+        step=0.1,
+        label="k in mu - k sigma",
+    )
+
+    def __post_init__(self) -> None:
+        check("mu", self.mu)
+        check("sigma", self.sigma, positive=True)
+        check("beta", self.beta, positive=True)
+        check("tau", self.tau, nonnegative=True)
+        check("draw_probability", self.draw_probability, nonnegative=True, below=1.0)
+        check("display_k", self.display_k, nonnegative=True)
+
+
+class TrueSkill(RatingSystem):
+    """TrueSkill (Herbrich, Minka and Graepel 2006), free-for-all, each player a team of one."""
+
+    name = "trueskill"
+    title = "TrueSkill"
+    summary = (
+        "Microsoft's Bayesian rating: a mean and an uncertainty per player, shown as mu - 2 sigma "
+        "(as racetime.gg does); DNFs are tied for last."
+    )
+    scale = "TrueSkill (mu - 2 sigma)"
+    Params = TrueSkillParams
+    extra_series = ("mu", "sigma")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        p = self.params
+        #: The draw margin between two one-player teams (package convention: sqrt(2) beta Phi^-1((P+1)/2)).
+        self.margin = draw_margin(p.draw_probability, p.beta)
+
+    def rate(self, history: GameHistory) -> RatingRun:
+        """Replay ``history``; the run's scale label names the k actually used in mu - k sigma."""
+        run = super().rate(history)
+        k = self.params.display_k
+        if k == 2.0:
+            return run
+        return dataclasses.replace(run, scale="TrueSkill (mu)" if k == 0 else f"TrueSkill (mu - {k:g} sigma)")
+
+    def _initial_state(self, n_players: int) -> State:
+        return {"mu": np.full(n_players, float(self.params.mu)), "sigma": np.full(n_players, float(self.params.sigma))}
+
+    def _display(self, state: State, players: np.ndarray) -> np.ndarray:
+        return state["mu"][players] - self.params.display_k * state["sigma"][players]
+
+    def initial_rating(self) -> float:
+        return float(self.params.mu - self.params.display_k * self.params.sigma)
+
+    def _play(self, state: State, game: GameView) -> None:
+        # Best first; a stable sort keeps tied players in their entry order, as the package does
+        # (the order inside a tie slightly changes the result: see the module docstring of _factor_graph).
+        order = np.argsort(game.ranks, kind="stable")
+        players = game.players[order]
+        ranks = game.ranks[order]
+        p = self.params
+        mu, sigma = free_for_all(
+            state["mu"][players].tolist(),
+            state["sigma"][players].tolist(),
+            (ranks[1:] == ranks[:-1]).tolist(),
+            beta=p.beta,
+            tau=p.tau,
+            margin=self.margin,
+            min_delta=MIN_DELTA,
+        )
+        state["mu"][players] = mu
+        state["sigma"][players] = sigma
+
+    def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Monte Carlo over performances N(mu, sigma^2 + beta^2), fixed seed."""
+        index = np.asarray(players, dtype=int)
+        mean = state["mu"][index]
+        spread = np.sqrt(state["sigma"][index] ** 2 + self.params.beta**2)
+
+        def sample(rng: np.random.Generator, count: int) -> np.ndarray:
+            return mean + spread * rng.standard_normal((count, len(index)))
+
+        return monte_carlo_places(sample, len(index))
