@@ -33,6 +33,7 @@ __all__ = [
     "MIN_DELTA",
     "cdf",
     "draw_margin",
+    "draw_vw",
     "erfc",
     "free_for_all",
     "pdf",
@@ -41,6 +42,7 @@ __all__ = [
     "v_win",
     "w_draw",
     "w_win",
+    "win_vw",
 ]
 
 #: Stopping rule of the sweep over the chain of differences (the ``trueskill`` package's default).
@@ -50,15 +52,16 @@ MIN_DELTA = 1e-4
 #: margin (draw probability 0.001, seed 000's tuned setting) with ties usually reaches the cap.
 MAX_SWEEPS = 10
 
+_INF = math.inf
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 #: w is a variance reduction factor in (0, 1); keep it strictly inside so that 1 - w never vanishes.
 _W_MIN = 1e-300
-#: Beyond this standardised argument Phi is computed in scaled form with scipy's exact erfcx (Phi(-30) ~ 5e-198:
-#: the package's Phi underflows only past -37, and an upset of 30 standard deviations is the only case where we
-#: knowingly differ from it).
-_TAIL = -30.0
+#: Below this standardised argument the package's Phi leaves the normal floating-point range (Phi(-37.5) ~ 2e-307,
+#: Phi(-37.6) is subnormal) and it has no usable answer; there we use scaled forms with scipy's exact erfcx.  Above
+#: it we keep the package's arithmetic even for 30-sigma upsets, which random large fields do reach mid-sweep.
+_TAIL = -37.5
 _W_MAX = 1.0 - 1e-15
 
 
@@ -93,7 +96,20 @@ def erfc(x: float) -> float:
 
 def cdf(x: float) -> float:
     """Standard normal distribution function Phi(x) = erfc(-x / sqrt 2) / 2, with :func:`erfc`."""
-    return 0.5 * erfc(-x / _SQRT2)
+    y = -x / _SQRT2
+    # erfc(y) written out (this runs a few hundred times per game).
+    z = abs(y)
+    t = 1.0 / (1.0 + 0.5 * z)
+    q = 0.17087277
+    q = q * t - 0.82215223
+    q = q * t + 1.48851587
+    q = q * t - 1.13520398
+    q = q * t + 0.27886807
+    q = q * t - 0.18628806
+    q = q * t + 0.09678418
+    q = q * t + 0.37409196
+    r = t * math.exp(-z * z - 1.26551223 + t * (q * t + 1.00002368))
+    return 0.5 * (2.0 - r if y < 0.0 else r)
 
 
 def pdf(x: float) -> float:
@@ -123,31 +139,36 @@ def draw_margin(draw_probability: float, beta: float, players: int = 2) -> float
 def _mills(x: float) -> float:
     """phi(x) / Phi(x), without underflow however negative x is."""
     if x < _TAIL:
-        # Phi(x) = exp(-x^2/2) erfcx(-x/sqrt 2) / 2, so the Gaussian factors cancel.  The package
-        # gives no answer this far out (its Phi underflows); we use the exact erfcx, because w = v (v + x)
-        # cancels and would magnify the fit's 1e-7 error a thousandfold.
+        # Phi(x) = exp(-x^2/2) erfcx(-x/sqrt 2) / 2, so the Gaussian factors cancel.  The exact erfcx,
+        # because w = v (v + x) cancels and magnifies any relative error of v by about x^2.
         return _SQRT_2_OVER_PI / float(special.erfcx(-x / _SQRT2))
     return pdf(x) / cdf(x)
 
 
-def v_win(t: float, eps: float) -> float:
-    """Mean shift of N(t, 1) truncated to (eps, inf): phi(t - eps) / Phi(t - eps) (paper, eq. 3)."""
-    return _mills(t - eps)
+def win_vw(t: float, eps: float) -> tuple[float, float]:
+    """v and w of a win: N(t, 1) truncated to (eps, inf) has mean t + v and variance 1 - w (paper, eq. 3).
 
-
-def w_win(t: float, eps: float) -> float:
-    """Variance reduction of the same truncation: v (v + t - eps), kept inside (0, 1)."""
+    v = phi(x) / Phi(x) and w = v (v + x) with x = t - eps; w is kept inside (0, 1) (the package
+    raises an error outside it).
+    """
     x = t - eps
     v = _mills(x)
-    return min(max(v * (v + x), _W_MIN), _W_MAX)
+    w = v * (v + x)
+    return v, (_W_MIN if w < _W_MIN else (_W_MAX if w > _W_MAX else w))
 
 
-def _draw_terms(t: float, eps: float) -> tuple[float, float, float]:
-    """For N(|t|, 1) restricted to [-eps, eps]: Z = Phi(a) - Phi(b), phi(b) - phi(a) and a phi(a) - b phi(b).
+def draw_vw(t: float, eps: float) -> tuple[float, float]:
+    """v and w of a draw: N(t, 1) truncated to [-eps, eps] has mean t + v and variance 1 - w.
 
-    Here a = eps - |t| and b = -eps - |t|.  When a < 0 all three are scaled by exp(a^2 / 2), which
-    leaves their ratios unchanged and keeps them representable however far from a draw the game is
-    (only far out, so that elsewhere the arithmetic is the package's, operation for operation).
+    With a = eps - |t|, b = -eps - |t| and Z = Phi(a) - Phi(b): v = sign(t) (phi(b) - phi(a)) / Z and
+    w = v^2 + (a phi(a) - b phi(b)) / Z.  Far from a draw (a < -37.5) all three are scaled by
+    exp(a^2 / 2), which leaves the ratios unchanged and keeps them representable; elsewhere the
+    arithmetic is the package's, operation for operation.
+
+    Exactly, w lies in (0, 1), about 1 - eps^2 / 3 for a narrow margin.  As in the package it is not
+    clamped below 1: with a margin that narrow the fitted Phi can put it a hair above 1, giving a
+    message of negative precision that still pins the difference at ~0; clamping would move the
+    ratings ~1e-5 away from the package's.  Only w = 1 exactly (a division by zero) is nudged.
     """
     s = abs(t)
     a = eps - s
@@ -161,30 +182,31 @@ def _draw_terms(t: float, eps: float) -> tuple[float, float, float]:
         z = cdf(a) - cdf(b)
         pa = pdf(a)
         pb = pdf(b)
-    return z, pb - pa, a * pa - b * pb
+    if z <= 0.0:  # both tails underflowed: the package's fallback for v
+        return (-a if t < 0 else a), _W_MAX
+    v = (pb - pa) / z
+    w = v**2 + (a * pa - b * pb) / z
+    return (-v if t < 0 else v), (_W_MAX if w == 1.0 else w)
+
+
+def v_win(t: float, eps: float) -> float:
+    """Mean shift of a win (see :func:`win_vw`)."""
+    return win_vw(t, eps)[0]
+
+
+def w_win(t: float, eps: float) -> float:
+    """Variance reduction of a win (see :func:`win_vw`)."""
+    return win_vw(t, eps)[1]
 
 
 def v_draw(t: float, eps: float) -> float:
-    """Mean shift of N(t, 1) truncated to [-eps, eps] (the draw case of the paper)."""
-    z, first, _ = _draw_terms(t, eps)
-    v = first / z if z > 0.0 else eps - abs(t)
-    return -v if t < 0 else v
+    """Mean shift of a draw (see :func:`draw_vw`)."""
+    return draw_vw(t, eps)[0]
 
 
 def w_draw(t: float, eps: float) -> float:
-    """Variance reduction of N(t, 1) truncated to [-eps, eps] (never exactly 1).
-
-    Exactly it lies in (0, 1), about 1 - eps^2 / 3 for a narrow margin.  As in the package it is
-    not clamped below 1: with a margin that narrow, the fitted Phi can put it a hair above 1, giving
-    a message of negative precision that still pins the difference at ~0; clamping would move the
-    ratings by ~1e-5 away from the package's.
-    """
-    z, first, second = _draw_terms(t, eps)
-    if z <= 0.0:
-        return _W_MAX
-    v = first / z
-    w = v * v + second / z
-    return _W_MAX if w == 1.0 else w
+    """Variance reduction of a draw (see :func:`draw_vw`)."""
+    return draw_vw(t, eps)[1]
 
 
 def _mean(pi: float, tau: float) -> float:
@@ -268,8 +290,9 @@ def free_for_all(
         at = tv_t[k] - lo_t[k]
         bp = tv_p[k + 1] - up_p[k + 1]
         bt = tv_t[k + 1] - up_t[k + 1]
-        p = 1.0 / (_inverse(ap) + _inverse(bp))
-        t = p * (_mean(ap, at) - _mean(bp, bt))
+        # (1/ap, at/ap written out: _inverse and _mean, which this loop calls most.)
+        p = 1.0 / ((1.0 / ap if ap else _INF) + (1.0 / bp if bp else _INF))
+        t = p * ((at / ap if ap else 0.0) - (bt / bp if bp else 0.0))
         dv_p[k] = dv_p[k] - f_p[k] + p
         dv_t[k] = dv_t[k] - f_t[k] + t
         f_p[k] = p
@@ -283,12 +306,7 @@ def free_for_all(
         root = math.sqrt(cp)
         x = ct / root
         e = margin * root
-        if tied_with_next[k]:
-            v = v_draw(x, e)
-            w = w_draw(x, e)
-        else:
-            v = v_win(x, e)
-            w = w_win(x, e)
+        v, w = draw_vw(x, e) if tied_with_next[k] else win_vw(x, e)
         denom = 1.0 - w
         new_p = cp / denom
         new_t = (ct + root * v) / denom
@@ -300,9 +318,11 @@ def free_for_all(
         dv_t[k] = new_t
         # The package's change measure: max(|delta tau|, sqrt|delta pi|).
         change = abs(old_p - new_p)
-        if change == math.inf:
+        if change == _INF:
             return 0.0
-        return max(abs(old_t - new_t), math.sqrt(change))
+        a = abs(old_t - new_t)
+        b = math.sqrt(change)
+        return b if b > a else a  # max(a, b), as the package takes it
 
     def to_next(k: int) -> None:
         # t_{k+1} = t_k - d_k: the difference factor's message down the chain.
@@ -310,8 +330,9 @@ def free_for_all(
         at = tv_t[k] - lo_t[k]
         bp = dv_p[k] - f_p[k]
         bt = dv_t[k] - f_t[k]
-        p = 1.0 / (_inverse(ap) + _inverse(bp))
-        t = p * (_mean(ap, at) - _mean(bp, bt))
+        # (1/ap, at/ap written out: _inverse and _mean, which this loop calls most.)
+        p = 1.0 / ((1.0 / ap if ap else _INF) + (1.0 / bp if bp else _INF))
+        t = p * ((at / ap if ap else 0.0) - (bt / bp if bp else 0.0))
         tv_p[k + 1] = tv_p[k + 1] - up_p[k + 1] + p
         tv_t[k + 1] = tv_t[k + 1] - up_t[k + 1] + t
         up_p[k + 1] = p
@@ -323,8 +344,8 @@ def free_for_all(
         at = dv_t[k] - f_t[k]
         bp = tv_p[k + 1] - up_p[k + 1]
         bt = tv_t[k + 1] - up_t[k + 1]
-        p = 1.0 / (_inverse(ap) + _inverse(bp))
-        t = p * (_mean(ap, at) + _mean(bp, bt))
+        p = 1.0 / ((1.0 / ap if ap else _INF) + (1.0 / bp if bp else _INF))
+        t = p * ((at / ap if ap else 0.0) + (bt / bp if bp else 0.0))
         tv_p[k] = tv_p[k] - lo_p[k] + p
         tv_t[k] = tv_t[k] - lo_t[k] + t
         lo_p[k] = p
@@ -338,11 +359,13 @@ def free_for_all(
             delta = 0.0
             for k in range(m - 1):
                 down(k)
-                delta = max(delta, truncate(k))
+                d = truncate(k)
+                delta = d if d > delta else delta
                 to_next(k)
             for k in range(m - 1, 0, -1):
                 down(k)
-                delta = max(delta, truncate(k))
+                d = truncate(k)
+                delta = d if d > delta else delta
                 to_previous(k)
         if delta <= min_delta:
             break
