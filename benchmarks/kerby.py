@@ -5,7 +5,7 @@ Builds seeded synthetic histories of 20,000 games (sizes 2-30, and a second one 
 8 players per game, the dashboard's typical case) with ties and DNFs, and prints the replay
 time of each configuration.  Run from the repository root::
 
-    python benchmarks/kerby.py [--games 20000]
+    python benchmarks/kerby.py [--games 20000] [--system thurstonian] [--small-only]
 
 Prints wall-clock and CPU time (the CPU time is steadier on a shared machine).
 """
@@ -53,12 +53,17 @@ def synthetic(n_games: int, sizes: tuple[int, int], seed: int = 7, n_players: in
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20_000)
+    parser.add_argument("--system", action="append", help="only this system (repeatable)")
+    parser.add_argument("--small-only", action="store_true", help="only the 6-10 player history")
     args = parser.parse_args()
-    for label, sizes in (("sizes 2-30", (2, 30)), ("sizes 6-10", (6, 10))):
+    histories = [("sizes 6-10", (6, 10))] if args.small_only else [("sizes 2-30", (2, 30)), ("sizes 6-10", (6, 10))]
+    for label, sizes in histories:
         history = synthetic(args.games, sizes)
         entries = int(history.offsets[-1])
         print(f"{label}: {history.n_games} games, {entries} entries, {history.n_players} players")
         for name, params in CONFIGS:
+            if args.system and name not in args.system:
+                continue
             system = create(name, **params)
             start, cpu = time.perf_counter(), time.process_time()
             system.rate(history)
