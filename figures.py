@@ -39,6 +39,8 @@ NATURAL_SCALE = "natural scale"
 #: Names of placeholder players that are never listed (the dummy of seed 000, section 5.1, when a file has one).
 PLACEHOLDER_NAMES = frozenset({"dummy", "placeholder", "?"})
 PALETTE: tuple[str, ...] = tuple(qualitative.Plotly) + tuple(qualitative.D3) + tuple(qualitative.Dark24)
+#: Most points a trajectory chart draws with markers (beyond, lines only).
+MARKER_LIMIT = 1500
 SPARK_CHARS = "▁▂▃▄▅▆▇█"
 POSITIVE = "#1a7f37"
 NEGATIVE = "#cf222e"
@@ -178,6 +180,11 @@ def trajectory_figure(
     scale = scale or Scale(unit=run.scale)
     by_date = by_date and run.history.has_dates
     fig = go.Figure()
+    # Thousands of SVG markers make the browser slow to redraw: long series are drawn as lines only
+    # (hover and click still find the nearest game).
+    index = run.history.player_index
+    points = sum(int(run.games_played[index[p]]) for p in players if p in index)
+    mode = "lines+markers" if points <= MARKER_LIMIT else "lines"
     for player in players:
         series = player_series(run, player)
         if series is None:
@@ -193,7 +200,7 @@ def trajectory_figure(
             go.Scatter(
                 x=_x_values(run, series.games, by_date),
                 y=scale.value(series.after),
-                mode="lines+markers",
+                mode=mode,
                 name=player,
                 legendgroup=player,
                 line={"color": color, "width": 2},

@@ -45,24 +45,39 @@ T = TypeVar("T")
 
 
 class LRU(Generic[T]):
-    """A small thread-safe least-recently-used cache of pure results."""
+    """A small thread-safe least-recently-used cache of pure results.
+
+    Several callbacks of one page update ask for the same run at once; the first computes it and the
+    others wait for that result instead of computing it again (a per-key lock).
+    """
 
     def __init__(self, maxsize: int) -> None:
         self._max = maxsize
         self._items: OrderedDict[Hashable, T] = OrderedDict()
         self._lock = threading.Lock()
+        self._making: dict[Hashable, threading.Lock] = {}
 
     def get_or_make(self, key: Hashable, make: Callable[[], T]) -> T:
-        """The cached value for ``key``, made (outside the lock) and stored when missing."""
+        """The cached value for ``key``, made once (other threads wait for it) and stored when missing."""
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        value = make()
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._max:
-                self._items.popitem(last=False)
+            key_lock = self._making.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                if key in self._items:
+                    self._items.move_to_end(key)
+                    return self._items[key]
+            try:
+                value = make()
+            finally:
+                with self._lock:
+                    self._making.pop(key, None)
+            with self._lock:
+                self._items[key] = value
+                while len(self._items) > self._max:
+                    self._items.popitem(last=False)
         return value
 
     def clear(self) -> None:

@@ -178,20 +178,20 @@ def on_trajectories(source, current, players, x_axis, offset, factor, pinned):  
     )
 
 
-# source, settings, a click on a trajectory point -> game picker
+# source, a click on a trajectory point -> game picker (options change only with the data)
 @callback(
     Output(Standings.GAME, "options"),
     Output(Standings.GAME, "value"),
     Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
     Input(Standings.TRAJECTORIES, "clickData"),
+    State(Params.SETTINGS, "data"),
     State(Standings.GAME, "value"),
 )
-def on_game_pick(source, current, click, game):  # type: ignore[no-untyped-def]
+def on_game_pick(source, click, current, game):  # type: ignore[no-untyped-def]
     run = current_run(source, current)
     clicked = ctx.triggered_id == Standings.TRAJECTORIES
-    value = game_choice(run, game if ctx.triggered_id != Data.SOURCE else None, click, clicked)
-    return (game_options(run) if not clicked else no_update), value
+    value = game_choice(run, None if ctx.triggered_id == Data.SOURCE else game, click, clicked)
+    return (no_update if clicked else game_options(run)), (no_update if value == game else value)
 
 
 # source, settings, chosen game, scale -> that game's change bars

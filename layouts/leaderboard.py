@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import html
 
@@ -21,53 +22,75 @@ def leaderboard_panel() -> html.Div:
     )
 
 
-def _shift(value: int | None) -> html.Span:
-    if value is None:
-        return html.Span("new", className="text-muted shift")
-    if value > 0:
-        return html.Span(f"▲{value}", className="text-success shift", title=f"up {value} from the baseline")
-    if value < 0:
-        return html.Span(f"▼{-value}", className="text-danger shift", title=f"down {-value} from the baseline")
-    return html.Span("=", className="text-muted shift", title="same rank as the baseline")
+def _number(digits: int) -> dict[str, str]:
+    return {"function": f"params.value == null ? '' : d3.format(',.{digits}f')(params.value)"}
 
 
-def _change(value: float) -> html.Span:
-    cls = "text-success" if value > 0 else "text-danger" if value < 0 else "text-muted"
-    return html.Span(f"{value:+.1f}" if abs(value) >= 1 else f"{value:+.3f}", className=cls)
-
-
-def _rating(value: float) -> str:
-    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3f}"
+SIGNED = {"function": "params.value == null ? '' : d3.format('+.3~r')(params.value)"}
+SHIFT = {
+    "function": "params.value == null ? 'new' : params.value > 0 ? '▲' + params.value : "
+    "params.value < 0 ? '▼' + (-params.value) : '='"
+}
+UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
 def leaderboard_table(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False) -> Any:
-    """A compact, scrollable table of leaderboard rows (see :func:`figures.leaderboard_rows`)."""
+    """The leaderboard rows (see :func:`figures.leaderboard_rows`) in a sortable grid.
+
+    One grid component with plain row data (not a component per cell) keeps a long leaderboard quick
+    to redraw; rows outside the visible area are not drawn.
+    """
     if not rows:
         return dbc.Alert("No player has played enough games for the current filter.", color="light", className="small")
-    head = ["#"] + (["±"] if with_shift else []) + ["player", f"rating ({unit})", "games", "wins", "avg place"]
-    head += ["last change", "trend"]
-    body = []
-    for row in rows:
-        cells: list[Any] = [html.Td(row["rank"])]
-        if with_shift:
-            cells.append(html.Td(_shift(row.get("shift"))))
-        cells += [
-            html.Td(row["player"], className="player"),
-            html.Td(_rating(row["rating"]), className="num"),
-            html.Td(row["games"], className="num"),
-            html.Td(row["wins"], className="num"),
-            html.Td(f"{row['average_place']:.2f}", className="num"),
-            html.Td(_change(row["last_change"]), className="num"),
-            html.Td(row["trend"], className="trend", title="the last ten ratings, low ▁ to high █"),
-        ]
-        body.append(html.Tr(cells))
-    return html.Div(
-        dbc.Table(
-            [html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(body)],
-            size="sm",
-            striped=True,
-            hover=True,
-            className="mb-0",
-        ),
-        className="table-responsive leaderboard-scroll",
+    digits = 0 if max(abs(r["rating"]) for r in rows) >= 100 else 3
+    columns: list[dict[str, Any]] = [{"field": "rank", "headerName": "#", "width": 56, "pinned": "left"}]
+    if with_shift:
+        columns.append(
+            {
+                "field": "shift",
+                "headerName": "±",
+                "width": 64,
+                "valueFormatter": SHIFT,
+                "cellClassRules": UP_DOWN,
+                "headerTooltip": "places moved up (▲) or down (▼) compared with the pinned baseline",
+            }
+        )
+    columns += [
+        {"field": "player", "minWidth": 110, "flex": 2, "cellClass": "fw-semibold", "pinned": "left"},
+        {
+            "field": "rating",
+            "headerName": f"rating ({unit})",
+            "headerTooltip": f"rating in {unit}",
+            "valueFormatter": _number(digits),
+            "minWidth": 110,
+            "flex": 2,
+            "sort": "desc",
+        },
+        {"field": "games", "width": 80},
+        {"field": "wins", "width": 72},
+        {"field": "average_place", "headerName": "avg place", "valueFormatter": _number(2), "width": 96},
+        {
+            "field": "last_change",
+            "headerName": "last change",
+            "valueFormatter": SIGNED,
+            "cellClassRules": UP_DOWN,
+            "width": 106,
+        },
+        {
+            "field": "trend",
+            "sortable": False,
+            "width": 136,
+            "cellClass": "trend",
+            "headerTooltip": "the last ten ratings, low ▁ to high █",
+        },
+    ]
+    height = min(520, 44 + 34 * len(rows))
+    return dag.AgGrid(
+        rowData=list(rows),
+        columnDefs=columns,
+        getRowId="params.data.player",
+        defaultColDef={"sortable": True, "resizable": True, "suppressMovable": True},
+        dashGridOptions={"rowHeight": 32, "headerHeight": 36, "animateRows": False, "tooltipShowDelay": 300},
+        style={"height": f"{height}px", "width": "100%"},
+        className="ag-theme-quartz",
     )

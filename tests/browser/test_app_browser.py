@@ -24,7 +24,7 @@ def param_selector(kind: str, name: str) -> str:
 
 def open_app(page, app_url: str, query: str = "") -> None:
     page.goto(app_url + "/" + query)
-    page.wait_for_selector(".leaderboard table", timeout=TIMEOUT)
+    page.wait_for_selector(".leaderboard .ag-row", timeout=TIMEOUT)
     page.wait_for_function("() => !document.querySelector('[data-dash-is-loading]')", timeout=TIMEOUT)
 
 
@@ -183,7 +183,7 @@ def test_pinned_baseline_draws_dashed_lines_and_rank_shifts(page, app_url):
     dashed = [t for t in traces if t["dash"] == "dash"]
     solid = [t for t in traces if t["dash"] == "solid"]
     assert dashed and len(dashed) == len(solid)
-    assert "±" in page.inner_text("#standings-leaderboard thead")
+    assert "±" in page.inner_text("#standings-leaderboard .ag-header")
     assert any(ch in leaderboard_text(page) for ch in "▲▼")
     screenshot(page, "baseline")
     page.click("#baseline-unpin")

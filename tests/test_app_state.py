@@ -1,0 +1,116 @@
+"""How the app is put together: settings from the environment, ids in one place, no per-user globals."""
+
+from __future__ import annotations
+
+import json
+import logging
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+
+import app as app_module
+import callbacks
+import settings
+from layouts import ids, page
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _components(node) -> Iterator:
+    yield node
+    children = getattr(node, "children", None)
+    if isinstance(children, (list, tuple)):
+        for child in children:
+            yield from _components(child)
+    elif children is not None and hasattr(children, "to_plotly_json"):
+        yield from _components(children)
+    for attr in ("label",):  # dbc components may hold components in other props
+        value = getattr(node, attr, None)
+        if hasattr(value, "to_plotly_json"):
+            yield from _components(value)
+
+
+def _all_id_values() -> set[str]:
+    return {
+        m.value for cls in vars(ids).values() if isinstance(cls, type) for m in getattr(cls, "__members__", {}).values()
+    }
+
+
+def test_server_is_the_flask_app_dash_uses():
+    assert isinstance(app_module.server, Flask)
+    assert app_module.server is app_module.app.server
+    assert app_module.server.secret_key
+
+
+def test_serving_is_local_and_compressed():
+    assert app_module.app.config.serve_locally is True
+    assert app_module.app.css.config.serve_locally is True
+    client = app_module.server.test_client()
+    response = client.get(
+        "/_dash-component-suites/plotly/package_data/plotly.min.js", headers={"Accept-Encoding": "gzip"}
+    )
+    if response.status_code == 200:  # Dash fingerprints paths; fall back to the page itself
+        assert response.headers.get("Content-Encoding") in ("gzip", "br")
+    response = client.get("/_dash-layout", headers={"Accept-Encoding": "gzip"})
+    assert response.status_code == 200 and response.headers.get("Content-Encoding") == "gzip"
+    css = (ROOT / "assets" / "00-bootstrap.min.css").read_text()
+    assert "Bootstrap  v5.3" in css[:200] and "sourceMappingURL" not in css
+
+
+def test_settings_from_environment(caplog):
+    with caplog.at_level(logging.WARNING, logger="settings"):
+        fresh = settings.load({})
+    assert len(fresh.secret_key) == 64 and "SECRET_KEY is not set" in caplog.text
+    assert settings.load({}).secret_key != fresh.secret_key  # random each time: set it for several workers
+    given = settings.load(
+        {"SECRET_KEY": "s3", "PORT": "9000", "RATINGS_SHEET": " https://x/y ", "RATINGS_SAMPLE": "racing"}
+    )
+    assert (given.secret_key, given.port, given.sheet, given.sample) == ("s3", 9000, "https://x/y", "racing")
+    assert (given.host, given.system, given.debug) == ("127.0.0.1", "multielo", False)
+    with pytest.raises(SystemExit, match="PORT must be a whole number"):
+        settings.load({"SECRET_KEY": "s", "PORT": "eighty"})
+
+
+def test_layout_is_built_per_page_load_from_ids_in_one_place():
+    first, second = page.layout(), page.layout()
+    assert first is not second
+    known = _all_id_values()
+    seen = []
+    for component in _components(first):
+        cid = getattr(component, "id", None)
+        if cid is None:
+            continue
+        if isinstance(cid, dict):
+            assert cid["type"] in known, f"pattern id type {cid['type']!r} is not declared in layouts/ids.py"
+        else:
+            assert cid in known, f"component id {cid!r} is not declared in layouts/ids.py"
+            seen.append(cid)
+    assert len(seen) == len(set(seen)), "an id is used twice"
+
+
+def test_every_callback_refers_to_components_on_the_page():
+    on_page = {c.id for c in _components(page.layout()) if isinstance(getattr(c, "id", None), str)}
+    deps = app_module.server.test_client().get("/_dash-dependencies").get_json()
+    assert deps
+    for dep in deps:
+        for item in [*dep["inputs"], *dep["state"]]:
+            if item["id"].startswith("{"):
+                assert json.loads(item["id"])["type"] in _all_id_values()
+            else:
+                assert item["id"] in on_page, item
+
+
+def test_no_per_user_state_in_module_globals():
+    """Mutable module-level values in callbacks would be shared by all users of a worker; only pure caches may be."""
+    allowed = {("runs", "_HISTORIES"), ("runs", "_RUNS")}
+    callbacks.register()
+    for name in callbacks.FEATURES + ("runs",):
+        module = __import__(f"callbacks.{name}", fromlist=["_"])
+        for attr, value in vars(module).items():
+            if attr.startswith("__") or isinstance(value, (types.ModuleType, type, types.FunctionType)):
+                continue
+            if isinstance(value, (dict, list, set, bytearray)) or (name, attr) in allowed:
+                assert (name, attr) in allowed, f"callbacks.{name}.{attr} is mutable module state"

@@ -1,0 +1,124 @@
+"""The app as gunicorn serves it: two workers, a full page load and one real callback over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GUNICORN = Path(sys.executable).parent / "gunicorn"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _get(url: str) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.status, response.read().decode()
+
+
+def _post(url: str, payload: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status, json.loads(response.read().decode())
+
+
+@pytest.fixture(scope="module")
+def gunicorn_url():
+    if not GUNICORN.exists():
+        pytest.skip(f"gunicorn is not installed next to {sys.executable}")
+    port = _free_port()
+    env = {**os.environ, "SECRET_KEY": "test-secret-shared-by-workers", "PYTHONUNBUFFERED": "1"}
+    env.pop("PORT", None)
+    proc = subprocess.Popen(
+        [str(GUNICORN), "app:server", "--workers", "2", "--bind", f"127.0.0.1:{port}", "--timeout", "60"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                _get(url + "/_dash-layout")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    output = proc.stdout.read().decode() if proc.stdout else ""
+                    pytest.fail(f"gunicorn did not start:\n{output}")
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_page_layout_and_dependencies(gunicorn_url):
+    status, html = _get(gunicorn_url + "/")
+    assert status == 200
+    assert 'id="_dash-config"' in html and "Game-group ratings" in html
+    assert "cdn" not in html.lower()  # everything is served locally
+    status, layout = _get(gunicorn_url + "/_dash-layout")
+    assert status == 200 and "params-system" in layout
+    status, deps = _get(gunicorn_url + "/_dash-dependencies")
+    assert status == 200 and "params-settings.data" in deps
+
+
+def test_a_real_callback_answers(gunicorn_url):
+    _, text = _get(gunicorn_url + "/_dash-dependencies")
+    deps = json.loads(text)
+    # The parameter callback: every parameter control -> settings store and the error line.
+    dep = next(d for d in deps if d["output"].startswith("..params-settings.data"))
+    inputs = []
+    for spec in dep["inputs"]:
+        wanted = json.loads(spec["id"])
+        if wanted["type"] == "param":
+            values = [("k", 20), ("d", 400), ("base", 1.5), ("initial", 1000), ("dummy", 1000), ("floor", 1000)]
+            inputs.append([{"id": {"name": n, "type": "param"}, "property": "value", "value": v} for n, v in values])
+        elif wanted["type"] == "param-on":
+            inputs.append(
+                [
+                    {"id": {"name": n, "type": "param-on"}, "property": "value", "value": False}
+                    for n in ("dummy", "floor")
+                ]
+            )
+        else:
+            inputs.append([])
+    payload = {
+        "output": dep["output"],
+        "outputs": [
+            {"id": o.split(".")[0], "property": o.split(".")[1]} for o in dep["output"].strip(".").split("...")
+        ],
+        "inputs": inputs,
+        "state": [{"id": "params-system", "property": "value", "value": "multielo"}],
+        "changedPropIds": ['{"name":"k","type":"param"}.value'],
+    }
+    # Several requests so that both workers are likely to answer at least one.
+    for _ in range(4):
+        status, body = _post(gunicorn_url + "/_dash-update-component", payload)
+        assert status == 200
+        settings = body["response"]["params-settings"]["data"]
+        assert settings == {
+            "system": "multielo",
+            "params": {"k": 20.0, "d": 400.0, "base": 1.5, "initial": 1000.0, "dummy": None, "floor": None},
+        }
