@@ -220,3 +220,63 @@ def test_ids_are_unique_strings():
     ]
     assert len(values) == len(set(values))
     assert Params.SETTINGS == "params-settings"
+
+
+# ------------------------------------------------------------------ Google Sheets (through sources.sheets)
+class _FakeBackend:
+    """A stand-in for Google: returns the given rows, or fails with a SheetError once told to."""
+
+    writable = False
+
+    def __init__(self, rows):
+        self.rows = rows
+        self.error = None
+        self.calls = 0
+
+    def fetch(self, ref):
+        self.calls += 1
+        if self.error is not None:
+            raise self.error
+        return self.rows
+
+    def append(self, ref, rows):  # pragma: no cover - reading only here
+        raise AssertionError
+
+
+def test_sheet_is_read_refreshed_and_its_last_good_copy_kept(monkeypatch):
+    from callbacks import runs
+    from sources.cache import LastGoodCache
+    from sources.sheets import SheetError, SheetSource, parse_sheet_ref
+
+    rows = [["date", "1st", "2nd", "3rd"], ["2024-05-01", "Uma", "Vic", "Wen"], ["2024-05-08", "Vic", "Wen", "Uma"]]
+    backend = _FakeBackend(rows)
+    cache = LastGoodCache()
+    url = "https://docs.google.com/spreadsheets/d/" + "k" * 30 + "/edit#gid=0"
+    monkeypatch.setattr(runs, "open_sheet", lambda u, w=None: SheetSource(parse_sheet_ref(u, w), backend, cache=cache))
+    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
+    assert choice.source == {"kind": "sheet", "url": url, "worksheet": None}
+    assert choice.summary.startswith("2 games, 3 players, 2024-05-01 to 2024-05-08")
+    calls = backend.calls
+    data.choose_source(Data.SHEET_LOAD, previous=choice.source, sheet_url=url)
+    assert backend.calls == calls  # a recent read is reused
+    backend.error = SheetError("Google answered 503.", "server", retryable=False)
+    refreshed = data.choose_source(Data.SHEET_REFRESH, previous=choice.source, sheet_url=url)
+    assert backend.calls == calls + 1  # the refresh button reads anew
+    assert refreshed.source == choice.source and not refreshed.errors
+    assert any("Google answered 503." in w and "Showing the copy read at" in w for w in refreshed.warnings)
+
+
+def test_unreachable_sheet_without_copy_keeps_previous_data(monkeypatch):
+    from callbacks import runs
+    from sources.cache import LastGoodCache
+    from sources.sheets import SheetError, SheetSource, parse_sheet_ref
+
+    backend = _FakeBackend([])
+    backend.error = SheetError("The sheet is not shared with anyone who has the link.", "forbidden")
+    url = "https://docs.google.com/spreadsheets/d/" + "q" * 30 + "/edit"
+    monkeypatch.setattr(
+        runs, "open_sheet", lambda u, w=None: SheetSource(parse_sheet_ref(u, w), backend, cache=LastGoodCache())
+    )
+    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
+    assert choice.source is None
+    assert "not shared" in "\n".join(choice.errors) and "Still using the previous data" in choice.errors[-1]
