@@ -67,8 +67,9 @@ def split_game(ranks: np.ndarray, dnf: np.ndarray) -> Split:
     ranks = np.asarray(ranks)
     dnf = np.asarray(dnf, dtype=bool)
     finished = np.flatnonzero(~dnf)
-    groups = [finished[ranks[finished] == r] for r in sorted(set(ranks[finished].tolist()), reverse=True)]
-    return Split(np.flatnonzero(dnf), groups)
+    order = finished[np.argsort(-ranks[finished], kind="stable")]  # worst first, index order within a place
+    cuts = np.flatnonzero(np.diff(ranks[order])) + 1
+    return Split(np.flatnonzero(dnf), np.split(order, cuts) if len(order) else [])
 
 
 def group_orderings(

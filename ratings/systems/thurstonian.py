@@ -300,6 +300,8 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
     split = split_game(ranks, dnf)
     if split.finishers == 0:
         return np.zeros(len(ratings))
+    if not split.has_ties:
+        return _rows(ratings, np.concatenate(split.groups)[None, :], split.dnf)[1][0]
     rows, weights, exact = tie_orderings(split, ratings)
     _, grads = _rows(ratings, rows, split.dnf)
     g = weights @ grads
