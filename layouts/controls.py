@@ -79,9 +79,15 @@ def slider_range(spec: ParamSpec, value: float | None) -> tuple[float, float, fl
 
 
 def _marks(low: float, high: float, default: float | None) -> dict[float, Any]:
-    marks: dict[float, Any] = {low: f"{low:g}", high: f"{high:g}"}
+    """End labels and a blue "default" mark; an end label too close to the default is left out so none overlap."""
+    marks: dict[float, Any] = {}
+    near = 0.18 * (high - low)
+    for end in (low, high):
+        if default is None or abs(end - default) >= near:
+            marks[end] = f"{end:g}"
     if default is not None:
-        text = f"{default:g} default" if default in (low, high) else "default"
+        close = abs(default - low) < near or abs(default - high) < near
+        text = f"{default:g} default" if close else "default"
         marks[float(default)] = {"label": text, "style": {"color": "#0d6efd", "whiteSpace": "nowrap"}}
     return marks
 

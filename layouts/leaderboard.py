@@ -84,13 +84,19 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: 
             "headerTooltip": "the last ten ratings, low ▁ to high █",
         },
     ]
-    height = min(520, 44 + 34 * len(rows))
+    height = min(540, 64 + 33 * len(rows))
     return dag.AgGrid(
         rowData=list(rows),
         columnDefs=columns,
         getRowId="params.data.player",
-        defaultColDef={"sortable": True, "resizable": True, "suppressMovable": True},
-        dashGridOptions={"rowHeight": 32, "headerHeight": 36, "animateRows": False, "tooltipShowDelay": 300},
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "suppressMovable": True,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
+        },
+        dashGridOptions={"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300},
         style={"height": f"{height}px", "width": "100%"},
         className="ag-theme-quartz",
     )

@@ -280,3 +280,15 @@ def test_unreachable_sheet_without_copy_keeps_previous_data(monkeypatch):
     choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
     assert choice.source is None
     assert "not shared" in "\n".join(choice.errors) and "Still using the previous data" in choice.errors[-1]
+
+
+def test_knots_without_values_is_the_library_error():
+    from ratings import get_system
+
+    raw = {s.name: s.default for s in get_system("plackett-luce").parameters()}
+    raw["eta_knots"] = "0, 1.5"
+    good, error = params.collect("plackett-luce", raw, {})
+    assert good is None and error == "parameter 'eta_knots': eta_knots and eta_values must be given together"
+    raw["eta_values"] = "0.4, 0.2"
+    good, error = params.collect("plackett-luce", raw, {})
+    assert error is None and good["params"]["eta_knots"] == [0.0, 1.5] and good["params"]["eta_values"] == [0.4, 0.2]

@@ -203,3 +203,28 @@ def test_shared_address_restores_the_parameters(page, app_url):
     assert "chess" in page.inner_text("#data-summary")
     assert "k=12" in page.url and "dummy=900" in page.url and "sample=chess" in page.url
     assert page.console_errors == []
+
+
+def test_natural_scale_shown_as_points_and_list_errors(page, app_url):
+    open_app(page, app_url, "?system=plackett-luce")
+    page.wait_for_selector("#standings-scale-row", state="visible", timeout=TIMEOUT)
+    header = page.inner_text("#standings-leaderboard .ag-header")
+    assert "1500" in header and "200" in header and "natural-scale" in header
+    assert "natural-scale" in page.evaluate(
+        "() => document.querySelector('#standings-trajectories .js-plotly-plot').layout.yaxis.title.text"
+    )
+    table = leaderboard_text(page)
+    knots = page.locator(param_selector("param-list", "eta_knots"))
+    knots.fill("0, 1.5")
+    knots.press("Enter")
+    page.wait_for_selector("#params-error", state="visible", timeout=TIMEOUT)
+    assert "eta_knots and eta_values must be given together" in page.inner_text("#params-error")
+    settle(page)
+    assert leaderboard_text(page) == table
+    values = page.locator(param_selector("param-list", "eta_values"))
+    values.fill("0.4, 0.2")
+    values.press("Enter")
+    page.wait_for_selector("#params-error", state="hidden", timeout=TIMEOUT)
+    page.wait_for_function("() => location.search.includes('eta_values=0.4%2C0.2')", timeout=TIMEOUT)
+    screenshot(page, "natural-scale")
+    assert page.console_errors == []
