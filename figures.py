@@ -91,7 +91,11 @@ def player_color(players: Sequence[str], player: str) -> str:
 
 def game_label(run: RatingRun, g: int) -> str:
     """A short human name of game ``g``: its number, id and date."""
-    game = run.history.games[g]
+    return _label(run.history, g)
+
+
+def _label(history: GameHistory, g: int) -> str:
+    game = history.games[g]
     label = f"Game {g + 1}"
     if game.id.strip().lower() not in (str(g + 1), f"game {g + 1}"):
         label += f" ({game.id})"
@@ -155,10 +159,16 @@ def _place_text(position: float, dnf: bool, size: int) -> str:
     return f"DNF of {size}" if dnf else f"place {int(position)} of {size}"
 
 
-def _x_values(run: RatingRun, games: np.ndarray, by_date: bool) -> list[Any]:
+def _x_values(run: RatingRun, games: np.ndarray, by_date: bool) -> Any:
     if by_date:
         return [run.history.games[g].date for g in games]
-    return [int(g) + 1 for g in games]
+    return games + 1
+
+
+@functools.lru_cache(maxsize=16)
+def game_labels(history: GameHistory) -> tuple[str, ...]:
+    """:func:`game_label` of every game, computed once per history."""
+    return tuple(_label(history, g) for g in range(history.n_games))
 
 
 def trajectory_figure(
@@ -191,10 +201,13 @@ def trajectory_figure(
             continue
         color = player_color(run.players, player)
         change = scale.change(series.after - series.before)
-        # Short per-point text plus numeric customdata (sent as compact typed arrays) keep big histories light.
+        # One short text per point and numeric arrays (sent as compact typed arrays) keep big histories light.
+        labels = game_labels(run.history)
         text = [
-            f"{game_label(run, int(g))}, {_place_text(pos, bool(d), int(n))}"
-            for g, pos, d, n in zip(series.games, series.position, series.dnf, series.size, strict=True)
+            f"{labels[g]}<br>{_place_text(pos, bool(d), int(n))}, change {c:+.4g}"
+            for g, pos, d, n, c in zip(
+                series.games.tolist(), series.position, series.dnf, series.size, change.tolist(), strict=True
+            )
         ]
         fig.add_trace(
             go.Scatter(
@@ -205,10 +218,9 @@ def trajectory_figure(
                 legendgroup=player,
                 line={"color": color, "width": 2},
                 marker={"size": 5},
-                customdata=np.column_stack([series.games, change]),
+                customdata=series.games,
                 text=text,
-                hovertemplate=f"<b>{player}</b><br>%{{text}}<br>change %{{customdata[1]:+.4g}}"
-                "<br>rating %{y:.4g}<extra></extra>",
+                hovertemplate=f"<b>{player}</b><br>%{{text}}<br>rating %{{y:.4g}}<extra></extra>",
             )
         )
         if baseline is not None:
@@ -226,9 +238,7 @@ def trajectory_figure(
                     legendgroup=player,
                     showlegend=False,
                     line={"color": color, "width": 1.5, "dash": "dash"},
-                    customdata=np.column_stack(
-                        [base_series.games, bscale.change(base_series.after - base_series.before)]
-                    ),
+                    customdata=base_series.games,
                     hovertemplate=f"<b>{player}</b> ({baseline_name})<br>game %{{x}}"
                     "<br>rating %{y:.4g}<extra></extra>",
                 )

@@ -112,7 +112,7 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     if clicked and click and click.get("points"):
         game = click["points"][0].get("customdata")
         if isinstance(game, list) and game:
-            game = game[0]  # trajectory points carry [game index, change]
+            game = game[0]  # a point with several customdata values: the game index comes first
         if isinstance(game, (int, float)) and 0 <= int(game) < n:
             return int(game)
     if isinstance(current, int) and 0 <= current < n:

@@ -198,7 +198,7 @@ def test_game_choice_follows_a_click():
     last = run.history.n_games - 1
     assert standings.game_choice(run, None, None, False) == last
     assert standings.game_choice(run, 3, None, False) == 3
-    assert standings.game_choice(run, 3, {"points": [{"customdata": [7, -3.5]}]}, True) == 7
+    assert standings.game_choice(run, 3, {"points": [{"customdata": [7]}]}, True) == 7
     assert standings.game_choice(run, 3, {"points": [{"customdata": 8}]}, True) == 8
     assert standings.game_choice(run, 3, {"points": [{"customdata": 10**6}]}, True) == 3
 

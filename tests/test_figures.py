@@ -54,11 +54,10 @@ def test_one_trace_per_player_and_dashed_initial_line(duel_run):
 def test_hover_names_game_place_and_change(duel_run):
     fig = figures.trajectory_figure(duel_run, ["Bob"])
     trace = fig.data[0]
-    assert trace.text[0] == "Game 1, 2024-01-05, place 2 of 2"
-    assert "<b>Bob</b>" in trace.hovertemplate
-    assert "change %{customdata[1]:+.4g}" in trace.hovertemplate
-    # customdata row: game index (a click selects it) and the change, -16 by the hand derivation above.
-    assert list(trace.customdata[0]) == pytest.approx([0, -16.0])
+    # Game 1: Bob lost to Ann from equal ratings, -16 by the hand derivation above.
+    assert trace.text[0] == "Game 1, 2024-01-05<br>place 2 of 2, change -16"
+    assert "<b>Bob</b>" in trace.hovertemplate and "%{text}" in trace.hovertemplate
+    assert list(trace.customdata) == [0]  # the game index: a click on the point selects it
 
 
 def test_by_date_uses_dates_and_unknown_players_are_skipped(duel_run):
