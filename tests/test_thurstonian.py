@@ -209,3 +209,17 @@ def test_many_tied_pairs_walk_their_orderings_in_step() -> None:
         axis=0,
     )
     assert np.abs(approx - exact).max() < 0.02  # 0.009 here
+
+
+def test_large_game_with_a_large_tie_stays_bounded() -> None:
+    # 30 players, ten tied for first: the sample of orderings shrinks to the row budget, and the
+    # update is still zero-sum, finite, deterministic and symmetric for equally rated tied players.
+    rng = np.random.default_rng(6)
+    r = rng.normal(0, 1, 30)
+    r[3] = r[8]
+    ranks = np.array([0] * 10 + list(range(1, 21)))
+    g = thurstonian_gradient(r, ranks, np.zeros(30, bool))
+    assert np.all(np.isfinite(g))
+    assert np.sum(g) == pytest.approx(0.0, abs=1e-9)
+    assert g[3] == pytest.approx(g[8], abs=1e-12)
+    assert np.array_equal(g, thurstonian_gradient(r, ranks, np.zeros(30, bool)))

@@ -89,28 +89,29 @@ def group_orderings(
     return out, False
 
 
-def tie_orderings(split: Split, ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+def tie_orderings(split: Split, ratings: np.ndarray, max_rows: int = MAX_ROWS) -> tuple[np.ndarray, np.ndarray, bool]:
     """Worst-first orders of the finishers to average over, their weights, and whether it is exact.
 
     Returns ``(rows, weights, exact)`` with ``rows`` of shape ``(T, finishers)`` and weights
     summing to 1: the draw-rewarded gradient is ``sum_t weights[t] * gradient(rows[t])``.
 
-    The product of the groups' orderings is enumerated when it has at most :data:`MAX_ROWS`
-    rows; otherwise the groups' orderings are walked in step (row ``t`` takes ordering
-    ``t mod |D_k|`` of group ``k``), a deterministic approximation that still averages each
-    group over its own orderings.  (Plackett-Luce, whose log-likelihood is a sum of one term
-    per position, averages each group separately and exactly instead.)
+    The product of the groups' orderings is enumerated when it has at most ``max_rows`` rows
+    (which also bounds the sample size of a large group's design); otherwise the groups'
+    orderings are walked in step (row ``t`` takes ordering ``t mod |D_k|`` of group ``k``), a
+    deterministic approximation that still averages each group over its own orderings.
+    (Plackett-Luce, whose log-likelihood is a sum of one term per position, averages each
+    group separately and exactly instead.)
     """
     designs = []
     exact = True
     for group in split.groups:
-        orderings, full = group_orderings(group, ratings)
+        orderings, full = group_orderings(group, ratings, samples=min(DESIGN_SAMPLES, max(2, max_rows)))
         designs.append(orderings)
         exact &= full
     sizes = [len(d) for d in designs]
     if all(s == 1 for s in sizes):
         return np.array([[p for d in designs for p in d[0]]], dtype=int), np.ones(1), exact
-    if math.prod(sizes) <= MAX_ROWS:
+    if math.prod(sizes) <= max_rows:
         combos = list(itertools.product(*designs))
     else:
         exact = False

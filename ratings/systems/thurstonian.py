@@ -59,7 +59,7 @@ from ratings.base import State
 from ratings.numerics import LOG_SQRT_2PI, log_sum_exp
 from ratings.params import param
 from ratings.predict import monte_carlo_places
-from ratings.systems._orders import split_game, symmetrize, tie_orderings
+from ratings.systems._orders import MAX_ROWS, split_game, symmetrize, tie_orderings
 from ratings.systems._single import KerbyParams, SingleRatingSystem
 
 __all__ = ["Thurstonian", "ThurstonianParams", "order_log_likelihood", "thurstonian_gradient"]
@@ -75,6 +75,8 @@ LOG_LEVELS = 3
 #: Grid extent beyond the lowest and highest rating of the game.
 EXTENT = 7.0
 #: Romberg levels (steps h, 2h, 4h) and their weights.
+#: Bound on orderings x players x grid points when ties are averaged (peak memory about 100 bytes each).
+ROW_BUDGET = 400_000
 #: Widest rating spread handled with scaled (rather than fully logarithmic) messages.
 SCALED_SPREAD = 20.0
 #: Romberg weights for steps h, 2h, 4h: the plain trapezoid's error starts at h^2, the corrected one's at h^4.
@@ -219,9 +221,8 @@ def _rows(
     """
     if log_space is None:
         log_space = float(np.ptp(ratings)) > SCALED_SPREAD
-    below_top = rows.shape[1] + len(dnf) - 1  # integrations, plus the DNFs whose product steepens the bottom
     if step is None:
-        step = min(LOG_STEP if log_space else STEP, STAGE_STEP / max(below_top, 1))
+        step = _default_step(rows.shape[1] + len(dnf), log_space)
     if levels is None:
         levels = LOG_LEVELS if log_space else LEVELS
     n_orders = rows.shape[0]
@@ -271,6 +272,12 @@ def _rows(
     )
 
 
+def _default_step(players: int, log_space: bool) -> float:
+    """Grid step for an event among ``players`` players: finer for larger games (integrations
+    and the DNFs' product steepen the messages)."""
+    return min(LOG_STEP if log_space else STEP, STAGE_STEP / max(players - 1, 1))
+
+
 def order_log_likelihood(
     ratings: Sequence[float] | np.ndarray,
     order: Sequence[int] | np.ndarray,
@@ -302,7 +309,12 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
         return np.zeros(len(ratings))
     if not split.has_ties:
         return _rows(ratings, np.concatenate(split.groups)[None, :], split.dnf)[1][0]
-    rows, weights, exact = tie_orderings(split, ratings)
+    # Bound the ordering rows so that orderings x players x grid stays near ROW_BUDGET (large games).
+    spread = float(np.ptp(ratings))
+    grid = (spread + 2 * EXTENT) / _default_step(len(ratings), spread > SCALED_SPREAD)
+    rows, weights, exact = tie_orderings(
+        split, ratings, max_rows=int(np.clip(ROW_BUDGET / (len(ratings) * grid), 2, MAX_ROWS))
+    )
     _, grads = _rows(ratings, rows, split.dnf)
     g = weights @ grads
     return g if exact else symmetrize(g, ratings, split)
