@@ -104,11 +104,15 @@ def _label(history: GameHistory, g: int) -> str:
     return label
 
 
-def default_players(run: RatingRun, limit: int = 15) -> list[str]:
-    """The most active players (most games, then best rating), at most ``limit``, placeholders left out."""
-    games = run.games_played
-    order = sorted(range(len(run.players)), key=lambda p: (-games[p], -run.final[p], run.players[p]))
-    return [run.players[p] for p in order if not is_placeholder(run.players[p])][:limit]
+def default_players(data: RatingRun | GameHistory, limit: int = 15) -> list[str]:
+    """The most active players (most games, then by name), at most ``limit``, placeholders left out.
+
+    It depends on the history only, so the selection stays put while parameters change.
+    """
+    history = data.history if isinstance(data, RatingRun) else data
+    games = np.bincount(history.flat_player, minlength=history.n_players)
+    order = sorted(range(history.n_players), key=lambda p: (-games[p], history.players[p]))
+    return [history.players[p] for p in order if not is_placeholder(history.players[p])][:limit]
 
 
 @functools.lru_cache(maxsize=16)

@@ -9,10 +9,10 @@ from dash import Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
-from callbacks.runs import DataError, run_for
+from callbacks.runs import DataError, load_source, run_for
 from layouts.ids import Baseline, Data, Params, Standings
 from layouts.leaderboard import leaderboard_table
-from ratings import RatingRun
+from ratings import GameHistory, RatingRun
 
 __all__ = [
     "baseline_run",
@@ -93,12 +93,12 @@ def trajectories_view(
     )
 
 
-def player_choice(run: RatingRun, chosen: list[str] | None) -> tuple[list[dict[str, str]], list[str]]:
+def player_choice(history: GameHistory, chosen: list[str] | None) -> tuple[list[dict[str, str]], list[str]]:
     """Player options (most active first) and the selection: the previous one where it still fits, else the default."""
-    options = [{"label": p, "value": p} for p in figures.default_players(run, limit=len(run.players))]
-    known = set(run.players)
+    options = [{"label": p, "value": p} for p in figures.default_players(history, limit=history.n_players)]
+    known = set(history.players)
     kept = [p for p in (chosen or []) if p in known]
-    return options, kept or figures.default_players(run)
+    return options, kept or figures.default_players(history)
 
 
 def game_options(run: RatingRun) -> list[dict[str, Any]]:
@@ -137,20 +137,21 @@ def on_leaderboard(source, current, min_games, offset, factor, pinned):  # type:
     return view, {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
 
 
-# source (and settings) -> player picker options and selection
+# source -> player picker options and selection (kept while it still fits the data)
 @callback(
     Output(Standings.PLAYERS, "options"),
     Output(Standings.PLAYERS, "value"),
     Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
     State(Standings.PLAYERS, "value"),
 )
-def on_players(source, current, chosen):  # type: ignore[no-untyped-def]
-    run = current_run(source, current)
-    options, value = player_choice(run, chosen)
-    if ctx.triggered_id == Params.SETTINGS and chosen == value:
-        return options, no_update
-    return options, value
+def on_players(source, chosen):  # type: ignore[no-untyped-def]
+    if not source:
+        raise PreventUpdate
+    try:
+        history = load_source(source).history
+    except DataError:
+        raise PreventUpdate from None
+    return player_choice(history, chosen)
 
 
 # source, settings, players, x axis, scale, baseline -> trajectories figure

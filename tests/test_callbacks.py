@@ -187,7 +187,7 @@ def test_standings_views_read_the_same_run():
     current = {"system": "multielo", "params": {"k": 32.0}}
     run = standings.current_run(POKER, current)
     assert run is run_for(POKER, "multielo", {"k": 32.0})  # cached by content
-    options, chosen = standings.player_choice(run, ["Nobody"])
+    options, chosen = standings.player_choice(run.history, ["Nobody"])
     assert chosen == standings.figures.default_players(run) and len(options) == len(run.players)
     fig = standings.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
     assert len(fig.data) == min(15, len(run.players)) and fig.layout.xaxis.title.text == "date"

@@ -156,6 +156,7 @@ def test_leaderboard_rows_filter_placeholders_and_rank_shifts():
 
 
 def test_default_players_most_active_first(duel_run):
-    # Bob and Cid played once each; Cid lost to a stronger Ann (1016), so lost less than 16: Cid first.
-    assert figures.default_players(duel_run) == ["Ann", "Cid", "Bob"]
+    # Ann played twice; Bob and Cid once each, so by name.
+    assert figures.default_players(duel_run) == ["Ann", "Bob", "Cid"]
+    assert figures.default_players(duel_run.history) == ["Ann", "Bob", "Cid"]
     assert figures.default_players(duel_run, limit=1) == ["Ann"]
