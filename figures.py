@@ -199,6 +199,11 @@ def trajectory_figure(
     index = run.history.player_index
     points = sum(int(run.games_played[index[p]]) for p in players if p in index)
     mode = "lines+markers" if points <= MARKER_LIMIT else "lines"
+    bscale = None
+    if baseline is not None:
+        bscale = baseline_scale or Scale(unit=baseline.scale)
+    # A baseline on another scale (another system) gets its own axis on the right.
+    second_axis = bscale is not None and bscale.unit != scale.unit
     for player in players:
         series = player_series(run, player)
         if series is None:
@@ -231,7 +236,7 @@ def trajectory_figure(
             base_series = player_series(baseline, player)
             if base_series is None:
                 continue
-            bscale = baseline_scale or Scale(unit=baseline.scale)
+            assert bscale is not None
             bx_by_date = by_date and baseline.history.has_dates
             fig.add_trace(
                 go.Scatter(
@@ -243,6 +248,7 @@ def trajectory_figure(
                     showlegend=False,
                     line={"color": color, "width": 1.5, "dash": "dash"},
                     customdata=base_series.games,
+                    yaxis="y2" if second_axis else "y",
                     hovertemplate=f"<b>{player}</b> ({baseline_name})<br>game %{{x}}"
                     "<br>rating %{y:.4g}<extra></extra>",
                 )
@@ -266,6 +272,11 @@ def trajectory_figure(
         template="plotly_white",
         uirevision="trajectories",
     )
+    if second_axis and bscale is not None:
+        fig.update_layout(
+            yaxis2={"title": {"text": f"{bscale.unit} (dashed: {baseline_name})"}, "overlaying": "y", "side": "right"},
+            margin={"r": 60},
+        )
     return fig
 
 

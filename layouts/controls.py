@@ -84,10 +84,10 @@ def _marks(low: float, high: float, default: float | None) -> dict[float, Any]:
     near = 0.18 * (high - low)
     for end in (low, high):
         if default is None or abs(end - default) >= near:
-            marks[end] = f"{end:g}"
+            marks[end] = f"{end:.4g}"
     if default is not None:
         close = abs(default - low) < near or abs(default - high) < near
-        text = f"{default:g} default" if close else "default"
+        text = f"{default:.3g} default" if close else "default"
         marks[float(default)] = {"label": text, "style": {"color": "#0d6efd", "whiteSpace": "nowrap"}}
     return marks
 

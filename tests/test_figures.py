@@ -80,6 +80,17 @@ def test_baseline_traces_are_dashed_beside_solid_ones(duel_run):
     assert "dashed: K=16" in fig.layout.title.text
 
 
+def test_baseline_of_another_system_gets_its_own_axis(duel_run):
+    other = create("trueskill").rate(duel_run.history)
+    fig = figures.trajectory_figure(duel_run, ["Ann"], baseline=other, baseline_name="TrueSkill")
+    solid, dashed = fig.data
+    assert solid.yaxis in (None, "y") and dashed.yaxis == "y2" and dashed.line.dash == "dash"
+    assert fig.layout.yaxis2.overlaying == "y"
+    assert fig.layout.yaxis2.title.text.startswith(other.scale)
+    same = figures.trajectory_figure(duel_run, ["Ann"], baseline=duel_run)
+    assert same.data[1].yaxis in (None, "y") and "yaxis2" not in same.layout.to_plotly_json()
+
+
 def test_game_changes_bars_in_place_order(duel_run):
     fig = figures.game_changes_figure(duel_run, 0)
     bar = fig.data[0]

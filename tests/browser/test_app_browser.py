@@ -228,3 +228,20 @@ def test_natural_scale_shown_as_points_and_list_errors(page, app_url):
     page.wait_for_function("() => location.search.includes('eta_values=0.4%2C0.2')", timeout=TIMEOUT)
     screenshot(page, "natural-scale")
     assert page.console_errors == []
+
+
+def test_comparing_two_systems_through_the_baseline(page, app_url):
+    open_app(page, app_url)
+    page.click("#baseline-pin")
+    page.wait_for_selector("#baseline-unpin:not([disabled])", timeout=TIMEOUT)
+    page.click("#params-system")
+    page.get_by_role("option", name=get_system("trueskill").title, exact=True).click()
+    page.wait_for_function(
+        """() => document.querySelector('#standings-trajectories .js-plotly-plot')._fullData
+            .some(t => t.line && t.line.dash === 'dash' && t.yaxis === 'y2')""",
+        timeout=TIMEOUT,
+    )
+    settle(page)
+    assert any(ch in leaderboard_text(page) for ch in "▲▼=")
+    screenshot(page, "baseline-two-systems")
+    assert page.console_errors == []
