@@ -15,7 +15,7 @@ from dash import Input, Output, State, callback, dcc
 from dash.exceptions import PreventUpdate
 
 import figures
-from callbacks.runs import DataError, describe_source, history_for, run_for
+from callbacks.runs import DataError, current_run, describe_source, history_for
 from callbacks.standings import scale_of
 from layouts.ids import Data, Downloads, Params, Standings
 from ratings import RatingRun
@@ -76,12 +76,7 @@ def _min_games(value: Any) -> int:
     prevent_initial_call=True,
 )
 def on_ratings_csv(_clicks, source, current, min_games, offset, factor):  # type: ignore[no-untyped-def]
-    if not source or not current:
-        raise PreventUpdate
-    try:
-        run = run_for(source, current["system"], current.get("params") or {})
-    except DataError:
-        raise PreventUpdate from None
+    run = current_run(source, current)
     text = ratings_csv(run, min_games=_min_games(min_games), scale=scale_of(run, offset, factor))
     return dcc.send_string(text, f"ratings-{file_stem(source, current['system'])}.csv", type="text/csv")
 

@@ -8,12 +8,11 @@ from typing import Any
 import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import Input, Output, callback, html
-from dash.exceptions import PreventUpdate
 
 import figures_extra
-from callbacks.runs import DataError, run_for
+from callbacks.runs import baseline_run, current_run
 from layouts.ids import Baseline, Data, Evaluate, Params, ScoreFn
-from ratings import RatingRun, get_system
+from ratings import get_system
 from ratings.metrics import Evaluation, evaluate
 
 __all__ = ["METRICS", "base_of", "metrics_rows", "metrics_table", "score_view"]
@@ -104,10 +103,6 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
     return figures_extra.score_function_figure(n, base), note
 
 
-def _run(source: Any, settings: Any) -> RatingRun:
-    return run_for(source, settings["system"], settings.get("params") or {})
-
-
 # source, settings, pinned baseline -> metrics table
 @callback(
     Output(Evaluate.PANEL, "children"),
@@ -116,18 +111,9 @@ def _run(source: Any, settings: Any) -> RatingRun:
     Input(Baseline.STORE, "data"),
 )
 def on_metrics(source, current, pinned):  # type: ignore[no-untyped-def]
-    if not source or not current:
-        raise PreventUpdate
-    try:
-        now = evaluate(_run(source, current))
-    except DataError:
-        raise PreventUpdate from None
-    base = None
-    if pinned:
-        try:
-            base = evaluate(_run(pinned["source"], pinned))
-        except DataError:
-            base = None
+    now = evaluate(current_run(source, current))
+    pinned_run = baseline_run(pinned)
+    base = evaluate(pinned_run) if pinned_run is not None else None
     rows = metrics_rows(now, base)
     return metrics_table(rows, games=now.games, pairs=now.pairs, baseline_label=pinned.get("label") if base else None)
 

@@ -7,11 +7,10 @@ from typing import Any
 import dash_bootstrap_components as dbc
 import numpy as np
 from dash import Input, Output, State, callback, html
-from dash.exceptions import PreventUpdate
 
 import figures
 import figures_extra
-from callbacks.runs import DataError, run_for, typed_params
+from callbacks.runs import current_run, typed_params
 from layouts.ids import Data, Params, Predict
 from ratings import RatingRun, create, get_system
 
@@ -86,12 +85,7 @@ def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
     State(Predict.PLAYERS, "value"),
 )
 def on_predict_players(source, current, chosen):  # type: ignore[no-untyped-def]
-    if not source or not current:
-        raise PreventUpdate
-    try:
-        run = run_for(source, current["system"], current.get("params") or {})
-    except DataError:
-        raise PreventUpdate from None
+    run = current_run(source, current)
     return player_options(run), default_pick(run, chosen)
 
 
@@ -105,13 +99,9 @@ def on_predict_players(source, current, chosen):  # type: ignore[no-untyped-def]
     Input(Predict.PLAYERS, "value"),
 )
 def on_predict(source, current, players):  # type: ignore[no-untyped-def]
-    if not source or not current:
-        raise PreventUpdate
+    run = current_run(source, current)
     try:
-        run = run_for(source, current["system"], current.get("params") or {})
         picked, probs = win_probabilities(run, current["system"], current.get("params") or {}, players or [])
-    except DataError:
-        raise PreventUpdate from None
     except (ValueError, NotImplementedError) as exc:
         return figures_extra.empty_figure(str(exc).capitalize()), None, ""
     title = get_system(current["system"]).title

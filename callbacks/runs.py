@@ -25,6 +25,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from dash.exceptions import PreventUpdate
+
 from ratings import GameHistory, HistoryError, ParameterError, RatingRun, create, get_system
 from ratings.params import coerce
 
@@ -266,6 +268,26 @@ def run_for(source: dict[str, Any], system: str, params: dict[str, Any]) -> Rati
     typed = typed_params(system, params)
     key = (loaded.key, system, json.dumps(params, sort_keys=True, default=str))
     return _RUNS.get_or_make(key, lambda: create(system, **typed).rate(loaded.history))
+
+
+def current_run(source: dict[str, Any] | None, current: dict[str, Any] | None) -> RatingRun:
+    """The run for the stores' source and settings; ``PreventUpdate`` while either is missing or unreadable."""
+    if not source or not current:
+        raise PreventUpdate
+    try:
+        return run_for(source, current["system"], current.get("params") or {})
+    except DataError:
+        raise PreventUpdate from None
+
+
+def baseline_run(pinned: dict[str, Any] | None) -> RatingRun | None:
+    """The pinned baseline's run, or ``None`` (also when its source can no longer be read)."""
+    if not pinned:
+        return None
+    try:
+        return run_for(pinned["source"], pinned["system"], pinned.get("params") or {})
+    except DataError:
+        return None
 
 
 def typed_params(system: str, raw: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from dash import Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
-from callbacks.runs import DataError, load_source, run_for
+from callbacks.runs import DataError, baseline_run, current_run, load_source
 from layouts.ids import Baseline, Data, Params, Standings
 from layouts.leaderboard import leaderboard_table
 from ratings import GameHistory, RatingRun
@@ -24,26 +24,6 @@ __all__ = [
     "scale_of",
     "trajectories_view",
 ]
-
-
-def current_run(source: dict[str, Any] | None, current: dict[str, Any] | None) -> RatingRun:
-    """The run for the stores' source and settings; ``PreventUpdate`` while either is missing or unreadable."""
-    if not source or not current:
-        raise PreventUpdate
-    try:
-        return run_for(source, current["system"], current.get("params") or {})
-    except DataError:
-        raise PreventUpdate from None
-
-
-def baseline_run(pinned: dict[str, Any] | None) -> RatingRun | None:
-    """The pinned baseline's run, or ``None`` (also when its source can no longer be read)."""
-    if not pinned:
-        return None
-    try:
-        return run_for(pinned["source"], pinned["system"], pinned.get("params") or {})
-    except DataError:
-        return None
 
 
 def _number(value: Any, default: float) -> float:

@@ -9,7 +9,7 @@ from dash import dcc
 
 import settings
 from callbacks import baseline, data, params, standings, url
-from callbacks.runs import DataError, parse_params, read_upload, run_for
+from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
 from layouts import controls
 from layouts.ids import Data, Params, ParamType
 from ratings import ParamSpec, create
@@ -185,7 +185,7 @@ def test_address_ignores_unknown_systems_and_defaults_to_settings():
 # ------------------------------------------------------------------ standings and baseline
 def test_standings_views_read_the_same_run():
     current = {"system": "multielo", "params": {"k": 32.0}}
-    run = standings.current_run(POKER, current)
+    run = current_run(POKER, current)
     assert run is run_for(POKER, "multielo", {"k": 32.0})  # cached by content
     options, chosen = standings.player_choice(run.history, ["Nobody"])
     assert chosen == standings.figures.default_players(run) and len(options) == len(run.players)
@@ -194,7 +194,7 @@ def test_standings_views_read_the_same_run():
 
 
 def test_game_choice_follows_a_click():
-    run = standings.current_run(POKER, {"system": "multielo", "params": {}})
+    run = current_run(POKER, {"system": "multielo", "params": {}})
     last = run.history.n_games - 1
     assert standings.game_choice(run, None, None, False) == last
     assert standings.game_choice(run, 3, None, False) == 3
@@ -208,7 +208,7 @@ def test_pin_copies_settings_and_labels_changes():
     assert pinned["label"] == "Multiplayer Elo (k=16)"
     assert pinned["source"] == POKER and pinned["params"] == {"k": 16.0, "d": 400.0}
     assert baseline.pin(None, None) is None
-    run = standings.baseline_run(pinned)
+    run = baseline_run(pinned)
     assert run is not None and run.params.k == 16.0
 
 
