@@ -19,7 +19,7 @@ from callbacks.runs import DataError, current_run, describe_source, history_for
 from callbacks.standings import scale_of
 from layouts.ids import Data, Downloads, Params, Standings
 from ratings import RatingRun
-from ratings.io import _safe, write_csv  # _safe: the one formula-injection rule of the project
+from ratings.io import safe_cell, write_csv  # safe_cell: the one formula-injection rule of the project
 
 __all__ = ["file_stem", "history_csv", "ratings_csv"]
 
@@ -33,7 +33,7 @@ def file_stem(source: dict[str, Any] | None, system: str | None = None) -> str:
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
-    return _safe(str(value))
+    return safe_cell(str(value))
 
 
 def ratings_csv(run: RatingRun, *, min_games: int = 0, scale: figures.Scale | None = None) -> str:

@@ -162,7 +162,8 @@ def read_upload(contents: str, filename: str) -> tuple[dict[str, Any], list[str]
         "hash": history_digest(history),
         "records": records_of(history),
     }
-    warnings = list(result.warnings) + [str(p) for p in result.skipped] + list(history.warnings)
+    # The reader's warnings already include the history's own.
+    warnings = list(dict.fromkeys([*result.warnings, *(str(p) for p in result.skipped)]))
     return source, warnings
 
 
@@ -234,7 +235,7 @@ def _load_sheet(source: dict[str, Any], force: bool = False) -> Loaded:
     except HistoryError as exc:
         raise DataError(_problems(exc)) from None
     history = read.history
-    warnings = tuple(read.warnings) + tuple(history.warnings)
+    warnings = tuple(dict.fromkeys([*read.warnings, *history.warnings]))
     if read.stale and read.message:
         warnings = (read.message, *warnings)
     return Loaded(history, f"sheet:{url}:{history_digest(history)}", f"Google Sheet {url}", warnings)

@@ -38,7 +38,9 @@ __all__ = [
     "ReadResult",
     "load_history",
     "read_file",
+    "read_header",
     "read_table",
+    "safe_cell",
     "to_long_rows",
     "to_wide_rows",
     "write_csv",
@@ -190,7 +192,11 @@ class _Header:
     row: int = 1  # spreadsheet row of the header
 
 
-def _read_header(header: Sequence[Cell], source: str | None, row: int = 1) -> _Header:
+def read_header(header: Sequence[Cell], source: str | None, row: int = 1) -> _Header:
+    """Recognise a header row: each column's role (game, date, player, place, a numbered place, DNF).
+
+    Used by the readers and by ``sources.record`` to append a game in a sheet's own shape.
+    """
     names = []
     for i, cell in enumerate(header):
         text = str(cell).strip()
@@ -505,7 +511,7 @@ def read_table(
     if not table:
         raise HistoryError([Problem("the table is empty (no header row and no games)", None, None, source)])
     header_row = table[0]
-    info = _read_header(header_row.cells, source, header_row.number)
+    info = read_header(header_row.cells, source, header_row.number)
     chosen = _choose_shape(info, shape, source)
     if info.problems:
         raise HistoryError(info.problems)
@@ -1098,7 +1104,7 @@ def load_history(spec: str) -> GameHistory:
 
 
 # ---------------------------------------------------------------------------------------------- writing
-def _safe(text: str) -> str:
+def safe_cell(text: str) -> str:
     """Neutralise a cell a spreadsheet would run as a formula (a leading quote); numbers stay numbers."""
     if text.startswith(_DANGEROUS_START) and not _NUMBER.match(text):
         return "'" + text
@@ -1112,7 +1118,7 @@ def to_long_rows(history: GameHistory) -> list[list[str]]:
         date = game.date.isoformat() if game.date else ""
         for entry in game.entries:
             place = "DNF" if entry.place is None else str(entry.place)
-            out.append([_safe(game.id), date, _safe(entry.player), place])
+            out.append([safe_cell(game.id), date, safe_cell(entry.player), place])
     return out
 
 
@@ -1135,7 +1141,7 @@ def to_wide_rows(history: GameHistory) -> list[list[str]]:
     header = ["game", "date"] + [_ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
     out = [header]
     for game in history.games:
-        cells = [_safe(game.id), game.date.isoformat() if game.date else ""] + [""] * top
+        cells = [safe_cell(game.id), game.date.isoformat() if game.date else ""] + [""] * top
         dnfs = []
         by_place: dict[int, list[str]] = {}
         for entry in game.entries:
@@ -1144,9 +1150,9 @@ def to_wide_rows(history: GameHistory) -> list[list[str]]:
             else:
                 by_place.setdefault(entry.place, []).append(entry.player)
         for place, players in by_place.items():
-            cells[1 + place] = _safe(" / ".join(players))
+            cells[1 + place] = safe_cell(" / ".join(players))
         if has_dnf:
-            cells.append(_safe(" / ".join(dnfs)))
+            cells.append(safe_cell(" / ".join(dnfs)))
         while len(cells) > 2 and cells[-1] == "":
             cells.pop()
         out.append(cells)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem, parse_place
-from ratings.io import _read_header, read_table  # the header reading of the sheet's own shape
+from ratings.io import read_header, read_table  # the header reading of the sheet's own shape
 from sources.sheets import SheetError, SheetSource
 
 __all__ = [
@@ -167,7 +167,7 @@ def sheet_rows(header: Sequence[Any], game: NewGame, *, game_id: str | None) -> 
     (no column for a place, no DNF column, a name containing ``/`` in the wide shape).
     """
     shape = read_table([list(header)]).shape  # raises a clear HistoryError for a header of neither shape
-    info = _read_header([str(c) for c in header], None)
+    info = read_header([str(c) for c in header], None)
     width = len(info.names)
     game_col = info.roles.get("game")
     date_col = info.roles.get("date")
@@ -280,7 +280,7 @@ def record_game(source: SheetSource, game: NewGame, *, token: str, allow_duplica
             source.append_rows([header, *new_rows])
             return RecordResult(True, "the sheet was empty: wrote a header and the game", token, _freeze(new_rows))
         header = list(rows[0])
-        info = _read_header([str(c) for c in header], None)
+        info = read_header([str(c) for c in header], None)
         why = _already_there(rows, info, game, token, allow_duplicate=allow_duplicate)
         if why is not None:
             return RecordResult(False, why, token if "game" in info.roles else None)
