@@ -10,7 +10,7 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import DataError, baseline_run, current_run, load_source
-from layouts.ids import Baseline, Data, Params, Standings
+from layouts.ids import Baseline, Data, Page, Params, Standings
 from layouts.leaderboard import leaderboard_table
 from ratings import GameHistory, RatingRun
 
@@ -191,7 +191,8 @@ def on_game_changes(source, current, game, offset, factor):  # type: ignore[no-u
     return figures.game_changes_figure(run, game, scale=scale_of(run, offset, factor))
 
 
-# source, settings, players, scale -> players x games heatmap
+# source, settings, players, scale, visible tab -> players x games heatmap
+# Drawn only while its tab is open: a graph drawn in a hidden tab gets plotly's default width.
 @callback(
     Output(Standings.HEATMAP, "figure"),
     Input(Data.SOURCE, "data"),
@@ -199,7 +200,10 @@ def on_game_changes(source, current, game, offset, factor):  # type: ignore[no-u
     Input(Standings.PLAYERS, "value"),
     Input(Standings.SCALE_OFFSET, "value"),
     Input(Standings.SCALE_FACTOR, "value"),
+    Input(Page.TABS, "active_tab"),
 )
-def on_heatmap(source, current, players, offset, factor):  # type: ignore[no-untyped-def]
+def on_heatmap(source, current, players, offset, factor, tab):  # type: ignore[no-untyped-def]
+    if tab != "overview":
+        raise PreventUpdate
     run = current_run(source, current)
     return figures.change_heatmap(run, players or figures.default_players(run), scale=scale_of(run, offset, factor))

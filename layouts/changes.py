@@ -32,7 +32,12 @@ def overview_panel() -> html.Div:
                 "points or a winner that lost points.",
                 className="small text-muted mb-1",
             ),
-            dcc.Graph(id=Standings.HEATMAP, config=graph_config("changes-overview")),
+            dcc.Graph(
+                id=Standings.HEATMAP,
+                config=graph_config("changes-overview"),
+                responsive=True,  # drawn after its tab opens: take the full width
+                style={"height": "440px"},
+            ),
         ]
     )
 
