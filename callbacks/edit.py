@@ -47,7 +47,7 @@ def grid_rows(history: GameHistory) -> list[dict[str, Any]]:
     """One grid row per participant (long shape), places as text (``DNF`` for did-not-finish), none excluded."""
     return [
         {
-            "_id": i,
+            "_id": str(i),  # AG Grid row ids are text
             "game": str(r["game"]),
             "date": r["date"] or "",
             "player": r["player"],
@@ -63,7 +63,7 @@ def _compact(rows: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 def _expand(compact: list[list[Any]]) -> list[dict[str, Any]]:
-    return [{"_id": i, **dict(zip(FIELDS, row, strict=True))} for i, row in enumerate(compact)]
+    return [{"_id": str(i), **dict(zip(FIELDS, row, strict=True))} for i, row in enumerate(compact)]
 
 
 def _blank(value: Any) -> bool:
@@ -140,7 +140,7 @@ def _normalised(rows: list[dict[str, Any]], excluded: list[str]) -> list[dict[st
     out = []
     for i, row in enumerate(rows):
         game = "" if _blank(row.get("game")) else str(row["game"]).strip()
-        out.append({"_id": i, **{f: row.get(f) for f in FIELDS}, "exclude": game in excluded})
+        out.append({"_id": str(i), **{f: row.get(f) for f in FIELDS}, "exclude": game in excluded})
     return out
 
 
@@ -223,7 +223,7 @@ def add_row(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     next_id = max((int(r.get("_id", 0)) for r in rows), default=-1) + 1
     rows.append(
         {
-            "_id": next_id,
+            "_id": str(next_id),
             "game": last.get("game", ""),
             "date": last.get("date", ""),
             "player": "",

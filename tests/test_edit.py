@@ -42,7 +42,7 @@ def test_grid_rows_are_the_long_table_with_places_as_text() -> None:
         ("g2", "2024-03-08", "Bo", "1", False),
         ("g2", "2024-03-08", "Cy", "DNF", False),
     ]
-    assert [r["_id"] for r in rows] == [0, 1, 2, 3]
+    assert [r["_id"] for r in rows] == ["0", "1", "2", "3"]
 
 
 def test_problems_name_the_grid_row_and_column() -> None:
@@ -59,7 +59,7 @@ def test_problems_name_the_grid_row_and_column() -> None:
 
 def test_empty_added_rows_are_left_out_and_excluded_games_dropped() -> None:
     rows = edit.add_row(edit.grid_rows(GameHistory.from_records(RECORDS)))
-    assert rows[-1] == {"_id": 4, "game": "g2", "date": "2024-03-08", "player": "", "place": "", "exclude": False}
+    assert rows[-1] == {"_id": "4", "game": "g2", "date": "2024-03-08", "player": "", "place": "", "exclude": False}
     rows[0]["exclude"] = True  # one ticked row excludes the whole game g1
     checked = edit.check_rows(rows)
     assert checked.problems == []
@@ -129,7 +129,7 @@ def test_revert_returns_the_source_and_its_rows(base: dict[str, Any]) -> None:
 
 def test_delete_rows_removes_the_selected_ids() -> None:
     rows = edit.grid_rows(GameHistory.from_records(RECORDS))
-    kept = edit.delete_rows(rows, [{"_id": 1}, {"_id": 3}])
+    kept = edit.delete_rows(rows, [{"_id": "1"}, {"_id": "3"}])
     assert [r["player"] for r in kept] == ["Ann", "Bo"]
     assert edit.delete_rows(rows, None) == rows
 
