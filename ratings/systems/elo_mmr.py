@@ -234,31 +234,40 @@ def _solve_dense(
     tol: float,
     max_iter: int,
 ) -> np.ndarray:
-    """The dense branch of :func:`solve_decreasing`: every function is evaluated every step.
+    """The dense branch of :func:`solve_decreasing`: every function is evaluated every step, as one array.
 
-    The same safeguarded step as the sparse branch in as few array operations as possible (each costs
-    a microsecond or two of call overhead, which dominates for a few players).  The functions are
-    independent, so a finished one only needs its answer frozen: its bracket may go on shrinking
-    unused.  No ``isfinite`` test is needed: the bracket is finite, so a non-finite Newton point fails
-    both the "inside" and the "small step" comparisons.
+    The same safeguarded step as the sparse branch, but its bookkeeping runs on Python floats one function
+    at a time: for up to :data:`DENSE_LIMIT` functions a dozen scalar operations each cost less than the
+    twenty-odd numpy calls (about a microsecond each, whatever the length) of an array step.  It is the
+    same IEEE double arithmetic, so the answers are those of an array step.  The functions are independent,
+    so a finished one is simply no longer updated; a zero slope gives no Newton point (where an array step
+    gets an infinite or NaN one, which fails the same tests).
     """
-    finished = np.zeros(len(x), dtype=bool)
+    xs, los, his = x.tolist(), lo.tolist(), hi.tolist()
+    todo = list(everyone.tolist())
     for _ in range(max_iter):
-        value, slope = func(x, everyone)
-        lo = np.where(value > 0, x, lo)
-        hi = np.where(value < 0, x, hi)
-        newton = x - value / slope
-        small = np.abs(newton - x) <= tol
-        take = small | ((newton > lo) & (newton < hi))
-        root = value == 0
-        done = root | small | (hi - lo <= tol)
-        # Newton where it is safe, else bisection; an exact zero and a finished function stay put.
-        nxt = np.where(take, newton, 0.5 * (lo + hi))
-        x = np.where(finished | root, x, nxt)
-        finished |= done
-        if finished.all():
+        value, slope = func(np.array(xs), everyone)
+        values, slopes = value.tolist(), slope.tolist()
+        left = []
+        for k in todo:
+            xk, v, s = xs[k], values[k], slopes[k]
+            if v == 0.0:  # an exact zero: done where it stands
+                continue
+            if v > 0.0:
+                los[k] = xk
+            elif v < 0.0:  # (a NaN value moves neither end)
+                his[k] = xk
+            a, b = los[k], his[k]
+            newton = xk - v / s if s != 0.0 else math.nan
+            small = abs(newton - xk) <= tol
+            # Newton where it is safe, else bisection.
+            xs[k] = newton if small or a < newton < b else 0.5 * (a + b)
+            if not (small or b - a <= tol):
+                left.append(k)
+        if not left:
             break
-    return x
+        todo = left
+    return np.array(xs)
 
 
 def _mills(x: np.ndarray) -> np.ndarray:
@@ -280,13 +289,19 @@ def _row_blocks(rows: int, cols: int) -> list[slice]:
 
 # ---------------------------------------------------------------------- phase one
 def _groups(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct ranks (ascending) and each player's index into them.
+    """Each player's rank group (0 = best distinct rank) and the size of every group.
 
     Q_i depends on i only through who beat i, tied with i and lost to i, so tied players share one
-    equation: one root per distinct rank.
+    equation: one root per distinct rank.  A game's ranks are dense already (GameView), so they are
+    their own group indices; a single ``bincount`` confirms it, far cheaper than ``np.unique``.
     """
-    levels, group = np.unique(ranks, return_inverse=True)
-    return levels, group
+    ranks = np.asarray(ranks)
+    if ranks.dtype.kind in "iu" and len(ranks) and ranks.min() >= 0:
+        counts = np.bincount(ranks)
+        if counts.all():
+            return ranks, counts
+    _, group, counts = np.unique(ranks, return_inverse=True, return_counts=True)
+    return group, counts
 
 
 def logistic_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) -> np.ndarray:
@@ -298,8 +313,8 @@ def logistic_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) 
     with ``t_j = tanh((p - mu_j) / (2 s_j))``.  Cost: O(n * distinct ranks) per Newton step.
     """
     n = len(mu)
-    levels, group = _groups(ranks)
-    g = len(levels)
+    group, counts = _groups(ranks)
+    g = len(counts)
     inv_s = TANH_SCALE / delta  # 1 / s_j
     half = 0.5 * inv_s  # 1 / (2 s_j)
     group_sum = np.bincount(group, weights=inv_s, minlength=g)
@@ -307,6 +322,23 @@ def logistic_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) 
     above = group_sum.sum() - below - group_sum  # sum over worse players
     constant = above - below
     slope_weight = inv_s * half  # d t_j / dp / s_j = (1 - t_j^2) / (2 s_j^2)
+
+    if g * n <= BLOCK:
+        # The usual game: one (groups x players) table of the weights of t_j in 2 Q_g, doubled for the
+        # players tied with the group (a tie is a win plus a loss), so one step is a handful of array calls.
+        twice = 1.0 + (group == np.arange(g)[:, None])
+        weights, slopes = inv_s * twice, slope_weight * twice
+
+        def table(x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            w, s, c = (weights, slopes, constant) if len(idx) == g else (weights[idx], slopes[idx], constant[idx])
+            t = np.subtract.outer(x, mu)
+            t *= half
+            np.tanh(t, out=t)
+            value = c - np.add.reduce(t * w, axis=1)
+            np.square(t, out=t)
+            np.subtract(1.0, t, out=t)
+            t *= s
+            return value, -np.add.reduce(t, axis=1)
 
     def func(x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         value = np.empty(len(x))
@@ -337,7 +369,7 @@ def logistic_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) 
     k = 0.5 * math.log(8.0 * n * scale.max() / scale.min()) + 1.0
     lo = np.full(g, (mu - 2.0 * k * scale).min())
     hi = np.full(g, (mu + 2.0 * k * scale).max())
-    return solve_decreasing(func, lo, hi, _guess(mu, ranks, levels))[group]
+    return solve_decreasing(table if g * n <= BLOCK else func, lo, hi, _guess(mu, counts))[group]
 
 
 def gaussian_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) -> np.ndarray:
@@ -347,8 +379,8 @@ def gaussian_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) 
     ``v_j = m(z) / delta_j`` (a win), ``l_j = -m(-z) / delta_j`` (a loss), ``d_j = -z / delta_j`` (a tie).
     """
     n = len(mu)
-    levels, group = _groups(ranks)
-    g = len(levels)
+    group, counts = _groups(ranks)
+    g = len(counts)
     inv_d = 1.0 / delta
     inv_d2 = inv_d * inv_d
 
@@ -380,14 +412,17 @@ def gaussian_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) 
     k = math.sqrt(2.0 * math.log(max(n * delta.max() / delta.min(), 2.0))) + 1.0
     lo = np.full(g, (mu - k * delta).min())
     hi = np.full(g, (mu + k * delta).max())
-    return solve_decreasing(func, lo, hi, _guess(mu, ranks, levels))[group]
+    return solve_decreasing(func, lo, hi, _guess(mu, counts))[group]
 
 
-def _guess(mu: np.ndarray, ranks: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Start each rank group at the prior mean that would hold its position if ratings were exact."""
+def _guess(mu: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Start each rank group at the prior mean that would hold its position if ratings were exact.
+
+    ``counts`` are the group sizes, best group first: group ``k`` holds places ``ahead .. behind``.
+    """
     order = np.sort(mu)[::-1]
-    ahead = np.searchsorted(np.sort(ranks), levels, side="left")
-    behind = np.searchsorted(np.sort(ranks), levels, side="right") - 1
+    end = np.cumsum(counts)
+    ahead, behind = end - counts, end - 1
     return order[(ahead + behind) // 2]
 
 
