@@ -68,8 +68,15 @@ def split_game(ranks: np.ndarray, dnf: np.ndarray) -> Split:
     dnf = np.asarray(dnf, dtype=bool)
     finished = np.flatnonzero(~dnf)
     order = finished[np.argsort(-ranks[finished], kind="stable")]  # worst first, index order within a place
-    cuts = np.flatnonzero(np.diff(ranks[order])) + 1
-    return Split(np.flatnonzero(dnf), np.split(order, cuts) if len(order) else [])
+    # Cut where the place changes (a plain loop: games are small, and numpy's split costs more per call).
+    places = ranks[order].tolist()
+    groups = []
+    start = 0
+    for j in range(1, len(places) + 1):
+        if j == len(places) or places[j] != places[start]:
+            groups.append(order[start:j])
+            start = j
+    return Split(np.flatnonzero(dnf), groups)
 
 
 def group_orderings(
