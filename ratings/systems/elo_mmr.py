@@ -271,9 +271,12 @@ def _solve_dense(
 
 
 def _mills(x: np.ndarray) -> np.ndarray:
-    """phi(x) / Phi(x) for any x: directly where Phi(x) is safely away from 0, else via erfcx (no underflow)."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        out = np.exp(-0.5 * x * x) / (special.ndtr(x) * math.sqrt(2.0 * math.pi))
+    """phi(x) / Phi(x) for any x: directly where Phi(x) is safely away from 0, else via erfcx (no underflow).
+
+    Call it with floating-point warnings off (``np.errstate(all="ignore")``): far left the direct
+    formula divides 0 by 0 before its value is replaced.
+    """
+    out = np.exp(-0.5 * x * x) / (special.ndtr(x) * math.sqrt(2.0 * math.pi))
     far = x < -20.0
     if far.any():
         out[far] = _SQRT_2_OVER_PI / special.erfcx(-x[far] / math.sqrt(2.0))
@@ -384,6 +387,31 @@ def gaussian_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) 
     inv_d = 1.0 / delta
     inv_d2 = inv_d * inv_d
 
+    if g * n <= BLOCK:
+        # The usual game: who beat whom is fixed for the game, so the sign table (below) is built once,
+        # and one step is a dozen array calls.
+        side_all = -np.sign(np.subtract.outer(np.arange(g), group).astype(float))
+        tie_all = side_all * side_all  # 1 where j beat or lost to the group, 0 where tied
+        off_all = tie_all - 1.0  # -1 where tied, 0 elsewhere
+
+        def table(x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            if len(idx) == g:
+                side, tie, off = side_all, tie_all, off_all
+            else:
+                side, tie, off = side_all[idx], tie_all[idx], off_all[idx]
+            z = np.subtract.outer(x, mu)
+            z *= inv_d
+            sz = side * z
+            m = _mills(sz)
+            v = side * m
+            v += off * z  # a tie contributes -z
+            value = v @ inv_d
+            sz += m  # the slope, as in func below
+            sz *= m
+            sz *= tie
+            sz -= off
+            return value, -(sz @ inv_d2)
+
     def func(x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         value = np.empty(len(x))
         slope = np.empty(len(x))
@@ -412,7 +440,8 @@ def gaussian_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) 
     k = math.sqrt(2.0 * math.log(max(n * delta.max() / delta.min(), 2.0))) + 1.0
     lo = np.full(g, (mu - k * delta).min())
     hi = np.full(g, (mu + k * delta).max())
-    return solve_decreasing(func, lo, hi, _guess(mu, counts))[group]
+    with np.errstate(all="ignore"):  # for _mills
+        return solve_decreasing(table if g * n <= BLOCK else func, lo, hi, _guess(mu, counts))[group]
 
 
 def _guess(mu: np.ndarray, counts: np.ndarray) -> np.ndarray:
