@@ -77,6 +77,9 @@ EXTENT = 7.0
 #: Romberg levels (steps h, 2h, 4h) and their weights.
 #: Bound on orderings x players x grid points when ties are averaged (peak memory about 100 bytes each).
 ROW_BUDGET = 400_000
+#: Above this many orderings x players x grid points, each Romberg level runs on its own grid
+#: (no padding to carry, at the price of more numpy calls, which dominate in small games).
+SPLIT_SIZE = 40_000
 #: Widest rating spread handled with scaled (rather than fully logarithmic) messages.
 SCALED_SPREAD = 20.0
 #: Romberg weights for steps h, 2h, 4h: the plain trapezoid's error starts at h^2, the corrected one's at h^4.
@@ -240,6 +243,37 @@ def _rows(
         levels = LOG_LEVELS if log_space else LEVELS
     n_orders = rows.shape[0]
     x0 = _grid(ratings, step, levels)  # (L, G)
+    h = step * (1 << np.arange(levels))
+    if levels > 1 and n_orders * x0.shape[1] * (rows.shape[1] + len(dnf)) > SPLIT_SIZE:
+        # Large arrays: each level on its own grid, without the coarse rows' padding (which carries
+        # no mass, so the values are the same up to rounding).  Level k's grid is the first
+        # cells / 2^k + 1 points of its row of x0 (see _template).
+        cells = x0.shape[1] - 1
+        parts = [
+            _level_rows(ratings, rows, dnf, x0[k : k + 1, : (cells >> k) + 1], h[k : k + 1], log_space)
+            for k in range(levels)
+        ]
+        log_lik = np.concatenate([p[0] for p in parts])
+        grad = np.concatenate([p[1] for p in parts])
+    else:
+        log_lik, grad = _level_rows(ratings, rows, dnf, x0, h, log_space)
+    weights = np.asarray((_ROMBERG_PLAIN if log_space else _ROMBERG_CORRECTED)[levels])
+    return (
+        weights @ log_lik.reshape(levels, n_orders),
+        (weights @ grad.reshape(levels, -1)).reshape(n_orders, -1),
+    )
+
+
+def _level_rows(
+    ratings: np.ndarray, rows: np.ndarray, dnf: np.ndarray, x0: np.ndarray, h: np.ndarray, log_space: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Discretised log-likelihood and exact gradient of each order in ``rows`` on each grid row of ``x0``.
+
+    ``x0`` holds one grid per level (step ``h[l]``; coarse rows may be padded far to the right).
+    Returns arrays with one row per (level, order), level-major.
+    """
+    levels = x0.shape[0]
+    n_orders = rows.shape[0]
     level = np.repeat(np.arange(levels), n_orders)  # row r is (level r // T, order r % T)
     order = np.tile(rows, (levels, 1))  # (R, k)
     n_rows = levels * n_orders
@@ -282,13 +316,8 @@ def _rows(
 
     # Constants left out of the messages: h/2 (log path) or h/24 (corrected rule) per
     # cumulative stage, h for the final sum.
-    h = step * (1 << np.arange(levels))
     log_lik = log_total + (m - 1) * np.log(h[level] / (2.0 if log_space else 24.0)) + np.log(h[level])
-    weights = np.asarray((_ROMBERG_PLAIN if log_space else _ROMBERG_CORRECTED)[levels])
-    return (
-        weights @ log_lik.reshape(levels, n_orders),
-        (weights @ grad.reshape(levels, -1)).reshape(n_orders, -1),
-    )
+    return log_lik, grad
 
 
 def _default_step(players: int, log_space: bool) -> float:
