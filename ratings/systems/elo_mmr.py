@@ -193,18 +193,17 @@ def solve_decreasing(
     back to bisection when Newton would leave the shrinking bracket, so convergence is certain;
     a function is done when its step or its bracket is below ``tol``.
     """
+    # Small problems (the usual game of a few players) re-evaluate every function each step, which is
+    # cheaper than gathering the unfinished ones; big fields only evaluate the unfinished ones.
+    if len(guess) <= DENSE_LIMIT:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _solve_dense(func, lo, hi, guess, tol, max_iter)
     lo = np.array(lo, dtype=float)
     hi = np.array(hi, dtype=float)
     x = np.clip(np.array(guess, dtype=float), lo, hi)
     x = np.where((x <= lo) | (x >= hi), 0.5 * (lo + hi), x)
-    everyone = np.arange(len(x))
-    # Small problems (the usual game of a few players) re-evaluate every function each step, which is
-    # cheaper than gathering the unfinished ones; big fields only evaluate the unfinished ones.
-    dense = len(x) <= DENSE_LIMIT
-    active = everyone
+    active = np.arange(len(x))
     with np.errstate(divide="ignore", invalid="ignore"):
-        if dense:
-            return _solve_dense(func, lo, hi, x, everyone, tol, max_iter)
         for _ in range(max_iter):
             xa = x[active]
             value, slope = func(xa, active)
@@ -229,8 +228,7 @@ def _solve_dense(
     func: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
     lo: np.ndarray,
     hi: np.ndarray,
-    x: np.ndarray,
-    everyone: np.ndarray,
+    guess: np.ndarray,
     tol: float,
     max_iter: int,
 ) -> np.ndarray:
@@ -243,8 +241,13 @@ def _solve_dense(
     so a finished one is simply no longer updated; a zero slope gives no Newton point (where an array step
     gets an infinite or NaN one, which fails the same tests).
     """
-    xs, los, his = x.tolist(), lo.tolist(), hi.tolist()
-    todo = list(everyone.tolist())
+    los = np.asarray(lo, dtype=float).tolist()
+    his = np.asarray(hi, dtype=float).tolist()
+    # Start at the guess, clipped into the bracket; at (or beyond) an end, at the middle instead.
+    xs = [min(max(g, a), b) for g, a, b in zip(np.asarray(guess, dtype=float).tolist(), los, his, strict=True)]
+    xs = [0.5 * (a + b) if x <= a or x >= b else x for x, a, b in zip(xs, los, his, strict=True)]
+    everyone = np.arange(len(xs))
+    todo = list(range(len(xs)))
     for _ in range(max_iter):
         value, slope = func(np.array(xs), everyone)
         values, slopes = value.tolist(), slope.tolist()
