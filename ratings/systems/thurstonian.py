@@ -186,6 +186,8 @@ def _messages_log(log_a0: np.ndarray, log_u: np.ndarray) -> tuple[np.ndarray, np
 def _messages_scaled(a0: np.ndarray, log_top: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The same with every message stored as a log scale (per row) times a mantissa of at most about 1.
 
+    The posteriors are returned unnormalised (each stage's row sums to its own positive mass).
+
     ``a0`` is the bottom's distribution function divided by ``exp(log_top)``.  Messages are
     divided by their largest end after every integration (forward messages grow to the right,
     backward ones to the left).  Mantissas that fall below 1e-308 of their row's largest value
@@ -218,8 +220,7 @@ def _messages_scaled(a0: np.ndarray, log_top: np.ndarray, u: np.ndarray) -> tupl
     log_total = log_top + np.log(lasts).sum(axis=0) + np.log(np.sum(forward[m - 1] * u[m - 1], axis=1))
     post = np.multiply(forward, backward)
     post *= u
-    post /= post.sum(axis=2, keepdims=True)
-    return post, log_total
+    return post, log_total  # unnormalised: the caller divides its sums by the posteriors' masses
 
 
 def _rows(
@@ -302,17 +303,27 @@ def _level_rows(
         post, log_total = _messages_scaled(np.exp(log_a0 - log_top[:, None]), log_top, u)
 
     # d log L / d r = E[x] - r for a chain player; -E[phi/Phi] for a player in the bottom.
+    # The posteriors may be unnormalised (scaled path): expectations divide by their mass.
+    mass = post.sum(axis=2)  # (m, R)
     grad = np.zeros((n_rows, len(ratings)))
-    # sum_x p(x) (x - r) = E[x] - r, as p sums to 1 over the grid.
     mean = np.einsum("mrg,rg->rm", post, xr)
+    mean /= mass.T
     mean -= ratings[chain]
     grad[np.arange(n_rows)[:, None], chain] = mean
     if len(dnf):
-        mills = np.exp(-0.5 * zd * zd - LOG_SQRT_2PI - log_cdf_dnf)[level]
-        grad[:, dnf] = -(mills * post[0][:, None, :]).sum(axis=2)
+        mills = np.square(zd)  # phi(zd) / Phi(zd), in place
+        mills *= -0.5
+        mills -= LOG_SQRT_2PI
+        mills -= log_cdf_dnf
+        np.exp(mills, out=mills)
+        grad[:, dnf] = -np.einsum("rdg,rg->rd", mills[level], post[0]) / mass[0][:, None]
     else:
-        mills_b = np.exp(-0.5 * zb * zb - LOG_SQRT_2PI - log_cdf_bottom)
-        grad[np.arange(n_rows), order[:, 0]] = -(mills_b * post[0]).sum(axis=1)
+        mills_b = np.square(zb)
+        mills_b *= -0.5
+        mills_b -= LOG_SQRT_2PI
+        mills_b -= log_cdf_bottom
+        np.exp(mills_b, out=mills_b)
+        grad[np.arange(n_rows), order[:, 0]] = -np.einsum("rg,rg->r", mills_b, post[0]) / mass[0]
 
     # Constants left out of the messages: h/2 (log path) or h/24 (corrected rule) per
     # cumulative stage, h for the final sum.
@@ -349,12 +360,30 @@ def order_log_likelihood(
     return float(log_lik[0]), grad[0]
 
 
+def _two_player_gradient(ratings: np.ndarray, loser: int, winner: int) -> np.ndarray:
+    """Closed form of a two-player game without a tie or a DNF (seed 000, section 3.1.2).
+
+    ``P(X_loser < X_winner) = Phi(d)`` with ``d = (r_winner - r_loser) / sqrt(2)``, so the winner's
+    gradient is ``phi(d) / (sqrt(2) Phi(d))`` and the loser's its negative; the ratio is taken in
+    log space (``log_ndtr``) so that it stays accurate for extreme upsets.  This is the quantity
+    the grid computes (which agrees with it to about 1e-9, tests), at a fraction of the cost.
+    """
+    d = (ratings[winner] - ratings[loser]) / np.sqrt(2.0)
+    g = float(np.exp(-0.5 * d * d - LOG_SQRT_2PI - special.log_ndtr(d))) / np.sqrt(2.0)
+    out = np.zeros(2)
+    out[winner] = g
+    out[loser] = -g
+    return out
+
+
 def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
     """The update direction of one game: ties averaged over orderings, DNFs censored."""
     ratings = np.asarray(ratings, dtype=float)
     split = split_game(ranks, dnf)
     if split.finishers == 0:
         return np.zeros(len(ratings))
+    if not split.has_ties and len(split.dnf) == 0 and len(ratings) == 2:
+        return _two_player_gradient(ratings, int(split.groups[0][0]), int(split.groups[1][0]))
     if not split.has_ties:
         return _rows(ratings, np.concatenate(split.groups)[None, :], split.dnf)[1][0]
     # Bound the ordering rows so that orderings x players x grid stays near ROW_BUDGET (large games).
