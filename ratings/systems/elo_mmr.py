@@ -340,11 +340,10 @@ def logistic_performances(mu: np.ndarray, delta: np.ndarray, ranks: np.ndarray) 
             t = np.subtract.outer(x, mu)
             t *= half
             np.tanh(t, out=t)
-            value = c - np.add.reduce(t * w, axis=1)
+            value = c - np.vecdot(t, w)  # row by row: sum_j t[k, j] w[k, j]
             np.square(t, out=t)
             np.subtract(1.0, t, out=t)
-            t *= s
-            return value, -np.add.reduce(t, axis=1)
+            return value, -np.vecdot(t, s)
 
     def func(x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         value = np.empty(len(x))
@@ -495,11 +494,10 @@ def robust_average(
         t *= arg
         np.tanh(t, out=t)
         value = w * (p - x)
-        value -= np.add.reduce(scales * t, axis=1)
+        value -= np.vecdot(t, scales)  # row by row: sum_k t[i, k] scales[i, k]
         np.square(t, out=t)
         np.subtract(1.0, t, out=t)
-        t *= scales
-        return value, neg_w - np.add.reduce(t, axis=1) * arg  # L' increases; the solver wants a decreasing one
+        return value, neg_w - np.vecdot(t, scales) * arg  # L' increases; the solver wants a decreasing one
 
     return solve_decreasing(func, lo, hi, guess)
 
