@@ -4,11 +4,12 @@ For each variant (rho, chi) and field size (100, 500, 1000, 2000, 5000 by defaul
 of new-ish players (seeded ratings, about 1 tie in 4) and prints the best of ``--repeat`` times and the
 growth exponent fitted by least squares on log(time) against log(size) over the sizes of at least 500
 (the all-pairs performance solve is O(n^2) per Newton step, section 5.3 of seed 004).  Then it replays
-the shared seeded 20,000-game history of benchmarks/replay.py (games of 2-30 players).  Run from the
-repository root::
+the shared seeded 20,000-game history of benchmarks/replay.py (games of 2-30 players) and a bundled
+sample (the racing sample by default: about 2,000 races of 2-27 entrants, best of ``--repeat``).  Run
+from the repository root::
 
     python benchmarks/elo_mmr_scaling.py
-    python benchmarks/elo_mmr_scaling.py --sizes 100 1000 --games 2000 --variant rho
+    python benchmarks/elo_mmr_scaling.py --sizes 100 1000 --games 2000 --variant rho --sample none
 
 Timings are wall-clock on whatever else the machine is doing.
 """
@@ -30,6 +31,7 @@ from replay import synthetic_history  # noqa: E402  (the shared benchmark histor
 
 from ratings import create  # noqa: E402
 from ratings.base import GameView  # noqa: E402
+from ratings.samples import load_sample  # noqa: E402
 
 
 def time_one_game(variant: str, n: int, repeat: int) -> float:
@@ -66,6 +68,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variant", choices=["rho", "chi"], action="append")
     parser.add_argument("--repeat", type=int, default=3, help="timings per size (best is kept)")
     parser.add_argument("--games", type=int, default=20_000, help="games in the replay (0 skips it)")
+    parser.add_argument("--sample", default="racing", help="bundled sample to replay ('none' skips it)")
     args = parser.parse_args(argv)
     variants = args.variant or ["rho", "chi"]
 
@@ -88,6 +91,18 @@ def main(argv: list[str] | None = None) -> None:
             system.rate(history)
             elapsed = time.perf_counter() - started
             print(f"  {variant}: {elapsed:.1f} s  ({elapsed / history.n_games * 1000:.2f} ms per game)")
+
+    if args.sample != "none":
+        sample = load_sample(args.sample)
+        print(f"replay of the {args.sample!r} sample: {sample.n_games} games, {sample.n_players} players")
+        for variant in variants:
+            system = create("elo-mmr", variant=variant)
+            best = float("inf")
+            for _ in range(args.repeat):
+                started = time.perf_counter()
+                system.rate(sample)
+                best = min(best, time.perf_counter() - started)
+            print(f"  {variant}: {best * 1000:.0f} ms  ({best / max(sample.n_games, 1) * 1e6:.0f} us per game)")
 
 
 if __name__ == "__main__":
