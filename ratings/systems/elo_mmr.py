@@ -534,6 +534,8 @@ class EloMMR(RatingSystem):
         return state
 
     def _display(self, state: State, players: np.ndarray) -> np.ndarray:
+        if self.params.display_k == 0.0:  # the default: mu itself (a copy), without the zero correction
+            return state["mu"][players].astype(float)
         return np.asarray(
             state["mu"][players] - self.params.display_k * (state["sigma"][players] - self.params.sigma_limit),
             dtype=float,
