@@ -167,6 +167,14 @@ def _log_cumulative(log_v: np.ndarray, reverse: bool = False) -> np.ndarray:
     return out[:, ::-1] if reverse else out
 
 
+def _normal_pdf(z: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The standard normal density of ``z``, written to ``out`` (which may be ``z`` itself)."""
+    out = np.square(z, out=out)
+    out *= -0.5
+    out -= LOG_SQRT_2PI
+    return np.exp(out, out=out)
+
+
 def _messages_log(log_a0: np.ndarray, log_u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Fully logarithmic forward-backward: log posteriors (unnormalised) per stage, and log L."""
     m = log_u.shape[0]
@@ -290,15 +298,19 @@ def _level_rows(
         log_cdf_bottom = special.log_ndtr(zb)
         log_a0 = log_cdf_bottom
     m = chain.shape[1]
-    zc = xr[None, :, :] - ratings[chain.T][..., None]  # (m, R, G)
     if log_space:
+        zc = xr[None, :, :] - ratings[chain.T][..., None]  # (m, R, G)
         log_u = -0.5 * zc * zc - LOG_SQRT_2PI
         post, log_total = _messages_log(log_a0, log_u)
+    elif n_orders > 1:
+        # Tied orderings reuse the same players' densities: tabulate them once per player and level.
+        table = x0[None, :, :] - ratings[:, None, None]  # (n, L, G)
+        table = _normal_pdf(table, table)
+        u = table[chain.T, level[None, :]]  # (m, R, G)
     else:
-        u = np.square(zc)  # the densities phi(zc), computed in place
-        u *= -0.5
-        u -= LOG_SQRT_2PI
-        np.exp(u, out=u)
+        zc = xr[None, :, :] - ratings[chain.T][..., None]  # (m, R, G)
+        u = _normal_pdf(zc, zc)
+    if not log_space:
         log_top = np.max(log_a0, axis=1)
         post, log_total = _messages_scaled(np.exp(log_a0 - log_top[:, None]), log_top, u)
 
