@@ -47,6 +47,13 @@ histories grow.  At most ``max_history`` logistic terms are kept: the oldest is 
 Gaussian term with its weight (the history compression of section 5.3; the paper's experiments use 500).
 At the defaults a term's weight shrinks by ``kappa^(1 + rho) = 0.71`` per game (section 4.2), so the default of
 100 terms drops nothing above 1e-15 of a term's weight while keeping long histories fast.
+
+Speed.  A usual game has a few players, where the cost is the microsecond or so of overhead of each
+numpy call, not arithmetic.  So each game's fixed tables (who beat whom, the doubled tie weights) are
+built once, an objective is a dozen in-place array calls per Newton step for all rank groups at once,
+and the bookkeeping of a step (bracket, Newton or bisection, convergence) runs on Python floats
+(:func:`_solve_dense`); fields of more than :data:`DENSE_LIMIT` groups keep array steps and cache-sized
+blocks (``benchmarks/elo_mmr_scaling.py`` times both).
 """
 
 from __future__ import annotations
