@@ -245,7 +245,7 @@ def _rows(
     spread over more than :data:`SCALED_SPREAD`); ``step`` and ``levels`` default per computation.
     """
     if log_space is None:
-        log_space = float(np.ptp(ratings)) > SCALED_SPREAD
+        log_space = float(ratings.max() - ratings.min()) > SCALED_SPREAD
     if step is None:
         step = _default_step(rows.shape[1] + len(dnf), log_space)
     if levels is None:
@@ -284,7 +284,7 @@ def _level_rows(
     levels = x0.shape[0]
     n_orders = rows.shape[0]
     level = np.repeat(np.arange(levels), n_orders)  # row r is (level r // T, order r % T)
-    order = np.tile(rows, (levels, 1))  # (R, k)
+    order = np.concatenate([rows] * levels)  # (R, k): the orders repeated for each level
     n_rows = levels * n_orders
     xr = x0[level]  # (R, G)
     if len(dnf):
