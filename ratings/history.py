@@ -24,6 +24,7 @@ __all__ = [
     "GameHistory",
     "HistoryError",
     "Problem",
+    "clean_name",
     "parse_place",
 ]
 
@@ -152,6 +153,13 @@ def _parse_date(value: Any) -> dt.date | None:
         return dt.date.fromisoformat(text[:10])
     except ValueError:
         raise ValueError(f"date '{text}' is not a date (expected YYYY-MM-DD)") from None
+
+
+def clean_name(value: Any) -> str:
+    """A player name as the history keeps it: byte-order marks removed, surrounding white space trimmed."""
+    if _blank(value):
+        return ""
+    return str(value).replace("\ufeff", "").strip()
 
 
 def _blank(value: Any) -> bool:
@@ -324,7 +332,7 @@ class GameHistory:
                             source,
                         )
                     )
-            name = "" if _blank(player_value) else str(player_value).strip()
+            name = clean_name(player_value)
             if not name:
                 problems.append(Problem(f"the player name is empty (game '{game_id}')", row, "player", source))
                 continue

@@ -128,3 +128,13 @@ def test_round_trip_through_frame(small_history: GameHistory) -> None:
 def test_missing_columns_are_named() -> None:
     with pytest.raises(HistoryError, match="no 'place' column"):
         GameHistory.from_frame(pd.DataFrame({"game": [1], "player": ["A"]}))
+
+
+def test_byte_order_marks_are_not_part_of_a_name() -> None:
+    # A BOM pasted from a file is invisible: "\ufeffAnn" is Ann, and a name of only a BOM is empty.
+    h = GameHistory.from_records(
+        [{"game": "g", "player": "\ufeffAnn", "place": 1}, {"game": "g", "player": "Bob", "place": 2}]
+    )
+    assert h.players == ("Ann", "Bob")
+    with pytest.raises(HistoryError, match="player name is empty"):
+        GameHistory.from_records([{"game": "g", "player": "\ufeff", "place": 1}])

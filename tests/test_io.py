@@ -634,7 +634,8 @@ def test_round_trip_wide_long_wide_on_fixture() -> None:
 
 # ------------------------------------------------------------------------------------------ properties
 NAMES = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=8).filter(
-    lambda s: "/" not in s and s.strip() == s and " ".join(s.split()) == s
+    # A byte-order mark is never part of a name: the readers drop it from every cell, as does GameHistory.
+    lambda s: "/" not in s and "\ufeff" not in s and s.strip() == s and " ".join(s.split()) == s
 )
 
 
