@@ -115,18 +115,6 @@ def default_players(data: RatingRun | GameHistory, limit: int = 15) -> list[str]
     return [history.players[p] for p in order if not is_placeholder(history.players[p])][:limit]
 
 
-@functools.lru_cache(maxsize=16)
-def positions_of(run: RatingRun) -> np.ndarray:
-    """``run.positions()``, computed once per run (runs hash by identity)."""
-    return run.positions()
-
-
-@functools.lru_cache(maxsize=16)
-def game_of_entry(history: GameHistory) -> np.ndarray:
-    """``history.game_of_entry()``, computed once per history."""
-    return history.game_of_entry()
-
-
 @dataclass(frozen=True)
 class PlayerSeries:
     """One player's games: game indices, ratings before/after, places and field sizes."""
@@ -146,14 +134,14 @@ def player_series(run: RatingRun, player: str) -> PlayerSeries | None:
     if index is None:
         return None
     mask = h.flat_player == index
-    game_of = game_of_entry(h)
+    game_of = h.flat_game
     sizes = np.diff(h.offsets)
     games = game_of[mask]
     return PlayerSeries(
         games=games,
         before=run.before[mask],
         after=run.after[mask],
-        position=positions_of(run)[mask],
+        position=run.history.flat_position[mask],
         dnf=h.flat_dnf[mask],
         size=sizes[games],
     )
@@ -285,7 +273,7 @@ def game_changes_figure(run: RatingRun, g: int, *, scale: Scale | None = None) -
     scale = scale or Scale(unit=run.scale)
     h = run.history
     s = h.game_slice(g)
-    positions = positions_of(run)[s]
+    positions = run.history.flat_position[s]
     order = np.argsort(positions, kind="stable")
     players = [h.players[p] for p in h.flat_player[s][order]]
     dnf = h.flat_dnf[s][order]
@@ -356,13 +344,13 @@ def change_heatmap(run: RatingRun, players: Sequence[str], *, scale: Scale | Non
     rows = [p for p in players if p in h.player_index]
     row_of = {h.player_index[p]: i for i, p in enumerate(rows)}
     z = np.full((len(rows), h.n_games), np.nan)
-    game_of = game_of_entry(h)
+    game_of = h.flat_game
     change = scale.change(run.change)
     odd = oddities(run)
     odd_x: list[int] = []
     odd_y: list[str] = []
     odd_text: list[str] = []
-    positions = positions_of(run)
+    positions = run.history.flat_position
     sizes = np.diff(h.offsets)
     for i, (p, g) in enumerate(zip(h.flat_player, game_of, strict=True)):
         r = row_of.get(int(p))

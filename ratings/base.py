@@ -106,13 +106,7 @@ class RatingRun:
 
     def positions(self) -> np.ndarray:
         """Competition-style position of every entry (1 + number of players strictly ahead)."""
-        h = self.history
-        out = np.empty(len(h.flat_rank), dtype=float)
-        for g in range(h.n_games):
-            s = h.game_slice(g)
-            ranks = h.flat_rank[s]
-            out[s] = 1 + (ranks[None, :] < ranks[:, None]).sum(axis=1)
-        return out
+        return self.history.flat_position.astype(float)
 
     def last_change(self) -> np.ndarray:
         """Each player's rating change in their most recent game."""

@@ -190,6 +190,9 @@ class GameHistory:
       the rank after the last finisher.
     - ``flat_dnf``: bool, did not finish.
     - ``flat_place``: int32 place as given (0 for DNF).
+    - ``flat_position``: int32 competition-style position, 1 + the number of players strictly ahead
+      (a tie for first is followed by 3rd; all DNFs share the position after the last finisher).
+    - ``flat_game``: int32 index of each entry's game.
     """
 
     def __init__(self, games: Iterable[Game], warnings: Iterable[str] = ()) -> None:
@@ -224,17 +227,32 @@ class GameHistory:
         self.flat_rank = np.empty(total, dtype=np.int32)
         self.flat_dnf = np.empty(total, dtype=bool)
         self.flat_place = np.empty(total, dtype=np.int32)
+        self.flat_position = np.empty(total, dtype=np.int32)
+        self.flat_game = np.repeat(np.arange(len(self.games), dtype=np.int32), sizes)
         pos = 0
         for game in self.games:
             finished = sorted({e.place for e in game.entries if e.place is not None})
             dense = {place: i for i, place in enumerate(finished)}
-            for entry in game.entries:
+            ranks = [len(finished) if e.place is None else dense[e.place] for e in game.entries]
+            # Position of each dense rank: 1 + the players in better ranks.
+            per_rank = np.bincount(ranks, minlength=len(finished) + 1) if ranks else np.zeros(1, dtype=np.int64)
+            position_of_rank = 1 + np.concatenate(([0], np.cumsum(per_rank)[:-1]))
+            for entry, rank in zip(game.entries, ranks, strict=True):
                 self.flat_player[pos] = names[entry.player]
                 self.flat_dnf[pos] = entry.place is None
-                self.flat_rank[pos] = len(finished) if entry.place is None else dense[entry.place]
+                self.flat_rank[pos] = rank
                 self.flat_place[pos] = 0 if entry.place is None else entry.place
+                self.flat_position[pos] = position_of_rank[rank]
                 pos += 1
-        for array in (self.offsets, self.flat_player, self.flat_rank, self.flat_dnf, self.flat_place):
+        for array in (
+            self.offsets,
+            self.flat_player,
+            self.flat_rank,
+            self.flat_dnf,
+            self.flat_place,
+            self.flat_position,
+            self.flat_game,
+        ):
             array.setflags(write=False)
 
     # ------------------------------------------------------------------ basics
@@ -268,9 +286,8 @@ class GameHistory:
         return slice(int(self.offsets[g]), int(self.offsets[g + 1]))
 
     def game_of_entry(self) -> np.ndarray:
-        """For every flat entry, the index of its game."""
-        sizes = np.diff(self.offsets)
-        return np.repeat(np.arange(len(self.games)), sizes)
+        """For every flat entry, the index of its game (``flat_game``)."""
+        return self.flat_game
 
     def summary(self) -> dict[str, Any]:
         """Counts and date range, for a human-readable description."""
