@@ -21,7 +21,22 @@ import pandas as pd
 from ratings.history import GameHistory
 from ratings.params import ParamSpec, build, specs
 
-__all__ = ["GameView", "RatingRun", "RatingSystem", "State"]
+__all__ = ["ComputationError", "GameView", "RatingRun", "RatingSystem", "State"]
+
+
+class ComputationError(ArithmeticError):
+    """Valid settings under which a history yields no finite ratings (updates that diverge or overflow).
+
+    ``game`` is the index of the game where it happened, when known; the message says what and where.
+    """
+
+    def __init__(self, reason: str, game: int | None = None, label: str = "") -> None:
+        self.reason = reason
+        self.game = game
+        named = f" ('{label}')" if label and label != str(game + 1 if game is not None else "") else ""
+        where = f" at game {game + 1}{named}" if game is not None else ""
+        super().__init__(f"the ratings cannot be computed{where}: {reason}")
+
 
 #: A system's per-player state: named float arrays of length ``n_players``.
 State = dict[str, np.ndarray]
@@ -198,7 +213,22 @@ class RatingSystem(ABC):
 
     # -------------------------------------------------------------- the replay
     def rate(self, history: GameHistory) -> RatingRun:
-        """Replay every game of ``history`` in order and record each rating before and after."""
+        """Replay every game of ``history`` in order and record each rating before and after.
+
+        Raises :class:`ComputationError` (saying at which game) when the settings drive the ratings
+        beyond floating point: a result is either finite everywhere or not returned.
+        """
+        try:
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                return self._replay(history)
+        except ComputationError:
+            raise
+        except (ArithmeticError, ValueError) as exc:
+            # Numerical failure (overflow, division by zero, NaN where a size was expected) outside a game.
+            reason = f"the settings overflow floating point ({type(exc).__name__}); try less extreme settings"
+            raise ComputationError(reason) from None
+
+    def _replay(self, history: GameHistory) -> RatingRun:
         n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
         state = self.initial_state(history.n_players)
         before = np.empty(n_entries)
@@ -206,18 +236,32 @@ class RatingSystem(ABC):
         extras_before = {k: np.empty(n_entries) for k in self.extra_series}
         extras_after = {k: np.empty(n_entries) for k in self.extra_series}
         offsets = history.offsets
-        for g, game in enumerate(history.games):
-            s, e = int(offsets[g]), int(offsets[g + 1])
-            view = GameView(g, history.flat_player[s:e], history.flat_rank[s:e], history.flat_dnf[s:e], game.date)
-            self._prepare(state, view)
-            before[s:e] = self._display(state, view.players)
-            for k in self.extra_series:
-                extras_before[k][s:e] = state[k][view.players]
-            if e - s >= 2:
-                self._play(state, view)
-            after[s:e] = self._display(state, view.players)
-            for k in self.extra_series:
-                extras_after[k][s:e] = state[k][view.players]
+        g = 0
+        try:
+            for g, game in enumerate(history.games):
+                s, e = int(offsets[g]), int(offsets[g + 1])
+                view = GameView(g, history.flat_player[s:e], history.flat_rank[s:e], history.flat_dnf[s:e], game.date)
+                self._prepare(state, view)
+                before[s:e] = self._display(state, view.players)
+                for k in self.extra_series:
+                    extras_before[k][s:e] = state[k][view.players]
+                if e - s >= 2:
+                    self._play(state, view)
+                after[s:e] = self._display(state, view.players)
+                for k in self.extra_series:
+                    extras_after[k][s:e] = state[k][view.players]
+        except ComputationError as exc:
+            raise ComputationError(exc.reason, g, history.games[g].id) from None
+        except (ArithmeticError, ValueError) as exc:
+            # Numerical failure (overflow, division by zero, NaN where a size was expected): the
+            # settings drive the updates beyond floating point; say where instead of failing obscurely.
+            reason = f"the updates overflow floating point ({type(exc).__name__}); try less extreme settings"
+            raise ComputationError(reason, g, history.games[g].id) from None
+        if not (np.isfinite(before).all() and np.isfinite(after).all()):
+            first = int(np.argmax(~(np.isfinite(before) & np.isfinite(after))))
+            g = int(history.flat_game[first])
+            reason = "a rating became infinite or undefined; try less extreme settings"
+            raise ComputationError(reason, g, history.games[g].id)
         everyone = np.arange(history.n_players)
         return RatingRun(
             system=self.name,
