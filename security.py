@@ -18,6 +18,7 @@ import logging
 from dash import Dash, set_props
 from flask import Response, abort, request
 
+from callbacks.runs import DataError
 from layouts.ids import Page
 from ratings import ComputationError, ParameterError, UnknownSystemError
 from ratings.io import MAX_BYTES
@@ -80,7 +81,9 @@ _PLAIN = (ComputationError, ParameterError, UnknownSystemError)
 
 def callback_error(exc: Exception) -> None:
     """Dash's ``on_error``: log the unexpected, show one plain line, update nothing else."""
-    if isinstance(exc, _PLAIN):
+    if isinstance(exc, DataError):
+        message = f"Not updated: {'; '.join(exc.messages)}. The last good result stays on screen."
+    elif isinstance(exc, _PLAIN):
         message = f"Not updated: {exc}. The last good result stays on screen."
     else:
         log.error("callback failed: %s", type(exc).__name__, exc_info=exc)

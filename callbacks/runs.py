@@ -312,14 +312,13 @@ def settings_of(value: Any) -> tuple[str, dict[str, Any]] | None:
 
 
 def current_run(source: dict[str, Any] | None, current: dict[str, Any] | None) -> RatingRun:
-    """The run for the stores' source and settings; ``PreventUpdate`` while either is missing or unreadable."""
+    """The run for the stores' source and settings; ``PreventUpdate`` while either is missing or malformed."""
     settings = settings_of(current)
     if not isinstance(source, dict) or settings is None:
         raise PreventUpdate
-    try:
-        return run_for(source, *settings)
-    except DataError:
-        raise PreventUpdate from None
+    # A DataError (for example a sheet this worker cannot read and holds no copy of) propagates: the app's
+    # error handler shows its message, so the charts never stay silently stale.
+    return run_for(source, *settings)
 
 
 def baseline_run(pinned: dict[str, Any] | None) -> RatingRun | None:
