@@ -1,7 +1,7 @@
 """Editing the history for a what-if: the grid's rows become a new history only when the user presses Apply.
 
-The edited history is kept on the server like an upload (``callbacks.runs.stored_source``): the data source store
-gets an ``upload``-kind source naming it by content id, marked ``"edited": True``, so every other feature recomputes
+The edited history is kept on the server by content (``sources.model.Edited``): the data source store gets an
+``edited`` source naming it by content id and the source it was edited from, so every other feature recomputes
 from it.
 The edit store keeps what Apply needs beside it, per user, in the browser::
 
@@ -19,9 +19,10 @@ from typing import Any
 
 from dash import Input, Output, State, callback, ctx, no_update
 
-from callbacks.runs import DataError, describe_source, history_for, load_source, records_of, stored_source
+from callbacks.runs import DataError, describe_source, edited_source, history_for, load_source, records_of
 from layouts.ids import Data, Edit
 from ratings import GameHistory, HistoryError
+from sources.model import Edited
 
 __all__ = [
     "UNDO_STEPS",
@@ -118,11 +119,6 @@ def check_rows(rows: list[dict[str, Any]]) -> Checked:
         return Checked(None, excluded, ["every game is excluded; keep at least one game"], ignored)
     history = GameHistory(included, warnings=full.warnings) if excluded else full
     return Checked(history, excluded, [], ignored)
-
-
-def edited_source(history: GameHistory, base: dict[str, Any]) -> dict[str, Any]:
-    """The data source of an edited history: kept on the server, named after the source it was edited from."""
-    return stored_source(history, f"what-if edit of {describe_source(base)}", edited=True)
 
 
 def fresh_state(source: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +250,7 @@ def status_lines(outcome: EditOutcome) -> list[Any]:
     Input(Data.SOURCE, "data"),
 )
 def on_source(source: dict[str, Any] | None) -> tuple[Any, Any]:
-    if not source or source.get("edited"):
+    if not isinstance(source, dict) or source.get("kind") == Edited.kind:
         return no_update, no_update
     try:
         history = history_for(source)

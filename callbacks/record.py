@@ -20,6 +20,7 @@ from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, sour
 from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
 from layouts.ids import Data, Edit, Record, RecordType
 from ratings import HistoryError
+from sources.model import Sheet, parse_source
 from sources.record import NewGame, new_game, new_submission_token, record_game
 
 __all__ = ["Plan", "add_to_session", "game_text", "plan", "record_step", "sheet_writable", "write_to_sheet"]
@@ -27,12 +28,16 @@ __all__ = ["Plan", "add_to_session", "game_text", "plan", "record_step", "sheet_
 
 def sheet_writable(source: dict[str, Any] | None, opener: Callable[..., Any] = open_sheet) -> bool:
     """Whether ``source`` is an (unedited) Google Sheet this server may write to."""
-    if not source or source.get("kind") != "sheet" or source.get("edited"):
+    try:
+        sheet = parse_source(source)
+    except DataError:
+        return False
+    if not isinstance(sheet, Sheet):
         return False
     from sources.sheets import SheetError
 
     try:
-        return bool(opener(str(source.get("url")), source.get("worksheet")).writable)
+        return bool(opener(sheet.url, sheet.worksheet).writable)
     except (DataError, SheetError):
         return False
 

@@ -1,9 +1,9 @@
 """The shareable address: the query string holds the data source, the system and its parameters.
 
 ``?sample=poker&system=multielo&k=24&base=1.5`` (or ``sheet=<url>&worksheet=<name>``, or ``data=<content id>&file=
-<name>`` for an uploaded or edited history kept on the server, ``edited=1`` for an edit); only parameters that
-differ from the defaults are written.  A content id is unguessable without the content (``sources.histories``), so
-the link shares the data exactly with whoever is given it.
+<name>`` for an uploaded history kept on the server, ``data=<content id>&edited=1&from_sample=poker`` for an edit
+of a sample); only parameters that differ from the defaults are written.  A content id is unguessable without the
+content (``sources.histories``), so the link shares the data exactly with whoever is given it.
 """
 
 from __future__ import annotations
@@ -16,19 +16,31 @@ from dash import Input, Output, callback, clientside_callback
 import settings
 from layouts.ids import Data, Page, Params
 from ratings import SYSTEM_NAMES, get_system
+from sources.model import MAX_TEXT, DataError, Edited, Sample, Sheet, Upload, parse_source
 
 __all__ = ["RESERVED", "build_query", "default_source", "parse_query"]
 
 #: Query keys that are not parameters.
-RESERVED = ("sample", "sheet", "worksheet", "data", "file", "edited", "system")
+RESERVED = (
+    "sample",
+    "sheet",
+    "worksheet",
+    "data",
+    "file",
+    "edited",
+    "from_sample",
+    "from_sheet",
+    "from_worksheet",
+    "system",
+)
 
 
 def default_source(config: settings.Settings | None = None) -> dict[str, Any]:
     """The source a fresh page opens on: the host's sheet when configured, else the default sample."""
     config = config or settings.current()
     if config.sheet:
-        return {"kind": "sheet", "url": config.sheet, "worksheet": config.worksheet}
-    return {"kind": "sample", "name": config.sample}
+        return Sheet(config.sheet, config.worksheet).to_json()
+    return Sample(config.sample).to_json()
 
 
 def _text(value: Any) -> str:
@@ -43,20 +55,24 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _source_pairs(source: Any) -> list[tuple[str, str]]:
+    try:
+        typed = parse_source(source)
+    except DataError:
+        return []
+    if isinstance(typed, Sample):
+        return [("sample", typed.name)]
+    if isinstance(typed, Sheet):
+        return [("sheet", typed.url)] + ([("worksheet", typed.worksheet)] if typed.worksheet else [])
+    if isinstance(typed, Upload):
+        return [("data", typed.id), ("file", typed.filename)]
+    base = _source_pairs(typed.base) if typed.base is not None else []
+    return [("data", typed.id), ("edited", "1"), *[(f"from_{k}", v) for k, v in base]]
+
+
 def build_query(source: dict[str, Any] | None, current: dict[str, Any] | None) -> str:
     """The query string (with ``?``) describing ``source`` and the ``current`` settings."""
-    pairs: list[tuple[str, str]] = []
-    if source and source.get("kind") == "sample":
-        pairs.append(("sample", str(source.get("name"))))
-    elif source and source.get("kind") == "sheet":
-        pairs.append(("sheet", str(source.get("url"))))
-        if source.get("worksheet"):
-            pairs.append(("worksheet", str(source["worksheet"])))
-    elif source and source.get("kind") == "upload":
-        pairs.append(("data", str(source.get("id"))))
-        pairs.append(("file", str(source.get("filename"))))
-        if source.get("edited"):
-            pairs.append(("edited", "1"))
+    pairs = _source_pairs(source) if source is not None else []
     if current and current.get("system") in SYSTEM_NAMES:
         system = current["system"]
         pairs.append(("system", system))
@@ -71,21 +87,29 @@ def build_query(source: dict[str, Any] | None, current: dict[str, Any] | None) -
     return "?" + urlencode(pairs) if pairs else ""
 
 
+def _source_of(pairs: dict[str, str]) -> dict[str, Any] | None:
+    if pairs.get("sheet"):
+        return Sheet.from_json({"url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}).to_json()
+    if pairs.get("sample"):
+        return Sample(pairs["sample"][:MAX_TEXT]).to_json()
+    return None
+
+
 def parse_query(search: str | None) -> dict[str, Any]:
     """What a query string asks for: ``{"source": dict | None, "system": str | None, "params": {name: text}}``.
 
-    Unknown systems and parameters are ignored (the parameter callback validates the values).
+    Unknown systems and parameters are ignored (the parameter callback validates the values); a data id is
+    passed on as it is and checked when the data is read.
     """
     pairs = dict(parse_qsl((search or "").lstrip("?"), keep_blank_values=True))
-    source: dict[str, Any] | None = None
-    if pairs.get("sheet"):
-        source = {"kind": "sheet", "url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}
+    source: dict[str, Any] | None
+    if pairs.get("data") and pairs.get("edited") == "1":
+        base = _source_of({k[len("from_") :]: v for k, v in pairs.items() if k.startswith("from_")})
+        source = {"kind": Edited.kind, "id": pairs["data"][:64], "base": base}
     elif pairs.get("data"):
-        source = {"kind": "upload", "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")[:200]}
-        if pairs.get("edited") == "1":
-            source["edited"] = True
-    elif pairs.get("sample"):
-        source = {"kind": "sample", "name": pairs["sample"]}
+        source = {"kind": Upload.kind, "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")}
+    else:
+        source = _source_of(pairs)
     system = pairs.get("system")
     if system not in SYSTEM_NAMES:
         system = None
