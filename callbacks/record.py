@@ -208,7 +208,9 @@ def record_step(trigger, date, players, places, token, pending, source, state): 
     if step.pending is not None:
         text = f"Write this game to {describe_source(source or {})}? {game_text(step.game)}"
         return True, text, step.pending, no_update, *keep
-    outcome = add_to_session(state, step.game, token)
+    outcome = add_to_session(
+        state if isinstance(state, dict) and state.get("base") else fresh_state(source), step.game, token
+    )
     return (
         False,
         "",
