@@ -167,14 +167,14 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     State(Edit.STORE, "data"),
     prevent_initial_call=True,
 )
-def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):  # type: ignore[no-untyped-def]
+def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):
     out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state)
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
     blank = [""] * len(players) if recorded else no_update
     return (*out, blank, blank)
 
 
-def record_step(trigger, date, players, places, token, pending, source, state):  # type: ignore[no-untyped-def]
+def record_step(trigger, date, players, places, token, pending, source, state):
     """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values."""
     keep = (no_update,) * 5
     token = token or new_submission_token()

@@ -111,6 +111,6 @@ def baseline_run(pinned: dict[str, Any] | None) -> RatingRun | None:
     if settings is None or not isinstance(pinned, dict):
         return None
     try:
-        return run_for(pinned.get("source"), *settings)
+        return run_for(pinned.get("source") or {}, *settings)
     except (DataError, ParameterError, ComputationError):
         return None

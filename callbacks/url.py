@@ -148,7 +148,7 @@ def parse_query(search: str | None) -> dict[str, Any]:
         "params": params,
         "min_games": min_games,
         "x": "date" if pairs.get("x") == "date" else None,
-        "pin": pairs.get("pin")[:64] if pairs.get("pin") else None,
+        "pin": (pairs.get("pin") or "")[:64] or None,
     }
 
 
