@@ -26,6 +26,7 @@ import posixpath
 import re
 import sys
 import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -923,7 +924,9 @@ def _read_limited(file: Any, filename: str | None) -> tuple[bytes, str | None]:
     if isinstance(file, (bytes, bytearray, memoryview)):
         data = bytes(file)
         if len(data) > MAX_BYTES:
-            raise _too_big(f"the file is {len(data) / 1e6:.1f} MB; this reader accepts files up to {limit}")
+            raise _too_big(
+                f"the file is {len(data) / 1e6:.1f} MB; this reader accepts files up to {limit}", source=filename
+            )
         return data, filename
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
@@ -935,23 +938,24 @@ def _read_limited(file: Any, filename: str | None) -> tuple[bytes, str | None]:
         if os.path.isdir(path):
             raise HistoryError([Problem(f"'{path}' is a folder, not a file")])
         if size > MAX_BYTES:
-            raise _too_big(f"the file is {size / 1e6:.1f} MB; this reader accepts files up to {limit}")
+            raise _too_big(f"the file is {size / 1e6:.1f} MB; this reader accepts files up to {limit}", source=name)
         try:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_BYTES + 1)
         except OSError as exc:
             raise HistoryError([Problem(f"the file '{path}' cannot be read: {exc.strerror or exc}")]) from None
         if len(data) > MAX_BYTES:
-            raise _too_big(f"the file is larger than {limit}; this reader accepts files up to {limit}")
+            raise _too_big(f"the file is larger than {limit}; this reader accepts files up to {limit}", source=name)
         return data, name
     if hasattr(file, "read"):
         given = filename or getattr(file, "name", None)
+        label = os.path.basename(given) if isinstance(given, str) else None
         content = file.read(MAX_BYTES + 1)
         if isinstance(content, str):
             content = content.encode("utf-8")
         if len(content) > MAX_BYTES:
-            raise _too_big(f"the file is larger than {limit}; this reader accepts files up to {limit}")
-        return bytes(content), os.path.basename(given) if isinstance(given, str) else None
+            raise _too_big(f"the file is larger than {limit}; this reader accepts files up to {limit}", source=label)
+        return bytes(content), label
     raise HistoryError([Problem(f"cannot read a game history from a {type(file).__name__}")])
 
 
@@ -971,7 +975,16 @@ def _kind(data: bytes, filename: str | None) -> str:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
                 listing = set(archive.namelist())
                 mimetype = archive.read("mimetype")[:100] if "mimetype" in listing else b""
-        except (zipfile.BadZipFile, KeyError, OSError, ValueError, RuntimeError, EOFError, NotImplementedError):
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            KeyError,
+            OSError,
+            ValueError,
+            RuntimeError,
+            EOFError,
+            NotImplementedError,
+        ):
             raise HistoryError(
                 [Problem("the file looks like a spreadsheet but is damaged and cannot be opened", source=filename)]
             ) from None
@@ -979,7 +992,8 @@ def _kind(data: bytes, filename: str | None) -> str:
         if unpacked > MAX_UNPACKED:
             raise _too_big(
                 f"the spreadsheet unpacks to {unpacked / 1e6:.0f} MB; this reader accepts up to "
-                f"{MAX_UNPACKED // (1024 * 1024)} MB unpacked"
+                f"{MAX_UNPACKED // (1024 * 1024)} MB unpacked",
+                source=filename,
             )
         if b"opendocument.spreadsheet" in mimetype:
             return "ods"
@@ -1450,7 +1464,16 @@ def _xlsx_rows(data: bytes, source: str | None, notes: list[str], tally: _Tally)
     """
     from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900
 
-    damaged = (zipfile.BadZipFile, KeyError, OSError, ValueError, RuntimeError, EOFError, NotImplementedError)
+    damaged = (
+        zipfile.BadZipFile,
+        zlib.error,
+        KeyError,
+        OSError,
+        ValueError,
+        RuntimeError,
+        EOFError,
+        NotImplementedError,
+    )
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             book = _xlsx_workbook(archive)
@@ -1608,7 +1631,7 @@ def _ods_rows(data: bytes, source: str | None, notes: list[str], tally: _Tally) 
     they hold values, within the row, column and cell bounds; blank rows only advance the row number.
     """
     sheet = _OdsSheet(tally)
-    damaged = (zipfile.BadZipFile, KeyError, OSError, RuntimeError, EOFError, NotImplementedError)
+    damaged = (zipfile.BadZipFile, zlib.error, KeyError, OSError, RuntimeError, EOFError, NotImplementedError)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             if "content.xml" not in archive.NameToInfo:
