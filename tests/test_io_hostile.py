@@ -24,9 +24,21 @@ from typing import Any
 
 import pytest
 
-from ratings import io as rio
 from ratings.history import HistoryError
-from ratings.io import MAX_CELL_CHARS, MAX_CELLS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, read_file, read_table
+from ratings.io import (
+    MAX_BYTES,
+    MAX_CELL_CHARS,
+    MAX_CELLS,
+    MAX_SHEET_ROWS,
+    MAX_TEXT_CHARS,
+    MAX_XML_TOKEN,
+    read_file,
+    read_table,
+)
+from ratings.io.cells import _column_letter
+from ratings.io.limits import _Tally
+from ratings.io.spreadsheets import _xlsx_rows
+from ratings.io.table import _read_rows
 
 FIXTURES = Path(__file__).parent / "fixtures" / "io"
 _spec = importlib.util.spec_from_file_location("hostile_files", FIXTURES / "hostile.py")
@@ -100,7 +112,7 @@ def test_every_hostile_input_is_checked() -> None:
 def test_hostile_upload_is_refused_quickly_within_memory(case: str, tmp_path: Path) -> None:
     name, make = hostile.HOSTILE[case]
     data = make()
-    assert len(data) <= rio.MAX_BYTES  # small enough to be accepted as an upload: the content is the attack
+    assert len(data) <= MAX_BYTES  # small enough to be accepted as an upload: the content is the attack
     path = tmp_path / name
     path.write_bytes(data)
     outcome, elapsed = read_in_subprocess(path, name)
@@ -198,7 +210,7 @@ def test_cells_are_bounded() -> None:
     line = ",".join(["x"] * 1_000) + "\n"
     rows = MAX_CELLS // 1_000 + 1
     data = ("1st," + line[2:] + line * rows).encode()
-    assert len(data) < rio.MAX_BYTES
+    assert len(data) < MAX_BYTES
     with pytest.raises(HistoryError) as error:
         read_file(data, filename="cells.csv")
     message, row, _ = problem(error)
@@ -213,7 +225,7 @@ def test_xml_document_types_and_giant_tags_are_refused() -> None:
     bomb = '<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
     for name, data in (
         ("bomb.xlsx", raw_xlsx('<row r="1"><c r="A1" t="inlineStr"><is><t>&b;</t></is></c></row>', doctype=bomb)),
-        ("giant.xlsx", raw_xlsx(f'<row r="1" x="{"y" * (3 * rio.MAX_XML_TOKEN)}"/>')),
+        ("giant.xlsx", raw_xlsx(f'<row r="1" x="{"y" * (3 * MAX_XML_TOKEN)}"/>')),
     ):
         with pytest.raises(HistoryError) as error:
             read_file(data, filename=name)
@@ -251,7 +263,7 @@ def test_streamed_xlsx_values_equal_openpyxl() -> None:
         reference = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         expected = [list(r) for r in reference.worksheets[0].iter_rows(values_only=True)]
         reference.close()
-        streamed = rio._xlsx_rows(data, "t.xlsx", [], rio._Tally("t.xlsx"))
+        streamed = _xlsx_rows(data, "t.xlsx", [], _Tally("t.xlsx"))
         dense: list[list[Any]] = [[] for _ in expected]
         for number, cells in streamed:
             dense[number - 1] = cells
@@ -267,7 +279,7 @@ def test_fixture_workbooks_read_the_same_as_through_openpyxl() -> None:
         reference = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         rows = [list(r) for r in reference.worksheets[0].iter_rows(values_only=True)]
         reference.close()
-        expected = rio._read_rows(enumerate(rows, 1), shape="auto", source=name, skip_bad_rows=False)
+        expected = _read_rows(enumerate(rows, 1), shape="auto", source=name, skip_bad_rows=False)
         got = read_file(data, filename=name)
         assert got.history.games == expected.history.games and got.history.n_games >= 2
         assert (got.shape, got.warnings, got.columns) == (expected.shape, expected.warnings, expected.columns)
@@ -294,7 +306,7 @@ def ods(rows: list[list[str]]) -> bytes:
 
 
 def column_name(index: int) -> str:
-    return rio._column_letter(index)
+    return _column_letter(index)
 
 
 def raw_xlsx(sheet_data: str, shared: str | None = None, doctype: str = "") -> bytes:
