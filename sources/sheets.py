@@ -38,6 +38,7 @@ import csv
 import datetime as dt
 import io
 import json
+import logging
 import os
 import re
 import threading
@@ -45,7 +46,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import google.auth.exceptions
 import gspread
@@ -76,6 +77,8 @@ __all__ = [
     "sharing_hint",
 ]
 
+log = logging.getLogger(__name__)
+
 #: OAuth scope for the service account: reading and appending values.
 SCOPES = ("https://www.googleapis.com/auth/spreadsheets",)
 
@@ -87,7 +90,9 @@ EXPORT_URL = "https://docs.google.com/spreadsheets/d/{key}/export"
 
 _KEY_RE = re.compile(r"[A-Za-z0-9_-]{20,128}")
 _URL_PATH_RE = re.compile(r"/spreadsheets/d/([A-Za-z0-9_-]+)(?:/.*)?")
-_GID_RE = re.compile(r"(?:^|[&#?])gid=(\d+)")
+_GID_RE = re.compile(r"(?:^|[&#?])gid=([^&#]*)")
+#: Largest gid Google gives a worksheet (a 31-bit number).
+MAX_GID = 2**31 - 1
 
 
 class SheetError(Exception):
@@ -166,9 +171,7 @@ def parse_sheet_ref(sheet: str, worksheet: str | int | None = None) -> SheetRef:
             )
         found = _GID_RE.search(parts.fragment) or _GID_RE.search("?" + parts.query)
         if found:
-            gid = int(found.group(1))
-        if parts.query and "gid" in parse_qs(parts.query) and not found:
-            raise SheetError(f"The gid in '{_short(text)}' is not a number.", "address")
+            gid = _gid(found.group(1), text)
     else:
         if not _KEY_RE.fullmatch(text):
             raise SheetError(
@@ -180,11 +183,18 @@ def parse_sheet_ref(sheet: str, worksheet: str | int | None = None) -> SheetRef:
     name: str | None = None
     if worksheet is not None and str(worksheet).strip():
         chosen = str(worksheet).strip()
-        if chosen.isdigit():
-            gid, name = int(chosen), None
+        if chosen.isascii() and chosen.isdigit():
+            gid, name = _gid(chosen, chosen), None
         else:
             gid, name = None, chosen
     return SheetRef(key, name, gid)
+
+
+def _gid(digits: str, text: str) -> int:
+    """A worksheet gid: plain ASCII digits, at most :data:`MAX_GID` (``1e9`` is not gid 1)."""
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 10 or int(digits) > MAX_GID:
+        raise SheetError(f"The gid in '{_short(text)}' is not a worksheet number.", "address")
+    return int(digits)
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -259,21 +269,33 @@ def load_settings(environ: Mapping[str, str] | None = None) -> SheetSettings:
     )
 
 
+#: What a visitor is told when the host's Google set-up is at fault; the details go to the server's log only
+#: (they name the service account, the configuration variable and Google's raw answer).
+CONFIG_MESSAGE = (
+    "The app's access to Google Sheets is not set up correctly, so the sheet cannot be read this way. "
+    "The host can see why in the server's log."
+)
+
+
+def config_error(detail: str) -> SheetError:
+    """A SheetError for the host's configuration: logged in full, shown to the visitor as :data:`CONFIG_MESSAGE`."""
+    log.error("Google Sheets configuration problem: %s", detail)
+    return SheetError(CONFIG_MESSAGE, "config")
+
+
 def service_account_info(text: str) -> dict[str, Any]:
-    """Parse the service-account JSON text; a clear SheetError if it is not a service-account key."""
+    """Parse the service-account JSON text; a SheetError (details logged) if it is not a service-account key."""
     try:
         info = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SheetError(
+        raise config_error(
             f"GOOGLE_SERVICE_ACCOUNT_JSON is not valid JSON (line {exc.lineno}, column {exc.colno}): paste the "
-            "whole content of the key file.",
-            "config",
+            "whole content of the key file."
         ) from None
     if not isinstance(info, dict) or info.get("type") != "service_account" or not info.get("client_email"):
-        raise SheetError(
+        raise config_error(
             'GOOGLE_SERVICE_ACCOUNT_JSON is not a service-account key (it needs "type": "service_account" and '
-            'a "client_email").',
-            "config",
+            'a "client_email").'
         )
     return info
 
@@ -286,15 +308,14 @@ def service_account_email(settings: SheetSettings) -> str | None:
 
 
 def sharing_hint(email: str | None) -> str:
-    """One sentence telling the user how to give the app access to a private sheet."""
+    """One sentence telling the user how to give the app access to a private sheet (never naming the account:
+    anyone can paste any address, and the account's address is the host's to give)."""
     if email:
         return (
-            f"Share the sheet with {email} (Viewer to read it, Editor to record games), or make it readable by "
-            "anyone with the link."
+            "Share the sheet with this app's Google service account (ask the host for its address; Viewer to read, "
+            "Editor to record games), or make it readable by anyone with the link."
         )
-    return (
-        "Share the sheet as 'Anyone with the link can view' (Share > General access), or configure a service account."
-    )
+    return "Share the sheet as 'Anyone with the link can view' (Share > General access)."
 
 
 # ---------------------------------------------------------------------------------------------------- backends
@@ -325,21 +346,16 @@ def _status_error(status: int, ref: SheetRef, *, email: str | None, public: bool
             return SheetError(
                 f"The sheet {ref.key} is not shared publicly (HTTP {status}). " + sharing_hint(None), "not-public"
             )
-        who = f"The service account {email}" if email else "The app's service account"
         if writing:
-            target = email or "the app's service account"
             return SheetError(
-                f"{who} may not write to the sheet {ref.key} (HTTP {status}). Share the sheet with {target} as "
-                "Editor to record games.",
+                f"The app may not write to the sheet {ref.key} (HTTP {status}). Share the sheet with this app's "
+                "Google service account as Editor to record games (ask the host for its address).",
                 "not-shared",
             )
-        hint = (
-            sharing_hint(email)
-            if email
-            else "Share the sheet with the client_email of GOOGLE_SERVICE_ACCOUNT_JSON (Viewer to read it, Editor "
-            "to record games)."
+        return SheetError(
+            f"The app may not open the sheet {ref.key} (HTTP {status}). " + sharing_hint(email or "configured"),
+            "not-shared",
         )
-        return SheetError(f"{who} may not open the sheet {ref.key} (HTTP {status}). " + hint, "not-shared")
     return SheetError(f"Google Sheets refused the request (HTTP {status}).", "refused")
 
 
@@ -546,11 +562,9 @@ class GspreadBackend:
         except google.auth.exceptions.TransportError:
             raise SheetError("Could not reach Google to sign in the service account.", "network") from None
         except google.auth.exceptions.GoogleAuthError as exc:
-            who = self.email or "the service account"
-            raise SheetError(
-                f"Google refused to sign in {who} ({_short(str(exc), 160)}). Check GOOGLE_SERVICE_ACCOUNT_JSON: "
-                "the key may have been deleted or disabled in the Google Cloud console.",
-                "config",
+            raise config_error(
+                f"Google refused to sign in {self.email or 'the service account'} ({_short(str(exc), 300)}). Check "
+                "GOOGLE_SERVICE_ACCOUNT_JSON: the key may have been deleted or disabled in the Google Cloud console."
             ) from None
 
     def fetch(self, ref: SheetRef) -> list[list[str]]:
@@ -619,7 +633,7 @@ class PublicCsvBackend:
     def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None:
         raise SheetError(
             "This sheet is read through its public link, which cannot write. To record games into the sheet, "
-            "the host must set GOOGLE_SERVICE_ACCOUNT_JSON and share the sheet with that account as Editor; "
+            "the host must configure a Google service account and share the sheet with it as Editor; "
             "until then, recorded games stay in this browser session and can be downloaded as CSV.",
             "read-only",
         )
@@ -776,7 +790,7 @@ def _service_account_client(info: dict[str, Any]) -> gspread.Client:
             try:
                 client = gspread.service_account_from_dict(info, scopes=list(SCOPES))
             except (ValueError, KeyError, TypeError) as exc:
-                raise SheetError(f"GOOGLE_SERVICE_ACCOUNT_JSON could not be used as a key: {exc}", "config") from None
+                raise config_error(f"GOOGLE_SERVICE_ACCOUNT_JSON could not be used as a key: {exc}") from None
             _CLIENTS[key] = client
         return client
 
