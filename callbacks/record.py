@@ -168,10 +168,17 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     prevent_initial_call=True,
 )
 def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):
+    players = players if isinstance(players, list) else []
+    places = places if isinstance(places, list) else []
     out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state)
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
-    blank = [""] * len(players) if recorded else no_update
-    return (*out, blank, blank)
+    # Wildcard outputs take one value per component, never a bare no_update (which Dash refuses with a 500).
+    return (*out, _each(players, recorded), _each(places, recorded))
+
+
+def _each(fields: list[Any], empty: bool) -> list[Any]:
+    """One value per form field: emptied after a recorded game, else left as typed."""
+    return ["" if empty else no_update for _ in fields]
 
 
 def record_step(trigger, date, players, places, token, pending, source, state):

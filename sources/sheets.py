@@ -16,6 +16,8 @@ Configuration comes from environment variables, read when :func:`load_settings` 
 ``RATINGS_SHEET_DEADLINE_SECONDS`` the longest a whole read (or append) may take, retries included (default 20).
 ``RATINGS_SHEET_ATTEMPTS``         how many tries for answers 429 (rate limit) and 5xx (default 3).
 ``RATINGS_SHEET_BACKOFF_SECONDS``  the first wait between tries, doubled each time (default 0.5).
+``RATINGS_GOOGLE_ENDPOINT``        where requests for Google's Sheets hosts go instead (``http(s)://host[:port]``),
+                                   for an API gateway, or for the test suite's local fake of Google.  Unset: Google.
 =================================  ===================================================================================
 
 Reads go through :class:`SheetSource`.  A read younger than the cache time is reused; ``read(force=True)``
@@ -28,8 +30,8 @@ Every answer from Google is read in pieces, refused past :data:`MAX_RESPONSE_BYT
 and cut off at the deadline however slowly it arrives: a per-read timeout alone lets a server that sends a byte
 every two seconds hold a worker forever.  The rows read are bounded like an uploaded file's.
 
-Tests (and anyone behind a proxy) hand in their own ``requests.Session`` or ``gspread.Client``; production uses
-Google's real hosts.
+Tests hand in their own ``requests.Session`` or ``gspread.Client``, or point ``RATINGS_GOOGLE_ENDPOINT`` at a local
+fake (the app served by gunicorn in a test); production uses Google's real hosts.
 """
 
 from __future__ import annotations
@@ -226,6 +228,7 @@ class SheetSettings:
     timeout_seconds: float = 5.0
     retry: RetryPolicy = RetryPolicy()
     deadline_seconds: float = 20.0
+    endpoint: str | None = None
 
     @property
     def configured(self) -> bool:
@@ -266,7 +269,30 @@ def load_settings(environ: Mapping[str, str] | None = None) -> SheetSettings:
         timeout_seconds=number("RATINGS_SHEET_TIMEOUT_SECONDS", 5.0, low=0.1),
         retry=retry,
         deadline_seconds=number("RATINGS_SHEET_DEADLINE_SECONDS", 20.0, low=0.5),
+        endpoint=_endpoint(env.get("RATINGS_GOOGLE_ENDPOINT")),
     )
+
+
+#: The hosts whose requests RATINGS_GOOGLE_ENDPOINT redirects (the Sheets API and the CSV export).
+GOOGLE_HOSTS = ("https://sheets.googleapis.com", "https://docs.google.com")
+
+
+def _endpoint(value: str | None) -> str | None:
+    text = (value or "").strip().rstrip("/")
+    if not text:
+        return None
+    if not re.fullmatch(r"https?://[A-Za-z0-9.\-\[\]:]+", text):
+        raise config_error(f"RATINGS_GOOGLE_ENDPOINT={text!r} is not of the form http(s)://host[:port]")
+    return text
+
+
+def routed(url: str, endpoint: str | None) -> str:
+    """``url`` sent to ``endpoint`` instead when it is one of :data:`GOOGLE_HOSTS` (scheme and host replaced)."""
+    if endpoint:
+        for host in GOOGLE_HOSTS:
+            if url == host or url.startswith(host + "/"):
+                return endpoint + url[len(host) :]
+    return url
 
 
 #: What a visitor is told when the host's Google set-up is at fault; the details go to the server's log only
@@ -421,10 +447,13 @@ class BoundedAdapter(HTTPAdapter):
     request of a read is bounded without gspread knowing.
     """
 
-    def __init__(self, max_bytes: int = MAX_RESPONSE_BYTES, deadline_seconds: float = 20.0) -> None:
+    def __init__(
+        self, max_bytes: int = MAX_RESPONSE_BYTES, deadline_seconds: float = 20.0, endpoint: str | None = None
+    ) -> None:
         super().__init__()
         self.max_bytes = max_bytes
         self.deadline_seconds = deadline_seconds
+        self.endpoint = endpoint
 
     def send(
         self,
@@ -440,6 +469,8 @@ class BoundedAdapter(HTTPAdapter):
         deadline, seconds = budget or (time.monotonic() + self.deadline_seconds, self.deadline_seconds)
         if time.monotonic() > deadline:
             raise _deadline_error(seconds)
+        if self.endpoint and request.url:
+            request.url = routed(request.url, self.endpoint)
         response = super().send(request, stream=True, timeout=timeout, verify=verify, cert=cert, proxies=proxies)
         try:
             body = _read_body(response, self.max_bytes, deadline, seconds)
@@ -452,10 +483,10 @@ class BoundedAdapter(HTTPAdapter):
         return response
 
 
-def _bounded(session: requests.Session, deadline_seconds: float) -> requests.Session:
+def _bounded(session: requests.Session, deadline_seconds: float, endpoint: str | None = None) -> requests.Session:
     """``session`` with :class:`BoundedAdapter` serving http and https (once)."""
     if not isinstance(session.get_adapter("https://docs.google.com"), BoundedAdapter):
-        adapter = BoundedAdapter(deadline_seconds=deadline_seconds)
+        adapter = BoundedAdapter(deadline_seconds=deadline_seconds, endpoint=endpoint)
         session.mount("https://", adapter)
         session.mount("http://", adapter)
     return session
@@ -526,12 +557,13 @@ class GspreadBackend:
         email: str | None = None,
         timeout: float | None = 5.0,
         deadline_seconds: float = 20.0,
+        endpoint: str | None = None,
     ) -> None:
         self.client = client
         self.email = email
         self.timeout = timeout
         client.set_timeout(timeout)
-        _bounded(client.http_client.session, deadline_seconds)
+        _bounded(client.http_client.session, deadline_seconds, endpoint)
 
     def _worksheet(self, ref: SheetRef) -> gspread.Worksheet:
         spreadsheet = self.client.open_by_key(ref.key)
@@ -598,9 +630,14 @@ class PublicCsvBackend:
     writable = False
 
     def __init__(
-        self, session: requests.Session | None = None, *, timeout: float | None = 5.0, deadline_seconds: float = 20.0
+        self,
+        session: requests.Session | None = None,
+        *,
+        timeout: float | None = 5.0,
+        deadline_seconds: float = 20.0,
+        endpoint: str | None = None,
     ) -> None:
-        self.session = _bounded(session or requests.Session(), deadline_seconds)
+        self.session = _bounded(session or requests.Session(), deadline_seconds, endpoint)
         self.timeout = timeout
 
     def fetch(self, ref: SheetRef) -> list[list[str]]:
@@ -822,10 +859,14 @@ def open_configured_source(
             email=str(info["client_email"]),
             timeout=settings.timeout_seconds,
             deadline_seconds=settings.deadline_seconds,
+            endpoint=settings.endpoint,
         )
     else:
         backend = PublicCsvBackend(
-            session, timeout=settings.timeout_seconds, deadline_seconds=settings.deadline_seconds
+            session,
+            timeout=settings.timeout_seconds,
+            deadline_seconds=settings.deadline_seconds,
+            endpoint=settings.endpoint,
         )
     return SheetSource(
         ref,

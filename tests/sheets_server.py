@@ -28,7 +28,9 @@ Usage (the dashboard's tests may reuse it)::
 API requests without an ``Authorization`` header get 401 (so the CSV path provably sends no credentials);
 ``add_spreadsheet(..., shared=False)`` answers 403 like a sheet not shared with the service account;
 unknown keys answer 404; ``public=False`` makes the CSV export redirect to a sign-in page as Google does;
-``POST /token`` refuses any service-account sign-in (point a test key's ``token_uri`` at it).
+``POST /token`` is the service accounts' sign-in (point a test key's ``token_uri`` at it): it grants an access token
+only to a key registered with ``accept_key(key_id, public_key)`` whose JWT signature (RS256) verifies, and refuses
+every other sign-in as Google does a deleted key.
 """
 
 from __future__ import annotations
@@ -112,6 +114,7 @@ class FakeSheets:
     requests: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
     bodies: list[Any] = field(default_factory=list)
     authorized: list[bool] = field(default_factory=list)
+    signing_keys: dict[str, Any] = field(default_factory=dict)
     _plan: list[_Instruction] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
@@ -160,6 +163,11 @@ class FakeSheets:
         """
         with self._lock:
             self._plan.append(_Instruction(action, times, seconds, match, size, declared))
+
+    def accept_key(self, key_id: str, public_key: Any) -> None:
+        """Let the service-account key ``key_id`` (its ``private_key_id``) sign in; ``public_key`` verifies it."""
+        with self._lock:
+            self.signing_keys[key_id] = public_key
 
     def count(self, contains: str = "") -> int:
         """How many requests had ``contains`` in their path."""
@@ -346,10 +354,41 @@ class _Handler(BaseHTTPRequestHandler):
             self._api(method, path[len("/v4/spreadsheets/") :], query, body)
         elif m := re.fullmatch(r"/spreadsheets/d/([^/]+)/export", path):
             self._export(m.group(1), query)
-        elif path == "/token":  # a service-account sign-in (a key's token_uri pointed here): always refused
-            self._send(400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."})
+        elif path == "/token":  # a service-account sign-in (a key's token_uri pointed here)
+            self._token(body)
         else:
             self._send(404, _error(404, "No such endpoint in the fake", "NOT_FOUND"))
+
+    def _token(self, body: Any) -> None:
+        """Grant a token to a registered key whose JWT verifies (RFC 7523 bearer grant), refuse anything else."""
+        import base64
+
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        refused = {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}
+        assertion = (parse_qs(body or "").get("assertion") or [""])[0]
+        parts = assertion.split(".")
+        if len(parts) != 3:
+            self._send(400, refused)
+            return
+
+        def unb64(text: str) -> bytes:
+            return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+        try:
+            header = json.loads(unb64(parts[0]))
+            key = self.owner.signing_keys.get(str(header.get("kid")))
+            if key is None:
+                raise InvalidSignature
+            key.verify(unb64(parts[2]), f"{parts[0]}.{parts[1]}".encode(), padding.PKCS1v15(), hashes.SHA256())
+        except (InvalidSignature, ValueError):
+            self._send(400, refused)
+            return
+        self._send(
+            200, {"access_token": f"fake-access-{time.monotonic_ns()}", "expires_in": 3600, "token_type": "Bearer"}
+        )
 
     def _api(self, method: str, rest: str, query: dict[str, list[str]], body: Any) -> None:
         if not self.headers.get("Authorization", "").startswith("Bearer "):

@@ -195,3 +195,25 @@ def test_security_headers_on_every_response_type(client: Any) -> None:
 
 def test_development_routes_are_off(client: Any) -> None:
     assert client.get("/_reload-hash").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("players", "places", "said"),
+    [(["Ann", "Bob"], ["1", "second"], "second"), (["Ann"], ["1"], "two"), (["Ann", "Ann"], ["1", "2"], "Ann")],
+)
+def test_a_mistake_in_the_record_form_is_a_message_not_a_500(client: Any, players: list, places: list, said: str):
+    def rows(kind: str, values: list) -> list[dict[str, Any]]:
+        return [{"id": {"index": i, "type": kind}, "property": "value", "value": v} for i, v in enumerate(values)]
+
+    values = {
+        "record-submit.n_clicks": 1,
+        "record-date.value": "2024-05-22",
+        '{"index": ["ALL"], "type": "record-player"}.value': rows("record-player", players),
+        '{"index": ["ALL"], "type": "record-place"}.value': rows("record-place", places),
+        "record-token.data": "hostile-token",
+        "data-source.data": POKER,
+    }
+    body = _ok(post(client, "record-confirm-box", values, changed=["record-submit.n_clicks"]))
+    assert body is not None
+    status = json.dumps(body["response"]["record-status"])
+    assert "Not recorded" in status and said in status
