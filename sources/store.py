@@ -74,7 +74,8 @@ class RedisStore:
         import redis
 
         self._redis = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
-        self._expire = int(expire)
+        # Milliseconds (PX / PEXPIRE): whole seconds would turn an expiry under 1 s into 0, which Redis refuses.
+        self._expire_ms = max(1, round(expire * 1000))
         self._prefix = prefix
         self._errors: tuple[type[Exception], ...] = (redis.RedisError, OSError)
 
@@ -82,7 +83,7 @@ class RedisStore:
         try:
             pipe = self._redis.pipeline()
             pipe.get(self._prefix + key)
-            pipe.expire(self._prefix + key, self._expire)
+            pipe.pexpire(self._prefix + key, self._expire_ms)
             value, _ = pipe.execute()
         except self._errors as exc:
             log.warning("Redis unavailable while reading: %s", exc)
@@ -91,7 +92,7 @@ class RedisStore:
 
     def put(self, key: str, value: bytes) -> None:
         try:
-            self._redis.set(self._prefix + key, value, ex=self._expire)
+            self._redis.set(self._prefix + key, value, px=self._expire_ms)
         except self._errors as exc:
             log.warning("Redis unavailable while writing: %s", exc)
             raise StoreError("the server's data store is unavailable; try again in a minute") from None
