@@ -23,7 +23,7 @@ import pytest
 from ratings import Entry, Game, GameHistory
 from sources import histories
 from sources.histories import MissingHistory, content_id, fetch, keep, serialise
-from sources.store import DiskStore, RedisStore, Store, StoreError, open_store
+from sources.store import DiskStore, RedisStore, Store, StoreError, open_store, shared_store, use_store
 from tests.redis_server import RedisMissing, RedisServer, closed_port, in_ci
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -395,3 +395,36 @@ def test_a_missing_redis_server_fails_in_ci_and_is_skipped_elsewhere(ci: bool, t
         assert done.returncode != 0 and "CI must run the Redis tests" in done.stdout, done.stdout
     else:
         assert done.returncode == 0 and "1 skipped" in done.stdout and "redis-server is not installed" in done.stdout
+
+
+def test_the_process_handle_opens_once_from_the_environment(
+    backend: Backend, key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    previous = shared_store()  # the session's own store (tests/conftest.py)
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    for name, value in backend.environ.items():
+        monkeypatch.setenv(name, value)
+    try:
+        use_store(None)
+        opened = shared_store()
+        assert isinstance(opened, DiskStore if backend.name == "disk" else RedisStore)
+        assert shared_store() is opened  # one handle per process
+        opened.put(key, b"via the handle")
+        assert backend.make().get(key) == b"via the handle"
+        use_store(previous)
+        assert shared_store() is previous
+    finally:
+        use_store(previous)
+
+
+def test_an_unusable_store_directory_is_a_store_error(tmp_path: Path, key: str) -> None:
+    a_file = tmp_path / "a file"
+    a_file.write_text("not a directory")
+    with pytest.raises(StoreError, match="^the server's data store is unavailable"):
+        DiskStore(str(a_file / "store"))  # a path under a file cannot be created, even by root
+    directory = tmp_path / "store"
+    DiskStore(str(directory)).put(key, b"v")
+    (directory / "cache.db").write_bytes(b"this is not an SQLite database" * 200)  # a damaged database file
+    with pytest.raises(StoreError) as damaged:
+        DiskStore(str(directory)).get(key)
+    assert str(damaged.value) == UNAVAILABLE and damaged.value.__cause__ is None
