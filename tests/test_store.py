@@ -125,13 +125,19 @@ def test_reading_renews_the_expiry(backend: Backend, key: str) -> None:
     assert left_alone is None, "an entry outlived its expiry"
 
 
-@pytest.mark.parametrize("expire", [0.25, 2.5])
-def test_expiry_is_not_rounded_to_whole_seconds(backend: Backend, key: str, expire: float) -> None:
+def test_a_sub_second_expiry_works(backend: Backend, key: str) -> None:
+    """Expiry is kept in milliseconds: 0.4 s is neither refused (Redis refuses an expiry of 0 s) nor made longer."""
+    expire = 0.4
     store = backend.make(expire=expire)
-    store.put(key, b"v")
-    assert store.get(key) == b"v"
+    for attempt in range(3):
+        start = time.monotonic()
+        store.put(f"{key}:{attempt}", b"v")
+        found = store.get(f"{key}:{attempt}")
+        if time.monotonic() - start < 0.75 * expire:
+            break  # else the machine stalled past the expiry: try again rather than judge
+    assert found == b"v"
     time.sleep(expire + 0.3)
-    assert store.get(key) is None
+    assert store.get(f"{key}:{attempt}") is None
 
 
 def test_processes_share_the_store(backend: Backend, key: str) -> None:
