@@ -110,7 +110,7 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
     Input(Params.SETTINGS, "data"),
     Input(Baseline.STORE, "data"),
 )
-def on_metrics(source, current, pinned):  # type: ignore[no-untyped-def]
+def on_metrics(source, current, pinned):
     now = evaluate(current_run(source, current))
     pinned_run = baseline_run(pinned)
     base = evaluate(pinned_run) if pinned_run is not None else None
@@ -125,6 +125,6 @@ def on_metrics(source, current, pinned):  # type: ignore[no-untyped-def]
     Input(Params.SETTINGS, "data"),
     Input(ScoreFn.SIZE, "value"),
 )
-def on_score_function(current, size):  # type: ignore[no-untyped-def]
+def on_score_function(current, size):
     current = current or {}
     return score_view(current.get("system"), current.get("params"), size)

@@ -50,7 +50,7 @@ def win_probabilities(
         raise ValueError(f"not in this history: {', '.join(missing)}")
     rater = create(system, **typed_params(system, params))
     indices = np.array([run.history.player_index[p] for p in unique], dtype=np.int64)
-    return unique, np.asarray(rater.place_probabilities(run.state, indices), dtype=float)
+    return unique, np.asarray(rater.place_probabilities(dict(run.state), indices), dtype=float)
 
 
 def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
@@ -84,7 +84,7 @@ def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
     Input(Params.SETTINGS, "data"),
     State(Predict.PLAYERS, "value"),
 )
-def on_predict_players(source, current, chosen):  # type: ignore[no-untyped-def]
+def on_predict_players(source, current, chosen):
     run = current_run(source, current)
     return player_options(run), default_pick(run, chosen)
 
@@ -98,7 +98,7 @@ def on_predict_players(source, current, chosen):  # type: ignore[no-untyped-def]
     Input(Params.SETTINGS, "data"),
     Input(Predict.PLAYERS, "value"),
 )
-def on_predict(source, current, players):  # type: ignore[no-untyped-def]
+def on_predict(source, current, players):
     run = current_run(source, current)
     try:
         picked, probs = win_probabilities(run, current["system"], current.get("params") or {}, players or [])

@@ -24,7 +24,7 @@ from typing import Any
 from ratings import Entry, Game, GameHistory
 from sources.store import Store, shared_store
 
-__all__ = ["CONTENT_ID", "MissingHistory", "content_id", "fetch", "keep", "serialise"]
+__all__ = ["CONTENT_ID", "MissingHistory", "content_id", "fetch", "fetch_json", "keep", "keep_json", "serialise"]
 
 #: What a content id looks like (anything else is refused before the store is asked).
 CONTENT_ID = re.compile(r"[0-9a-f]{32}")
@@ -122,3 +122,21 @@ def fetch(cid: Any, store: Store | None = None) -> GameHistory:
         raise MissingHistory(cid) from None  # named by its id, but not a history this module wrote
     _remember(cid, history)
     return history
+
+
+def keep_json(kind: str, value: Any, store: Store | None = None) -> str:
+    """Store a small JSON value (a pinned baseline, say) by content; its id (the same rule as histories)."""
+    data = json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+    cid = content_id(data)
+    (store or shared_store()).put(f"{kind}:{cid}", data)
+    return cid
+
+
+def fetch_json(kind: str, cid: Any, store: Store | None = None) -> Any:
+    """The JSON value stored under ``cid`` by :func:`keep_json`; :class:`MissingHistory` when there is none."""
+    if not isinstance(cid, str) or not CONTENT_ID.fullmatch(cid):
+        raise MissingHistory(cid)
+    data = (store or shared_store()).get(f"{kind}:{cid}")
+    if data is None or len(data) > MAX_SERIALISED or content_id(data) != cid:
+        raise MissingHistory(cid)
+    return json.loads(data)

@@ -13,6 +13,7 @@ Configuration comes from environment variables, read when :func:`load_settings` 
                                    with the link can view"; it is read through its CSV export and cannot be written.
 ``RATINGS_SHEET_CACHE_SECONDS``    how long a read is reused before the sheet is read again (default 60).
 ``RATINGS_SHEET_TIMEOUT_SECONDS``  how long to wait for each answer from Google (default 5).
+``RATINGS_SHEET_DEADLINE_SECONDS`` the longest a whole read (or append) may take, retries included (default 20).
 ``RATINGS_SHEET_ATTEMPTS``         how many tries for answers 429 (rate limit) and 5xx (default 3).
 ``RATINGS_SHEET_BACKOFF_SECONDS``  the first wait between tries, doubled each time (default 0.5).
 =================================  ===================================================================================
@@ -22,6 +23,10 @@ reads anew.  When Google cannot be reached or refuses (not shared, no such sheet
 timeout), the last good copy stays in use and :class:`SheetRead` says why (``stale=True``, ``message``);
 :class:`SheetError` is raised only when there is no good copy at all.  The cache is per process: each gunicorn
 worker keeps its own copy, which is harmless because a read has no side effects.
+
+Every answer from Google is read in pieces, refused past :data:`MAX_RESPONSE_BYTES` (the upload limit, 10 MB)
+and cut off at the deadline however slowly it arrives: a per-read timeout alone lets a server that sends a byte
+every two seconds hold a worker forever.  The rows read are bounded like an uploaded file's.
 
 Tests (and anyone behind a proxy) hand in their own ``requests.Session`` or ``gspread.Client``; production uses
 Google's real hosts.
@@ -45,13 +50,17 @@ from urllib.parse import parse_qs, urlsplit
 import google.auth.exceptions
 import gspread
 import requests
+import urllib3.exceptions
+from requests.adapters import HTTPAdapter
 
 from ratings.history import GameHistory, HistoryError
-from ratings.io import ReadResult, read_table
+from ratings.io import MAX_BYTES, MAX_SHEET_ROWS, ReadResult, read_table
 from sources.cache import LastGoodCache
 
 __all__ = [
+    "MAX_RESPONSE_BYTES",
     "SCOPES",
+    "BoundedAdapter",
     "GspreadBackend",
     "PublicCsvBackend",
     "RetryPolicy",
@@ -70,6 +79,9 @@ __all__ = [
 #: OAuth scope for the service account: reading and appending values.
 SCOPES = ("https://www.googleapis.com/auth/spreadsheets",)
 
+#: Largest answer read from Google, in bytes (decompressed): the limit of an uploaded file.
+MAX_RESPONSE_BYTES = MAX_BYTES
+
 #: The public CSV export of one worksheet (no credentials needed for "anyone with the link" sheets).
 EXPORT_URL = "https://docs.google.com/spreadsheets/d/{key}/export"
 
@@ -83,7 +95,7 @@ class SheetError(Exception):
 
     ``reason`` is a short machine-readable word: ``address``, ``config``, ``not-shared``, ``not-found``,
     ``no-worksheet``, ``not-public``, ``rate-limited``, ``server-error``, ``timeout``, ``network``,
-    ``read-only``, ``refused``.
+    ``read-only``, ``refused``, ``too-big``, ``bad-answer``.
     """
 
     def __init__(self, message: str, reason: str = "error", *, retryable: bool = False) -> None:
@@ -203,6 +215,7 @@ class SheetSettings:
     cache_seconds: float = 60.0
     timeout_seconds: float = 5.0
     retry: RetryPolicy = RetryPolicy()
+    deadline_seconds: float = 20.0
 
     @property
     def configured(self) -> bool:
@@ -242,6 +255,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> SheetSettings:
         cache_seconds=number("RATINGS_SHEET_CACHE_SECONDS", 60.0, low=0),
         timeout_seconds=number("RATINGS_SHEET_TIMEOUT_SECONDS", 5.0, low=0.1),
         retry=retry,
+        deadline_seconds=number("RATINGS_SHEET_DEADLINE_SECONDS", 20.0, low=0.5),
     )
 
 
@@ -335,16 +349,173 @@ def _network_error(exc: requests.RequestException, timeout: float | None) -> She
     return SheetError(f"Could not reach Google Sheets ({type(exc).__name__}).", "network")
 
 
+# ---------------------------------------------------------------------------------------------------- transport
+_BUDGET = threading.local()  # .deadline: (monotonic time, seconds) of the read running in this thread
+_PIECE = 65_536
+
+
+def _too_big_error(limit: int) -> SheetError:
+    return SheetError(
+        f"The sheet is too large for this app: Google's answer is over {limit / (1024 * 1024):g} MB (the most "
+        "this app reads, as for an uploaded file).",
+        "too-big",
+    )
+
+
+def _deadline_error(seconds: float) -> SheetError:
+    return SheetError(f"Google Sheets did not finish answering within {seconds:g} seconds.", "timeout")
+
+
+def _read_body(response: requests.Response, limit: int, deadline: float, seconds: float) -> bytes:
+    """The whole body of a streamed response, read in pieces; stops past ``limit`` bytes or the deadline.
+
+    Each piece is one socket read (``read1``), so a slow drip is noticed between bytes, not after a full buffer.
+    """
+    declared = response.headers.get("Content-Length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise _too_big_error(limit)
+    raw = response.raw
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise _deadline_error(seconds)
+        try:
+            piece = raw.read1(_PIECE, decode_content=True)
+        except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
+            if time.monotonic() > deadline:
+                raise _deadline_error(seconds) from None
+            raise SheetError("Google Sheets stopped sending its answer part-way.", "timeout") from None
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise SheetError(f"Could not reach Google Sheets ({type(exc).__name__}).", "network") from None
+        if not piece:
+            return b"".join(parts)
+        size += len(piece)
+        if size > limit:
+            raise _too_big_error(limit)
+        parts.append(piece)
+
+
+class BoundedAdapter(HTTPAdapter):
+    """A requests transport that reads every answer in pieces, refusing it past ``max_bytes`` (decompressed)
+    and cutting it off at a deadline.
+
+    The deadline is the one of the :class:`SheetSource` read running in this thread, else ``deadline_seconds``
+    from the start of this request.  Mounted on the sessions of both backends (gspread's included), so every
+    request of a read is bounded without gspread knowing.
+    """
+
+    def __init__(self, max_bytes: int = MAX_RESPONSE_BYTES, deadline_seconds: float = 20.0) -> None:
+        super().__init__()
+        self.max_bytes = max_bytes
+        self.deadline_seconds = deadline_seconds
+
+    def send(
+        self,
+        request: requests.PreparedRequest,
+        stream: bool = False,
+        timeout: float | tuple[float, float] | tuple[float, None] | None = None,
+        verify: bool | str = True,
+        cert: bytes | str | tuple[bytes | str, bytes | str] | None = None,
+        proxies: Mapping[str, str] | None = None,
+    ) -> requests.Response:
+        """Send ``request`` and read its whole answer within the bounds (``stream`` is ignored: always read)."""
+        budget: tuple[float, float] | None = getattr(_BUDGET, "deadline", None)
+        deadline, seconds = budget or (time.monotonic() + self.deadline_seconds, self.deadline_seconds)
+        if time.monotonic() > deadline:
+            raise _deadline_error(seconds)
+        response = super().send(request, stream=True, timeout=timeout, verify=verify, cert=cert, proxies=proxies)
+        try:
+            body = _read_body(response, self.max_bytes, deadline, seconds)
+        except BaseException:
+            response.close()  # drop the connection: the rest of the answer is never read
+            raise
+        response._content = body  # what requests keeps after reading a non-streamed answer
+        setattr(response, "_content_consumed", True)  # noqa: B010 (a private attribute the stubs omit)
+        response.raw.release_conn()
+        return response
+
+
+def _bounded(session: requests.Session, deadline_seconds: float) -> requests.Session:
+    """``session`` with :class:`BoundedAdapter` serving http and https (once)."""
+    if not isinstance(session.get_adapter("https://docs.google.com"), BoundedAdapter):
+        adapter = BoundedAdapter(deadline_seconds=deadline_seconds)
+        session.mount("https://", adapter)
+        session.mount("http://", adapter)
+    return session
+
+
+def _within_deadline(action: Callable[[], Any], seconds: float) -> Any:
+    """Run ``action`` (which talks to Google) and return its result, or raise a timeout SheetError at the deadline.
+
+    The action runs in a helper thread so that the caller is answered on time whatever the network does; the
+    helper, told the deadline through :data:`_BUDGET`, stops reading at its next piece and ends by itself.
+    """
+    deadline = time.monotonic() + seconds
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        _BUDGET.deadline = (deadline, seconds)
+        try:
+            box["value"] = action()
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    helper = threading.Thread(target=work, name="sheet-read", daemon=True)
+    helper.start()
+    helper.join(seconds)
+    if helper.is_alive():
+        raise _deadline_error(seconds)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _remaining() -> float | None:
+    """Seconds left before the deadline of the read running in this thread (None outside a read)."""
+    budget: tuple[float, float] | None = getattr(_BUDGET, "deadline", None)
+    return None if budget is None else budget[0] - time.monotonic()
+
+
+def _csv_rows(body: bytes) -> list[list[str]]:
+    """The rows of a CSV export, refused past MAX_SHEET_ROWS rows (blank ones included)."""
+    text = body.decode("utf-8-sig", errors="replace")
+    rows: list[list[str]] = []
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            if len(rows) >= MAX_SHEET_ROWS:
+                raise SheetError(
+                    f"The sheet is too large for this app: it has more than {MAX_SHEET_ROWS:,} rows, blank rows "
+                    "included.",
+                    "too-big",
+                )
+            rows.append(row)
+    except csv.Error as exc:
+        raise SheetError(
+            f"Google's CSV export of the sheet cannot be read (row {reader.line_num}: {exc}).", "bad-answer"
+        ) from None
+    return rows
+
+
 class GspreadBackend:
     """Read and append through the Sheets API with a gspread client (a service account in production)."""
 
     writable = True
 
-    def __init__(self, client: gspread.Client, *, email: str | None = None, timeout: float | None = 5.0) -> None:
+    def __init__(
+        self,
+        client: gspread.Client,
+        *,
+        email: str | None = None,
+        timeout: float | None = 5.0,
+        deadline_seconds: float = 20.0,
+    ) -> None:
         self.client = client
         self.email = email
         self.timeout = timeout
         client.set_timeout(timeout)
+        _bounded(client.http_client.session, deadline_seconds)
 
     def _worksheet(self, ref: SheetRef) -> gspread.Worksheet:
         spreadsheet = self.client.open_by_key(ref.key)
@@ -383,8 +554,18 @@ class GspreadBackend:
             ) from None
 
     def fetch(self, ref: SheetRef) -> list[list[str]]:
-        """All cells of the worksheet as strings, header first (gspread's ``get_all_values``)."""
-        return self._call(ref, lambda: self._worksheet(ref).get_all_values())
+        """All cells of the worksheet as strings, header first, rows as the API gives them (not padded).
+
+        Not gspread's ``get_all_values``: it pads every row to the widest, so one far cell in a long sheet
+        would make millions of empty strings.
+        """
+        values = self._call(ref, lambda: self._worksheet(ref).get(pad_values=False))
+        if len(values) > MAX_SHEET_ROWS:
+            raise SheetError(
+                f"The sheet is too large for this app: it has more than {MAX_SHEET_ROWS:,} rows, blank rows included.",
+                "too-big",
+            )
+        return [list(row) for row in values]
 
     def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None:
         """Append ``rows`` after the last used row in ONE call; values are stored as given (RAW: no formulas)."""
@@ -402,8 +583,10 @@ class PublicCsvBackend:
 
     writable = False
 
-    def __init__(self, session: requests.Session | None = None, *, timeout: float | None = 5.0) -> None:
-        self.session = session or requests.Session()
+    def __init__(
+        self, session: requests.Session | None = None, *, timeout: float | None = 5.0, deadline_seconds: float = 20.0
+    ) -> None:
+        self.session = _bounded(session or requests.Session(), deadline_seconds)
         self.timeout = timeout
 
     def fetch(self, ref: SheetRef) -> list[list[str]]:
@@ -431,8 +614,7 @@ class PublicCsvBackend:
             raise SheetError(f"The sheet has no {ref.label} (HTTP 400).", "no-worksheet")
         if status != 200:
             raise _status_error(status, ref, email=None, public=True)
-        text = response.content.decode("utf-8-sig", errors="replace")
-        return [row for row in csv.reader(io.StringIO(text, newline=""))]
+        return _csv_rows(response.content)
 
     def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None:
         raise SheetError(
@@ -480,6 +662,7 @@ class SheetSource:
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], None] = time.sleep,
         skip_bad_rows: bool = False,
+        deadline_seconds: float = 20.0,
     ) -> None:
         self.ref = ref
         self.backend = backend
@@ -488,6 +671,7 @@ class SheetSource:
         self.retry = retry
         self.sleep = sleep
         self.skip_bad_rows = skip_bad_rows
+        self.deadline_seconds = deadline_seconds
 
     @property
     def writable(self) -> bool:
@@ -503,15 +687,19 @@ class SheetSource:
                 return action()
             except SheetError as exc:
                 again = exc.retryable and (only is None or exc.reason == only)
-                if not again or tries > len(delays):
+                left = _remaining()
+                out_of_time = left is not None and tries <= len(delays) and delays[tries - 1] >= left
+                if not again or tries > len(delays) or out_of_time:
                     if again and tries > 1:
                         raise SheetError(f"{exc.message} Tried {tries} times.", exc.reason) from None
                     raise
                 self.sleep(delays[tries - 1])
 
     def fetch_rows(self) -> list[list[str]]:
-        """Read the worksheet now (with retries, no cache); raises SheetError."""
-        rows: list[list[str]] = self._with_retries(lambda: self.backend.fetch(self.ref))
+        """Read the worksheet now (with retries, no cache, within the deadline); raises SheetError."""
+        rows: list[list[str]] = _within_deadline(
+            lambda: self._with_retries(lambda: self.backend.fetch(self.ref)), self.deadline_seconds
+        )
         return rows
 
     def append_rows(self, rows: Sequence[Sequence[Any]]) -> None:
@@ -523,7 +711,10 @@ class SheetSource:
         if not self.backend.writable:
             self.backend.append(self.ref, rows)  # raises the read-only explanation
         try:
-            self._with_retries(lambda: self.backend.append(self.ref, rows), only="rate-limited")
+            _within_deadline(
+                lambda: self._with_retries(lambda: self.backend.append(self.ref, rows), only="rate-limited"),
+                self.deadline_seconds,
+            )
         except SheetError as exc:
             if exc.reason in ("server-error", "timeout", "network"):
                 raise SheetError(
@@ -553,6 +744,12 @@ class SheetSource:
         except (SheetError, HistoryError) as exc:
             kept = self.cache.get(key)
             if kept is None:
+                if isinstance(exc, SheetError):
+                    raise SheetError(
+                        f"{exc.message} No earlier copy of this sheet has been read, so there is nothing to show "
+                        "from it yet.",
+                        exc.reason,
+                    ) from None
                 raise
             why = exc.message if isinstance(exc, SheetError) else f"The sheet now has problems: {exc}"
             when = kept.value.fetched_at.strftime("%H:%M:%S UTC")
@@ -606,9 +803,22 @@ def open_configured_source(
         info = service_account_info(settings.service_account_json)
         if client is None:
             client = _service_account_client(info)
-        backend = GspreadBackend(client, email=str(info["client_email"]), timeout=settings.timeout_seconds)
+        backend = GspreadBackend(
+            client,
+            email=str(info["client_email"]),
+            timeout=settings.timeout_seconds,
+            deadline_seconds=settings.deadline_seconds,
+        )
     else:
-        backend = PublicCsvBackend(session, timeout=settings.timeout_seconds)
+        backend = PublicCsvBackend(
+            session, timeout=settings.timeout_seconds, deadline_seconds=settings.deadline_seconds
+        )
     return SheetSource(
-        ref, backend, cache=cache, cache_seconds=settings.cache_seconds, retry=settings.retry, sleep=sleep
+        ref,
+        backend,
+        cache=cache,
+        cache_seconds=settings.cache_seconds,
+        retry=settings.retry,
+        sleep=sleep,
+        deadline_seconds=settings.deadline_seconds,
     )

@@ -45,6 +45,14 @@ class Store(Protocol):
         """Store ``value`` under ``key`` (replacing any previous value)."""
         ...
 
+    def acquire(self, key: str, ttl: float) -> bool:
+        """Take the lock ``key`` if nobody holds it (it lapses after ``ttl`` seconds); whether it was taken."""
+        ...
+
+    def release(self, key: str) -> None:
+        """Give back a lock taken with :meth:`acquire`."""
+        ...
+
 
 class DiskStore:
     """A :class:`Store` on local disk with ``diskcache`` (one directory shared by the host's workers).
@@ -81,6 +89,12 @@ class DiskStore:
             log.warning("store directory %s unwritable: %s", self.directory, exc)
             raise StoreError(UNAVAILABLE) from None
 
+    def acquire(self, key: str, ttl: float) -> bool:
+        return bool(self._cache.add(key, b"1", expire=ttl, retry=True))
+
+    def release(self, key: str) -> None:
+        self._cache.delete(key, retry=True)
+
     def clear(self) -> None:
         self._cache.clear(retry=True)
 
@@ -114,6 +128,18 @@ class RedisStore:
         except self._errors as exc:
             log.warning("Redis unavailable while writing: %s", exc)
             raise StoreError(UNAVAILABLE) from None
+
+    def acquire(self, key: str, ttl: float) -> bool:
+        try:
+            return bool(self._redis.set(self._prefix + key, b"1", nx=True, px=max(1, int(ttl * 1000))))
+        except self._errors as exc:
+            raise StoreError(f"the server's data store is unavailable ({type(exc).__name__})") from None
+
+    def release(self, key: str) -> None:
+        try:
+            self._redis.delete(self._prefix + key)
+        except self._errors:
+            log.warning("Redis unavailable while releasing a lock; it lapses by itself")
 
 
 def open_store(environ: Mapping[str, str] | None = None) -> Store:

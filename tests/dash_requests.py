@@ -18,10 +18,11 @@ def _key(item: dict[str, Any]) -> str:
     return ident if isinstance(ident, str) else json.dumps(ident, sort_keys=True)
 
 
-def callback_spec(client: Any, output_id: str) -> dict[str, Any]:
-    """The dependency entry of the callback that writes ``output_id`` (the first such)."""
+def callback_spec(client: Any, output_id: str, trigger: str | None = None) -> dict[str, Any]:
+    """The dependency entry of the callback that writes ``output_id`` (and has ``trigger``, "id.prop", as input)."""
     for dep in client.get("/_dash-dependencies").get_json():
-        if f"{output_id}." in dep["output"]:
+        inputs = {f"{_key(i)}.{i['property']}" for i in dep["inputs"]}
+        if f"{output_id}." in dep["output"] and (trigger is None or trigger in inputs):
             return dep
     raise LookupError(output_id)
 
@@ -41,7 +42,7 @@ def _output(text: str) -> dict[str, Any]:
 
 def post(client: Any, output_id: str, values: dict[str, Any], changed: list[str] | None = None) -> Any:
     """POST the callback writing ``output_id``; ``values`` maps ``"id.property"`` to the value sent."""
-    dep = callback_spec(client, output_id)
+    dep = callback_spec(client, output_id, changed[0] if changed else None)
 
     def entries(items: list[dict[str, Any]]) -> list[Any]:
         out: list[Any] = []

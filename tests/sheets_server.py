@@ -20,6 +20,8 @@ Usage (the dashboard's tests may reuse it)::
         client = gspread.Client(auth=None, session=session)  # gspread never knows the difference
         fake.plan(429, times=1)                            # the next request answers 429 once
         fake.plan("slow", seconds=2.0)                     # the next request waits 2 s before answering
+        fake.plan("drip", seconds=0.5)                     # the next answer's body comes one byte every 0.5 s
+        fake.plan("huge", size=50 * 2**20)                 # the next answer is 50 MB of blank lines
         fake.requests                                      # every request seen: (method, path, query)
         fake.bodies, fake.authorized                       # JSON bodies of POSTs; whether each request had a token
 
@@ -94,10 +96,12 @@ class _Spreadsheet:
 
 @dataclass
 class _Instruction:
-    action: int | str  # an HTTP status, or "slow"
+    action: int | str  # an HTTP status, "slow", "drip" or "huge"
     times: int
     seconds: float = 0.0
     match: str | None = None
+    size: int = 0
+    declared: bool = False
 
 
 @dataclass
@@ -137,14 +141,25 @@ class FakeSheets:
         with self._lock:
             return [list(r) for r in self._find(self.spreadsheets[key], title=title).values]
 
-    def plan(self, action: int | str, *, times: int = 1, seconds: float = 0.0, match: str | None = None) -> None:
+    def plan(
+        self,
+        action: int | str,
+        *,
+        times: int = 1,
+        seconds: float = 0.0,
+        match: str | None = None,
+        size: int = 0,
+        declared: bool = False,
+    ) -> None:
         """Misbehave on the next ``times`` requests whose path contains ``match`` (any request if None).
 
-        ``action`` is an HTTP status to answer (403, 404, 429, 500, ...) or ``"slow"`` to sleep ``seconds``
-        before answering normally.
+        ``action`` is an HTTP status to answer (403, 404, 429, 500, ...), ``"slow"`` to sleep ``seconds``
+        before answering normally, ``"drip"`` to answer normally but send the body one byte every ``seconds``
+        (headers at once, with the true Content-Length), or ``"huge"`` to answer 200 with ``size`` bytes of
+        blank lines (CSV) or of empty rows (JSON), with a Content-Length only if ``declared``.
         """
         with self._lock:
-            self._plan.append(_Instruction(action, times, seconds, match))
+            self._plan.append(_Instruction(action, times, seconds, match, size, declared))
 
     def count(self, contains: str = "") -> int:
         """How many requests had ``contains`` in their path."""
@@ -238,6 +253,7 @@ _STATUS_WORDS = {
 
 class _Handler(BaseHTTPRequestHandler):
     owner: FakeSheets
+    drip: float = 0.0  # seconds between body bytes of this answer ("drip")
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # answer small requests without the 40 ms delayed-ACK stall on loopback
     wbufsize = 1 << 16  # headers and body leave in one write
@@ -254,9 +270,38 @@ class _Handler(BaseHTTPRequestHandler):
             for name, value in headers:
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            if self.drip:
+                self.wfile.flush()
+                for i in range(len(data)):
+                    time.sleep(self.drip)
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+            else:
+                self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
-            pass
+            self.wfile = io.BytesIO()
+
+    def _send_huge(self, size: int, declared: bool, json_body: bool) -> None:
+        """``size`` bytes of blank lines (or a JSON list of empty rows), streamed without holding them."""
+        head, piece, tail = (b'{"range":"A1","values":[', b"[],", b"[]]}") if json_body else (b"", b"\r\n", b"")
+        block = piece * (65_536 // len(piece))
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json" if json_body else "text/csv")
+            if declared:
+                self.send_header("Content-Length", str(size))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(head)
+            left = size - len(head) - len(tail)
+            while left > 0:
+                chunk = block[: min(len(block), left)]
+                self.wfile.write(chunk)
+                left -= len(chunk)
+            self.wfile.write(tail)
+        except (BrokenPipeError, ConnectionResetError):  # the client stopped reading (size tests)
+            self.wfile = io.BytesIO()  # what is left in the buffer goes nowhere (no traceback on the final flush)
 
     def _body(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
@@ -283,9 +328,15 @@ class _Handler(BaseHTTPRequestHandler):
             if body is not None:
                 fake.bodies.append(body)
         instruction = fake._next_instruction(path)
+        self.drip = 0.0
         if instruction is not None:
             if instruction.action == "slow":
                 time.sleep(instruction.seconds)
+            elif instruction.action == "drip":
+                self.drip = instruction.seconds
+            elif instruction.action == "huge":
+                self._send_huge(instruction.size, instruction.declared, path.startswith("/v4/"))
+                return
             else:
                 code = int(instruction.action)
                 message, status = _STATUS_WORDS.get(code, ("Error", "UNKNOWN"))
