@@ -90,10 +90,19 @@ class DiskStore:
             raise StoreError(UNAVAILABLE) from None
 
     def acquire(self, key: str, ttl: float) -> bool:
-        return bool(self._cache.add(key, b"1", expire=ttl, retry=True))
+        try:
+            return bool(self._cache.add(key, b"1", expire=ttl, retry=True))
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("store directory %s unwritable: %s", self.directory, exc)
+            raise StoreError(UNAVAILABLE) from None
 
     def release(self, key: str) -> None:
-        self._cache.delete(key, retry=True)
+        try:
+            self._cache.delete(key, retry=True)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning(
+                "store directory %s unwritable while releasing a lock (it lapses by itself): %s", self.directory, exc
+            )
 
     def clear(self) -> None:
         self._cache.clear(retry=True)
@@ -131,9 +140,10 @@ class RedisStore:
 
     def acquire(self, key: str, ttl: float) -> bool:
         try:
-            return bool(self._redis.set(self._prefix + key, b"1", nx=True, px=max(1, int(ttl * 1000))))
+            return bool(self._redis.set(self._prefix + key, b"1", nx=True, px=max(1, round(ttl * 1000))))
         except self._errors as exc:
-            raise StoreError(f"the server's data store is unavailable ({type(exc).__name__})") from None
+            log.warning("Redis unavailable while taking a lock: %s", exc)
+            raise StoreError(UNAVAILABLE) from None
 
     def release(self, key: str) -> None:
         try:

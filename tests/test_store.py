@@ -170,6 +170,36 @@ def test_processes_share_the_store(backend: Backend, key: str) -> None:
     assert [store.get(f"{key}:{i}") for i in range(2)] == [f"{key}:0".encode(), f"{key}:1".encode()]
 
 
+def test_a_lock_is_held_by_one_taker_until_released(backend: Backend, key: str) -> None:
+    store, other = backend.make(), backend.make()
+    assert store.acquire(key, 60.0) is True
+    assert store.acquire(key, 60.0) is False
+    assert other.acquire(key, 60.0) is False  # another handle on the same place
+    held_elsewhere = _other_process(
+        backend, "import sys\nfrom sources.store import open_store\nprint(open_store().acquire(sys.argv[1], 60.0))", key
+    )
+    assert held_elsewhere.strip() == "False"  # another process (another worker)
+    store.release(key)
+    assert other.acquire(key, 60.0) is True
+    other.release(key)
+
+
+def test_a_lock_lapses_after_its_time(backend: Backend, key: str) -> None:
+    store = backend.make()
+    assert store.acquire(key, 0.3) is True
+    time.sleep(0.6)
+    assert store.acquire(key, 60.0) is True  # the holder died without releasing: the lock lapsed
+    store.release(key)
+
+
+def test_a_lock_does_not_touch_a_value_of_another_key(backend: Backend, key: str) -> None:
+    store = backend.make()
+    store.put(key, b"value")
+    assert store.acquire(f"lock:{key}", 60.0) is True
+    store.release(f"lock:{key}")
+    assert store.get(key) == b"value"
+
+
 # ---------------------------------------------------------------- Redis unavailable
 
 
@@ -191,6 +221,10 @@ def test_redis_configured_but_not_listening_is_a_store_error() -> None:
         with pytest.raises(StoreError) as writing:
             store.put("anything", b"x")
         _assert_plain(writing.value, port)
+        with pytest.raises(StoreError) as locking:
+            store.acquire("lock:anything", 30.0)
+        _assert_plain(locking.value, port)
+        store.release("lock:anything")  # giving a lock back never fails: it lapses by itself
         history = GameHistory.from_records(
             [{"game": 1, "player": "Ann", "place": 1}, {"game": 1, "player": "Bo", "place": 2}]
         )
