@@ -9,7 +9,7 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import Input, Output, callback, html
 
-import figures_extra
+import figures as figures_extra
 from callbacks.runs import baseline_run, current_run
 from layouts.ids import Baseline, Data, Evaluate, Params, ScoreFn
 from ratings import get_system

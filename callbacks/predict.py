@@ -9,7 +9,7 @@ import numpy as np
 from dash import Input, Output, State, callback, html
 
 import figures
-import figures_extra
+import figures as figures_extra
 from callbacks.runs import current_run, typed_params
 from layouts.ids import Data, Params, Predict
 from ratings import RatingRun, create, get_system

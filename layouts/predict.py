@@ -6,7 +6,7 @@ from __future__ import annotations
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from figures_extra import graph_config
+from figures import graph_config
 from layouts.ids import Evaluate, Predict, ScoreFn
 
 __all__ = ["metrics_panel", "probability_panel", "score_panel", "tab"]

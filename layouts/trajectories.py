@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dash import dcc, html
 
-from figures_extra import graph_config
+from figures import graph_config
 from layouts.busy import busy
 from layouts.ids import Standings
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-import figures_extra
+import figures as figures_extra
 from callbacks import evaluate, predict
 from ratings import SYSTEM_NAMES, GameHistory, create
 from ratings.metrics import Evaluation
