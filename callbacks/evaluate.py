@@ -9,7 +9,7 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import Input, Output, callback, html
 
-import figures as figures_extra
+import figures
 from callbacks.runs import baseline_run, current_run
 from layouts.ids import Baseline, Data, Evaluate, Params, ScoreFn
 from ratings import get_system
@@ -100,7 +100,7 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
         "a larger base gives the top places more of the game's total score of 1. "
         "A player gains rating when their score beats the expected score."
     )
-    return figures_extra.score_function_figure(n, base), note
+    return figures.score_function_figure(n, base), note
 
 
 # source, settings, pinned baseline -> metrics table

@@ -9,7 +9,6 @@ import numpy as np
 from dash import Input, Output, State, callback, html
 
 import figures
-import figures as figures_extra
 from callbacks.runs import current_run, typed_params
 from layouts.ids import Data, Params, Predict
 from ratings import RatingRun, create, get_system
@@ -55,8 +54,8 @@ def win_probabilities(
 
 def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
     """The chances as a table in percent, with the expected place and each row's total."""
-    rows = figures_extra.probability_rows(players, probabilities)
-    places = [figures_extra.place_name(k) for k in range(1, probabilities.shape[1] + 1)]
+    rows = figures.probability_rows(players, probabilities)
+    places = [figures.place_name(k) for k in range(1, probabilities.shape[1] + 1)]
     head = html.Thead(
         html.Tr([html.Th("player"), *[html.Th(p) for p in places], html.Th("expected place"), html.Th("total")])
     )
@@ -103,7 +102,7 @@ def on_predict(source, current, players):
     try:
         picked, probs = win_probabilities(run, current["system"], current.get("params") or {}, players or [])
     except (ValueError, NotImplementedError) as exc:
-        return figures_extra.empty_figure(str(exc).capitalize()), None, ""
+        return figures.empty_figure(str(exc).capitalize()), None, ""
     title = get_system(current["system"]).title
     note = f"Under {title} with the current parameters, from the ratings after the last game."
-    return figures_extra.probability_figure(picked, probs, system_title=title), probability_table(picked, probs), note
+    return figures.probability_figure(picked, probs, system_title=title), probability_table(picked, probs), note
