@@ -355,3 +355,14 @@ def test_an_unknown_header_is_quoted_briefly() -> None:
     message = problem(error)[0]
     assert len(message) < 2_000
     assert "'column0-xxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'" in message and "and 280 more" in message
+
+
+@pytest.mark.parametrize("index", ["-1", "5"])
+def test_a_reference_to_a_missing_shared_text_is_damage(index: str) -> None:
+    sheet = '<row r="1"><c r="A1" t="inlineStr"><is><t>1st</t></is></c></row>'
+    sheet += f'<row r="2"><c r="A2" t="s"><v>{index}</v></c></row>'
+    with pytest.raises(HistoryError) as error:
+        read_file(raw_xlsx(sheet, "<si><t>Ann</t></si>"), filename="refs.xlsx")
+    assert problem(error)[0] == (
+        f"the Excel file cannot be read: cell A2 refers to shared text {index}, which the workbook does not have"
+    )
