@@ -345,3 +345,24 @@ def test_damaged_spreadsheets_give_a_result_or_a_history_error() -> None:
                 assert error.problems and all(p.source == name for p in error.problems[:1])
                 refused += 1
     assert refused > 100  # most damage is noticed (the rest hits bytes nothing reads, such as timestamps)
+
+
+def test_an_unknown_header_is_quoted_briefly() -> None:
+    # A header of 300 long nonsense columns: the message names a few, shortened, not 9 MB of them.
+    header = ",".join(f"column{j}-" + "x" * 30_000 for j in range(300))
+    with pytest.raises(HistoryError) as error:
+        read_file((header + "\n").encode(), filename="noise.csv")
+    message = problem(error)[0]
+    assert len(message) < 2_000
+    assert "'column0-xxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'" in message and "and 280 more" in message
+
+
+@pytest.mark.parametrize("index", ["-1", "5"])
+def test_a_reference_to_a_missing_shared_text_is_damage(index: str) -> None:
+    sheet = '<row r="1"><c r="A1" t="inlineStr"><is><t>1st</t></is></c></row>'
+    sheet += f'<row r="2"><c r="A2" t="s"><v>{index}</v></c></row>'
+    with pytest.raises(HistoryError) as error:
+        read_file(raw_xlsx(sheet, "<si><t>Ann</t></si>"), filename="refs.xlsx")
+    assert problem(error)[0] == (
+        f"the Excel file cannot be read: cell A2 refers to shared text {index}, which the workbook does not have"
+    )

@@ -131,13 +131,17 @@ def read_file(
     data, name = _read_limited(file, filename)
     kind = _kind(data, name)
     notes: list[str] = []
+    encoding: str | None = None
     if kind == "xlsx":
         rows = _xlsx_rows(data, name, notes, _Tally(name, "sheet"))
     elif kind == "ods":
         rows = _ods_rows(data, name, notes, _Tally(name, "sheet"))
     else:
-        rows = _text_rows(data, name, _Tally(name, "file"))
+        rows, decoded = _text_rows(data, name, _Tally(name, "file"))
+        encoding = decoded.encoding
+        if decoded.note:
+            notes.append(decoded.note)
     result = _read_rows(rows, shape=shape, source=name, skip_bad_rows=skip_bad_rows)
-    if notes:
-        result = dataclasses.replace(result, warnings=(*notes, *result.warnings))
+    if notes or encoding:
+        result = dataclasses.replace(result, warnings=(*notes, *result.warnings), encoding=encoding)
     return result

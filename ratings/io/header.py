@@ -119,7 +119,7 @@ def read_header(header: Sequence[Cell], source: str | None, row: int = 1) -> _He
 def _choose_shape(info: _Header, shape: str, source: str | None) -> str:
     long_ok = "player" in info.roles and "place" in info.roles
     wide_ok = bool(info.ordinals)
-    columns = ", ".join(f"'{n}'" for n in info.names)
+    columns = _shown_columns(info.names)
     if shape == "auto":
         if long_ok and wide_ok:
             raise HistoryError(
@@ -179,3 +179,11 @@ def _choose_shape(info: _Header, shape: str, source: str | None) -> str:
             ]
         )
     return "wide"
+
+
+def _shown_columns(names: Sequence[str], most: int = 20, width: int = 40) -> str:
+    """Column names quoted for a message: at most ``most`` of them, each cut to ``width`` characters."""
+    shown = [f"'{n if len(n) <= width else n[: width - 3] + '...'}'" for n in names[:most]]
+    if len(names) > most:
+        shown.append(f"and {len(names) - most:,} more")
+    return ", ".join(shown)

@@ -339,6 +339,9 @@ class _XlsxSheet:
                     _column_letter(self.column),
                     self.tally.source,
                 )
+            if not 0 <= index < len(self.strings.texts):
+                where = f"{_column_letter(self.column)}{self.number}"
+                raise _Damaged(f"cell {where} refers to shared text {index}, which the workbook does not have")
             return self.strings.texts[index]
         if kind == "b":
             return text.strip() not in ("0", "")

@@ -27,6 +27,9 @@ class ReadResult:
     warnings: tuple[str, ...] = ()
     skipped: tuple[Problem, ...] = ()
     columns: tuple[str, ...] = ()
+    #: The text encoding a text file was read with (a Python codec name such as ``utf_8`` or ``cp1251``);
+    #: None for spreadsheets and rows.  Any encoding but UTF-8 is also named in ``warnings``.
+    encoding: str | None = None
 
 
 @dataclass

@@ -6,25 +6,8 @@ import csv
 import io
 
 from ratings.history import HistoryError, Problem
+from ratings.io.encodings import Decoded, decode
 from ratings.io.limits import MAX_CELL_CHARS, _Tally
-
-
-def _decode(data: bytes, source: str | None) -> str:
-    if b"\x00" in data[:4096]:
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            try:
-                return data.decode("utf-16")
-            except UnicodeDecodeError:
-                pass
-        raise HistoryError([Problem("the file is not a text table (it contains binary data)", source=source)])
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("cp1252")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
 
 
 def _sniff_delimiter(text: str, filename: str | None) -> str:
@@ -50,9 +33,11 @@ def _sniff_delimiter(text: str, filename: str | None) -> str:
     return best
 
 
-def _text_rows(data: bytes, source: str | None, tally: _Tally) -> list[tuple[int, list[str]]]:
-    """The rows of a text table that hold something, numbered by record (blank lines counted, not kept)."""
-    text = _decode(data, source)
+def _text_rows(data: bytes, source: str | None, tally: _Tally) -> tuple[list[tuple[int, list[str]]], Decoded]:
+    """The rows of a text table that hold something, numbered by record (blank lines counted, not kept), and
+    how the file was decoded."""
+    decoded = decode(data, source)
+    text = decoded.text
     if "\x00" in text:
         raise HistoryError([Problem("the file is not a text table (it contains binary data)", source=source)])
     delimiter = _sniff_delimiter(text[:65_536], source)
@@ -80,4 +65,4 @@ def _text_rows(data: bytes, source: str | None, tally: _Tally) -> list[tuple[int
         raise HistoryError(
             [Problem(f"the file cannot be read as a table: {exc}", reader.line_num or None, None, source)]
         ) from None
-    return rows
+    return rows, decoded
