@@ -20,11 +20,8 @@ from typing import Any
 from dash import Input, Output, State, callback, ctx, no_update
 
 from callbacks.runs import DataError, describe_source, edited_source, history_for, load_source, records_of
-from layouts.ids import Data, Edit, Page
+from layouts.ids import Data, Edit, Page, Tab
 from ratings import GameHistory, HistoryError
-
-#: The Edit tab's id (layouts.edit).
-EDIT_TAB = "edit"
 
 __all__ = [
     "UNDO_STEPS",
@@ -252,7 +249,7 @@ def grid_for(source: Any, tab: Any, state: Any) -> tuple[Any, Any]:
     The grid's rows (one per result, a megabyte for a large history) are sent only to a page that shows them.
     An edit opened from a link starts a new edit session whose base is that edit (Revert comes back to it).
     """
-    if tab != EDIT_TAB or not isinstance(source, dict):
+    if tab != Tab.EDIT or not isinstance(source, dict):
         return no_update, no_update
     if isinstance(state, dict) and state.get("shown") == source:
         return no_update, no_update

@@ -8,10 +8,11 @@ from typing import Any
 import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import Input, Output, callback, html
+from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import baseline_run, current_run
-from layouts.ids import Baseline, Data, Evaluate, Params, ScoreFn
+from layouts.ids import Baseline, Data, Evaluate, Page, Params, ScoreFn, Tab
 from ratings import get_system
 from ratings.metrics import Evaluation, evaluate
 
@@ -109,8 +110,11 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
     Input(Baseline.STORE, "data"),
+    Input(Page.TABS, "active_tab"),
 )
-def on_metrics(source, current, pinned):
+def on_metrics(source, current, pinned, tab):
+    if tab != Tab.PREDICTIONS:
+        raise PreventUpdate  # computed when the tab opens
     now = evaluate(current_run(source, current))
     pinned_run = baseline_run(pinned)
     base = evaluate(pinned_run) if pinned_run is not None else None

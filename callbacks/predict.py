@@ -7,10 +7,11 @@ from typing import Any
 import dash_bootstrap_components as dbc
 import numpy as np
 from dash import Input, Output, State, callback, html
+from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run, typed_params
-from layouts.ids import Data, Params, Predict
+from layouts.ids import Data, Page, Params, Predict, Tab
 from ratings import RatingRun, create, get_system
 
 __all__ = ["MAX_PLAYERS", "default_pick", "player_options", "probability_table", "win_probabilities"]
@@ -81,9 +82,12 @@ def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
     Output(Predict.PLAYERS, "value"),
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
+    Input(Page.TABS, "active_tab"),
     State(Predict.PLAYERS, "value"),
 )
-def on_predict_players(source, current, chosen):
+def on_predict_players(source, current, tab, chosen):
+    if tab != Tab.PREDICTIONS:
+        raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
     return player_options(run), default_pick(run, chosen)
 
@@ -96,8 +100,11 @@ def on_predict_players(source, current, chosen):
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
     Input(Predict.PLAYERS, "value"),
+    Input(Page.TABS, "active_tab"),
 )
-def on_predict(source, current, players):
+def on_predict(source, current, players, tab):
+    if tab != Tab.PREDICTIONS:
+        raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
     try:
         picked, probs = win_probabilities(run, current["system"], current.get("params") or {}, players or [])

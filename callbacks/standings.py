@@ -10,7 +10,7 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import DataError, baseline_run, current_run, load_source
-from layouts.ids import Baseline, Data, Page, Params, Standings
+from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
 from layouts.leaderboard import leaderboard_table
 from ratings import GameHistory, RatingRun
 from ratings.params import parse_number
@@ -209,7 +209,7 @@ def on_game_changes(source, current, game, offset, factor):
     Input(Page.TABS, "active_tab"),
 )
 def on_heatmap(source, current, players, offset, factor, tab):
-    if tab != "overview":
+    if tab != Tab.OVERVIEW:
         raise PreventUpdate
     run = current_run(source, current)
     return figures.change_heatmap(run, players or figures.default_players(run), scale=scale_of(run, offset, factor))

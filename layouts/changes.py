@@ -7,7 +7,7 @@ from dash import dcc, html
 
 from figures import graph_config
 from layouts.busy import busy
-from layouts.ids import Standings
+from layouts.ids import Standings, Tab
 
 __all__ = ["game_panel", "overview_panel", "tab"]
 
@@ -45,4 +45,4 @@ def overview_panel() -> html.Div:
 
 def tab() -> dbc.Tab:
     """The "All games" tab: the overview heatmap."""
-    return dbc.Tab(html.Div(overview_panel(), className="pt-2"), label="All games", tab_id="overview")
+    return dbc.Tab(html.Div(overview_panel(), className="pt-2"), label="All games", tab_id=Tab.OVERVIEW)

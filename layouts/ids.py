@@ -26,6 +26,15 @@ class Page(StrEnum):
     ERROR = "page-error"
 
 
+class Tab(StrEnum):
+    """The tabs' ``tab_id`` values (a callback whose output sits on a tab computes only while it is open)."""
+
+    STANDINGS = "standings"
+    OVERVIEW = "overview"
+    EDIT = "edit"
+    PREDICTIONS = "predictions"
+
+
 class Data(StrEnum):
     """Choosing the game history: sample, upload, Google Sheet."""
 

@@ -18,12 +18,10 @@ on what is read), :mod:`~ratings.io.header`, :mod:`~ratings.io.dates`, :mod:`~ra
 :mod:`~ratings.io.table` (rows to a history), :mod:`~ratings.io.text` (CSV/TSV and their encodings),
 :mod:`~ratings.io.spreadsheets` (.xlsx, .ods), :mod:`~ratings.io.files` (files of any kind) and
 :mod:`~ratings.io.writing`.  Nothing here imports :mod:`ratings.samples` (which reads its files with these
-readers); ``load_history``, which knows both, lives there and is re-exported below on first use.
+readers); ``load_history``, which knows both (a path or a sample name), lives there.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
 
 from ratings.io.files import read_file
 from ratings.io.header import read_header
@@ -41,9 +39,6 @@ from ratings.io.limits import (
 from ratings.io.table import SHAPES, ReadResult, read_table
 from ratings.io.writing import safe_cell, to_long_rows, to_wide_rows, write_csv
 
-if TYPE_CHECKING:
-    from ratings.samples import load_history
-
 __all__ = [
     "MAX_BYTES",
     "MAX_CELLS",
@@ -56,7 +51,6 @@ __all__ = [
     "MAX_XML_TOKEN",
     "SHAPES",
     "ReadResult",
-    "load_history",
     "read_file",
     "read_header",
     "read_table",
@@ -65,12 +59,3 @@ __all__ = [
     "to_wide_rows",
     "write_csv",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """``load_history`` from :mod:`ratings.samples`, imported when first asked for (see the module docstring)."""
-    if name == "load_history":
-        from ratings.samples import load_history
-
-        return load_history
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

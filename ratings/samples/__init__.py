@@ -95,7 +95,8 @@ def load_history(spec: str) -> GameHistory:
     """Load a history from ``sample:NAME`` (a bundled sample), ``-`` (CSV on standard input) or a file path.
 
     Here rather than in :mod:`ratings.io` because it knows both the samples and the readers (the samples are
-    read with the readers, so the readers must not know the samples); ``ratings.io.load_history`` is this.
+    read with the readers, so the readers must not know the samples); the command line reads its history
+    argument with it.
     """
     if spec.startswith("sample:"):
         return load_sample(spec.split(":", 1)[1])
