@@ -8,7 +8,11 @@ Commands:
 - ``rate HISTORY``: the final leaderboard as CSV (or, with ``--trajectory``, every
   participant's rating before and after every game);
 - ``evaluate HISTORY``: how well the ratings held before each game predicted it
-  (Kendall tau, pair inversion, rank deviation; see :mod:`ratings.metrics`).
+  (Kendall tau, pair inversion, rank deviation; see :mod:`ratings.metrics`), on every game or, with
+  ``--from DATE`` / ``--test-fraction F``, on the later games only;
+- ``tune HISTORY``: search the system's numeric parameters on the early games for the best metric and report
+  it on the later games beside the defaults (see :mod:`ratings.tune`);
+- ``compare HISTORY``: tune every system within a shared budget and tabulate the held-out figures.
 
 HISTORY is a file (.csv, .tsv, .xlsx, .ods; long or wide shape), ``-`` for CSV on
 standard input, or ``sample:NAME``.  User errors (unknown system or parameter, invalid
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime as dt
 import json
 import math
 import sys
@@ -29,10 +34,11 @@ import numpy as np
 
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
-from ratings.metrics import Evaluation, evaluate
-from ratings.params import ParameterError, ParamSpec, coerce
+from ratings.metrics import Evaluation, evaluate_ratings
+from ratings.params import ParameterError, ParamSpec, coerce, parse_number
 from ratings.samples import list_samples, load_history
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
+from ratings.tune import METRICS, TuneResult, cut_index, tune
 
 __all__ = ["main", "build_parser", "load_history", "parse_settings"]
 
@@ -104,7 +110,63 @@ def build_parser() -> argparse.ArgumentParser:
         description="Kendall tau, pair inversion and rank deviation of the ratings held before each game.",
     )
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    held = score.add_mutually_exclusive_group()
+    held.add_argument("--from", dest="from_date", metavar="DATE", help="score only the games after DATE (YYYY-MM-DD)")
+    held.add_argument(
+        "--test-fraction", type=_fraction, metavar="F", help="score only the last F of the games (0 < F < 1)"
+    )
+
+    tune = commands.add_parser(
+        "tune",
+        parents=[common],
+        help="fit the system's parameters on the early games, judged on the later ones",
+        description="Search the numeric parameters on the games before a cut (default: the first 30%%), then "
+        "report the metric on the games after it, beside the defaults.",
+    )
+    compare = commands.add_parser(
+        "compare",
+        parents=[common],
+        help="tune every system within a shared budget and tabulate the held-out figures",
+        description="Tune every system (a share of the budget each) and print a table of held-out metrics.",
+    )
+    for sub in (tune, compare):
+        sub.add_argument("--metric", choices=list(METRICS), default="kendall-tau", help="what to optimise")
+        sub.add_argument("--budget", type=_seconds, default=30.0, metavar="SECONDS", help="search time (default 30)")
+        cut = sub.add_mutually_exclusive_group()
+        cut.add_argument("--train-fraction", type=_fraction, metavar="F", help="share of games the search sees")
+        cut.add_argument("--train-until", metavar="DATE", help="the search sees the games up to DATE (YYYY-MM-DD)")
+        sub.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+        sub.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = parse_number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = parse_number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not 0.0 < value <= 24 * 3600:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of seconds between 0 and 86400")
+    return value
+
+
+def _date(text: str | None, option: str) -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        raise CommandError(f"{option} {text!r}: write the date as YYYY-MM-DD") from None
 
 
 def parse_settings(system: type[RatingSystem], settings: Sequence[str]) -> dict[str, Any]:
@@ -306,15 +368,107 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
     system = _make_system(args.system, args.settings)
     history = load_history(args.history)
     _warn(history, err)
+    if args.command in ("tune", "compare"):
+        _tune(args, system, history, out)
+        return
     run = system.rate(history)
     if args.command == "rate":
         (write_trajectory if args.trajectory else write_leaderboard)(run, out)
     else:
-        evaluation = evaluate(run)
+        first = 0
+        if args.from_date is not None or args.test_fraction is not None:
+            first = cut_index(
+                history, fraction=args.test_fraction and 1 - args.test_fraction, until=_date(args.from_date, "--from")
+            )
+        evaluation = evaluate_ratings(history, run.before, first_game=first)
         if args.json:
-            out.write(json.dumps(evaluation.as_dict()) + "\n")
+            out.write(json.dumps({**evaluation.as_dict(), "first_game": first}) + "\n")
         else:
             write_evaluation(evaluation, run, args.history, out)
+            if first:
+                out.write(f"scored          games {first + 1} to {history.n_games} (the earlier ones only rate)\n")
+
+
+def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, out: IO[str]) -> None:
+    """``tune`` (the chosen system, its --set values kept fixed) and ``compare`` (every system)."""
+    until = _date(args.train_until, "--train-until")
+    if args.command == "tune":
+        fixed = {
+            k: v for k, v in system.get_params().items() if k in {s.partition("=")[0].strip() for s in args.settings}
+        }
+        result = tune(
+            history,
+            system.name,
+            metric=args.metric,
+            budget_seconds=args.budget,
+            train_fraction=args.train_fraction,
+            train_until=until,
+            seed=args.seed,
+            fixed=fixed,
+        )
+        if args.json:
+            out.write(json.dumps(result.as_dict(), default=_plain) + "\n")
+        else:
+            write_tuning(result, out)
+        return
+    share = args.budget / len(SYSTEM_NAMES)
+    results = [
+        tune(
+            history,
+            name,
+            metric=args.metric,
+            budget_seconds=share,
+            train_fraction=args.train_fraction,
+            train_until=until,
+            seed=args.seed,
+        )
+        for name in SYSTEM_NAMES
+    ]
+    if args.json:
+        out.write(json.dumps([r.as_dict() for r in results], default=_plain) + "\n")
+    else:
+        write_comparison(results, out)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    return str(value)
+
+
+def _params_text(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()) or "defaults"
+
+
+def write_tuning(result: TuneResult, out: IO[str]) -> None:
+    """The tuned parameters and the metric on the training and the held-out games, beside the defaults."""
+    name, _ = METRICS[result.metric]
+    out.write(f"system          {result.system}, metric {result.metric} ({len(result.evaluations)} evaluations)\n")
+    out.write(f"training games  1 to {result.cut}; held-out games {result.cut + 1} on\n")
+    out.write(f"tuned           {_params_text(result.params)}\n")
+    out.write(f"{'':16}{'training':>10}{'held out':>10}\n")
+    for label, train, test in (
+        ("tuned", result.train, result.test),
+        ("defaults", result.default_train, result.default_test),
+    ):
+        out.write(f"{label:16}{getattr(train, name):>10.4f}{getattr(test, name):>10.4f}\n")
+
+
+def write_comparison(results: list[TuneResult], out: IO[str]) -> None:
+    """One row per system: tuned parameters, held-out Kendall tau, pair inversion, rank deviation, replay time."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["system", "tuned parameters", "kendall tau", "pair inversion", "rank deviation", "replay s"])
+    for r in results:
+        writer.writerow(
+            [
+                r.system,
+                _params_text(r.params),
+                f"{r.test.kendall_tau:.4f}",
+                f"{r.test.pair_inversion:.4f}",
+                f"{r.test.rank_deviation:.4f}",
+                f"{r.replay_seconds:.3f}",
+            ]
+        )
 
 
 def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: IO[str] | None = None) -> int:

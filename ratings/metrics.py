@@ -84,14 +84,18 @@ def evaluate(run: RatingRun) -> Evaluation:
     return evaluate_ratings(run.history, run.before)
 
 
-def evaluate_ratings(history: GameHistory, before: np.ndarray) -> Evaluation:
-    """The metrics of ratings ``before`` (flat layout, one per entry, held before each game)."""
+def evaluate_ratings(
+    history: GameHistory, before: np.ndarray, *, first_game: int = 0, last_game: int | None = None
+) -> Evaluation:
+    """The metrics of ratings ``before`` (flat layout, one per entry, held before each game), over the games
+    ``first_game`` (included) to ``last_game`` (excluded; default: to the end) -- a held-out part, say."""
     before = np.asarray(before, dtype=float)
     n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
     if before.shape != (n_entries,):
         raise ValueError(f"expected {n_entries} ratings (one per entry of the history), got shape {before.shape}")
-    sizes = np.diff(history.offsets)
-    starts = history.offsets[:-1]
+    chosen = slice(first_game, history.n_games if last_game is None else last_game)
+    sizes = np.diff(history.offsets)[chosen]
+    starts = history.offsets[:-1][chosen]
 
     tau_sum = 0.0  # Kendall tau: discordant pairs (+ 0.5 per equal-rated pair)
     tau_pairs = 0

@@ -1,0 +1,263 @@
+"""Which settings fit a group's history?  Honest parameter search on the early games, judged on the later ones.
+
+Protocol (as in Kerby's evaluation of single-parameter models, and in the hold-out protocol of Ebtekar and Liu's
+Elo-MMR paper, arXiv:2101.00400, section 6): the history is cut at a game; the search sees ONLY the games before the
+cut (the training part: it replays that part alone, so no later game can influence what it chooses); the chosen
+settings then replay the whole history, ratings carrying on through the cut, and the metric is reported on the
+games after it (the held-out part), beside the same figures for the defaults.  If tuning only fitted noise, the
+held-out figure shows it.
+
+The search runs over a system's numeric parameters (``float`` and ``int`` kinds) inside their declared ranges
+(``ParamSpec.low``/``high``).  It is a scrambled Sobol design (``scipy.stats.qmc``, seeded) followed by a bounded
+Nelder-Mead refinement from the best point (``scipy.optimize.minimize``), within a time and an evaluation budget.
+Every evaluation is recorded.  Categorical and optional parameters keep their values (defaults, or the ``fixed``
+ones given).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import optimize
+from scipy.stats import qmc
+
+from ratings.base import ComputationError
+from ratings.history import GameHistory
+from ratings.metrics import Evaluation, evaluate_ratings
+from ratings.params import ParameterError, ParamSpec
+from ratings.systems import create, get_system
+
+__all__ = ["METRICS", "Trial", "TuneResult", "cut_index", "held_out", "searchable", "tune"]
+
+#: Metric name -> (Evaluation field, +1 if lower is better, -1 if higher is better).
+METRICS: dict[str, tuple[str, int]] = {
+    "kendall-tau": ("kendall_tau", 1),
+    "pair-inversion": ("pair_inversion", -1),
+    "rank-deviation": ("rank_deviation", 1),
+}
+#: Share of the games the search sees by default (the first 30%).
+DEFAULT_TRAIN_FRACTION = 0.3
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One evaluation of the search: the parameters tried and the training metric (None: no finite ratings)."""
+
+    params: dict[str, Any]
+    train: float | None
+    seconds: float
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """What the search found and how it held up on the games it never saw."""
+
+    system: str
+    metric: str
+    cut: int
+    params: dict[str, Any]
+    train: Evaluation
+    test: Evaluation
+    default_train: Evaluation
+    default_test: Evaluation
+    evaluations: list[Trial] = field(default_factory=list)
+    replay_seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``params``, ``train``, ``test``, ``default_train``, ``default_test``, ``evaluations``."""
+        return {
+            "system": self.system,
+            "metric": self.metric,
+            "cut": self.cut,
+            "params": self.params,
+            "train": self.train.as_dict(),
+            "test": self.test.as_dict(),
+            "default_train": self.default_train.as_dict(),
+            "default_test": self.default_test.as_dict(),
+            "evaluations": [
+                {"params": t.params, "train": t.train, "seconds": round(t.seconds, 4)} for t in self.evaluations
+            ],
+            "replay_seconds": self.replay_seconds,
+        }
+
+
+def cut_index(history: GameHistory, *, fraction: float | None = None, until: dt.date | None = None) -> int:
+    """The first held-out game: after ``fraction`` of the games, or the first game dated after ``until``.
+
+    At least one game on each side (a history of fewer than two games cannot be split).
+    """
+    n = history.n_games
+    if n < 2:
+        raise ParameterError("history", "needs at least two games to set some aside for testing")
+    if until is not None:
+        dates = [g.date for g in history.games]
+        if any(d is None for d in dates):
+            raise ParameterError("train_until", "the history has games without a date; cut by a fraction instead")
+        cut = sum(1 for d in dates if d is not None and d <= until)
+    else:
+        share = DEFAULT_TRAIN_FRACTION if fraction is None else fraction
+        if not (isinstance(share, (int, float)) and 0.0 < share < 1.0):
+            raise ParameterError("train_fraction", f"must be between 0 and 1 (exclusive), got {share!r}")
+        cut = int(round(n * share))
+    if not 0 < cut < n:
+        raise ParameterError("train_until" if until else "train_fraction", f"leaves no games on one side ({cut}/{n})")
+    return cut
+
+
+def held_out(history: GameHistory, before: np.ndarray, cut: int) -> Evaluation:
+    """The metrics of the ratings ``before`` each game, over the games from ``cut`` on."""
+    return evaluate_ratings(history, before, first_game=cut)
+
+
+def searchable(system: str) -> list[ParamSpec]:
+    """The parameters the search varies: numeric, with a declared range."""
+    return [
+        s
+        for s in get_system(system).parameters()
+        if s.kind in ("float", "int") and s.low is not None and s.high is not None and s.high > s.low
+    ]
+
+
+def _score(evaluation: Evaluation, metric: str) -> float | None:
+    name, sign = METRICS[metric]
+    value = getattr(evaluation, name)
+    return None if value is None or math.isnan(value) else sign * float(value)
+
+
+def tune(
+    history: GameHistory,
+    system: str,
+    *,
+    metric: str = "kendall-tau",
+    budget_seconds: float = 30.0,
+    max_evaluations: int | None = None,
+    train_fraction: float | None = None,
+    train_until: dt.date | None = None,
+    seed: int = 0,
+    fixed: Mapping[str, Any] | None = None,
+    progress: Callable[[int, float | None], None] | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> TuneResult:
+    """Search ``system``'s numeric parameters on the games before the cut to minimise ``metric`` (see the module).
+
+    ``progress(evaluations done, best training score so far)`` is called after each evaluation; ``stop()``
+    returning True ends the search early (a cancelled job).  The result is reproducible for a given ``seed``
+    and evaluation budget (a time budget may end it at a different evaluation on a busier machine).
+    """
+    if metric not in METRICS:
+        raise ParameterError("metric", f"'{metric}' is not one of {', '.join(METRICS)}")
+    cut = cut_index(history, fraction=train_fraction, until=train_until)
+    training = GameHistory(history.games[:cut])  # the search never sees a game from the cut on
+    base = dict(fixed or {})
+    specs = [s for s in searchable(system) if s.name not in base]  # fixed values are kept, never searched
+    trials: list[Trial] = []
+    deadline = time.monotonic() + max(0.0, budget_seconds)
+    limit = max_evaluations if max_evaluations is not None else 10_000
+
+    def train_score(params: dict[str, Any]) -> float | None:
+        started = time.perf_counter()
+        try:
+            run = create(system, **base, **params).rate(training)
+            value = _score(evaluate_ratings(training, run.before), metric)
+        except (ComputationError, ParameterError):
+            value = None
+        trials.append(
+            Trial(dict(params), None if value is None else METRICS[metric][1] * value, time.perf_counter() - started)
+        )
+        if progress is not None:
+            finite = [t.train for t in trials if t.train is not None]
+            best = (min if METRICS[metric][1] > 0 else max)(finite) if finite else None
+            progress(len(trials), best)
+        return value
+
+    def over() -> bool:
+        return len(trials) >= limit or time.monotonic() > deadline or (stop is not None and stop())
+
+    def params_at(point: np.ndarray) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for spec, u in zip(specs, point, strict=True):
+            value = float(spec.low) + float(np.clip(u, 0.0, 1.0)) * (float(spec.high) - float(spec.low))  # type: ignore[arg-type]
+            out[spec.name] = int(round(value)) if spec.kind == "int" else round(value, 6)
+        return out
+
+    best_point: np.ndarray | None = None
+    best_value = math.inf
+    if specs:
+        # Phase 1: a scrambled Sobol design over the unit box (the defaults first, so tuning can only help).
+        defaults = np.array(
+            [(float(s.default) - float(s.low)) / (float(s.high) - float(s.low)) for s in specs]  # type: ignore[arg-type]
+        )
+        size = max(8, 4 * len(specs))
+        design = qmc.Sobol(d=len(specs), scramble=True, seed=seed).random_base2(math.ceil(math.log2(size)))
+        for point in [np.clip(defaults, 0, 1), *design]:
+            if over():
+                break
+            value = train_score(params_at(point))
+            if value is not None and value < best_value:
+                best_point, best_value = point, value
+
+        # Phase 2: bounded Nelder-Mead from the best point, within what is left of the budget.
+        class _Done(Exception):
+            pass
+
+        def objective(point: np.ndarray) -> float:
+            if over():
+                raise _Done
+            value = train_score(params_at(point))
+            return math.inf if value is None else value
+
+        if best_point is not None and not over():
+            try:
+                found = optimize.minimize(
+                    objective,
+                    best_point,
+                    method="Nelder-Mead",
+                    bounds=[(0.0, 1.0)] * len(specs),
+                    options={"xatol": 1e-3, "fatol": 1e-6, "initial_simplex": _simplex(best_point)},
+                )
+                if found.fun < best_value:
+                    best_point, best_value = np.asarray(found.x), float(found.fun)
+            except _Done:
+                pass
+        chosen = {**base, **params_at(best_point)} if best_point is not None else dict(base)
+        # the search's own record of the best point is authoritative (Nelder-Mead's may be a stale vertex)
+        scored = [t for t in trials if t.train is not None]
+        if scored:
+            sign = METRICS[metric][1]
+            top = min(scored, key=lambda t: sign * t.train)  # type: ignore[operator]
+            chosen = {**base, **top.params}
+    else:
+        chosen = dict(base)
+
+    started = time.perf_counter()
+    tuned_run = create(system, **chosen).rate(history)
+    replay = time.perf_counter() - started
+    default_run = create(system, **base).rate(history)
+    return TuneResult(
+        system=system,
+        metric=metric,
+        cut=cut,
+        params=chosen,
+        train=evaluate_ratings(history, tuned_run.before, last_game=cut),
+        test=held_out(history, tuned_run.before, cut),
+        default_train=evaluate_ratings(history, default_run.before, last_game=cut),
+        default_test=held_out(history, default_run.before, cut),
+        evaluations=trials,
+        replay_seconds=replay,
+    )
+
+
+def _simplex(point: np.ndarray, size: float = 0.15) -> np.ndarray:
+    """A starting simplex around ``point`` inside the unit box (steps towards the box's interior)."""
+    vertices = [point]
+    for i in range(len(point)):
+        step = np.zeros_like(point)
+        step[i] = size if point[i] + size <= 1.0 else -size
+        vertices.append(np.clip(point + step, 0.0, 1.0))
+    return np.array(vertices)
