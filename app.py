@@ -6,6 +6,7 @@ import logging
 
 from dash import Dash
 
+import background
 import callbacks
 import security
 import settings
@@ -20,10 +21,14 @@ app = Dash(
     serve_locally=True,
     suppress_callback_exceptions=False,
     on_error=security.callback_error,
+    background_callback_manager=background.manager(),
     meta_tags=[{"name": "viewport", "content": "width=device-width, initial-scale=1"}],
 )
 app.layout = page.layout
 callbacks.register()
+
+#: The Celery application when REDIS_URL is set (``celery -A app.celery_app worker``), else None.
+celery_app = background.celery_app
 
 #: The WSGI application gunicorn serves (``gunicorn app:server``).
 server = app.server

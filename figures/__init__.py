@@ -10,6 +10,7 @@ Nothing here reads a file, a store or a request; every function is tested withou
 - :mod:`figures.trajectories`, :mod:`figures.changes` (one game's bars, the players x games heatmap),
   :mod:`figures.leaderboard` (rows and sparklines), :mod:`figures.predictions` (chance of each place),
   :mod:`figures.scores` (multiplayer Elo score function);
+- :mod:`figures.fit` (the parameter search: each try and the best so far);
 - :mod:`figures.empty` (a chart saying why it is blank) and :mod:`figures.export` (PNG download config).
 
 Every public name is re-exported here: ``import figures; figures.trajectory_figure(...)``.
@@ -20,6 +21,7 @@ from __future__ import annotations
 from figures.changes import NEGATIVE, POSITIVE, change_heatmap, game_changes_figure, oddities
 from figures.empty import empty_figure
 from figures.export import graph_config
+from figures.fit import METRIC_WORDS, search_figure
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.players import (
@@ -38,6 +40,8 @@ from figures.text import date_range_text, place_name, place_text, plain
 from figures.trajectories import MARKER_LIMIT, trajectory_figure
 
 __all__ = [
+    "METRIC_WORDS",
+    "search_figure",
     "MARKER_LIMIT",
     "NATURAL_SCALE",
     "NEGATIVE",

@@ -33,6 +33,7 @@ class Tab(StrEnum):
     OVERVIEW = "overview"
     EDIT = "edit"
     PREDICTIONS = "predictions"
+    FIT = "fit"
 
 
 class Data(StrEnum):
@@ -160,3 +161,23 @@ class Downloads(StrEnum):
     RATINGS = "downloads-ratings"
     HISTORY_BUTTON = "downloads-history-button"
     HISTORY = "downloads-history"
+
+
+class Fit(StrEnum):
+    """Fitting the parameters to the group's games, and comparing every system (background jobs)."""
+
+    BUDGET = "fit-budget"
+    METRIC = "fit-metric"
+    RUN = "fit-run"
+    COMPARE = "fit-compare"
+    CANCEL = "fit-cancel"
+    PROGRESS = "fit-progress"
+    RESULT = "fit-result"
+    VIEW = "fit-view"
+    FIGURE = "fit-figure"
+
+
+class FitType(StrEnum):
+    """``"type"`` of the buttons that apply fitted settings; each id also has ``"index"`` (the system)."""
+
+    APPLY = "fit-apply"

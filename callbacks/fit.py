@@ -1,0 +1,105 @@
+"""Fit to our games / Compare all systems: background jobs with progress and Cancel, and applying a result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import ALL, Input, Output, State, callback, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+from callbacks.baseline import pin
+from callbacks.runs import settings_of
+from layouts.fit import compare_view, fit_view
+from layouts.ids import Baseline, Data, Fit, FitType, Page, Params
+from ratings import SYSTEM_NAMES
+from ratings.tune import METRICS
+from sources.fitting import compare_systems, fit_system
+
+__all__ = ["applied"]
+
+#: Longest search a visitor may ask for (the slider's top), so one click cannot hold a worker longer.
+MAX_BUDGET = 120.0
+
+
+def _budget(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and 1 <= value <= MAX_BUDGET else 20.0
+
+
+# Fit / Compare buttons (with the data, settings, budget and measure) -> the result store, in the background
+@callback(
+    Output(Fit.RESULT, "data"),
+    Input(Fit.RUN, "n_clicks"),
+    Input(Fit.COMPARE, "n_clicks"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    State(Fit.BUDGET, "value"),
+    State(Fit.METRIC, "value"),
+    background=True,
+    progress=[Output(Fit.PROGRESS, "value"), Output(Fit.PROGRESS, "label")],
+    running=[
+        (Output(Fit.RUN, "disabled"), True, False),
+        (Output(Fit.COMPARE, "disabled"), True, False),
+        (Output(Fit.CANCEL, "disabled"), False, True),
+        (Output(Fit.PROGRESS, "animated"), True, False),
+    ],
+    cancel=[Input(Fit.CANCEL, "n_clicks")],
+    prevent_initial_call=True,
+)
+def on_fit(set_progress, _run, _compare, source, current, budget, metric):
+    settings = settings_of(current)
+    if source is None or settings is None or metric not in METRICS:
+        raise PreventUpdate
+    seconds = _budget(budget)
+
+    def progress(share: float, label: str) -> None:
+        set_progress((share, label))
+
+    if ctx.triggered_id == Fit.COMPARE:
+        result = compare_systems(source, budget=seconds, metric=metric, progress=progress)
+    else:
+        result = fit_system(source, *settings, budget=seconds, metric=metric, progress=progress)
+    set_progress((100, "done"))
+    return result
+
+
+# the result store -> the result view
+@callback(Output(Fit.VIEW, "children"), Input(Fit.RESULT, "data"), prevent_initial_call=True)
+def on_result(result: Any) -> Any:
+    if not isinstance(result, dict):
+        raise PreventUpdate
+    return compare_view(result) if result.get("kind") == "compare" else fit_view(result)
+
+
+def applied(system: Any, result: Any, source: Any, current: Any) -> tuple[Any, Any, Any] | None:
+    """What "use" leads to: the pinned baseline (the current settings), the system and the address state that
+    builds its controls with the fitted values; None if the request does not name a fitted system."""
+    if system not in SYSTEM_NAMES or not isinstance(result, dict):
+        return None
+    if result.get("kind") == "fit" and result.get("system") == system:
+        params = result.get("fitted")
+    else:
+        params = next((r.get("fitted") for r in result.get("rows", []) if r.get("system") == system), None)
+    if not isinstance(params, dict):
+        return None
+    return pin(source, current), system, {"source": source, "system": system, "params": params}
+
+
+# a "use" button -> current settings pinned as the baseline; the system and its fitted values in the controls
+@callback(
+    Output(Baseline.STORE, "data", allow_duplicate=True),
+    Output(Params.SYSTEM, "value", allow_duplicate=True),
+    Output(Page.URL_STATE, "data", allow_duplicate=True),
+    Input({"type": FitType.APPLY, "index": ALL}, "n_clicks"),
+    State(Fit.RESULT, "data"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    prevent_initial_call=True,
+)
+def on_apply(clicks: list[Any], result: Any, source: Any, current: Any) -> tuple[Any, Any, Any]:
+    trigger = ctx.triggered_id
+    if not any(clicks) or not isinstance(trigger, dict):
+        raise PreventUpdate
+    outcome = applied(trigger.get("index"), result, source, current)
+    if outcome is None:
+        return no_update, no_update, no_update
+    return outcome

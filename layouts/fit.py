@@ -1,0 +1,223 @@
+"""The "Fit" tab: which settings fit this group's games, honestly measured, and how every system compares.
+
+The search sees only the early games (the first 30%) and is judged on the later ones (see ratings.tune); it runs in
+the background with a progress bar and a Cancel button, and the page stays usable meanwhile.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from figures import METRIC_WORDS, graph_config, search_figure
+from layouts.ids import Fit, FitType, Tab
+from ratings import get_system
+
+__all__ = ["compare_view", "fit_view", "tab"]
+
+METRIC_OPTIONS = [
+    {"label": "pairs the higher-rated player lost (Kendall tau, lower is better)", "value": "kendall-tau"},
+    {"label": "matchups the higher-rated player won or tied (higher is better)", "value": "pair-inversion"},
+    {"label": "distance from the predicted rank (lower is better)", "value": "rank-deviation"},
+]
+
+
+def tab() -> dbc.Tab:
+    """Budget, metric, the two actions, the progress bar and the result."""
+    controls = dbc.Row(
+        [
+            dbc.Col(
+                [
+                    dbc.Label("Search time (seconds)", html_for=Fit.BUDGET, className="small mb-0"),
+                    dcc.Slider(id=Fit.BUDGET, min=5, max=120, step=5, value=20, marks={5: "5", 60: "60", 120: "120"}),
+                ],
+                md=4,
+                xs=12,
+            ),
+            dbc.Col(
+                [
+                    dbc.Label("Judge by", html_for=Fit.METRIC, className="small mb-0"),
+                    dcc.Dropdown(id=Fit.METRIC, options=METRIC_OPTIONS, value="kendall-tau", clearable=False),
+                ],
+                md=8,
+                xs=12,
+            ),
+        ],
+        className="g-2 mb-2",
+    )
+    buttons = html.Div(
+        [
+            dbc.Button("Fit to our games", id=Fit.RUN, color="primary", size="sm", className="me-2"),
+            dbc.Button("Compare all systems", id=Fit.COMPARE, color="outline-primary", size="sm", className="me-2"),
+            dbc.Button("Cancel", id=Fit.CANCEL, color="outline-secondary", size="sm", disabled=True),
+        ],
+        className="mb-2",
+    )
+    return dbc.Tab(
+        html.Div(
+            [
+                html.P(
+                    "The search tries settings on the first 30% of the games only, then shows how the best ones "
+                    "predict the later games beside the defaults and your current settings, so you see whether "
+                    "fitting helped or only fitted noise.",
+                    className="small text-muted mb-2",
+                ),
+                controls,
+                buttons,
+                dbc.Progress(
+                    id=Fit.PROGRESS, value=0, label="", striped=True, className="mb-2", style={"height": "1.2rem"}
+                ),
+                html.Div(id=Fit.VIEW),
+                dcc.Store(id=Fit.RESULT),
+            ],
+            className="pt-2",
+        ),
+        label="Fit",
+        tab_id=Tab.FIT,
+    )
+
+
+def _number(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _metric(figures: dict[str, Any] | None, metric: str) -> str:
+    if not figures:
+        return "–"
+    value = figures.get(metric.replace("-", "_"))
+    return "–" if value is None else f"{value:.4f}"
+
+
+def fit_view(result: dict[str, Any]) -> Any:
+    """Fitted beside current parameters, the held-out figures, the search plot and the Apply button."""
+    system, metric = result["system"], result["metric"]
+    specs = {s.name: s for s in get_system(system).parameters()}
+    changed = [name for name in result["fitted"] if result["fitted"][name] != result["current"].get(name)]
+    params = dbc.Table(
+        [
+            html.Thead(html.Tr([html.Th("parameter"), html.Th("now"), html.Th("fitted")])),
+            html.Tbody(
+                [
+                    html.Tr(
+                        [
+                            html.Td(specs[name].title if name in specs else name),
+                            html.Td(
+                                _number(result["current"].get(name, specs[name].default if name in specs else None))
+                            ),
+                            html.Td(_number(result["fitted"][name]), className="fw-semibold"),
+                        ]
+                    )
+                    for name in changed
+                ]
+            ),
+        ],
+        size="sm",
+        className="mb-2",
+    )
+    words, lower = METRIC_WORDS[metric]
+    figures_table = dbc.Table(
+        [
+            html.Thead(html.Tr([html.Th(f"on the {result['games'] - result['cut']} later games"), html.Th(words)])),
+            html.Tbody(
+                [
+                    html.Tr(
+                        [html.Td("fitted settings"), html.Td(_metric(result["test"], metric), className="fw-semibold")]
+                    ),
+                    html.Tr([html.Td("your current settings"), html.Td(_metric(result.get("current_test"), metric))]),
+                    html.Tr([html.Td("defaults"), html.Td(_metric(result["default_test"], metric))]),
+                ]
+            ),
+        ],
+        size="sm",
+        className="mb-2",
+    )
+    better = _better(result["test"], result.get("current_test"), metric, lower)
+    verdict = (
+        "The fitted settings predict the later games better than your current ones."
+        if better
+        else "The fitted settings do not predict the later games better than your current ones: keep yours."
+    )
+    return html.Div(
+        [
+            html.Div(f"{get_system(system).title}: {len(result['evaluations'])} settings tried.", className="small"),
+            html.Div(verdict, className="small fw-semibold mb-1"),
+            params if changed else html.Div("The search kept the current values.", className="small"),
+            figures_table,
+            dbc.Button(
+                "Use the fitted settings (your current ones become the baseline)",
+                id={"type": FitType.APPLY, "index": system},
+                size="sm",
+                color="success",
+                className="mb-2",
+            ),
+            dcc.Graph(
+                id=Fit.FIGURE, figure=search_figure(result["evaluations"], metric), config=graph_config("search")
+            ),
+        ]
+    )
+
+
+def _better(test: dict[str, Any], current: dict[str, Any] | None, metric: str, lower: bool) -> bool:
+    key = metric.replace("-", "_")
+    a, b = test.get(key), (current or {}).get(key)
+    if a is None or b is None:
+        return False
+    return bool(a < b) if lower else bool(a > b)
+
+
+def compare_view(result: dict[str, Any]) -> Any:
+    """One row per system: fitted parameters, the three held-out figures, replay time and a button to use it."""
+    metric = result["metric"]
+    rows = sorted(result["rows"], key=lambda r: (r["test"].get(metric.replace("-", "_")) is None, _key(r, metric)))
+    header = html.Tr(
+        [
+            html.Th("system"),
+            html.Th("fitted settings"),
+            html.Th("pairs the higher-rated lost"),
+            html.Th("matchups won or tied by the higher-rated"),
+            html.Th("rank distance"),
+            html.Th("replay"),
+            html.Th(""),
+        ]
+    )
+    body = [
+        html.Tr(
+            [
+                html.Td(row["title"]),
+                html.Td(
+                    ", ".join(f"{k}={_number(v)}" for k, v in row["fitted"].items()) or "defaults", className="small"
+                ),
+                html.Td(_metric(row["test"], "kendall-tau")),
+                html.Td(_metric(row["test"], "pair-inversion")),
+                html.Td(_metric(row["test"], "rank-deviation")),
+                html.Td(f"{row['replay_seconds']:.2f} s"),
+                html.Td(dbc.Button("use", id={"type": FitType.APPLY, "index": row["system"]}, size="sm", color="link")),
+            ]
+        )
+        for row in rows
+    ]
+    return html.Div(
+        [
+            html.Div(
+                f"Held out: the later {result['games'] - result['cut']} games; best first by the chosen measure. "
+                "'use' switches to that system with its fitted settings (the current ones become the baseline).",
+                className="small text-muted mb-1",
+            ),
+            html.Div(
+                dbc.Table([html.Thead(header), html.Tbody(body)], size="sm", hover=True), className="table-responsive"
+            ),
+        ]
+    )
+
+
+def _key(row: dict[str, Any], metric: str) -> float:
+    value = row["test"].get(metric.replace("-", "_"))
+    if value is None:
+        return 0.0
+    return float(value) if metric != "pair-inversion" else -float(value)
