@@ -47,8 +47,9 @@ types: $(VENV)/.dev
 unit: $(VENV)/.dev redis
 	$(VENV)/bin/pytest -m "not browser"
 
+# Two processes (the machine's two cores); a module's tests stay in one process, so a module's servers start once.
 test: $(VENV)/.dev chromium redis lint types
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n 2 --dist loadfile
 
 bench: $(VENV)/.runtime
 	$(PY) benchmarks/replay.py

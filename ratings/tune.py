@@ -8,8 +8,9 @@ games after it (the held-out part), beside the same figures for the defaults.  I
 held-out figure shows it.
 
 The search runs over a system's numeric parameters (``float`` and ``int`` kinds) inside their declared ranges
-(``ParamSpec.low``/``high``).  It is a scrambled Sobol design (``scipy.stats.qmc``, seeded) followed by a bounded
-Nelder-Mead refinement from the best point (``scipy.optimize.minimize``), within a time and an evaluation budget.
+(``ParamSpec.low``/``high``).  It alternates a batch of a scrambled Sobol sequence (``scipy.stats.qmc``, seeded)
+with a bounded Nelder-Mead refinement from the best point so far (``scipy.optimize.minimize``) until the time or
+evaluation budget is spent.
 Every evaluation is recorded.  Categorical and optional parameters keep their values (defaults, or the ``fixed``
 ones given).
 """
@@ -194,15 +195,10 @@ def tune(
             [(float(s.default) - float(s.low)) / (float(s.high) - float(s.low)) for s in specs]  # type: ignore[arg-type]
         )
         size = max(8, 4 * len(specs))
-        design = qmc.Sobol(d=len(specs), scramble=True, seed=seed).random_base2(math.ceil(math.log2(size)))
-        for point in [np.clip(defaults, 0, 1), *design]:
-            if over():
-                break
-            value = train_score(params_at(point))
-            if value is not None and value < best_value:
-                best_point, best_value = point, value
+        sobol = qmc.Sobol(d=len(specs), scramble=True, seed=seed)
+        drawn = math.ceil(math.log2(size))
+        design = [np.clip(defaults, 0, 1), *sobol.random_base2(drawn)]
 
-        # Phase 2: bounded Nelder-Mead from the best point, within what is left of the budget.
         class _Done(Exception):
             pass
 
@@ -212,7 +208,18 @@ def tune(
             value = train_score(params_at(point))
             return math.inf if value is None else value
 
-        if best_point is not None and not over():
+        # Rounds until the budget is spent: evaluate a batch of Sobol points (the defaults first, so tuning can
+        # only help), then a bounded Nelder-Mead refinement from the best point so far; the next round takes the
+        # next points of the same Sobol sequence.
+        while not over():
+            for point in design:
+                if over():
+                    break
+                value = train_score(params_at(point))
+                if value is not None and value < best_value:
+                    best_point, best_value = point, value
+            if best_point is None or over():
+                break
             try:
                 found = optimize.minimize(
                     objective,
@@ -224,7 +231,9 @@ def tune(
                 if found.fun < best_value:
                     best_point, best_value = np.asarray(found.x), float(found.fun)
             except _Done:
-                pass
+                break
+            design = list(sobol.random_base2(drawn))  # as many again: the sequence keeps its balance (2^k points)
+            drawn += 1
         chosen = {**base, **params_at(best_point)} if best_point is not None else dict(base)
         # the search's own record of the best point is authoritative (Nelder-Mead's may be a stale vertex)
         scored = [t for t in trials if t.train is not None]

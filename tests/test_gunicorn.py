@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-GUNICORN = Path(sys.executable).parent / "gunicorn"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.servers import gunicorn
 
 
 def _get(url: str) -> tuple[int, str]:
-    with urllib.request.urlopen(url, timeout=10) as response:
+    with urllib.request.urlopen(url, timeout=60) as response:
         return response.status, response.read().decode()
 
 
@@ -38,39 +24,9 @@ def _post(url: str, payload: dict) -> tuple[int, dict]:
 
 
 @pytest.fixture(scope="module")
-def gunicorn_url():
-    if not GUNICORN.exists():
-        pytest.skip(f"gunicorn is not installed next to {sys.executable}")
-    port = _free_port()
-    env = {**os.environ, "SECRET_KEY": "test-secret-shared-by-workers", "PYTHONUNBUFFERED": "1"}
-    env.pop("PORT", None)
-    proc = subprocess.Popen(
-        [str(GUNICORN), "app:server", "--workers", "2", "--bind", f"127.0.0.1:{port}", "--timeout", "60"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120  # a loaded 2-core machine can take a while to import the app twice
-    try:
-        while True:
-            try:
-                _get(url + "/_dash-layout")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    output = proc.stdout.read().decode() if proc.stdout else ""
-                    pytest.fail(f"gunicorn did not start:\n{output}")
-                time.sleep(0.3)
+def gunicorn_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    with gunicorn({}, tmp_path_factory.mktemp("gunicorn-logs")) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_page_layout_and_dependencies(gunicorn_url):

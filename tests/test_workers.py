@@ -11,12 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,10 +19,9 @@ from typing import Any
 import pytest
 
 from tests.dash_requests import HttpClient, post
+from tests.servers import gunicorn
 from tests.sheets_server import FakeSheets
 
-ROOT = Path(__file__).resolve().parents[1]
-GUNICORN = Path(sys.executable).parent / "gunicorn"
 KEY = "1WorkersShareOneStore0123456789abcdefghijk"
 EMAIL = "ratings-app@game-night.iam.gserviceaccount.com"
 GAMES = [
@@ -39,12 +33,6 @@ GAMES = [
 SHEET = {"kind": "sheet", "url": KEY, "worksheet": "Games"}
 SETTINGS = {"system": "multielo", "params": {}}
 PID = re.compile(r"^pid=<?(\d+)>? .*POST /_dash-update-component", re.MULTILINE)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _service_account(fake: FakeSheets) -> str:
@@ -68,48 +56,21 @@ def _service_account(fake: FakeSheets) -> str:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HttpClient, FakeSheets, Path]]:
-    if not GUNICORN.exists():
-        pytest.skip(f"gunicorn is not installed next to {sys.executable}")
     fake = FakeSheets().start()
     fake.add_spreadsheet(KEY, {"Games": GAMES}, public=False)
-    port = _free_port()
-    log = tmp_path_factory.mktemp("gunicorn") / "access.log"
+    logs = tmp_path_factory.mktemp("gunicorn")
     env = {
-        **os.environ,
-        "SECRET_KEY": "test-secret-shared-by-workers",
         "RATINGS_SHEET": KEY,
         "RATINGS_WORKSHEET": "Games",
         "GOOGLE_SERVICE_ACCOUNT_JSON": _service_account(fake),
         "RATINGS_GOOGLE_ENDPOINT": fake.base_url,
         "RATINGS_SHEET_CACHE_SECONDS": "300",
         "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("store")),
-        "PYTHONUNBUFFERED": "1",
     }
-    env.pop("PORT", None)
-    command = [str(GUNICORN), "app:server", "--workers", "2", "--bind", f"127.0.0.1:{port}", "--timeout", "60"]
-    command += ["--access-logfile", str(log), "--access-logformat", 'pid=%(p)s "%(r)s" %(s)s']
-    command += ["--error-logfile", str(log.with_name("error.log"))]
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    client = HttpClient(f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + 120
     try:
-        while True:
-            try:
-                if client.get("/_dash-layout").status_code == 200:
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                output = proc.stdout.read().decode() if proc.stdout else ""
-                pytest.fail(f"gunicorn did not start:\n{output[-3000:]}")
-            time.sleep(0.25)
-        yield client, fake, log
+        with gunicorn(env, logs) as url:
+            yield HttpClient(url), fake, logs / "access.log"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
         fake.stop()
 
 

@@ -1,0 +1,94 @@
+"""The app's real processes for tests: gunicorn as the Procfile runs it, and the Celery worker of the Procfile.
+
+Each is a context manager that starts the process on loopback, waits until it answers, and stops it (its log kept
+in a file the test can read on failure).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+__all__ = ["ROOT", "celery_worker", "free_port", "gunicorn"]
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def gunicorn(env: dict[str, str], logs: Path, *, workers: int = 2, start_timeout: float = 120.0) -> Iterator[str]:
+    """``gunicorn app:server`` with ``workers`` sync workers; yields its base URL.  The access log names the worker
+    (``pid=<N>``) of each request; both logs go to ``logs``."""
+    binary = BIN / "gunicorn"
+    if not binary.exists():
+        pytest.skip(f"gunicorn is not installed next to {sys.executable}")
+    port = free_port()
+    environ = {**os.environ, "SECRET_KEY": "test-secret-shared-by-workers", "PYTHONUNBUFFERED": "1", **env}
+    environ.pop("PORT", None)
+    command = [str(binary), "app:server", "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--timeout", "60"]
+    command += ["--access-logfile", str(logs / "access.log"), "--access-logformat", 'pid=%(p)s "%(r)s" %(s)s']
+    command += ["--error-logfile", str(logs / "error.log")]
+    proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + start_timeout
+    try:
+        while True:
+            with contextlib.suppress(requests.RequestException):
+                if requests.get(url + "/_dash-layout", timeout=5).status_code == 200:
+                    break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                error = (logs / "error.log").read_text() if (logs / "error.log").exists() else ""
+                pytest.fail(f"gunicorn did not start:\n{error[-3000:]}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        _stop(proc)
+
+
+@contextlib.contextmanager
+def celery_worker(
+    env: dict[str, str], logs: Path, *, start_timeout: float = 120.0
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The Procfile's Celery worker (``celery -A app.celery_app worker``), ready to take jobs."""
+    binary = BIN / "celery"
+    if not binary.exists():
+        pytest.skip(f"celery is not installed next to {sys.executable}")
+    environ = {**os.environ, "SECRET_KEY": "test-secret-shared-by-workers", "PYTHONUNBUFFERED": "1", **env}
+    log = logs / "celery.log"
+    command = [str(binary), "-A", "app.celery_app", "worker", "--concurrency", "1", "--loglevel", "INFO"]
+    command += ["--logfile", str(log), "--without-gossip", "--without-mingle", "--without-heartbeat"]
+    proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + start_timeout
+    try:
+        while "ready." not in (log.read_text() if log.exists() else ""):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                text = log.read_text() if log.exists() else ""
+                pytest.fail(f"the Celery worker did not start:\n{text[-3000:]}")
+            time.sleep(0.25)
+        yield proc
+    finally:
+        _stop(proc)
