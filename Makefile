@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CHROMIUM := /usr/lib/chromium/chromium
 
-.PHONY: run test lint types unit bench clean chromium
+.PHONY: run test lint types unit bench bench-page clean chromium
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ test: $(VENV)/.dev chromium lint types
 
 bench: $(VENV)/.runtime
 	$(PY) benchmarks/replay.py
+
+# What the user waits for, in headless Chromium (about 10 minutes): BENCH_ARGS="--systems multielo --moves 5" narrows it.
+bench-page: $(VENV)/.dev chromium
+	$(PY) benchmarks/page_latency.py $(BENCH_ARGS)
+	$(PY) benchmarks/edit_apply.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
