@@ -3,7 +3,7 @@
 Run (from the repository root; Debian's Chromium at /usr/lib/chromium/chromium, Playwright from the development
 requirements)::
 
-    make bench-page                                   # everything, about 8-10 minutes on a busy 2-core machine
+    make bench-page                                   # everything, about 11 minutes on a busy 2-core machine
     .venv/bin/python benchmarks/page_latency.py [--systems a,b] [--moves N] [--histories racing,upload1500,upload20000]
                                                 [--markdown PATH]
 
@@ -30,8 +30,8 @@ directory (``RATINGS_STORE_DIR``), so nothing computed by an earlier run is reus
   press (this process holds the server: ``sources.runs``' per-process memo is cleared and the shared store is
   wrapped so that stored runs read as absent); that is what a user waits for on a value nobody has computed yet.
   "Revisit" moves keep the memo (a value computed before, by this user or another).  New-value moves of one
-  (history, system) stop after ``--moves`` or once they have taken 15 s (at least 2 are made; 1 for the optional
-  systems on the 20,000-race history); as many revisit moves follow.  The ``replays``
+  (history, system) stop after ``--moves`` or once they have taken 15 s (at least 2 are made); as many revisit
+  moves follow.  The ``replays``
   column counts the histories replayed per change by the server (from the store's writes): 1 is expected for a new
   value and 0 for a revisit.
 - **Bytes**: the request bodies POSTed to ``/_dash-update-component`` per change (``request.post_data_buffer``)
@@ -90,8 +90,8 @@ HISTORIES: dict[str, tuple[int, int] | None] = {
 ALWAYS_ON_LARGE = ("multielo", "plackett-luce")
 #: On the largest history, other systems are measured only when their replay is faster than this.
 MAX_REPLAY_S = 20.0
-#: New-value moves of one (history, system) stop once they took this long (after at least MIN_MOVES; one for the
-#: optional systems on the largest history, whose replays alone take several seconds).
+#: New-value moves of one (history, system) stop once they took this long (after at least MIN_MOVES: with two, the
+#: revisits go back and forth between two values already computed even when the default is off the slider's steps).
 MOVE_BUDGET_S = 15.0
 MIN_MOVES = 2
 #: How long the page is watched after a change looks finished, so a late redraw or request still counts.
@@ -429,7 +429,7 @@ def measure_system(
     keys = ("ArrowRight", "ArrowLeft")
     spent = 0.0
     for i in range(moves):
-        if i >= (1 if max_replay_s is not None else MIN_MOVES) and spent > MOVE_BUDGET_S:
+        if i >= MIN_MOVES and spent > MOVE_BUDGET_S:
             break
         started = time.perf_counter()
         row.fresh.append(session.move(slider, keys[i % 2], switch, fresh=True, timeout_s=timeout_s))
@@ -443,7 +443,20 @@ def measure_system(
         counts = sorted({m.replays for m in group})
         if counts and counts != [wanted]:
             row.notes.append(f"replays per {label} change: {counts} (expected {wanted})")
+    largest = largest_responses(row.fresh + row.revisit)
+    if largest:
+        row.notes.append(f"largest responses per change (decoded KB): {largest}")
     return row
+
+
+def largest_responses(moves: list[Move], count: int = 3) -> str:
+    """The callbacks whose responses are largest (median decoded size per change), ``name KB`` each."""
+    sizes: dict[str, list[float]] = {}
+    for move in moves:
+        for call in move.calls:
+            sizes.setdefault(short_output(call["output"]), []).append(float(call["bytes"]))
+    ranked = sorted(((statistics.median(v), k) for k, v in sizes.items()), reverse=True)[:count]
+    return ", ".join(f"{name} {size / 1000:.0f}" for size, name in ranked)
 
 
 def first_load(browser: Any, url: str, label: str, timeout_s: float) -> FirstLoad:
