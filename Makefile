@@ -45,7 +45,7 @@ test: $(VENV)/.dev chromium lint types
 bench: $(VENV)/.runtime
 	$(PY) benchmarks/replay.py
 
-# What the user waits for, in headless Chromium (about 10 minutes): BENCH_ARGS="--systems multielo --moves 5" narrows it.
+# What the user waits for, in headless Chromium (10-14 min on a loaded 2-core machine); BENCH_ARGS="--systems multielo" narrows it.
 bench-page: $(VENV)/.dev chromium
 	$(PY) benchmarks/page_latency.py $(BENCH_ARGS)
 	$(PY) benchmarks/edit_apply.py

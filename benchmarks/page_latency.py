@@ -3,7 +3,7 @@
 Run (from the repository root; Debian's Chromium at /usr/lib/chromium/chromium, Playwright from the development
 requirements)::
 
-    make bench-page                                   # everything, about 11 minutes on a busy 2-core machine
+    make bench-page                                   # everything: 10-14 min on the shared 2-core machine (load 10-16)
     .venv/bin/python benchmarks/page_latency.py [--systems a,b] [--moves N] [--histories racing,upload1500,upload20000]
                                                 [--markdown PATH]
 
