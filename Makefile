@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 CHROMIUM := /usr/lib/chromium/chromium
 REDIS_SERVER := /usr/bin/redis-server
 
-.PHONY: run test lint types unit bench clean chromium redis
+.PHONY: run test lint types unit bench bench-page clean chromium redis
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ test: $(VENV)/.dev chromium redis lint types
 
 bench: $(VENV)/.runtime
 	$(PY) benchmarks/replay.py
+
+# What the user waits for, in headless Chromium (10-14 min on a loaded 2-core machine); BENCH_ARGS="--systems multielo" narrows it.
+bench-page: $(VENV)/.dev chromium
+	$(PY) benchmarks/page_latency.py $(BENCH_ARGS)
+	$(PY) benchmarks/edit_apply.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,25 +1,49 @@
-"""How long the history-edit steps take on the largest bundled sample (racing): grid rows, Apply, Undo, CSV.
+"""Server time of the history-edit steps: grid rows, Apply, Undo, CSV, on the racing sample and a 10,000-row upload.
 
-Run: ``.venv/bin/python benchmarks/edit_apply.py``; prints the best of three runs of each step and the JSON size
-of what the browser stores per edit.
+Run: ``.venv/bin/python benchmarks/edit_apply.py [--rows N]`` (also run by ``make bench-page``).  For each history it
+prints the best of three runs of each step and the JSON sizes an Apply moves between the page and the server.
+
+- The histories: the bundled racing sample, and a generated racing community (:mod:`generated`) cut to the first
+  ``--rows`` results (default 10,000) and kept on the server as an upload would be.
+- Apply is :func:`callbacks.edit.apply_rows` on the rows of :func:`callbacks.edit.grid_rows` with one place changed
+  (a different result each of the three times, so every Apply keeps a history the store has not seen); "Apply, whole
+  callback" adds what the Apply callback does besides (the data summary, the status line) and the JSON encoding of
+  its outputs.  The request size is the grid rows and the edit store the page posts with Apply; the response size is
+  what the callback sends back (source, edit store, grid rows, status, summary).
+
+The store is a fresh temporary directory, so nothing from an earlier run is reused.  Timings are noisy on a shared
+machine: compare within one run.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+os.environ.setdefault("RATINGS_STORE_DIR", tempfile.mkdtemp(prefix="edit-apply-store-"))
 
-from callbacks import downloads, edit
-from callbacks.runs import history_for
+from generated import community_history  # noqa: E402
+from plotly.utils import PlotlyJSONEncoder  # noqa: E402
+
+from callbacks import downloads, edit  # noqa: E402
+from callbacks.data import summary_text  # noqa: E402
+from callbacks.runs import history_for, load_source  # noqa: E402
+from ratings import GameHistory  # noqa: E402
+from sources.model import Upload, keep_history  # noqa: E402
 
 
 def best(step: Callable[[], Any], repeats: int = 3) -> tuple[float, Any]:
+    """The shortest of ``repeats`` wall-clock times of ``step()`` and its last result."""
     times, result = [], None
     for _ in range(repeats):
         start = time.perf_counter()
@@ -28,21 +52,85 @@ def best(step: Callable[[], Any], repeats: int = 3) -> tuple[float, Any]:
     return min(times), result
 
 
-def main() -> None:
-    source = {"kind": "sample", "name": "racing"}
+def best_of_distinct(steps: list[Callable[[], Any]]) -> tuple[float, Any]:
+    """The shortest wall-clock time over ``steps`` (each run once) and the last result."""
+    times, result = [], None
+    for step in steps:
+        start = time.perf_counter()
+        result = step()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def size(value: Any) -> float:
+    """Megabytes of ``value`` as Dash sends it (plotly's JSON encoder)."""
+    return len(json.dumps(value, cls=PlotlyJSONEncoder)) / 1e6
+
+
+def first_rows(history: GameHistory, rows: int) -> GameHistory:
+    """The first games of ``history`` holding at least ``rows`` results."""
+    games, total = [], 0
+    for game in history.games:
+        if total >= rows:
+            break
+        games.append(game)
+        total += len(game.entries)
+    return GameHistory(games)
+
+
+def edited(rows: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+    """A copy of the grid rows with the place of row ``index`` changed (a finisher becomes a DNF, a DNF last)."""
+    out = [dict(r) for r in rows]
+    row = out[index]
+    if row["place"] == "DNF":
+        same = [int(r["place"]) for r in out if r["game"] == row["game"] and r["place"] != "DNF"]
+        row["place"] = str(max(same, default=0) + 1)
+    else:
+        row["place"] = "DNF"
+    return out
+
+
+def whole_callback(rows: list[dict[str, Any]], state: dict[str, Any]) -> Any:
+    """What the Apply callback computes and sends: the outcome, the status, the summary, encoded as JSON."""
+    outcome = edit.apply_rows(rows, state)
+    summary = summary_text(load_source(outcome.source)) if outcome.source is not None else None
+    response = [outcome.source, outcome.state, outcome.rows, edit.status_lines(outcome), summary]
+    return json.dumps(response, cls=PlotlyJSONEncoder)
+
+
+def report(label: str, source: dict[str, Any]) -> None:
     history = history_for(source)
     seconds, rows = best(lambda: edit.grid_rows(history))
-    print(f"racing: {history.n_games} games, {len(rows)} grid rows")
-    print(f"grid rows            {seconds * 1000:8.1f} ms   ({len(json.dumps(rows)) / 1e6:.2f} MB of JSON)")
-    rows[0]["place"] = "3"
+    print(f"{label}: {history.n_games} games, {len(rows)} grid rows")
+    print(f"  grid rows                {seconds * 1000:8.1f} ms   ({size(rows):.2f} MB of JSON)")
     state = edit.fresh_state(source)
-    seconds, outcome = best(lambda: edit.apply_rows(rows, state))
-    size = len(json.dumps(outcome.source)) + len(json.dumps(outcome.state))
-    print(f"apply (check+source) {seconds * 1000:8.1f} ms   (source + edit store {size / 1e6:.2f} MB of JSON)")
+    picks = [len(rows) // 4, len(rows) // 2, 3 * len(rows) // 4]
+    variants = [edited(rows, i) for i in picks]
+    seconds, outcome = best_of_distinct([lambda v=v: edit.apply_rows(v, state) for v in variants])
+    if not outcome.ok:
+        raise SystemExit(f"Apply failed: {outcome.message}")
+    print(f"  Apply (apply_rows)       {seconds * 1000:8.1f} ms")
+    more = [edited(rows, i + 1) for i in picks]
+    seconds, response = best_of_distinct([lambda v=v: whole_callback(v, state) for v in more])
+    print(f"  Apply, whole callback    {seconds * 1000:8.1f} ms")
+    print(
+        f"  Apply request  {size(variants[0]) + size(state):6.2f} MB of JSON (grid rows + edit store), "
+        f"response {len(response) / 1e6:.2f} MB (of which the edit store {size(outcome.state):.2f} MB)"
+    )
     seconds, _ = best(lambda: edit.undo(outcome.state))
-    print(f"undo                 {seconds * 1000:8.1f} ms")
+    print(f"  Undo                     {seconds * 1000:8.1f} ms")
     seconds, _ = best(lambda: downloads.history_csv(outcome.source))
-    print(f"history CSV          {seconds * 1000:8.1f} ms")
+    print(f"  history CSV              {seconds * 1000:8.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=10_000, help="results in the generated history (default 10,000)")
+    args = parser.parse_args()
+    report("racing sample", {"kind": "sample", "name": "racing"})
+    history = first_rows(community_history(max(50, args.rows // 6), max(20, args.rows // 40)), args.rows)
+    upload = Upload(keep_history(history), "generated.csv").to_json()
+    report(f"uploaded {int(history.offsets[-1]):,}-row history", upload)
 
 
 if __name__ == "__main__":
