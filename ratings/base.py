@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,10 +21,13 @@ import pandas as pd
 from ratings.history import GameHistory
 from ratings.params import ParamSpec, build, specs
 
-__all__ = ["GameView", "RatingRun", "RatingSystem", "State"]
+__all__ = ["NO_DATE", "GameView", "RatingRun", "RatingSystem", "Replay", "State"]
 
 #: A system's per-player state: named float arrays of length ``n_players``.
 State = dict[str, np.ndarray]
+
+#: The day number of an undated game in :attr:`Replay.days` (real dates are proleptic ordinals, >= 1).
+NO_DATE = -1
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,47 @@ class GameView:
     @property
     def size(self) -> int:
         return len(self.players)
+
+
+@dataclass(frozen=True, eq=False)
+class Replay:
+    """What a batch replay reads and fills: a history's flat arrays and the per-entry outputs.
+
+    Read: ``offsets`` (game ``g`` is entries ``offsets[g]:offsets[g+1]``), ``players``,
+    ``ranks`` (dense, 0 = best, every DNF one rank below the last finisher), ``dnf`` and
+    ``days`` (one per game: ``date.toordinal()``, or :data:`NO_DATE`).  Filled: ``before``
+    and ``after`` (the displayed rating of every entry around its game) and, for every name
+    in the system's ``extra_series``, ``extras_before[name]`` and ``extras_after[name]``.
+    """
+
+    history: GameHistory
+    offsets: np.ndarray
+    players: np.ndarray
+    ranks: np.ndarray
+    dnf: np.ndarray
+    days: np.ndarray
+    before: np.ndarray
+    after: np.ndarray
+    extras_before: dict[str, np.ndarray]
+    extras_after: dict[str, np.ndarray]
+
+    @classmethod
+    def of(cls, history: GameHistory, extra_series: Sequence[str]) -> Replay:
+        """Input arrays of ``history`` and empty outputs for it."""
+        n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
+        days = np.array([NO_DATE if d is None else d.toordinal() for d in history.dates], dtype=np.int64)
+        return cls(
+            history=history,
+            offsets=np.asarray(history.offsets, dtype=np.int64),
+            players=history.flat_player,
+            ranks=history.flat_rank,
+            dnf=history.flat_dnf,
+            days=days,
+            before=np.empty(n_entries),
+            after=np.empty(n_entries),
+            extras_before={k: np.empty(n_entries) for k in extra_series},
+            extras_after={k: np.empty(n_entries) for k in extra_series},
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,39 +243,56 @@ class RatingSystem(ABC):
     # -------------------------------------------------------------- the replay
     def rate(self, history: GameHistory) -> RatingRun:
         """Replay every game of ``history`` in order and record each rating before and after."""
-        n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
+        return self._run(history, self._replay)
+
+    def rate_per_game(self, history: GameHistory) -> RatingRun:
+        """The same replay through the per-game hooks only: the reference a batch replay is tested against."""
+        return self._run(history, self._replay_per_game)
+
+    def _run(self, history: GameHistory, replay: Callable[[State, Replay], None]) -> RatingRun:
         state = self.initial_state(history.n_players)
-        before = np.empty(n_entries)
-        after = np.empty(n_entries)
-        extras_before = {k: np.empty(n_entries) for k in self.extra_series}
-        extras_after = {k: np.empty(n_entries) for k in self.extra_series}
-        offsets = history.offsets
-        for g, game in enumerate(history.games):
-            s, e = int(offsets[g]), int(offsets[g + 1])
-            view = GameView(g, history.flat_player[s:e], history.flat_rank[s:e], history.flat_dnf[s:e], game.date)
-            self._prepare(state, view)
-            before[s:e] = self._display(state, view.players)
-            for k in self.extra_series:
-                extras_before[k][s:e] = state[k][view.players]
-            if e - s >= 2:
-                self._play(state, view)
-            after[s:e] = self._display(state, view.players)
-            for k in self.extra_series:
-                extras_after[k][s:e] = state[k][view.players]
+        out = Replay.of(history, self.extra_series)
+        replay(state, out)
         everyone = np.arange(history.n_players)
         return RatingRun(
             system=self.name,
             params=self.params,
             history=history,
-            before=before,
-            after=after,
+            before=out.before,
+            after=out.after,
             final=self._display(state, everyone) if history.n_players else np.empty(0),
             initial=self.initial_rating(),
             scale=self.scale,
-            extras={k: (extras_before[k], extras_after[k]) for k in self.extra_series},
+            extras={k: (out.extras_before[k], out.extras_after[k]) for k in self.extra_series},
             final_extras={k: state[k].copy() for k in self.extra_series},
             state=state,
         )
+
+    def _replay(self, state: State, replay: Replay) -> None:
+        """Batch hook: replay the whole history over flat arrays, updating ``state`` and filling ``replay``.
+
+        The default walks the games through the per-game hooks (:meth:`_prepare`, :meth:`_play`,
+        :meth:`_display`); a system overrides it with a compiled kernel (see :mod:`ratings.kernels`)
+        that must give the same numbers.
+        """
+        self._replay_per_game(state, replay)
+
+    def _replay_per_game(self, state: State, replay: Replay) -> None:
+        history = replay.history
+        offsets = replay.offsets
+        before, after = replay.before, replay.after
+        for g, game in enumerate(history.games):
+            s, e = int(offsets[g]), int(offsets[g + 1])
+            view = GameView(g, replay.players[s:e], replay.ranks[s:e], replay.dnf[s:e], game.date)
+            self._prepare(state, view)
+            before[s:e] = self._display(state, view.players)
+            for k in self.extra_series:
+                replay.extras_before[k][s:e] = state[k][view.players]
+            if e - s >= 2:
+                self._play(state, view)
+            after[s:e] = self._display(state, view.players)
+            for k in self.extra_series:
+                replay.extras_after[k][s:e] = state[k][view.players]
 
     def initial_state(self, n_players: int) -> State:
         """The state of ``n_players`` players who have played no game."""

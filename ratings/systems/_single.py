@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ratings.base import GameView, RatingSystem, State
+from ratings.base import GameView, RatingSystem, Replay, State
 from ratings.params import ParameterError, check, param
 
 __all__ = ["KerbyParams", "SingleRatingSystem", "check_common"]
@@ -106,12 +106,16 @@ class SingleRatingSystem(RatingSystem):
             np.append(game.dnf, game.dnf[last]),
         )
 
+    def _learning_rate(self) -> float:
+        """The constant learning rate (used when no ``eta_knots`` are given)."""
+        return float(self.params.eta)
+
     def _step(self, ratings: np.ndarray) -> np.ndarray | float:
         """The learning rate for each participant (rating-dependent when knots are given)."""
         knots = getattr(self.params, "eta_knots", None)
         if knots is not None:
             return np.interp(ratings, knots, self.params.eta_values)
-        return float(self.params.eta)
+        return self._learning_rate()
 
     def _play(self, state: State, game: GameView) -> None:
         ratings = state["rating"][game.players]
@@ -122,6 +126,44 @@ class SingleRatingSystem(RatingSystem):
         if floor is not None:
             updated = np.maximum(updated, floor)
         state["rating"][game.players] = updated
+
+    def _kernel(self) -> tuple[int, np.ndarray] | None:
+        """This system's gradient kernel in :func:`ratings.kernels.single.replay_single` (its ``kind``)
+        and the float parameters ``theta`` it reads, or None.
+
+        Without a kernel (or when :meth:`_kernel_covers` refuses a history) :meth:`_replay` goes
+        game by game.
+        """
+        return None
+
+    def _kernel_covers(self, replay: Replay) -> bool:
+        """Whether the kernel handles every game of ``replay`` (default: yes)."""
+        return True
+
+    def _replay(self, state: State, replay: Replay) -> None:
+        kernel = self._kernel()
+        if kernel is None or not self._kernel_covers(replay):
+            super()._replay(state, replay)
+            return
+        from ratings.kernels.single import replay_single
+
+        kind, theta = kernel
+        p = self.params
+        knots = getattr(p, "eta_knots", None)
+        values = getattr(p, "eta_values", None)
+        dummy = getattr(p, "dummy", None)
+        floor = getattr(p, "floor", None)
+        rules = (
+            self._learning_rate(),
+            np.asarray(knots if knots is not None else (), dtype=float),
+            np.asarray(values if values is not None else (), dtype=float),
+            0.0 if dummy is None else float(dummy),
+            dummy is not None,
+            0.0 if floor is None else float(floor),
+            floor is not None,
+        )
+        games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
+        replay_single(kind, np.asarray(theta, dtype=float), games, state["rating"], replay.before, replay.after, rules)
 
     @abstractmethod
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:

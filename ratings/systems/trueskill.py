@@ -17,13 +17,13 @@ bound ``mu - k sigma`` with k = 2 by default (seed 000, section 2).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ratings.base import GameView, RatingRun, RatingSystem, State
+from ratings.base import GameView, RatingRun, RatingSystem, Replay, State
 from ratings.history import GameHistory
 from ratings.params import check, param
 from ratings.predict import monte_carlo_places
@@ -104,9 +104,9 @@ class TrueSkill(RatingSystem):
         #: The draw margin between two one-player teams (package convention: sqrt(2) beta Phi^-1((P+1)/2)).
         self.margin = draw_margin(p.draw_probability, p.beta)
 
-    def rate(self, history: GameHistory) -> RatingRun:
+    def _run(self, history: GameHistory, replay: Callable[[State, Replay], None]) -> RatingRun:
         """Replay ``history``; the run's scale label names the k actually used in mu - k sigma."""
-        run = super().rate(history)
+        run = super()._run(history, replay)
         k = self.params.display_k
         if k == 2.0:
             return run

@@ -1,0 +1,67 @@
+"""Scalar special functions for compiled kernels, matching :mod:`ratings.numerics` (scipy) to rounding.
+
+numba compiles ``math.erfc`` and ``math.exp`` but not scipy's special functions, so the few
+the kernels need are written here on top of them and tested against scipy:
+
+- ``ndtr(x) = erfc(-x / sqrt 2) / 2``, the standard normal distribution function, with
+  ``erf`` near zero as in Cephes (Moshier, *Methods and Programs for Mathematical Functions*,
+  1989), which scipy's ``special.ndtr`` uses;
+- ``log_ndtr``: ``log1p(-Phi(-x))`` above zero, ``log Phi(x)`` down to -20, and
+  below ``x = -20`` the asymptotic series of Abramowitz and Stegun 26.2.12,
+  ``Phi(x) = phi(x) / (-x) * sum_k (-1)^k (2k-1)!! / x^(2k)``;
+- ``mills_ratio(x) = phi(x) / Phi(x)`` and ``expit`` (the logistic function).
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+__all__ = ["LOG_SQRT_2PI", "SQRT2", "expit", "log_ndtr", "mills_ratio", "ndtr"]
+
+SQRT2 = math.sqrt(2.0)
+SQRT1_2 = math.sqrt(0.5)
+LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+#: Terms of the lower-tail series; at x = -20 the next term is below 1e-17 of the sum.
+_SERIES_TERMS = 12
+
+
+@njit(cache=True)
+def ndtr(x: float) -> float:
+    """Standard normal distribution function Phi(x)."""
+    z = x * SQRT1_2
+    if abs(z) < SQRT1_2:
+        return 0.5 + 0.5 * math.erf(z)
+    y = 0.5 * math.erfc(abs(z))
+    return 1.0 - y if z > 0 else y
+
+
+@njit(cache=True)
+def log_ndtr(x: float) -> float:
+    """log Phi(x), accurate far into the lower tail."""
+    if x > 0.0:
+        return math.log1p(-ndtr(-x))
+    if x > -20.0:
+        return math.log(ndtr(x))
+    inv2 = 1.0 / (x * x)
+    total = 1.0
+    term = 1.0
+    for k in range(1, _SERIES_TERMS + 1):
+        term *= -(2 * k - 1) * inv2
+        total += term
+    return -0.5 * x * x - math.log(-x) - LOG_SQRT_2PI + math.log(total)
+
+
+@njit(cache=True)
+def mills_ratio(x: float) -> float:
+    """phi(x) / Phi(x) without underflow (tends to -x as x -> -inf)."""
+    return math.exp(-0.5 * x * x - LOG_SQRT_2PI - log_ndtr(x))
+
+
+@njit(cache=True)
+def expit(x: float) -> float:
+    """The logistic function 1 / (1 + exp(-x)), 0 or 1 instead of overflowing."""
+    if x < -745.0:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
