@@ -70,6 +70,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
         for variant in ("sum", "average")
         for options in KERBY_OPTIONS
     ),
+    *(("plackett-luce", options) for options in KERBY_OPTIONS),
 ]
 
 
@@ -158,3 +159,15 @@ def test_mills_ratio_and_expit_match_scipy() -> None:
     moderate = GRID[GRID > -300.0]
     np.testing.assert_allclose([mills_ratio(x) for x in moderate], reference(moderate), rtol=1e-12)
     np.testing.assert_allclose([expit(x) for x in GRID], special.expit(GRID), rtol=1e-15, atol=0)
+
+
+def test_plackett_luce_large_tie_falls_back_to_per_game() -> None:
+    """A tied group beyond the exact subset sum is averaged by the reference's sampled design, game by game."""
+    crowd = tuple(Entry(f"p{i}", 1) for i in range(16)) + (Entry("last", 2),)
+    history = GameHistory([Game("1", crowd), Game("2", (Entry("p0", 1), Entry("last", 2)))])
+    system = create("plackett-luce")
+    from ratings.base import Replay
+
+    assert not system._kernel_covers(Replay.of(history, ()))
+    assert_agree(system, history)
+    assert system._kernel_covers(Replay.of(random_history(1), ()))

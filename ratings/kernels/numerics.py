@@ -9,16 +9,18 @@ the kernels need are written here on top of them and tested against scipy:
 - ``log_ndtr``: ``log1p(-Phi(-x))`` above zero, ``log Phi(x)`` down to -20, and
   below ``x = -20`` the asymptotic series of Abramowitz and Stegun 26.2.12,
   ``Phi(x) = phi(x) / (-x) * sum_k (-1)^k (2k-1)!! / x^(2k)``;
-- ``mills_ratio(x) = phi(x) / Phi(x)`` and ``expit`` (the logistic function).
+- ``mills_ratio(x) = phi(x) / Phi(x)`` and ``expit`` (the logistic function);
+- ``logaddexp`` as numpy's ``npy_logaddexp`` and ``log_sum_exp`` of an array, shifted by its maximum.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
-__all__ = ["LOG_SQRT_2PI", "SQRT2", "expit", "log_ndtr", "mills_ratio", "ndtr"]
+__all__ = ["LOG_SQRT_2PI", "SQRT2", "expit", "log_ndtr", "log_sum_exp", "logaddexp", "mills_ratio", "ndtr"]
 
 SQRT2 = math.sqrt(2.0)
 SQRT1_2 = math.sqrt(0.5)
@@ -65,3 +67,30 @@ def expit(x: float) -> float:
     if x < -745.0:
         return 0.0
     return 1.0 / (1.0 + math.exp(-x))
+
+
+@njit(cache=True)
+def logaddexp(x: float, y: float) -> float:
+    """log(e^x + e^y) without overflow (numpy's rule: equal arguments give x + log 2)."""
+    if x == y:
+        return x + math.log(2.0)
+    d = x - y
+    if d > 0:
+        return x + math.log1p(math.exp(-d))
+    if d <= 0:
+        return y + math.log1p(math.exp(d))
+    return d  # NaN
+
+
+@njit(cache=True)
+def log_sum_exp(values: np.ndarray) -> float:
+    """log(sum(exp(values))), shifted by the maximum; -inf when every value is -inf."""
+    top = -np.inf
+    for v in values:
+        top = max(top, v)
+    if not np.isfinite(top):
+        top = 0.0
+    total = 0.0
+    for v in values:
+        total += math.exp(v - top)
+    return top + np.log(total)

@@ -20,12 +20,14 @@ import numpy as np
 from numba import njit
 
 from ratings.kernels.elo import multielo_gradient, pairwise_gradient
+from ratings.kernels.plackett_luce import plackett_luce_gradient
 
-__all__ = ["MULTIELO", "PAIRWISE", "Games", "Rules", "gradient", "replay_single"]
+__all__ = ["MULTIELO", "PAIRWISE", "PLACKETT_LUCE", "Games", "Rules", "gradient", "replay_single"]
 
 #: ``kind`` of each gradient kernel.
 MULTIELO = 0
 PAIRWISE = 1
+PLACKETT_LUCE = 2
 
 #: ``(offsets, players, ranks, dnf)`` of :class:`ratings.base.Replay`.
 Games = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -40,6 +42,8 @@ def gradient(kind: int, r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta
         multielo_gradient(r, ranks, dnf, theta, out)
     elif kind == PAIRWISE:
         pairwise_gradient(r, ranks, dnf, theta, out)
+    elif kind == PLACKETT_LUCE:
+        plackett_luce_gradient(r, ranks, dnf, theta, out)
 
 
 @njit(cache=True)

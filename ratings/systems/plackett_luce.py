@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ratings.base import State
+from ratings.base import Replay, State
 from ratings.numerics import log_sum_exp
 from ratings.params import param
 from ratings.predict import plackett_luce_places
@@ -203,6 +203,21 @@ class PlackettLuce(SingleRatingSystem):
 
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
         return plackett_luce_gradient(ratings, ranks, dnf)
+
+    def _kernel(self) -> tuple[int, np.ndarray]:
+        from ratings.kernels.single import PLACKETT_LUCE
+
+        return PLACKETT_LUCE, np.empty(0)
+
+    def _kernel_covers(self, replay: Replay) -> bool:
+        """The kernel averages tied groups exactly: a larger group (dummy included) replays game by game."""
+        finished = ~replay.dnf
+        if not finished.any():
+            return True
+        keys = replay.history.flat_game[finished].astype(np.int64) * (int(replay.ranks.max()) + 1)
+        _, counts = np.unique(keys + replay.ranks[finished], return_counts=True)
+        joined = 1 if self.params.dummy is not None else 0
+        return int(counts.max()) + joined <= EXACT_SUBSETS
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Exact: the last place is drawn first, with weight exp(-r)."""
