@@ -22,6 +22,12 @@ from ratings.base import RatingSystem
 from ratings.kernels import SYSTEMS_WITH_KERNELS, warm_up
 
 TOLERANCE = 1e-9
+#: Glicko-2's volatility (Glickman's step 5) is the root of f(x) = 0 found by an iteration that stops once
+#: its bracket is narrower than 1e-6 in x = ln(sigma^2); two evaluations whose inputs differ by one rounding
+#: (numpy's vectorised exp and pairwise sums against the kernel's scalar loop) can stop one iteration apart,
+#: so the reference itself is determined only to about 1e-6 there, and later games carry that difference on
+#: (seen: 8e-12 with the default tau on six seeded histories, 1.1e-6 with tau = 1.1).
+TOLERANCES = {"glicko2": 1e-5}
 
 
 def random_history(seed: int, n_games: int = 300, n_players: int = 14, max_size: int = 9) -> GameHistory:
@@ -71,23 +77,47 @@ CASES: list[tuple[str, dict[str, Any]]] = [
         for options in KERBY_OPTIONS
     ),
     *(("plackett-luce", options) for options in KERBY_OPTIONS),
+    ("glicko2", {}),
+    ("glicko2", {"scale": "rank-points"}),
+    ("glicko2", {"scale": "rank-points", "tau": 1.1, "period_days": 3.0, "initial_rating": 1200.0}),
+    (
+        "glicko2",
+        {
+            "tau": 0.25,
+            "initial_deviation": 1.2,
+            "initial_volatility": 0.05,
+            "min_rating": -1.5,
+            "max_rating": 1.0,
+            "min_deviation": 0.6,
+            "min_volatility": 0.05,
+            "max_volatility": 0.15,
+        },
+    ),
 ]
 
 
+def assert_close(actual: np.ndarray, desired: np.ndarray, tolerance: float) -> None:
+    """Equal to ``tolerance`` relative to the largest magnitude of ``desired`` (at least 1); NaN matches NaN."""
+    finite = desired[np.isfinite(desired)]
+    scale = max(1.0, float(np.abs(finite).max())) if len(finite) else 1.0
+    np.testing.assert_allclose(actual, desired, rtol=0, atol=tolerance * scale)
+
+
 def assert_agree(system: RatingSystem, history: GameHistory) -> None:
+    """The batch replay and the per-game replay give the same run."""
     fast = system.rate(history)
     slow = system.rate_per_game(history)
-    scale = max(1.0, float(np.abs(slow.after).max()))
-    np.testing.assert_allclose(fast.before, slow.before, rtol=0, atol=TOLERANCE * scale)
-    np.testing.assert_allclose(fast.after, slow.after, rtol=0, atol=TOLERANCE * scale)
-    np.testing.assert_allclose(fast.final, slow.final, rtol=0, atol=TOLERANCE * scale)
+    tolerance = TOLERANCES.get(system.name, TOLERANCE)
+    assert_close(fast.before, slow.before, tolerance)
+    assert_close(fast.after, slow.after, tolerance)
+    assert_close(fast.final, slow.final, tolerance)
     assert fast.extras.keys() == slow.extras.keys()
     for name, (before, after) in slow.extras.items():
-        np.testing.assert_allclose(fast.extras[name][0], before, rtol=0, atol=TOLERANCE * scale)
-        np.testing.assert_allclose(fast.extras[name][1], after, rtol=0, atol=TOLERANCE * scale)
+        assert_close(fast.extras[name][0], before, tolerance)
+        assert_close(fast.extras[name][1], after, tolerance)
     assert fast.state.keys() == slow.state.keys()
     for name, values in slow.state.items():
-        np.testing.assert_allclose(fast.state[name], values, rtol=0, atol=TOLERANCE * max(1.0, np.abs(values).max()))
+        assert_close(fast.state[name], values, tolerance)
 
 
 def test_every_kernel_system_has_cases() -> None:
