@@ -93,6 +93,10 @@ CASES: list[tuple[str, dict[str, Any]]] = [
             "max_volatility": 0.15,
         },
     ),
+    ("trueskill", {}),
+    ("trueskill", {"draw_probability": 0.001, "display_k": 0.0}),
+    ("trueskill", {"draw_probability": 0.0, "tau": 0.0, "beta": 2.0, "sigma": 4.0, "display_k": 3.0}),
+    ("trueskill", {"draw_probability": 0.45, "tau": 1.5, "mu": 100.0, "sigma": 30.0, "beta": 15.0}),
 ]
 
 
@@ -179,6 +183,13 @@ def test_log_ndtr_matches_scipy() -> None:
 
     got = np.array([log_ndtr(x) for x in GRID])
     np.testing.assert_allclose(got, special.log_ndtr(GRID), rtol=1e-13, atol=1e-300)
+
+
+def test_erfcx_tail_matches_scipy() -> None:
+    from ratings.kernels.numerics import ERFCX_TAIL_MIN, erfcx_tail
+
+    y = np.concatenate([np.linspace(ERFCX_TAIL_MIN, 80.0, 500), [1e3, 1e6, 1e150]])
+    np.testing.assert_allclose([erfcx_tail(v) for v in y], special.erfcx(y), rtol=2e-15, atol=0)
 
 
 def test_mills_ratio_and_expit_match_scipy() -> None:

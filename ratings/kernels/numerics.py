@@ -10,7 +10,8 @@ the kernels need are written here on top of them and tested against scipy:
   below ``x = -20`` the asymptotic series of Abramowitz and Stegun 26.2.12,
   ``Phi(x) = phi(x) / (-x) * sum_k (-1)^k (2k-1)!! / x^(2k)``;
 - ``mills_ratio(x) = phi(x) / Phi(x)`` and ``expit`` (the logistic function);
-- ``logaddexp`` as numpy's ``npy_logaddexp`` and ``log_sum_exp`` of an array, shifted by its maximum.
+- ``logaddexp`` as numpy's ``npy_logaddexp`` and ``log_sum_exp`` of an array, shifted by its maximum;
+- ``erfcx_tail``, the scaled complementary error function for large arguments.
 """
 
 from __future__ import annotations
@@ -20,7 +21,18 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["LOG_SQRT_2PI", "SQRT2", "expit", "log_ndtr", "log_sum_exp", "logaddexp", "mills_ratio", "ndtr"]
+__all__ = [
+    "ERFCX_TAIL_MIN",
+    "LOG_SQRT_2PI",
+    "SQRT2",
+    "erfcx_tail",
+    "expit",
+    "log_ndtr",
+    "log_sum_exp",
+    "logaddexp",
+    "mills_ratio",
+    "ndtr",
+]
 
 SQRT2 = math.sqrt(2.0)
 SQRT1_2 = math.sqrt(0.5)
@@ -94,3 +106,24 @@ def log_sum_exp(values: np.ndarray) -> float:
     for v in values:
         total += math.exp(v - top)
     return top + np.log(total)
+
+
+#: Terms of the asymptotic series of erfcx; below ERFCX_TAIL_MIN it would not reach full precision.
+_ERFCX_TERMS = 20
+ERFCX_TAIL_MIN = 26.0
+
+
+@njit(cache=True)
+def erfcx_tail(y: float) -> float:
+    """The scaled complementary error function e^(y^2) erfc(y) for y >= 26 (asymptotic series).
+
+    Abramowitz and Stegun 7.1.23: ``sqrt(pi) y e^(y^2) erfc(y) ~ 1 + sum_k (-1)^k (2k-1)!! / (2y^2)^k``;
+    at y = 26 the terms shrink by at least 40/1352 each, so twenty reach the last bit.
+    """
+    inv = 1.0 / (2.0 * y * y)
+    total = 1.0
+    term = 1.0
+    for k in range(1, _ERFCX_TERMS + 1):
+        term *= -(2 * k - 1) * inv
+        total += term
+    return total / (y * math.sqrt(math.pi))
