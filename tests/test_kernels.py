@@ -97,6 +97,11 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("trueskill", {"draw_probability": 0.001, "display_k": 0.0}),
     ("trueskill", {"draw_probability": 0.0, "tau": 0.0, "beta": 2.0, "sigma": 4.0, "display_k": 3.0}),
     ("trueskill", {"draw_probability": 0.45, "tau": 1.5, "mu": 100.0, "sigma": 30.0, "beta": 15.0}),
+    ("elo-mmr", {}),
+    ("elo-mmr", {"variant": "chi"}),
+    ("elo-mmr", {"variant": "chi", "display_k": 2.0, "weight": 2.5, "beta": 300.0, "sigma_limit": 60.0}),
+    ("elo-mmr", {"rho": 0.0, "max_history": 10, "display_k": 3.0}),
+    ("elo-mmr", {"rho": 3.5, "max_history": 12, "weight": 0.2, "mu": 1000.0, "sigma": 600.0}),
 ]
 
 

@@ -18,7 +18,7 @@ from ratings.history import Entry, Game, GameHistory
 __all__ = ["SYSTEMS_WITH_KERNELS", "warm_up"]
 
 #: Registry names of the systems whose :meth:`~ratings.base.RatingSystem.rate` runs a kernel.
-SYSTEMS_WITH_KERNELS: tuple[str, ...] = ("multielo", "pairwise-elo", "plackett-luce", "glicko2", "trueskill")
+SYSTEMS_WITH_KERNELS: tuple[str, ...] = ("multielo", "pairwise-elo", "plackett-luce", "glicko2", "trueskill", "elo-mmr")
 
 
 def _tiny_history() -> GameHistory:
