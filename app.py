@@ -7,6 +7,7 @@ import logging
 from dash import Dash
 
 import callbacks
+import security
 import settings
 from layouts import page
 
@@ -18,6 +19,7 @@ app = Dash(
     compress=True,
     serve_locally=True,
     suppress_callback_exceptions=False,
+    on_error=security.callback_error,
     meta_tags=[{"name": "viewport", "content": "width=device-width, initial-scale=1"}],
 )
 app.layout = page.layout
@@ -26,6 +28,7 @@ callbacks.register()
 #: The WSGI application gunicorn serves (``gunicorn app:server``).
 server = app.server
 server.secret_key = config.secret_key
+security.protect(app, debug=config.debug)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)

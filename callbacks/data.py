@@ -129,6 +129,7 @@ def messages(choice: Choice) -> list[Any]:
     Output(Data.MESSAGES, "children"),
     Output(Data.SAMPLE, "value"),
     Output(Data.SHEET_URL, "value"),
+    Output(Data.UPLOAD, "contents"),
     Input(Page.URL_STATE, "data"),
     Input(Data.SAMPLE, "value"),
     Input(Data.UPLOAD, "contents"),
@@ -163,4 +164,6 @@ def on_data(
     sample_value = source["name"] if source and source.get("kind") == "sample" else no_update
     sheet_value = source["url"] if source and source.get("kind") == "sheet" else no_update
     summary = choice.summary or no_update
-    return (source if source is not None else no_update, summary, messages(choice), sample_value, sheet_value)
+    # Once read, the file's bytes are dropped from the page, so no later request carries them again.
+    cleared = None if trigger == Data.UPLOAD else no_update
+    return (source if source is not None else no_update, summary, messages(choice), sample_value, sheet_value, cleared)

@@ -1,7 +1,8 @@
 """Editing the history for a what-if: the grid's rows become a new history only when the user presses Apply.
 
-The edited history travels like an upload (``callbacks.runs``): the data source store gets an ``upload``-kind
-source carrying the long-shape records, marked ``"edited": True``, so every other feature recomputes from it.
+The edited history is kept on the server like an upload (``callbacks.runs.stored_source``): the data source store
+gets an ``upload``-kind source naming it by content id, marked ``"edited": True``, so every other feature recomputes
+from it.
 The edit store keeps what Apply needs beside it, per user, in the browser::
 
     {"base": <the unedited source>, "rows": <applied grid rows, compact> or None, "undo": [<rows or None>, ...]}
@@ -18,7 +19,7 @@ from typing import Any
 
 from dash import Input, Output, State, callback, ctx, no_update
 
-from callbacks.runs import DataError, describe_source, history_digest, history_for, load_source, records_of
+from callbacks.runs import DataError, describe_source, history_for, load_source, records_of, stored_source
 from layouts.ids import Data, Edit
 from ratings import GameHistory, HistoryError
 
@@ -120,14 +121,8 @@ def check_rows(rows: list[dict[str, Any]]) -> Checked:
 
 
 def edited_source(history: GameHistory, base: dict[str, Any]) -> dict[str, Any]:
-    """The data source of an edited history: upload-like records, named after the source it was edited from."""
-    return {
-        "kind": "upload",
-        "filename": f"what-if edit of {describe_source(base)}",
-        "hash": history_digest(history),
-        "records": records_of(history),
-        "edited": True,
-    }
+    """The data source of an edited history: kept on the server, named after the source it was edited from."""
+    return stored_source(history, f"what-if edit of {describe_source(base)}", edited=True)
 
 
 def fresh_state(source: dict[str, Any]) -> dict[str, Any]:

@@ -5,19 +5,17 @@ A *source* is a small JSON dict kept in the browser (``dcc.Store``):
 - ``{"kind": "sample", "name": "poker"}``: a bundled sample (recomputed on the server);
 - ``{"kind": "sheet", "url": ..., "worksheet": ...}``: a Google Sheet (read on the server
   through ``sources.sheets``, which keeps its own cache and last good copy);
-- ``{"kind": "upload", "filename": ..., "hash": ..., "records": [...]}``: an uploaded file, carried as
-  long-shape records because no server worker may hold per-user data.
+- ``{"kind": "upload", "id": ..., "filename": ...}``: an uploaded (or edited, ``"edited": true``) history, kept
+  on the server in the store every worker shares (:mod:`sources.histories`) under a content id the server
+  computed; the browser holds only the id and the user's own file name.
 
-The caches below are keyed by content (a sample name, a content hash, a system and its parameters):
+The caches below are keyed by content (a sample name, a content id, a system and its parameters):
 they hold no per-user state, so every gunicorn worker can answer every request.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
-import hashlib
 import json
 import threading
 from collections import OrderedDict
@@ -27,7 +25,16 @@ from typing import Any, Generic, TypeVar
 
 from dash.exceptions import PreventUpdate
 
-from ratings import GameHistory, HistoryError, ParameterError, RatingRun, create, get_system
+from ratings import (
+    SYSTEM_NAMES,
+    ComputationError,
+    GameHistory,
+    HistoryError,
+    ParameterError,
+    RatingRun,
+    create,
+    get_system,
+)
 from ratings.params import coerce
 
 __all__ = [
@@ -114,13 +121,10 @@ def _problems(exc: HistoryError) -> list[str]:
 
 
 def history_digest(history: GameHistory) -> str:
-    """A content hash of a history (game ids, dates, players, places), used as a cache key."""
-    digest = hashlib.sha256()
-    for game in history.games:
-        digest.update(f"{game.id}\x1f{game.date}\x1e".encode())
-        for entry in game.entries:
-            digest.update(f"{entry.player}\x1f{entry.place}\x1e".encode())
-    return digest.hexdigest()[:24]
+    """The content id of a history (see :mod:`sources.histories`), used as a cache key."""
+    from sources.histories import content_id, serialise
+
+    return content_id(serialise(history))
 
 
 def records_of(history: GameHistory) -> list[dict[str, Any]]:
@@ -136,35 +140,44 @@ def records_of(history: GameHistory) -> list[dict[str, Any]]:
     ]
 
 
-def read_upload(contents: str, filename: str) -> tuple[dict[str, Any], list[str]]:
-    """Decode a ``dcc.Upload`` data URL and read it as a game history.
+def read_upload(contents: Any, filename: Any) -> tuple[dict[str, Any], list[str]]:
+    """Read a ``dcc.Upload`` data URL with the guarded reader and keep the history on the server.
 
-    Returns the upload source (records included) and the reader's warnings; raises
+    Returns the upload source (content id and the user's file name) and the reader's warnings; raises
     :class:`DataError` with every problem found.
     """
-    from ratings.io import read_file
+    from sources import uploads
 
     try:
-        _, encoded = contents.split(",", 1)
-        data = base64.b64decode(encoded, validate=False)
-    except (ValueError, binascii.Error):
-        raise DataError([f"{filename}: the upload could not be decoded"]) from None
-    try:
-        result = read_file(data, filename=filename)
+        result = uploads.read_upload(contents, filename if isinstance(filename, str) else None)
     except HistoryError as exc:
         raise DataError(_problems(exc)) from None
     history = result.history
+    name = uploads.clean_filename(filename) or "the uploaded file"
     if history.n_games == 0:
-        raise DataError([f"{filename}: the file holds no games"])
-    source = {
-        "kind": "upload",
-        "filename": filename,
-        "hash": history_digest(history),
-        "records": records_of(history),
-    }
+        raise DataError([f"{name}: the file holds no games"])
+    source = {"kind": "upload", "id": _keep(history), "filename": name}
     # The reader's warnings already include the history's own.
     warnings = list(dict.fromkeys([*result.warnings, *(str(p) for p in result.skipped)]))
     return source, warnings
+
+
+def _keep(history: GameHistory) -> str:
+    from sources.histories import keep
+    from sources.store import StoreError
+
+    try:
+        return keep(history)
+    except StoreError as exc:
+        raise DataError([str(exc)]) from None
+
+
+def stored_source(history: GameHistory, filename: str, *, edited: bool = False) -> dict[str, Any]:
+    """An upload-kind source for ``history``, kept on the server (``edited`` marks a what-if edit)."""
+    source: dict[str, Any] = {"kind": "upload", "id": _keep(history), "filename": filename}
+    if edited:
+        source["edited"] = True
+    return source
 
 
 def source_key(source: dict[str, Any]) -> str:
@@ -173,7 +186,7 @@ def source_key(source: dict[str, Any]) -> str:
     if kind == "sample":
         return f"sample:{source.get('name')}"
     if kind == "upload":
-        return f"upload:{source.get('hash')}"
+        return f"upload:{source.get('id')}"
     if kind == "sheet":
         return f"sheet:{source.get('url')}|{source.get('worksheet') or ''}"
     raise DataError([f"unknown data source {kind!r}"])
@@ -185,7 +198,7 @@ def describe_source(source: dict[str, Any]) -> str:
     if kind == "sample":
         return f"sample '{source.get('name')}'"
     if kind == "upload":
-        return f"upload {source.get('filename')}"
+        return f"{'' if source.get('edited') else 'upload '}{str(source.get('filename'))[:200]}"
     if kind == "sheet":
         return f"Google Sheet {source.get('url')}"
     return "unknown source"
@@ -203,12 +216,22 @@ def _load_sample(name: str) -> Loaded:
     return Loaded(history, f"sample:{name}", f"sample '{name}'", tuple(history.warnings))
 
 
-def _load_upload(source: dict[str, Any]) -> Loaded:
+def _load_upload(cid: str) -> Loaded:
+    from sources.histories import MissingHistory, fetch
+    from sources.store import StoreError
+
     try:
-        history = GameHistory.from_records(source.get("records") or [], source=source.get("filename"))
-    except HistoryError as exc:
-        raise DataError(_problems(exc)) from None
-    return Loaded(history, f"upload:{source.get('hash')}", f"upload {source.get('filename')}", tuple(history.warnings))
+        history = fetch(cid)
+    except MissingHistory:
+        raise DataError(
+            [
+                "this data is no longer on the server (uploaded and edited data are kept 30 days after their "
+                "last use) or the link is incomplete; upload the file again"
+            ]
+        ) from None
+    except StoreError as exc:
+        raise DataError([str(exc)]) from None
+    return Loaded(history, f"upload:{cid}", "upload", tuple(history.warnings))
 
 
 def open_sheet(url: str, worksheet: str | None = None) -> Any:
@@ -246,15 +269,22 @@ def load_source(source: dict[str, Any], *, force: bool = False) -> Loaded:
 
     ``force`` reads a sheet anew instead of using a recent copy (the refresh button).
     """
+    if not isinstance(source, dict):
+        raise DataError(["the page sent no readable data source; reload the page"])
     kind = source.get("kind")
     if kind == "sheet":
         # sources.sheets keeps its own time-limited cache and last good copy.
         return _load_sheet(source, force)
     if kind == "sample":
-        name = str(source.get("name"))
+        name = source.get("name")
+        if not isinstance(name, str):
+            raise DataError(["the page sent no readable sample name; reload the page"])
         return _HISTORIES.get_or_make(f"sample:{name}", lambda: _load_sample(name))
     if kind == "upload":
-        return _HISTORIES.get_or_make(source_key(source), lambda: _load_upload(source))
+        cid = source.get("id")
+        loaded = _HISTORIES.get_or_make(f"upload:{cid}", lambda: _load_upload(str(cid)))
+        # The label is the user's own (file name or edit), never the shared content's.
+        return dataclasses.replace(loaded, label=describe_source(source))
     raise DataError([f"unknown data source {kind!r}"])
 
 
@@ -271,23 +301,34 @@ def run_for(source: dict[str, Any], system: str, params: dict[str, Any]) -> Rati
     return _RUNS.get_or_make(key, lambda: create(system, **typed).rate(loaded.history))
 
 
+def settings_of(value: Any) -> tuple[str, dict[str, Any]] | None:
+    """``(system, params)`` from a settings-shaped store value, or None when it is not one (stores are untrusted)."""
+    if not isinstance(value, dict):
+        return None
+    system, params = value.get("system"), value.get("params") or {}
+    if not isinstance(system, str) or system not in SYSTEM_NAMES or not isinstance(params, dict):
+        return None
+    return system, params
+
+
 def current_run(source: dict[str, Any] | None, current: dict[str, Any] | None) -> RatingRun:
-    """The run for the stores' source and settings; ``PreventUpdate`` while either is missing or unreadable."""
-    if not source or not current:
+    """The run for the stores' source and settings; ``PreventUpdate`` while either is missing or malformed."""
+    settings = settings_of(current)
+    if not isinstance(source, dict) or settings is None:
         raise PreventUpdate
-    try:
-        return run_for(source, current["system"], current.get("params") or {})
-    except DataError:
-        raise PreventUpdate from None
+    # A DataError (for example a sheet this worker cannot read and holds no copy of) propagates: the app's
+    # error handler shows its message, so the charts never stay silently stale.
+    return run_for(source, *settings)
 
 
 def baseline_run(pinned: dict[str, Any] | None) -> RatingRun | None:
-    """The pinned baseline's run, or ``None`` (also when its source can no longer be read)."""
-    if not pinned:
+    """The pinned baseline's run, or ``None`` (also when it can no longer be read or computed)."""
+    settings = settings_of(pinned)
+    if settings is None or not isinstance(pinned, dict) or not isinstance(pinned.get("source"), dict):
         return None
     try:
-        return run_for(pinned["source"], pinned["system"], pinned.get("params") or {})
-    except DataError:
+        return run_for(pinned["source"], *settings)
+    except (DataError, ParameterError, ComputationError):
         return None
 
 

@@ -13,6 +13,7 @@ from callbacks.runs import DataError, baseline_run, current_run, load_source
 from layouts.ids import Baseline, Data, Page, Params, Standings
 from layouts.leaderboard import leaderboard_table
 from ratings import GameHistory, RatingRun
+from ratings.params import parse_number
 
 __all__ = [
     "baseline_run",
@@ -27,10 +28,12 @@ __all__ = [
 
 
 def _number(value: Any, default: float) -> float:
+    """A finite number from a box's value (untrusted), else ``default``."""
     try:
-        return float(value)
-    except (TypeError, ValueError):
+        number = parse_number(value)
+    except ValueError:
         return default
+    return number if abs(number) < 1e12 else default
 
 
 def scale_of(run: RatingRun, offset: Any, factor: Any) -> figures.Scale:
@@ -89,11 +92,14 @@ def game_options(run: RatingRun) -> list[dict[str, Any]]:
 def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clicked: bool) -> int:
     """The game to show: the clicked trajectory point's game, else the current choice if valid, else the last game."""
     n = run.history.n_games
-    if clicked and click and click.get("points"):
-        game = click["points"][0].get("customdata")
+    points = click.get("points") if clicked and isinstance(click, dict) else None
+    if isinstance(points, list) and points and isinstance(points[0], dict):
+        game = points[0].get("customdata")
         if isinstance(game, list) and game:
             game = game[0]  # a point with several customdata values: the game index comes first
-        if isinstance(game, (int, float)) and 0 <= int(game) < n:
+        if isinstance(game, int) and not isinstance(game, bool) and 0 <= game < n:
+            return game
+        if isinstance(game, float) and game.is_integer() and 0 <= game < n:
             return int(game)
     if isinstance(current, int) and 0 <= current < n:
         return current

@@ -1,8 +1,9 @@
 """The shareable address: the query string holds the data source, the system and its parameters.
 
-``?sample=poker&system=multielo&k=24&base=1.5`` (or ``sheet=<url>&worksheet=<name>``); only parameters
-that differ from the defaults are written.  Uploaded data cannot travel in an address, so a view of an
-upload shares the system and parameters only.
+``?sample=poker&system=multielo&k=24&base=1.5`` (or ``sheet=<url>&worksheet=<name>``, or ``data=<content id>&file=
+<name>`` for an uploaded or edited history kept on the server, ``edited=1`` for an edit); only parameters that
+differ from the defaults are written.  A content id is unguessable without the content (``sources.histories``), so
+the link shares the data exactly with whoever is given it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ratings import SYSTEM_NAMES, get_system
 __all__ = ["RESERVED", "build_query", "default_source", "parse_query"]
 
 #: Query keys that are not parameters.
-RESERVED = ("sample", "sheet", "worksheet", "system")
+RESERVED = ("sample", "sheet", "worksheet", "data", "file", "edited", "system")
 
 
 def default_source(config: settings.Settings | None = None) -> dict[str, Any]:
@@ -51,6 +52,11 @@ def build_query(source: dict[str, Any] | None, current: dict[str, Any] | None) -
         pairs.append(("sheet", str(source.get("url"))))
         if source.get("worksheet"):
             pairs.append(("worksheet", str(source["worksheet"])))
+    elif source and source.get("kind") == "upload":
+        pairs.append(("data", str(source.get("id"))))
+        pairs.append(("file", str(source.get("filename"))))
+        if source.get("edited"):
+            pairs.append(("edited", "1"))
     if current and current.get("system") in SYSTEM_NAMES:
         system = current["system"]
         pairs.append(("system", system))
@@ -74,6 +80,10 @@ def parse_query(search: str | None) -> dict[str, Any]:
     source: dict[str, Any] | None = None
     if pairs.get("sheet"):
         source = {"kind": "sheet", "url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}
+    elif pairs.get("data"):
+        source = {"kind": "upload", "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")[:200]}
+        if pairs.get("edited") == "1":
+            source["edited"] = True
     elif pairs.get("sample"):
         source = {"kind": "sample", "name": pairs["sample"]}
     system = pairs.get("system")

@@ -11,6 +11,7 @@ from dash import dcc, html
 
 from layouts.ids import Baseline, Data, Page, Params, ParamType, Standings
 from ratings import SYSTEM_NAMES, ParamSpec, get_system
+from ratings.io import MAX_BYTES
 
 __all__ = ["controls_column", "param_control", "param_controls", "slider_range", "system_options"]
 
@@ -41,9 +42,10 @@ def data_card(samples: Sequence[str], sample: str | None) -> dbc.Card:
         ),
         dcc.Upload(
             id=Data.UPLOAD,
-            children=html.Div(["Drop a CSV, XLSX or ODS file here, or ", html.A("choose one", href="#")]),
+            children=html.Div(["Drop a CSV, XLSX or ODS file (up to 10 MB) here, or ", html.A("choose one", href="#")]),
             className="upload-area mb-2",
             multiple=False,
+            max_size=MAX_BYTES,
             accept=".csv,.tsv,.txt,.xlsx,.xlsm,.ods",
         ),
         dbc.Label("Google Sheet address", html_for=Data.SHEET_URL, className="small mb-0"),

@@ -20,6 +20,7 @@ class Page(StrEnum):
     TABS = "page-tabs"
     CONTROLS_TOGGLE = "page-controls-toggle"
     CONTROLS_COLLAPSE = "page-controls-collapse"
+    ERROR = "page-error"
 
 
 class Data(StrEnum):

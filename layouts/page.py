@@ -68,7 +68,12 @@ def layout() -> html.Div:
         className="mb-2 py-1",
     )
     status = html.Div(
-        [html.Div(id=Data.SUMMARY, className="small"), html.Div(id=Data.MESSAGES), downloads_layout.bar()],
+        [
+            html.Div(id=Data.SUMMARY, className="small"),
+            html.Div(id=Data.MESSAGES),
+            dbc.Alert(id=Page.ERROR, color="danger", dismissable=True, is_open=False, className="small py-1 mb-1"),
+            downloads_layout.bar(),
+        ],
         className="mb-2 status",
     )
     body = dbc.Container(

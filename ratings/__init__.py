@@ -12,13 +12,14 @@ Pure Python on numpy, scipy and pandas; imports neither Dash nor plotly.
 [1016.0, 984.0]
 """
 
-from ratings.base import GameView, RatingRun, RatingSystem
+from ratings.base import ComputationError, GameView, RatingRun, RatingSystem
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.params import ParameterError, ParamSpec
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, create, get_system
 
 __all__ = [
     "SYSTEM_NAMES",
+    "ComputationError",
     "Entry",
     "Game",
     "GameHistory",

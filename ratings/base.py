@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,7 +21,22 @@ import pandas as pd
 from ratings.history import GameHistory
 from ratings.params import ParamSpec, build, specs
 
-__all__ = ["NO_DATE", "GameView", "RatingRun", "RatingSystem", "Replay", "State"]
+__all__ = ["NO_DATE", "ComputationError", "GameView", "RatingRun", "RatingSystem", "Replay", "State"]
+
+
+class ComputationError(ArithmeticError):
+    """Valid settings under which a history yields no finite ratings (updates that diverge or overflow).
+
+    ``game`` is the index of the game where it happened, when known; the message says what and where.
+    """
+
+    def __init__(self, reason: str, game: int | None = None, label: str = "") -> None:
+        self.reason = reason
+        self.game = game
+        named = f" ('{label}')" if label and label != str(game + 1 if game is not None else "") else ""
+        where = f" at game {game + 1}{named}" if game is not None else ""
+        super().__init__(f"the ratings cannot be computed{where}: {reason}")
+
 
 #: A system's per-player state: named float arrays of length ``n_players``.
 State = dict[str, np.ndarray]
@@ -242,17 +257,47 @@ class RatingSystem(ABC):
 
     # -------------------------------------------------------------- the replay
     def rate(self, history: GameHistory) -> RatingRun:
-        """Replay every game of ``history`` in order and record each rating before and after."""
-        return self._run(history, self._replay)
+        """Replay every game of ``history`` in order and record each rating before and after.
+
+        Raises :class:`ComputationError` (saying at which game) when the settings drive the ratings
+        beyond floating point: a result is either finite everywhere or not returned.
+        """
+        return self._guarded(history, per_game=False)
 
     def rate_per_game(self, history: GameHistory) -> RatingRun:
         """The same replay through the per-game hooks only: the reference a batch replay is tested against."""
-        return self._run(history, self._replay_per_game)
+        return self._guarded(history, per_game=True)
 
-    def _run(self, history: GameHistory, replay: Callable[[State, Replay], None]) -> RatingRun:
+    def _guarded(self, history: GameHistory, *, per_game: bool) -> RatingRun:
+        try:
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                return self._run(history, per_game=per_game)
+        except ComputationError:
+            raise
+        except (ArithmeticError, ValueError) as exc:
+            # Numerical failure (overflow, division by zero, NaN where a size was expected) outside a game.
+            reason = f"the settings overflow floating point ({type(exc).__name__}); try less extreme settings"
+            raise ComputationError(reason) from None
+
+    def _run(self, history: GameHistory, *, per_game: bool) -> RatingRun:
         state = self.initial_state(history.n_players)
         out = Replay.of(history, self.extra_series)
-        replay(state, out)
+        if per_game:
+            self._replay_per_game(state, out)
+        else:
+            try:
+                self._replay(state, out)
+            except (ArithmeticError, ValueError):
+                out.before[:] = np.nan
+            if not (np.isfinite(out.before).all() and np.isfinite(out.after).all()):
+                # A kernel reports a failure by non-finite ratings or an exception, without the game;
+                # the per-game path says what failed and where.
+                return self._run(history, per_game=True)
+        if not (np.isfinite(out.before).all() and np.isfinite(out.after).all()):
+            first = int(np.argmax(~(np.isfinite(out.before) & np.isfinite(out.after))))
+            g = int(history.flat_game[first])
+            reason = "a rating became infinite or undefined; try less extreme settings"
+            raise ComputationError(reason, g, history.games[g].id)
         everyone = np.arange(history.n_players)
         return RatingRun(
             system=self.name,
@@ -273,7 +318,8 @@ class RatingSystem(ABC):
 
         The default walks the games through the per-game hooks (:meth:`_prepare`, :meth:`_play`,
         :meth:`_display`); a system overrides it with a compiled kernel (see :mod:`ratings.kernels`)
-        that must give the same numbers.
+        that must give the same numbers.  A kernel does not raise on a numerical failure: it leaves
+        non-finite ratings (or raises), and the replay is then repeated game by game, which says what and where.
         """
         self._replay_per_game(state, replay)
 
@@ -281,18 +327,27 @@ class RatingSystem(ABC):
         history = replay.history
         offsets = replay.offsets
         before, after = replay.before, replay.after
-        for g, game in enumerate(history.games):
-            s, e = int(offsets[g]), int(offsets[g + 1])
-            view = GameView(g, replay.players[s:e], replay.ranks[s:e], replay.dnf[s:e], game.date)
-            self._prepare(state, view)
-            before[s:e] = self._display(state, view.players)
-            for k in self.extra_series:
-                replay.extras_before[k][s:e] = state[k][view.players]
-            if e - s >= 2:
-                self._play(state, view)
-            after[s:e] = self._display(state, view.players)
-            for k in self.extra_series:
-                replay.extras_after[k][s:e] = state[k][view.players]
+        g = 0
+        try:
+            for g, game in enumerate(history.games):
+                s, e = int(offsets[g]), int(offsets[g + 1])
+                view = GameView(g, replay.players[s:e], replay.ranks[s:e], replay.dnf[s:e], game.date)
+                self._prepare(state, view)
+                before[s:e] = self._display(state, view.players)
+                for k in self.extra_series:
+                    replay.extras_before[k][s:e] = state[k][view.players]
+                if e - s >= 2:
+                    self._play(state, view)
+                after[s:e] = self._display(state, view.players)
+                for k in self.extra_series:
+                    replay.extras_after[k][s:e] = state[k][view.players]
+        except ComputationError as exc:
+            raise ComputationError(exc.reason, g, history.games[g].id) from None
+        except (ArithmeticError, ValueError) as exc:
+            # Numerical failure (overflow, division by zero, NaN where a size was expected): the
+            # settings drive the updates beyond floating point; say where instead of failing obscurely.
+            reason = f"the updates overflow floating point ({type(exc).__name__}); try less extreme settings"
+            raise ComputationError(reason, g, history.games[g].id) from None
 
     def initial_state(self, n_players: int) -> State:
         """The state of ``n_players`` players who have played no game."""

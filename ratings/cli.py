@@ -27,7 +27,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ratings.base import RatingRun, RatingSystem
+from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
 from ratings.io import load_history
 from ratings.metrics import Evaluation, evaluate
@@ -331,7 +331,7 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
         _run(args, out, err)
     except HistoryError as exc:
         message = _history_message(exc)
-    except (CommandError, ParameterError, UnknownSystemError) as exc:
+    except (CommandError, ComputationError, ParameterError, UnknownSystemError) as exc:
         message = str(exc)
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ratings.params import parse_number
+
 __all__ = [
     "Entry",
     "Game",
@@ -100,6 +102,10 @@ class Game:
         return len(self.entries)
 
 
+#: Largest place accepted (a field of a million; far beyond any game, far below int32).
+MAX_PLACE = 1_000_000
+
+
 def parse_place(value: Any) -> int | None:
     """Parse one place cell: a positive whole number, or DNF (the word, any case, or empty).
 
@@ -116,6 +122,8 @@ def parse_place(value: Any) -> int | None:
     if isinstance(value, (int, np.integer)):
         number = int(value)
     elif isinstance(value, (float, np.floating)):
+        if not math.isfinite(value) or float(value) > MAX_PLACE:
+            raise ValueError(f"place {value:g} is larger than any game has places (at most {MAX_PLACE:,})")
         if not float(value).is_integer():
             raise ValueError(f"place {value:g} is not a whole number")
         number = int(value)
@@ -124,14 +132,18 @@ def parse_place(value: Any) -> int | None:
         if text.lower() in _DNF_WORDS:
             return None
         try:
-            as_float = float(text)
+            as_float = parse_number(text)
         except ValueError:
-            raise ValueError(f"place '{text}' is neither a number nor DNF") from None
-        if not math.isfinite(as_float) or not as_float.is_integer():
-            raise ValueError(f"place '{text}' is not a whole number")
+            raise ValueError(f"place '{text[:40]}' is neither a number nor DNF") from None
+        if not as_float.is_integer():
+            raise ValueError(f"place '{text[:40]}' is not a whole number")
+        if as_float > MAX_PLACE:
+            raise ValueError(f"place {text[:40]} is larger than any game has places (at most {MAX_PLACE:,})")
         number = int(as_float)
     if number < 1:
         raise ValueError(f"place {number} is not positive (1 is the best place)")
+    if number > MAX_PLACE:
+        raise ValueError(f"place {number:.6g} is larger than any game has places (at most {MAX_PLACE:,})")
     return number
 
 

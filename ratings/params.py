@@ -10,12 +10,41 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ParamSpec", "ParameterError", "param", "specs", "coerce", "check"]
+__all__ = ["ParamSpec", "ParameterError", "param", "parse_number", "specs", "coerce", "check"]
+
+#: Plain decimal notation, ASCII digits only: ``12``, ``-0.5``, ``.25``, ``1e-3``.  Python's own
+#: ``float()`` also takes ``1_000``, ``inf``, ``nan`` and digits of every script (``٣``), none of
+#: which a person means as a parameter value.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_number(value: Any) -> float:
+    """A finite number from a JSON number or a text in plain decimal notation; ``ValueError`` otherwise.
+
+    A decimal comma (``1,5``) is refused with a hint rather than read as another number.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a number")
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if re.fullmatch(r"[+-]?[0-9]+,[0-9]+", text):
+            raise ValueError(f"'{text}' uses a decimal comma; write {text.replace(',', '.')}")
+        if len(text) > 64 or not _DECIMAL.fullmatch(text):
+            raise ValueError(f"'{text[:64]}' is not a number in plain decimal notation")
+        number = float(text)
+    else:
+        raise ValueError(f"{value!r} is not a number")
+    if not math.isfinite(number):
+        raise ValueError(f"{value!r} is not a finite number")
+    return number
 
 
 class ParameterError(ValueError):
@@ -120,13 +149,11 @@ def coerce(spec: ParamSpec, value: Any) -> Any:
             text is None or (isinstance(text, str) and text.lower() in ("none", ""))
         ):
             return None
-        if spec.kind == "float":
-            return float(text)
-        if spec.kind == "optional-float":
-            return float(text)
+        if spec.kind in ("float", "optional-float"):
+            return parse_number(text)
         if spec.kind == "int":
-            number = float(text)
-            if not number.is_integer():
+            number = parse_number(text)
+            if not number.is_integer() or abs(number) > 2**53:
                 raise ValueError
             return int(number)
         if spec.kind == "bool":
@@ -140,14 +167,18 @@ def coerce(spec: ParamSpec, value: Any) -> Any:
             raise ValueError
         if spec.kind == "float-list":
             items = text.split(",") if isinstance(text, str) else list(text)
-            return tuple(float(x) for x in items)
+            if len(items) > 64:
+                raise ValueError
+            return tuple(parse_number(x) for x in items)
         if spec.kind == "choice":
             if str(text) not in spec.choices:
                 raise ParameterError(spec.name, f"'{text}' is not one of {', '.join(spec.choices)}")
             return str(text)
     except ParameterError:
         raise
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as exc:
+        if "decimal comma" in str(exc):
+            raise ParameterError(spec.name, str(exc)) from None
         expected = {
             "float": "a number",
             "optional-float": "a number or 'none'",
@@ -155,7 +186,8 @@ def coerce(spec: ParamSpec, value: Any) -> Any:
             "bool": "true or false",
             "float-list": "comma-separated numbers or 'none'",
         }.get(spec.kind, "a valid value")
-        raise ParameterError(spec.name, f"'{value}' is not {expected}") from None
+        shown = str(value)[:64]
+        raise ParameterError(spec.name, f"'{shown}' is not {expected}") from None
     return text
 
 

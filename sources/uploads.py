@@ -16,13 +16,20 @@ from typing import Any
 from ratings.history import GameHistory, HistoryError, Problem
 from ratings.io import MAX_BYTES, ReadResult, read_file, write_csv
 
-__all__ = ["csv_download", "decoded_size", "history_csv", "read_upload"]
+__all__ = ["clean_filename", "csv_download", "decoded_size", "history_csv", "read_upload"]
 
 _DATA_URL = re.compile(r"^data:([^,]*?)(;base64)?,", re.IGNORECASE)
 
 
 def _refuse(message: str, filename: str | None) -> HistoryError:
     return HistoryError([Problem(message, source=filename)])
+
+
+def clean_filename(filename: object) -> str | None:
+    """The file's own name: no folders (a browser may send a full path), at most 200 characters, or None."""
+    if not isinstance(filename, str):
+        return None
+    return re.split(r"[\\/]", filename)[-1].strip()[:200] or None
 
 
 def decoded_size(data: str) -> int:
@@ -48,7 +55,7 @@ def read_upload(
     """
     if isinstance(contents, (list, tuple)) or isinstance(filename, (list, tuple)):
         raise _refuse("upload one file at a time", None)
-    name = (re.split(r"[\\/]", str(filename))[-1].strip() or None) if filename else None
+    name = clean_filename(filename)
     label = f"'{name}'" if name else "the uploaded file"
     if not isinstance(contents, str) or not contents:
         raise _refuse(f"{label} arrived empty; choose the file again", name)

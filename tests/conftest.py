@@ -16,6 +16,18 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _shared_store(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Every test session keeps uploaded and edited histories in a store of its own (never the host's)."""
+    from sources.store import DiskStore, use_store
+
+    directory = tmp_path_factory.mktemp("store")
+    os.environ["RATINGS_STORE_DIR"] = str(directory)  # servers the tests start inherit it
+    use_store(DiskStore(str(directory)))
+    yield
+    use_store(None)
+
+
 def history_from_rows(rows: list[tuple[str, str, object]]) -> GameHistory:
     """Build a history from ``(game, player, place)`` rows."""
     return GameHistory.from_records([{"game": g, "player": p, "place": pl} for g, p, pl in rows])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 
 import pytest
 from dash import dcc
@@ -29,9 +30,9 @@ POKER = {"kind": "sample", "name": "poker"}
 def test_upload_is_read_into_long_records():
     source, warnings = read_upload(_data_url(GOOD_CSV), "club.csv")
     assert source["kind"] == "upload" and source["filename"] == "club.csv"
-    assert {r["player"] for r in source["records"]} == {"Zed", "Yan", "Xia"}
-    assert {"game": "2", "date": "2024-03-08", "player": "Xia", "place": "DNF"} in source["records"]
+    assert set(source) == {"kind", "id", "filename"}  # the browser holds an id, not the data
     history = data.load_source(source).history
+    assert {"game": "2", "date": dt.date(2024, 3, 8), "player": "Xia", "place": "DNF"} in history.to_records()
     assert history.n_games == 2 and history.players == ("Zed", "Yan", "Xia")
 
 
@@ -47,7 +48,7 @@ def test_broken_upload_reports_every_problem_and_keeps_previous():
 
 
 def test_undecodable_upload_is_a_plain_error():
-    with pytest.raises(DataError, match="could not be decoded"):
+    with pytest.raises(DataError, match="did not arrive as a base64 data URL"):
         read_upload("no comma here", "x.csv")
 
 
@@ -171,8 +172,11 @@ def test_address_with_sheet_and_upload():
     sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc/edit#gid=0", "worksheet": "Games"}
     state = url.parse_query(url.build_query(sheet, None))
     assert state["source"] == sheet
-    upload = {"kind": "upload", "filename": "x.csv", "hash": "h", "records": []}
-    assert url.build_query(upload, {"system": "multielo", "params": {}}) == "?system=multielo"
+    upload = {"kind": "upload", "filename": "x.csv", "id": "0" * 32}
+    assert (
+        url.build_query(upload, {"system": "multielo", "params": {}}) == f"?data={'0' * 32}&file=x.csv&system=multielo"
+    )
+    assert url.parse_query(url.build_query(upload, None))["source"] == upload
 
 
 def test_address_ignores_unknown_systems_and_defaults_to_settings():

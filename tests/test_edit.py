@@ -23,10 +23,9 @@ RECORDS = [
 
 def upload_source(records: list[dict[str, Any]]) -> dict[str, Any]:
     """An upload-kind source as the core builds one (``callbacks.runs``)."""
-    from callbacks.runs import history_digest, records_of
+    from callbacks.runs import stored_source
 
-    history = GameHistory.from_records(records)
-    return {"kind": "upload", "filename": "club.csv", "hash": history_digest(history), "records": records_of(history)}
+    return stored_source(GameHistory.from_records(records), "club.csv")
 
 
 @pytest.fixture

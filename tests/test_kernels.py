@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from ratings import Entry, Game, GameHistory, create
+from ratings import ComputationError, Entry, Game, GameHistory, create
 from ratings.base import RatingSystem
 from ratings.kernels import SYSTEMS_WITH_KERNELS, warm_up
 
@@ -217,3 +217,19 @@ def test_plackett_luce_large_tie_falls_back_to_per_game() -> None:
     assert not system._kernel_covers(Replay.of(history, ()))
     assert_agree(system, history)
     assert system._kernel_covers(Replay.of(random_history(1), ()))
+
+
+DIVERGING = [("plackett-luce", {"dummy": -1e12}), ("glicko2", {"tau": 1e-300})]
+
+
+@pytest.mark.parametrize(("name", "params"), DIVERGING)
+def test_a_failing_kernel_reports_as_the_per_game_path(name: str, params: dict[str, Any]) -> None:
+    """A kernel leaves non-finite ratings where the reference raises; ``rate`` then says what and where as it does."""
+    history = random_history(4, n_games=60)
+    system = create(name, **params)
+    with pytest.raises(ComputationError) as reference:
+        system.rate_per_game(history)
+    with pytest.raises(ComputationError) as batch:
+        system.rate(history)
+    assert str(batch.value) == str(reference.value)
+    assert batch.value.game == reference.value.game

@@ -16,6 +16,7 @@ from ratings.kernels.elo import pair_score
 from ratings.systems.glicko2 import (
     CONFIDENCE_SIGMAS,
     GLICKO_SCALE,
+    MAX_ITERATIONS,
     RANK_POINTS_APPROACH,
     RANK_POINTS_MAX,
     RANK_POINTS_MAX_STEP,
@@ -47,13 +48,20 @@ def _new_volatility(sigma: float, phi2: float, v: float, delta: float, tau: floa
     if delta2 > phi2 + v:
         big_b = math.log(delta2 - phi2 - v)
     else:
+        found = False
         k = 1
-        while _volatility_f(a - k * tau, a, phi2, v, delta2, tau2) < 0.0:
-            k += 1
+        for k in range(1, MAX_ITERATIONS):  # Glickman's bracket search, bounded as the reference's
+            if _volatility_f(a - k * tau, a, phi2, v, delta2, tau2) >= 0.0:
+                found = True
+                break
+        if not found:
+            return math.nan  # no bracket: the per-game replay reports it
         big_b = a - k * tau
     f_a = _volatility_f(big_a, a, phi2, v, delta2, tau2)
     f_b = _volatility_f(big_b, a, phi2, v, delta2, tau2)
-    while abs(big_b - big_a) > TOLERANCE:
+    for _ in range(MAX_ITERATIONS):
+        if not abs(big_b - big_a) > TOLERANCE:
+            break
         big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
         f_c = _volatility_f(big_c, a, phi2, v, delta2, tau2)
         if f_c * f_b <= 0.0:
@@ -81,6 +89,9 @@ def _rank_points_step(points: float, target: float, ceiling: float, result: floa
 
 @njit(cache=True)
 def _clip(x: float, low: float, high: float) -> float:
+    """``numpy.clip`` of one value: NaN stays NaN (a failed update must reach the finiteness check)."""
+    if math.isnan(x):
+        return x
     return min(max(x, low), high)
 
 

@@ -16,11 +16,9 @@ import numpy as np
 from numba import njit
 
 from ratings.kernels.numerics import log_sum_exp, logaddexp
+from ratings.systems.plackett_luce import MAX_NODES, T_STEP
 
 __all__ = ["finishers_worst_first", "plackett_luce_gradient"]
-
-#: Step of the quadrature over t = log y (the reference's T_STEP).
-T_STEP = 0.2
 
 
 @njit(cache=True)
@@ -129,6 +127,9 @@ def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.
             lowest = min(lowest, r[i] - centre)
     t_hi = -log_big + math.log(2.0 * (n_dnf + 1) + 60.0)
     t_lo = lowest - 50.0 / (n_dnf + 1) - 2.0
+    if not (t_hi - t_lo) / T_STEP <= MAX_NODES:  # diverging ratings (also NaN): the per-game replay reports it
+        out[:] = math.nan
+        return
     t = np.arange(t_lo, t_hi + T_STEP, T_STEP)
     w = np.empty(len(t))
     for q in range(len(t)):

@@ -73,7 +73,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ratings.base import GameView, RatingSystem, Replay, State
+from ratings.base import ComputationError, GameView, RatingSystem, Replay, State
 from ratings.params import ParameterError, check, param
 from ratings.predict import monte_carlo_places
 
@@ -103,6 +103,8 @@ RANK_POINTS_APPROACH = 0.5
 CONFIDENCE_SIGMAS = 3.0
 #: Convergence tolerance of the volatility iteration (Glickman, step 5).
 TOLERANCE = 1e-6
+#: Bound on the iterations of each loop of the volatility update (it converges in far fewer).
+MAX_ITERATIONS = 1000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -243,12 +245,17 @@ def glicko2_period(
     if delta2 > phi2 + v:
         big_b = math.log(delta2 - phi2 - v)
     else:
-        k = 1
-        while f(a - k * tau) < 0.0:
-            k += 1
+        # Glickman's bracket search; bounded, since a step below a's precision would never end it.
+        for k in range(1, MAX_ITERATIONS):
+            if f(a - k * tau) >= 0.0:
+                break
+        else:
+            raise ComputationError("the volatility update finds no bracket (tau is too small for this rating)")
         big_b = a - k * tau
     f_a, f_b = f(big_a), f(big_b)
-    while abs(big_b - big_a) > tolerance:
+    for _ in range(MAX_ITERATIONS):  # the Illinois method converges in a handful of steps
+        if not abs(big_b - big_a) > tolerance:
+            break
         big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
         f_c = f(big_c)
         if f_c * f_b <= 0.0:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ratings.base import Replay, State
+from ratings.base import ComputationError, Replay, State
 from ratings.numerics import log_sum_exp
 from ratings.params import param
 from ratings.predict import plackett_luce_places
@@ -54,6 +54,9 @@ EXACT_SUBSETS = 14
 LARGE_GROUP_SAMPLES = 2000
 #: Step of the quadrature over t = log y for the DNF factor.
 T_STEP = 0.2
+#: Most quadrature nodes of one game: the node range grows with the ratings' spread, which only a
+#: diverging learning rate makes wide; past this the replay stops with a ComputationError.
+MAX_NODES = 20_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,6 +101,13 @@ def _dnf_quadrature(r_dnf: np.ndarray, r_fin: np.ndarray) -> tuple[np.ndarray, n
     # left end: below every 1/lambda the integrand falls like e^{(m+1) t}.
     t_hi = -log_big + np.log(2.0 * (m + 1) + 60.0)
     t_lo = min(-log_big, float(np.min(-log_lam_d))) - 50.0 / (m + 1) - 2.0
+    nodes = (t_hi - t_lo) / T_STEP
+    if not nodes <= MAX_NODES:  # also NaN
+        spread = float(np.ptp(np.concatenate([r_dnf, r_fin])))
+        raise ComputationError(
+            f"the players' ratings spread over {spread:.3g} (natural scale): the updates diverge; "
+            "lower the learning rate or bring the dummy and floor nearer the initial rating"
+        )
     t = np.arange(t_lo, t_hi + T_STEP, T_STEP)
     z = np.exp(log_lam_d[:, None] + t[None, :])  # lambda_d y
     w = log_big + t - np.exp(log_big + t) + np.log(-np.expm1(-z)).sum(axis=0)

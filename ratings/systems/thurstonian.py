@@ -63,7 +63,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage, special
 
-from ratings.base import State
+from ratings.base import ComputationError, State
 from ratings.numerics import LOG_SQRT_2PI, log_sum_exp
 from ratings.params import param
 from ratings.predict import monte_carlo_places
@@ -90,6 +90,16 @@ ROW_BUDGET = 400_000
 SPLIT_SIZE = 40_000
 #: Widest rating spread handled with scaled (rather than fully logarithmic) messages.
 SCALED_SPREAD = 20.0
+#: Bound on players x grid points x Romberg levels of one order: the grid never grows past it,
+#: whatever the ratings (a runaway learning rate spreads them without limit).  Up to a spread
+#: of about 40 among 30 players the default steps fit (the accuracy above holds); beyond, the
+#: step widens so that the cost stays bounded, and the result degrades smoothly instead.
+MAX_POINTS = 600_000
+#: Widest rating spread within one game that the model is computed for.  Ratings 60 performance
+#: standard deviations apart give an upset probability below 1e-190: only a learning rate so large
+#: that the updates diverge gets there, and then the replay stops with a ComputationError that
+#: says so (instead of running on ever wider grids).
+MAX_SPREAD = 60.0
 #: Romberg weights for steps h, 2h, 4h: the plain trapezoid's error starts at h^2, the corrected one's at h^4.
 _ROMBERG_PLAIN = {1: (1.0,), 2: (4.0 / 3.0, -1.0 / 3.0), 3: (64.0 / 45.0, -20.0 / 45.0, 1.0 / 45.0)}
 #: Weights of the corrected trapezoid on the running sum S: 13 (S_j + S_{j-1}) - (S_{j+1} + S_{j-2}).
@@ -252,10 +262,11 @@ def _rows(
     ``log_space`` chooses the computation (default: fully logarithmic only when the ratings
     spread over more than :data:`SCALED_SPREAD`); ``step`` and ``levels`` default per computation.
     """
+    spread = float(ratings.max() - ratings.min())
     if log_space is None:
-        log_space = float(ratings.max() - ratings.min()) > SCALED_SPREAD
+        log_space = spread > SCALED_SPREAD
     if step is None:
-        step = _default_step(rows.shape[1] + len(dnf), log_space)
+        step = _default_step(rows.shape[1] + len(dnf), spread, log_space)
     if levels is None:
         levels = LOG_LEVELS if log_space else LEVELS
     n_orders = rows.shape[0]
@@ -351,10 +362,16 @@ def _level_rows(
     return log_lik, grad
 
 
-def _default_step(players: int, log_space: bool) -> float:
-    """Grid step for an event among ``players`` players: finer for larger games (integrations
-    and the DNFs' product steepen the messages)."""
-    return min(LOG_STEP if log_space else STEP, STAGE_STEP / max(players - 1, 1))
+def _default_step(players: int, spread: float, log_space: bool) -> float:
+    """Grid step for an event among ``players`` players whose ratings spread over ``spread``.
+
+    Finer for larger games (integrations and the DNFs' product steepen the messages), but never
+    so fine that players x points x levels exceeds :data:`MAX_POINTS` (bounded cost and memory).
+    """
+    step = min(LOG_STEP if log_space else STEP, STAGE_STEP / max(players - 1, 1))
+    levels = LOG_LEVELS if log_space else LEVELS
+    widest = (spread + 2 * EXTENT) * players * levels / MAX_POINTS
+    return max(step, widest)
 
 
 def order_log_likelihood(
@@ -402,13 +419,19 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
     split = split_game(ranks, dnf)
     if split.finishers == 0:
         return np.zeros(len(ratings))
+    spread = float(np.ptp(ratings))
+    if not spread <= MAX_SPREAD:  # also NaN
+        raise ComputationError(
+            f"the players' ratings spread over {spread:.3g} performance standard deviations (at most "
+            f"{MAX_SPREAD:g} are computed): the updates diverge; lower the learning rate or bring the dummy "
+            "and floor nearer the initial rating"
+        )
     if not split.has_ties and len(split.dnf) == 0 and len(ratings) == 2:
         return _two_player_gradient(ratings, int(split.groups[0][0]), int(split.groups[1][0]))
     if not split.has_ties:
         return _rows(ratings, np.concatenate(split.groups)[None, :], split.dnf)[1][0]
     # Bound the ordering rows so that orderings x players x grid stays near ROW_BUDGET (large games).
-    spread = float(np.ptp(ratings))
-    grid = (spread + 2 * EXTENT) / _default_step(len(ratings), spread > SCALED_SPREAD)
+    grid = (spread + 2 * EXTENT) / _default_step(len(ratings), spread, spread > SCALED_SPREAD)
     rows, weights, exact = tie_orderings(
         split, ratings, max_rows=int(np.clip(ROW_BUDGET / (len(ratings) * grid), 2, MAX_ROWS))
     )

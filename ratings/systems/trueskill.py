@@ -17,7 +17,7 @@ bound ``mu - k sigma`` with k = 2 by default (seed 000, section 2).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,9 +104,9 @@ class TrueSkill(RatingSystem):
         #: The draw margin between two one-player teams (package convention: sqrt(2) beta Phi^-1((P+1)/2)).
         self.margin = draw_margin(p.draw_probability, p.beta)
 
-    def _run(self, history: GameHistory, replay: Callable[[State, Replay], None]) -> RatingRun:
+    def _run(self, history: GameHistory, *, per_game: bool) -> RatingRun:
         """Replay ``history``; the run's scale label names the k actually used in mu - k sigma."""
-        run = super()._run(history, replay)
+        run = super()._run(history, per_game=per_game)
         k = self.params.display_k
         if k == 2.0:
             return run

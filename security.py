@@ -1,0 +1,98 @@
+"""What the hosted app does for every request: size limit, security headers, no development routes, no tracebacks.
+
+- Requests are limited to :data:`MAX_REQUEST_BYTES` (Flask's ``MAX_CONTENT_LENGTH``: a larger body is refused with
+  413 before it is parsed).  The largest legitimate request is an upload: 10 MB of file as base64 plus the form.
+- Every response carries a Content-Security-Policy (scripts only from this server, plus the hashes of Dash's own
+  inline scripts; no framing), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY`` and
+  ``Referrer-Policy: no-referrer`` (the address may name a group's sheet).
+- Dash's hot-reload route answers 404 unless the app runs in debug mode.
+- :func:`callback_error` is the app's ``on_error``: an exception a callback did not expect is logged with its
+  traceback on the server; the browser gets no update for that callback's outputs and one plain line in the page's
+  error banner, never a 500 or a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from dash import Dash, set_props
+from flask import Response, abort, request
+
+from callbacks.runs import DataError
+from layouts.ids import Page
+from ratings import ComputationError, ParameterError, UnknownSystemError
+from ratings.io import MAX_BYTES
+
+__all__ = ["MAX_REQUEST_BYTES", "callback_error", "content_security_policy", "protect"]
+
+log = logging.getLogger(__name__)
+
+#: Largest request body accepted: a 10 MB file is 13.4 MB of base64, plus the rest of the callback's JSON.
+MAX_REQUEST_BYTES = MAX_BYTES * 4 // 3 + (2 << 20)
+
+#: Routes that only make sense while developing.
+DEVELOPMENT_ROUTES = ("_reload-hash",)
+
+
+def content_security_policy(script_hashes: list[str]) -> str:
+    """The policy: everything from this server; inline scripts only by hash; inline styles (plotly sets them)."""
+    directives = {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", *script_hashes],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+    return "; ".join(f"{name} {' '.join(values)}" for name, values in directives.items())
+
+
+def protect(app: Dash, *, debug: bool = False) -> None:
+    """Install the request limit, the headers and the route guard on ``app``'s server (after its callbacks)."""
+    server = app.server
+    server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+    policy = content_security_policy(list(app.csp_hashes()))
+    prefix = app.config.routes_pathname_prefix or "/"
+    blocked = {prefix + route for route in DEVELOPMENT_ROUTES}
+
+    @server.before_request
+    def _no_development_routes() -> None:
+        if not debug and request.path in blocked:
+            abort(404)
+
+    @server.after_request
+    def _headers(response: Response) -> Response:
+        headers = response.headers
+        headers.setdefault("Content-Security-Policy", policy)
+        headers.setdefault("X-Content-Type-Options", "nosniff")
+        headers.setdefault("X-Frame-Options", "DENY")
+        headers.setdefault("Referrer-Policy", "no-referrer")
+        headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+        return response
+
+
+#: Errors whose message is written for the user.
+_PLAIN = (ComputationError, ParameterError, UnknownSystemError)
+
+
+def callback_error(exc: Exception) -> None:
+    """Dash's ``on_error``: log the unexpected, show one plain line, update nothing else."""
+    if isinstance(exc, DataError):
+        message = f"Not updated: {'; '.join(exc.messages)}. The last good result stays on screen."
+    elif isinstance(exc, _PLAIN):
+        message = f"Not updated: {exc}. The last good result stays on screen."
+    else:
+        log.error("callback failed: %s", type(exc).__name__, exc_info=exc)
+        message = (
+            "Part of the page could not be updated from what the browser sent (the server logged the details). "
+            "The last good result stays on screen; reloading the page starts afresh."
+        )
+    try:
+        set_props(Page.ERROR, {"children": message, "is_open": True})
+    except Exception:
+        log.debug("no page to show the error on")
+    return None

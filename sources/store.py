@@ -1,0 +1,131 @@
+"""The store every gunicorn worker shares: content-addressed bytes with an expiry renewed on use.
+
+Two backends behind one small interface (:class:`Store`):
+
+- :class:`DiskStore` (default): ``diskcache`` on local disk (SQLite underneath, safe for several processes on one
+  host, survives a restart).  Directory ``RATINGS_STORE_DIR`` (default: ``ratings-dashboard-store`` in the system's
+  temporary directory), at most ``RATINGS_STORE_MB`` megabytes (default 512; least recently used entries go first).
+- :class:`RedisStore`: when ``REDIS_URL`` is set, for several instances behind a load balancer.
+
+Entries expire ``RATINGS_STORE_DAYS`` days (default 30) after their last use.  Keys are chosen by the server (a
+content hash it computed itself), never taken from a request as a place to write.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Mapping
+from typing import Protocol
+
+__all__ = ["DiskStore", "RedisStore", "Store", "StoreError", "open_store", "shared_store"]
+
+log = logging.getLogger(__name__)
+
+DAY = 24 * 3600
+
+
+class StoreError(RuntimeError):
+    """The shared store cannot be reached (for example Redis is down); the message is for the user."""
+
+
+class Store(Protocol):
+    """Bytes by key, each entry expiring ``expire`` seconds after its last use."""
+
+    def get(self, key: str) -> bytes | None:
+        """The value (its expiry renewed), or None when absent or expired."""
+        ...
+
+    def put(self, key: str, value: bytes) -> None:
+        """Store ``value`` under ``key`` (replacing any previous value)."""
+        ...
+
+
+class DiskStore:
+    """A :class:`Store` on local disk with ``diskcache`` (one directory shared by the host's workers)."""
+
+    def __init__(self, directory: str, *, size_limit: int = 512 << 20, expire: float = 30 * DAY) -> None:
+        import diskcache
+
+        self.directory = directory
+        self._expire = expire
+        self._cache = diskcache.Cache(directory, size_limit=size_limit, eviction_policy="least-recently-used")
+
+    def get(self, key: str) -> bytes | None:
+        value = self._cache.get(key, default=None, retry=True)
+        if value is None:
+            return None
+        self._cache.touch(key, expire=self._expire, retry=True)
+        return bytes(value)
+
+    def put(self, key: str, value: bytes) -> None:
+        self._cache.set(key, value, expire=self._expire, retry=True)
+
+    def clear(self) -> None:
+        self._cache.clear(retry=True)
+
+
+class RedisStore:
+    """A :class:`Store` in Redis (``REDIS_URL``), shared by every instance of the app."""
+
+    def __init__(self, url: str, *, expire: float = 30 * DAY, prefix: str = "ratings:", timeout: float = 2.0) -> None:
+        import redis
+
+        self._redis = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        self._expire = int(expire)
+        self._prefix = prefix
+        self._errors: tuple[type[Exception], ...] = (redis.RedisError, OSError)
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            pipe = self._redis.pipeline()
+            pipe.get(self._prefix + key)
+            pipe.expire(self._prefix + key, self._expire)
+            value, _ = pipe.execute()
+        except self._errors as exc:
+            log.warning("Redis unavailable while reading: %s", exc)
+            raise StoreError("the server's data store is unavailable; try again in a minute") from None
+        return None if value is None else bytes(value)
+
+    def put(self, key: str, value: bytes) -> None:
+        try:
+            self._redis.set(self._prefix + key, value, ex=self._expire)
+        except self._errors as exc:
+            log.warning("Redis unavailable while writing: %s", exc)
+            raise StoreError("the server's data store is unavailable; try again in a minute") from None
+
+
+def open_store(environ: Mapping[str, str] | None = None) -> Store:
+    """The store the environment configures (see the module docstring)."""
+    env = os.environ if environ is None else environ
+    days = float(env.get("RATINGS_STORE_DAYS") or 30)
+    url = (env.get("REDIS_URL") or "").strip()
+    if url:
+        return RedisStore(url, expire=days * DAY)
+    directory = (env.get("RATINGS_STORE_DIR") or "").strip() or os.path.join(
+        tempfile.gettempdir(), "ratings-dashboard-store"
+    )
+    megabytes = float(env.get("RATINGS_STORE_MB") or 512)
+    return DiskStore(directory, size_limit=int(megabytes * (1 << 20)), expire=days * DAY)
+
+
+_lock = threading.Lock()
+_shared: Store | None = None
+
+
+def shared_store() -> Store:
+    """The process's handle on the shared store (opened on first use; the data lives outside the process)."""
+    global _shared
+    with _lock:
+        if _shared is None:
+            _shared = open_store()
+        return _shared
+
+
+def use_store(store: Store | None) -> None:
+    """Replace the process's store handle (tests, or a host that configures it in code)."""
+    global _shared
+    with _lock:
+        _shared = store
