@@ -19,6 +19,10 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(PY)
 	$(PIP) install --quiet -r requirements-dev.txt
 	touch $@
 
+$(VENV)/.bench: requirements.txt requirements-bench.txt | $(PY)
+	$(PIP) install --quiet -r requirements-bench.txt
+	touch $@
+
 # Debian's Chromium and ChromeDriver for the real-browser tests (no browser download).
 chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \
@@ -42,8 +46,9 @@ unit: $(VENV)/.dev
 test: $(VENV)/.dev chromium lint types
 	$(VENV)/bin/pytest
 
-bench: $(VENV)/.runtime
-	$(PY) benchmarks/replay.py
+# Every system against its peers (requirements-bench.txt); writes BENCHMARKS.md.
+bench: $(VENV)/.bench
+	$(PY) benchmarks/compare.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
