@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -80,24 +81,27 @@ class Replay:
     players: np.ndarray
     ranks: np.ndarray
     dnf: np.ndarray
-    days: np.ndarray
     before: np.ndarray
     after: np.ndarray
     extras_before: dict[str, np.ndarray]
     extras_after: dict[str, np.ndarray]
 
+    @functools.cached_property
+    def days(self) -> np.ndarray:
+        """Day number of every game (computed on first use: only dated systems read it)."""
+        dates = self.history.dates
+        return np.array([NO_DATE if d is None else d.toordinal() for d in dates], dtype=np.int64)
+
     @classmethod
     def of(cls, history: GameHistory, extra_series: Sequence[str]) -> Replay:
         """Input arrays of ``history`` and empty outputs for it."""
         n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
-        days = np.array([NO_DATE if d is None else d.toordinal() for d in history.dates], dtype=np.int64)
         return cls(
             history=history,
             offsets=np.asarray(history.offsets, dtype=np.int64),
             players=history.flat_player,
             ranks=history.flat_rank,
             dnf=history.flat_dnf,
-            days=days,
             before=np.empty(n_entries),
             after=np.empty(n_entries),
             extras_before={k: np.empty(n_entries) for k in extra_series},

@@ -53,6 +53,12 @@ def multielo_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
     d = theta[0]
     scores = score_function(n, theta[1])
     pairs = n * (n - 1) / 2
+    out[:] = 0.0  # expected scores first: each pair once, E_ji = 1 - E_ij
+    for i in range(n):
+        for j in range(i + 1, n):
+            e = 1.0 / (1.0 + 10.0 ** ((r[j] - r[i]) / d))
+            out[i] += e
+            out[j] += 1.0 - e
     for i in range(n):
         ahead = 0
         tied = 0
@@ -64,11 +70,7 @@ def multielo_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
         actual = 0.0
         for p in range(ahead, ahead + tied):
             actual += scores[p]
-        expected = 0.0
-        for j in range(n):
-            if j != i:
-                expected += 1.0 / (1.0 + 10.0 ** ((r[j] - r[i]) / d))
-        out[i] = (n - 1) * (actual / tied - expected / pairs)
+        out[i] = (n - 1) * (actual / tied - out[i] / pairs)
 
 
 @njit(cache=True)
@@ -86,17 +88,21 @@ def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
     """Each player's summed (or averaged over n - 1) pair updates; two DNFs are not compared."""
     n = len(r)
     gaussian = theta[0] == GAUSSIAN
-    for i in range(n):
-        total = 0.0
-        for j in range(n):
-            if j == i or (dnf[i] and dnf[j]):
+    out[:] = 0.0
+    for i in range(n):  # each pair once: j's update is the negative of i's
+        for j in range(i + 1, n):
+            if dnf[i] and dnf[j]:
                 continue
             score = pair_score(ranks[i], ranks[j])
             diff = r[i] - r[j]
             if gaussian:
                 win = mills_ratio(diff / SQRT2) / SQRT2
                 loss = mills_ratio(-diff / SQRT2) / SQRT2
-                total += score * win - (1.0 - score) * loss
+                update = score * win - (1.0 - score) * loss
             else:
-                total += score - expit(diff)
-        out[i] = total / (n - 1) if theta[1] == AVERAGE else total
+                update = score - expit(diff)
+            out[i] += update
+            out[j] -= update
+    if theta[1] == AVERAGE:
+        for i in range(n):
+            out[i] /= n - 1

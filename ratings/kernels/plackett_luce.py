@@ -18,7 +18,7 @@ from numba import njit
 from ratings.kernels.numerics import log_sum_exp, logaddexp
 from ratings.systems.plackett_luce import MAX_NODES, T_STEP
 
-__all__ = ["finishers_worst_first", "plackett_luce_gradient"]
+__all__ = ["finishers_worst_first", "largest_tie", "plackett_luce_gradient"]
 
 
 @njit(cache=True)
@@ -35,6 +35,25 @@ def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
             order[j] = i
             k += 1
     return order[:k]
+
+
+@njit(cache=True)
+def largest_tie(offsets: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> int:
+    """The most finishers sharing one place in any game."""
+    largest = 0
+    count = np.zeros(1, dtype=np.int64)
+    for game in range(len(offsets) - 1):
+        s = offsets[game]
+        n = offsets[game + 1] - s
+        if len(count) < n + 1:
+            count = np.zeros(n + 1, dtype=np.int64)
+        for i in range(n):
+            if not dnf[s + i]:
+                count[ranks[s + i]] += 1
+        for i in range(n):
+            largest = max(largest, count[ranks[s + i]])
+            count[ranks[s + i]] = 0
+    return largest
 
 
 @njit(cache=True)

@@ -221,13 +221,10 @@ class PlackettLuce(SingleRatingSystem):
 
     def _kernel_covers(self, replay: Replay) -> bool:
         """The kernel averages tied groups exactly: a larger group (dummy included) replays game by game."""
-        finished = ~replay.dnf
-        if not finished.any():
-            return True
-        keys = replay.history.flat_game[finished].astype(np.int64) * (int(replay.ranks.max()) + 1)
-        _, counts = np.unique(keys + replay.ranks[finished], return_counts=True)
+        from ratings.kernels.plackett_luce import largest_tie
+
         joined = 1 if self.params.dummy is not None else 0
-        return int(counts.max()) + joined <= EXACT_SUBSETS
+        return int(largest_tie(replay.offsets, replay.ranks, replay.dnf)) + joined <= EXACT_SUBSETS
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Exact: the last place is drawn first, with weight exp(-r)."""
