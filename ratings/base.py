@@ -327,13 +327,15 @@ class RatingSystem(ABC):
         """
         self._replay_per_game(state, replay)
 
-    def _replay_per_game(self, state: State, replay: Replay) -> None:
+    def _replay_per_game(self, state: State, replay: Replay, start: int = 0, stop: int | None = None) -> None:
+        """Games ``start`` to ``stop`` (default: all) through the per-game hooks."""
         history = replay.history
         offsets = replay.offsets
         before, after = replay.before, replay.after
-        g = 0
+        g = start
         try:
-            for g, game in enumerate(history.games):
+            for g in range(start, len(history.games) if stop is None else stop):
+                game = history.games[g]
                 s, e = int(offsets[g]), int(offsets[g + 1])
                 view = GameView(g, replay.players[s:e], replay.ranks[s:e], replay.dnf[s:e], game.date)
                 self._prepare(state, view)

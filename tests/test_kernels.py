@@ -30,7 +30,9 @@ TOLERANCE = 1e-9
 TOLERANCES = {"glicko2": 1e-5}
 
 
-def random_history(seed: int, n_games: int = 300, n_players: int = 14, max_size: int = 9) -> GameHistory:
+def random_history(
+    seed: int, n_games: int = 300, n_players: int = 14, max_size: int = 9, *, ties: bool = True
+) -> GameHistory:
     """A seeded history exercising every case a replay distinguishes (see the module docstring)."""
     rng = np.random.default_rng(seed)
     names = [f"p{i}" for i in range(n_players)]
@@ -39,7 +41,8 @@ def random_history(seed: int, n_games: int = 300, n_players: int = 14, max_size:
     for g in range(n_games):
         size = int(rng.integers(1, max_size + 1))
         players = rng.choice(n_players, size=size, replace=False)
-        places = rng.integers(1, size + 1, size=size)  # repeated values are ties
+        # Repeated values are ties.
+        places = rng.integers(1, size + 1, size=size) if ties else rng.permutation(size) + 1
         dnf = rng.random(size) < rng.choice([0.0, 0.15, 0.6, 1.0], p=[0.5, 0.3, 0.15, 0.05])
         entries = tuple(
             Entry(names[p], None if out else int(place)) for p, place, out in zip(players, places, dnf, strict=True)
@@ -102,6 +105,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("elo-mmr", {"variant": "chi", "display_k": 2.0, "weight": 2.5, "beta": 300.0, "sigma_limit": 60.0}),
     ("elo-mmr", {"rho": 0.0, "max_history": 10, "display_k": 3.0}),
     ("elo-mmr", {"rho": 3.5, "max_history": 12, "weight": 0.2, "mu": 1000.0, "sigma": 600.0}),
+    *(("thurstonian", options) for options in KERBY_OPTIONS),
 ]
 
 
@@ -142,9 +146,10 @@ def test_kernel_agrees_with_per_game_replay(name: str, params: dict[str, Any], h
 
 @pytest.mark.parametrize("name", SYSTEMS_WITH_KERNELS)
 def test_kernel_replaces_the_per_game_hooks(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``rate`` really runs the kernel: with the per-game hooks broken it still replays."""
+    """``rate`` really runs the kernel: with the per-game hooks broken it still replays (no ties: Thurstonian
+    hands tied games to the per-game hooks)."""
     system = create(name)
-    history = random_history(3, n_games=40)
+    history = random_history(3, n_games=40, ties=False)
     expected = system.rate_per_game(history)
 
     def broken(*args: object) -> None:
@@ -207,16 +212,34 @@ def test_mills_ratio_and_expit_match_scipy() -> None:
     np.testing.assert_allclose([expit(x) for x in GRID], special.expit(GRID), rtol=1e-15, atol=0)
 
 
-def test_plackett_luce_large_tie_falls_back_to_per_game() -> None:
-    """A tied group beyond the exact subset sum is averaged by the reference's sampled design, game by game."""
+def test_plackett_luce_large_tie_replays_that_game_per_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tied group beyond the exact subset sum is averaged by the reference's sampled design, that game only."""
     crowd = tuple(Entry(f"p{i}", 1) for i in range(16)) + (Entry("last", 2),)
-    history = GameHistory([Game("1", crowd), Game("2", (Entry("p0", 1), Entry("last", 2)))])
+    pair = (Entry("p0", 1), Entry("last", 2))
+    history = GameHistory([Game("1", pair), Game("2", crowd), Game("3", pair)])
     system = create("plackett-luce")
-    from ratings.base import Replay
-
-    assert not system._kernel_covers(Replay.of(history, ()))
     assert_agree(system, history)
-    assert system._kernel_covers(Replay.of(random_history(1), ()))
+    calls: list[int] = []
+    play = system._play
+    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
+    system.rate(history)
+    assert calls == [1]
+
+
+def test_thurstonian_hands_only_tied_games_to_the_per_game_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    history = random_history(5, n_games=60)
+    tied = [
+        g
+        for g in range(len(history))
+        if len(set(r := history.flat_rank[history.game_slice(g)][~history.flat_dnf[history.game_slice(g)]])) < len(r)
+    ]
+    system = create("thurstonian")
+    calls: list[int] = []
+    play = system._play
+    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
+    system.rate(history)
+    assert calls == [g for g in tied if history.offsets[g + 1] - history.offsets[g] >= 2]
+    assert 0 < len(calls) < len(history)
 
 
 DIVERGING = [("plackett-luce", {"dummy": -1e12}), ("glicko2", {"tau": 1e-300})]

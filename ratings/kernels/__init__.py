@@ -71,12 +71,29 @@ _prune(CACHE_DIR.parent, CACHE_DIR)
 _previous = numba_config.CACHE_DIR  # type: ignore[attr-defined]
 numba_config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]
 try:
-    from ratings.kernels import elo, elo_mmr, glicko2, numerics, plackett_luce, single, trueskill  # noqa: F401
+    from ratings.kernels import (  # noqa: F401
+        elo,
+        elo_mmr,
+        glicko2,
+        numerics,
+        plackett_luce,
+        single,
+        thurstonian,
+        trueskill,
+    )
 finally:
     numba_config.CACHE_DIR = _previous  # type: ignore[attr-defined]
 
 #: Registry names of the systems whose :meth:`~ratings.base.RatingSystem.rate` runs a kernel.
-SYSTEMS_WITH_KERNELS: tuple[str, ...] = ("multielo", "pairwise-elo", "plackett-luce", "glicko2", "trueskill", "elo-mmr")
+SYSTEMS_WITH_KERNELS: tuple[str, ...] = (
+    "multielo",
+    "pairwise-elo",
+    "plackett-luce",
+    "glicko2",
+    "trueskill",
+    "elo-mmr",
+    "thurstonian",
+)
 
 
 def _tiny_history() -> GameHistory:

@@ -4,8 +4,8 @@ Plackett 1975 and Luce 1959 for the order likelihood, a censored DNF set integra
 trapezoid rule after ``y = e^t``, and ties averaged over their orderings through subset sums).
 
 Tied groups of up to :data:`ratings.systems.plackett_luce.EXACT_SUBSETS` finishers are averaged
-exactly; a history with a larger tied group replays game by game (the sampled design of the
-reference is not compiled).
+exactly; a game with a larger tied group is declined and replays through the per-game hooks (the
+sampled design of the reference is not compiled).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import numpy as np
 from numba import njit
 
 from ratings.kernels.numerics import log_sum_exp, logaddexp
-from ratings.systems.plackett_luce import MAX_NODES, T_STEP
+from ratings.systems.plackett_luce import EXACT_SUBSETS, MAX_NODES, T_STEP
 
-__all__ = ["finishers_worst_first", "largest_tie", "plackett_luce_gradient"]
+__all__ = ["finishers_worst_first", "plackett_luce_gradient"]
 
 
 @njit(cache=True)
@@ -35,25 +35,6 @@ def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
             order[j] = i
             k += 1
     return order[:k]
-
-
-@njit(cache=True)
-def largest_tie(offsets: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> int:
-    """The most finishers sharing one place in any game."""
-    largest = 0
-    count = np.zeros(1, dtype=np.int64)
-    for game in range(len(offsets) - 1):
-        s = offsets[game]
-        n = offsets[game + 1] - s
-        if len(count) < n + 1:
-            count = np.zeros(n + 1, dtype=np.int64)
-        for i in range(n):
-            if not dnf[s + i]:
-                count[ranks[s + i]] += 1
-        for i in range(n):
-            largest = max(largest, count[ranks[s + i]])
-            count[ranks[s + i]] = 0
-    return largest
 
 
 @njit(cache=True)
@@ -177,12 +158,23 @@ def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.
 @njit(cache=True)
 def plackett_luce_gradient(
     r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray
-) -> None:
-    """The update direction of one game: ties averaged over their orderings, DNFs censored."""
+) -> bool:
+    """The update direction of one game: ties averaged over their orderings, DNFs censored.
+
+    False (nothing computed) for a tied group larger than EXACT_SUBSETS.
+    """
     out[:] = 0.0
     fin = finishers_worst_first(ranks, dnf)
     if len(fin) == 0:
-        return
+        return True
+    start = 0
+    while start < len(fin):
+        stop = start + 1
+        while stop < len(fin) and ranks[fin[stop]] == ranks[fin[start]]:
+            stop += 1
+        if stop - start > EXACT_SUBSETS:
+            return False
+        start = stop
     _order_gradient(r, fin, out)
     top = r[fin[0]]
     for i in fin:
@@ -198,3 +190,4 @@ def plackett_luce_gradient(
         start = stop
     if len(fin) < len(r):
         _censored_gradient(r, dnf, fin, out)
+    return True

@@ -7,9 +7,11 @@ system's gradient kernel for the update direction, step by the learning rate (co
 piecewise linear in the rating through ``knots``/``values`` and clamped at the ends, as
 ``numpy.interp``), and hold the result above the floor.
 
-A gradient kernel is a compiled function ``gradient(ratings, ranks, dnf, theta, out)`` that
-writes the update direction of every participant (the dummy included) into ``out``; ``theta``
-carries the system's own parameters as floats.  The loop picks the gradient by the integer
+A gradient kernel is a compiled function ``gradient(ratings, ranks, dnf, theta, out) -> bool`` that
+writes the update direction of every participant (the dummy included) into ``out``, or returns
+False for a game it does not handle (then the loop stops there, the system replays that game
+through its per-game hooks and the loop resumes after it); ``theta`` carries the system's own
+parameters as floats.  The loop picks the gradient by the integer
 ``kind`` (:data:`MULTIELO`, :data:`PAIRWISE`, ...) rather than taking the function as an
 argument: a dispatcher argument makes numba refuse to cache the compiled loop on disk.
 """
@@ -21,13 +23,15 @@ from numba import njit
 
 from ratings.kernels.elo import multielo_gradient, pairwise_gradient
 from ratings.kernels.plackett_luce import plackett_luce_gradient
+from ratings.kernels.thurstonian import thurstonian_gradient
 
-__all__ = ["MULTIELO", "PAIRWISE", "PLACKETT_LUCE", "Games", "Rules", "gradient", "replay_single"]
+__all__ = ["MULTIELO", "PAIRWISE", "PLACKETT_LUCE", "THURSTONIAN", "Games", "Rules", "gradient", "replay_single"]
 
 #: ``kind`` of each gradient kernel.
 MULTIELO = 0
 PAIRWISE = 1
 PLACKETT_LUCE = 2
+THURSTONIAN = 3
 
 #: ``(offsets, players, ranks, dnf)`` of :class:`ratings.base.Replay`.
 Games = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -36,14 +40,17 @@ Rules = tuple[float, np.ndarray, np.ndarray, float, bool, float, bool]
 
 
 @njit(cache=True)
-def gradient(kind: int, r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
-    """The update direction of one game (dummy included) by the system ``kind``."""
+def gradient(kind: int, r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
+    """The update direction of one game (dummy included) by the system ``kind``; False if not handled."""
     if kind == MULTIELO:
         multielo_gradient(r, ranks, dnf, theta, out)
     elif kind == PAIRWISE:
         pairwise_gradient(r, ranks, dnf, theta, out)
     elif kind == PLACKETT_LUCE:
-        plackett_luce_gradient(r, ranks, dnf, theta, out)
+        return plackett_luce_gradient(r, ranks, dnf, theta, out)
+    elif kind == THURSTONIAN:
+        return thurstonian_gradient(r, ranks, dnf, theta, out)
+    return True
 
 
 @njit(cache=True)
@@ -55,8 +62,11 @@ def replay_single(
     before: np.ndarray,
     after: np.ndarray,
     rules: Rules,
-) -> None:
-    """Replay every game, updating ``rating`` in place and filling ``before``/``after``.
+    start: int,
+) -> int:
+    """Replay the games from ``start``, updating ``rating`` in place and filling ``before``/``after``.
+
+    Returns the number of games (all replayed) or the first game the gradient did not handle.
 
     ``games`` is ``(offsets, players, ranks, dnf)``; ``rules`` is ``(eta, knots, values, dummy,
     has_dummy, floor, has_floor)``.
@@ -71,7 +81,7 @@ def replay_single(
     rk = np.empty(largest + 1, dtype=np.int64)
     fail = np.empty(largest + 1, dtype=np.bool_)
     g = np.empty(largest + 1)
-    for game in range(n_games):
+    for game in range(start, n_games):
         s = offsets[game]
         n = offsets[game + 1] - s
         for i in range(n):
@@ -90,7 +100,8 @@ def replay_single(
                 rk[n] = rk[last]
                 fail[n] = fail[last]
                 m = n + 1
-            gradient(kind, r[:m], rk[:m], fail[:m], theta, g[:m])
+            if not gradient(kind, r[:m], rk[:m], fail[:m], theta, g[:m]):
+                return game
             for i in range(n):
                 step = eta if len(knots) == 0 else np.interp(r[i], knots, values)
                 x = r[i] + step * g[i]
@@ -99,3 +110,4 @@ def replay_single(
                 rating[players[s + i]] = x
         for i in range(n):
             after[s + i] = rating[players[s + i]]
+    return n_games

@@ -129,30 +129,23 @@ class SingleRatingSystem(RatingSystem):
 
     def _kernel(self) -> tuple[int, np.ndarray] | None:
         """This system's gradient kernel in :func:`ratings.kernels.single.replay_single` (its ``kind``)
-        and the float parameters ``theta`` it reads, or None.
-
-        Without a kernel (or when :meth:`_kernel_covers` refuses a history) :meth:`_replay` goes
-        game by game.
+        and the float parameters ``theta`` it reads, or None (then :meth:`_replay` goes game by game).
         """
         return None
 
-    def _kernel_covers(self, replay: Replay) -> bool:
-        """Whether the kernel handles every game of ``replay`` (default: yes)."""
-        return True
-
     def _replay(self, state: State, replay: Replay) -> None:
+        """The compiled loop, handing each game its gradient kernel declines to the per-game hooks."""
         kernel = self._kernel()
-        if kernel is None or not self._kernel_covers(replay):
+        if kernel is None:
             super()._replay(state, replay)
             return
         from ratings.kernels.single import replay_single
 
         kind, theta = kernel
-        p = self.params
-        knots = getattr(p, "eta_knots", None)
-        values = getattr(p, "eta_values", None)
-        dummy = getattr(p, "dummy", None)
-        floor = getattr(p, "floor", None)
+        knots = getattr(self.params, "eta_knots", None)
+        values = getattr(self.params, "eta_values", None)
+        dummy = getattr(self.params, "dummy", None)
+        floor = getattr(self.params, "floor", None)
         rules = (
             self._learning_rate(),
             np.asarray(knots if knots is not None else (), dtype=float),
@@ -163,7 +156,14 @@ class SingleRatingSystem(RatingSystem):
             floor is not None,
         )
         games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
-        replay_single(kind, np.asarray(theta, dtype=float), games, state["rating"], replay.before, replay.after, rules)
+        theta = np.asarray(theta, dtype=float)
+        n_games = len(replay.offsets) - 1
+        start = 0
+        while start < n_games:
+            declined = replay_single(kind, theta, games, state["rating"], replay.before, replay.after, rules, start)
+            if declined < n_games:
+                self._replay_per_game(state, replay, declined, declined + 1)
+            start = declined + 1
 
     @abstractmethod
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:

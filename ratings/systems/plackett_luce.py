@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ratings.base import ComputationError, Replay, State
+from ratings.base import ComputationError, State
 from ratings.numerics import log_sum_exp
 from ratings.params import param
 from ratings.predict import plackett_luce_places
@@ -218,13 +218,6 @@ class PlackettLuce(SingleRatingSystem):
         from ratings.kernels.single import PLACKETT_LUCE
 
         return PLACKETT_LUCE, np.empty(0)
-
-    def _kernel_covers(self, replay: Replay) -> bool:
-        """The kernel averages tied groups exactly: a larger group (dummy included) replays game by game."""
-        from ratings.kernels.plackett_luce import largest_tie
-
-        joined = 1 if self.params.dummy is not None else 0
-        return int(largest_tie(replay.offsets, replay.ranks, replay.dnf)) + joined <= EXACT_SUBSETS
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Exact: the last place is drawn first, with weight exp(-r)."""
