@@ -4,8 +4,11 @@ order likelihood integrated on a grid by forward-backward messages (Rabiner 1989
 Gregory's corrected trapezoid rule and Romberg's extrapolation over steps h and 2h, censored
 DNFs, and the closed form of a two-player game (see that module for the derivation).
 
-Declined (replayed through the per-game hooks): games with tied finishers (averaged over their
-orderings in the reference) and games whose ratings spread over more than
+Tied finishers are averaged over every ordering of their groups, as the reference does while
+the orderings are few enough to enumerate (groups of at most
+:data:`ratings.systems._orders.EXACT_GROUP`, and at most its row budget of orderings in all).
+Declined (replayed through the per-game hooks): games with more orderings than that (the
+reference samples a fixed-seed design) and games whose ratings spread over more than
 :data:`ratings.systems.thurstonian.SCALED_SPREAD` (the reference's fully logarithmic path).
 """
 
@@ -18,11 +21,13 @@ from numba import njit
 
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
 from ratings.kernels.plackett_luce import finishers_worst_first
+from ratings.systems._orders import EXACT_GROUP, MAX_ROWS, SAME_RATING
 from ratings.systems.thurstonian import (
     EXTENT,
     LEVELS,
     MAX_POINTS,
     MAX_SPREAD,
+    ROW_BUDGET,
     SCALED_SPREAD,
     STAGE_STEP,
     STEP,
@@ -113,8 +118,27 @@ def _level(r: np.ndarray, fin: np.ndarray, dnf: np.ndarray, x: np.ndarray, weigh
 
 
 @njit(cache=True)
+def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
+    """Advance ``a[lo:hi]`` to its next lexicographic permutation; at the last, sort it back and return False."""
+    i = hi - 2
+    while i >= lo and a[i] >= a[i + 1]:
+        i -= 1
+    if i >= lo:
+        j = hi - 1
+        while a[j] <= a[i]:
+            j -= 1
+        a[i], a[j] = a[j], a[i]
+    left, right = i + 1, hi - 1
+    while left < right:
+        a[left], a[right] = a[right], a[left]
+        left += 1
+        right -= 1
+    return i >= lo
+
+
+@njit(cache=True)
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
-    """The update direction of one game without tied finishers; False for a game the kernel declines."""
+    """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
     out[:] = 0.0
     fin = finishers_worst_first(ranks, dnf)
     if len(fin) == 0:
@@ -123,25 +147,75 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
     if not spread <= MAX_SPREAD:  # diverging ratings (also NaN): the per-game replay reports it
         out[:] = math.nan
         return True
-    for i in range(1, len(fin)):
-        if ranks[fin[i]] == ranks[fin[i - 1]]:
-            return False
     if spread > SCALED_SPREAD:
         return False
     n = len(r)
-    if n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
+    step = max(min(STEP, STAGE_STEP / max(n - 1, 1)), (spread + 2 * EXTENT) * n * LEVELS / MAX_POINTS)
+    # Tied groups (start positions in fin) and the number of orderings to average over.
+    starts = np.empty(len(fin) + 1, dtype=np.int64)
+    groups = 0
+    orderings = 1
+    for i in range(len(fin)):
+        if i == 0 or ranks[fin[i]] != ranks[fin[i - 1]]:
+            starts[groups] = i
+            groups += 1
+        size = i + 1 - starts[groups - 1]
+        if size > EXACT_GROUP:
+            return False
+        if size > 1:
+            orderings *= size  # a group of size m has m! orderings
+    starts[groups] = len(fin)
+    if orderings > 1:
+        grid = (spread + 2 * EXTENT) / step
+        if orderings > int(min(max(ROW_BUDGET / (n * grid), 2.0), MAX_ROWS)):
+            return False
+    elif n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
         d = (r[fin[1]] - r[fin[0]]) / SQRT2
         gain = mills_ratio(d) / SQRT2
         out[fin[1]] = gain
         out[fin[0]] = -gain
         return True
-    step = max(min(STEP, STAGE_STEP / max(n - 1, 1)), (spread + 2 * EXTENT) * n * LEVELS / MAX_POINTS)
     lo = r.min() - EXTENT
     span = r.max() + EXTENT - lo
     cells = int(math.ceil(span / (step * 2))) * 2
+    order = fin.copy()
     for level in range(LEVELS):
         x = np.empty((cells >> level) + 1)
         for j in range(len(x)):
             x[j] = lo + step * (j << level)
-        _level(r, fin, dnf, x, _ROMBERG[level], out)
+        while True:  # every ordering of every tied group, odometer-wise (each group starts in index order)
+            _level(r, order, dnf, x, _ROMBERG[level] / orderings, out)
+            k = groups - 1
+            while k >= 0 and not _next_permutation(order, starts[k], starts[k + 1]):
+                k -= 1
+            if k < 0:
+                break
+    if orderings > 1:
+        _equalise_ties(r, order, starts[: groups + 1], out)
     return True
+
+
+@njit(cache=True)
+def _equalise_ties(r: np.ndarray, order: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
+    """Give tied players with equal ratings the mean of their updates (the rule of
+    :func:`ratings.systems._orders.symmetrize`, which the reference applies to its sampled designs).
+
+    The exact average over orderings is symmetric in them already; summed in another order it can
+    differ in the last bit, which a later sampled design would amplify.
+    """
+    means = out.copy()
+    for k in range(len(starts) - 1):
+        members = order[starts[k] : starts[k + 1]]
+        if len(members) < 2:
+            continue
+        ranked = members[np.argsort(r[members], kind="mergesort")]
+        start = 0
+        for j in range(1, len(ranked) + 1):
+            if j == len(ranked) or r[ranked[j]] - r[ranked[start]] > SAME_RATING:
+                total = 0.0
+                for b in range(start, j):
+                    total += out[ranked[b]]
+                for b in range(start, j):
+                    means[ranked[b]] = total / (j - start)
+                start = j
+    out[:] = means
