@@ -205,17 +205,18 @@ def main(argv: list[str] | None = None) -> int:
             seconds, peak = (once, float("nan")) if once > 10 else measure(partial(peer.run, prepared), repeat)
             peer_times[key] = seconds
             print(f"  {peer.name:<40}{seconds:>10.4f} s", flush=True)
-            rows.append(f"| {peer.name} ({peer.version}) | {seconds:.4f} | {peak:.1f} | {entries / seconds:,.0f} | | |")
+            memory = "n/a" if peak != peak else f"{peak:.1f}"  # NaN: timed once, not traced
+            rows.append(f"| {peer.name} ({peer.version}) | {seconds:.4f} | {memory} | {entries / seconds:,.0f} | | |")
         reference = peer_times.get("numba-elo")
         for name in SYSTEM_NAMES:
             system = create(name)
             seconds, peak = measure(partial(system.rate, history), repeat if name != "thurstonian" else 1)
             ratios = [
-                f"{seconds / peer_times[k]:.2f} ({peers[k].name})"
+                f"{seconds / peer_times[k]:.3g} ({peers[k].name})"
                 for k in COUNTERPARTS.get(name, [])
                 if k in peer_times
             ]
-            versus = f"{seconds / reference:.1f}" if reference else ""
+            versus = f"{seconds / reference:.3g}" if reference else ""
             print(f"  ours {name:<35}{seconds:>10.4f} s  {'; '.join(ratios)}", flush=True)
             rows.append(
                 f"| ours: `{name}` | {seconds:.4f} | {peak:.1f} | {entries / seconds:,.0f} | "
