@@ -202,6 +202,15 @@ def test_erfcx_tail_matches_scipy() -> None:
     np.testing.assert_allclose([erfcx_tail(v) for v in y], special.erfcx(y), rtol=2e-15, atol=0)
 
 
+def test_interp_matches_numpy() -> None:
+    from ratings.kernels.numerics import interp
+
+    knots, values = np.array([-1.0, 0.0, 0.5, 2.0]), np.array([0.3, 0.1, 0.1, 0.7])
+    x = np.concatenate([np.linspace(-3.0, 4.0, 701), knots, [np.nan]])
+    np.testing.assert_allclose([interp(v, knots, values) for v in x], np.interp(x, knots, values), rtol=1e-15)
+    assert interp(5.0, np.array([0.2]), np.array([0.15])) == 0.15
+
+
 def test_mills_ratio_and_expit_match_scipy() -> None:
     from ratings.kernels.numerics import expit, mills_ratio
     from ratings.numerics import mills_ratio as reference

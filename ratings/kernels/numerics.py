@@ -11,7 +11,8 @@ the kernels need are written here on top of them and tested against scipy:
   ``Phi(x) = phi(x) / (-x) * sum_k (-1)^k (2k-1)!! / x^(2k)``;
 - ``mills_ratio(x) = phi(x) / Phi(x)`` and ``expit`` (the logistic function);
 - ``logaddexp`` as numpy's ``npy_logaddexp`` and ``log_sum_exp`` of an array, shifted by its maximum;
-- ``erfcx_tail``, the scaled complementary error function for large arguments.
+- ``erfcx_tail``, the scaled complementary error function for large arguments;
+- ``interp``, numpy's ``interp`` of one point (written out: numba's generic version takes seconds to compile).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "SQRT2",
     "erfcx_tail",
     "expit",
+    "interp",
     "log_ndtr",
     "log_sum_exp",
     "logaddexp",
@@ -127,3 +129,18 @@ def erfcx_tail(y: float) -> float:
         term *= -(2 * k - 1) * inv
         total += term
     return total / (y * math.sqrt(math.pi))
+
+
+@njit(cache=True)
+def interp(x: float, knots: np.ndarray, values: np.ndarray) -> float:
+    """Piecewise-linear through ``(knots, values)``, constant beyond the ends, as ``numpy.interp``."""
+    last = len(knots) - 1
+    if x >= knots[last]:
+        return values[last] if x == x else x  # NaN stays NaN
+    if x <= knots[0]:
+        return values[0] if x == x else x
+    j = 0
+    while knots[j + 1] <= x:
+        j += 1
+    slope = (values[j + 1] - values[j]) / (knots[j + 1] - knots[j])
+    return slope * (x - knots[j]) + values[j]

@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from ratings.kernels.elo import multielo_gradient, pairwise_gradient
+from ratings.kernels.numerics import interp
 from ratings.kernels.plackett_luce import plackett_luce_gradient
 from ratings.kernels.thurstonian import thurstonian_gradient
 
@@ -103,7 +104,7 @@ def replay_single(
             if not gradient(kind, r[:m], rk[:m], fail[:m], theta, g[:m]):
                 return game
             for i in range(n):
-                step = eta if len(knots) == 0 else np.interp(r[i], knots, values)
+                step = eta if len(knots) == 0 else interp(r[i], knots, values)
                 x = r[i] + step * g[i]
                 if has_floor and x < floor:
                     x = floor

@@ -208,7 +208,12 @@ def _equalise_ties(r: np.ndarray, order: np.ndarray, starts: np.ndarray, out: np
         members = order[starts[k] : starts[k + 1]]
         if len(members) < 2:
             continue
-        ranked = members[np.argsort(r[members], kind="mergesort")]
+        ranked = members.copy()  # by rating, stably (an insertion sort: groups have at most EXACT_GROUP)
+        for a in range(1, len(ranked)):
+            b = a
+            while b > 0 and r[ranked[b - 1]] > r[ranked[b]]:
+                ranked[b - 1], ranked[b] = ranked[b], ranked[b - 1]
+                b -= 1
         start = 0
         for j in range(1, len(ranked) + 1):
             if j == len(ranked) or r[ranked[j]] - r[ranked[start]] > SAME_RATING:
