@@ -4,8 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CHROMIUM := /usr/lib/chromium/chromium
+REDIS_SERVER := /usr/bin/redis-server
 
-.PHONY: run test lint types unit bench clean chromium
+.PHONY: run test lint types unit bench clean chromium redis
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +31,13 @@ chromium:
 		$$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium chromium-driver; \
 	fi
 
+# Debian's redis-server for the shared-store tests (the suite starts and stops its own on a loopback port).
+redis:
+	@if [ ! -x $(REDIS_SERVER) ]; then \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -q && $$SUDO apt-get install -y -q --no-install-recommends redis-server; \
+	fi
+
 run: $(VENV)/.runtime
 	$(PY) app.py
 
@@ -40,10 +48,10 @@ lint: $(VENV)/.dev
 types: $(VENV)/.dev
 	$(VENV)/bin/mypy
 
-unit: $(VENV)/.dev
+unit: $(VENV)/.dev redis
 	$(VENV)/bin/pytest -m "not browser"
 
-test: $(VENV)/.dev chromium lint types
+test: $(VENV)/.dev chromium redis lint types
 	$(VENV)/bin/pytest
 
 # Every system against its peers (requirements-bench.txt); writes BENCHMARKS.md.

@@ -6,11 +6,14 @@ from typing import Any
 
 from dash import Input, Output, State, callback, ctx
 
-from callbacks.runs import describe_source
+from callbacks.runs import DataError, describe_source, settings_of
 from layouts.ids import Baseline, Data, Params
 from ratings import get_system
+from sources.histories import MissingHistory, fetch_json, keep_json
+from sources.model import parse_source
+from sources.store import StoreError
 
-__all__ = ["baseline_label", "pin"]
+__all__ = ["baseline_label", "from_view", "pin", "status", "view_id"]
 
 UNPINNED_TEXT = (
     "Pin the current system and parameters, then change them: the baseline is drawn dashed and the "
@@ -35,28 +38,67 @@ def pin(source: dict[str, Any] | None, current: dict[str, Any] | None) -> dict[s
     """The baseline to store: a copy of the source and the valid settings, with a label (``None`` if not ready)."""
     if not source or not current:
         return None
-    params = dict(current.get("params") or {})
-    return {
-        "source": source,
-        "system": current["system"],
-        "params": params,
-        "label": baseline_label(current["system"], params),
-    }
+    return _checked({"source": source, "system": current.get("system"), "params": current.get("params")})
 
 
-# pin / unpin buttons (with the current source and settings) -> baseline store, status line
+def view_id(pinned: Any) -> str | None:
+    """Keep a pinned baseline on the server (by content) for the address; its id, or None when nothing is pinned."""
+    clean = _checked(pinned)
+    if clean is None:
+        return None
+    try:
+        return keep_json("view", clean)
+    except StoreError:
+        return None
+
+
+def from_view(cid: Any) -> dict[str, Any] | None:
+    """The pinned baseline an address names, or None (unknown, expired or malformed)."""
+    try:
+        return _checked(fetch_json("view", cid))
+    except (MissingHistory, StoreError, ValueError):
+        return None
+
+
+def _checked(pinned: Any) -> dict[str, Any] | None:
+    """A pinned baseline with a readable source and valid settings, as JSON (from an untrusted store or address)."""
+    settings = settings_of(pinned)
+    if settings is None or not isinstance(pinned, dict):
+        return None
+    try:
+        source = parse_source(pinned.get("source")).to_json()
+    except DataError:
+        return None
+    system, params = settings
+    return {"source": source, "system": system, "params": params, "label": baseline_label(system, params)}
+
+
+def status(pinned: Any) -> tuple[bool, str]:
+    """Whether Unpin is disabled, and the status line, for the baseline store's value."""
+    clean = _checked(pinned)
+    if clean is None:
+        return True, UNPINNED_TEXT
+    return False, f"Baseline: {clean['label']} on {describe_source(clean['source'])}. Dashed lines show it."
+
+
+# pin / unpin buttons (with the current source and settings) -> baseline store
 @callback(
     Output(Baseline.STORE, "data"),
-    Output(Baseline.UNPIN, "disabled"),
-    Output(Baseline.STATUS, "children"),
     Input(Baseline.PIN, "n_clicks"),
     Input(Baseline.UNPIN, "n_clicks"),
     State(Data.SOURCE, "data"),
     State(Params.SETTINGS, "data"),
     prevent_initial_call=True,
 )
-def on_pin(_pin: int | None, _unpin: int | None, source: Any, current: Any) -> tuple[Any, bool, str]:
-    pinned = pin(source, current) if ctx.triggered_id == Baseline.PIN else None
-    if pinned is None:
-        return None, True, UNPINNED_TEXT
-    return pinned, False, f"Baseline: {pinned['label']} on {describe_source(source)}. Dashed lines show it."
+def on_pin(_pin: int | None, _unpin: int | None, source: Any, current: Any) -> Any:
+    return pin(source, current) if ctx.triggered_id == Baseline.PIN else None
+
+
+# baseline store (pinned, restored from the address, or cleared) -> unpin button, status line
+@callback(
+    Output(Baseline.UNPIN, "disabled"),
+    Output(Baseline.STATUS, "children"),
+    Input(Baseline.STORE, "data"),
+)
+def on_baseline(pinned: Any) -> tuple[bool, str]:
+    return status(pinned)

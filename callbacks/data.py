@@ -12,6 +12,7 @@ from callbacks.runs import DataError, Loaded, describe_source, load_source, read
 from callbacks.url import default_source
 from figures import date_range_text
 from layouts.ids import Data, Page
+from sources.model import Sample, Sheet, parse_source
 
 __all__ = ["Choice", "choose_source", "summary_text"]
 
@@ -161,8 +162,9 @@ def on_data(
         sheet_url=sheet_url,
     )
     source = choice.source
-    sample_value = source["name"] if source and source.get("kind") == "sample" else no_update
-    sheet_value = source["url"] if source and source.get("kind") == "sheet" else no_update
+    typed = parse_source(source) if source is not None else None
+    sample_value = typed.name if isinstance(typed, Sample) else no_update
+    sheet_value = typed.url if isinstance(typed, Sheet) else no_update
     summary = choice.summary or no_update
     # Once read, the file's bytes are dropped from the page, so no later request carries them again.
     cleared = None if trigger == Data.UPLOAD else no_update

@@ -75,7 +75,7 @@ def _min_games(value: Any) -> int:
     State(Standings.SCALE_FACTOR, "value"),
     prevent_initial_call=True,
 )
-def on_ratings_csv(_clicks, source, current, min_games, offset, factor):  # type: ignore[no-untyped-def]
+def on_ratings_csv(_clicks, source, current, min_games, offset, factor):
     run = current_run(source, current)
     text = ratings_csv(run, min_games=_min_games(min_games), scale=scale_of(run, offset, factor))
     return dcc.send_string(text, f"ratings-{file_stem(source, current['system'])}.csv", type="text/csv")
@@ -88,7 +88,7 @@ def on_ratings_csv(_clicks, source, current, min_games, offset, factor):  # type
     State(Data.SOURCE, "data"),
     prevent_initial_call=True,
 )
-def on_history_csv(_clicks, source):  # type: ignore[no-untyped-def]
+def on_history_csv(_clicks, source):
     if not source:
         raise PreventUpdate
     try:

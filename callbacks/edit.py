@@ -1,7 +1,7 @@
 """Editing the history for a what-if: the grid's rows become a new history only when the user presses Apply.
 
-The edited history is kept on the server like an upload (``callbacks.runs.stored_source``): the data source store
-gets an ``upload``-kind source naming it by content id, marked ``"edited": True``, so every other feature recomputes
+The edited history is kept on the server by content (``sources.model.Edited``): the data source store gets an
+``edited`` source naming it by content id and the source it was edited from, so every other feature recomputes
 from it.
 The edit store keeps what Apply needs beside it, per user, in the browser::
 
@@ -19,8 +19,8 @@ from typing import Any
 
 from dash import Input, Output, State, callback, ctx, no_update
 
-from callbacks.runs import DataError, describe_source, history_for, load_source, records_of, stored_source
-from layouts.ids import Data, Edit
+from callbacks.runs import DataError, describe_source, edited_source, history_for, load_source, records_of
+from layouts.ids import Data, Edit, Page, Tab
 from ratings import GameHistory, HistoryError
 
 __all__ = [
@@ -120,14 +120,9 @@ def check_rows(rows: list[dict[str, Any]]) -> Checked:
     return Checked(history, excluded, [], ignored)
 
 
-def edited_source(history: GameHistory, base: dict[str, Any]) -> dict[str, Any]:
-    """The data source of an edited history: kept on the server, named after the source it was edited from."""
-    return stored_source(history, f"what-if edit of {describe_source(base)}", edited=True)
-
-
 def fresh_state(source: dict[str, Any]) -> dict[str, Any]:
-    """The edit store for an unedited source."""
-    return {"base": source, "rows": None, "undo": []}
+    """The edit store for an unedited source (``shown``: the source whose history the grid holds)."""
+    return {"base": source, "rows": None, "undo": [], "shown": source}
 
 
 def _normalised(rows: list[dict[str, Any]], excluded: list[str]) -> list[dict[str, Any]]:
@@ -165,7 +160,7 @@ def apply_rows(rows: list[dict[str, Any]] | None, state: dict[str, Any] | None) 
     applied = [r for r in applied if not (_blank(r["player"]) and _blank(r["place"]))]
     source = edited_source(checked.history, state["base"])
     undo = [*state.get("undo", []), state.get("rows")][-UNDO_STEPS:]
-    new_state = {"base": state["base"], "rows": _compact(applied), "undo": undo}
+    new_state = {"base": state["base"], "rows": _compact(applied), "undo": undo, "shown": source}
     info = checked.history.summary()
     message = f"Applied: {info['games']} games, {info['players']} players are rated now"
     if checked.excluded:
@@ -192,10 +187,11 @@ def undo(state: dict[str, Any] | None) -> EditOutcome:
     checked = check_rows(rows)
     if checked.history is None:  # cannot happen for rows that were applied before; say so rather than fail
         return EditOutcome("Could not undo: the earlier table no longer reads as a history.", ok=False)
-    new_state = {"base": base, "rows": previous, "undo": rest}
+    source = edited_source(checked.history, base)
+    new_state = {"base": base, "rows": previous, "undo": rest, "shown": source}
     return EditOutcome(
         f"Undone ({len(rest)} more step{'s' if len(rest) != 1 else ''} can be undone).",
-        source=edited_source(checked.history, base),
+        source=source,
         state=new_state,
         rows=rows,
     )
@@ -247,14 +243,15 @@ def status_lines(outcome: EditOutcome) -> list[Any]:
     return [dbc.Alert(body, color="success" if outcome.ok else "danger", className="small py-1 mb-1", dismissable=True)]
 
 
-# data source (a new, unedited one) -> grid rows and a fresh edit store; an edited source leaves both as they are
-@callback(
-    Output(Edit.GRID, "rowData"),
-    Output(Edit.STORE, "data"),
-    Input(Data.SOURCE, "data"),
-)
-def on_source(source: dict[str, Any] | None) -> tuple[Any, Any]:
-    if not source or source.get("edited"):
+def grid_for(source: Any, tab: Any, state: Any) -> tuple[Any, Any]:
+    """Grid rows and edit store for ``source``, only while the Edit tab is open and the grid shows other data.
+
+    The grid's rows (one per result, a megabyte for a large history) are sent only to a page that shows them.
+    An edit opened from a link starts a new edit session whose base is that edit (Revert comes back to it).
+    """
+    if tab != Tab.EDIT or not isinstance(source, dict):
+        return no_update, no_update
+    if isinstance(state, dict) and state.get("shown") == source:
         return no_update, no_update
     try:
         history = history_for(source)
@@ -263,7 +260,18 @@ def on_source(source: dict[str, Any] | None) -> tuple[Any, Any]:
     return grid_rows(history), fresh_state(source)
 
 
-# Apply / Undo / Revert buttons, grid rows, edit store -> data source, edit store, grid rows, status
+# data source, the Edit tab opened -> grid rows and the edit store (when the grid shows other data)
+@callback(
+    Output(Edit.GRID, "rowData"),
+    Output(Edit.STORE, "data"),
+    Input(Data.SOURCE, "data"),
+    Input(Page.TABS, "active_tab"),
+    State(Edit.STORE, "data"),
+)
+def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any]:
+    return grid_for(source, tab, state)
+
+
 @callback(
     Output(Data.SOURCE, "data", allow_duplicate=True),
     Output(Edit.STORE, "data", allow_duplicate=True),

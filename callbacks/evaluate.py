@@ -8,10 +8,11 @@ from typing import Any
 import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import Input, Output, callback, html
+from dash.exceptions import PreventUpdate
 
-import figures_extra
+import figures
 from callbacks.runs import baseline_run, current_run
-from layouts.ids import Baseline, Data, Evaluate, Params, ScoreFn
+from layouts.ids import Baseline, Data, Evaluate, Page, Params, ScoreFn, Tab
 from ratings import get_system
 from ratings.metrics import Evaluation, evaluate
 
@@ -100,7 +101,7 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
         "a larger base gives the top places more of the game's total score of 1. "
         "A player gains rating when their score beats the expected score."
     )
-    return figures_extra.score_function_figure(n, base), note
+    return figures.score_function_figure(n, base), note
 
 
 # source, settings, pinned baseline -> metrics table
@@ -109,8 +110,11 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
     Input(Baseline.STORE, "data"),
+    Input(Page.TABS, "active_tab"),
 )
-def on_metrics(source, current, pinned):  # type: ignore[no-untyped-def]
+def on_metrics(source, current, pinned, tab):
+    if tab != Tab.PREDICTIONS:
+        raise PreventUpdate  # computed when the tab opens
     now = evaluate(current_run(source, current))
     pinned_run = baseline_run(pinned)
     base = evaluate(pinned_run) if pinned_run is not None else None
@@ -125,6 +129,6 @@ def on_metrics(source, current, pinned):  # type: ignore[no-untyped-def]
     Input(Params.SETTINGS, "data"),
     Input(ScoreFn.SIZE, "value"),
 )
-def on_score_function(current, size):  # type: ignore[no-untyped-def]
+def on_score_function(current, size):
     current = current or {}
     return score_view(current.get("system"), current.get("params"), size)

@@ -60,7 +60,7 @@ def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tupl
     Input(Page.URL_STATE, "data"),
     prevent_initial_call=True,
 )
-def on_system(system: str, _reset: int | None, url_state: dict[str, Any] | None) -> tuple[Any, str]:
+def on_system(system: str, _reset: int | None, url_state: dict[str, Any] | None) -> tuple[Any, Any]:
     if system not in SYSTEM_NAMES:
         return no_update, no_update
     return controls_for(system, reset=ctx.triggered_id == Params.RESET, url_state=url_state), get_system(system).summary
@@ -84,7 +84,7 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
 )
 def on_params(
     numbers: list[Any], switches: list[Any], choices: list[Any], lists: list[Any], bools: list[Any], system: str
-) -> tuple[Any, str, bool]:
+) -> tuple[Any, Any, Any]:
     groups = ctx.inputs_list
     raw: dict[str, Any] = {}
     for values, ids in zip((numbers, choices, lists, bools), (groups[0], groups[2], groups[3], groups[4]), strict=True):

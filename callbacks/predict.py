@@ -7,11 +7,11 @@ from typing import Any
 import dash_bootstrap_components as dbc
 import numpy as np
 from dash import Input, Output, State, callback, html
+from dash.exceptions import PreventUpdate
 
 import figures
-import figures_extra
 from callbacks.runs import current_run, typed_params
-from layouts.ids import Data, Params, Predict
+from layouts.ids import Data, Page, Params, Predict, Tab
 from ratings import RatingRun, create, get_system
 
 __all__ = ["MAX_PLAYERS", "default_pick", "player_options", "probability_table", "win_probabilities"]
@@ -50,13 +50,13 @@ def win_probabilities(
         raise ValueError(f"not in this history: {', '.join(missing)}")
     rater = create(system, **typed_params(system, params))
     indices = np.array([run.history.player_index[p] for p in unique], dtype=np.int64)
-    return unique, np.asarray(rater.place_probabilities(run.state, indices), dtype=float)
+    return unique, np.asarray(rater.place_probabilities(dict(run.state), indices), dtype=float)
 
 
 def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
     """The chances as a table in percent, with the expected place and each row's total."""
-    rows = figures_extra.probability_rows(players, probabilities)
-    places = [figures_extra.place_name(k) for k in range(1, probabilities.shape[1] + 1)]
+    rows = figures.probability_rows(players, probabilities)
+    places = [figures.place_name(k) for k in range(1, probabilities.shape[1] + 1)]
     head = html.Thead(
         html.Tr([html.Th("player"), *[html.Th(p) for p in places], html.Th("expected place"), html.Th("total")])
     )
@@ -82,9 +82,12 @@ def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
     Output(Predict.PLAYERS, "value"),
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
+    Input(Page.TABS, "active_tab"),
     State(Predict.PLAYERS, "value"),
 )
-def on_predict_players(source, current, chosen):  # type: ignore[no-untyped-def]
+def on_predict_players(source, current, tab, chosen):
+    if tab != Tab.PREDICTIONS:
+        raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
     return player_options(run), default_pick(run, chosen)
 
@@ -97,13 +100,16 @@ def on_predict_players(source, current, chosen):  # type: ignore[no-untyped-def]
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
     Input(Predict.PLAYERS, "value"),
+    Input(Page.TABS, "active_tab"),
 )
-def on_predict(source, current, players):  # type: ignore[no-untyped-def]
+def on_predict(source, current, players, tab):
+    if tab != Tab.PREDICTIONS:
+        raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
     try:
         picked, probs = win_probabilities(run, current["system"], current.get("params") or {}, players or [])
     except (ValueError, NotImplementedError) as exc:
-        return figures_extra.empty_figure(str(exc).capitalize()), None, ""
+        return figures.empty_figure(str(exc).capitalize()), None, ""
     title = get_system(current["system"]).title
     note = f"Under {title} with the current parameters, from the ratings after the last game."
-    return figures_extra.probability_figure(picked, probs, system_title=title), probability_table(picked, probs), note
+    return figures.probability_figure(picked, probs, system_title=title), probability_table(picked, probs), note

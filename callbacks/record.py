@@ -20,6 +20,7 @@ from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, sour
 from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
 from layouts.ids import Data, Edit, Record, RecordType
 from ratings import HistoryError
+from sources.model import Sheet, parse_source
 from sources.record import NewGame, new_game, new_submission_token, record_game
 
 __all__ = ["Plan", "add_to_session", "game_text", "plan", "record_step", "sheet_writable", "write_to_sheet"]
@@ -27,12 +28,16 @@ __all__ = ["Plan", "add_to_session", "game_text", "plan", "record_step", "sheet_
 
 def sheet_writable(source: dict[str, Any] | None, opener: Callable[..., Any] = open_sheet) -> bool:
     """Whether ``source`` is an (unedited) Google Sheet this server may write to."""
-    if not source or source.get("kind") != "sheet" or source.get("edited"):
+    try:
+        sheet = parse_source(source)
+    except DataError:
+        return False
+    if not isinstance(sheet, Sheet):
         return False
     from sources.sheets import SheetError
 
     try:
-        return bool(opener(str(source.get("url")), source.get("worksheet")).writable)
+        return bool(opener(sheet.url, sheet.worksheet).writable)
     except (DataError, SheetError):
         return False
 
@@ -162,14 +167,21 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     State(Edit.STORE, "data"),
     prevent_initial_call=True,
 )
-def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):  # type: ignore[no-untyped-def]
+def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):
+    players = players if isinstance(players, list) else []
+    places = places if isinstance(places, list) else []
     out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state)
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
-    blank = [""] * len(players) if recorded else no_update
-    return (*out, blank, blank)
+    # Wildcard outputs take one value per component, never a bare no_update (which Dash refuses with a 500).
+    return (*out, _each(players, recorded), _each(places, recorded))
 
 
-def record_step(trigger, date, players, places, token, pending, source, state):  # type: ignore[no-untyped-def]
+def _each(fields: list[Any], empty: bool) -> list[Any]:
+    """One value per form field: emptied after a recorded game, else left as typed."""
+    return ["" if empty else no_update for _ in fields]
+
+
+def record_step(trigger, date, players, places, token, pending, source, state):
     """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values."""
     keep = (no_update,) * 5
     token = token or new_submission_token()
@@ -203,7 +215,9 @@ def record_step(trigger, date, players, places, token, pending, source, state): 
     if step.pending is not None:
         text = f"Write this game to {describe_source(source or {})}? {game_text(step.game)}"
         return True, text, step.pending, no_update, *keep
-    outcome = add_to_session(state, step.game, token)
+    outcome = add_to_session(
+        state if isinstance(state, dict) and state.get("base") else fresh_state(source), step.game, token
+    )
     return (
         False,
         "",

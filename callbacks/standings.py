@@ -10,7 +10,7 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import DataError, baseline_run, current_run, load_source
-from layouts.ids import Baseline, Data, Page, Params, Standings
+from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
 from layouts.leaderboard import leaderboard_table
 from ratings import GameHistory, RatingRun
 from ratings.params import parse_number
@@ -117,7 +117,7 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     Input(Standings.SCALE_FACTOR, "value"),
     Input(Baseline.STORE, "data"),
 )
-def on_leaderboard(source, current, min_games, offset, factor, pinned):  # type: ignore[no-untyped-def]
+def on_leaderboard(source, current, min_games, offset, factor, pinned):
     run = current_run(source, current)
     view = leaderboard_view(run, min_games=min_games, offset=offset, factor=factor, baseline=baseline_run(pinned))
     return view, {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
@@ -130,7 +130,7 @@ def on_leaderboard(source, current, min_games, offset, factor, pinned):  # type:
     Input(Data.SOURCE, "data"),
     State(Standings.PLAYERS, "value"),
 )
-def on_players(source, chosen):  # type: ignore[no-untyped-def]
+def on_players(source, chosen):
     if not source:
         raise PreventUpdate
     try:
@@ -151,7 +151,7 @@ def on_players(source, chosen):  # type: ignore[no-untyped-def]
     Input(Standings.SCALE_FACTOR, "value"),
     Input(Baseline.STORE, "data"),
 )
-def on_trajectories(source, current, players, x_axis, offset, factor, pinned):  # type: ignore[no-untyped-def]
+def on_trajectories(source, current, players, x_axis, offset, factor, pinned):
     run = current_run(source, current)
     label = (pinned or {}).get("label", "baseline")
     return trajectories_view(
@@ -174,7 +174,7 @@ def on_trajectories(source, current, players, x_axis, offset, factor, pinned):  
     State(Params.SETTINGS, "data"),
     State(Standings.GAME, "value"),
 )
-def on_game_pick(source, click, current, game):  # type: ignore[no-untyped-def]
+def on_game_pick(source, click, current, game):
     run = current_run(source, current)
     clicked = ctx.triggered_id == Standings.TRAJECTORIES
     value = game_choice(run, None if ctx.triggered_id == Data.SOURCE else game, click, clicked)
@@ -190,7 +190,7 @@ def on_game_pick(source, click, current, game):  # type: ignore[no-untyped-def]
     Input(Standings.SCALE_OFFSET, "value"),
     Input(Standings.SCALE_FACTOR, "value"),
 )
-def on_game_changes(source, current, game, offset, factor):  # type: ignore[no-untyped-def]
+def on_game_changes(source, current, game, offset, factor):
     run = current_run(source, current)
     if not isinstance(game, int) or not 0 <= game < run.history.n_games:
         raise PreventUpdate
@@ -208,8 +208,8 @@ def on_game_changes(source, current, game, offset, factor):  # type: ignore[no-u
     Input(Standings.SCALE_FACTOR, "value"),
     Input(Page.TABS, "active_tab"),
 )
-def on_heatmap(source, current, players, offset, factor, tab):  # type: ignore[no-untyped-def]
-    if tab != "overview":
+def on_heatmap(source, current, players, offset, factor, tab):
+    if tab != Tab.OVERVIEW:
         raise PreventUpdate
     run = current_run(source, current)
     return figures.change_heatmap(run, players or figures.default_players(run), scale=scale_of(run, offset, factor))

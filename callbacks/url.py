@@ -1,9 +1,9 @@
 """The shareable address: the query string holds the data source, the system and its parameters.
 
 ``?sample=poker&system=multielo&k=24&base=1.5`` (or ``sheet=<url>&worksheet=<name>``, or ``data=<content id>&file=
-<name>`` for an uploaded or edited history kept on the server, ``edited=1`` for an edit); only parameters that
-differ from the defaults are written.  A content id is unguessable without the content (``sources.histories``), so
-the link shares the data exactly with whoever is given it.
+<name>`` for an uploaded history kept on the server, ``data=<content id>&edited=1&from_sample=poker`` for an edit
+of a sample); only parameters that differ from the defaults are written.  A content id is unguessable without the
+content (``sources.histories``), so the link shares the data exactly with whoever is given it.
 """
 
 from __future__ import annotations
@@ -11,24 +11,45 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from dash import Input, Output, callback, clientside_callback
+from dash import Input, Output, callback, clientside_callback, no_update
 
 import settings
-from layouts.ids import Data, Page, Params
+from callbacks.baseline import from_view, view_id
+from layouts.ids import Baseline, Data, Page, Params, Standings
 from ratings import SYSTEM_NAMES, get_system
+from sources.model import MAX_TEXT, DataError, Edited, Sample, Sheet, Upload, parse_source
 
 __all__ = ["RESERVED", "build_query", "default_source", "parse_query"]
 
+#: The minimum-games box's value on a fresh page.
+DEFAULT_MIN_GAMES = 1
+
 #: Query keys that are not parameters.
-RESERVED = ("sample", "sheet", "worksheet", "data", "file", "edited", "system")
+RESERVED = (
+    "sample",
+    "sheet",
+    "worksheet",
+    "data",
+    "file",
+    "edited",
+    "from_sample",
+    "from_sheet",
+    "from_worksheet",
+    "from_data",
+    "from_file",
+    "system",
+    "min",
+    "x",
+    "pin",
+)
 
 
 def default_source(config: settings.Settings | None = None) -> dict[str, Any]:
     """The source a fresh page opens on: the host's sheet when configured, else the default sample."""
     config = config or settings.current()
     if config.sheet:
-        return {"kind": "sheet", "url": config.sheet, "worksheet": config.worksheet}
-    return {"kind": "sample", "name": config.sample}
+        return Sheet(config.sheet, config.worksheet).to_json()
+    return Sample(config.sample).to_json()
 
 
 def _text(value: Any) -> str:
@@ -43,20 +64,32 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def build_query(source: dict[str, Any] | None, current: dict[str, Any] | None) -> str:
-    """The query string (with ``?``) describing ``source`` and the ``current`` settings."""
-    pairs: list[tuple[str, str]] = []
-    if source and source.get("kind") == "sample":
-        pairs.append(("sample", str(source.get("name"))))
-    elif source and source.get("kind") == "sheet":
-        pairs.append(("sheet", str(source.get("url"))))
-        if source.get("worksheet"):
-            pairs.append(("worksheet", str(source["worksheet"])))
-    elif source and source.get("kind") == "upload":
-        pairs.append(("data", str(source.get("id"))))
-        pairs.append(("file", str(source.get("filename"))))
-        if source.get("edited"):
-            pairs.append(("edited", "1"))
+def _source_pairs(source: Any) -> list[tuple[str, str]]:
+    try:
+        typed = parse_source(source)
+    except DataError:
+        return []
+    if isinstance(typed, Sample):
+        return [("sample", typed.name)]
+    if isinstance(typed, Sheet):
+        return [("sheet", typed.url)] + ([("worksheet", typed.worksheet)] if typed.worksheet else [])
+    if isinstance(typed, Upload):
+        return [("data", typed.id), ("file", typed.filename)]
+    base = _source_pairs(typed.base) if typed.base is not None else []
+    return [("data", typed.id), ("edited", "1"), *[(f"from_{k}", v) for k, v in base]]
+
+
+def build_query(
+    source: dict[str, Any] | None,
+    current: dict[str, Any] | None,
+    *,
+    min_games: Any = None,
+    by_date: bool = False,
+    pin: str | None = None,
+) -> str:
+    """The query string (with ``?``): ``source``, the ``current`` settings and the display settings
+    (minimum games when not the default 1, trajectories by date, the pinned baseline's id)."""
+    pairs = _source_pairs(source) if source is not None else []
     if current and current.get("system") in SYSTEM_NAMES:
         system = current["system"]
         pairs.append(("system", system))
@@ -68,24 +101,38 @@ def build_query(source: dict[str, Any] | None, current: dict[str, Any] | None) -
             default = list(spec.default) if isinstance(spec.default, tuple) else spec.default
             if value != default:
                 pairs.append((spec.name, _text(value)))
+    if isinstance(min_games, int) and not isinstance(min_games, bool) and min_games != DEFAULT_MIN_GAMES:
+        pairs.append(("min", str(min_games)))
+    if by_date:
+        pairs.append(("x", "date"))
+    if pin:
+        pairs.append(("pin", pin))
     return "?" + urlencode(pairs) if pairs else ""
+
+
+def _source_of(pairs: dict[str, str]) -> dict[str, Any] | None:
+    """The source named by ``sheet``/``worksheet``, ``sample`` or ``data``/``file`` (``edited=1``: an edit whose base
+    is named by the same keys prefixed ``from_``)."""
+    if pairs.get("data") and pairs.get("edited") == "1":
+        base = _source_of({k[len("from_") :]: v for k, v in pairs.items() if k.startswith("from_")})
+        return {"kind": Edited.kind, "id": pairs["data"][:64], "base": base}
+    if pairs.get("data"):
+        return {"kind": Upload.kind, "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")[:200]}
+    if pairs.get("sheet"):
+        return Sheet.from_json({"url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}).to_json()
+    if pairs.get("sample"):
+        return Sample(pairs["sample"][:MAX_TEXT]).to_json()
+    return None
 
 
 def parse_query(search: str | None) -> dict[str, Any]:
     """What a query string asks for: ``{"source": dict | None, "system": str | None, "params": {name: text}}``.
 
-    Unknown systems and parameters are ignored (the parameter callback validates the values).
+    Unknown systems and parameters are ignored (the parameter callback validates the values); a data id is
+    passed on as it is and checked when the data is read.
     """
     pairs = dict(parse_qsl((search or "").lstrip("?"), keep_blank_values=True))
-    source: dict[str, Any] | None = None
-    if pairs.get("sheet"):
-        source = {"kind": "sheet", "url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}
-    elif pairs.get("data"):
-        source = {"kind": "upload", "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")[:200]}
-        if pairs.get("edited") == "1":
-            source["edited"] = True
-    elif pairs.get("sample"):
-        source = {"kind": "sample", "name": pairs["sample"]}
+    source = _source_of(pairs)
     system = pairs.get("system")
     if system not in SYSTEM_NAMES:
         system = None
@@ -93,7 +140,16 @@ def parse_query(search: str | None) -> dict[str, Any]:
     if system is not None:
         names = {spec.name for spec in get_system(system).parameters()}
         params = {k: v for k, v in pairs.items() if k in names}
-    return {"source": source, "system": system, "params": params}
+    min_text = pairs.get("min", "")
+    min_games = int(min_text) if min_text.isascii() and min_text.isdigit() and len(min_text) < 7 else None
+    return {
+        "source": source,
+        "system": system,
+        "params": params,
+        "min_games": min_games,
+        "x": "date" if pairs.get("x") == "date" else None,
+        "pin": (pairs.get("pin") or "")[:64] or None,
+    }
 
 
 def url_state(search: str | None, config: settings.Settings | None = None) -> tuple[dict[str, Any], str]:
@@ -107,22 +163,59 @@ def url_state(search: str | None, config: settings.Settings | None = None) -> tu
     return state, system
 
 
-# page address (on load) -> url state store, system dropdown
-@callback(Output(Page.URL_STATE, "data"), Output(Params.SYSTEM, "value"), Input(Page.LOCATION, "search"))
-def read_address(search: str | None) -> tuple[dict[str, Any], str]:
-    return url_state(search)
+# page address (on load) -> url state store, system dropdown, display settings, pinned baseline
+@callback(
+    Output(Page.URL_STATE, "data"),
+    Output(Params.SYSTEM, "value"),
+    Output(Standings.MIN_GAMES, "value"),
+    Output(Standings.X_AXIS, "value"),
+    Output(Baseline.STORE, "data", allow_duplicate=True),
+    Input(Page.LOCATION, "search"),
+    prevent_initial_call="initial_duplicate",
+)
+def read_address(search: str | None) -> tuple[Any, ...]:
+    state, system = url_state(search)
+    pinned = from_view(state["pin"]) if state["pin"] else None
+    return (
+        state,
+        system,
+        state["min_games"] if state["min_games"] is not None else no_update,
+        state["x"] or no_update,
+        pinned if pinned is not None else no_update,
+    )
 
 
-# data source, valid settings -> shareable query and link
+def share_text(source: Any) -> str:
+    """What a link to the current view holds, said plainly for the kind of data."""
+    rest = "the rating system, every changed parameter, the display settings and the pinned baseline"
+    try:
+        typed = parse_source(source)
+    except DataError:
+        return f"The link holds {rest}."
+    if isinstance(typed, Sample):
+        return f"The link holds the bundled sample, {rest}."
+    if isinstance(typed, Sheet):
+        return f"The link holds the sheet's address (viewers need access to the sheet), {rest}."
+    return (
+        f"The link holds the data itself (kept on this server for 30 days after its last use: anyone you give the "
+        f"link to sees it, nobody else can find it), {rest}."
+    )
+
+
+# data source, valid settings, display settings, pinned baseline -> shareable query, link and what it holds
 @callback(
     Output(Page.SHARE_QUERY, "data"),
     Output(Page.SHARE_LINK, "href"),
+    Output(Page.SHARE_TEXT, "children"),
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
+    Input(Standings.MIN_GAMES, "value"),
+    Input(Standings.X_AXIS, "value"),
+    Input(Baseline.STORE, "data"),
 )
-def write_address(source: dict[str, Any] | None, current: dict[str, Any] | None) -> tuple[str, str]:
-    query = build_query(source, current)
-    return query, query or "?"
+def write_address(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[str, str, str]:
+    query = build_query(source, current, min_games=min_games, by_date=x_axis == "date", pin=view_id(pinned))
+    return query, query or "?", share_text(source)
 
 
 # shareable query -> browser address bar (no reload, no history entry)
@@ -134,9 +227,10 @@ clientside_callback(
         if (window.location.pathname + window.location.search !== target) {
             window.history.replaceState(window.history.state, "", target);
         }
-        return "";
+        return ["", window.location.origin + target];
     }
     """,
     Output(Page.URL_WRITER, "children"),
+    Output(Page.SHARE_URL, "value"),
     Input(Page.SHARE_QUERY, "data"),
 )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from figures_extra import graph_config
-from layouts.ids import Standings
+from figures import graph_config
+from layouts.busy import busy
+from layouts.ids import Standings, Tab
 
 __all__ = ["game_panel", "overview_panel", "tab"]
 
@@ -17,7 +18,7 @@ def game_panel() -> html.Div:
         [
             html.H2("One game", className="h6 mb-1"),
             dcc.Dropdown(id=Standings.GAME, clearable=False, placeholder="pick a game", className="mb-1"),
-            dcc.Graph(id=Standings.GAME_CHANGES, config=graph_config("game-changes"), style={"height": "340px"}),
+            busy(dcc.Graph(id=Standings.GAME_CHANGES, config=graph_config("game-changes"), style={"height": "340px"})),
         ],
         className="mb-3",
     )
@@ -44,4 +45,4 @@ def overview_panel() -> html.Div:
 
 def tab() -> dbc.Tab:
     """The "All games" tab: the overview heatmap."""
-    return dbc.Tab(html.Div(overview_panel(), className="pt-2"), label="All games", tab_id="overview")
+    return dbc.Tab(html.Div(overview_panel(), className="pt-2"), label="All games", tab_id=Tab.OVERVIEW)

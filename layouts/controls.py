@@ -256,8 +256,17 @@ def share_card() -> dbc.Card:
     """The shareable address of the current view."""
     return _card(
         "Share",
-        html.Div("This page's address holds the data source, system and parameters.", className="small text-muted"),
-        html.A("link to this view", id=Page.SHARE_LINK, href="?", className="small"),
+        dbc.Label("Link to this view", html_for=Page.SHARE_URL, className="visually-hidden"),
+        dbc.InputGroup(
+            [
+                dbc.Input(id=Page.SHARE_URL, readonly=True, size="sm", value=""),
+                dbc.InputGroupText(dcc.Clipboard(target_id=Page.SHARE_URL, id=Page.SHARE_COPY, title="Copy the link")),
+            ],
+            size="sm",
+            className="mb-1",
+        ),
+        html.Div(id=Page.SHARE_TEXT, className="small text-muted"),
+        html.A("open this view in a new tab", id=Page.SHARE_LINK, href="?", target="_blank", className="small"),
     )
 
 

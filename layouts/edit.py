@@ -8,7 +8,7 @@ import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from layouts.ids import Edit, Record, RecordType
+from layouts.ids import Edit, Record, RecordType, Tab
 
 __all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
 
@@ -141,5 +141,5 @@ def tab() -> dbc.Tab:
             className="g-3 pt-2",
         ),
         label="Edit history",
-        tab_id="edit",
+        tab_id=Tab.EDIT,
     )

@@ -15,12 +15,24 @@ class Page(StrEnum):
     LOCATION = "page-location"
     SHARE_QUERY = "page-share-query"
     SHARE_LINK = "page-share-link"
+    SHARE_URL = "page-share-url"
+    SHARE_COPY = "page-share-copy"
+    SHARE_TEXT = "page-share-text"
     URL_STATE = "page-url-state"
     URL_WRITER = "page-url-writer"
     TABS = "page-tabs"
     CONTROLS_TOGGLE = "page-controls-toggle"
     CONTROLS_COLLAPSE = "page-controls-collapse"
     ERROR = "page-error"
+
+
+class Tab(StrEnum):
+    """The tabs' ``tab_id`` values (a callback whose output sits on a tab computes only while it is open)."""
+
+    STANDINGS = "standings"
+    OVERVIEW = "overview"
+    EDIT = "edit"
+    PREDICTIONS = "predictions"
 
 
 class Data(StrEnum):

@@ -9,6 +9,7 @@ import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import html
 
+from layouts.busy import busy
 from layouts.ids import Standings
 
 __all__ = ["leaderboard_panel", "leaderboard_table"]
@@ -17,7 +18,10 @@ __all__ = ["leaderboard_panel", "leaderboard_table"]
 def leaderboard_panel() -> html.Div:
     """An empty panel; the standings callback fills it."""
     return html.Div(
-        [html.H2("Leaderboard", className="h6 mb-1"), html.Div(id=Standings.LEADERBOARD, className="leaderboard")],
+        [
+            html.H2("Leaderboard", className="h6 mb-1"),
+            busy(html.Div(id=Standings.LEADERBOARD, className="leaderboard")),
+        ],
         className="mb-3",
     )
 

@@ -28,7 +28,7 @@ from layouts import downloads as downloads_layout
 from layouts import edit as edit_layout
 from layouts import predict as predict_layout
 from layouts.controls import controls_column
-from layouts.ids import Baseline, Data, Page, Params
+from layouts.ids import Baseline, Data, Page, Params, Tab
 
 __all__ = ["TABS", "layout", "sample_names"]
 
@@ -90,7 +90,7 @@ def layout() -> html.Div:
                     xl=3,
                 ),
                 dbc.Col(
-                    [status, dbc.Tabs([make() for make in TABS], id=Page.TABS, active_tab="standings")],
+                    [status, dbc.Tabs([make() for make in TABS], id=Page.TABS, active_tab=Tab.STANDINGS)],
                     lg=8,
                     xl=9,
                 ),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from figures_extra import graph_config
-from layouts.ids import Evaluate, Predict, ScoreFn
+from figures import graph_config
+from layouts.ids import Evaluate, Predict, ScoreFn, Tab
 
 __all__ = ["metrics_panel", "probability_panel", "score_panel", "tab"]
 
@@ -61,5 +61,5 @@ def tab() -> dbc.Tab:
             className="g-3 pt-2",
         ),
         label="Predictions",
-        tab_id="predictions",
+        tab_id=Tab.PREDICTIONS,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dash_bootstrap_components as dbc
 
 from layouts.changes import game_panel
+from layouts.ids import Tab
 from layouts.leaderboard import leaderboard_panel
 from layouts.trajectories import trajectories_panel
 
@@ -22,5 +23,5 @@ def tab() -> dbc.Tab:
             className="g-3 pt-2",
         ),
         label="Standings",
-        tab_id="standings",
+        tab_id=Tab.STANDINGS,
     )

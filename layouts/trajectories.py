@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dash import dcc, html
 
-from figures_extra import graph_config
+from figures import graph_config
+from layouts.busy import busy
 from layouts.ids import Standings
 
 __all__ = ["trajectories_panel"]
@@ -16,10 +17,12 @@ def trajectories_panel() -> html.Div:
         [
             html.H2("Rating over time", className="h6 mb-1"),
             dcc.Dropdown(id=Standings.PLAYERS, multi=True, placeholder="players to draw", className="mb-1"),
-            dcc.Graph(
-                id=Standings.TRAJECTORIES,
-                config=graph_config("rating-trajectories", responsive=True),
-                style={"height": "420px"},
+            busy(
+                dcc.Graph(
+                    id=Standings.TRAJECTORIES,
+                    config=graph_config("rating-trajectories", responsive=True),
+                    style={"height": "420px"},
+                )
             ),
             html.Div("Click a point to see that game below.", className="small text-muted"),
         ],

@@ -29,10 +29,9 @@ import numpy as np
 
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
-from ratings.io import load_history
 from ratings.metrics import Evaluation, evaluate
 from ratings.params import ParameterError, ParamSpec, coerce
-from ratings.samples import list_samples
+from ratings.samples import list_samples, load_history
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
 
 __all__ = ["main", "build_parser", "load_history", "parse_settings"]

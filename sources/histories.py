@@ -12,6 +12,7 @@ memory by id.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -20,10 +21,10 @@ import zlib
 from collections import OrderedDict
 from typing import Any
 
-from ratings import GameHistory
+from ratings import Entry, Game, GameHistory
 from sources.store import Store, shared_store
 
-__all__ = ["CONTENT_ID", "MissingHistory", "content_id", "fetch", "keep", "serialise"]
+__all__ = ["CONTENT_ID", "MissingHistory", "content_id", "fetch", "fetch_json", "keep", "keep_json", "serialise"]
 
 #: What a content id looks like (anything else is refused before the store is asked).
 CONTENT_ID = re.compile(r"[0-9a-f]{32}")
@@ -49,13 +50,26 @@ def serialise(history: GameHistory) -> bytes:
 
 
 def _deserialise(data: bytes) -> GameHistory:
-    payload: dict[str, Any] = json.loads(data)
-    records = [
-        {"game": game, "date": date, "player": player, "place": "DNF" if place is None else place}
-        for game, date, entries in payload["games"]
-        for player, place in entries
-    ]
-    return GameHistory.from_records(records)
+    """The history :func:`serialise` wrote, rebuilt game by game as it was (order, ids and names untouched).
+
+    Not through ``GameHistory.from_records``: that reader re-sorts dated games by date and cleans ids and names,
+    so an edited or recorded history (a game added out of date order) would come back different from the one kept.
+    Raises ValueError or TypeError when ``data`` is not a serialised history.
+    """
+    payload = json.loads(data)
+    if not isinstance(payload, dict) or payload.get("v") != 1 or not isinstance(payload.get("games"), list):
+        raise ValueError("not a serialised history")
+    games = []
+    for game_id, date, entries in payload["games"]:
+        if not isinstance(game_id, str) or not isinstance(date, str | None) or not isinstance(entries, list):
+            raise ValueError("not a serialised game")
+        played = []
+        for player, place in entries:
+            if not isinstance(player, str) or not (place is None or type(place) is int):
+                raise ValueError("not a serialised entry")
+            played.append(Entry(player, place))
+        games.append(Game(game_id, tuple(played), None if date is None else dt.date.fromisoformat(date)))
+    return GameHistory(games)
 
 
 def content_id(serialised: bytes) -> str:
@@ -96,10 +110,33 @@ def fetch(cid: Any, store: Store | None = None) -> GameHistory:
     packed = (store or shared_store()).get(f"history:{cid}")
     if packed is None:
         raise MissingHistory(cid)
-    inflater = zlib.decompressobj()
-    data = inflater.decompress(packed, MAX_SERIALISED)
-    if inflater.unconsumed_tail or content_id(data) != cid:
-        raise MissingHistory(cid)  # damaged or not what the id names: never serve it
-    history = _deserialise(data)
+    try:
+        data = zlib.decompressobj().decompress(packed, MAX_SERIALISED + 1)
+    except zlib.error:
+        raise MissingHistory(cid) from None  # damaged: never serve it
+    if len(data) > MAX_SERIALISED or content_id(data) != cid:
+        raise MissingHistory(cid)  # too large, cut short or not what the id names: never serve it
+    try:
+        history = _deserialise(data)
+    except (ValueError, TypeError):
+        raise MissingHistory(cid) from None  # named by its id, but not a history this module wrote
     _remember(cid, history)
     return history
+
+
+def keep_json(kind: str, value: Any, store: Store | None = None) -> str:
+    """Store a small JSON value (a pinned baseline, say) by content; its id (the same rule as histories)."""
+    data = json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+    cid = content_id(data)
+    (store or shared_store()).put(f"{kind}:{cid}", data)
+    return cid
+
+
+def fetch_json(kind: str, cid: Any, store: Store | None = None) -> Any:
+    """The JSON value stored under ``cid`` by :func:`keep_json`; :class:`MissingHistory` when there is none."""
+    if not isinstance(cid, str) or not CONTENT_ID.fullmatch(cid):
+        raise MissingHistory(cid)
+    data = (store or shared_store()).get(f"{kind}:{cid}")
+    if data is None or len(data) > MAX_SERIALISED or content_id(data) != cid:
+        raise MissingHistory(cid)
+    return json.loads(data)

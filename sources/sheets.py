@@ -13,8 +13,11 @@ Configuration comes from environment variables, read when :func:`load_settings` 
                                    with the link can view"; it is read through its CSV export and cannot be written.
 ``RATINGS_SHEET_CACHE_SECONDS``    how long a read is reused before the sheet is read again (default 60).
 ``RATINGS_SHEET_TIMEOUT_SECONDS``  how long to wait for each answer from Google (default 5).
+``RATINGS_SHEET_DEADLINE_SECONDS`` the longest a whole read (or append) may take, retries included (default 20).
 ``RATINGS_SHEET_ATTEMPTS``         how many tries for answers 429 (rate limit) and 5xx (default 3).
 ``RATINGS_SHEET_BACKOFF_SECONDS``  the first wait between tries, doubled each time (default 0.5).
+``RATINGS_GOOGLE_ENDPOINT``        where requests for Google's Sheets hosts go instead (``http(s)://host[:port]``),
+                                   for an API gateway, or for the test suite's local fake of Google.  Unset: Google.
 =================================  ===================================================================================
 
 Reads go through :class:`SheetSource`.  A read younger than the cache time is reused; ``read(force=True)``
@@ -23,8 +26,12 @@ timeout), the last good copy stays in use and :class:`SheetRead` says why (``sta
 :class:`SheetError` is raised only when there is no good copy at all.  The cache is per process: each gunicorn
 worker keeps its own copy, which is harmless because a read has no side effects.
 
-Tests (and anyone behind a proxy) hand in their own ``requests.Session`` or ``gspread.Client``; production uses
-Google's real hosts.
+Every answer from Google is read in pieces, refused past :data:`MAX_RESPONSE_BYTES` (the upload limit, 10 MB)
+and cut off at the deadline however slowly it arrives: a per-read timeout alone lets a server that sends a byte
+every two seconds hold a worker forever.  The rows read are bounded like an uploaded file's.
+
+Tests hand in their own ``requests.Session`` or ``gspread.Client``, or point ``RATINGS_GOOGLE_ENDPOINT`` at a local
+fake (the app served by gunicorn in a test); production uses Google's real hosts.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import csv
 import datetime as dt
 import io
 import json
+import logging
 import os
 import re
 import threading
@@ -40,18 +48,22 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import google.auth.exceptions
 import gspread
 import requests
+import urllib3.exceptions
+from requests.adapters import HTTPAdapter
 
 from ratings.history import GameHistory, HistoryError
-from ratings.io import ReadResult, read_table
+from ratings.io import MAX_BYTES, MAX_SHEET_ROWS, ReadResult, read_table
 from sources.cache import LastGoodCache
 
 __all__ = [
+    "MAX_RESPONSE_BYTES",
     "SCOPES",
+    "BoundedAdapter",
     "GspreadBackend",
     "PublicCsvBackend",
     "RetryPolicy",
@@ -67,15 +79,22 @@ __all__ = [
     "sharing_hint",
 ]
 
+log = logging.getLogger(__name__)
+
 #: OAuth scope for the service account: reading and appending values.
 SCOPES = ("https://www.googleapis.com/auth/spreadsheets",)
+
+#: Largest answer read from Google, in bytes (decompressed): the limit of an uploaded file.
+MAX_RESPONSE_BYTES = MAX_BYTES
 
 #: The public CSV export of one worksheet (no credentials needed for "anyone with the link" sheets).
 EXPORT_URL = "https://docs.google.com/spreadsheets/d/{key}/export"
 
 _KEY_RE = re.compile(r"[A-Za-z0-9_-]{20,128}")
 _URL_PATH_RE = re.compile(r"/spreadsheets/d/([A-Za-z0-9_-]+)(?:/.*)?")
-_GID_RE = re.compile(r"(?:^|[&#?])gid=(\d+)")
+_GID_RE = re.compile(r"(?:^|[&#?])gid=([^&#]*)")
+#: Largest gid Google gives a worksheet (a 31-bit number).
+MAX_GID = 2**31 - 1
 
 
 class SheetError(Exception):
@@ -83,7 +102,7 @@ class SheetError(Exception):
 
     ``reason`` is a short machine-readable word: ``address``, ``config``, ``not-shared``, ``not-found``,
     ``no-worksheet``, ``not-public``, ``rate-limited``, ``server-error``, ``timeout``, ``network``,
-    ``read-only``, ``refused``.
+    ``read-only``, ``refused``, ``too-big``, ``bad-answer``.
     """
 
     def __init__(self, message: str, reason: str = "error", *, retryable: bool = False) -> None:
@@ -154,9 +173,7 @@ def parse_sheet_ref(sheet: str, worksheet: str | int | None = None) -> SheetRef:
             )
         found = _GID_RE.search(parts.fragment) or _GID_RE.search("?" + parts.query)
         if found:
-            gid = int(found.group(1))
-        if parts.query and "gid" in parse_qs(parts.query) and not found:
-            raise SheetError(f"The gid in '{_short(text)}' is not a number.", "address")
+            gid = _gid(found.group(1), text)
     else:
         if not _KEY_RE.fullmatch(text):
             raise SheetError(
@@ -168,11 +185,18 @@ def parse_sheet_ref(sheet: str, worksheet: str | int | None = None) -> SheetRef:
     name: str | None = None
     if worksheet is not None and str(worksheet).strip():
         chosen = str(worksheet).strip()
-        if chosen.isdigit():
-            gid, name = int(chosen), None
+        if chosen.isascii() and chosen.isdigit():
+            gid, name = _gid(chosen, chosen), None
         else:
             gid, name = None, chosen
     return SheetRef(key, name, gid)
+
+
+def _gid(digits: str, text: str) -> int:
+    """A worksheet gid: plain ASCII digits, at most :data:`MAX_GID` (``1e9`` is not gid 1)."""
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 10 or int(digits) > MAX_GID:
+        raise SheetError(f"The gid in '{_short(text)}' is not a worksheet number.", "address")
+    return int(digits)
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -203,6 +227,8 @@ class SheetSettings:
     cache_seconds: float = 60.0
     timeout_seconds: float = 5.0
     retry: RetryPolicy = RetryPolicy()
+    deadline_seconds: float = 20.0
+    endpoint: str | None = None
 
     @property
     def configured(self) -> bool:
@@ -242,24 +268,60 @@ def load_settings(environ: Mapping[str, str] | None = None) -> SheetSettings:
         cache_seconds=number("RATINGS_SHEET_CACHE_SECONDS", 60.0, low=0),
         timeout_seconds=number("RATINGS_SHEET_TIMEOUT_SECONDS", 5.0, low=0.1),
         retry=retry,
+        deadline_seconds=number("RATINGS_SHEET_DEADLINE_SECONDS", 20.0, low=0.5),
+        endpoint=_endpoint(env.get("RATINGS_GOOGLE_ENDPOINT")),
     )
 
 
+#: The hosts whose requests RATINGS_GOOGLE_ENDPOINT redirects (the Sheets API and the CSV export).
+GOOGLE_HOSTS = ("https://sheets.googleapis.com", "https://docs.google.com")
+
+
+def _endpoint(value: str | None) -> str | None:
+    text = (value or "").strip().rstrip("/")
+    if not text:
+        return None
+    if not re.fullmatch(r"https?://[A-Za-z0-9.\-\[\]:]+", text):
+        raise config_error(f"RATINGS_GOOGLE_ENDPOINT={text!r} is not of the form http(s)://host[:port]")
+    return text
+
+
+def routed(url: str, endpoint: str | None) -> str:
+    """``url`` sent to ``endpoint`` instead when it is one of :data:`GOOGLE_HOSTS` (scheme and host replaced)."""
+    if endpoint:
+        for host in GOOGLE_HOSTS:
+            if url == host or url.startswith(host + "/"):
+                return endpoint + url[len(host) :]
+    return url
+
+
+#: What a visitor is told when the host's Google set-up is at fault; the details go to the server's log only
+#: (they name the service account, the configuration variable and Google's raw answer).
+CONFIG_MESSAGE = (
+    "The app's access to Google Sheets is not set up correctly, so the sheet cannot be read this way. "
+    "The host can see why in the server's log."
+)
+
+
+def config_error(detail: str) -> SheetError:
+    """A SheetError for the host's configuration: logged in full, shown to the visitor as :data:`CONFIG_MESSAGE`."""
+    log.error("Google Sheets configuration problem: %s", detail)
+    return SheetError(CONFIG_MESSAGE, "config")
+
+
 def service_account_info(text: str) -> dict[str, Any]:
-    """Parse the service-account JSON text; a clear SheetError if it is not a service-account key."""
+    """Parse the service-account JSON text; a SheetError (details logged) if it is not a service-account key."""
     try:
         info = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SheetError(
+        raise config_error(
             f"GOOGLE_SERVICE_ACCOUNT_JSON is not valid JSON (line {exc.lineno}, column {exc.colno}): paste the "
-            "whole content of the key file.",
-            "config",
+            "whole content of the key file."
         ) from None
     if not isinstance(info, dict) or info.get("type") != "service_account" or not info.get("client_email"):
-        raise SheetError(
+        raise config_error(
             'GOOGLE_SERVICE_ACCOUNT_JSON is not a service-account key (it needs "type": "service_account" and '
-            'a "client_email").',
-            "config",
+            'a "client_email").'
         )
     return info
 
@@ -272,15 +334,14 @@ def service_account_email(settings: SheetSettings) -> str | None:
 
 
 def sharing_hint(email: str | None) -> str:
-    """One sentence telling the user how to give the app access to a private sheet."""
+    """One sentence telling the user how to give the app access to a private sheet (never naming the account:
+    anyone can paste any address, and the account's address is the host's to give)."""
     if email:
         return (
-            f"Share the sheet with {email} (Viewer to read it, Editor to record games), or make it readable by "
-            "anyone with the link."
+            "Share the sheet with this app's Google service account (ask the host for its address; Viewer to read, "
+            "Editor to record games), or make it readable by anyone with the link."
         )
-    return (
-        "Share the sheet as 'Anyone with the link can view' (Share > General access), or configure a service account."
-    )
+    return "Share the sheet as 'Anyone with the link can view' (Share > General access)."
 
 
 # ---------------------------------------------------------------------------------------------------- backends
@@ -311,21 +372,16 @@ def _status_error(status: int, ref: SheetRef, *, email: str | None, public: bool
             return SheetError(
                 f"The sheet {ref.key} is not shared publicly (HTTP {status}). " + sharing_hint(None), "not-public"
             )
-        who = f"The service account {email}" if email else "The app's service account"
         if writing:
-            target = email or "the app's service account"
             return SheetError(
-                f"{who} may not write to the sheet {ref.key} (HTTP {status}). Share the sheet with {target} as "
-                "Editor to record games.",
+                f"The app may not write to the sheet {ref.key} (HTTP {status}). Share the sheet with this app's "
+                "Google service account as Editor to record games (ask the host for its address).",
                 "not-shared",
             )
-        hint = (
-            sharing_hint(email)
-            if email
-            else "Share the sheet with the client_email of GOOGLE_SERVICE_ACCOUNT_JSON (Viewer to read it, Editor "
-            "to record games)."
+        return SheetError(
+            f"The app may not open the sheet {ref.key} (HTTP {status}). " + sharing_hint(email or "configured"),
+            "not-shared",
         )
-        return SheetError(f"{who} may not open the sheet {ref.key} (HTTP {status}). " + hint, "not-shared")
     return SheetError(f"Google Sheets refused the request (HTTP {status}).", "refused")
 
 
@@ -335,16 +391,179 @@ def _network_error(exc: requests.RequestException, timeout: float | None) -> She
     return SheetError(f"Could not reach Google Sheets ({type(exc).__name__}).", "network")
 
 
+# ---------------------------------------------------------------------------------------------------- transport
+_BUDGET = threading.local()  # .deadline: (monotonic time, seconds) of the read running in this thread
+_PIECE = 65_536
+
+
+def _too_big_error(limit: int) -> SheetError:
+    return SheetError(
+        f"The sheet is too large for this app: Google's answer is over {limit / (1024 * 1024):g} MB (the most "
+        "this app reads, as for an uploaded file).",
+        "too-big",
+    )
+
+
+def _deadline_error(seconds: float) -> SheetError:
+    return SheetError(f"Google Sheets did not finish answering within {seconds:g} seconds.", "timeout")
+
+
+def _read_body(response: requests.Response, limit: int, deadline: float, seconds: float) -> bytes:
+    """The whole body of a streamed response, read in pieces; stops past ``limit`` bytes or the deadline.
+
+    Each piece is one socket read (``read1``), so a slow drip is noticed between bytes, not after a full buffer.
+    """
+    declared = response.headers.get("Content-Length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise _too_big_error(limit)
+    raw = response.raw
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise _deadline_error(seconds)
+        try:
+            piece = raw.read1(_PIECE, decode_content=True)
+        except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
+            if time.monotonic() > deadline:
+                raise _deadline_error(seconds) from None
+            raise SheetError("Google Sheets stopped sending its answer part-way.", "timeout") from None
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise SheetError(f"Could not reach Google Sheets ({type(exc).__name__}).", "network") from None
+        if not piece:
+            return b"".join(parts)
+        size += len(piece)
+        if size > limit:
+            raise _too_big_error(limit)
+        parts.append(piece)
+
+
+class BoundedAdapter(HTTPAdapter):
+    """A requests transport that reads every answer in pieces, refusing it past ``max_bytes`` (decompressed)
+    and cutting it off at a deadline.
+
+    The deadline is the one of the :class:`SheetSource` read running in this thread, else ``deadline_seconds``
+    from the start of this request.  Mounted on the sessions of both backends (gspread's included), so every
+    request of a read is bounded without gspread knowing.
+    """
+
+    def __init__(
+        self, max_bytes: int = MAX_RESPONSE_BYTES, deadline_seconds: float = 20.0, endpoint: str | None = None
+    ) -> None:
+        super().__init__()
+        self.max_bytes = max_bytes
+        self.deadline_seconds = deadline_seconds
+        self.endpoint = endpoint
+
+    def send(
+        self,
+        request: requests.PreparedRequest,
+        stream: bool = False,
+        timeout: float | tuple[float, float] | tuple[float, None] | None = None,
+        verify: bool | str = True,
+        cert: bytes | str | tuple[bytes | str, bytes | str] | None = None,
+        proxies: Mapping[str, str] | None = None,
+    ) -> requests.Response:
+        """Send ``request`` and read its whole answer within the bounds (``stream`` is ignored: always read)."""
+        budget: tuple[float, float] | None = getattr(_BUDGET, "deadline", None)
+        deadline, seconds = budget or (time.monotonic() + self.deadline_seconds, self.deadline_seconds)
+        if time.monotonic() > deadline:
+            raise _deadline_error(seconds)
+        if self.endpoint and request.url:
+            request.url = routed(request.url, self.endpoint)
+        response = super().send(request, stream=True, timeout=timeout, verify=verify, cert=cert, proxies=proxies)
+        try:
+            body = _read_body(response, self.max_bytes, deadline, seconds)
+        except BaseException:
+            response.close()  # drop the connection: the rest of the answer is never read
+            raise
+        response._content = body  # what requests keeps after reading a non-streamed answer
+        setattr(response, "_content_consumed", True)  # noqa: B010 (a private attribute the stubs omit)
+        response.raw.release_conn()
+        return response
+
+
+def _bounded(session: requests.Session, deadline_seconds: float, endpoint: str | None = None) -> requests.Session:
+    """``session`` with :class:`BoundedAdapter` serving http and https (once)."""
+    if not isinstance(session.get_adapter("https://docs.google.com"), BoundedAdapter):
+        adapter = BoundedAdapter(deadline_seconds=deadline_seconds, endpoint=endpoint)
+        session.mount("https://", adapter)
+        session.mount("http://", adapter)
+    return session
+
+
+def _within_deadline(action: Callable[[], Any], seconds: float) -> Any:
+    """Run ``action`` (which talks to Google) and return its result, or raise a timeout SheetError at the deadline.
+
+    The action runs in a helper thread so that the caller is answered on time whatever the network does; the
+    helper, told the deadline through :data:`_BUDGET`, stops reading at its next piece and ends by itself.
+    """
+    deadline = time.monotonic() + seconds
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        _BUDGET.deadline = (deadline, seconds)
+        try:
+            box["value"] = action()
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    helper = threading.Thread(target=work, name="sheet-read", daemon=True)
+    helper.start()
+    helper.join(seconds)
+    if helper.is_alive():
+        raise _deadline_error(seconds)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _remaining() -> float | None:
+    """Seconds left before the deadline of the read running in this thread (None outside a read)."""
+    budget: tuple[float, float] | None = getattr(_BUDGET, "deadline", None)
+    return None if budget is None else budget[0] - time.monotonic()
+
+
+def _csv_rows(body: bytes) -> list[list[str]]:
+    """The rows of a CSV export, refused past MAX_SHEET_ROWS rows (blank ones included)."""
+    text = body.decode("utf-8-sig", errors="replace")
+    rows: list[list[str]] = []
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            if len(rows) >= MAX_SHEET_ROWS:
+                raise SheetError(
+                    f"The sheet is too large for this app: it has more than {MAX_SHEET_ROWS:,} rows, blank rows "
+                    "included.",
+                    "too-big",
+                )
+            rows.append(row)
+    except csv.Error as exc:
+        raise SheetError(
+            f"Google's CSV export of the sheet cannot be read (row {reader.line_num}: {exc}).", "bad-answer"
+        ) from None
+    return rows
+
+
 class GspreadBackend:
     """Read and append through the Sheets API with a gspread client (a service account in production)."""
 
     writable = True
 
-    def __init__(self, client: gspread.Client, *, email: str | None = None, timeout: float | None = 5.0) -> None:
+    def __init__(
+        self,
+        client: gspread.Client,
+        *,
+        email: str | None = None,
+        timeout: float | None = 5.0,
+        deadline_seconds: float = 20.0,
+        endpoint: str | None = None,
+    ) -> None:
         self.client = client
         self.email = email
         self.timeout = timeout
         client.set_timeout(timeout)
+        _bounded(client.http_client.session, deadline_seconds, endpoint)
 
     def _worksheet(self, ref: SheetRef) -> gspread.Worksheet:
         spreadsheet = self.client.open_by_key(ref.key)
@@ -375,16 +594,24 @@ class GspreadBackend:
         except google.auth.exceptions.TransportError:
             raise SheetError("Could not reach Google to sign in the service account.", "network") from None
         except google.auth.exceptions.GoogleAuthError as exc:
-            who = self.email or "the service account"
-            raise SheetError(
-                f"Google refused to sign in {who} ({_short(str(exc), 160)}). Check GOOGLE_SERVICE_ACCOUNT_JSON: "
-                "the key may have been deleted or disabled in the Google Cloud console.",
-                "config",
+            raise config_error(
+                f"Google refused to sign in {self.email or 'the service account'} ({_short(str(exc), 300)}). Check "
+                "GOOGLE_SERVICE_ACCOUNT_JSON: the key may have been deleted or disabled in the Google Cloud console."
             ) from None
 
     def fetch(self, ref: SheetRef) -> list[list[str]]:
-        """All cells of the worksheet as strings, header first (gspread's ``get_all_values``)."""
-        return self._call(ref, lambda: self._worksheet(ref).get_all_values())
+        """All cells of the worksheet as strings, header first, rows as the API gives them (not padded).
+
+        Not gspread's ``get_all_values``: it pads every row to the widest, so one far cell in a long sheet
+        would make millions of empty strings.
+        """
+        values = self._call(ref, lambda: self._worksheet(ref).get(pad_values=False))
+        if len(values) > MAX_SHEET_ROWS:
+            raise SheetError(
+                f"The sheet is too large for this app: it has more than {MAX_SHEET_ROWS:,} rows, blank rows included.",
+                "too-big",
+            )
+        return [list(row) for row in values]
 
     def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None:
         """Append ``rows`` after the last used row in ONE call; values are stored as given (RAW: no formulas)."""
@@ -402,8 +629,15 @@ class PublicCsvBackend:
 
     writable = False
 
-    def __init__(self, session: requests.Session | None = None, *, timeout: float | None = 5.0) -> None:
-        self.session = session or requests.Session()
+    def __init__(
+        self,
+        session: requests.Session | None = None,
+        *,
+        timeout: float | None = 5.0,
+        deadline_seconds: float = 20.0,
+        endpoint: str | None = None,
+    ) -> None:
+        self.session = _bounded(session or requests.Session(), deadline_seconds, endpoint)
         self.timeout = timeout
 
     def fetch(self, ref: SheetRef) -> list[list[str]]:
@@ -431,13 +665,12 @@ class PublicCsvBackend:
             raise SheetError(f"The sheet has no {ref.label} (HTTP 400).", "no-worksheet")
         if status != 200:
             raise _status_error(status, ref, email=None, public=True)
-        text = response.content.decode("utf-8-sig", errors="replace")
-        return [row for row in csv.reader(io.StringIO(text, newline=""))]
+        return _csv_rows(response.content)
 
     def append(self, ref: SheetRef, rows: Sequence[Sequence[Any]]) -> None:
         raise SheetError(
             "This sheet is read through its public link, which cannot write. To record games into the sheet, "
-            "the host must set GOOGLE_SERVICE_ACCOUNT_JSON and share the sheet with that account as Editor; "
+            "the host must configure a Google service account and share the sheet with it as Editor; "
             "until then, recorded games stay in this browser session and can be downloaded as CSV.",
             "read-only",
         )
@@ -480,6 +713,7 @@ class SheetSource:
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], None] = time.sleep,
         skip_bad_rows: bool = False,
+        deadline_seconds: float = 20.0,
     ) -> None:
         self.ref = ref
         self.backend = backend
@@ -488,6 +722,7 @@ class SheetSource:
         self.retry = retry
         self.sleep = sleep
         self.skip_bad_rows = skip_bad_rows
+        self.deadline_seconds = deadline_seconds
 
     @property
     def writable(self) -> bool:
@@ -503,15 +738,19 @@ class SheetSource:
                 return action()
             except SheetError as exc:
                 again = exc.retryable and (only is None or exc.reason == only)
-                if not again or tries > len(delays):
+                left = _remaining()
+                out_of_time = left is not None and tries <= len(delays) and delays[tries - 1] >= left
+                if not again or tries > len(delays) or out_of_time:
                     if again and tries > 1:
                         raise SheetError(f"{exc.message} Tried {tries} times.", exc.reason) from None
                     raise
                 self.sleep(delays[tries - 1])
 
     def fetch_rows(self) -> list[list[str]]:
-        """Read the worksheet now (with retries, no cache); raises SheetError."""
-        rows: list[list[str]] = self._with_retries(lambda: self.backend.fetch(self.ref))
+        """Read the worksheet now (with retries, no cache, within the deadline); raises SheetError."""
+        rows: list[list[str]] = _within_deadline(
+            lambda: self._with_retries(lambda: self.backend.fetch(self.ref)), self.deadline_seconds
+        )
         return rows
 
     def append_rows(self, rows: Sequence[Sequence[Any]]) -> None:
@@ -523,7 +762,10 @@ class SheetSource:
         if not self.backend.writable:
             self.backend.append(self.ref, rows)  # raises the read-only explanation
         try:
-            self._with_retries(lambda: self.backend.append(self.ref, rows), only="rate-limited")
+            _within_deadline(
+                lambda: self._with_retries(lambda: self.backend.append(self.ref, rows), only="rate-limited"),
+                self.deadline_seconds,
+            )
         except SheetError as exc:
             if exc.reason in ("server-error", "timeout", "network"):
                 raise SheetError(
@@ -553,6 +795,12 @@ class SheetSource:
         except (SheetError, HistoryError) as exc:
             kept = self.cache.get(key)
             if kept is None:
+                if isinstance(exc, SheetError):
+                    raise SheetError(
+                        f"{exc.message} No earlier copy of this sheet has been read, so there is nothing to show "
+                        "from it yet.",
+                        exc.reason,
+                    ) from None
                 raise
             why = exc.message if isinstance(exc, SheetError) else f"The sheet now has problems: {exc}"
             when = kept.value.fetched_at.strftime("%H:%M:%S UTC")
@@ -579,7 +827,7 @@ def _service_account_client(info: dict[str, Any]) -> gspread.Client:
             try:
                 client = gspread.service_account_from_dict(info, scopes=list(SCOPES))
             except (ValueError, KeyError, TypeError) as exc:
-                raise SheetError(f"GOOGLE_SERVICE_ACCOUNT_JSON could not be used as a key: {exc}", "config") from None
+                raise config_error(f"GOOGLE_SERVICE_ACCOUNT_JSON could not be used as a key: {exc}") from None
             _CLIENTS[key] = client
         return client
 
@@ -606,9 +854,26 @@ def open_configured_source(
         info = service_account_info(settings.service_account_json)
         if client is None:
             client = _service_account_client(info)
-        backend = GspreadBackend(client, email=str(info["client_email"]), timeout=settings.timeout_seconds)
+        backend = GspreadBackend(
+            client,
+            email=str(info["client_email"]),
+            timeout=settings.timeout_seconds,
+            deadline_seconds=settings.deadline_seconds,
+            endpoint=settings.endpoint,
+        )
     else:
-        backend = PublicCsvBackend(session, timeout=settings.timeout_seconds)
+        backend = PublicCsvBackend(
+            session,
+            timeout=settings.timeout_seconds,
+            deadline_seconds=settings.deadline_seconds,
+            endpoint=settings.endpoint,
+        )
     return SheetSource(
-        ref, backend, cache=cache, cache_seconds=settings.cache_seconds, retry=settings.retry, sleep=sleep
+        ref,
+        backend,
+        cache=cache,
+        cache_seconds=settings.cache_seconds,
+        retry=settings.retry,
+        sleep=sleep,
+        deadline_seconds=settings.deadline_seconds,
     )

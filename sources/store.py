@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -25,6 +26,8 @@ __all__ = ["DiskStore", "RedisStore", "Store", "StoreError", "open_store", "shar
 log = logging.getLogger(__name__)
 
 DAY = 24 * 3600
+#: What a user is told when the store cannot be reached (the cause goes to the log, not to the page).
+UNAVAILABLE = "the server's data store is unavailable; try again in a minute"
 
 
 class StoreError(RuntimeError):
@@ -42,26 +45,64 @@ class Store(Protocol):
         """Store ``value`` under ``key`` (replacing any previous value)."""
         ...
 
+    def acquire(self, key: str, ttl: float) -> bool:
+        """Take the lock ``key`` if nobody holds it (it lapses after ``ttl`` seconds); whether it was taken."""
+        ...
+
+    def release(self, key: str) -> None:
+        """Give back a lock taken with :meth:`acquire`."""
+        ...
+
 
 class DiskStore:
-    """A :class:`Store` on local disk with ``diskcache`` (one directory shared by the host's workers)."""
+    """A :class:`Store` on local disk with ``diskcache`` (one directory shared by the host's workers).
+
+    A directory that cannot be opened or written (a full disk, a path under a file) is a :class:`StoreError`.
+    """
 
     def __init__(self, directory: str, *, size_limit: int = 512 << 20, expire: float = 30 * DAY) -> None:
         import diskcache
 
         self.directory = directory
         self._expire = expire
-        self._cache = diskcache.Cache(directory, size_limit=size_limit, eviction_policy="least-recently-used")
+        try:
+            self._cache = diskcache.Cache(directory, size_limit=size_limit, eviction_policy="least-recently-used")
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("store directory %s unusable: %s", directory, exc)
+            raise StoreError(UNAVAILABLE) from None
 
     def get(self, key: str) -> bytes | None:
-        value = self._cache.get(key, default=None, retry=True)
-        if value is None:
-            return None
-        self._cache.touch(key, expire=self._expire, retry=True)
+        try:
+            value = self._cache.get(key, default=None, retry=True)
+            if value is None:
+                return None
+            self._cache.touch(key, expire=self._expire, retry=True)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("store directory %s unreadable: %s", self.directory, exc)
+            raise StoreError(UNAVAILABLE) from None
         return bytes(value)
 
     def put(self, key: str, value: bytes) -> None:
-        self._cache.set(key, value, expire=self._expire, retry=True)
+        try:
+            self._cache.set(key, value, expire=self._expire, retry=True)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("store directory %s unwritable: %s", self.directory, exc)
+            raise StoreError(UNAVAILABLE) from None
+
+    def acquire(self, key: str, ttl: float) -> bool:
+        try:
+            return bool(self._cache.add(key, b"1", expire=ttl, retry=True))
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("store directory %s unwritable: %s", self.directory, exc)
+            raise StoreError(UNAVAILABLE) from None
+
+    def release(self, key: str) -> None:
+        try:
+            self._cache.delete(key, retry=True)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning(
+                "store directory %s unwritable while releasing a lock (it lapses by itself): %s", self.directory, exc
+            )
 
     def clear(self) -> None:
         self._cache.clear(retry=True)
@@ -74,7 +115,8 @@ class RedisStore:
         import redis
 
         self._redis = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
-        self._expire = int(expire)
+        # Milliseconds (PX / PEXPIRE): whole seconds would turn an expiry under 1 s into 0, which Redis refuses.
+        self._expire_ms = max(1, round(expire * 1000))
         self._prefix = prefix
         self._errors: tuple[type[Exception], ...] = (redis.RedisError, OSError)
 
@@ -82,19 +124,32 @@ class RedisStore:
         try:
             pipe = self._redis.pipeline()
             pipe.get(self._prefix + key)
-            pipe.expire(self._prefix + key, self._expire)
+            pipe.pexpire(self._prefix + key, self._expire_ms)
             value, _ = pipe.execute()
         except self._errors as exc:
             log.warning("Redis unavailable while reading: %s", exc)
-            raise StoreError("the server's data store is unavailable; try again in a minute") from None
+            raise StoreError(UNAVAILABLE) from None
         return None if value is None else bytes(value)
 
     def put(self, key: str, value: bytes) -> None:
         try:
-            self._redis.set(self._prefix + key, value, ex=self._expire)
+            self._redis.set(self._prefix + key, value, px=self._expire_ms)
         except self._errors as exc:
             log.warning("Redis unavailable while writing: %s", exc)
-            raise StoreError("the server's data store is unavailable; try again in a minute") from None
+            raise StoreError(UNAVAILABLE) from None
+
+    def acquire(self, key: str, ttl: float) -> bool:
+        try:
+            return bool(self._redis.set(self._prefix + key, b"1", nx=True, px=max(1, round(ttl * 1000))))
+        except self._errors as exc:
+            log.warning("Redis unavailable while taking a lock: %s", exc)
+            raise StoreError(UNAVAILABLE) from None
+
+    def release(self, key: str) -> None:
+        try:
+            self._redis.delete(self._prefix + key)
+        except self._errors:
+            log.warning("Redis unavailable while releasing a lock; it lapses by itself")
 
 
 def open_store(environ: Mapping[str, str] | None = None) -> Store:

@@ -28,6 +28,25 @@ def _shared_store(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
     use_store(None)
 
 
+@pytest.fixture(scope="session")
+def redis_url():  # type: ignore[no-untyped-def]
+    """The address of a real ``redis-server`` started for this session on a free loopback port, stopped after.
+
+    Without the binary the Redis tests are skipped on a developer's machine and fail in CI (``CI=true``), where
+    ``make test`` installs it (target ``redis``).
+    """
+    from tests.redis_server import RedisMissing, RedisServer, in_ci
+
+    try:
+        server = RedisServer()
+    except RedisMissing as exc:
+        if in_ci():
+            pytest.fail(f"{exc}; CI must run the Redis tests")
+        pytest.skip(str(exc))
+    with server:
+        yield server.url
+
+
 def history_from_rows(rows: list[tuple[str, str, object]]) -> GameHistory:
     """Build a history from ``(game, player, place)`` rows."""
     return GameHistory.from_records([{"game": g, "player": p, "place": pl} for g, p, pl in rows])

@@ -20,13 +20,17 @@ Usage (the dashboard's tests may reuse it)::
         client = gspread.Client(auth=None, session=session)  # gspread never knows the difference
         fake.plan(429, times=1)                            # the next request answers 429 once
         fake.plan("slow", seconds=2.0)                     # the next request waits 2 s before answering
+        fake.plan("drip", seconds=0.5)                     # the next answer's body comes one byte every 0.5 s
+        fake.plan("huge", size=50 * 2**20)                 # the next answer is 50 MB of blank lines
         fake.requests                                      # every request seen: (method, path, query)
         fake.bodies, fake.authorized                       # JSON bodies of POSTs; whether each request had a token
 
 API requests without an ``Authorization`` header get 401 (so the CSV path provably sends no credentials);
 ``add_spreadsheet(..., shared=False)`` answers 403 like a sheet not shared with the service account;
 unknown keys answer 404; ``public=False`` makes the CSV export redirect to a sign-in page as Google does;
-``POST /token`` refuses any service-account sign-in (point a test key's ``token_uri`` at it).
+``POST /token`` is the service accounts' sign-in (point a test key's ``token_uri`` at it): it grants an access token
+only to a key registered with ``accept_key(key_id, public_key)`` whose JWT signature (RS256) verifies, and refuses
+every other sign-in as Google does a deleted key.
 """
 
 from __future__ import annotations
@@ -94,10 +98,12 @@ class _Spreadsheet:
 
 @dataclass
 class _Instruction:
-    action: int | str  # an HTTP status, or "slow"
+    action: int | str  # an HTTP status, "slow", "drip" or "huge"
     times: int
     seconds: float = 0.0
     match: str | None = None
+    size: int = 0
+    declared: bool = False
 
 
 @dataclass
@@ -108,6 +114,7 @@ class FakeSheets:
     requests: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
     bodies: list[Any] = field(default_factory=list)
     authorized: list[bool] = field(default_factory=list)
+    signing_keys: dict[str, Any] = field(default_factory=dict)
     _plan: list[_Instruction] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
@@ -137,14 +144,30 @@ class FakeSheets:
         with self._lock:
             return [list(r) for r in self._find(self.spreadsheets[key], title=title).values]
 
-    def plan(self, action: int | str, *, times: int = 1, seconds: float = 0.0, match: str | None = None) -> None:
+    def plan(
+        self,
+        action: int | str,
+        *,
+        times: int = 1,
+        seconds: float = 0.0,
+        match: str | None = None,
+        size: int = 0,
+        declared: bool = False,
+    ) -> None:
         """Misbehave on the next ``times`` requests whose path contains ``match`` (any request if None).
 
-        ``action`` is an HTTP status to answer (403, 404, 429, 500, ...) or ``"slow"`` to sleep ``seconds``
-        before answering normally.
+        ``action`` is an HTTP status to answer (403, 404, 429, 500, ...), ``"slow"`` to sleep ``seconds``
+        before answering normally, ``"drip"`` to answer normally but send the body one byte every ``seconds``
+        (headers at once, with the true Content-Length), or ``"huge"`` to answer 200 with ``size`` bytes of
+        blank lines (CSV) or of empty rows (JSON), with a Content-Length only if ``declared``.
         """
         with self._lock:
-            self._plan.append(_Instruction(action, times, seconds, match))
+            self._plan.append(_Instruction(action, times, seconds, match, size, declared))
+
+    def accept_key(self, key_id: str, public_key: Any) -> None:
+        """Let the service-account key ``key_id`` (its ``private_key_id``) sign in; ``public_key`` verifies it."""
+        with self._lock:
+            self.signing_keys[key_id] = public_key
 
     def count(self, contains: str = "") -> int:
         """How many requests had ``contains`` in their path."""
@@ -238,6 +261,7 @@ _STATUS_WORDS = {
 
 class _Handler(BaseHTTPRequestHandler):
     owner: FakeSheets
+    drip: float = 0.0  # seconds between body bytes of this answer ("drip")
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # answer small requests without the 40 ms delayed-ACK stall on loopback
     wbufsize = 1 << 16  # headers and body leave in one write
@@ -254,9 +278,38 @@ class _Handler(BaseHTTPRequestHandler):
             for name, value in headers:
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            if self.drip:
+                self.wfile.flush()
+                for i in range(len(data)):
+                    time.sleep(self.drip)
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+            else:
+                self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
-            pass
+            self.wfile = io.BytesIO()
+
+    def _send_huge(self, size: int, declared: bool, json_body: bool) -> None:
+        """``size`` bytes of blank lines (or a JSON list of empty rows), streamed without holding them."""
+        head, piece, tail = (b'{"range":"A1","values":[', b"[],", b"[]]}") if json_body else (b"", b"\r\n", b"")
+        block = piece * (65_536 // len(piece))
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json" if json_body else "text/csv")
+            if declared:
+                self.send_header("Content-Length", str(size))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(head)
+            left = size - len(head) - len(tail)
+            while left > 0:
+                chunk = block[: min(len(block), left)]
+                self.wfile.write(chunk)
+                left -= len(chunk)
+            self.wfile.write(tail)
+        except (BrokenPipeError, ConnectionResetError):  # the client stopped reading (size tests)
+            self.wfile = io.BytesIO()  # what is left in the buffer goes nowhere (no traceback on the final flush)
 
     def _body(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
@@ -283,9 +336,15 @@ class _Handler(BaseHTTPRequestHandler):
             if body is not None:
                 fake.bodies.append(body)
         instruction = fake._next_instruction(path)
+        self.drip = 0.0
         if instruction is not None:
             if instruction.action == "slow":
                 time.sleep(instruction.seconds)
+            elif instruction.action == "drip":
+                self.drip = instruction.seconds
+            elif instruction.action == "huge":
+                self._send_huge(instruction.size, instruction.declared, path.startswith("/v4/"))
+                return
             else:
                 code = int(instruction.action)
                 message, status = _STATUS_WORDS.get(code, ("Error", "UNKNOWN"))
@@ -295,10 +354,41 @@ class _Handler(BaseHTTPRequestHandler):
             self._api(method, path[len("/v4/spreadsheets/") :], query, body)
         elif m := re.fullmatch(r"/spreadsheets/d/([^/]+)/export", path):
             self._export(m.group(1), query)
-        elif path == "/token":  # a service-account sign-in (a key's token_uri pointed here): always refused
-            self._send(400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."})
+        elif path == "/token":  # a service-account sign-in (a key's token_uri pointed here)
+            self._token(body)
         else:
             self._send(404, _error(404, "No such endpoint in the fake", "NOT_FOUND"))
+
+    def _token(self, body: Any) -> None:
+        """Grant a token to a registered key whose JWT verifies (RFC 7523 bearer grant), refuse anything else."""
+        import base64
+
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        refused = {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}
+        assertion = (parse_qs(body or "").get("assertion") or [""])[0]
+        parts = assertion.split(".")
+        if len(parts) != 3:
+            self._send(400, refused)
+            return
+
+        def unb64(text: str) -> bytes:
+            return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+        try:
+            header = json.loads(unb64(parts[0]))
+            key = self.owner.signing_keys.get(str(header.get("kid")))
+            if key is None:
+                raise InvalidSignature
+            key.verify(unb64(parts[2]), f"{parts[0]}.{parts[1]}".encode(), padding.PKCS1v15(), hashes.SHA256())
+        except (InvalidSignature, ValueError):
+            self._send(400, refused)
+            return
+        self._send(
+            200, {"access_token": f"fake-access-{time.monotonic_ns()}", "expires_in": 3600, "token_type": "Bearer"}
+        )
 
     def _api(self, method: str, rest: str, query: dict[str, list[str]], body: Any) -> None:
         if not self.headers.get("Authorization", "").startswith("Bearer "):

@@ -248,15 +248,15 @@ class _FakeBackend:
 
 
 def test_sheet_is_read_refreshed_and_its_last_good_copy_kept(monkeypatch):
-    from callbacks import runs
     from sources.cache import LastGoodCache
+    from sources.model import Sheet
     from sources.sheets import SheetError, SheetSource, parse_sheet_ref
 
     rows = [["date", "1st", "2nd", "3rd"], ["2024-05-01", "Uma", "Vic", "Wen"], ["2024-05-08", "Vic", "Wen", "Uma"]]
     backend = _FakeBackend(rows)
     cache = LastGoodCache()
     url = "https://docs.google.com/spreadsheets/d/" + "k" * 30 + "/edit#gid=0"
-    monkeypatch.setattr(runs, "open_sheet", lambda u, w=None: SheetSource(parse_sheet_ref(u, w), backend, cache=cache))
+    monkeypatch.setattr(Sheet, "opener", lambda self: SheetSource(parse_sheet_ref(self.url), backend, cache=cache))
     choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
     assert choice.source == {"kind": "sheet", "url": url, "worksheet": None}
     assert choice.summary.startswith("2 games, 3 players, 2024-05-01 to 2024-05-08")
@@ -271,15 +271,15 @@ def test_sheet_is_read_refreshed_and_its_last_good_copy_kept(monkeypatch):
 
 
 def test_unreachable_sheet_without_copy_keeps_previous_data(monkeypatch):
-    from callbacks import runs
     from sources.cache import LastGoodCache
+    from sources.model import Sheet
     from sources.sheets import SheetError, SheetSource, parse_sheet_ref
 
     backend = _FakeBackend([])
     backend.error = SheetError("The sheet is not shared with anyone who has the link.", "forbidden")
     url = "https://docs.google.com/spreadsheets/d/" + "q" * 30 + "/edit"
     monkeypatch.setattr(
-        runs, "open_sheet", lambda u, w=None: SheetSource(parse_sheet_ref(u, w), backend, cache=LastGoodCache())
+        Sheet, "opener", lambda self: SheetSource(parse_sheet_ref(self.url), backend, cache=LastGoodCache())
     )
     choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
     assert choice.source is None

@@ -18,8 +18,7 @@ import pytest
 
 from ratings import SYSTEM_NAMES, create, get_system
 from ratings.cli import main
-from ratings.io import load_history
-from ratings.samples import SAMPLES
+from ratings.samples import SAMPLES, load_history
 
 ROOT = Path(__file__).resolve().parent.parent
 

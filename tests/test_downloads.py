@@ -65,7 +65,10 @@ def test_ratings_csv_follows_the_scale_and_filter() -> None:
 
 def test_file_stem() -> None:
     assert downloads.file_stem({"kind": "sample", "name": "poker"}, "multielo") == "sample-poker-multielo"
-    assert downloads.file_stem({"kind": "upload", "filename": "Club Night.xlsx"}) == "upload-club-night-xlsx"
+    assert (
+        downloads.file_stem({"kind": "upload", "id": "0" * 32, "filename": "Club Night.xlsx"})
+        == "upload-club-night-xlsx"
+    )
     assert downloads.file_stem(None) == "unknown-source"
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from callbacks import edit, record
-from callbacks.runs import history_for, run_for
+from callbacks.runs import history_for, load_source, run_for
 from ratings import GameHistory
 from sources.record import new_game
 from sources.sheets import SheetError
@@ -23,9 +23,9 @@ RECORDS = [
 
 def upload_source(records: list[dict[str, Any]]) -> dict[str, Any]:
     """An upload-kind source as the core builds one (``callbacks.runs``)."""
-    from callbacks.runs import stored_source
+    from sources.model import Upload, keep_history
 
-    return stored_source(GameHistory.from_records(records), "club.csv")
+    return Upload(keep_history(GameHistory.from_records(records)), "club.csv").to_json()
 
 
 @pytest.fixture
@@ -86,12 +86,12 @@ def test_applied_edit_is_what_the_ratings_use(base: dict[str, Any]) -> None:
     rows = edit.grid_rows(history_for(base))
     rows[0]["place"], rows[1]["place"] = "2", "1"
     outcome = edit.apply_rows(rows, edit.fresh_state(base))
-    assert outcome.ok and outcome.source is not None and outcome.source["edited"] is True
+    assert outcome.ok and outcome.source is not None and outcome.source["kind"] == "edited"
     run = run_for(outcome.source, "multielo", {})
     after_g1 = dict(zip(run.players, run.after[:2], strict=False))
     assert after_g1["Bo"] == pytest.approx(1016.0)
     assert after_g1["Ann"] == pytest.approx(984.0)
-    assert "what-if edit of upload club.csv" in outcome.source["filename"]
+    assert load_source(outcome.source).label == "what-if edit of upload club.csv"
 
 
 def test_undo_steps_back_then_to_the_source_and_the_stack_is_capped(base: dict[str, Any]) -> None:
@@ -173,7 +173,8 @@ def test_a_writable_sheet_asks_first_anything_else_goes_to_the_session() -> None
 def test_sheet_writable_only_for_an_unedited_writable_sheet() -> None:
     sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc", "worksheet": None}
     assert record.sheet_writable(sheet, opener=lambda url, ws: FakeSheet())
-    assert not record.sheet_writable({**sheet, "edited": True}, opener=lambda url, ws: FakeSheet())
+    edit_of_sheet = {"kind": "edited", "id": "0" * 32, "base": sheet}
+    assert not record.sheet_writable(edit_of_sheet, opener=lambda url, ws: FakeSheet())
     assert not record.sheet_writable({"kind": "sample", "name": "poker"}, opener=lambda url, ws: FakeSheet())
 
     def refuse(url: str, ws: str | None) -> Any:

@@ -52,7 +52,7 @@ def gunicorn_url():
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # a loaded 2-core machine can take a while to import the app twice
     try:
         while True:
             try:

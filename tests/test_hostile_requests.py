@@ -195,3 +195,72 @@ def test_security_headers_on_every_response_type(client: Any) -> None:
 
 def test_development_routes_are_off(client: Any) -> None:
     assert client.get("/_reload-hash").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("players", "places", "said"),
+    [(["Ann", "Bob"], ["1", "second"], "second"), (["Ann"], ["1"], "two"), (["Ann", "Ann"], ["1", "2"], "Ann")],
+)
+def test_a_mistake_in_the_record_form_is_a_message_not_a_500(client: Any, players: list, places: list, said: str):
+    def rows(kind: str, values: list) -> list[dict[str, Any]]:
+        return [{"id": {"index": i, "type": kind}, "property": "value", "value": v} for i, v in enumerate(values)]
+
+    values = {
+        "record-submit.n_clicks": 1,
+        "record-date.value": "2024-05-22",
+        '{"index": ["ALL"], "type": "record-player"}.value': rows("record-player", players),
+        '{"index": ["ALL"], "type": "record-place"}.value': rows("record-place", places),
+        "record-token.data": "hostile-token",
+        "data-source.data": POKER,
+    }
+    body = _ok(post(client, "record-confirm-box", values, changed=["record-submit.n_clicks"]))
+    assert body is not None
+    status = json.dumps(body["response"]["record-status"])
+    assert "Not recorded" in status and said in status
+
+
+CALLBACK_UPLOAD = """
+import base64, json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+sys.path.insert(0, {root!r})
+import app
+from tests.dash_requests import post
+from tests.fixtures.io import hostile
+data = getattr(hostile, {maker!r})()
+contents = "data:application/octet-stream;base64," + base64.b64encode(data).decode()
+del data
+client = app.server.test_client()
+values = {{"data-upload.contents": contents, "data-upload.filename": {name!r}}}
+values["data-source.data"] = {{"kind": "sample", "name": "poker"}}
+start = time.perf_counter()
+response = post(client, "data-source", values, changed=["data-upload.contents"])
+seconds = time.perf_counter() - start
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+answer = {{"status": response.status_code, "body": response.get_data(as_text=True)}}
+print(json.dumps({{**answer, "seconds": seconds, "peak_mb": peak}}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("maker", "name"),
+    [("xlsx_empty_rows", "empty.xlsx"), ("xlsx_far_cell", "far.xlsx"), ("csv_blank_lines", "blank.csv")],
+)
+def test_a_hostile_file_through_the_upload_callback_is_refused_within_bounds(maker: str, name: str) -> None:
+    """The whole path a visitor uses (the Dash callback, the guarded reader), in a process capped at 1.5 GB."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    script = CALLBACK_UPLOAD.format(limit=1536 << 20, root=root, maker=maker, name=name)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["status"] == 200
+    body = json.loads(result["body"])["response"]
+    messages = json.dumps(body["data-messages"])
+    assert f"Could not read {name}" in messages and "Still using the previous data" in messages
+    assert "data-source" not in body  # nothing changed
+    assert result["seconds"] < 30 and result["peak_mb"] < 600  # a hang or a gigabyte would show here

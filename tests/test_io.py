@@ -26,13 +26,13 @@ from ratings.io import (
     MAX_ROWS,
     MAX_UNPACKED,
     ReadResult,
-    load_history,
     read_file,
     read_table,
     to_long_rows,
     to_wide_rows,
     write_csv,
 )
+from ratings.samples import load_history
 
 FIXTURES = Path(__file__).parent / "fixtures" / "io"
 _spec = importlib.util.spec_from_file_location("make_io_fixtures", FIXTURES / "make_fixtures.py")

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-import figures_extra
+import figures
 from callbacks import evaluate, predict
 from ratings import SYSTEM_NAMES, GameHistory, create
 from ratings.metrics import Evaluation
@@ -66,10 +66,10 @@ def test_default_pick_keeps_known_players_else_the_top_of_the_leaderboard() -> N
 
 def test_probability_figure_and_rows_show_percentages() -> None:
     probs = np.array([[0.75, 0.25], [0.25, 0.75]])
-    fig = figures_extra.probability_figure(["Ann", "Bo"], probs, system_title="Test")
+    fig = figures.probability_figure(["Ann", "Bo"], probs, system_title="Test")
     np.testing.assert_allclose(np.asarray(fig.data[0].z), [[75.0, 25.0], [25.0, 75.0]])
     assert list(fig.data[0].x) == ["1st", "2nd"]
-    rows = figures_extra.probability_rows(["Ann", "Bo"], probs)
+    rows = figures.probability_rows(["Ann", "Bo"], probs)
     # expected place = 1 * 0.75 + 2 * 0.25 = 1.25 (and 1.75 for Bo)
     assert rows[0] == {"player": "Ann", "1st": 75.0, "2nd": 25.0, "expected place": 1.25, "total": 100.0}
     assert rows[1]["expected place"] == pytest.approx(1.75)
@@ -79,17 +79,17 @@ def test_probability_figure_and_rows_show_percentages() -> None:
     ("k", "name"), [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"), (21, "21st")]
 )
 def test_place_names(k: int, name: str) -> None:
-    assert figures_extra.place_name(k) == name
+    assert figures.place_name(k) == name
 
 
 def test_score_function_figure_draws_the_base_and_the_linear_scores() -> None:
     # Seed 001, eq. 6, by hand for N = 3: linear (N - p) / (N (N - 1) / 2) = 2/3, 1/3, 0;
     # base 2: (2^(N-p) - 1) / sum = (3, 1, 0) / 4 = 0.75, 0.25, 0.
-    fig = figures_extra.score_function_figure(3, 2.0)
+    fig = figures.score_function_figure(3, 2.0)
     by_name = {t.name: list(t.y) for t in fig.data}
     assert by_name["linear (base 1)"] == pytest.approx([2 / 3, 1 / 3, 0.0])
     assert by_name["base 2"] == pytest.approx([0.75, 0.25, 0.0])
-    only = figures_extra.score_function_figure(3, 1.0)
+    only = figures.score_function_figure(3, 1.0)
     assert [t.name for t in only.data] == ["base 1 (linear)"]
 
 
@@ -116,5 +116,5 @@ def test_metric_verdicts_follow_each_metrics_direction() -> None:
 
 
 def test_graph_config_names_the_png() -> None:
-    config = figures_extra.graph_config("win probabilities: poker/1")
+    config = figures.graph_config("win probabilities: poker/1")
     assert config["toImageButtonOptions"] == {"format": "png", "filename": "win-probabilities-poker-1", "scale": 2}

@@ -18,6 +18,7 @@ import pytest
 from ratings.history import Entry, HistoryError
 from sources.cache import LastGoodCache
 from sources.sheets import (
+    CONFIG_MESSAGE,
     GspreadBackend,
     PublicCsvBackend,
     RetryPolicy,
@@ -245,12 +246,13 @@ def test_public_csv_404(fake: FakeSheets, clock: Clock) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ errors
-def test_403_names_the_service_account_to_share_with(fake: FakeSheets, clock: Clock, sleeps: list[float]) -> None:
+def test_403_says_how_to_share_without_naming_the_account(fake: FakeSheets, clock: Clock, sleeps: list[float]) -> None:
     fake.add_spreadsheet(KEY, {"Results": WIDE}, shared=False)
     with pytest.raises(SheetError) as info:
         api_source(fake, SheetRef(KEY), clock, sleeps).read()
     assert info.value.reason == "not-shared"
-    assert f"Share the sheet with {EMAIL}" in info.value.message
+    assert "Share the sheet with this app's Google service account" in info.value.message
+    assert EMAIL not in info.value.message  # any visitor can paste any address: the account is the host's to name
     assert "HTTP 403" in info.value.message
     assert sleeps == []  # a refusal is not retried
 
@@ -433,11 +435,19 @@ def test_service_account_email_and_hint() -> None:
     settings = load_settings({"GOOGLE_SERVICE_ACCOUNT_JSON": key_json()})
     assert service_account_email(settings) == EMAIL
     assert service_account_email(load_settings({})) is None
-    assert EMAIL in sharing_hint(EMAIL) and "Editor" in sharing_hint(EMAIL)
-    with pytest.raises(SheetError, match="not valid JSON"):
-        service_account_email(load_settings({"GOOGLE_SERVICE_ACCOUNT_JSON": "{oops"}))
-    with pytest.raises(SheetError, match="not a service-account key"):
-        service_account_email(load_settings({"GOOGLE_SERVICE_ACCOUNT_JSON": key_json(type="authorized_user")}))
+    assert EMAIL not in sharing_hint(EMAIL) and "Editor" in sharing_hint(EMAIL)
+
+
+@pytest.mark.parametrize(("text", "logged"), [("{oops", "not valid JSON"), (None, "not a service-account key")])
+def test_a_bad_key_is_logged_for_the_host_and_plain_for_the_visitor(
+    text: str | None, logged: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    value = text if text is not None else key_json(type="authorized_user")
+    with pytest.raises(SheetError) as info:
+        service_account_email(load_settings({"GOOGLE_SERVICE_ACCOUNT_JSON": value}))
+    assert info.value.reason == "config" and info.value.message == CONFIG_MESSAGE
+    assert "GOOGLE_SERVICE_ACCOUNT_JSON" not in info.value.message
+    assert logged in caplog.text and "GOOGLE_SERVICE_ACCOUNT_JSON" in caplog.text
 
 
 def test_configured_source_picks_the_backend(fake: FakeSheets, clock: Clock) -> None:
@@ -467,10 +477,12 @@ def test_unusable_service_account_key_is_a_config_error() -> None:
     settings = load_settings({"RATINGS_SHEET": KEY, "GOOGLE_SERVICE_ACCOUNT_JSON": key_json()})
     with pytest.raises(SheetError) as info:
         open_configured_source(settings)  # "not used here" is no private key
-    assert info.value.reason == "config" and "GOOGLE_SERVICE_ACCOUNT_JSON" in info.value.message
+    assert info.value.reason == "config" and info.value.message == CONFIG_MESSAGE
 
 
-def test_service_account_refused_by_google_is_explained(fake: FakeSheets, clock: Clock) -> None:
+def test_service_account_refused_by_google_is_explained(
+    fake: FakeSheets, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
     # A real, freshly generated key whose token endpoint is the fake: the sign-in is refused there
     # (the fake's /token refuses it as Google does a deleted key), before any request leaves for the Sheets API.
     from cryptography.hazmat.primitives import serialization
@@ -487,6 +499,32 @@ def test_service_account_refused_by_google_is_explained(fake: FakeSheets, clock:
     assert source is not None and source.writable
     with pytest.raises(SheetError) as info:
         source.read()
-    assert info.value.reason == "config"
-    assert f"Google refused to sign in {EMAIL}" in info.value.message
+    assert info.value.reason == "config" and info.value.message.startswith(CONFIG_MESSAGE)
+    # the visitor sees neither the account, nor the variable, nor the token endpoint's answer; the log has them
+    assert EMAIL not in info.value.message and "invalid_grant" not in info.value.message
+    assert f"Google refused to sign in {EMAIL}" in caplog.text
     assert [path for _, path, _ in fake.requests] == ["/token"]
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        f"https://docs.google.com/spreadsheets/d/{KEY}/edit?gid=1e9",
+        f"https://docs.google.com/spreadsheets/d/{KEY}/edit#gid=1e9",
+        f"https://docs.google.com/spreadsheets/d/{KEY}/edit#gid=\u0663",
+        f"https://docs.google.com/spreadsheets/d/{KEY}/edit#gid=99999999999",
+        f"https://docs.google.com/spreadsheets/d/{KEY}/edit?gid=",
+    ],
+)
+def test_a_gid_that_is_not_a_plain_worksheet_number_is_refused(address: str) -> None:
+    # "gid=1e9" once selected gid 1 (the digits before the 'e'): the whole value must be the number
+    with pytest.raises(SheetError) as info:
+        parse_sheet_ref(address)
+    assert info.value.reason == "address" and "gid" in info.value.message
+
+
+def test_gids_and_worksheet_numbers_in_plain_digits() -> None:
+    assert parse_sheet_ref(f"https://docs.google.com/spreadsheets/d/{KEY}/edit#gid=1234").gid == 1234
+    assert parse_sheet_ref(f"https://docs.google.com/spreadsheets/d/{KEY}/edit?usp=sharing&gid=0#x").gid == 0
+    assert parse_sheet_ref(KEY, "77").gid == 77
+    assert parse_sheet_ref(KEY, "\u0663").worksheet == "\u0663"  # not ASCII digits: a worksheet's name

@@ -8,12 +8,23 @@
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass
 from importlib import resources
 
 from ratings.history import GameHistory, HistoryError, Problem
+from ratings.io.files import read_file
+from ratings.io.limits import MAX_BYTES
 
-__all__ = ["DEFAULT_SAMPLE", "SAMPLES", "Sample", "UnknownSampleError", "list_samples", "load_sample"]
+__all__ = [
+    "DEFAULT_SAMPLE",
+    "SAMPLES",
+    "Sample",
+    "UnknownSampleError",
+    "list_samples",
+    "load_history",
+    "load_sample",
+]
 
 
 @dataclass(frozen=True)
@@ -72,11 +83,24 @@ def list_samples() -> list[Sample]:
 @functools.cache
 def load_sample(name: str = DEFAULT_SAMPLE) -> GameHistory:
     """Load a bundled sample by name; an unknown name raises :class:`UnknownSampleError` listing valid names."""
-    from ratings.io import read_file
-
     sample = SAMPLES.get(name.strip().lower())
     if sample is None:
         valid = ", ".join(SAMPLES)
         raise UnknownSampleError([Problem(f"there is no sample called '{name}'; the samples are: {valid}")])
     data = resources.files(__name__).joinpath(sample.filename).read_bytes()
     return read_file(data, filename=sample.filename).history
+
+
+def load_history(spec: str) -> GameHistory:
+    """Load a history from ``sample:NAME`` (a bundled sample), ``-`` (CSV on standard input) or a file path.
+
+    Here rather than in :mod:`ratings.io` because it knows both the samples and the readers (the samples are
+    read with the readers, so the readers must not know the samples); the command line reads its history
+    argument with it.
+    """
+    if spec.startswith("sample:"):
+        return load_sample(spec.split(":", 1)[1])
+    if spec == "-":
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        return read_file(data, filename="stdin.csv").history
+    return read_file(spec).history

@@ -1,0 +1,73 @@
+"""Leaderboard rows (for the grid and the CSV download, so names stay raw text here) and their trend sparklines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from figures.players import is_placeholder, player_series
+from figures.scale import Scale
+from ratings import RatingRun
+
+__all__ = ["SPARK_CHARS", "leaderboard_rows", "sparkline"]
+
+SPARK_CHARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float] | np.ndarray, width: int = 10) -> str:
+    """The last ``width`` values as block characters, lowest ▁ to highest █ (relative to themselves)."""
+    data = np.asarray(values, dtype=float)[-width:]
+    if len(data) == 0:
+        return ""
+    low, high = float(data.min()), float(data.max())
+    if high - low < 1e-12:
+        return SPARK_CHARS[3] * len(data)
+    steps = np.round((data - low) / (high - low) * (len(SPARK_CHARS) - 1)).astype(int)
+    return "".join(SPARK_CHARS[i] for i in steps)
+
+
+def leaderboard_rows(
+    run: RatingRun,
+    *,
+    min_games: int = 0,
+    scale: Scale | None = None,
+    baseline: RatingRun | None = None,
+) -> list[dict[str, Any]]:
+    """Leaderboard rows, best first: rank, player, rating, games, wins, average place, last change, trend.
+
+    Placeholder players are left out and ranks count only the players shown.  With a ``baseline``,
+    ``shift`` is how many places a player moved up (positive) or down relative to the baseline's
+    ranking of the same players (``None`` for a player the baseline does not know).
+    """
+    scale = scale or Scale(unit=run.scale)
+    table = run.leaderboard()
+    table = table[[not is_placeholder(p) for p in table["player"]]]
+    table = table[table["games"] >= min_games]
+    base_rank: dict[str, int] = {}
+    if baseline is not None:
+        base = baseline.leaderboard()
+        base = base[[not is_placeholder(p) for p in base["player"]]]
+        base = base[base["games"] >= min_games]
+        base_rank = {p: i + 1 for i, p in enumerate(base["player"])}
+    rows: list[dict[str, Any]] = []
+    for rank, record in enumerate(table.to_dict("records"), start=1):
+        player = str(record["player"])
+        series = player_series(run, player)
+        trend = sparkline(series.after) if series is not None else ""
+        row = {
+            "rank": rank,
+            "player": player,
+            "rating": float(scale.value(record["rating"])),
+            "games": int(record["games"]),
+            "wins": int(record["wins"]),
+            "average_place": float(record["average_place"]),
+            "last_change": float(scale.change(record["last_change"])),
+            "trend": trend,
+        }
+        if baseline is not None:
+            before = base_rank.get(player)
+            row["shift"] = None if before is None else before - rank
+        rows.append(row)
+    return rows

@@ -1,0 +1,47 @@
+"""The display scale: ``shown = offset + factor * rating``.
+
+It turns Kerby's natural-scale ratings into familiar points (and is the identity for other systems), so every axis
+and column can say which scale it uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ratings import RatingRun
+
+__all__ = ["NATURAL_SCALE", "Scale", "scale_for"]
+
+#: The ``RatingRun.scale`` of the systems whose ratings live around 0-3 (Kerby's models).
+NATURAL_SCALE = "natural scale"
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How ratings are shown: ``shown = offset + factor * rating``, with a unit label for axes."""
+
+    offset: float = 0.0
+    factor: float = 1.0
+    unit: str = "rating"
+
+    def value(self, rating: Any) -> Any:
+        """A rating (or array of ratings) on the shown scale."""
+        return self.offset + self.factor * np.asarray(rating, dtype=float)
+
+    def change(self, delta: Any) -> Any:
+        """A rating change on the shown scale (the offset cancels)."""
+        return self.factor * np.asarray(delta, dtype=float)
+
+
+def scale_for(run: RatingRun, offset: float | None = None, factor: float | None = None) -> Scale:
+    """The display scale of ``run``: natural-scale ratings become ``offset + factor * r`` points."""
+    if run.scale != NATURAL_SCALE:
+        return Scale(unit=run.scale)
+    off = 1500.0 if offset is None else float(offset)
+    fac = 200.0 if factor is None else float(factor)
+    if off == 0.0 and fac == 1.0:
+        return Scale(unit=NATURAL_SCALE)
+    return Scale(off, fac, f"points = {off:g} + {fac:g} × natural-scale rating")

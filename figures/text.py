@@ -1,0 +1,43 @@
+"""Text inside charts: names shown literally, places and date ranges in words.
+
+plotly draws a subset of HTML in every text it renders (legend names, axis tick labels, hover text, titles,
+annotations: ``<b>``, ``<i>``, ``<a href>``, ``<br>``, ``<span style>``...), converts the entities ``&lt;``,
+``&gt;``, ``&amp;`` and numeric ones (``&#37;``) back to characters, and fills ``%{...}`` placeholders in hover
+and text templates.  A player name or a game id comes from a user's file, so it enters a figure only through
+:func:`plain`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+
+__all__ = ["date_range_text", "place_name", "place_text", "plain"]
+
+
+def plain(text: object) -> str:
+    """``text`` as plotly shows it literally: ``<``, ``>``, ``&`` as entities and ``%`` as ``&#37;``.
+
+    ``quote=False`` because plotly knows no ``&quot;`` entity (it would show those six characters); quotes are
+    harmless outside a tag.  ``%`` becomes a numeric entity so that a name such as ``%{y}`` placed in a
+    hover template is not filled in as a placeholder; plotly turns ``&#37;`` back into ``%`` when it draws.
+    """
+    return html.escape(str(text), quote=False).replace("%", "&#37;")
+
+
+def place_name(k: int) -> str:
+    """1 -> "1st", 2 -> "2nd", 11 -> "11th"."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def place_text(position: float, dnf: bool, size: int) -> str:
+    """``"place 2 of 5"`` or ``"DNF of 5"``."""
+    return f"DNF of {size}" if dnf else f"place {int(position)} of {size}"
+
+
+def date_range_text(first: dt.date | None, last: dt.date | None) -> str:
+    """``"2021-01-05 to 2021-12-20"``, or a note that the games are undated."""
+    if first is None or last is None:
+        return "no dates"
+    return f"{first.isoformat()} to {last.isoformat()}"

@@ -1,0 +1,55 @@
+"""Cells as the readers see them: text (or a date a spreadsheet stored as a date), never a guessed type."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+Cell = str | dt.date
+
+
+def _cell(value: Any) -> Cell:
+    """One cell as text (or a date when the spreadsheet stored a date); never guesses a type from text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        text = value.replace("\ufeff", "") if "\ufeff" in value else value
+        # Undo our own formula neutralisation ('=x written by write_csv reads back as =x).
+        if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r\n":
+            text = text[1:]
+        return text
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, dt.datetime):
+        return value.date() if value.time() == dt.time(0) else value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, dt.time):
+        return value.isoformat()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return repr(value)
+    if hasattr(value, "to_pydatetime"):  # pandas Timestamp
+        return _cell(value.to_pydatetime())
+    if hasattr(value, "item"):  # numpy scalar
+        return _cell(value.item())
+    return str(value)
+
+
+def _blank(cell: Cell) -> bool:
+    return isinstance(cell, str) and not cell.strip()
+
+
+def _column_letter(index: int) -> str:
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters

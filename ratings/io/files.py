@@ -1,0 +1,147 @@
+"""Files: a path, bytes or a file object, refused past the size limits, then read by format."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import zipfile
+import zlib
+from typing import IO, Any
+
+from ratings.history import HistoryError, Problem
+from ratings.io.limits import MAX_BYTES, MAX_UNPACKED, _Tally, _too_big
+from ratings.io.spreadsheets import _ods_rows, _xlsx_rows
+from ratings.io.table import ReadResult, _check_shape, _read_rows
+from ratings.io.text import _text_rows
+
+_TEXT_EXTENSIONS = {".csv", ".tsv", ".txt"}
+_EXTENSIONS = _TEXT_EXTENSIONS | {".xlsx", ".xlsm", ".ods"}
+
+
+def _read_limited(file: Any, filename: str | None) -> tuple[bytes, str | None]:
+    """The file's bytes and its name, refusing anything over MAX_BYTES before reading it all."""
+    limit = f"{MAX_BYTES // (1024 * 1024)} MB"
+    if isinstance(file, (bytes, bytearray, memoryview)):
+        data = bytes(file)
+        if len(data) > MAX_BYTES:
+            raise _too_big(
+                f"the file is {len(data) / 1e6:.1f} MB; this reader accepts files up to {limit}", source=filename
+            )
+        return data, filename
+    if isinstance(file, (str, os.PathLike)):
+        path = os.fspath(file)
+        name = filename or os.path.basename(path)
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            raise HistoryError([Problem(f"there is no readable file '{path}'")]) from None
+        if os.path.isdir(path):
+            raise HistoryError([Problem(f"'{path}' is a folder, not a file")])
+        if size > MAX_BYTES:
+            raise _too_big(f"the file is {size / 1e6:.1f} MB; this reader accepts files up to {limit}", source=name)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise HistoryError([Problem(f"the file '{path}' cannot be read: {exc.strerror or exc}")]) from None
+        if len(data) > MAX_BYTES:
+            raise _too_big(f"the file is larger than {limit}; this reader accepts files up to {limit}", source=name)
+        return data, name
+    if hasattr(file, "read"):
+        given = filename or getattr(file, "name", None)
+        label = os.path.basename(given) if isinstance(given, str) else None
+        content = file.read(MAX_BYTES + 1)
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        if len(content) > MAX_BYTES:
+            raise _too_big(f"the file is larger than {limit}; this reader accepts files up to {limit}", source=label)
+        return bytes(content), label
+    raise HistoryError([Problem(f"cannot read a game history from a {type(file).__name__}")])
+
+
+def _kind(data: bytes, filename: str | None) -> str:
+    ext = os.path.splitext(filename)[1].lower() if filename else ""
+    if ext and ext not in _EXTENSIONS:
+        raise HistoryError(
+            [
+                Problem(
+                    f"'{filename}' is not a file type this reader knows; use .csv, .tsv, .txt, .xlsx or .ods",
+                    source=filename,
+                )
+            ]
+        )
+    if data.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                listing = set(archive.namelist())
+                mimetype = archive.read("mimetype")[:100] if "mimetype" in listing else b""
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            KeyError,
+            OSError,
+            ValueError,
+            RuntimeError,
+            EOFError,
+            NotImplementedError,
+        ):
+            raise HistoryError(
+                [Problem("the file looks like a spreadsheet but is damaged and cannot be opened", source=filename)]
+            ) from None
+        unpacked = sum(info.file_size for info in archive.infolist())
+        if unpacked > MAX_UNPACKED:
+            raise _too_big(
+                f"the spreadsheet unpacks to {unpacked / 1e6:.0f} MB; this reader accepts up to "
+                f"{MAX_UNPACKED // (1024 * 1024)} MB unpacked",
+                source=filename,
+            )
+        if b"opendocument.spreadsheet" in mimetype:
+            return "ods"
+        if "xl/workbook.xml" in listing:
+            return "xlsx"
+        raise HistoryError(
+            [Problem("the file is a zip archive but neither an Excel nor an ODS spreadsheet", source=filename)]
+        )
+    if ext in {".xlsx", ".xlsm", ".ods"}:
+        raise HistoryError(
+            [Problem(f"the file is named {ext} but is not a valid spreadsheet of that kind", source=filename)]
+        )
+    return "text"
+
+
+def read_file(
+    file: str | os.PathLike[str] | bytes | IO[bytes],
+    *,
+    filename: str | None = None,
+    shape: str = "auto",
+    skip_bad_rows: bool = False,
+) -> ReadResult:
+    """Read a game history from a file: a path, bytes or a binary file object.
+
+    The format comes from the file name's extension (``.csv``, ``.tsv``, ``.txt``, ``.xlsx``, ``.ods``)
+    or, without one, from the content.  Text files may use ``,``, ``;`` or tab separators (sniffed) and
+    may start with a UTF-8 byte-order mark.  Files over :data:`MAX_BYTES` are refused before parsing;
+    every other bound (:data:`MAX_SHEET_ROWS` rows blank ones included, :data:`MAX_ROWS` rows with values,
+    :data:`MAX_CELLS` cells, :data:`MAX_CELL_CHARS` characters a cell, :data:`MAX_TEXT_CHARS` in all) stops
+    the reading as soon as it is passed, with a :class:`HistoryError` saying where.  See :func:`read_table`
+    for the rest.
+    """
+    _check_shape(shape)
+    data, name = _read_limited(file, filename)
+    kind = _kind(data, name)
+    notes: list[str] = []
+    encoding: str | None = None
+    if kind == "xlsx":
+        rows = _xlsx_rows(data, name, notes, _Tally(name, "sheet"))
+    elif kind == "ods":
+        rows = _ods_rows(data, name, notes, _Tally(name, "sheet"))
+    else:
+        rows, decoded = _text_rows(data, name, _Tally(name, "file"))
+        encoding = decoded.encoding
+        if decoded.note:
+            notes.append(decoded.note)
+    result = _read_rows(rows, shape=shape, source=name, skip_bad_rows=skip_bad_rows)
+    if notes or encoding:
+        result = dataclasses.replace(result, warnings=(*notes, *result.warnings), encoding=encoding)
+    return result

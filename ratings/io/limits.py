@@ -1,0 +1,115 @@
+"""The bounds on what a reader takes in, and the tally that enforces them as a file streams in."""
+
+from __future__ import annotations
+
+from ratings.history import HistoryError, Problem
+from ratings.io.cells import _column_letter
+
+#: Largest file accepted, in bytes (checked before any parsing).
+MAX_BYTES = 10 * 1024 * 1024
+#: Largest number of non-empty rows accepted per file, header included.
+MAX_ROWS = 200_000
+#: Widest table accepted, in columns.
+MAX_COLUMNS = 1_000
+#: Largest unpacked size of a spreadsheet (xlsx and ods are zip archives of XML), against zip bombs.
+MAX_UNPACKED = 200 * 1024 * 1024
+#: Most rows a table may span, blank rows included (the row limit of Excel and LibreOffice).  Blank rows
+#: after the last value cost nothing in a spreadsheet; a value further down, or more row records than this
+#: in a file (lines of a text file, ``<row>`` elements of a sheet), is refused.
+MAX_SHEET_ROWS = 1_048_576
+#: Most cells kept from one table (every cell up to the last value of each row, blank ones included).
+MAX_CELLS = 2_000_000
+#: Longest text of one cell, in characters (the most an Excel cell holds).
+MAX_CELL_CHARS = 32_767
+#: Most text read from one table, in characters, all cells together.
+MAX_TEXT_CHARS = 20_000_000
+#: Longest single XML token (a tag with its attributes) a spreadsheet may contain, in bytes.
+MAX_XML_TOKEN = 1024 * 1024
+
+
+def _too_big(what: str, row: int | None = None, column: str | None = None, source: str | None = None) -> HistoryError:
+    return HistoryError([Problem(what, row, column, source)])
+
+
+class _Tally:
+    """What a reader has taken in so far; raises :class:`HistoryError` the moment a bound is passed.
+
+    Every reader (text, xlsx, ods, rows handed to :func:`read_table`) reports each row record it meets
+    (:meth:`record`), each row that holds something (:meth:`keep`) and each cell's text (:meth:`text`), so
+    that no input is read further than the first bound it passes.
+    """
+
+    def __init__(self, source: str | None, noun: str = "table") -> None:
+        self.source = source
+        self.noun = noun
+        self.records = 0  # row records met, blank ones included
+        self.nonblank = 0  # rows holding a value
+        self.cells = 0  # cells kept
+        self.chars = 0  # characters kept
+
+    def record(self, number: int) -> None:
+        """One row record (a line of text, a ``<row>`` element), blank or not."""
+        self.records += 1
+        if self.records > MAX_SHEET_ROWS:
+            raise _too_big(
+                f"the {self.noun} has more than {MAX_SHEET_ROWS:,} rows, blank rows included; this reader accepts "
+                f"at most {MAX_SHEET_ROWS:,}",
+                number,
+                None,
+                self.source,
+            )
+
+    def keep(self, number: int, width: int, repeat: int = 1) -> None:
+        """A row (repeated ``repeat`` times) holding ``width`` cells up to its last value."""
+        if number + repeat - 1 > MAX_SHEET_ROWS:
+            raise _too_big(
+                f"the {self.noun} has a value on row {max(number, MAX_SHEET_ROWS + 1):,}; this reader accepts rows "
+                f"up to {MAX_SHEET_ROWS:,}, blank rows included",
+                number,
+                None,
+                self.source,
+            )
+        self.nonblank += repeat
+        if self.nonblank > MAX_ROWS:
+            raise _too_big(
+                f"the {self.noun} has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}",
+                number,
+                None,
+                self.source,
+            )
+        self.cells += width * repeat
+        if self.cells > MAX_CELLS:
+            raise _too_big(
+                f"the {self.noun} has more than {MAX_CELLS:,} cells up to this row; this reader accepts at most "
+                f"{MAX_CELLS:,}",
+                number,
+                None,
+                self.source,
+            )
+
+    def cell_too_long(self, number: int | None, column: int | None) -> HistoryError:
+        where = _column_letter(column) if column is not None else None
+        return _too_big(
+            f"a cell holds more than {MAX_CELL_CHARS:,} characters (the most a spreadsheet cell holds)",
+            number,
+            where,
+            self.source,
+        )
+
+    def text(self, length: int, number: int | None, column: int | None, repeat: int = 1) -> None:
+        """One cell's text of ``length`` characters (0-based ``column``), kept ``repeat`` times."""
+        if length > MAX_CELL_CHARS:
+            raise self.cell_too_long(number, column)
+        self.add_text(length * repeat, number, column)
+
+    def add_text(self, length: int, number: int | None, column: int | None = None) -> None:
+        """``length`` more characters kept (cells already checked one by one)."""
+        self.chars += length
+        if self.chars > MAX_TEXT_CHARS:
+            raise _too_big(
+                f"the {self.noun}'s cells hold more than {MAX_TEXT_CHARS:,} characters in all; this reader accepts "
+                f"at most {MAX_TEXT_CHARS:,}",
+                number,
+                _column_letter(column) if column is not None else None,
+                self.source,
+            )

@@ -1,0 +1,392 @@
+"""Rows of cells to a game history: both table shapes, every problem located by row and column."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
+from ratings.io.cells import Cell, _blank, _cell, _column_letter
+from ratings.io.dates import _DateColumn, _parse_dates
+from ratings.io.header import _choose_shape, _Header, _header_key, read_header
+from ratings.io.limits import MAX_COLUMNS, MAX_ROWS, _Tally, _too_big
+from ratings.io.names import _TIE_SEPARATOR, _merge_names
+
+SHAPES = ("auto", "long", "wide")
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What a reader found: the history, the recognised shape and everything worth telling the user."""
+
+    history: GameHistory
+    shape: str
+    warnings: tuple[str, ...] = ()
+    skipped: tuple[Problem, ...] = ()
+    columns: tuple[str, ...] = ()
+    #: The text encoding a text file was read with (a Python codec name such as ``utf_8`` or ``cp1251``);
+    #: None for spreadsheets and rows.  Any encoding but UTF-8 is also named in ``warnings``.
+    encoding: str | None = None
+
+
+@dataclass
+class _Row:
+    number: int  # spreadsheet row number (header = 1)
+    cells: list[Cell]
+
+    def get(self, index: int | None) -> Cell:
+        if index is None or index >= len(self.cells):
+            return ""
+        return self.cells[index]
+
+
+@dataclass
+class _Draft:
+    id: str
+    rows: list[int]
+    date: dt.date | None = None
+    date_row: int | None = None
+    entries: list[tuple[str, int | None, int, str]] = field(default_factory=list)  # raw name, place, row, column
+    bad: bool = False
+
+
+def read_table(
+    rows: Sequence[Sequence[Any]],
+    *,
+    shape: str = "auto",
+    source: str | None = None,
+    skip_bad_rows: bool = False,
+) -> ReadResult:
+    """Read a game history from rows of cells (row 0 is the header), as a spreadsheet holds them.
+
+    ``shape`` is ``"auto"`` (recognise from the header), ``"long"`` or ``"wide"``.  Cells may be strings,
+    numbers, dates or None.  Raises :class:`HistoryError` listing every problem, each with its spreadsheet
+    row (header = row 1) and column name.  With ``skip_bad_rows=True`` games with row problems are left
+    out and their problems returned in ``ReadResult.skipped``; problems with the table as a whole (header,
+    ambiguous date order) are still raised.
+    """
+    _check_shape(shape)
+    tally = _Tally(source)
+
+    def numbered() -> Iterable[tuple[int, Sequence[Any]]]:
+        for number, raw in enumerate(rows, start=1):
+            tally.record(number)
+            yield number, raw
+
+    return _read_rows(numbered(), shape=shape, source=source, skip_bad_rows=skip_bad_rows, tally=tally)
+
+
+def _check_shape(shape: str) -> None:
+    if shape not in SHAPES:
+        raise HistoryError([Problem(f"unknown table shape '{shape}'; choose one of: {', '.join(SHAPES)}")])
+
+
+def _read_rows(
+    rows: Iterable[tuple[int, Sequence[Any]]],
+    *,
+    shape: str,
+    source: str | None,
+    skip_bad_rows: bool,
+    tally: _Tally | None = None,
+) -> ReadResult:
+    """:func:`read_table` on rows numbered as the spreadsheet numbers them (header = 1); rows may be left out.
+
+    The file readers hand over only the rows that hold something, already counted by their own tally;
+    ``tally`` counts rows handed over by a caller.
+    """
+    table: list[_Row] = []
+    for number, raw in rows:
+        cells = [_cell(v) for v in raw]
+        while cells and _blank(cells[-1]):
+            cells.pop()
+        if not cells:
+            continue
+        if tally is not None:
+            tally.keep(number, len(cells))
+            for j, cell in enumerate(cells):
+                if isinstance(cell, str) and cell:
+                    tally.text(len(cell), number, j)
+        elif len(table) >= MAX_ROWS:
+            raise _too_big(
+                f"the table has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}",
+                number,
+                None,
+                source,
+            )
+        if len(cells) > MAX_COLUMNS:
+            raise _too_big(
+                f"row {number} has {len(cells):,} columns; this reader accepts at most {MAX_COLUMNS:,} columns",
+                number,
+                None,
+                source,
+            )
+        table.append(_Row(number, cells))
+    if not table:
+        raise HistoryError([Problem("the table is empty (no header row and no games)", None, None, source)])
+    header_row = table[0]
+    info = read_header(header_row.cells, source, header_row.number)
+    chosen = _choose_shape(info, shape, source)
+    if info.problems:
+        raise HistoryError(info.problems)
+    warnings: list[str] = []
+    if chosen == "long" and "game" not in info.roles:
+        warnings.append(f"there is no game column: each date in column '{info.names[info.roles['date']]}' is one game")
+    used = set(info.roles.values()) | set(info.ordinals)
+    if chosen == "long":
+        used -= {info.roles[r] for r in ("dnf",) if r in info.roles}
+    ignored = [n for i, n in enumerate(info.names) if i not in used and _header_key(str(header_row.cells[i]))]
+    if ignored:
+        warnings.append("ignored column(s) this reader does not use: " + ", ".join(f"'{n}'" for n in ignored))
+    data = table[1:]
+    width = len(header_row.cells)
+    problems: list[Problem] = []  # row problems (skippable)
+    fatal: list[Problem] = []  # table problems
+    outside: list[Problem] = []
+    for row in data:
+        for j in range(width, len(row.cells)):
+            if not _blank(row.cells[j]):
+                outside.append(
+                    Problem(
+                        f"'{row.cells[j]}' is in a column with no header; give the column a name or move the value",
+                        row.number,
+                        f"column {_column_letter(j)}",
+                        source,
+                    )
+                )
+                break
+    # Dates are parsed for the whole column at once (day/month order).
+    date_col = info.roles.get("date")
+    date_name = info.names[date_col] if date_col is not None else None
+    dates = _DateColumn()
+    if date_col is not None:
+        date_cells = {row.number: row.get(date_col) for row in data if not _blank(row.get(date_col))}
+        dates = _parse_dates(date_cells, info.names[date_col], source)
+        fatal.extend(dates.column_problems)
+        if dates.order:
+            warnings.append(f"dates in column '{date_name}' were read {dates.order}")
+        if dates.serials:
+            warnings.append(
+                f"{dates.serials} date(s) in column '{date_name}' were spreadsheet day numbers (such as 45352 for "
+                "2024-03-01) and were read as dates; format the column as dates to avoid this"
+            )
+    if chosen == "long":
+        drafts, loose = _long_drafts(data, info, dates, source)
+    else:
+        drafts, loose = _wide_drafts(data, info, dates, source)
+    problems.extend(loose)
+    # Attach outside-the-header values to their rows' games.
+    bad_rows = {p.row for p in outside}
+    problems.extend(outside)
+    # Merge names differing only in case/spacing, then check duplicates inside games.
+    mapping, merge_warnings = _merge_names(raw for d in drafts for raw, *_ in d.entries)
+    warnings.extend(merge_warnings)
+    games: list[tuple[_Draft, Game]] = []
+    for draft in drafts:
+        if any(r in bad_rows for r in draft.rows):
+            draft.bad = True
+        seen: dict[str, int] = {}
+        entries = []
+        for raw, place, where, column in draft.entries:
+            name = mapping[raw]
+            if name in seen:
+                also = f" (also row {seen[name]})" if seen[name] != where else ""
+                problems.append(
+                    Problem(f"player '{name}' appears twice in game '{draft.id}'{also}", where, column, source)
+                )
+                draft.bad = True
+                continue
+            seen[name] = where
+            entries.append(Entry(name, place))
+        if not draft.bad:
+            games.append((draft, Game(draft.id, tuple(entries), draft.date)))
+    if fatal or (problems and not skip_bad_rows):
+        raise HistoryError(sorted(fatal + problems, key=_problem_order))
+    skipped = tuple(sorted(problems, key=_problem_order))
+    if skipped:
+        left_out = sum(1 for d in drafts if d.bad)
+        message = f"{len(skipped)} problem(s) found; {left_out} game(s) with problems were left out"
+        orphans = sum(1 for p in problems if " column is empty (the row has " in p.message)
+        if orphans:
+            message += f", and {orphans} row(s) with no game"
+        warnings.append(message)
+    ordered = [g for _, g in games]
+    if ordered and all(g.date is not None for g in ordered):
+        ordered.sort(key=lambda g: g.date)  # type: ignore[arg-type, return-value]
+    history = GameHistory(ordered, warnings=warnings)
+    return ReadResult(
+        history=history,
+        shape=chosen,
+        warnings=history.warnings,
+        skipped=skipped,
+        columns=tuple(info.names),
+    )
+
+
+def _problem_order(p: Problem) -> tuple[int, str]:
+    return (p.row if p.row is not None else 0, p.column or "")
+
+
+def _long_drafts(
+    data: list[_Row], info: _Header, dates: _DateColumn, source: str | None
+) -> tuple[list[_Draft], list[Problem]]:
+    """Group long-shape rows into games; problems with no known game are returned as loose problems."""
+    player_col, place_col = info.roles["player"], info.roles["place"]
+    date_col = info.roles.get("date")
+    # Without a game column the date says which game a row belongs to (one game a day; see _choose_shape).
+    game_col = info.roles.get("game", date_col)
+    assert game_col is not None
+    names = info.names
+    drafts: dict[str, _Draft] = {}
+    loose: list[Problem] = []
+    row_problems: list[tuple[_Draft, Problem]] = []
+    for row in data:
+        game_cell = row.get(game_col)
+        if game_col == date_col and row.number in dates.row_problems:
+            loose.append(dates.row_problems[row.number])
+            continue
+        if _blank(game_cell):
+            filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not _blank(c)]
+            loose.append(
+                Problem(
+                    f"the {names[game_col]} column is empty (the row has {', '.join(filled)})",
+                    row.number,
+                    names[game_col],
+                    source,
+                )
+            )
+            continue
+        if game_col == date_col:
+            day = dates.dates.get(row.number)
+            if day is None:  # an undecided day/month order: a column problem already reported
+                continue
+            game_id = day.isoformat()
+        else:
+            game_id = " ".join(str(game_cell).split())
+        draft = drafts.get(game_id)
+        if draft is None:
+            draft = drafts[game_id] = _Draft(game_id, [])
+        draft.rows.append(row.number)
+        if date_col is not None and not _blank(row.get(date_col)):
+            problem = dates.row_problems.get(row.number)
+            if problem is not None:
+                row_problems.append((draft, problem))
+            date = dates.dates.get(row.number)
+            if date is not None:
+                if draft.date is None:
+                    draft.date, draft.date_row = date, row.number
+                elif draft.date != date:
+                    row_problems.append(
+                        (
+                            draft,
+                            Problem(
+                                f"game '{game_id}' has date {date} here but {draft.date} on row {draft.date_row}",
+                                row.number,
+                                names[date_col],
+                                source,
+                            ),
+                        )
+                    )
+        name = str(row.get(player_col))
+        place_cell = row.get(place_col)
+        if _blank(name):
+            what = f"place '{place_cell}'" if not _blank(place_cell) else "a row"
+            row_problems.append(
+                (
+                    draft,
+                    Problem(f"{what} in game '{game_id}' has no player name", row.number, names[player_col], source),
+                )
+            )
+            continue
+        try:
+            place = _parse_place(place_cell)
+        except ValueError as exc:
+            row_problems.append(
+                (draft, Problem(f"{exc} (player '{name.strip()}')", row.number, names[place_col], source))
+            )
+            continue
+        draft.entries.append((name, place, row.number, names[player_col]))
+    problems = list(loose)
+    for draft, problem in row_problems:
+        draft.bad = True
+        problems.append(problem)
+    return list(drafts.values()), problems
+
+
+def _parse_place(cell: Cell) -> int | None:
+    if isinstance(cell, dt.date):
+        raise ValueError(f"place '{cell}' is a date, not a place")
+    text = cell.strip()
+    if text.isdigit() and text.isascii() and 0 < len(text) <= 6:  # the common case, fast
+        number = int(text)
+        if number >= 1:
+            return number
+    if not text or text.casefold() in {"dnf", "did not finish", "-", "dq", "dns"}:
+        return None
+    match = re.match(r"^(\d+)(?:st|nd|rd|th)?$", text.casefold())
+    if match is None or len(match.group(1)) > 6:
+        if re.match(r"^\d+\.0+$", text):
+            return _parse_place(text.split(".")[0])
+        raise ValueError(f"place '{text}' is not a whole number (1 is the best place) or DNF")
+    number = int(match.group(1))
+    if number < 1:
+        raise ValueError(f"place {number} is not positive (1 is the best place)")
+    return number
+
+
+def _split_names(cell: Cell) -> list[str]:
+    if isinstance(cell, dt.date):
+        return [cell.isoformat()]
+    return [part for part in (p.strip() for p in cell.split(_TIE_SEPARATOR)) if part]
+
+
+def _wide_drafts(
+    data: list[_Row], info: _Header, dates: _DateColumn, source: str | None
+) -> tuple[list[_Draft], list[Problem]]:
+    """One game per wide-shape row; place columns give places, ``/`` separates tied players."""
+    game_col = info.roles.get("game")
+    date_col = info.roles.get("date")
+    dnf_col = info.roles.get("dnf")
+    names = info.names
+    place_cols = sorted(info.ordinals, key=lambda j: info.ordinals[j])
+    drafts: list[_Draft] = []
+    problems: list[Problem] = []
+    ids: dict[str, int] = {}
+    for k, row in enumerate(data, start=1):
+        if game_col is not None and not _blank(row.get(game_col)):
+            game_id = " ".join(str(row.get(game_col)).split())
+        else:
+            game_id = f"game {k}"
+        draft = _Draft(game_id, [row.number])
+        drafts.append(draft)
+        row_problems: list[Problem] = []
+        if game_id in ids:
+            where = names[game_col] if game_col is not None else None
+            row_problems.append(Problem(f"game '{game_id}' is also on row {ids[game_id]}", row.number, where, source))
+        ids.setdefault(game_id, row.number)
+        if date_col is not None and not _blank(row.get(date_col)):
+            if row.number in dates.row_problems:
+                row_problems.append(dates.row_problems[row.number])
+            draft.date = dates.dates.get(row.number)
+        for j in place_cols:
+            for name in _split_names(row.get(j)):
+                draft.entries.append((name, info.ordinals[j], row.number, names[j]))
+        if dnf_col is not None:
+            for name in _split_names(row.get(dnf_col)):
+                draft.entries.append((name, None, row.number, names[dnf_col]))
+        if not draft.entries:
+            filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not _blank(c)]
+            row_problems.append(
+                Problem(
+                    "the row fills in " + " and ".join(f"'{f}'" for f in filled) + " but names no players",
+                    row.number,
+                    names[place_cols[0]],
+                    source,
+                )
+            )
+        if row_problems:
+            draft.bad = True
+            problems.extend(row_problems)
+    return drafts, problems

@@ -1,0 +1,405 @@
+"""Where a game history comes from: typed sources, each with a key, a label, a JSON form and ``load()``.
+
+- :class:`Sample`: a bundled sample, by name.
+- :class:`Sheet`: a Google Sheet (address, worksheet), read through :mod:`sources.sheets`; the last good copy lives
+  in the shared store (:mod:`sources.histories`), so every worker sees a recorded game at once.
+- :class:`Upload`: an uploaded file, kept on the server by content id; the file name is the user's own.
+- :class:`Edited`: a what-if edit of another source, kept on the server by content id.
+
+A source in a browser store or an address is untrusted JSON: :func:`parse_source` turns it into one of these or
+raises :class:`DataError` with a plain message.  ``load()`` returns a :class:`Loaded` (the history, the key runs are
+cached under, the label, warnings) or raises :class:`DataError` with every problem found.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from ratings import GameHistory, HistoryError
+from sources.histories import CONTENT_ID, MissingHistory, content_id, fetch, keep, serialise
+from sources.store import StoreError, shared_store
+
+__all__ = [
+    "LRU",
+    "DataError",
+    "Edited",
+    "Loaded",
+    "Sample",
+    "Sheet",
+    "Source",
+    "Upload",
+    "history_digest",
+    "keep_history",
+    "parse_source",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Longest sheet address, worksheet or file name taken from a request.
+MAX_TEXT = 500
+
+
+class DataError(Exception):
+    """A source that cannot be read; ``messages`` are plain-language lines for the user."""
+
+    def __init__(self, messages: list[str]) -> None:
+        self.messages = messages
+        super().__init__("; ".join(messages))
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A history read from a source, the key runs of it are cached under and what to tell the user."""
+
+    history: GameHistory
+    key: str
+    label: str
+    warnings: tuple[str, ...] = ()
+
+
+class LRU(Generic[T]):
+    """A small thread-safe least-recently-used cache of pure results.
+
+    Several callbacks of one page update ask for the same value at once; the first computes it and the others
+    wait for that result instead of computing it again (a per-key lock).
+    """
+
+    def __init__(self, maxsize: int) -> None:
+        self._max = maxsize
+        self._items: OrderedDict[Hashable, T] = OrderedDict()
+        self._lock = threading.Lock()
+        self._making: dict[Hashable, threading.Lock] = {}
+
+    def get(self, key: Hashable) -> T | None:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        return None
+
+    def get_or_make(self, key: Hashable, make: Callable[[], T]) -> T:
+        """The cached value for ``key``, made once (other threads wait for it) and stored when missing."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+            key_lock = self._making.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                if key in self._items:
+                    self._items.move_to_end(key)
+                    return self._items[key]
+            try:
+                value = make()
+            finally:
+                with self._lock:
+                    self._making.pop(key, None)
+            with self._lock:
+                self._items[key] = value
+                while len(self._items) > self._max:
+                    self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_HISTORIES: LRU[Loaded] = LRU(32)
+#: Content ids of the sheet reads this process has already kept, by (sheet, time read).
+_KEPT: LRU[str] = LRU(64)
+
+
+def _problems(exc: HistoryError) -> list[str]:
+    return [str(p) for p in exc.problems] or [str(exc)]
+
+
+def history_digest(history: GameHistory) -> str:
+    """The content id of a history (see :mod:`sources.histories`)."""
+    return content_id(serialise(history))
+
+
+def keep_history(history: GameHistory) -> str:
+    """Keep ``history`` in the shared store; its content id, or :class:`DataError` when the store is down."""
+    try:
+        return keep(history)
+    except StoreError as exc:
+        raise DataError([str(exc)]) from None
+
+
+def _stored(cid: str, what: str) -> GameHistory:
+    try:
+        return fetch(cid)
+    except MissingHistory:
+        raise DataError(
+            [
+                f"this {what} is no longer on the server (uploaded and edited data are kept 30 days after their "
+                "last use) or the link is incomplete; upload the file again"
+            ]
+        ) from None
+    except StoreError as exc:
+        raise DataError([str(exc)]) from None
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise DataError([f"the page sent no readable {what}; reload the page"])
+    return value.strip()[:MAX_TEXT]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A bundled sample."""
+
+    name: str
+    kind: ClassVar[str] = "sample"
+
+    @property
+    def key(self) -> str:
+        return f"sample:{self.name}"
+
+    @property
+    def label(self) -> str:
+        return f"sample '{self.name}'"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Sample:
+        return cls(_text(value.get("name"), "sample name"))
+
+    def load(self, *, force: bool = False) -> Loaded:
+        return _HISTORIES.get_or_make(self.key, self._read)
+
+    def _read(self) -> Loaded:
+        from ratings.samples import load_sample
+
+        try:
+            history = load_sample(self.name)
+        except HistoryError as exc:
+            raise DataError(_problems(exc)) from None
+        except (KeyError, ValueError) as exc:
+            raise DataError([str(exc).strip("'\"")]) from None
+        return Loaded(history, self.key, self.label, tuple(history.warnings))
+
+
+@dataclass(frozen=True)
+class Upload:
+    """An uploaded history kept on the server under ``id``; ``filename`` is the uploader's own name for it."""
+
+    id: str
+    filename: str
+    kind: ClassVar[str] = "upload"
+
+    @property
+    def key(self) -> str:
+        return f"upload:{self.id}"
+
+    @property
+    def label(self) -> str:
+        return f"upload {self.filename}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "filename": self.filename}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Upload:
+        return cls(_content_id(value.get("id")), _name(value.get("filename")))
+
+    def load(self, *, force: bool = False) -> Loaded:
+        loaded = _HISTORIES.get_or_make(self.key, lambda: _loaded_by_id(self.id, self.key, "data"))
+        return dataclasses.replace(loaded, label=self.label)  # the user's own name, never the shared entry's
+
+
+@dataclass(frozen=True)
+class Edited:
+    """A what-if edit of ``base``, kept on the server under ``id``."""
+
+    id: str
+    base: Source | None
+    kind: ClassVar[str] = "edited"
+
+    @property
+    def key(self) -> str:
+        return f"upload:{self.id}"  # content-addressed: the same history whether uploaded or edited
+
+    @property
+    def label(self) -> str:
+        return f"what-if edit of {self.base.label}" if self.base is not None else "what-if edit"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "base": self.base.to_json() if self.base is not None else None}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Edited:
+        base = value.get("base")
+        parsed = parse_source(base) if base is not None else None
+        if isinstance(parsed, Edited):  # an edit of an edit is named after the first base
+            parsed = parsed.base
+        return cls(_content_id(value.get("id")), parsed)
+
+    def load(self, *, force: bool = False) -> Loaded:
+        loaded = _HISTORIES.get_or_make(self.key, lambda: _loaded_by_id(self.id, self.key, "edit"))
+        return dataclasses.replace(loaded, label=self.label)
+
+
+def _loaded_by_id(cid: str, key: str, what: str) -> Loaded:
+    history = _stored(cid, what)
+    return Loaded(history, key, "", tuple(history.warnings))
+
+
+def _content_id(value: Any) -> str:
+    if not isinstance(value, str) or not CONTENT_ID.fullmatch(value):
+        raise DataError(["the data id in the page or link is not valid; upload the file again"])
+    return value
+
+
+def _name(value: Any) -> str:
+    from sources.uploads import clean_filename
+
+    return clean_filename(value) or "shared data"
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A Google Sheet: its address (or key) and optionally the worksheet (tab name or gid)."""
+
+    url: str
+    worksheet: str | None = None
+    kind: ClassVar[str] = "sheet"
+    #: Seconds a copy in the shared store is used before the sheet is read again (``RATINGS_SHEET_CACHE_SECONDS``).
+    ttl: ClassVar[float | None] = None
+
+    @property
+    def key(self) -> str:
+        return f"sheet:{self.url}|{self.worksheet or ''}"
+
+    @property
+    def label(self) -> str:
+        return f"Google Sheet {self.url}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "url": self.url, "worksheet": self.worksheet}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Sheet:
+        url = value.get("url")
+        if not isinstance(url, str) or not url.strip():
+            raise DataError(["enter the address of a Google Sheet"])
+        worksheet = value.get("worksheet")
+        return cls(url.strip()[:MAX_TEXT], worksheet.strip()[:MAX_TEXT] if isinstance(worksheet, str) else None)
+
+    def opener(self) -> Any:
+        """A ``sources.sheets.SheetSource`` with the host's sheet settings (credentials, retries)."""
+        from sources import sheets
+
+        config = sheets.load_settings()
+        source = sheets.open_configured_source(dataclasses.replace(config, sheet=self.url, worksheet=self.worksheet))
+        if source is None:
+            raise DataError(["enter the address of a Google Sheet"])
+        return source
+
+    def load(self, *, force: bool = False) -> Loaded:
+        """The sheet's history: the shared copy while it is fresh, else read (``force``: read anew at once).
+
+        A new read is kept in the shared store for every worker (so a game one worker records shows on all);
+        when reading fails, the newest copy held (shared or this worker's) is used with a note saying so, and
+        without one the error says plainly that nothing could be read.
+        """
+        from sources.sheets import SheetError, load_settings
+
+        ttl = self.ttl if self.ttl is not None else load_settings().cache_seconds
+        pointer = self._pointer()
+        if pointer is not None and not force and time.time() - pointer[1] < ttl:
+            shared = self._from_pointer(pointer, ())
+            if shared is not None:
+                return shared
+        try:
+            read = self.opener().read(force=force)
+        except (SheetError, HistoryError) as exc:
+            messages = [exc.message] if isinstance(exc, SheetError) else _problems(exc)
+            if pointer is not None:
+                note = f"{messages[0]} Showing the copy read {_age_text(time.time() - pointer[1])} ago."
+                shared = self._from_pointer(pointer, (note,))
+                if shared is not None:
+                    return shared
+            raise DataError([*messages, "No earlier copy of this sheet is held on the server."]) from None
+        history = read.history
+        stamp = read.fetched_at.timestamp()
+        warnings = tuple(dict.fromkeys([*read.warnings, *history.warnings]))
+        if read.stale and read.message:
+            if pointer is not None and pointer[1] > stamp:  # another worker holds a newer copy
+                shared = self._from_pointer(pointer, (read.message,))
+                if shared is not None:
+                    return shared
+            warnings = (read.message, *warnings)
+        cid = _KEPT.get_or_make((self.key, stamp), lambda: keep_history(history))
+        if not read.stale and (pointer is None or stamp > pointer[1]):
+            self._set_pointer(cid, stamp)
+        return Loaded(history, f"upload:{cid}", self.label, warnings)
+
+    def _pointer(self) -> tuple[str, float] | None:
+        try:
+            raw = shared_store().get(f"pointer:{self.key}")
+        except StoreError:
+            return None
+        if raw is None:
+            return None
+        try:
+            cid, stamp = json.loads(raw)
+            return (str(cid), float(stamp))
+        except (ValueError, TypeError):
+            return None
+
+    def _set_pointer(self, cid: str, stamp: float) -> None:
+        try:
+            shared_store().put(f"pointer:{self.key}", json.dumps([cid, stamp]).encode())
+        except StoreError as exc:
+            log.warning("could not share the sheet's copy: %s", exc)
+
+    def _from_pointer(self, pointer: tuple[str, float], notes: tuple[str, ...]) -> Loaded | None:
+        try:
+            history = fetch(pointer[0])
+        except (MissingHistory, StoreError):
+            return None
+        return Loaded(history, f"upload:{pointer[0]}", self.label, (*notes, *history.warnings))
+
+
+def _age_text(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+Source = Sample | Sheet | Upload | Edited
+
+_KINDS: dict[str, Any] = {cls.kind: cls for cls in (Sample, Sheet, Upload, Edited)}
+
+
+def parse_source(value: Any) -> Source:
+    """A typed source from its JSON form (a store, an address); :class:`DataError` for anything else."""
+    if isinstance(value, (Sample, Sheet, Upload, Edited)):
+        return value
+    if not isinstance(value, dict):
+        raise DataError(["the page sent no readable data source; reload the page"])
+    kind = value.get("kind")
+    if kind == "upload" and value.get("edited"):  # the earlier JSON form of an edit
+        kind = "edited"
+    cls = _KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise DataError([f"unknown data source {str(kind)[:40]!r}"])
+    parsed: Source = cls.from_json(value)
+    return parsed

@@ -1,0 +1,198 @@
+"""From a source and settings to a rating run, computed at most once per (history, system, parameters).
+
+Runs are memoised at two levels: in each process (the last few runs, as objects) and in the store every worker
+shares (the run's arrays, as an ``.npz`` without pickles), so that when one parameter move sends several requests
+to several workers, one computes and the others wait for its result instead of replaying the history again.
+
+Settings are ``{"system": name, "params": {name: JSON value}}``; everything taken from a request is checked here
+(:func:`settings_of`, :func:`typed_params`) before it reaches the library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import time
+from typing import Any
+
+import numpy as np
+
+from ratings import SYSTEM_NAMES, GameHistory, HistoryError, ParameterError, RatingRun, create, get_system
+from ratings.params import coerce
+from sources.model import LRU, DataError, Loaded, Source, Upload, keep_history, parse_source
+from sources.store import Store, StoreError, shared_store
+
+__all__ = [
+    "jsonable",
+    "load",
+    "parse_params",
+    "read_upload",
+    "run_for",
+    "settings_of",
+    "typed_params",
+]
+
+log = logging.getLogger(__name__)
+
+_RUNS: LRU[RatingRun] = LRU(64)
+#: How long a worker waits for another worker computing the same run before computing it itself.
+WAIT_SECONDS = 30.0
+
+
+def load(source: Any, *, force: bool = False) -> Loaded:
+    """The history of ``source`` (typed or its JSON form); :class:`DataError` when it cannot be read."""
+    return parse_source(source).load(force=force)
+
+
+def read_upload(contents: Any, filename: Any) -> tuple[Upload, list[str]]:
+    """Read a ``dcc.Upload`` data URL with the guarded reader and keep the history on the server.
+
+    Returns the upload source (content id computed here, and the user's own file name) and the reader's
+    warnings; raises :class:`DataError` with every problem found.
+    """
+    from sources import uploads
+
+    try:
+        result = uploads.read_upload(contents, filename if isinstance(filename, str) else None)
+    except HistoryError as exc:
+        raise DataError([str(p) for p in exc.problems] or [str(exc)]) from None
+    name = uploads.clean_filename(filename) or "the uploaded file"
+    if result.history.n_games == 0:
+        raise DataError([f"{name}: the file holds no games"])
+    warnings = list(dict.fromkeys([*result.warnings, *(str(p) for p in result.skipped)]))
+    return Upload(keep_history(result.history), name), warnings
+
+
+def settings_of(value: Any) -> tuple[str, dict[str, Any]] | None:
+    """``(system, params)`` from a settings-shaped store value, or None when it is not one (stores are untrusted)."""
+    if not isinstance(value, dict):
+        return None
+    system, params = value.get("system"), value.get("params") or {}
+    if not isinstance(system, str) or system not in SYSTEM_NAMES or not isinstance(params, dict):
+        return None
+    return system, params
+
+
+def typed_params(system: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """JSON parameter values turned into the schema's types (lists become tuples); unknown names dropped."""
+    out: dict[str, Any] = {}
+    for spec in get_system(system).parameters():
+        if spec.name in raw:
+            out[spec.name] = coerce(spec, raw[spec.name])
+    return out
+
+
+def jsonable(value: Any) -> Any:
+    """A parameter value as JSON (tuples become lists)."""
+    if isinstance(value, tuple):
+        return [float(v) for v in value]
+    return value
+
+
+def parse_params(system: str, raw: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """Check raw control values for ``system``: ``(params as JSON, None)`` or ``(None, message)``.
+
+    The parameters are validated by constructing the system, so the message is the library's own
+    :class:`ParameterError` text.
+    """
+    try:
+        typed = typed_params(system, raw)
+        create(system, **typed)
+    except ParameterError as exc:
+        return None, str(exc)
+    except (TypeError, ValueError) as exc:
+        return None, f"invalid parameters: {exc}"
+    return {k: jsonable(v) for k, v in typed.items()}, None
+
+
+def run_for(source: Source | dict[str, Any], system: str, params: dict[str, Any]) -> RatingRun:
+    """The rating run of ``system`` with JSON ``params`` on ``source`` (memoised by content, across workers)."""
+    loaded = load(source)
+    typed = typed_params(system, params)
+    canonical = json.dumps({k: jsonable(v) for k, v in typed.items()}, sort_keys=True)
+    key = f"{loaded.key}|{system}|{canonical}"
+    return _RUNS.get_or_make(key, lambda: _shared_run(key, system, typed, loaded.history))
+
+
+def _shared_run(key: str, system: str, typed: dict[str, Any], history: GameHistory) -> RatingRun:
+    rater = create(system, **typed)
+    name = "run:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+    try:
+        store = shared_store()
+        with _claim(store, name):
+            packed = store.get(name)
+            if packed is not None:
+                try:
+                    return _unpack(packed, rater, history)
+                except (ValueError, KeyError, OSError):
+                    log.warning("a shared run could not be read; computing it again")
+            run = rater.rate(history)
+            store.put(name, _pack(run))
+            return run
+    except StoreError:
+        return rater.rate(history)  # the shared memo is an optimisation: compute here without it
+
+
+class _claim:
+    """Hold ``name`` while computing it, so that other workers wait for the result (a lock in the store).
+
+    A worker that waits longer than :data:`WAIT_SECONDS` computes the run itself (the lock lapses then too).
+    """
+
+    def __init__(self, store: Store, name: str) -> None:
+        self._store = store
+        self._key = f"lock:{name}"
+        self._held = False
+
+    def __enter__(self) -> _claim:
+        deadline = time.monotonic() + WAIT_SECONDS
+        pause = 0.002
+        while not self._held and time.monotonic() < deadline:
+            self._held = self._store.acquire(self._key, WAIT_SECONDS)
+            if not self._held:
+                time.sleep(pause)
+                pause = min(pause * 1.5, 0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._held:
+            self._store.release(self._key)
+
+
+def _pack(run: RatingRun) -> bytes:
+    arrays: dict[str, np.ndarray] = {"before": run.before, "after": run.after, "final": run.final}
+    for name, value in run.state.items():
+        arrays[f"state.{name}"] = np.asarray(value)
+    for name, (before, after) in run.extras.items():
+        arrays[f"extra_before.{name}"] = before
+        arrays[f"extra_after.{name}"] = after
+    for name, value in run.final_extras.items():
+        arrays[f"final_extra.{name}"] = value
+    buffer = io.BytesIO()
+    np.savez(buffer, allow_pickle=False, **arrays)
+    return buffer.getvalue()
+
+
+def _unpack(data: bytes, rater: Any, history: GameHistory) -> RatingRun:
+    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
+    if arrays["before"].shape != (n_entries,):
+        raise ValueError("shape")
+    part = lambda prefix: {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}  # noqa: E731
+    before_extras, after_extras = part("extra_before."), part("extra_after.")
+    return RatingRun(
+        system=rater.name,
+        params=rater.params,
+        history=history,
+        before=arrays["before"],
+        after=arrays["after"],
+        final=arrays["final"],
+        initial=rater.initial_rating(),
+        scale=rater.scale,
+        extras={k: (before_extras[k], after_extras[k]) for k in before_extras},
+        final_extras=part("final_extra."),
+        state=part("state."),
+    )

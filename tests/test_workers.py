@@ -1,0 +1,175 @@
+"""Several gunicorn workers share one store: a game recorded through one worker shows on every worker at once.
+
+The app runs as the Procfile runs it (gunicorn, two sync workers) against the local fake of Google (real HTTP,
+``RATINGS_GOOGLE_ENDPOINT``), signed in with a freshly generated service-account key the fake accepts.  Each
+worker keeps its own copy of the sheet for ``RATINGS_SHEET_CACHE_SECONDS`` (here 300 s): without the shared store,
+the worker that did not record the game would keep showing the old sheet for five minutes.  gunicorn's access log
+names the worker (pid) that answered each request, so the test knows both workers answered before and after.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.dash_requests import HttpClient, post
+from tests.sheets_server import FakeSheets
+
+ROOT = Path(__file__).resolve().parents[1]
+GUNICORN = Path(sys.executable).parent / "gunicorn"
+KEY = "1WorkersShareOneStore0123456789abcdefghijk"
+EMAIL = "ratings-app@game-night.iam.gserviceaccount.com"
+GAMES = [
+    ["date", "1st", "2nd", "3rd"],
+    ["2024-05-01", "Uma", "Vic", "Wen"],
+    ["2024-05-08", "Vic", "Wen", "Uma"],
+    ["2024-05-15", "Wen", "Uma", "Vic"],
+]
+SHEET = {"kind": "sheet", "url": KEY, "worksheet": "Games"}
+SETTINGS = {"system": "multielo", "params": {}}
+PID = re.compile(r"^pid=<?(\d+)>? .*POST /_dash-update-component", re.MULTILINE)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _service_account(fake: FakeSheets) -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    fake.accept_key("workers-test", private.public_key())
+    info = {
+        "type": "service_account",
+        "client_email": EMAIL,
+        "private_key": pem,
+        "private_key_id": "workers-test",
+        "token_uri": fake.base_url + "/token",
+    }
+    return json.dumps(info)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HttpClient, FakeSheets, Path]]:
+    if not GUNICORN.exists():
+        pytest.skip(f"gunicorn is not installed next to {sys.executable}")
+    fake = FakeSheets().start()
+    fake.add_spreadsheet(KEY, {"Games": GAMES}, public=False)
+    port = _free_port()
+    log = tmp_path_factory.mktemp("gunicorn") / "access.log"
+    env = {
+        **os.environ,
+        "SECRET_KEY": "test-secret-shared-by-workers",
+        "RATINGS_SHEET": KEY,
+        "RATINGS_WORKSHEET": "Games",
+        "GOOGLE_SERVICE_ACCOUNT_JSON": _service_account(fake),
+        "RATINGS_GOOGLE_ENDPOINT": fake.base_url,
+        "RATINGS_SHEET_CACHE_SECONDS": "300",
+        "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("store")),
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("PORT", None)
+    command = [str(GUNICORN), "app:server", "--workers", "2", "--bind", f"127.0.0.1:{port}", "--timeout", "60"]
+    command += ["--access-logfile", str(log), "--access-logformat", 'pid=%(p)s "%(r)s" %(s)s']
+    command += ["--error-logfile", str(log.with_name("error.log"))]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    client = HttpClient(f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            try:
+                if client.get("/_dash-layout").status_code == 200:
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                output = proc.stdout.read().decode() if proc.stdout else ""
+                pytest.fail(f"gunicorn did not start:\n{output[-3000:]}")
+            time.sleep(0.25)
+        yield client, fake, log
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        fake.stop()
+
+
+def _leaderboards(client: HttpClient, log: Path, count: int = 16, rounds: int = 6) -> tuple[list[str], set[str]]:
+    """Leaderboard requests, ``count`` at once, until both workers have answered (at most ``rounds`` rounds);
+    every answer's text and the workers (pids) that answered."""
+
+    def one(_: int) -> str:
+        response = post(client, "standings-leaderboard", {"data-source.data": SHEET, "params-settings.data": SETTINGS})
+        assert response.status_code == 200, response.get_data(as_text=True)[:500]
+        return json.dumps(response.get_json()["response"])
+
+    start = len(log.read_text()) if log.exists() else 0
+    texts: list[str] = []
+    for _ in range(rounds):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
+            texts += pool.map(one, range(count))
+        if len(_workers(log, start)) >= 2:
+            break
+    return texts, _workers(log, start)
+
+
+def _workers(log: Path, since: int) -> set[str]:
+    text = log.read_text()[since:]
+    return set(PID.findall(text))
+
+
+def _form(trigger: str, pending: Any = None) -> dict[str, Any]:
+    players = [
+        {"id": {"index": i, "type": "record-player"}, "property": "value", "value": p}
+        for i, p in enumerate(("Newbie", "Uma"))
+    ]
+    places = [{"id": {"index": i, "type": "record-place"}, "property": "value", "value": str(i + 1)} for i in range(2)]
+    return {
+        f"{trigger}.n_clicks": 1,
+        "record-date.value": "2024-05-22",
+        '{"index": ["ALL"], "type": "record-player"}.value': players,
+        '{"index": ["ALL"], "type": "record-place"}.value': places,
+        "record-token.data": "workers-test-token-1",
+        "record-pending.data": pending,
+        "data-source.data": SHEET,
+        "edit-store.data": None,
+    }
+
+
+def test_a_game_recorded_through_one_worker_shows_on_every_worker(served: tuple[HttpClient, FakeSheets, Path]) -> None:
+    client, fake, log = served
+    before, workers = _leaderboards(client, log)
+    assert all("Uma" in text and "Newbie" not in text for text in before)
+    assert len(workers) == 2, "both workers read (and now cache) the sheet"
+
+    asked = post(client, "record-confirm-box", _form("record-submit"), changed=["record-submit.n_clicks"])
+    assert asked.status_code == 200, asked.get_data(as_text=True)[:500]
+    assert "record-pending" in asked.get_json()["response"], asked.get_json()
+    pending = asked.get_json()["response"]["record-pending"]["data"]
+    assert pending and "Write this game" in json.dumps(asked.get_json()["response"])
+    written = post(client, "record-confirm-box", _form("record-confirm", pending), changed=["record-confirm.n_clicks"])
+    assert written.status_code == 200, written.get_data(as_text=True)[:500]
+    assert any(row[:3] == ["2024-05-22", "Newbie", "Uma"] for row in fake.values(KEY, "Games"))  # in the sheet
+
+    after, workers = _leaderboards(client, log)
+    assert all("Newbie" in text for text in after), "every answer, from either worker, shows the recorded game"
+    assert len(workers) == 2, "both workers answered after the game was recorded"
