@@ -74,7 +74,7 @@ def _new_volatility(sigma: float, phi2: float, v: float, delta: float, tau: floa
 
 @njit(cache=True)
 def _rank_points_step(points: float, target: float, ceiling: float, result: float) -> float:
-    """Seed 002's player-facing step: halfway to the target, capped, never against the result."""
+    """The player-facing Rank Points step: halfway to the target, capped, never against the result."""
     step = RANK_POINTS_APPROACH * (target - points)
     step = min(max(step, -RANK_POINTS_MAX_STEP), RANK_POINTS_MAX_STEP)
     if result > 0:
