@@ -20,6 +20,10 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(PY)
 	$(PIP) install --quiet -r requirements-dev.txt
 	touch $@
 
+$(VENV)/.bench: requirements.txt requirements-bench.txt | $(PY)
+	$(PIP) install --quiet -r requirements-bench.txt
+	touch $@
+
 # Debian's Chromium and ChromeDriver for the real-browser tests (no browser download).
 chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \
@@ -51,8 +55,9 @@ unit: $(VENV)/.dev redis
 test: $(VENV)/.dev chromium redis lint types
 	$(VENV)/bin/pytest -n 2 --dist loadfile
 
-bench: $(VENV)/.runtime
-	$(PY) benchmarks/replay.py
+# Every system against its peers (requirements-bench.txt); writes BENCHMARKS.md.
+bench: $(VENV)/.bench
+	$(PY) benchmarks/compare.py
 
 # What the user waits for, in headless Chromium (10-14 min on a loaded 2-core machine); BENCH_ARGS="--systems multielo" narrows it.
 bench-page: $(VENV)/.dev chromium

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ import pandas as pd
 from ratings.history import GameHistory
 from ratings.params import ParamSpec, build, specs
 
-__all__ = ["ComputationError", "GameView", "RatingRun", "RatingSystem", "State"]
+__all__ = ["NO_DATE", "ComputationError", "GameView", "RatingRun", "RatingSystem", "Replay", "State"]
 
 
 class ComputationError(ArithmeticError):
@@ -41,6 +42,9 @@ class ComputationError(ArithmeticError):
 #: A system's per-player state: named float arrays of length ``n_players``.
 State = dict[str, np.ndarray]
 
+#: The day number of an undated game in :attr:`Replay.days` (real dates are proleptic ordinals, >= 1).
+NO_DATE = -1
+
 
 @dataclass(frozen=True)
 class GameView:
@@ -59,6 +63,50 @@ class GameView:
     @property
     def size(self) -> int:
         return len(self.players)
+
+
+@dataclass(frozen=True, eq=False)
+class Replay:
+    """What a batch replay reads and fills: a history's flat arrays and the per-entry outputs.
+
+    Read: ``offsets`` (game ``g`` is entries ``offsets[g]:offsets[g+1]``), ``players``,
+    ``ranks`` (dense, 0 = best, every DNF one rank below the last finisher), ``dnf`` and
+    ``days`` (one per game: ``date.toordinal()``, or :data:`NO_DATE`).  Filled: ``before``
+    and ``after`` (the displayed rating of every entry around its game) and, for every name
+    in the system's ``extra_series``, ``extras_before[name]`` and ``extras_after[name]``.
+    """
+
+    history: GameHistory
+    offsets: np.ndarray
+    players: np.ndarray
+    ranks: np.ndarray
+    dnf: np.ndarray
+    before: np.ndarray
+    after: np.ndarray
+    extras_before: dict[str, np.ndarray]
+    extras_after: dict[str, np.ndarray]
+
+    @functools.cached_property
+    def days(self) -> np.ndarray:
+        """Day number of every game (computed on first use: only dated systems read it)."""
+        dates = self.history.dates
+        return np.array([NO_DATE if d is None else d.toordinal() for d in dates], dtype=np.int64)
+
+    @classmethod
+    def of(cls, history: GameHistory, extra_series: Sequence[str]) -> Replay:
+        """Input arrays of ``history`` and empty outputs for it."""
+        n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
+        return cls(
+            history=history,
+            offsets=np.asarray(history.offsets, dtype=np.int64),
+            players=history.flat_player,
+            ranks=history.flat_rank,
+            dnf=history.flat_dnf,
+            before=np.empty(n_entries),
+            after=np.empty(n_entries),
+            extras_before={k: np.empty(n_entries) for k in extra_series},
+            extras_after={k: np.empty(n_entries) for k in extra_series},
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,9 +266,16 @@ class RatingSystem(ABC):
         Raises :class:`ComputationError` (saying at which game) when the settings drive the ratings
         beyond floating point: a result is either finite everywhere or not returned.
         """
+        return self._guarded(history, per_game=False)
+
+    def rate_per_game(self, history: GameHistory) -> RatingRun:
+        """The same replay through the per-game hooks only: the reference a batch replay is tested against."""
+        return self._guarded(history, per_game=True)
+
+    def _guarded(self, history: GameHistory, *, per_game: bool) -> RatingRun:
         try:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                return self._replay(history)
+                return self._run(history, per_game=per_game)
         except ComputationError:
             raise
         except (ArithmeticError, ValueError) as exc:
@@ -228,37 +283,22 @@ class RatingSystem(ABC):
             reason = f"the settings overflow floating point ({type(exc).__name__}); try less extreme settings"
             raise ComputationError(reason) from None
 
-    def _replay(self, history: GameHistory) -> RatingRun:
-        n_entries = int(history.offsets[-1]) if len(history.offsets) else 0
+    def _run(self, history: GameHistory, *, per_game: bool) -> RatingRun:
         state = self.initial_state(history.n_players)
-        before = np.empty(n_entries)
-        after = np.empty(n_entries)
-        extras_before = {k: np.empty(n_entries) for k in self.extra_series}
-        extras_after = {k: np.empty(n_entries) for k in self.extra_series}
-        offsets = history.offsets
-        g = 0
-        try:
-            for g, game in enumerate(history.games):
-                s, e = int(offsets[g]), int(offsets[g + 1])
-                view = GameView(g, history.flat_player[s:e], history.flat_rank[s:e], history.flat_dnf[s:e], game.date)
-                self._prepare(state, view)
-                before[s:e] = self._display(state, view.players)
-                for k in self.extra_series:
-                    extras_before[k][s:e] = state[k][view.players]
-                if e - s >= 2:
-                    self._play(state, view)
-                after[s:e] = self._display(state, view.players)
-                for k in self.extra_series:
-                    extras_after[k][s:e] = state[k][view.players]
-        except ComputationError as exc:
-            raise ComputationError(exc.reason, g, history.games[g].id) from None
-        except (ArithmeticError, ValueError) as exc:
-            # Numerical failure (overflow, division by zero, NaN where a size was expected): the
-            # settings drive the updates beyond floating point; say where instead of failing obscurely.
-            reason = f"the updates overflow floating point ({type(exc).__name__}); try less extreme settings"
-            raise ComputationError(reason, g, history.games[g].id) from None
-        if not (np.isfinite(before).all() and np.isfinite(after).all()):
-            first = int(np.argmax(~(np.isfinite(before) & np.isfinite(after))))
+        out = Replay.of(history, self.extra_series)
+        if per_game:
+            self._replay_per_game(state, out)
+        else:
+            try:
+                self._replay(state, out)
+            except (ArithmeticError, ValueError):
+                out.before[:] = np.nan
+            if not (np.isfinite(out.before).all() and np.isfinite(out.after).all()):
+                # A kernel reports a failure by non-finite ratings or an exception, without the game;
+                # the per-game path says what failed and where.
+                return self._run(history, per_game=True)
+        if not (np.isfinite(out.before).all() and np.isfinite(out.after).all()):
+            first = int(np.argmax(~(np.isfinite(out.before) & np.isfinite(out.after))))
             g = int(history.flat_game[first])
             reason = "a rating became infinite or undefined; try less extreme settings"
             raise ComputationError(reason, g, history.games[g].id)
@@ -267,15 +307,53 @@ class RatingSystem(ABC):
             system=self.name,
             params=self.params,
             history=history,
-            before=before,
-            after=after,
+            before=out.before,
+            after=out.after,
             final=self._display(state, everyone) if history.n_players else np.empty(0),
             initial=self.initial_rating(),
             scale=self.scale,
-            extras={k: (extras_before[k], extras_after[k]) for k in self.extra_series},
+            extras={k: (out.extras_before[k], out.extras_after[k]) for k in self.extra_series},
             final_extras={k: state[k].copy() for k in self.extra_series},
             state=state,
         )
+
+    def _replay(self, state: State, replay: Replay) -> None:
+        """Batch hook: replay the whole history over flat arrays, updating ``state`` and filling ``replay``.
+
+        The default walks the games through the per-game hooks (:meth:`_prepare`, :meth:`_play`,
+        :meth:`_display`); a system overrides it with a compiled kernel (see :mod:`ratings.kernels`)
+        that must give the same numbers.  A kernel does not raise on a numerical failure: it leaves
+        non-finite ratings (or raises), and the replay is then repeated game by game, which says what and where.
+        """
+        self._replay_per_game(state, replay)
+
+    def _replay_per_game(self, state: State, replay: Replay, start: int = 0, stop: int | None = None) -> None:
+        """Games ``start`` to ``stop`` (default: all) through the per-game hooks."""
+        history = replay.history
+        offsets = replay.offsets
+        before, after = replay.before, replay.after
+        g = start
+        try:
+            for g in range(start, len(history.games) if stop is None else stop):
+                game = history.games[g]
+                s, e = int(offsets[g]), int(offsets[g + 1])
+                view = GameView(g, replay.players[s:e], replay.ranks[s:e], replay.dnf[s:e], game.date)
+                self._prepare(state, view)
+                before[s:e] = self._display(state, view.players)
+                for k in self.extra_series:
+                    replay.extras_before[k][s:e] = state[k][view.players]
+                if e - s >= 2:
+                    self._play(state, view)
+                after[s:e] = self._display(state, view.players)
+                for k in self.extra_series:
+                    replay.extras_after[k][s:e] = state[k][view.players]
+        except ComputationError as exc:
+            raise ComputationError(exc.reason, g, history.games[g].id) from None
+        except (ArithmeticError, ValueError) as exc:
+            # Numerical failure (overflow, division by zero, NaN where a size was expected): the
+            # settings drive the updates beyond floating point; say where instead of failing obscurely.
+            reason = f"the updates overflow floating point ({type(exc).__name__}); try less extreme settings"
+            raise ComputationError(reason, g, history.games[g].id) from None
 
     def initial_state(self, n_players: int) -> State:
         """The state of ``n_players`` players who have played no game."""

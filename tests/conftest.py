@@ -71,3 +71,14 @@ def small_history() -> GameHistory:
         ("g4", "Ann", 2),
     ]
     return history_from_rows(rows)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile (or load from the on-disk cache) the numba kernels once, before any test times a replay.
+
+    The app does the same at start-up; without it the first test to replay a system would pay the compile
+    (tens of seconds on a fresh clone), which tests with a time limit (test_bounded_cost.py) must not see.
+    """
+    from ratings.kernels import warm_up
+
+    warm_up()

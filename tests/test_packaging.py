@@ -82,7 +82,7 @@ def test_the_wheel_declares_the_command_line_and_the_librarys_dependencies(wheel
         for line in metadata.splitlines()
         if line.startswith("Requires-Dist:")
     }
-    assert {"numpy", "scipy", "pandas", "openpyxl"} <= required
+    assert {"numpy", "scipy", "pandas", "openpyxl", "numba"} <= required
     assert not required & {"dash", "plotly", "gunicorn", "redis", "diskcache"}  # the library needs none of the app's
 
 

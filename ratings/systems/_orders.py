@@ -31,6 +31,7 @@ __all__ = [
     "DESIGN_SAMPLES",
     "EXACT_GROUP",
     "MAX_ROWS",
+    "SAME_RATING",
     "Split",
     "group_orderings",
     "split_game",
@@ -44,6 +45,8 @@ EXACT_GROUP = 5
 DESIGN_SAMPLES = 120
 #: Largest number of joint orderings of several tied groups enumerated exactly (Thurstonian).
 MAX_ROWS = 120
+#: Ratings this close (natural scale) count as equal when tied players' updates are symmetrised.
+SAME_RATING = 1e-12
 
 
 class Split:
@@ -128,14 +131,24 @@ def tie_orderings(split: Split, ratings: np.ndarray, max_rows: int = MAX_ROWS) -
 
 
 def symmetrize(gradient: np.ndarray, ratings: np.ndarray, split: Split) -> np.ndarray:
-    """Give players tied in the same group with exactly equal ratings the mean of their updates."""
+    """Give players tied in the same group with equal ratings the mean of their updates.
+
+    Equal means within :data:`SAME_RATING` of the lowest of a run of ratings (sorted): two players
+    who drew from equal ratings may come out a rounding apart, and exact equality would then let
+    that last bit decide whether a later sampled design is symmetrised (an update difference of
+    order 1e-5).
+    """
     out = gradient.copy()
     for group in split.groups:
         if len(group) < 2:
             continue
         values = ratings[group]
-        for value in np.unique(values):
-            same = group[values == value]
-            if len(same) > 1:
-                out[same] = gradient[same].mean()
+        order = np.argsort(values, kind="stable")
+        start = 0
+        for j in range(1, len(order) + 1):
+            if j == len(order) or values[order[j]] - values[order[start]] > SAME_RATING:
+                if j - start > 1:
+                    same = group[order[start:j]]
+                    out[same] = gradient[same].mean()
+                start = j
     return out

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ratings.base import GameView, RatingSystem, State
+from ratings.base import GameView, RatingSystem, Replay, State
 from ratings.params import ParameterError, check, param
 
 __all__ = ["KerbyParams", "SingleRatingSystem", "check_common"]
@@ -106,12 +106,16 @@ class SingleRatingSystem(RatingSystem):
             np.append(game.dnf, game.dnf[last]),
         )
 
+    def _learning_rate(self) -> float:
+        """The constant learning rate (used when no ``eta_knots`` are given)."""
+        return float(self.params.eta)
+
     def _step(self, ratings: np.ndarray) -> np.ndarray | float:
         """The learning rate for each participant (rating-dependent when knots are given)."""
         knots = getattr(self.params, "eta_knots", None)
         if knots is not None:
             return np.interp(ratings, knots, self.params.eta_values)
-        return float(self.params.eta)
+        return self._learning_rate()
 
     def _play(self, state: State, game: GameView) -> None:
         ratings = state["rating"][game.players]
@@ -122,6 +126,44 @@ class SingleRatingSystem(RatingSystem):
         if floor is not None:
             updated = np.maximum(updated, floor)
         state["rating"][game.players] = updated
+
+    def _kernel(self) -> tuple[int, np.ndarray] | None:
+        """This system's gradient kernel in :func:`ratings.kernels.single.replay_single` (its ``kind``)
+        and the float parameters ``theta`` it reads, or None (then :meth:`_replay` goes game by game).
+        """
+        return None
+
+    def _replay(self, state: State, replay: Replay) -> None:
+        """The compiled loop, handing each game its gradient kernel declines to the per-game hooks."""
+        kernel = self._kernel()
+        if kernel is None:
+            super()._replay(state, replay)
+            return
+        from ratings.kernels.single import replay_single
+
+        kind, theta = kernel
+        knots = getattr(self.params, "eta_knots", None)
+        values = getattr(self.params, "eta_values", None)
+        dummy = getattr(self.params, "dummy", None)
+        floor = getattr(self.params, "floor", None)
+        rules = (
+            self._learning_rate(),
+            np.asarray(knots if knots is not None else (), dtype=float),
+            np.asarray(values if values is not None else (), dtype=float),
+            0.0 if dummy is None else float(dummy),
+            dummy is not None,
+            0.0 if floor is None else float(floor),
+            floor is not None,
+        )
+        games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
+        theta = np.asarray(theta, dtype=float)
+        n_games = len(replay.offsets) - 1
+        start = 0
+        while start < n_games:
+            declined = replay_single(kind, theta, games, state["rating"], replay.before, replay.after, rules, start)
+            if declined < n_games:
+                self._replay_per_game(state, replay, declined, declined + 1)
+            start = declined + 1
 
     @abstractmethod
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ratings.base import GameView, RatingSystem, State
+from ratings.base import GameView, RatingSystem, Replay, State
 from ratings.params import ParameterError, check, param
 from ratings.predict import monte_carlo_places
 
@@ -552,6 +552,45 @@ class EloMMR(RatingSystem):
         """A new player's displayed rating: ``mu - display_k (sigma - sigma_limit)``."""
         p = self.params
         return float(p.mu - p.display_k * (p.sigma - p.sigma_limit))
+
+    # ------------------------------------------------------------ the whole history
+    def _replay(self, state: State, replay: Replay) -> None:
+        """The whole history in :func:`ratings.kernels.elo_mmr.replay_elo_mmr` (both variants, every option)."""
+        from ratings.kernels.elo_mmr import replay_elo_mmr
+
+        p = self.params
+        theta = np.array(
+            [
+                1.0 if p.variant == "chi" else 0.0,
+                p.mu,
+                p.sigma_limit,
+                p.display_k,
+                p.rho,
+                p.beta_game,
+                p.gamma**2,
+                p.max_history,
+            ],
+            dtype=float,
+        )
+        rho = p.variant == "rho"
+        unused, no_history = np.empty(0), np.empty((0, 0))
+        hist_p, hist_w = replay_elo_mmr(
+            theta,
+            (replay.offsets, replay.players, replay.ranks, replay.dnf),
+            state["mu"],
+            state["sigma"],
+            state["p0"] if rho else unused,
+            state["w0"] if rho else unused,
+            state["hist_p"] if rho else no_history,
+            state["hist_w"] if rho else no_history,
+            state["hist_len"] if rho else np.empty(0, dtype=np.int64),
+            replay.before,
+            replay.after,
+            (replay.extras_before["mu"], replay.extras_before["sigma"]),
+            (replay.extras_after["mu"], replay.extras_after["sigma"]),
+        )
+        if rho:
+            state["hist_p"], state["hist_w"] = hist_p, hist_w
 
     # ------------------------------------------------------------ one game
     def _play(self, state: State, game: GameView) -> None:

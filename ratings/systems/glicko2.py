@@ -68,12 +68,12 @@ approximates.  Orders are then Plackett-Luce given the skills.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ratings.base import ComputationError, GameView, RatingSystem, State
+from ratings.base import ComputationError, GameView, RatingSystem, Replay, State
 from ratings.params import ParameterError, check, param
 from ratings.predict import monte_carlo_places
 
@@ -311,6 +311,11 @@ def rank_points_step(points: float, target: float, ceiling: float, result: float
     return min(max(points + step, 0.0), RANK_POINTS_MAX)
 
 
+def _series(arrays: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The per-player (or per-entry) arrays the kernel reads, in ``Glicko2.extra_series`` order."""
+    return arrays["mu"], arrays["sigma"], arrays["volatility"], arrays["points"]
+
+
 # ---------------------------------------------------------------------------- the system
 class Glicko2(RatingSystem):
     """Glicko-2 with each game a rating period, bounded values, inactivity and Rank Points."""
@@ -410,6 +415,37 @@ class Glicko2(RatingSystem):
                 points[player] = rank_points_step(
                     float(points[player]), float(lower[i]), float(upper[i]), float(results[i])
                 )
+
+    def _replay(self, state: State, replay: Replay) -> None:
+        """The whole history in :func:`ratings.kernels.glicko2.replay_glicko2` (every option compiled)."""
+        from ratings.kernels.glicko2 import replay_glicko2
+
+        p = self.params
+        theta = np.array(
+            [
+                p.tau,
+                p.initial_rating,
+                p.initial_deviation,
+                p.min_rating,
+                p.max_rating,
+                p.min_deviation,
+                p.min_volatility,
+                p.max_volatility,
+                p.period_days,
+                1.0 if p.scale == "rank-points" else 0.0,
+            ]
+        )
+        replay_glicko2(
+            theta,
+            (replay.offsets, replay.players, replay.ranks, replay.dnf),
+            replay.days,
+            _series(state),
+            state["last_day"],
+            replay.before,
+            replay.after,
+            _series(replay.extras_before),
+            _series(replay.extras_after),
+        )
 
     def _display(self, state: State, players: np.ndarray) -> np.ndarray:
         if self.params.scale == "rank-points":

@@ -122,8 +122,13 @@ class MultiElo(SingleRatingSystem):
     scale = "Elo points"
     Params = MultiEloParams
 
-    def _step(self, ratings: np.ndarray) -> float:
+    def _learning_rate(self) -> float:
         return float(self.params.k)
+
+    def _kernel(self) -> tuple[int, np.ndarray]:
+        from ratings.kernels.single import MULTIELO
+
+        return MULTIELO, np.array([self.params.d, self.params.base], dtype=float)
 
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
         # DNFs already share one rank below every finisher, so they are tied, as the seed's

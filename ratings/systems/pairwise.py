@@ -117,6 +117,14 @@ class PairwiseElo(SingleRatingSystem):
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
         return pairwise_gradient(ratings, ranks, dnf, model=self.params.model, variant=self.params.variant)
 
+    def _kernel(self) -> tuple[int, np.ndarray]:
+        from ratings.kernels.elo import AVERAGE, GAUSSIAN
+        from ratings.kernels.single import PAIRWISE
+
+        p = self.params
+        theta = [GAUSSIAN if p.model == "gaussian" else 0.0, AVERAGE if p.variant == "average" else 0.0]
+        return PAIRWISE, np.array(theta, dtype=float)
+
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Logistic: Plackett-Luce with weights e^r (its two-player marginal is the logistic
         probability); gaussian: Monte Carlo of unit-variance normal performances."""

@@ -214,6 +214,11 @@ class PlackettLuce(SingleRatingSystem):
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
         return plackett_luce_gradient(ratings, ranks, dnf)
 
+    def _kernel(self) -> tuple[int, np.ndarray]:
+        from ratings.kernels.single import PLACKETT_LUCE
+
+        return PLACKETT_LUCE, np.empty(0)
+
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Exact: the last place is drawn first, with weight exp(-r)."""
         ratings = state["rating"][np.asarray(players, dtype=int)]

@@ -454,6 +454,12 @@ class Thurstonian(SingleRatingSystem):
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
         return thurstonian_gradient(ratings, ranks, dnf)
 
+    def _kernel(self) -> tuple[int, np.ndarray]:
+        """Compiled for games without tied finishers and spreads up to SCALED_SPREAD; the others go game by game."""
+        from ratings.kernels.single import THURSTONIAN
+
+        return THURSTONIAN, np.empty(0)
+
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Monte Carlo (fixed seed) of unit-variance normal performances."""
         ratings = state["rating"][np.asarray(players, dtype=int)]

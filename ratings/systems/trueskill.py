@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from ratings.base import GameView, RatingRun, RatingSystem, State
+from ratings.base import GameView, RatingRun, RatingSystem, Replay, State
 from ratings.history import GameHistory
 from ratings.params import check, param
 from ratings.predict import monte_carlo_places
-from ratings.systems._factor_graph import MIN_DELTA, draw_margin, free_for_all
+from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all
 
 __all__ = ["TrueSkill", "TrueSkillParams"]
 
@@ -104,9 +104,9 @@ class TrueSkill(RatingSystem):
         #: The draw margin between two one-player teams (package convention: sqrt(2) beta Phi^-1((P+1)/2)).
         self.margin = draw_margin(p.draw_probability, p.beta)
 
-    def rate(self, history: GameHistory) -> RatingRun:
+    def _run(self, history: GameHistory, *, per_game: bool) -> RatingRun:
         """Replay ``history``; the run's scale label names the k actually used in mu - k sigma."""
-        run = super().rate(history)
+        run = super()._run(history, per_game=per_game)
         k = self.params.display_k
         if k == 2.0:
             return run
@@ -120,6 +120,22 @@ class TrueSkill(RatingSystem):
 
     def initial_rating(self) -> float:
         return float(self.params.mu - self.params.display_k * self.params.sigma)
+
+    def _replay(self, state: State, replay: Replay) -> None:
+        """The whole history in :func:`ratings.kernels.trueskill.replay_trueskill` (every option compiled)."""
+        from ratings.kernels.trueskill import replay_trueskill
+
+        p = self.params
+        replay_trueskill(
+            np.array([p.beta, p.tau, self.margin, p.display_k, MIN_DELTA, MAX_SWEEPS, 2.0], dtype=float),
+            (replay.offsets, replay.players, replay.ranks, replay.dnf),
+            state["mu"],
+            state["sigma"],
+            replay.before,
+            replay.after,
+            (replay.extras_before["mu"], replay.extras_before["sigma"]),
+            (replay.extras_after["mu"], replay.extras_after["sigma"]),
+        )
 
     def _play(self, state: State, game: GameView) -> None:
         # Best first; a stable sort keeps tied players in their entry order, as the package does

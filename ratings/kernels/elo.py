@@ -1,0 +1,108 @@
+"""Gradient kernels of the Elo family, compiled twins of :mod:`ratings.systems.multielo` and
+:mod:`ratings.systems.pairwise` (called by :func:`ratings.kernels.single.replay_single`).
+
+- :func:`multielo_gradient`: Cunningham's multiplayer Elo ("Developing a generalized Elo rating
+  system for multiplayer games", 2021): ``(N - 1)(S - E)`` with pairwise expected scores and a
+  linear or exponential score function, tied players sharing the mean score of their positions.
+  ``theta = (D, base)``.
+- :func:`pairwise_gradient`: every pair a two-player Elo game, logistic (Elo 1978) or Gaussian
+  (Thurstone's case V), draws averaged, DNF pairs unobserved.  ``theta = (model, variant)`` with
+  model 0 logistic / 1 gaussian and variant 0 sum / 1 average.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ratings.kernels.numerics import SQRT2, expit, mills_ratio
+
+__all__ = ["GAUSSIAN", "AVERAGE", "multielo_gradient", "pair_score", "pairwise_gradient", "score_function"]
+
+#: ``theta[0]`` of :func:`pairwise_gradient` for the Gaussian pair model.
+GAUSSIAN = 1.0
+#: ``theta[1]`` of :func:`pairwise_gradient` for the averaged variant.
+AVERAGE = 1.0
+
+
+@njit(cache=True)
+def score_function(n: int, base: float) -> np.ndarray:
+    """Scores of positions 1..n: linear for base 1, else ``(base^(n-p) - 1) / sum`` scaled by ``base^-(n-1)``."""
+    out = np.empty(n)
+    if base == 1.0:
+        for p in range(n):
+            out[p] = (n - (p + 1)) / (n * (n - 1) / 2)
+        return out
+    log_base = math.log(base)
+    tail = math.exp(-(n - 1) * log_base)
+    total = 0.0
+    for p in range(n):
+        out[p] = math.exp(-p * log_base) - tail
+        total += out[p]
+    for p in range(n):
+        out[p] /= total
+    return out
+
+
+@njit(cache=True)
+def multielo_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
+    """``(N - 1)(S_i - E_i)`` for every player ``i``; DNFs already share the rank below the finishers."""
+    n = len(r)
+    d = theta[0]
+    scores = score_function(n, theta[1])
+    pairs = n * (n - 1) / 2
+    out[:] = 0.0  # expected scores first: each pair once, E_ji = 1 - E_ij
+    for i in range(n):
+        for j in range(i + 1, n):
+            e = 1.0 / (1.0 + 10.0 ** ((r[j] - r[i]) / d))
+            out[i] += e
+            out[j] += 1.0 - e
+    for i in range(n):
+        ahead = 0
+        tied = 0
+        for j in range(n):
+            if ranks[j] < ranks[i]:
+                ahead += 1
+            elif ranks[j] == ranks[i]:
+                tied += 1
+        actual = 0.0
+        for p in range(ahead, ahead + tied):
+            actual += scores[p]
+        out[i] = (n - 1) * (actual / tied - out[i] / pairs)
+
+
+@njit(cache=True)
+def pair_score(rank_i: int, rank_j: int) -> float:
+    """1 if i finished ahead of j, 1/2 for a shared place, 0 if behind."""
+    if rank_i < rank_j:
+        return 1.0
+    if rank_i == rank_j:
+        return 0.5
+    return 0.0
+
+
+@njit(cache=True)
+def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
+    """Each player's summed (or averaged over n - 1) pair updates; two DNFs are not compared."""
+    n = len(r)
+    gaussian = theta[0] == GAUSSIAN
+    out[:] = 0.0
+    for i in range(n):  # each pair once: j's update is the negative of i's
+        for j in range(i + 1, n):
+            if dnf[i] and dnf[j]:
+                continue
+            score = pair_score(ranks[i], ranks[j])
+            diff = r[i] - r[j]
+            if gaussian:
+                win = mills_ratio(diff / SQRT2) / SQRT2
+                loss = mills_ratio(-diff / SQRT2) / SQRT2
+                update = score * win - (1.0 - score) * loss
+            else:
+                update = score - expit(diff)
+            out[i] += update
+            out[j] -= update
+    if theta[1] == AVERAGE:
+        for i in range(n):
+            out[i] /= n - 1

@@ -1,0 +1,283 @@
+"""Compiled replay of Elo-MMR (Ebtekar and Liu, "Elo-MMR: A Rating System for Massive Multiplayer
+Competitions", WWW 2021), the twin of :class:`ratings.systems.elo_mmr.EloMMR`: drift or
+pseudodiffusion (Algorithm 2), one performance per rank group as the zero of ``Q`` (Theorem 3.2,
+logistic or Gaussian), then the belief update (equation 10 for rho, the Gaussian posterior for
+chi), with the same safeguarded Newton solver, brackets, starting points and history folding as
+that module (see its docstrings for the derivations).  Every root is solved on its own, as the
+reference's solver treats them independently.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ratings.kernels.numerics import mills_ratio
+from ratings.systems.elo_mmr import TANH_SCALE, TOLERANCE
+
+__all__ = ["replay_elo_mmr"]
+
+MAX_ITER = 200
+#: Width of a new history table (the reference's ``min(8, max_history)``).
+FIRST_WIDTH = 8
+# Positions in ``theta``.
+CHI, MU0, SIGMA_LIMIT, DISPLAY_K, RHO, BETA, GAMMA2, MAX_HISTORY = 0, 1, 2, 3, 4, 5, 6, 7
+
+
+@njit(cache=True)
+def _newton_step(x: float, value: float, slope: float, lo: float, hi: float) -> tuple[float, float, float, bool]:
+    """One safeguarded step on a sure bracket of a decreasing function: ``(next x, lo, hi, done)``."""
+    if value == 0.0:
+        return x, lo, hi, True
+    if value > 0.0:
+        lo = x
+    elif value < 0.0:
+        hi = x
+    newton = x - value / slope if slope != 0.0 else math.nan
+    small = abs(newton - x) <= TOLERANCE
+    nxt = newton if small or lo < newton < hi else 0.5 * (lo + hi)
+    return nxt, lo, hi, small or hi - lo <= TOLERANCE
+
+
+@njit(cache=True)
+def _start(guess: float, lo: float, hi: float) -> float:
+    """The guess clipped into the bracket; at (or beyond) an end, the middle instead."""
+    x = min(max(guess, lo), hi)
+    return 0.5 * (lo + hi) if x <= lo or x >= hi else x
+
+
+@njit(cache=True)
+def _performance_value(
+    x: float, k: int, mu: np.ndarray, delta: np.ndarray, group: np.ndarray, constant: float, chi: bool
+) -> tuple[float, float]:
+    """``Q`` of rank group ``k`` at ``x`` (times two in the logistic model) and its derivative."""
+    value = 0.0
+    slope = 0.0
+    if chi:
+        for j in range(len(mu)):
+            inv_d = 1.0 / delta[j]
+            z = (x - mu[j]) * inv_d
+            if group[j] == k:  # a tie: -z / delta
+                value -= z * inv_d
+                slope -= inv_d * inv_d
+            else:
+                side = 1.0 if group[j] > k else -1.0  # a win against a worse player, a loss to a better one
+                m = mills_ratio(side * z)
+                value += side * m * inv_d
+                slope -= (side * z + m) * m * inv_d * inv_d
+        return value, slope
+    for j in range(len(mu)):
+        inv_s = TANH_SCALE / delta[j]
+        half = 0.5 * inv_s
+        t = math.tanh((x - mu[j]) * half)
+        twice = 2.0 if group[j] == k else 1.0  # a tie is a win plus a loss
+        value -= t * inv_s * twice
+        slope -= (1.0 - t * t) * inv_s * half * twice
+    return constant + value, slope
+
+
+@njit(cache=True)
+def performances(mu: np.ndarray, delta: np.ndarray, group: np.ndarray, chi: bool, out: np.ndarray) -> None:
+    """Every player's performance: one root of ``Q`` per dense rank group (Theorem 3.2)."""
+    n = len(mu)
+    g = 0
+    for j in range(n):
+        g = max(g, group[j] + 1)
+    counts = np.zeros(g, dtype=np.int64)
+    group_sum = np.zeros(g)
+    for j in range(n):
+        counts[group[j]] += 1
+        group_sum[group[j]] += TANH_SCALE / delta[j]
+    total = 0.0
+    for k in range(g):
+        total += group_sum[k]
+    # Brackets: beyond them the player's own tie term outweighs every opposite tail (see the reference).
+    lo = math.inf
+    hi = -math.inf
+    if chi:
+        widest = 0.0
+        narrowest = math.inf
+        for j in range(n):
+            widest = max(widest, delta[j])
+            narrowest = min(narrowest, delta[j])
+        reach = math.sqrt(2.0 * math.log(max(n * widest / narrowest, 2.0))) + 1.0
+        for j in range(n):
+            lo = min(lo, mu[j] - reach * delta[j])
+            hi = max(hi, mu[j] + reach * delta[j])
+    else:
+        widest = 0.0
+        narrowest = math.inf
+        for j in range(n):
+            scale = 1.0 / (TANH_SCALE / delta[j])
+            widest = max(widest, scale)
+            narrowest = min(narrowest, scale)
+        reach = 0.5 * math.log(8.0 * n * widest / narrowest) + 1.0
+        for j in range(n):
+            scale = 1.0 / (TANH_SCALE / delta[j])
+            lo = min(lo, mu[j] - 2.0 * reach * scale)
+            hi = max(hi, mu[j] + 2.0 * reach * scale)
+    ordered = np.sort(mu)[::-1]
+    below = 0.0  # sum of 1/s over better groups
+    end = 0
+    for k in range(g):
+        end += counts[k]
+        above = total - below - group_sum[k]
+        constant = above - below
+        below += group_sum[k]
+        a, b = lo, hi
+        x = _start(ordered[(end - counts[k] + end - 1) // 2], a, b)
+        for _ in range(MAX_ITER):
+            value, slope = _performance_value(x, k, mu, delta, group, constant, chi)
+            x, a, b, done = _newton_step(x, value, slope, a, b)
+            if done:
+                break
+        for j in range(n):
+            if group[j] == k:
+                out[j] = x
+
+
+@njit(cache=True)
+def robust_average(p0: float, w0: float, hist_p: np.ndarray, hist_w: np.ndarray, beta: float) -> float:
+    """The zero of ``L'`` in equation (10) for one player (terms of weight 0 are unused)."""
+    out_scale = beta * TANH_SCALE
+    arg = TANH_SCALE / (2.0 * beta)
+    lo = p0
+    hi = p0
+    weighted = w0 * p0
+    weight = w0
+    for k in range(len(hist_w)):
+        if hist_w[k] > 0:
+            lo = min(lo, hist_p[k])
+            hi = max(hi, hist_p[k])
+        weighted += hist_w[k] * hist_p[k]
+        weight += hist_w[k]
+    lo -= 1.0
+    hi += 1.0
+    x = _start(weighted / weight, lo, hi)
+    for _ in range(MAX_ITER):
+        value = w0 * (p0 - x)
+        slope = 0.0
+        for k in range(len(hist_w)):
+            t = math.tanh((x - hist_p[k]) * arg)
+            value -= t * hist_w[k] * out_scale
+            slope += (1.0 - t * t) * hist_w[k] * out_scale
+        x, lo, hi, done = _newton_step(x, value, -w0 - slope * arg, lo, hi)
+        if done:
+            break
+    return x
+
+
+@njit(cache=True)
+def _grow(table: np.ndarray, width: int) -> np.ndarray:
+    wider = np.zeros((table.shape[0], width))
+    wider[:, : table.shape[1]] = table
+    return wider
+
+
+@njit(cache=True)
+def replay_elo_mmr(
+    theta: np.ndarray,
+    games: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    mu_s: np.ndarray,
+    sigma_s: np.ndarray,
+    p0: np.ndarray,
+    w0: np.ndarray,
+    hist_p: np.ndarray,
+    hist_w: np.ndarray,
+    hist_len: np.ndarray,
+    before: np.ndarray,
+    after: np.ndarray,
+    series_before: tuple[np.ndarray, np.ndarray],
+    series_after: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Replay every game; returns the (possibly widened) history tables of the rho variant.
+
+    ``theta = (chi, mu, sigma_limit, display_k, rho, beta_game, gamma^2, max_history)``; the
+    chi variant ignores ``p0`` .. ``hist_len``.
+    """
+    offsets, players, ranks, _ = games
+    chi = theta[CHI] == 1.0
+    k_display = theta[DISPLAY_K]
+    beta = theta[BETA]
+    beta2 = beta * beta
+    gamma2 = theta[GAMMA2]
+    limit = int(theta[MAX_HISTORY])
+    largest = 1
+    for game in range(len(offsets) - 1):
+        largest = max(largest, offsets[game + 1] - offsets[game])
+    mu = np.empty(largest)
+    delta = np.empty(largest)
+    sigma2 = np.empty(largest)
+    perf = np.empty(largest)
+    group = np.empty(largest, dtype=np.int64)
+    for game in range(len(offsets) - 1):
+        s = offsets[game]
+        n = offsets[game + 1] - s
+        for i in range(n):
+            p = players[s + i]
+            series_before[0][s + i] = mu_s[p]
+            series_before[1][s + i] = sigma_s[p]
+            before[s + i] = mu_s[p] if k_display == 0.0 else mu_s[p] - k_display * (sigma_s[p] - theta[SIGMA_LIMIT])
+        if n >= 2:
+            for i in range(n):
+                p = players[s + i]
+                sigma2[i] = sigma_s[p] ** 2
+                if not chi:  # Algorithm 2: pseudodiffusion
+                    kappa = sigma2[i] / (sigma2[i] + gamma2)
+                    keep = kappa ** theta[RHO]
+                    w_gauss = keep * w0[p]
+                    total = w0[p]
+                    for k in range(hist_w.shape[1]):
+                        total += hist_w[p, k]
+                    w_moved = (1.0 - keep) * total
+                    p0[p] = (w_gauss * p0[p] + w_moved * mu_s[p]) / (w_gauss + w_moved)
+                    w0[p] = kappa * (w_gauss + w_moved)
+                    for k in range(hist_w.shape[1]):
+                        hist_w[p, k] *= kappa * keep
+                sigma2[i] += gamma2
+                mu[i] = mu_s[p]
+                delta[i] = math.sqrt(sigma2[i] + beta2)
+                group[i] = ranks[s + i]
+            performances(mu[:n], delta[:n], group[:n], chi, perf)
+            if chi:
+                for i in range(n):
+                    w_prior = 1.0 / sigma2[i]
+                    w_perf = 1.0 / beta2
+                    mu_s[players[s + i]] = (w_prior * mu[i] + w_perf * perf[i]) / (w_prior + w_perf)
+            else:
+                for i in range(n):  # section 5.3: fold the oldest term into the Gaussian one when full
+                    p = players[s + i]
+                    if hist_len[p] >= limit:
+                        wn = w0[p]
+                        wl = hist_w[p, 0]
+                        p0[p] = (wn * p0[p] + wl * hist_p[p, 0]) / (wn + wl)
+                        w0[p] = wn + wl
+                        for k in range(hist_w.shape[1] - 1):
+                            hist_p[p, k] = hist_p[p, k + 1]
+                            hist_w[p, k] = hist_w[p, k + 1]
+                        hist_w[p, hist_w.shape[1] - 1] = 0.0
+                        hist_len[p] -= 1
+                for i in range(n):
+                    if hist_len[players[s + i]] >= hist_p.shape[1]:
+                        width = min(2 * hist_p.shape[1], limit)
+                        hist_p = _grow(hist_p, width)
+                        hist_w = _grow(hist_w, width)
+                        break
+                for i in range(n):
+                    p = players[s + i]
+                    hist_p[p, hist_len[p]] = perf[i]
+                    hist_w[p, hist_len[p]] = 1.0 / beta2
+                    hist_len[p] += 1
+                for i in range(n):
+                    p = players[s + i]
+                    mu_s[p] = robust_average(p0[p], w0[p], hist_p[p, : hist_len[p]], hist_w[p, : hist_len[p]], beta)
+            for i in range(n):
+                sigma_s[players[s + i]] = 1.0 / math.sqrt(1.0 / sigma2[i] + 1.0 / beta2)
+        for i in range(n):
+            p = players[s + i]
+            series_after[0][s + i] = mu_s[p]
+            series_after[1][s + i] = sigma_s[p]
+            after[s + i] = mu_s[p] if k_display == 0.0 else mu_s[p] - k_display * (sigma_s[p] - theta[SIGMA_LIMIT])
+    return hist_p, hist_w

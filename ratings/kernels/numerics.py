@@ -1,0 +1,146 @@
+"""Scalar special functions for compiled kernels, matching :mod:`ratings.numerics` (scipy) to rounding.
+
+numba compiles ``math.erfc`` and ``math.exp`` but not scipy's special functions, so the few
+the kernels need are written here on top of them and tested against scipy:
+
+- ``ndtr(x) = erfc(-x / sqrt 2) / 2``, the standard normal distribution function, with
+  ``erf`` near zero as in Cephes (Moshier, *Methods and Programs for Mathematical Functions*,
+  1989), which scipy's ``special.ndtr`` uses;
+- ``log_ndtr``: ``log1p(-Phi(-x))`` above zero, ``log Phi(x)`` down to -20, and
+  below ``x = -20`` the asymptotic series of Abramowitz and Stegun 26.2.12,
+  ``Phi(x) = phi(x) / (-x) * sum_k (-1)^k (2k-1)!! / x^(2k)``;
+- ``mills_ratio(x) = phi(x) / Phi(x)`` and ``expit`` (the logistic function);
+- ``logaddexp`` as numpy's ``npy_logaddexp`` and ``log_sum_exp`` of an array, shifted by its maximum;
+- ``erfcx_tail``, the scaled complementary error function for large arguments;
+- ``interp``, numpy's ``interp`` of one point (written out: numba's generic version takes seconds to compile).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "ERFCX_TAIL_MIN",
+    "LOG_SQRT_2PI",
+    "SQRT2",
+    "erfcx_tail",
+    "expit",
+    "interp",
+    "log_ndtr",
+    "log_sum_exp",
+    "logaddexp",
+    "mills_ratio",
+    "ndtr",
+]
+
+SQRT2 = math.sqrt(2.0)
+SQRT1_2 = math.sqrt(0.5)
+LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+#: Terms of the lower-tail series; at x = -20 the next term is below 1e-17 of the sum.
+_SERIES_TERMS = 12
+
+
+@njit(cache=True)
+def ndtr(x: float) -> float:
+    """Standard normal distribution function Phi(x)."""
+    z = x * SQRT1_2
+    if abs(z) < SQRT1_2:
+        return 0.5 + 0.5 * math.erf(z)
+    y = 0.5 * math.erfc(abs(z))
+    return 1.0 - y if z > 0 else y
+
+
+@njit(cache=True)
+def log_ndtr(x: float) -> float:
+    """log Phi(x), accurate far into the lower tail."""
+    if x > 0.0:
+        return math.log1p(-ndtr(-x))
+    if x > -20.0:
+        return math.log(ndtr(x))
+    inv2 = 1.0 / (x * x)
+    total = 1.0
+    term = 1.0
+    for k in range(1, _SERIES_TERMS + 1):
+        term *= -(2 * k - 1) * inv2
+        total += term
+    return -0.5 * x * x - math.log(-x) - LOG_SQRT_2PI + math.log(total)
+
+
+@njit(cache=True)
+def mills_ratio(x: float) -> float:
+    """phi(x) / Phi(x) without underflow (tends to -x as x -> -inf)."""
+    return math.exp(-0.5 * x * x - LOG_SQRT_2PI - log_ndtr(x))
+
+
+@njit(cache=True)
+def expit(x: float) -> float:
+    """The logistic function 1 / (1 + exp(-x)), 0 or 1 instead of overflowing."""
+    if x < -745.0:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+@njit(cache=True)
+def logaddexp(x: float, y: float) -> float:
+    """log(e^x + e^y) without overflow (numpy's rule: equal arguments give x + log 2)."""
+    if x == y:
+        return x + math.log(2.0)
+    d = x - y
+    if d > 0:
+        return x + math.log1p(math.exp(-d))
+    if d <= 0:
+        return y + math.log1p(math.exp(d))
+    return d  # NaN
+
+
+@njit(cache=True)
+def log_sum_exp(values: np.ndarray) -> float:
+    """log(sum(exp(values))), shifted by the maximum; -inf when every value is -inf."""
+    top = -np.inf
+    for v in values:
+        top = max(top, v)
+    if not np.isfinite(top):
+        top = 0.0
+    total = 0.0
+    for v in values:
+        total += math.exp(v - top)
+    return top + np.log(total)
+
+
+#: Terms of the asymptotic series of erfcx; below ERFCX_TAIL_MIN it would not reach full precision.
+_ERFCX_TERMS = 20
+ERFCX_TAIL_MIN = 26.0
+
+
+@njit(cache=True)
+def erfcx_tail(y: float) -> float:
+    """The scaled complementary error function e^(y^2) erfc(y) for y >= 26 (asymptotic series).
+
+    Abramowitz and Stegun 7.1.23: ``sqrt(pi) y e^(y^2) erfc(y) ~ 1 + sum_k (-1)^k (2k-1)!! / (2y^2)^k``;
+    at y = 26 the terms shrink by at least 40/1352 each, so twenty reach the last bit.
+    """
+    inv = 1.0 / (2.0 * y * y)
+    total = 1.0
+    term = 1.0
+    for k in range(1, _ERFCX_TERMS + 1):
+        term *= -(2 * k - 1) * inv
+        total += term
+    return total / (y * math.sqrt(math.pi))
+
+
+@njit(cache=True)
+def interp(x: float, knots: np.ndarray, values: np.ndarray) -> float:
+    """Piecewise-linear through ``(knots, values)``, constant beyond the ends, as ``numpy.interp``."""
+    last = len(knots) - 1
+    if x >= knots[last]:
+        return values[last] if x == x else x  # NaN stays NaN
+    if x <= knots[0]:
+        return values[0] if x == x else x
+    j = 0
+    while knots[j + 1] <= x:
+        j += 1
+    slope = (values[j + 1] - values[j]) / (knots[j + 1] - knots[j])
+    return slope * (x - knots[j]) + values[j]

@@ -1,0 +1,193 @@
+"""Gradient kernel of Kerby's exponential (Plackett-Luce) model, the compiled twin of
+:func:`ratings.systems.plackett_luce.plackett_luce_gradient` (see that module for the maths:
+Plackett 1975 and Luce 1959 for the order likelihood, a censored DNF set integrated by the
+trapezoid rule after ``y = e^t``, and ties averaged over their orderings through subset sums).
+
+Tied groups of up to :data:`ratings.systems.plackett_luce.EXACT_SUBSETS` finishers are averaged
+exactly; a game with a larger tied group is declined and replays through the per-game hooks (the
+sampled design of the reference is not compiled).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ratings.kernels.numerics import log_sum_exp, logaddexp
+from ratings.systems.plackett_luce import EXACT_SUBSETS, MAX_NODES, T_STEP
+
+__all__ = ["finishers_worst_first", "plackett_luce_gradient"]
+
+
+@njit(cache=True)
+def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
+    """Indices of the finishers from the worst place to the best, tied players in index order."""
+    order = np.empty(len(ranks), dtype=np.int64)
+    k = 0
+    for i in range(len(ranks)):
+        if not dnf[i]:
+            j = k
+            while j > 0 and ranks[order[j - 1]] < ranks[i]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+            k += 1
+    return order[:k]
+
+
+@njit(cache=True)
+def _order_gradient(r: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
+    """``g_k = -1 + lambda_k sum_{i <= k} 1 / Lambda_i`` along the worst-first order, in log space."""
+    k = len(fin)
+    log_tail = np.empty(k)
+    log_tail[k - 1] = -r[fin[k - 1]]
+    for i in range(k - 2, -1, -1):
+        log_tail[i] = logaddexp(log_tail[i + 1], -r[fin[i]])
+    log_inv = -log_tail[0]
+    for i in range(k):
+        if i > 0:
+            log_inv = logaddexp(log_inv, -log_tail[i])
+        out[fin[i]] = -1.0 + math.exp(-r[fin[i]] + log_inv)
+
+
+@njit(cache=True)
+def _binomial(m: int, k: int) -> float:
+    out = 1.0
+    for i in range(1, k + 1):
+        out = out * (m - k + i) / i
+    return out
+
+
+@njit(cache=True)
+def _tie_correction(lam: np.ndarray, fin: np.ndarray, start: int, stop: int, out: np.ndarray) -> None:
+    """Replace the positional terms of the tied group ``fin[start:stop]`` by their average over its orderings.
+
+    The average over all m! orderings is a sum over the non-empty subsets S of the group,
+    weighted ``1 / C(m, |S|)``; the terms of the one order already counted are taken away.
+    """
+    m = stop - start
+    above = 0.0
+    for i in range(stop, len(fin)):
+        above += lam[fin[i]]
+    own = np.zeros(m)
+    factor = 0.0
+    for mask in range(1, 1 << m):
+        size = 0
+        total = above
+        for b in range(m):
+            if mask >> b & 1:
+                size += 1
+                total += lam[fin[start + b]]
+        weight = 1.0 / _binomial(m, size) / total
+        factor += weight
+        for b in range(m):
+            if mask >> b & 1:
+                own[b] += weight
+    # The counted order (worst first, index order): position t keeps members t..m-1.
+    suffix = above
+    base = np.empty(m)
+    for t in range(m - 1, -1, -1):
+        suffix += lam[fin[start + t]]
+        base[t] = 1.0 / suffix
+    cumulative = 0.0
+    factor_base = 0.0
+    for b in range(m):
+        cumulative += base[b]
+        p = fin[start + b]
+        out[p] += lam[p] * (own[b] - cumulative)
+    for t in range(m):
+        factor_base += base[t]
+    for i in range(stop, len(fin)):
+        out[fin[i]] += lam[fin[i]] * (factor - factor_base)
+
+
+@njit(cache=True)
+def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
+    """Add the gradient of log P(every DNF performs below every finisher), by quadrature over t = log y."""
+    n_dnf = 0
+    centre = 0.0
+    for i in range(len(r)):
+        if dnf[i]:
+            n_dnf += 1
+    for i in range(len(r)):
+        if dnf[i]:
+            centre += r[i]
+    for i in fin:
+        centre += r[i]
+    centre /= n_dnf + len(fin)
+    log_fin = np.empty(len(fin))
+    for j in range(len(fin)):
+        log_fin[j] = -(r[fin[j]] - centre)
+    log_big = log_sum_exp(log_fin)
+    lowest = -log_big
+    for i in range(len(r)):
+        if dnf[i]:
+            lowest = min(lowest, r[i] - centre)
+    t_hi = -log_big + math.log(2.0 * (n_dnf + 1) + 60.0)
+    t_lo = lowest - 50.0 / (n_dnf + 1) - 2.0
+    if not (t_hi - t_lo) / T_STEP <= MAX_NODES:  # diverging ratings (also NaN): the per-game replay reports it
+        out[:] = math.nan
+        return
+    t = np.arange(t_lo, t_hi + T_STEP, T_STEP)
+    w = np.empty(len(t))
+    for q in range(len(t)):
+        w[q] = log_big + t[q] - math.exp(log_big + t[q])
+        for i in range(len(r)):
+            if dnf[i]:
+                w[q] += np.log(-math.expm1(-math.exp(-(r[i] - centre) + t[q])))
+    top = log_sum_exp(w)
+    for q in range(len(t)):
+        w[q] = math.exp(w[q] - top)  # now the normalised weights p
+    for i in range(len(r)):
+        if dnf[i]:
+            total = 0.0
+            for q in range(len(t)):
+                z = math.exp(-(r[i] - centre) + t[q])
+                ratio = 1.0 - 0.5 * z if z < 1e-8 else z / math.expm1(z) if z < 700.0 else 0.0
+                total += ratio * w[q]
+            out[i] -= total
+    for j in range(len(fin)):
+        total = 0.0
+        for q in range(len(t)):
+            total += math.exp(log_fin[j] + t[q]) * w[q]
+        out[fin[j]] += total - math.exp(log_fin[j] - log_big)
+
+
+@njit(cache=True)
+def plackett_luce_gradient(
+    r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray
+) -> bool:
+    """The update direction of one game: ties averaged over their orderings, DNFs censored.
+
+    False (nothing computed) for a tied group larger than EXACT_SUBSETS.
+    """
+    out[:] = 0.0
+    fin = finishers_worst_first(ranks, dnf)
+    if len(fin) == 0:
+        return True
+    start = 0
+    while start < len(fin):
+        stop = start + 1
+        while stop < len(fin) and ranks[fin[stop]] == ranks[fin[start]]:
+            stop += 1
+        if stop - start > EXACT_SUBSETS:
+            return False
+        start = stop
+    _order_gradient(r, fin, out)
+    top = r[fin[0]]
+    for i in fin:
+        top = max(top, r[i])
+    lam = np.exp(-(r - top))
+    start = 0
+    while start < len(fin):
+        stop = start + 1
+        while stop < len(fin) and ranks[fin[stop]] == ranks[fin[start]]:
+            stop += 1
+        if stop - start > 1:
+            _tie_correction(lam, fin, start, stop, out)
+        start = stop
+    if len(fin) < len(r):
+        _censored_gradient(r, dnf, fin, out)
+    return True
