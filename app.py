@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from dash import Dash
 
@@ -11,8 +12,16 @@ import callbacks
 import security
 import settings
 from layouts import page
+from ratings.kernels import warm_up
 
 config = settings.current()
+log = logging.getLogger(__name__)
+
+# Compile (or load from numba's on-disk cache) every replay kernel now, not on a visitor's first click.  With
+# gunicorn --preload (the Procfile) the master does it once and the workers inherit the compiled code.
+_started = time.perf_counter()
+_compiled = warm_up()
+log.info("replay kernels ready in %.2f s (%s)", time.perf_counter() - _started, ", ".join(sorted(_compiled)))
 
 app = Dash(
     __name__,

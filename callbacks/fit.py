@@ -11,8 +11,7 @@ from callbacks.baseline import pin
 from callbacks.runs import settings_of
 from layouts.fit import compare_view, fit_view
 from layouts.ids import Baseline, Data, Fit, FitType, Page, Params
-from ratings import SYSTEM_NAMES
-from ratings.tune import METRICS
+from ratings import SYSTEM_NAMES, tune
 from sources.fitting import compare_systems, fit_system
 
 __all__ = ["applied"]
@@ -47,7 +46,7 @@ def _budget(value: Any) -> float:
 )
 def on_fit(set_progress, _run, _compare, source, current, budget, metric):
     settings = settings_of(current)
-    if source is None or settings is None or metric not in METRICS:
+    if source is None or settings is None or metric not in tune.METRICS:
         raise PreventUpdate
     seconds = _budget(budget)
 

@@ -382,7 +382,8 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
             )
         evaluation = evaluate_ratings(history, run.before, first_game=first)
         if args.json:
-            out.write(json.dumps({**evaluation.as_dict(), "first_game": first}) + "\n")
+            extra = {"first_game": first} if first else {}  # the games scored start there (a held-out part)
+            out.write(json.dumps({**evaluation.as_dict(), **extra}) + "\n")
         else:
             write_evaluation(evaluation, run, args.history, out)
             if first:

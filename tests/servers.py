@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -22,6 +24,16 @@ __all__ = ["ROOT", "celery_worker", "free_port", "gunicorn"]
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+
+
+def procfile(process: str, count: int) -> list[str]:
+    """The Procfile's command for ``process`` (``web``, ``worker``), its ``${..._CONCURRENCY:-N}`` set to ``count``:
+    the tests start the app exactly as the host does (later options given by a test override the Procfile's)."""
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        name, _, command = line.partition(":")
+        if name.strip() == process:
+            return shlex.split(re.sub(r"\$\{[A-Z_]+_CONCURRENCY:-\d+\}", str(count), command))
+    raise LookupError(f"the Procfile has no '{process}' process")
 
 
 def free_port() -> int:
@@ -49,7 +61,7 @@ def gunicorn(env: dict[str, str], logs: Path, *, workers: int = 2, start_timeout
     port = free_port()
     environ = {**os.environ, "SECRET_KEY": "test-secret-shared-by-workers", "PYTHONUNBUFFERED": "1", **env}
     environ.pop("PORT", None)
-    command = [str(binary), "app:server", "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--timeout", "60"]
+    command = [str(binary), *procfile("web", workers)[1:], "--bind", f"127.0.0.1:{port}"]
     command += ["--access-logfile", str(logs / "access.log"), "--access-logformat", 'pid=%(p)s "%(r)s" %(s)s']
     command += ["--error-logfile", str(logs / "error.log")]
     proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -79,7 +91,7 @@ def celery_worker(
         pytest.skip(f"celery is not installed next to {sys.executable}")
     environ = {**os.environ, "SECRET_KEY": "test-secret-shared-by-workers", "PYTHONUNBUFFERED": "1", **env}
     log = logs / "celery.log"
-    command = [str(binary), "-A", "app.celery_app", "worker", "--concurrency", "1", "--loglevel", "INFO"]
+    command = [str(binary), *procfile("worker", 1)[1:]]
     command += ["--logfile", str(log), "--without-gossip", "--without-mingle", "--without-heartbeat"]
     proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + start_timeout
