@@ -23,6 +23,7 @@ FEATURES = (
     "predict",
     "evaluate",
     "downloads",
+    "games",
 )
 
 

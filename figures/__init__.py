@@ -10,6 +10,8 @@ Nothing here reads a file, a store or a request; every function is tested withou
 - :mod:`figures.trajectories`, :mod:`figures.changes` (one game's bars, the players x games heatmap),
   :mod:`figures.leaderboard` (rows and sparklines), :mod:`figures.predictions` (chance of each place),
   :mod:`figures.scores` (multiplayer Elo score function);
+- :mod:`figures.gamelist` (the games list's rows: finishing order and changes as text), :mod:`figures.player`
+  (one player's page: trajectory with rank, numbers, head-to-head);
 - :mod:`figures.empty` (a chart saying why it is blank) and :mod:`figures.export` (PNG download config).
 
 Every public name is re-exported here: ``import figures; figures.trajectory_figure(...)``.
@@ -20,6 +22,7 @@ from __future__ import annotations
 from figures.changes import NEGATIVE, POSITIVE, change_heatmap, game_changes_figure, oddities
 from figures.empty import empty_figure
 from figures.export import graph_config
+from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, signed
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.players import (
@@ -41,6 +44,7 @@ __all__ = [
     "MARKER_LIMIT",
     "NATURAL_SCALE",
     "NEGATIVE",
+    "PAGE_SIZE",
     "PALETTE",
     "PLACEHOLDER_NAMES",
     "POSITIVE",
@@ -51,9 +55,11 @@ __all__ = [
     "date_range_text",
     "default_players",
     "empty_figure",
+    "finishing_order",
     "game_changes_figure",
     "game_label",
     "game_labels",
+    "game_rows",
     "graph_config",
     "is_placeholder",
     "leaderboard_rows",
@@ -68,6 +74,7 @@ __all__ = [
     "probability_rows",
     "scale_for",
     "score_function_figure",
+    "signed",
     "sparkline",
     "trajectory_figure",
 ]

@@ -33,6 +33,8 @@ class Tab(StrEnum):
     OVERVIEW = "overview"
     EDIT = "edit"
     PREDICTIONS = "predictions"
+    GAMES = "games"
+    PLAYER = "player"
 
 
 class Data(StrEnum):
@@ -160,3 +162,26 @@ class Downloads(StrEnum):
     RATINGS = "downloads-ratings"
     HISTORY_BUTTON = "downloads-history-button"
     HISTORY = "downloads-history"
+
+
+class GamesList(StrEnum):
+    """The games list: filters, the page of games, and the clicked game's one-game view."""
+
+    PLAYER = "games-player"
+    DATES = "games-dates"
+    COUNT = "games-count"
+    GRID = "games-grid"
+    PAGES = "games-pages"
+    GAME = "games-game"
+    GAME_CHART = "games-game-chart"
+
+
+class PlayerPage(StrEnum):
+    """One player's page: the pick, their numbers, trajectory with rank, head-to-head, and a game explained."""
+
+    PLAYER = "player-player"
+    SUMMARY = "player-summary"
+    TRAJECTORY = "player-trajectory"
+    HEAD_TO_HEAD = "player-head-to-head"
+    GAME = "player-game"
+    EXPLAIN = "player-explain"

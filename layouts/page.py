@@ -26,6 +26,7 @@ import settings
 from layouts import changes, standings
 from layouts import downloads as downloads_layout
 from layouts import edit as edit_layout
+from layouts import games as games_layout
 from layouts import predict as predict_layout
 from layouts.controls import controls_column
 from layouts.ids import Baseline, Data, Page, Params, Tab
@@ -33,7 +34,13 @@ from layouts.ids import Baseline, Data, Page, Params, Tab
 __all__ = ["TABS", "layout", "sample_names"]
 
 #: The feature tabs, in order.  Each entry builds one ``dbc.Tab``.
-TABS: list[Callable[[], dbc.Tab]] = [standings.tab, changes.tab, edit_layout.tab, predict_layout.tab]
+TABS: list[Callable[[], dbc.Tab]] = [
+    standings.tab,
+    changes.tab,
+    edit_layout.tab,
+    predict_layout.tab,
+    games_layout.tab,
+]
 
 
 def sample_names() -> list[str]:

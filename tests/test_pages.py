@@ -1,0 +1,103 @@
+"""The new pages' pure parts: the games list rows and page, called as functions (no browser)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import figures
+from callbacks.games import clicked_game, games_page, parse_day, player_options
+from ratings import GameHistory, RatingRun
+from tests.test_stats import hand_run
+
+
+def test_finishing_order_reads_at_a_glance(small_history):
+    h = small_history
+    assert figures.finishing_order(h, 0) == "1. Ann  2. Bob  3. Cid  DNF: Dee"
+    assert figures.finishing_order(h, 1) == "1. Bob / Ann (tie)  3. Dee"  # competition style after a tie
+    assert figures.finishing_order(h, 2) == "1. Cid  2. Dee  DNF: Eve, Ann"
+
+
+def test_names_stay_raw_text_for_the_grid():
+    h = GameHistory.from_records(
+        [{"game": "1", "player": "<b>Zed</b>", "place": 1}, {"game": "1", "player": "Yan & Co", "place": 2}]
+    )
+    assert figures.finishing_order(h, 0) == "1. <b>Zed</b>  2. Yan & Co"  # the grid shows text as text
+
+
+def test_game_rows_with_and_without_a_player(small_history):
+    run = hand_run(small_history)
+    scale = figures.Scale()
+    rows = figures.game_rows(run, [1, 0], scale)
+    # g2: before Bob 5, Ann 10, Dee 1; after 12, 11, 0 -> +7, +1, -1 (best place first, ties in entry order)
+    assert rows[0] == {
+        "index": 1,
+        "number": 2,
+        "game": "g2",
+        "date": "",
+        "order": "1. Bob / Ann (tie)  3. Dee",
+        "changes": "Bob +7, Ann +1, Dee −1",
+    }
+    assert rows[1]["changes"] == "Ann +10, Bob +5, Cid +3, Dee +1"
+    mine = figures.game_rows(run, [2], scale, "Ann")[0]
+    assert (mine["place"], mine["change"]) == ("DNF of 4", -7.0)  # g3: Ann 11 -> 4
+    doubled = figures.game_rows(run, [1], figures.Scale(1500.0, 2.0, "points"))[0]
+    assert doubled["changes"] == "Bob +14, Ann +2, Dee −2"  # the offset cancels in a change
+
+
+def test_signed():
+    assert [figures.signed(x) for x in (12.345, -0.04123, 0.0, -0.0, 1234.5)] == [
+        "+12.35",
+        "−0.04123",
+        "0",
+        "0",
+        "+1234",
+    ]
+
+
+def long_run(n_games: int) -> RatingRun:
+    """Two players alternating wins (ratings made up: the game index), ``n_games`` games."""
+    records = []
+    for g in range(n_games):
+        records += [
+            {"game": str(g), "player": "Ann", "place": 1 + g % 2},
+            {"game": str(g), "player": "Bob", "place": 2 - g % 2},
+        ]
+    h = GameHistory.from_records(records)
+    values = np.repeat(np.arange(n_games, dtype=float), 2)
+    return RatingRun("hand", None, h, values, values + 1, np.zeros(2), 0.0, "rating")
+
+
+def test_games_page_cuts_pages_newest_first():
+    run = long_run(60)  # 60 games, 25 a page -> 3 pages
+    rows, count, shown, pages = games_page(run, figures.Scale(), page=1)
+    assert (shown, pages, len(rows)) == (1, 3, 25)
+    assert [r["number"] for r in rows[:2]] == [60, 59]
+    assert count.startswith("60 games, newest first; showing 1-25")
+    rows, count, shown, pages = games_page(run, figures.Scale(), page=3)
+    assert (shown, [r["number"] for r in rows]) == (3, list(range(10, 0, -1)))
+    assert "showing 51-60" in count
+    _, _, shown, _ = games_page(run, figures.Scale(), page=9)  # out of range (e.g. a filter shrank the list)
+    assert shown == 1
+    _, _, shown, _ = games_page(run, figures.Scale(), page="2")  # not a page number
+    assert shown == 1
+
+
+def test_games_page_filters_by_player(small_history):
+    run = hand_run(small_history)
+    rows, count, _, pages = games_page(run, figures.Scale(), player="Bob")
+    assert [r["number"] for r in rows] == [2, 1]
+    assert [r["place"] for r in rows] == ["1 of 3", "2 of 4"]
+    assert count.startswith("2 of 4 games")
+    rows, _, _, _ = games_page(run, figures.Scale(), player="<unknown>")  # not a player: no player filter
+    assert len(rows) == 4 and "place" not in rows[0]
+
+
+def test_small_adapters(small_history):
+    run = hand_run(small_history)
+    assert clicked_game(run, {"rowId": "2", "colId": "order"}) == 2
+    assert clicked_game(run, {"rowId": "99"}) is None
+    assert clicked_game(run, {"rowId": "x"}) is None
+    assert clicked_game(run, None) is None
+    assert str(parse_day("2024-03-01T00:00:00")) == "2024-03-01"
+    assert parse_day("March") is None and parse_day(None) is None
+    assert [o["value"] for o in player_options(small_history)] == ["Ann", "Bob", "Cid", "Dee", "Eve"]
