@@ -50,7 +50,7 @@ def grid_columns(*, with_player: bool) -> list[dict[str, Any]]:
     """The grid's columns; with a player filter, also that player's place and change."""
     columns: list[dict[str, Any]] = [
         {"field": "number", "headerName": "#", "width": 70, "pinned": "left", "headerTooltip": "game number"},
-        {"field": "date", "width": 110},
+        {"field": "date", "headerName": "date", "width": 110},
     ]
     if with_player:
         columns += [

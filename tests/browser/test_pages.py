@@ -1,0 +1,98 @@
+"""The Games and Player tabs in a real headless Chromium, at desktop and phone width (screenshots saved)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import screenshot
+from tests.browser.test_app_browser import TIMEOUT, open_app, settle
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def pick(page, dropdown: str, text: str) -> None:
+    """Choose ``text`` in the dcc.Dropdown with id ``dropdown`` by typing it, as a user does."""
+    page.click(f"#{dropdown}")
+    page.keyboard.type(text)
+    page.wait_for_timeout(300)
+    page.keyboard.press("Enter")
+    settle(page)
+
+
+def first_row_cells(page) -> dict[str, str]:
+    return page.evaluate(
+        """() => Object.fromEntries(Array.from(
+            document.querySelectorAll('#games-grid .ag-center-cols-container .ag-row[row-index="0"] .ag-cell,'
+              + '#games-grid .ag-pinned-left-cols-container .ag-row[row-index="0"] .ag-cell'))
+            .map(c => [c.getAttribute('col-id'), c.innerText]))"""
+    )
+
+
+def open_games(page, app_url: str) -> None:
+    open_app(page, app_url)
+    page.click("#page-tabs .nav-link:text-is('Games')")
+    page.wait_for_selector("#games-grid .ag-row", timeout=TIMEOUT)
+    settle(page)
+
+
+def test_games_list_filters_pages_and_shows_a_clicked_game(page, app_url):
+    open_games(page, app_url)
+    assert "150 games, newest first; showing 1-25" in page.inner_text("#games-count")
+    row = first_row_cells(page)
+    assert row["number"] == "150"
+    assert row["order"].startswith("1. ")
+    assert "+" in row["changes"] or "−" in row["changes"]
+    assert page.is_visible("#games-game-chart .main-svg")
+    screenshot(page, "games-desktop")
+
+    # next page: games 125 down to 101
+    page.click("#games-pages >> text=2")
+    page.wait_for_function(
+        "() => document.querySelector('#games-count').innerText.includes('showing 26-50')", timeout=TIMEOUT
+    )
+    assert first_row_cells(page)["number"] == "125"
+
+    # filter by a player: every listed game has them, with their place and change
+    pick(page, "games-player", "Marta")
+    page.wait_for_function("() => document.querySelector('#games-count').innerText.includes(' of 150 games')")
+    row = first_row_cells(page)
+    assert "Marta" in row["order"]
+    assert " of " in row["place"]
+
+    # a click on a game shows it beside the list
+    page.click('#games-grid .ag-center-cols-container .ag-row[row-index="1"] [col-id="order"]')
+    number = first_row_cells(page)["number"]  # the list did not move
+    second = page.evaluate(
+        """() => document.querySelector('#games-grid .ag-pinned-left-cols-container .ag-row[row-index="1"]')
+            .innerText.trim()"""
+    )
+    page.wait_for_function(
+        "want => document.querySelector('#games-game').innerText.startsWith('Game ' + want)",
+        arg=second,
+        timeout=TIMEOUT,
+    )
+    assert number != second
+    title = page.evaluate("() => document.querySelector('#games-game-chart .gtitle').textContent")
+    assert title.startswith(f"Game {second}")
+    screenshot(page, "games-desktop-filtered")
+    assert page.console_errors == []
+
+
+def test_games_list_at_phone_width(browser, app_url):
+    context = browser.new_context(**PHONE)
+    small = context.new_page()
+    errors: list[str] = []
+    small.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_games(small, app_url)
+    width = small.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
+    assert first_row_cells(small)["number"] == "150"
+    small.click('#games-grid .ag-center-cols-container .ag-row[row-index="2"] [col-id="order"]')
+    small.wait_for_function(
+        "() => document.querySelector('#games-game').innerText.startsWith('Game 148')", timeout=TIMEOUT
+    )
+    screenshot(small, "games-phone")
+    assert errors == []
+    context.close()
