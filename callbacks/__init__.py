@@ -24,6 +24,7 @@ FEATURES = (
     "evaluate",
     "downloads",
     "games",
+    "player",
 )
 
 

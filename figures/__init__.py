@@ -25,6 +25,7 @@ from figures.export import graph_config
 from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, signed
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
+from figures.player import form_text, head_to_head_rows, player_figure, record_items
 from figures.players import (
     PALETTE,
     PLACEHOLDER_NAMES,
@@ -56,11 +57,13 @@ __all__ = [
     "default_players",
     "empty_figure",
     "finishing_order",
+    "form_text",
     "game_changes_figure",
     "game_label",
     "game_labels",
     "game_rows",
     "graph_config",
+    "head_to_head_rows",
     "is_placeholder",
     "leaderboard_rows",
     "oddities",
@@ -69,9 +72,11 @@ __all__ = [
     "plain",
     "plain_game_labels",
     "player_color",
+    "player_figure",
     "player_series",
     "probability_figure",
     "probability_rows",
+    "record_items",
     "scale_for",
     "score_function_figure",
     "signed",

@@ -27,6 +27,7 @@ from layouts import changes, standings
 from layouts import downloads as downloads_layout
 from layouts import edit as edit_layout
 from layouts import games as games_layout
+from layouts import player as player_layout
 from layouts import predict as predict_layout
 from layouts.controls import controls_column
 from layouts.ids import Baseline, Data, Page, Params, Tab
@@ -40,6 +41,7 @@ TABS: list[Callable[[], dbc.Tab]] = [
     edit_layout.tab,
     predict_layout.tab,
     games_layout.tab,
+    player_layout.tab,
 ]
 
 

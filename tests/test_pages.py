@@ -101,3 +101,53 @@ def test_small_adapters(small_history):
     assert str(parse_day("2024-03-01T00:00:00")) == "2024-03-01"
     assert parse_day("March") is None and parse_day(None) is None
     assert [o["value"] for o in player_options(small_history)] == ["Ann", "Bob", "Cid", "Dee", "Eve"]
+
+
+def test_player_record_and_figure(small_history):
+    from callbacks.player import player_pick, player_view
+    from ratings.stats import head_to_head, player_stats
+
+    run = hand_run(small_history)
+    stats = player_stats(run, "Ann")
+    assert stats is not None
+    items = dict(figures.record_items(stats, figures.Scale()))
+    # see tests/test_stats.py: Ann 4 games, 2 wins, 3 podiums, average (1+1+3+2)/4, rating 5, 4th after g4
+    assert items["games"] == "4"
+    assert items["wins"] == "2 (50%)"
+    assert items["podiums"] == "3 (75%)"
+    assert items["average place"] == "1.75"
+    assert (items["rating"], items["rank"]) == ("5", "4")
+    assert (items["best"], items["worst"]) == ("1st", "3rd (DNF)")
+    assert items["longest win streak"] == "2 (now 0)"
+    assert items["longest run of last places"] == "2 (now 2)"
+    assert items["last 10 places"] == "1 1 DNF 2"
+    rows = figures.head_to_head_rows(head_to_head(small_history, "Ann"))
+    assert rows[0] == {"opponent": "Dee", "games": 3, "ahead": 2, "behind": 1, "ties": 0, "ahead_share": 66.7}
+
+    fig = figures.player_figure(stats, figures.Scale(1500.0, 200.0, "points"))
+    rating, rank = fig.data
+    assert list(rating.x) == [1, 2, 3, 4]
+    assert list(rating.y) == [3500.0, 3700.0, 2300.0, 2500.0]  # 1500 + 200 x (10, 11, 4, 5)
+    assert list(rank.y) == [1, 2, 3, 4]
+    assert list(fig.layout.yaxis2.range) == [4.5, 0.5]  # worst rank 4 at the bottom, rank 1 at the top
+
+    # the leader is picked by default: final ratings Ann 5, Bob 12, Cid 20, Dee 2, Eve 6 -> Cid
+    options, pick = player_pick(run, None)
+    assert pick == "Cid" and options[0] == {"label": "1. Cid", "value": "Cid"}
+    assert player_pick(run, "Eve")[1] == "Eve"
+    assert player_pick(run, "Nobody")[1] == "Cid"
+    _, _, h2h = player_view(run, "Eve", figures.Scale())
+    assert [r["opponent"] for r in h2h] == ["Ann", "Cid", "Dee"]  # Ann twice, then by name
+
+
+def test_player_names_are_plain_text_in_the_chart():
+    h = GameHistory.from_records(
+        [{"game": "1", "player": "<b>Zed</b>", "place": 1}, {"game": "1", "player": "Yan", "place": 2}]
+    )
+    from ratings import create
+    from ratings.stats import player_stats
+
+    stats = player_stats(create("multielo").rate(h), "<b>Zed</b>")
+    assert stats is not None
+    fig = figures.player_figure(stats, figures.Scale())
+    assert fig.layout.title.text.startswith("&lt;b&gt;Zed&lt;/b&gt;:")

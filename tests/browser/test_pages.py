@@ -96,3 +96,44 @@ def test_games_list_at_phone_width(browser, app_url):
     screenshot(small, "games-phone")
     assert errors == []
     context.close()
+
+
+def open_player(page, app_url: str) -> None:
+    open_app(page, app_url)
+    page.click("#page-tabs .nav-link:text-is('Player')")
+    page.wait_for_selector("#player-head-to-head .ag-row", timeout=TIMEOUT)
+    page.wait_for_selector("#player-trajectory .scatterlayer .trace", timeout=TIMEOUT)
+    settle(page)
+
+
+def test_player_page_defaults_to_the_leader_and_switches(page, app_url, browser):
+    open_player(page, app_url)
+    leader = page.inner_text("#player-player .Select-value-label, #player-player") or ""
+    summary = page.inner_text("#player-summary")
+    assert "rank\n1" in summary.replace("\t", "\n")  # the leader is picked by default
+    assert "wins" in summary and "last 10 places" in summary
+    title = page.evaluate("() => document.querySelector('#player-trajectory .gtitle').textContent")
+    assert title.endswith("rating and rank after each game")
+    assert page.locator("#player-head-to-head .ag-center-cols-container .ag-row").count() >= 5
+    screenshot(page, "player-desktop")
+
+    pick(page, "player-player", "Dmitri")
+    page.wait_for_function(
+        "() => document.querySelector('#player-trajectory .gtitle').textContent.startsWith('Dmitri:')",
+        timeout=TIMEOUT,
+    )
+    opponents = page.inner_text("#player-head-to-head")
+    assert "Dmitri" not in opponents.split("opponent", 1)[-1]  # nobody meets themself
+    assert leader != ""
+    assert page.console_errors == []
+
+    context = browser.new_context(**PHONE)
+    small = context.new_page()
+    errors: list[str] = []
+    small.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_player(small, app_url)
+    width = small.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
+    screenshot(small, "player-phone")
+    assert errors == []
+    context.close()
