@@ -26,7 +26,7 @@ def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
     return html.Dl(cells, className="row small mb-0")
 
 
-NARROW = {"flex": 1, "minWidth": 64}
+NARROW = {"flex": 1, "minWidth": 56}
 
 
 def head_to_head_grid() -> dag.AgGrid:
@@ -35,7 +35,7 @@ def head_to_head_grid() -> dag.AgGrid:
         id=PlayerPage.HEAD_TO_HEAD,
         rowData=[],
         columnDefs=[
-            {"field": "opponent", "headerName": "opponent", "width": 120, "pinned": "left", "cellClass": "fw-semibold"},
+            {"field": "opponent", "headerName": "opponent", "width": 104, "pinned": "left", "cellClass": "fw-semibold"},
             {"field": "games", "headerName": "games", **NARROW, "headerTooltip": "games together", "sort": "desc"},
             {
                 "field": "ahead",
@@ -48,7 +48,13 @@ def head_to_head_grid() -> dag.AgGrid:
             {"field": "ahead_share", "headerName": "ahead %", **NARROW},
         ],
         getRowId="params.data.opponent",
-        defaultColDef={"sortable": True, "resizable": True, "suppressMovable": True},
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "suppressMovable": True,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
+        },
         dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
         style={"width": "100%"},
         className="ag-theme-quartz",
