@@ -8,18 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 import plotly.graph_objects as go
-from dash import Input, Output, State, callback
+from dash import Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run
 from callbacks.standings import scale_of
 from layouts.ids import Data, Page, Params, PlayerPage, Standings, Tab
-from layouts.player import record_list
+from layouts.player import explanation_view, record_list
 from ratings import RatingRun
-from ratings.stats import head_to_head, player_stats
+from ratings.explain import explain
+from ratings.stats import head_to_head, player_games, player_stats
 
-__all__ = ["player_pick", "player_view"]
+__all__ = ["explain_view", "game_pick", "player_pick", "player_view"]
 
 
 def player_pick(run: RatingRun, chosen: Any) -> tuple[list[dict[str, str]], str | None]:
@@ -73,3 +74,70 @@ def on_player(source, current, player, offset, factor, tab):
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
     return player_view(run, player, scale_of(run, offset, factor))
+
+
+def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tuple[list[dict[str, Any]], int | None]:
+    """The player's games, newest first, and the game to explain: a clicked chart point's game, else the previous
+    choice when the player played it, else their newest game."""
+    if not isinstance(player, str):
+        return [], None
+    games = [int(g) for g in player_games(run.history, player)][::-1]
+    options = [{"label": figures.game_label(run, g), "value": g} for g in games]
+    points = click.get("points") if isinstance(click, dict) else None
+    if isinstance(points, list) and points and isinstance(points[0], dict):
+        data = points[0].get("customdata")
+        if isinstance(data, list) and data and isinstance(data[0], (int, float)) and int(data[0]) in games:
+            return options, int(data[0])
+    if isinstance(chosen, int) and chosen in games:
+        return options, chosen
+    return options, games[0] if games else None
+
+
+def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -> Any:
+    """The explanation of ``player``'s change in ``game`` as a component (a short note when there is none)."""
+    if not isinstance(player, str) or not isinstance(game, int):
+        return "Pick a game."
+    try:
+        e = explain(run, game, player)
+    except ValueError as exc:
+        return str(exc)
+    header = (
+        f"{player} in {figures.game_label(run, game)}: {float(scale.value(e.before)):.5g} → "
+        f"{float(scale.value(e.after)):.5g} ({figures.signed(float(scale.change(e.change)))} {scale.unit})"
+    )
+    return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)
+
+
+# source, picked player, a click on their chart -> the game picker (their games, newest first)
+@callback(
+    Output(PlayerPage.GAME, "options"),
+    Output(PlayerPage.GAME, "value"),
+    Input(Data.SOURCE, "data"),
+    Input(PlayerPage.PLAYER, "value"),
+    Input(PlayerPage.TRAJECTORY, "clickData"),
+    State(Params.SETTINGS, "data"),
+    State(PlayerPage.GAME, "value"),
+)
+def on_player_games(source, player, click, current, chosen):
+    run = current_run(source, current)
+    clicked = ctx.triggered_id == PlayerPage.TRAJECTORY
+    options, game = game_pick(run, player, chosen, click if clicked else None)
+    return (no_update if clicked else options), game
+
+
+# source, settings, picked player and game, scale, visible tab -> why the rating changed
+@callback(
+    Output(PlayerPage.EXPLAIN, "children"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(PlayerPage.PLAYER, "value"),
+    Input(PlayerPage.GAME, "value"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+    Input(Page.TABS, "active_tab"),
+)
+def on_explain(source, current, player, game, offset, factor, tab):
+    if tab != Tab.PLAYER:
+        raise PreventUpdate  # computed when the tab opens
+    run = current_run(source, current)
+    return explain_view(run, player, game, scale_of(run, offset, factor))

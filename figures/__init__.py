@@ -25,7 +25,7 @@ from figures.export import graph_config
 from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, signed
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
-from figures.player import form_text, head_to_head_rows, player_figure, record_items
+from figures.player import explanation_rows, form_text, head_to_head_rows, player_figure, record_items
 from figures.players import (
     PALETTE,
     PLACEHOLDER_NAMES,
@@ -56,6 +56,7 @@ __all__ = [
     "date_range_text",
     "default_players",
     "empty_figure",
+    "explanation_rows",
     "finishing_order",
     "form_text",
     "game_changes_figure",

@@ -8,11 +8,13 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from figures.gamelist import signed
 from figures.scale import Scale
 from figures.text import place_name, plain
+from ratings.explain import Explanation
 from ratings.stats import HeadToHead, PlayerStats
 
-__all__ = ["form_text", "head_to_head_rows", "player_figure", "record_items"]
+__all__ = ["explanation_rows", "form_text", "head_to_head_rows", "player_figure", "record_items"]
 
 
 def form_text(stats: PlayerStats) -> str:
@@ -117,3 +119,36 @@ def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] |
         hovermode="closest",
     )
     return fig
+
+
+def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, str]]:
+    """The rows of "why did the rating change": one per term (exact systems) or per moved quantity (the others).
+
+    Term rows: ``part``, ``result``, ``chance`` (of finishing ahead, in percent), ``change`` (on the shown scale),
+    biggest effect first, then a ``total`` row.  Moved rows: ``part``, ``before``, ``after``, ``change`` (``mu``,
+    ``sigma`` and the like in the system's own units; the shown rating on the shown scale).
+    """
+    if explanation.exact:
+        terms = sorted(explanation.terms, key=lambda t: -abs(t.value))
+        rows = [
+            {
+                "part": t.label,
+                "result": t.result,
+                "chance": "" if t.expected is None else f"{100 * t.expected:.0f}%",
+                "change": signed(float(scale.change(t.value))),
+            }
+            for t in terms
+        ]
+        rows.append(
+            {"part": "total", "result": "", "chance": "", "change": signed(float(scale.change(explanation.change)))}
+        )
+        return rows
+    out = []
+    for m in explanation.moved:
+        shown = m.name == "shown rating"
+        before = float(scale.value(m.before)) if shown else m.before
+        after = float(scale.value(m.after)) if shown else m.after
+        out.append(
+            {"part": m.name, "before": f"{before:.5g}", "after": f"{after:.5g}", "change": signed(after - before)}
+        )
+    return out

@@ -12,7 +12,7 @@ from figures import graph_config
 from layouts.busy import busy
 from layouts.ids import PlayerPage, Tab
 
-__all__ = ["head_to_head_grid", "record_list", "tab"]
+__all__ = ["explain_panel", "explanation_view", "head_to_head_grid", "record_list", "tab"]
 
 
 def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
@@ -61,6 +61,48 @@ def head_to_head_grid() -> dag.AgGrid:
     )
 
 
+def explanation_view(header: str, rows: Sequence[dict[str, str]], notes: Sequence[str], *, exact: bool) -> html.Div:
+    """The change of one player in one game: a header line, the rows of
+    :func:`figures.explanation_rows` as a table, and the notes in words."""
+    if exact:
+        columns = [("part", "opponent"), ("result", "result"), ("chance", "chance ahead"), ("change", "change")]
+    else:
+        columns = [("part", "what"), ("before", "before"), ("after", "after"), ("change", "change")]
+    head = html.Thead(html.Tr([html.Th(title) for _, title in columns]))
+    body = html.Tbody(
+        [
+            html.Tr(
+                [
+                    html.Td(r.get(key, ""), className="num" if key in ("chance", "change", "before", "after") else None)
+                    for key, _ in columns
+                ],
+                className="fw-semibold" if exact and r["part"] == "total" and i == len(rows) - 1 else None,
+            )
+            for i, r in enumerate(rows)
+        ]
+    )
+    return html.Div(
+        [
+            html.Div(header, className="small fw-semibold mb-1"),
+            html.Div(dbc.Table([head, body], size="sm", striped=True, className="mb-1"), className="table-responsive"),
+            *[html.P(n, className="small text-muted mb-1") for n in notes],
+        ]
+    )
+
+
+def explain_panel() -> html.Div:
+    """Pick one of the player's games (or click a point of the chart); its change explained below."""
+    return html.Div(
+        [
+            html.H2("Why did the rating change?", className="h6 mt-2 mb-1"),
+            html.Label("game", htmlFor=PlayerPage.GAME, className="small mb-0"),
+            dcc.Dropdown(id=PlayerPage.GAME, clearable=False, placeholder="pick a game", className="mb-2"),
+            busy(html.Div(id=PlayerPage.EXPLAIN)),
+        ],
+        className="mb-3",
+    )
+
+
 def tab() -> dbc.Tab:
     """Pick and record (left on wide screens), trajectory with rank (right); head-to-head below."""
     left = html.Div(
@@ -78,6 +120,7 @@ def tab() -> dbc.Tab:
         html.Div(
             [
                 dbc.Row([dbc.Col(left, xl=4, xs=12), dbc.Col(chart, xl=8, xs=12)], className="g-3"),
+                explain_panel(),
                 html.H2("Head to head", className="h6 mt-2 mb-1"),
                 html.Div(
                     "Each opponent met: games together, and how often each finished ahead (a DNF is behind every "

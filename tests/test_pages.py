@@ -151,3 +151,38 @@ def test_player_names_are_plain_text_in_the_chart():
     assert stats is not None
     fig = figures.player_figure(stats, figures.Scale())
     assert fig.layout.title.text.startswith("&lt;b&gt;Zed&lt;/b&gt;:")
+
+
+def test_explanation_rows_and_view(small_history):
+    from callbacks.player import explain_view, game_pick
+    from ratings import create
+    from ratings.explain import explain
+
+    run = create("multielo").rate(small_history)
+    # g1, all at 1000: Bob -8 against Ann (behind), +8 against Cid and Dee (ahead); see tests/test_explain.py
+    rows = figures.explanation_rows(explain(run, 0, "Bob"), figures.Scale())
+    assert rows[-1] == {"part": "total", "result": "", "chance": "", "change": "+8"}
+    assert {(r["part"], r["result"], r["chance"], r["change"]) for r in rows[:-1]} == {
+        ("Ann", "behind", "50%", "−8"),
+        ("Cid", "ahead", "50%", "+8"),
+        ("Dee", "ahead", "50%", "+8"),
+    }
+    # natural scale shown as points: a change is multiplied by the factor (pairwise Elo: 0.035 -> 7 points)
+    two = GameHistory.from_records([{"game": "g", "player": "A", "place": 1}, {"game": "g", "player": "B", "place": 2}])
+    pair = create("pairwise-elo").rate(two)
+    rows = figures.explanation_rows(explain(pair, 0, "A"), figures.Scale(1500.0, 200.0, "points"))
+    assert [r["change"] for r in rows] == ["+7", "+7"]
+    # a Bayesian system: what moved, the shown rating on the shown scale
+    ts = create("trueskill").rate(two)
+    moved = {r["part"]: r for r in figures.explanation_rows(explain(ts, 0, "A"), figures.Scale())}
+    assert set(moved) == {"mu", "sigma", "shown rating"}
+    assert moved["shown rating"]["change"] == figures.signed(float(ts.after[0] - ts.before[0]))
+
+    options, game = game_pick(run, "Bob", None)
+    assert [o["value"] for o in options] == [1, 0] and game == 1  # Bob played g1 and g2; newest first
+    assert game_pick(run, "Bob", 0)[1] == 0
+    assert game_pick(run, "Bob", 3)[1] == 1  # Bob did not play g4: his newest game instead
+    assert game_pick(run, "Bob", 1, {"points": [{"customdata": [0, -8.0]}]})[1] == 0  # a click on a chart point
+    assert "did not play" in explain_view(run, "Bob", 3, figures.Scale())
+    view = explain_view(run, "Bob", 0, figures.scale_for(run))
+    assert "Bob in Game 1 (g1): 1000 → 1008 (+8 Elo points)" in str(view)
