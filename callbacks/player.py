@@ -85,9 +85,10 @@ def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tu
     options = [{"label": figures.game_label(run, g), "value": g} for g in games]
     points = click.get("points") if isinstance(click, dict) else None
     if isinstance(points, list) and points and isinstance(points[0], dict):
-        data = points[0].get("customdata")
-        if isinstance(data, list) and data and isinstance(data[0], (int, float)) and int(data[0]) in games:
-            return options, int(data[0])
+        # The point's x is the game number (a click's customdata does not reach the server: issue 11, item 2).
+        x = points[0].get("x")
+        if isinstance(x, (int, float)) and not isinstance(x, bool) and float(x).is_integer() and int(x) - 1 in games:
+            return options, int(x) - 1
     if isinstance(chosen, int) and chosen in games:
         return options, chosen
     return options, games[0] if games else None

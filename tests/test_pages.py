@@ -182,7 +182,8 @@ def test_explanation_rows_and_view(small_history):
     assert [o["value"] for o in options] == [1, 0] and game == 1  # Bob played g1 and g2; newest first
     assert game_pick(run, "Bob", 0)[1] == 0
     assert game_pick(run, "Bob", 3)[1] == 1  # Bob did not play g4: his newest game instead
-    assert game_pick(run, "Bob", 1, {"points": [{"customdata": [0, -8.0]}]})[1] == 0  # a click on a chart point
+    assert game_pick(run, "Bob", 1, {"points": [{"x": 1, "y": 1008.0}]})[1] == 0  # a click on game 1's point
+    assert game_pick(run, "Bob", 1, {"points": [{"x": 4, "y": 1.0}]})[1] == 1  # not Bob's game: kept
     assert "did not play" in explain_view(run, "Bob", 3, figures.Scale())
     view = explain_view(run, "Bob", 0, figures.scale_for(run))
     assert "Bob in Game 1 (g1): 1000 → 1008 (+8 Elo points)" in str(view)

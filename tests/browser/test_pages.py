@@ -96,8 +96,8 @@ def test_games_list_at_phone_width(browser, app_url):
     context.close()
 
 
-def open_player(page, app_url: str) -> None:
-    open_app(page, app_url)
+def open_player(page, app_url: str, query: str = "") -> None:
+    open_app(page, app_url, query)
     page.click("#page-tabs .nav-link:text-is('Player')")
     page.wait_for_selector("#player-head-to-head .ag-row", timeout=TIMEOUT)
     page.wait_for_selector("#player-trajectory .scatterlayer .trace", timeout=TIMEOUT)
@@ -113,6 +113,11 @@ def test_player_page_defaults_to_the_leader_and_switches(page, app_url, browser)
     title = page.evaluate("() => document.querySelector('#player-trajectory .gtitle').textContent")
     assert title.endswith("rating and rank after each game")
     assert page.locator("#player-head-to-head .ag-center-cols-container .ag-row").count() >= 5
+    # why the rating changed in Marta's newest game: one row per opponent, then the total
+    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    explanation = page.inner_text("#player-explain")
+    assert explanation.startswith("Marta in Game 150")
+    assert "total" in explanation and "The rows sum exactly to the change." in explanation
     screenshot(page, "player-desktop")
 
     pick(page, "player-player", "Dmitri")
@@ -134,3 +139,24 @@ def test_player_page_defaults_to_the_leader_and_switches(page, app_url, browser)
     screenshot(small, "player-phone")
     assert errors == []
     context.close()
+
+
+def test_player_page_explains_a_clicked_game_under_trueskill(page, app_url):
+    open_player(page, app_url, "?system=trueskill")
+    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    # a click on the chart's first point explains that game (the player's first)
+    first = page.evaluate("() => document.querySelector('#player-trajectory .js-plotly-plot')._fullData[0].x[0]")
+    box = page.locator("#player-trajectory .scatterlayer .trace .point").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(200)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function(
+        "n => /in Game \\d+/.exec(document.querySelector('#player-explain').innerText)[0] === 'in Game ' + n",
+        arg=first,
+        timeout=TIMEOUT,
+    )
+    text = page.inner_text("#player-explain")
+    assert "mu" in text and "sigma" in text and "shown rating" in text
+    assert "Shown rating = mean − 2 × uncertainty" in text
+    screenshot(page, "player-desktop-trueskill")
+    assert page.console_errors == []
