@@ -26,7 +26,7 @@ def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
     return html.Dl(cells, className="row small mb-0")
 
 
-NARROW = {"flex": 1, "minWidth": 56}
+NARROW = {"flex": 1, "minWidth": 78}
 
 
 def head_to_head_grid() -> dag.AgGrid:
@@ -52,8 +52,6 @@ def head_to_head_grid() -> dag.AgGrid:
             "sortable": True,
             "resizable": True,
             "suppressMovable": True,
-            "wrapHeaderText": True,
-            "autoHeaderHeight": True,
         },
         dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
         style={"width": "100%"},
