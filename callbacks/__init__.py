@@ -25,6 +25,7 @@ FEATURES = (
     "downloads",
     "games",
     "player",
+    "compare",
 )
 
 

@@ -20,6 +20,7 @@ Every public name is re-exported here: ``import figures; figures.trajectory_figu
 from __future__ import annotations
 
 from figures.changes import NEGATIVE, POSITIVE, change_heatmap, game_changes_figure, oddities
+from figures.compare import comparison_rows
 from figures.empty import empty_figure
 from figures.export import graph_config
 from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, signed
@@ -53,6 +54,7 @@ __all__ = [
     "PlayerSeries",
     "Scale",
     "change_heatmap",
+    "comparison_rows",
     "date_range_text",
     "default_players",
     "empty_figure",

@@ -35,6 +35,7 @@ class Tab(StrEnum):
     PREDICTIONS = "predictions"
     GAMES = "games"
     PLAYER = "player"
+    COMPARE = "compare"
 
 
 class Data(StrEnum):
@@ -185,3 +186,12 @@ class PlayerPage(StrEnum):
     HEAD_TO_HEAD = "player-head-to-head"
     GAME = "player-game"
     EXPLAIN = "player-explain"
+
+
+class Compare(StrEnum):
+    """The current view against the pinned baseline, side by side, with a CSV download."""
+
+    STATUS = "compare-status"
+    GRID = "compare-grid"
+    CSV_BUTTON = "compare-csv-button"
+    CSV = "compare-csv"

@@ -24,6 +24,7 @@ from dash import dcc, html
 
 import settings
 from layouts import changes, standings
+from layouts import compare as compare_layout
 from layouts import downloads as downloads_layout
 from layouts import edit as edit_layout
 from layouts import games as games_layout
@@ -42,6 +43,7 @@ TABS: list[Callable[[], dbc.Tab]] = [
     predict_layout.tab,
     games_layout.tab,
     player_layout.tab,
+    compare_layout.tab,
 ]
 
 

@@ -187,3 +187,73 @@ def test_explanation_rows_and_view(small_history):
     assert "did not play" in explain_view(run, "Bob", 3, figures.Scale())
     view = explain_view(run, "Bob", 0, figures.scale_for(run))
     assert "Bob in Game 1 (g1): 1000 → 1008 (+8 Elo points)" in str(view)
+
+
+def one_game_run(finals: dict[str, float], unit: str = "rating") -> RatingRun:
+    """One game of the given players whose ratings are ``finals`` before and after (made up, for ranks)."""
+    h = GameHistory.from_records([{"game": "g", "player": p, "place": i + 1} for i, p in enumerate(finals)])
+    values = np.array(list(finals.values()), dtype=float)
+    return RatingRun("hand", None, h, values, values, values, 0.0, unit)
+
+
+def test_comparison_rows_by_hand():
+    now = one_game_run({"Ann": 5.0, "Bob": 12.0, "Cid": 20.0, "Dee": 2.0})  # ranks Cid 1, Bob 2, Ann 3, Dee 4
+    before = one_game_run({"Ann": 20.0, "Bob": 12.0, "Cid": 5.0, "Zed": 1.0})  # Ann 1, Bob 2, Cid 3, Zed 4
+    rows = figures.comparison_rows(now, before, figures.Scale(), figures.Scale())
+    by = {r["player"]: r for r in rows}
+    assert [r["player"] for r in rows] == ["Cid", "Bob", "Ann", "Dee", "Zed"]
+    assert by["Cid"] == {
+        "player": "Cid",
+        "rank": 1,
+        "rating": 20.0,
+        "base_rank": 3,
+        "base_rating": 5.0,
+        "rank_change": 2,  # 3rd -> 1st: two places up
+        "rating_change": 15.0,
+    }
+    assert (by["Ann"]["rank_change"], by["Ann"]["rating_change"]) == (-2, -15.0)
+    assert (by["Bob"]["rank_change"], by["Bob"]["rating_change"]) == (0, 0.0)
+    assert (by["Dee"]["base_rank"], by["Dee"]["rank_change"]) == (None, None)  # new since the baseline
+    assert (by["Zed"]["rank"], by["Zed"]["base_rank"]) == (None, 4)  # only in the baseline
+    other = figures.comparison_rows(now, before, figures.Scale(), figures.Scale(unit="points"))
+    assert all(r["rating_change"] is None for r in other)  # two scales: no rating difference
+    assert {r["player"]: r["rank_change"] for r in other}["Cid"] == 2
+
+
+def test_comparison_csv_is_formula_safe():
+    from callbacks.compare import comparison, comparison_csv
+
+    rows = [
+        {
+            "player": "=HYPERLINK(1)",
+            "rank": 1,
+            "base_rank": 2,
+            "rank_change": 1,
+            "rating": 1016.0,
+            "base_rating": 1000.0,
+            "rating_change": 16.0,
+        },
+        {
+            "player": "Bob",
+            "rank": 2,
+            "base_rank": None,
+            "rank_change": None,
+            "rating": 984.0,
+            "base_rating": None,
+            "rating_change": None,
+        },
+    ]
+    text = comparison_csv(rows, "Elo points", "Elo points")
+    assert text.splitlines() == [
+        "player,rank now,rank before,places moved,rating now (Elo points),rating before (Elo points),rating change",
+        "'=HYPERLINK(1),1,2,1,1016,1000,16",
+        "Bob,2,,,984,,",
+    ]
+    source = {"kind": "sample", "name": "poker"}
+    settings = {"system": "multielo", "params": {}}
+    rows, status, _, _ = comparison(source, settings, None, None, None)
+    assert rows == [] and status.startswith("Pin a baseline")
+    pinned = {"source": source, "system": "multielo", "params": {"k": 16}, "label": "Multiplayer Elo, K 16"}
+    rows, status, unit, base_unit = comparison(source, settings, pinned, None, None)
+    assert len(rows) == 10 and unit == base_unit == "Elo points"
+    assert "Multiplayer Elo, K 16" in status
