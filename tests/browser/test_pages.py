@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.browser.conftest import screenshot
-from tests.browser.test_app_browser import TIMEOUT, open_app, settle
+from tests.browser.test_app_browser import TIMEOUT, open_app, param_selector, settle
 
 pytestmark = pytest.mark.browser
 
@@ -160,3 +162,45 @@ def test_player_page_explains_a_clicked_game_under_trueskill(page, app_url):
     assert "Shown rating = mean − 2 × uncertainty" in text
     screenshot(page, "player-desktop-trueskill")
     assert page.console_errors == []
+
+
+def test_compare_tab_against_a_pinned_baseline(page, app_url, browser):
+    open_app(page, app_url)
+    page.click("#page-tabs .nav-link:text-is('Compare')")
+    page.wait_for_function(
+        "() => document.querySelector('#compare-status').innerText.startsWith('Pin a baseline')", timeout=TIMEOUT
+    )
+    page.click("#baseline-pin")
+    page.wait_for_selector("#baseline-unpin:not([disabled])", timeout=TIMEOUT)
+    box = page.locator(param_selector("param", "base"))
+    box.fill("2")
+    box.press("Enter")
+    page.wait_for_selector("#compare-grid .ag-center-cols-container .ag-row", timeout=TIMEOUT)
+    page.wait_for_function("() => location.search.includes('base=2')", timeout=TIMEOUT)
+    settle(page)
+    assert page.locator("#compare-grid .ag-center-cols-container .ag-row").count() == 10
+    assert "rating now (Elo points)" in page.inner_text("#compare-grid .ag-header")
+    changes = page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+            '#compare-grid .ag-center-cols-container [col-id="rating_change"]')).map(c => c.innerText)"""
+    )
+    assert any(c.startswith(("+", "-", "−")) for c in changes)  # base 2 moved some ratings
+    with page.expect_download() as download:
+        page.click("#compare-csv-button")
+    path = download.value.path()
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("player,rank now,rank before,places moved")
+    assert len(lines) == 11
+    screenshot(page, "compare-desktop")
+    assert page.console_errors == []
+
+    context = browser.new_context(**PHONE)
+    small = context.new_page()
+    open_app(small, app_url, "?" + page.url.split("?", 1)[1])  # the shared address holds the baseline
+    small.click("#page-tabs .nav-link:text-is('Compare')")
+    small.wait_for_selector("#compare-grid .ag-center-cols-container .ag-row", timeout=TIMEOUT)
+    settle(small)
+    width = small.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
+    screenshot(small, "compare-phone")
+    context.close()
