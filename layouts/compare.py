@@ -15,6 +15,10 @@ __all__ = ["comparison_columns", "tab"]
 
 NUMBER = {"function": "params.value == null ? '' : d3.format(',.4~r')(params.value)"}
 SIGNED = {"function": "params.value == null ? '' : d3.format('+,.4~r')(params.value)"}
+PLACES = {
+    "function": "params.value == null ? '' : params.value > 0 ? '+' + params.value : "
+    "params.value < 0 ? '−' + (-params.value) : '0'"
+}
 UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
@@ -28,7 +32,7 @@ def comparison_columns(unit: str, base_unit: str) -> list[dict[str, Any]]:
         {
             "field": "rank_change",
             "headerName": "places moved",
-            "valueFormatter": SIGNED,
+            "valueFormatter": PLACES,
             "cellClassRules": UP_DOWN,
             "headerTooltip": "places moved up (+) or down (-) since the baseline",
             **narrow,
