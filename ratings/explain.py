@@ -179,10 +179,13 @@ def _exact_notes(run: RatingRun, system: object) -> tuple[str, ...]:
                 "the linear score, whoever the opponents were."
             )
     else:
-        notes = [
-            f"Each opponent: η × (result − expected) ({p.model} pair model, pairs {p.variant}med"
-            f"{' over the N−1 opponents' if p.variant == 'average' else ''}); two DNFs are not compared."
-        ]
+        update = (
+            "result − chance ahead (1, ½ or 0 minus the logistic chance)"
+            if p.model == "logistic"
+            else "the Gaussian pair update (the slope of the normal likelihood of the pair's result)"
+        )
+        combine = "averaged over the N−1 opponents" if p.variant == "average" else "summed"
+        notes = [f"Each opponent: η × {update}; pair updates {combine}; two DNFs are not compared."]
     if getattr(p, "dummy", None) is not None:
         notes.append("The dummy player is a never-updated opponent tied with the last place.")
     notes.append("The rows sum exactly to the change.")

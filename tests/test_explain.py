@@ -41,8 +41,12 @@ def test_pairwise_two_players_by_hand():
     # Logistic pair model at r = 0 each: the winner gains eta (1 - 1/(1+e^0)) = 0.07 x 1/2 = 0.035.
     h = history_from_rows([("g", "Ann", 1), ("g", "Bob", 2)])
     run = create("pairwise-elo").rate(h)
-    (term,) = explain(run, 0, "Ann").terms
+    e = explain(run, 0, "Ann")
+    (term,) = e.terms
     assert (term.label, term.result, term.value, term.expected) == ("Bob", "ahead", pytest.approx(0.035), 0.5)
+    assert "pair updates summed" in e.notes[0]
+    average = explain(create("pairwise-elo", variant="average").rate(h), 0, "Ann")
+    assert "pair updates averaged over the N−1 opponents" in average.notes[0]
 
 
 def random_history(rng: np.random.Generator, games: int = 40) -> GameHistory:
