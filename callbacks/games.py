@@ -73,15 +73,17 @@ def clicked_game(run: RatingRun, click: Any) -> int | None:
     return g if 0 <= g < run.history.n_games else None
 
 
-# source, visible tab -> the player filter's options and the date pickers' bounds
+# source, visible tab -> the player filter's options (its pick kept while the player exists) and the date bounds
 @callback(
     Output(GamesList.PLAYER, "options"),
+    Output(GamesList.PLAYER, "value"),
     Output(GamesList.DATES, "min_date_allowed"),
     Output(GamesList.DATES, "max_date_allowed"),
     Input(Data.SOURCE, "data"),
     Input(Page.TABS, "active_tab"),
+    State(GamesList.PLAYER, "value"),
 )
-def on_games_filters(source, tab):
+def on_games_filters(source, tab, chosen):
     if tab != Tab.GAMES or not source:
         raise PreventUpdate  # computed when the tab opens
     try:
@@ -90,7 +92,13 @@ def on_games_filters(source, tab):
         raise PreventUpdate from None
     summary = history.summary()
     first, last = summary["first_date"], summary["last_date"]
-    return player_options(history), first and first.isoformat(), last and last.isoformat()
+    kept = chosen if isinstance(chosen, str) and chosen in history.player_index else None
+    return (
+        player_options(history),
+        no_update if kept == chosen else kept,
+        first and first.isoformat(),
+        last and last.isoformat(),
+    )
 
 
 # source, settings, filters, page, scale, visible tab -> one page of the games list

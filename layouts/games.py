@@ -46,6 +46,9 @@ def _filters() -> dbc.Row:
     )
 
 
+CELL = {"lineHeight": "1.35", "paddingTop": "4px", "paddingBottom": "4px"}
+
+
 def grid_columns(*, with_player: bool) -> list[dict[str, Any]]:
     """The grid's columns; with a player filter, also that player's place and change."""
     columns: list[dict[str, Any]] = [
@@ -54,9 +57,10 @@ def grid_columns(*, with_player: bool) -> list[dict[str, Any]]:
     ]
     if with_player:
         columns += [
-            {"field": "place", "width": 90},
+            {"field": "place", "headerName": "place", "width": 90},
             {
                 "field": "change",
+                "headerName": "change",
                 "width": 90,
                 "valueFormatter": {"function": "params.value == null ? '' : d3.format('+.3~r')(params.value)"},
                 "cellClassRules": {
@@ -66,7 +70,14 @@ def grid_columns(*, with_player: bool) -> list[dict[str, Any]]:
             },
         ]
     columns += [
-        {"field": "order", "headerName": "finishing order", "flex": 3, "minWidth": 220, "wrapText": True},
+        {
+            "field": "order",
+            "headerName": "finishing order",
+            "flex": 3,
+            "minWidth": 220,
+            "wrapText": True,
+            "cellStyle": {**CELL, "whiteSpace": "pre-wrap"},  # keep the two spaces between places
+        },
         {"field": "changes", "headerName": "rating changes", "flex": 3, "minWidth": 220, "wrapText": True},
         {"field": "game", "headerName": "game id", "width": 100},
     ]
@@ -85,7 +96,7 @@ def games_grid() -> dag.AgGrid:
             "resizable": True,
             "suppressMovable": True,
             "autoHeight": True,
-            "cellStyle": {"lineHeight": "1.35", "paddingTop": "4px", "paddingBottom": "4px"},
+            "cellStyle": CELL,
         },
         dashGridOptions={
             "rowSelection": {"mode": "singleRow", "checkboxes": False, "enableClickSelection": True},

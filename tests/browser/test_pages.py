@@ -204,3 +204,29 @@ def test_compare_tab_against_a_pinned_baseline(page, app_url, browser):
     assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
     screenshot(small, "compare-phone")
     context.close()
+
+
+def test_names_are_text_in_the_games_list_and_player_page(page, app_url, tmp_path: Path):
+    """A name that looks like markup is shown as typed, never as a live element."""
+    open_app(page, app_url)
+    upload = tmp_path / "club.csv"
+    upload.write_text(
+        "game,date,player,place\n"
+        "1,2024-03-01,<b>Zed</b>,1\n1,2024-03-01,Yan,2\n"
+        "2,2024-03-08,Yan,1\n2,2024-03-08,<b>Zed</b>,2\n"
+    )
+    page.set_input_files("#data-upload input[type=file]", str(upload))
+    page.wait_for_function("() => document.querySelector('#data-summary').innerText.includes('2 games')")
+    page.click("#page-tabs .nav-link:text-is('Games')")
+    page.wait_for_function(
+        "() => document.querySelector('#games-count').innerText.startsWith('2 games')", timeout=TIMEOUT
+    )
+    settle(page)
+    assert first_row_cells(page)["order"] == "1. Yan  2. <b>Zed</b>"
+    assert page.locator("#games-grid b").count() == 0
+    page.click("#page-tabs .nav-link:text-is('Player')")
+    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    settle(page)
+    assert "<b>Zed</b>" in page.inner_text("#player-player") + page.inner_text("#player-head-to-head")
+    assert page.locator("#player-trajectory b, #player-head-to-head b, #player-explain b").count() == 0
+    assert page.console_errors == []
