@@ -24,6 +24,9 @@ FEATURES = (
     "evaluate",
     "downloads",
     "fit",
+    "games",
+    "player",
+    "compare",
 )
 
 

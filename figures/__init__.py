@@ -11,6 +11,8 @@ Nothing here reads a file, a store or a request; every function is tested withou
   :mod:`figures.leaderboard` (rows and sparklines), :mod:`figures.predictions` (chance of each place),
   :mod:`figures.scores` (multiplayer Elo score function);
 - :mod:`figures.fit` (the parameter search: each try and the best so far);
+- :mod:`figures.gamelist` (the games list's rows: finishing order and changes as text), :mod:`figures.player`
+  (one player's page: trajectory with rank, numbers, head-to-head);
 - :mod:`figures.empty` (a chart saying why it is blank) and :mod:`figures.export` (PNG download config).
 
 Every public name is re-exported here: ``import figures; figures.trajectory_figure(...)``.
@@ -19,11 +21,14 @@ Every public name is re-exported here: ``import figures; figures.trajectory_figu
 from __future__ import annotations
 
 from figures.changes import NEGATIVE, POSITIVE, change_heatmap, game_changes_figure, oddities
+from figures.compare import comparison_rows
 from figures.empty import empty_figure
 from figures.export import graph_config
 from figures.fit import METRIC_WORDS, search_figure
+from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, signed
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
+from figures.player import explanation_rows, form_text, head_to_head_rows, player_figure, record_items
 from figures.players import (
     PALETTE,
     PLACEHOLDER_NAMES,
@@ -45,6 +50,7 @@ __all__ = [
     "MARKER_LIMIT",
     "NATURAL_SCALE",
     "NEGATIVE",
+    "PAGE_SIZE",
     "PALETTE",
     "PLACEHOLDER_NAMES",
     "POSITIVE",
@@ -52,13 +58,19 @@ __all__ = [
     "PlayerSeries",
     "Scale",
     "change_heatmap",
+    "comparison_rows",
     "date_range_text",
     "default_players",
     "empty_figure",
+    "explanation_rows",
+    "finishing_order",
+    "form_text",
     "game_changes_figure",
     "game_label",
     "game_labels",
+    "game_rows",
     "graph_config",
+    "head_to_head_rows",
     "is_placeholder",
     "leaderboard_rows",
     "oddities",
@@ -67,11 +79,14 @@ __all__ = [
     "plain",
     "plain_game_labels",
     "player_color",
+    "player_figure",
     "player_series",
     "probability_figure",
     "probability_rows",
+    "record_items",
     "scale_for",
     "score_function_figure",
+    "signed",
     "sparkline",
     "trajectory_figure",
 ]

@@ -34,6 +34,9 @@ class Tab(StrEnum):
     EDIT = "edit"
     PREDICTIONS = "predictions"
     FIT = "fit"
+    GAMES = "games"
+    PLAYER = "player"
+    COMPARE = "compare"
 
 
 class Data(StrEnum):
@@ -181,3 +184,35 @@ class FitType(StrEnum):
     """``"type"`` of the buttons that apply fitted settings; each id also has ``"index"`` (the system)."""
 
     APPLY = "fit-apply"
+
+
+class GamesList(StrEnum):
+    """The games list: filters, the page of games, and the clicked game's one-game view."""
+
+    PLAYER = "games-player"
+    DATES = "games-dates"
+    COUNT = "games-count"
+    GRID = "games-grid"
+    PAGES = "games-pages"
+    GAME = "games-game"
+    GAME_CHART = "games-game-chart"
+
+
+class PlayerPage(StrEnum):
+    """One player's page: the pick, their numbers, trajectory with rank, head-to-head, and a game explained."""
+
+    PLAYER = "player-player"
+    SUMMARY = "player-summary"
+    TRAJECTORY = "player-trajectory"
+    HEAD_TO_HEAD = "player-head-to-head"
+    GAME = "player-game"
+    EXPLAIN = "player-explain"
+
+
+class Compare(StrEnum):
+    """The current view against the pinned baseline, side by side, with a CSV download."""
+
+    STATUS = "compare-status"
+    GRID = "compare-grid"
+    CSV_BUTTON = "compare-csv-button"
+    CSV = "compare-csv"

@@ -24,9 +24,12 @@ from dash import dcc, html
 
 import settings
 from layouts import changes, standings
+from layouts import compare as compare_layout
 from layouts import downloads as downloads_layout
 from layouts import edit as edit_layout
 from layouts import fit as fit_layout
+from layouts import games as games_layout
+from layouts import player as player_layout
 from layouts import predict as predict_layout
 from layouts.controls import controls_column
 from layouts.ids import Baseline, Data, Page, Params, Tab
@@ -34,7 +37,16 @@ from layouts.ids import Baseline, Data, Page, Params, Tab
 __all__ = ["TABS", "layout", "sample_names"]
 
 #: The feature tabs, in order.  Each entry builds one ``dbc.Tab``.
-TABS: list[Callable[[], dbc.Tab]] = [standings.tab, changes.tab, edit_layout.tab, predict_layout.tab, fit_layout.tab]
+TABS: list[Callable[[], dbc.Tab]] = [
+    standings.tab,
+    changes.tab,
+    edit_layout.tab,
+    predict_layout.tab,
+    games_layout.tab,
+    player_layout.tab,
+    compare_layout.tab,
+    fit_layout.tab,
+]
 
 
 def sample_names() -> list[str]:

@@ -1,0 +1,155 @@
+"""The games list: filters -> one page of games; a click on a game -> its one-game chart.
+
+Computed only while the Games tab is open.  The page is cut on the server, so the browser gets 25 rows
+whatever the history's length.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+from dash import Input, Output, State, callback, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+import figures
+from callbacks.runs import DataError, current_run, load_source
+from callbacks.standings import scale_of
+from layouts.games import grid_columns
+from layouts.ids import Data, GamesList, Page, Params, Standings, Tab
+from ratings import GameHistory, RatingRun
+from ratings.stats import filter_games
+
+__all__ = ["clicked_game", "games_page", "parse_day", "player_options"]
+
+
+def parse_day(value: Any) -> dt.date | None:
+    """A date picker's value (``"2024-03-01"``, possibly with a time) as a date; anything else is no date."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def player_options(history: GameHistory) -> list[dict[str, str]]:
+    """Every player but placeholders, by name."""
+    names = sorted((p for p in history.players if not figures.is_placeholder(p)), key=str.casefold)
+    return [{"label": p, "value": p} for p in names]
+
+
+def games_page(
+    run: RatingRun,
+    scale: figures.Scale,
+    *,
+    player: Any = None,
+    start: Any = None,
+    end: Any = None,
+    page: Any = 1,
+) -> tuple[list[dict[str, Any]], str, int, int]:
+    """``(rows, count text, page shown, number of pages)`` of the games that match, newest first."""
+    who = player if isinstance(player, str) and player in run.history.player_index else None
+    games = filter_games(run.history, player=who, start=parse_day(start), end=parse_day(end))
+    pages = max(1, math.ceil(len(games) / figures.PAGE_SIZE))
+    shown = page if isinstance(page, int) and not isinstance(page, bool) and 1 <= page <= pages else 1
+    chunk = games[(shown - 1) * figures.PAGE_SIZE : shown * figures.PAGE_SIZE]
+    total = run.history.n_games
+    count = f"{len(games):,} of {total:,} games" if len(games) != total else f"{total:,} games"
+    if len(games):
+        first = (shown - 1) * figures.PAGE_SIZE + 1
+        count += f", newest first; showing {first:,}-{first + len(chunk) - 1:,}. Click a game to see it."
+    return figures.game_rows(run, chunk, scale, who), count, shown, pages
+
+
+def clicked_game(run: RatingRun, click: Any) -> int | None:
+    """The game index of a grid click (its row id), when it names a game of ``run``."""
+    row = click.get("rowId") if isinstance(click, dict) else None
+    try:
+        g = int(str(row))
+    except ValueError:
+        return None
+    return g if 0 <= g < run.history.n_games else None
+
+
+# source, visible tab -> the player filter's options (its pick kept while the player exists) and the date bounds
+@callback(
+    Output(GamesList.PLAYER, "options"),
+    Output(GamesList.PLAYER, "value"),
+    Output(GamesList.DATES, "min_date_allowed"),
+    Output(GamesList.DATES, "max_date_allowed"),
+    Input(Data.SOURCE, "data"),
+    Input(Page.TABS, "active_tab"),
+    State(GamesList.PLAYER, "value"),
+)
+def on_games_filters(source, tab, chosen):
+    if tab != Tab.GAMES or not source:
+        raise PreventUpdate  # computed when the tab opens
+    try:
+        history = load_source(source).history
+    except DataError:
+        raise PreventUpdate from None
+    summary = history.summary()
+    first, last = summary["first_date"], summary["last_date"]
+    kept = chosen if isinstance(chosen, str) and chosen in history.player_index else None
+    return (
+        player_options(history),
+        no_update if kept == chosen else kept,
+        first and first.isoformat(),
+        last and last.isoformat(),
+    )
+
+
+# source, settings, filters, page, scale, visible tab -> one page of the games list
+@callback(
+    Output(GamesList.GRID, "rowData"),
+    Output(GamesList.GRID, "columnDefs"),
+    Output(GamesList.COUNT, "children"),
+    Output(GamesList.PAGES, "active_page"),
+    Output(GamesList.PAGES, "max_value"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(GamesList.PLAYER, "value"),
+    Input(GamesList.DATES, "start_date"),
+    Input(GamesList.DATES, "end_date"),
+    Input(GamesList.PAGES, "active_page"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+    Input(Page.TABS, "active_tab"),
+)
+def on_games_list(source, current, player, start, end, page, offset, factor, tab):
+    if tab != Tab.GAMES:
+        raise PreventUpdate  # computed when the tab opens
+    run = current_run(source, current)
+    keep_page = ctx.triggered_id in (GamesList.PAGES, Params.SETTINGS, Standings.SCALE_OFFSET, Standings.SCALE_FACTOR)
+    rows, count, shown, pages = games_page(
+        run, scale_of(run, offset, factor), player=player, start=start, end=end, page=page if keep_page else 1
+    )
+    columns = grid_columns(with_player=bool(rows) and "place" in rows[0])
+    return rows, columns, count, (no_update if shown == page else shown), pages
+
+
+# a click on a game (or new data/settings) -> that game's change bars (the newest game until one is clicked)
+@callback(
+    Output(GamesList.GAME, "children"),
+    Output(GamesList.GAME_CHART, "figure"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(GamesList.GRID, "cellClicked"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+    Input(Page.TABS, "active_tab"),
+    State(GamesList.GRID, "rowData"),
+)
+def on_games_game(source, current, click, offset, factor, tab, rows):
+    if tab != Tab.GAMES:
+        raise PreventUpdate  # computed when the tab opens
+    run = current_run(source, current)
+    if run.history.n_games == 0:
+        return "No games.", figures.empty_figure("No games in this history")
+    g = None if ctx.triggered_id == Data.SOURCE else clicked_game(run, click)
+    if g is None:
+        g = run.history.n_games - 1
+    text = f"{figures.game_label(run, g)}: {figures.finishing_order(run.history, g)}"
+    return text, figures.game_changes_figure(run, g, scale=scale_of(run, offset, factor))

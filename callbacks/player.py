@@ -1,0 +1,144 @@
+"""One player's page: pick (default: the leaderboard leader) -> record, rating and rank over time, head-to-head.
+
+Computed only while the Player tab is open.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+from dash import Input, Output, State, callback, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+import figures
+from callbacks.runs import current_run
+from callbacks.standings import scale_of
+from layouts.ids import Data, Page, Params, PlayerPage, Standings, Tab
+from layouts.player import explanation_view, record_list
+from ratings import RatingRun
+from ratings.explain import explain
+from ratings.stats import head_to_head, player_games, player_stats
+
+__all__ = ["explain_view", "game_pick", "player_pick", "player_view"]
+
+
+def player_pick(run: RatingRun, chosen: Any) -> tuple[list[dict[str, str]], str | None]:
+    """Options (leaderboard order, no placeholders) and the pick: the previous one if still there, else the leader."""
+    names = [str(r["player"]) for r in figures.leaderboard_rows(run)]
+    options = [{"label": f"{i}. {p}", "value": p} for i, p in enumerate(names, start=1)]
+    if isinstance(chosen, str) and chosen in run.history.player_index:
+        return options, chosen
+    return options, names[0] if names else None
+
+
+def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> tuple[Any, go.Figure, list[dict[str, Any]]]:
+    """The record (component), the trajectory-with-rank figure and the head-to-head rows of ``player``."""
+    stats = player_stats(run, player) if isinstance(player, str) else None
+    if stats is None or stats.n_games == 0:
+        return "Pick a player.", figures.empty_figure("Pick a player"), []
+    figure = figures.player_figure(stats, scale, labels=figures.plain_game_labels(run.history))
+    rows = figures.head_to_head_rows(head_to_head(run.history, player))
+    return record_list(figures.record_items(stats, scale)), figure, rows
+
+
+# source, settings, visible tab -> the player picker (default: the leader)
+@callback(
+    Output(PlayerPage.PLAYER, "options"),
+    Output(PlayerPage.PLAYER, "value"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(Page.TABS, "active_tab"),
+    State(PlayerPage.PLAYER, "value"),
+)
+def on_player_pick(source, current, tab, chosen):
+    if tab != Tab.PLAYER:
+        raise PreventUpdate  # computed when the tab opens
+    return player_pick(current_run(source, current), chosen)
+
+
+# source, settings, picked player, scale, visible tab -> record, trajectory with rank, head-to-head
+@callback(
+    Output(PlayerPage.SUMMARY, "children"),
+    Output(PlayerPage.TRAJECTORY, "figure"),
+    Output(PlayerPage.HEAD_TO_HEAD, "rowData"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(PlayerPage.PLAYER, "value"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+    Input(Page.TABS, "active_tab"),
+)
+def on_player(source, current, player, offset, factor, tab):
+    if tab != Tab.PLAYER:
+        raise PreventUpdate  # computed when the tab opens
+    run = current_run(source, current)
+    return player_view(run, player, scale_of(run, offset, factor))
+
+
+def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tuple[list[dict[str, Any]], int | None]:
+    """The player's games, newest first, and the game to explain: a clicked chart point's game, else the previous
+    choice when the player played it, else their newest game."""
+    if not isinstance(player, str):
+        return [], None
+    games = [int(g) for g in player_games(run.history, player)][::-1]
+    options = [{"label": figures.game_label(run, g), "value": g} for g in games]
+    points = click.get("points") if isinstance(click, dict) else None
+    if isinstance(points, list) and points and isinstance(points[0], dict):
+        # The point's x is the game number (a click's customdata does not reach the server: issue 11, item 2).
+        x = points[0].get("x")
+        if isinstance(x, (int, float)) and not isinstance(x, bool) and float(x).is_integer() and int(x) - 1 in games:
+            return options, int(x) - 1
+    if isinstance(chosen, int) and chosen in games:
+        return options, chosen
+    return options, games[0] if games else None
+
+
+def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -> Any:
+    """The explanation of ``player``'s change in ``game`` as a component (a short note when there is none)."""
+    if not isinstance(player, str) or not isinstance(game, int):
+        return "Pick a game."
+    try:
+        e = explain(run, game, player)
+    except ValueError as exc:
+        return str(exc)
+    header = (
+        f"{player} in {figures.game_label(run, game)}: {float(scale.value(e.before)):.5g} → "
+        f"{float(scale.value(e.after)):.5g} ({figures.signed(float(scale.change(e.change)))} {scale.unit})"
+    )
+    return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)
+
+
+# source, picked player, a click on their chart -> the game picker (their games, newest first)
+@callback(
+    Output(PlayerPage.GAME, "options"),
+    Output(PlayerPage.GAME, "value"),
+    Input(Data.SOURCE, "data"),
+    Input(PlayerPage.PLAYER, "value"),
+    Input(PlayerPage.TRAJECTORY, "clickData"),
+    State(Params.SETTINGS, "data"),
+    State(PlayerPage.GAME, "value"),
+)
+def on_player_games(source, player, click, current, chosen):
+    run = current_run(source, current)
+    clicked = ctx.triggered_id == PlayerPage.TRAJECTORY
+    options, game = game_pick(run, player, chosen, click if clicked else None)
+    return (no_update if clicked else options), game
+
+
+# source, settings, picked player and game, scale, visible tab -> why the rating changed
+@callback(
+    Output(PlayerPage.EXPLAIN, "children"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(PlayerPage.PLAYER, "value"),
+    Input(PlayerPage.GAME, "value"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+    Input(Page.TABS, "active_tab"),
+)
+def on_explain(source, current, player, game, offset, factor, tab):
+    if tab != Tab.PLAYER:
+        raise PreventUpdate  # computed when the tab opens
+    run = current_run(source, current)
+    return explain_view(run, player, game, scale_of(run, offset, factor))

@@ -1,0 +1,89 @@
+"""The games list: one row of plain text per game (finishing order, rating changes), newest first.
+
+Rows go to an AG Grid, which shows text as text (names are data and never become markup there), so the
+strings here are raw, not :func:`figures.text.plain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from figures.scale import Scale
+from ratings import GameHistory, RatingRun
+
+__all__ = ["PAGE_SIZE", "finishing_order", "game_rows", "signed"]
+
+#: Games per page of the list (pages are cut on the server, so a 20,000-game history sends 25 rows at a time).
+PAGE_SIZE = 25
+
+
+def signed(value: float) -> str:
+    """A change with its sign and at most four significant digits: ``+12.3``, ``-0.0412``, ``0``."""
+    text = f"{value:+.4g}"
+    return "0" if text in ("+0", "-0") else text.replace("-", "−")
+
+
+def finishing_order(history: GameHistory, g: int) -> str:
+    """Game ``g``'s result at a glance: ``"1. Ann  2. Bob / Cid (tie)  DNF: Dee"``.
+
+    Places are competition style (a tie for 2nd is followed by 4th); players of a tie keep their entry order.
+    """
+    s = history.game_slice(g)
+    names = [history.players[p] for p in history.flat_player[s]]
+    position = history.flat_position[s]
+    dnf = history.flat_dnf[s]
+    groups: dict[int, list[str]] = {}
+    for name, pos, out in zip(names, position, dnf, strict=True):
+        if not out:
+            groups.setdefault(int(pos), []).append(name)
+    parts = [f"{pos}. {' / '.join(group)}{' (tie)' if len(group) > 1 else ''}" for pos, group in sorted(groups.items())]
+    dropped = [name for name, out in zip(names, dnf, strict=True) if out]
+    if dropped:
+        parts.append("DNF: " + ", ".join(dropped))
+    return "  ".join(parts)
+
+
+def _changes(run: RatingRun, g: int, scale: Scale) -> str:
+    """Each participant's change, best place first: ``"Ann +16, Bob −16"``."""
+    h = run.history
+    s = h.game_slice(g)
+    order = np.argsort(h.flat_position[s], kind="stable")
+    names = [h.players[p] for p in h.flat_player[s][order]]
+    change = scale.change(run.after[s] - run.before[s])[order]
+    return ", ".join(f"{name} {signed(float(c))}" for name, c in zip(names, change, strict=True))
+
+
+def game_rows(
+    run: RatingRun, games: Sequence[int] | np.ndarray, scale: Scale, player: str | None = None
+) -> list[dict[str, Any]]:
+    """One row per game in ``games`` (in the order given): game index, number, id, date, order, changes.
+
+    With ``player`` (who took part in every listed game), also their ``place`` (``"2 of 5"``, ``"DNF of 5"``)
+    and ``change``.
+    """
+    h = run.history
+    index = h.player_index.get(player) if player else None
+    rows: list[dict[str, Any]] = []
+    for g in (int(x) for x in games):
+        game = h.games[g]
+        row: dict[str, Any] = {
+            "index": g,
+            "number": g + 1,
+            "game": game.id,
+            "date": game.date.isoformat() if game.date is not None else "",
+            "order": finishing_order(h, g),
+            "changes": _changes(run, g, scale),
+        }
+        if index is not None:
+            s = h.game_slice(g)
+            at = np.flatnonzero(h.flat_player[s] == index)
+            if len(at):
+                k = s.start + int(at[0])
+                size = s.stop - s.start
+                row["place"] = f"DNF of {size}" if h.flat_dnf[k] else f"{int(h.flat_position[k])} of {size}"
+                row["change"] = float(scale.change(run.after[k] - run.before[k]))
+        rows.append(row)
+    return rows

@@ -1,0 +1,154 @@
+"""One player's page: rating trajectory with leaderboard rank, the record in numbers, head-to-head rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from figures.gamelist import signed
+from figures.scale import Scale
+from figures.text import place_name, plain
+from ratings.explain import Explanation
+from ratings.stats import HeadToHead, PlayerStats
+
+__all__ = ["explanation_rows", "form_text", "head_to_head_rows", "player_figure", "record_items"]
+
+
+def form_text(stats: PlayerStats) -> str:
+    """Recent form, oldest first: ``"1 3 DNF 2"`` (positions of the last ten games)."""
+    return " ".join("DNF" if p == 0 else str(int(p)) for p in stats.recent)
+
+
+def record_items(stats: PlayerStats, scale: Scale) -> list[tuple[str, str]]:
+    """``(label, value)`` pairs of the player's record, as shown in the summary."""
+    if stats.n_games == 0:
+        return [("games", "0")]
+    n = stats.n_games
+
+    def share(count: int) -> str:
+        return f"{count} ({100 * count / n:.0f}%)"
+
+    def streaks(s: Any) -> str:
+        return f"{s.longest} (now {s.current})"
+
+    return [
+        ("rating", f"{float(scale.value(stats.after[-1])):,.4g}"),
+        ("rank", f"{int(stats.rank[-1])}"),
+        ("games", f"{n}"),
+        ("wins", share(stats.wins)),
+        ("podiums", share(stats.podiums)),
+        ("average place", f"{stats.average_place:.2f}"),
+        ("best", place_name(stats.best) if stats.best else "no finish"),
+        ("worst", f"{place_name(stats.worst)}" + (" (DNF)" if stats.dnf[stats.position == stats.worst].any() else "")),
+        ("did not finish", f"{stats.dnfs}"),
+        ("longest win streak", streaks(stats.win_streak)),
+        ("longest podium streak", streaks(stats.podium_streak)),
+        ("longest run of last places", streaks(stats.last_streak)),
+        ("last 10 places", form_text(stats)),
+    ]
+
+
+def head_to_head_rows(rows: list[HeadToHead]) -> list[dict[str, Any]]:
+    """Grid rows: opponent, games together, ahead, behind, ties, and the share of games finished ahead."""
+    return [
+        {
+            "opponent": r.opponent,
+            "games": r.games,
+            "ahead": r.ahead,
+            "behind": r.behind,
+            "ties": r.ties,
+            "ahead_share": round(100 * r.ahead / r.games, 1) if r.games else None,
+        }
+        for r in rows
+    ]
+
+
+def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] | None = None) -> go.Figure:
+    """Rating after each game (top) and leaderboard rank after it (bottom, 1 at the top), by game number.
+
+    ``labels`` (chart text, already :func:`plain`) names every game of the history for the hover.
+    """
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06)
+    x = stats.games + 1
+    names = [labels[int(g)] for g in stats.games] if labels is not None else [f"Game {int(g) + 1}" for g in stats.games]
+    places = [
+        f"DNF of {int(s)}" if d else f"{place_name(int(p))} of {int(s)}"
+        for p, d, s in zip(stats.position, stats.dnf, stats.size, strict=True)
+    ]
+    rating = scale.value(stats.after)
+    change = scale.change(stats.after - stats.before)
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=rating,
+            mode="lines+markers" if stats.n_games <= 300 else "lines",
+            name="rating",
+            line={"color": "#1f77b4"},
+            customdata=np.stack([stats.games, change], axis=-1) if stats.n_games else None,
+            hovertext=[f"{n}<br>{p}<br>change {c:+.4g}" for n, p, c in zip(names, places, change, strict=True)],
+            hovertemplate="%{hovertext}<br>rating %{y:.4g}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=stats.rank,
+            mode="lines",
+            line={"shape": "hv", "color": "#6f42c1"},
+            name="rank",
+            hovertemplate="rank %{y}<extra></extra>",
+        ),
+        row=2,
+        col=1,
+    )
+    fig.update_yaxes(title_text=plain(scale.unit), row=1, col=1)
+    worst = int(stats.rank.max()) if stats.n_games else 1
+    step = max(1, -(-worst // 4))  # whole ranks only, at most about five ticks
+    fig.update_yaxes(title_text="rank", range=[worst + 0.5, 0.5], tick0=1, dtick=step, row=2, col=1)
+    fig.update_xaxes(title_text="game number", row=2, col=1)
+    fig.update_layout(
+        title={"text": f"{plain(stats.player)}: rating and rank after each game", "font": {"size": 15}},
+        showlegend=False,
+        margin={"l": 60, "r": 10, "t": 40, "b": 40},
+        template="plotly_white",
+        hovermode="closest",
+    )
+    return fig
+
+
+def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, str]]:
+    """The rows of "why did the rating change": one per term (exact systems) or per moved quantity (the others).
+
+    Term rows: ``part``, ``result``, ``chance`` (of finishing ahead, in percent), ``change`` (on the shown scale),
+    biggest effect first, then a ``total`` row.  Moved rows: ``part``, ``before``, ``after``, ``change`` (``mu``,
+    ``sigma`` and the like in the system's own units; the shown rating on the shown scale).
+    """
+    if explanation.exact:
+        terms = sorted(explanation.terms, key=lambda t: -abs(t.value))
+        rows = [
+            {
+                "part": t.label,
+                "result": t.result,
+                "chance": "" if t.expected is None else f"{100 * t.expected:.0f}%",
+                "change": signed(float(scale.change(t.value))),
+            }
+            for t in terms
+        ]
+        rows.append(
+            {"part": "total", "result": "", "chance": "", "change": signed(float(scale.change(explanation.change)))}
+        )
+        return rows
+    out = []
+    for m in explanation.moved:
+        shown = m.name == "shown rating"
+        before = float(scale.value(m.before)) if shown else m.before
+        after = float(scale.value(m.after)) if shown else m.after
+        out.append(
+            {"part": m.name, "before": f"{before:.5g}", "after": f"{after:.5g}", "change": signed(after - before)}
+        )
+    return out

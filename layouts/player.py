@@ -1,0 +1,134 @@
+"""The "Player" tab: pick a player; their record, rating and rank over time, and head-to-head records."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import dash_ag_grid as dag
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from figures import graph_config
+from layouts.busy import busy
+from layouts.ids import PlayerPage, Tab
+
+__all__ = ["explain_panel", "explanation_view", "head_to_head_grid", "record_list", "tab"]
+
+
+def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
+    """The player's record as label/value pairs (two columns on wide screens)."""
+    cells: list[html.Dt | html.Dd] = []
+    for label, value in items:
+        cells += [
+            html.Dt(label, className="col-7 col-sm-5 fw-normal text-muted"),
+            html.Dd(value, className="col-5 col-sm-7 mb-1"),
+        ]
+    return html.Dl(cells, className="row small mb-0")
+
+
+NARROW = {"flex": 1, "minWidth": 78}
+
+
+def head_to_head_grid() -> dag.AgGrid:
+    """Head-to-head against every opponent (rows filled by the callback), sortable."""
+    return dag.AgGrid(
+        id=PlayerPage.HEAD_TO_HEAD,
+        rowData=[],
+        columnDefs=[
+            {"field": "opponent", "headerName": "opponent", "width": 104, "pinned": "left", "cellClass": "fw-semibold"},
+            {"field": "games", "headerName": "games", **NARROW, "headerTooltip": "games together", "sort": "desc"},
+            {
+                "field": "ahead",
+                "headerName": "ahead",
+                **NARROW,
+                "headerTooltip": "games in which the player finished ahead",
+            },
+            {"field": "behind", "headerName": "behind", **NARROW, "headerTooltip": "games the opponent finished ahead"},
+            {"field": "ties", "headerName": "ties", **NARROW, "headerTooltip": "same place, or both did not finish"},
+            {"field": "ahead_share", "headerName": "ahead %", **NARROW},
+        ],
+        getRowId="params.data.opponent",
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "suppressMovable": True,
+        },
+        dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
+        style={"width": "100%"},
+        className="ag-theme-quartz",
+    )
+
+
+def explanation_view(header: str, rows: Sequence[dict[str, str]], notes: Sequence[str], *, exact: bool) -> html.Div:
+    """The change of one player in one game: a header line, the rows of
+    :func:`figures.explanation_rows` as a table, and the notes in words."""
+    if exact:
+        columns = [("part", "opponent"), ("result", "result"), ("chance", "chance ahead"), ("change", "change")]
+    else:
+        columns = [("part", "what"), ("before", "before"), ("after", "after"), ("change", "change")]
+    head = html.Thead(html.Tr([html.Th(title) for _, title in columns]))
+    body = html.Tbody(
+        [
+            html.Tr(
+                [
+                    html.Td(r.get(key, ""), className="num" if key in ("chance", "change", "before", "after") else None)
+                    for key, _ in columns
+                ],
+                className="fw-semibold" if exact and r["part"] == "total" and i == len(rows) - 1 else None,
+            )
+            for i, r in enumerate(rows)
+        ]
+    )
+    return html.Div(
+        [
+            html.Div(header, className="small fw-semibold mb-1"),
+            html.Div(dbc.Table([head, body], size="sm", striped=True, className="mb-1"), className="table-responsive"),
+            *[html.P(n, className="small text-muted mb-1") for n in notes],
+        ]
+    )
+
+
+def explain_panel() -> html.Div:
+    """Pick one of the player's games (or click a point of the chart); its change explained below."""
+    return html.Div(
+        [
+            html.H2("Why did the rating change?", className="h6 mt-2 mb-1"),
+            html.Label("game", htmlFor=PlayerPage.GAME, className="small mb-0"),
+            dcc.Dropdown(id=PlayerPage.GAME, clearable=False, placeholder="pick a game", className="mb-2"),
+            busy(html.Div(id=PlayerPage.EXPLAIN)),
+        ],
+        className="mb-3",
+    )
+
+
+def tab() -> dbc.Tab:
+    """Pick and record (left on wide screens), trajectory with rank (right); head-to-head below."""
+    left = html.Div(
+        [
+            html.Label("player", htmlFor=PlayerPage.PLAYER, className="small mb-0"),
+            dcc.Dropdown(id=PlayerPage.PLAYER, clearable=False, placeholder="pick a player", className="mb-2"),
+            busy(html.Div(id=PlayerPage.SUMMARY)),
+        ],
+        className="mb-3",
+    )
+    chart = busy(
+        dcc.Graph(id=PlayerPage.TRAJECTORY, config=graph_config("player", responsive=True), style={"height": "420px"})
+    )
+    return dbc.Tab(
+        html.Div(
+            [
+                dbc.Row([dbc.Col(left, xl=4, xs=12), dbc.Col(chart, xl=8, xs=12)], className="g-3"),
+                explain_panel(),
+                html.H2("Head to head", className="h6 mt-2 mb-1"),
+                html.Div(
+                    "Each opponent met: games together, and how often each finished ahead (a DNF is behind every "
+                    "finisher; two DNFs are level).",
+                    className="small text-muted mb-1",
+                ),
+                busy(head_to_head_grid()),
+            ],
+            className="pt-2",
+        ),
+        label="Player",
+        tab_id=Tab.PLAYER,
+    )

@@ -1,0 +1,246 @@
+"""Why did a rating change?  One player's change in one game, broken down where the system allows it.
+
+Exact per-opponent breakdowns (the terms below sum to the change the replay recorded):
+
+- **Multiplayer Elo** (seed 001): ``R' = R + K (N-1) (S - E)`` with ``E = sum_i p_i / (N(N-1)/2)`` and
+  ``p_i`` the two-player expected score against opponent ``i`` (eq. 4).  With the linear score function,
+  ``S (N(N-1)/2)`` is the number of opponents beaten plus half the ties, ``sum_i s_i`` with ``s_i`` 1, 1/2 or 0
+  (the mean of the linear scores ``(N-p)/(N(N-1)/2)`` over a tie group of ``t`` players from position ``p`` is
+  ``(N - p - (t-1)/2) / (N(N-1)/2)``: ``N-p-t+1`` beaten plus ``(t-1)/2``).  So
+  ``K (N-1) (S_lin - E) = sum_i (2K/N) (s_i - p_i)``, one term per opponent.  A score base above 1 adds
+  ``K (N-1) (S - S_lin)``, which depends on the place alone, not on any opponent: it is its own term
+  ("score-function bonus").  ``p_i`` comes from the system's own ``expected_scores`` on the pair (with two
+  players it *is* the pairwise expected score), ``s_i`` from ``pair_scores`` and ``S``, ``S_lin`` from
+  ``actual_scores``: no formula is written twice.
+- **Pairwise Elo** (seed 000 §3.2.1): the gradient is by definition a sum of pair updates; each is the system's
+  own ``pairwise_gradient`` on that pair (divided by ``N-1`` for the average variant), times the learning rate.
+
+A dummy player (seed 000 §5.1) is one more opponent; a rating floor that stopped a fall is its own term.
+
+The other systems get no per-opponent split, because their update is not a sum over opponents: Plackett-Luce and
+Thurstonian follow the gradient of the likelihood of the whole order (each stage involves every player still in it);
+TrueSkill, Glicko-2 and Elo-MMR move a mean and an uncertainty, and the shown number follows a display rule.
+For them :func:`explain` says what moved.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from ratings.base import GameView, RatingRun
+from ratings.systems import create
+
+__all__ = ["EXACT_SYSTEMS", "Explanation", "Moved", "Term", "explain"]
+
+#: Systems whose change splits exactly into per-opponent terms.
+EXACT_SYSTEMS = frozenset({"multielo", "pairwise-elo"})
+
+
+@dataclass(frozen=True)
+class Term:
+    """One part of a change: an opponent (``kind="opponent"`` or ``"dummy"``), the score-function bonus or the floor.
+
+    ``result`` is ``"ahead"``, ``"behind"``, ``"tie"`` or ``"not compared"`` (two DNFs in pairwise Elo) for an
+    opponent; ``expected`` the player's two-player expected score (chance of finishing ahead) against them.
+    """
+
+    label: str
+    kind: str
+    value: float
+    result: str = ""
+    expected: float | None = None
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A quantity of the player's state before and after the game (mean, uncertainty, shown rating...)."""
+
+    name: str
+    before: float
+    after: float
+
+    @property
+    def change(self) -> float:
+        return self.after - self.before
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A player's change in a game: the exact terms (empty when the system has none) and what moved, in words."""
+
+    player: str
+    game: int
+    before: float
+    after: float
+    terms: tuple[Term, ...]
+    moved: tuple[Moved, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def change(self) -> float:
+        return self.after - self.before
+
+    @property
+    def exact(self) -> bool:
+        return bool(self.terms)
+
+
+def _result(mine: int, theirs: int) -> str:
+    return "ahead" if mine < theirs else "behind" if mine > theirs else "tie"
+
+
+def explain(run: RatingRun, game: int, player: str) -> Explanation:
+    """Why ``player``'s rating changed in game ``game`` of ``run`` (under the run's own system and parameters).
+
+    Raises ``ValueError`` when the player did not take part in that game.
+    """
+    h = run.history
+    if not 0 <= game < h.n_games:
+        raise ValueError(f"there is no game {game + 1}")
+    s = h.game_slice(game)
+    index = h.player_index.get(player)
+    where = np.flatnonzero(h.flat_player[s] == index) if index is not None else np.empty(0, dtype=np.int64)
+    if len(where) == 0:
+        raise ValueError(f"{player} did not play game {game + 1}")
+    a = int(where[0])
+    before, after = float(run.before[s][a]), float(run.after[s][a])
+    system = create(run.system, **dataclasses.asdict(run.params))
+    if run.system in EXACT_SYSTEMS and s.stop - s.start >= 2:
+        terms = _pair_terms(run, system, game, a)
+        return Explanation(player, game, before, after, terms, (), _exact_notes(run, system))
+    moved, notes = _what_moved(run, system, game, a)
+    return Explanation(player, game, before, after, (), moved, notes)
+
+
+def _pair_terms(run: RatingRun, system: object, game: int, a: int) -> tuple[Term, ...]:
+    from ratings.numerics import logistic
+    from ratings.systems.multielo import actual_scores, expected_scores
+    from ratings.systems.pairwise import pair_scores, pairwise_gradient
+
+    h = run.history
+    s = h.game_slice(game)
+    players = h.flat_player[s]
+    ratings = run.before[s]
+    view = GameView(game, players, h.flat_rank[s], h.flat_dnf[s], h.games[game].date)
+    # The system's own dummy and learning rate (private hooks of SingleRatingSystem, called, not copied).
+    full, ranks, dnf = system._with_dummy(ratings, view)  # type: ignore[attr-defined]
+    step = system._step(ratings)  # type: ignore[attr-defined]
+    eta = float(np.broadcast_to(step, ratings.shape)[a])
+    n = len(full)
+    names = [h.players[p] for p in players] + ["dummy player"] * (n - len(players))
+    terms: list[Term] = []
+    params = run.params
+    if run.system == "multielo":
+        scores, _ = pair_scores(ranks, dnf)
+        for i in range(n):
+            if i == a:
+                continue
+            p = float(expected_scores(np.array([full[a], full[i]]), params.d)[0])
+            value = eta * 2.0 / n * (scores[a, i] - p)
+            kind = "dummy" if i >= len(players) else "opponent"
+            terms.append(Term(names[i], kind, value, _result(int(ranks[a]), int(ranks[i])), p))
+        bonus = eta * (n - 1) * (actual_scores(ranks, params.base)[a] - actual_scores(ranks, 1.0)[a])
+        if bonus != 0.0:
+            terms.append(Term("score-function bonus", "bonus", float(bonus)))
+    else:
+        divide = n - 1 if params.variant == "average" else 1
+        for i in range(n):
+            if i == a:
+                continue
+            pair = np.array([a, i])
+            g = float(pairwise_gradient(full[pair], ranks[pair], dnf[pair], model=params.model, variant="sum")[0])
+            compared = not (dnf[a] and dnf[i])
+            result = _result(int(ranks[a]), int(ranks[i])) if compared else "not compared"
+            # The chance of finishing ahead under the logistic pair model, P(a beats i) = logistic(r_a - r_i) as
+            # in pairwise_gradient (the Gaussian model's is not shown).
+            chance = float(logistic(full[a] - full[i])) if params.model == "logistic" else None
+            kind = "dummy" if i >= len(players) else "opponent"
+            terms.append(Term(names[i], kind, eta * g / divide, result, chance))
+    unfloored = ratings[a] + sum(t.value for t in terms)
+    floor = getattr(params, "floor", None)
+    if floor is not None and unfloored < floor:
+        terms.append(Term("rating floor", "floor", float(floor - unfloored)))
+    return tuple(terms)
+
+
+def _exact_notes(run: RatingRun, system: object) -> tuple[str, ...]:
+    p = run.params
+    if run.system == "multielo":
+        notes = [
+            f"Each opponent: 2K/N × (result − expected), with K = {p.k:g}, result 1 if finished ahead, ½ for a tie, "
+            "0 if behind, and expected the chance of finishing ahead of them by the rating gap.",
+        ]
+        if p.base != 1.0:
+            notes.append(
+                f"The score base {p.base:g} rewards top places more: the bonus is what the place earns beyond "
+                "the linear score, whoever the opponents were."
+            )
+    else:
+        update = (
+            "result − chance ahead (1, ½ or 0 minus the logistic chance)"
+            if p.model == "logistic"
+            else "the Gaussian pair update (the slope of the normal likelihood of the pair's result)"
+        )
+        combine = "averaged over the N−1 opponents" if p.variant == "average" else "summed"
+        notes = [f"Each opponent: η × {update}; pair updates {combine}; two DNFs are not compared."]
+    if getattr(p, "dummy", None) is not None:
+        notes.append("The dummy player is a never-updated opponent tied with the last place.")
+    notes.append("The rows sum exactly to the change.")
+    return tuple(notes)
+
+
+def _what_moved(run: RatingRun, system: object, game: int, a: int) -> tuple[tuple[Moved, ...], tuple[str, ...]]:
+    s = run.history.game_slice(game)
+    k = s.start + a
+    moved = [Moved(name, float(b[k]), float(e[k])) for name, (b, e) in run.extras.items()]
+    shown = Moved("shown rating", float(run.before[k]), float(run.after[k]))
+    p = run.params
+    name = run.system
+    if name in ("plackett-luce", "thurstonian"):
+        model = "Plackett-Luce" if name == "plackett-luce" else "Thurstonian (Gaussian)"
+        notes: tuple[str, ...] = (
+            f"The rating moved by the learning rate times the gradient of the {model} likelihood of the whole "
+            "finishing order. That gradient is not a sum of one term per opponent (each step of the order weighs "
+            "every player still in it), so no per-opponent split is shown.",
+        )
+        return (shown,), notes
+    if name == "trueskill":
+        mu, sigma = run.extras["mu"], run.extras["sigma"]
+        d_mu, d_sigma = float(mu[1][k] - mu[0][k]), float(sigma[1][k] - sigma[0][k])
+        notes = (
+            f"Shown rating = mean − {p.display_k:g} × uncertainty (mu − {p.display_k:g} sigma). The mean moved by "
+            f"{d_mu:+.4g} and the uncertainty by {d_sigma:+.4g}, so the shown rating moved by {d_mu:+.4g} − "
+            f"{p.display_k:g} × ({d_sigma:+.4g}) = {d_mu - p.display_k * d_sigma:+.4g}.",
+            "TrueSkill updates the whole field at once (a factor graph over the finishing order): "
+            "no per-opponent split.",
+        )
+        return (*moved, shown), notes
+    if name == "elo-mmr":
+        mu, sigma = run.extras["mu"], run.extras["sigma"]
+        d_mu, d_sigma = float(mu[1][k] - mu[0][k]), float(sigma[1][k] - sigma[0][k])
+        notes = (
+            f"Shown rating = mean − {p.display_k:g} × (uncertainty − {p.sigma_limit:g}). The mean moved by "
+            f"{d_mu:+.4g} and the uncertainty by {d_sigma:+.4g}"
+            + (f", so the shown rating moved by {d_mu - p.display_k * d_sigma:+.4g}." if p.display_k else "."),
+            "Elo-MMR finds the performance that best explains the whole order, then updates the mean: "
+            "no per-opponent split.",
+        )
+        return (*moved, shown), notes
+    if name == "glicko2":
+        if p.scale == "rank-points":
+            rule = (
+                "Shown: Rank Points, which step halfway towards the lower end of the 99.7% interval (mean − 3 "
+                "deviations, remapped to 0-10000), by at most 500, and never against the game's result."
+            )
+        else:
+            rule = "Shown: the Glicko rating (the mean)."
+        notes = (
+            rule,
+            "Glicko-2 moves the mean by the deviation-weighted results against the field, and the deviation "
+            "(uncertainty) and volatility with it; the bounds and the display rule are applied after.",
+        )
+        return (*moved, shown), notes
+    return (shown,), ("No breakdown is available for this system.",)

@@ -1,0 +1,232 @@
+"""The Games and Player tabs in a real headless Chromium, at desktop and phone width (screenshots saved)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import screenshot
+from tests.browser.test_app_browser import TIMEOUT, open_app, param_selector, settle
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def pick(page, dropdown: str, value: str) -> None:
+    """Open the dcc.Dropdown with id ``dropdown`` and click the option whose value is ``value``."""
+    page.click(f"#{dropdown}")
+    page.click(f"[role=option]:has(input[value='{value}'])", timeout=TIMEOUT)
+    settle(page)
+
+
+def first_row_cells(page) -> dict[str, str]:
+    return page.evaluate(
+        """() => Object.fromEntries(Array.from(
+            document.querySelectorAll('#games-grid .ag-center-cols-container .ag-row[row-index="0"] .ag-cell,'
+              + '#games-grid .ag-pinned-left-cols-container .ag-row[row-index="0"] .ag-cell'))
+            .map(c => [c.getAttribute('col-id'), c.innerText]))"""
+    )
+
+
+def open_games(page, app_url: str) -> None:
+    open_app(page, app_url)
+    page.click("#page-tabs .nav-link:text-is('Games')")
+    page.wait_for_selector("#games-grid .ag-row", timeout=TIMEOUT)
+    settle(page)
+
+
+def test_games_list_filters_pages_and_shows_a_clicked_game(page, app_url):
+    open_games(page, app_url)
+    assert "150 games, newest first; showing 1-25" in page.inner_text("#games-count")
+    row = first_row_cells(page)
+    assert row["number"] == "150"
+    assert row["order"].startswith("1. ")
+    assert "+" in row["changes"] or "−" in row["changes"]
+    assert page.is_visible("#games-game-chart .main-svg")
+    screenshot(page, "games-desktop")
+
+    # next page: games 125 down to 101
+    page.click("#games-pages >> text=2")
+    page.wait_for_function(
+        "() => document.querySelector('#games-count').innerText.includes('showing 26-50')", timeout=TIMEOUT
+    )
+    assert first_row_cells(page)["number"] == "125"
+
+    # filter by a player: every listed game has them, with their place and change
+    pick(page, "games-player", "Marta")
+    page.wait_for_function("() => document.querySelector('#games-count').innerText.includes(' of 150 games')")
+    row = first_row_cells(page)
+    assert "Marta" in row["order"]
+    assert " of " in row["place"]
+
+    # a click on a game shows it beside the list
+    page.click('#games-grid .ag-center-cols-container .ag-row[row-index="1"] [col-id="order"]')
+    number = first_row_cells(page)["number"]  # the list did not move
+    second = page.evaluate(
+        """() => document.querySelector('#games-grid .ag-pinned-left-cols-container .ag-row[row-index="1"]')
+            .innerText.trim()"""
+    )
+    page.wait_for_function(
+        "want => document.querySelector('#games-game').innerText.startsWith('Game ' + want)",
+        arg=second,
+        timeout=TIMEOUT,
+    )
+    assert number != second
+    title = page.evaluate("() => document.querySelector('#games-game-chart .gtitle').textContent")
+    assert title.startswith(f"Game {second}")
+    screenshot(page, "games-desktop-filtered")
+    assert page.console_errors == []
+
+
+def test_games_list_at_phone_width(browser, app_url):
+    context = browser.new_context(**PHONE)
+    small = context.new_page()
+    errors: list[str] = []
+    small.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_games(small, app_url)
+    width = small.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
+    assert first_row_cells(small)["number"] == "150"
+    small.click('#games-grid .ag-center-cols-container .ag-row[row-index="2"] [col-id="order"]')
+    small.wait_for_function(
+        "() => document.querySelector('#games-game').innerText.startsWith('Game 148')", timeout=TIMEOUT
+    )
+    screenshot(small, "games-phone")
+    assert errors == []
+    context.close()
+
+
+def open_player(page, app_url: str, query: str = "") -> None:
+    open_app(page, app_url, query)
+    page.click("#page-tabs .nav-link:text-is('Player')")
+    page.wait_for_selector("#player-head-to-head .ag-row", timeout=TIMEOUT)
+    page.wait_for_selector("#player-trajectory .scatterlayer .trace", timeout=TIMEOUT)
+    settle(page)
+
+
+def test_player_page_defaults_to_the_leader_and_switches(page, app_url, browser):
+    open_player(page, app_url)
+    assert page.inner_text("#player-player").strip() == "1. Marta"  # the leader (see the Standings test)
+    summary = page.inner_text("#player-summary")
+    assert "rank\n1" in summary.replace("\t", "\n")  # the leader is picked by default
+    assert "wins" in summary and "last 10 places" in summary
+    title = page.evaluate("() => document.querySelector('#player-trajectory .gtitle').textContent")
+    assert title.endswith("rating and rank after each game")
+    assert page.locator("#player-head-to-head .ag-center-cols-container .ag-row").count() >= 5
+    # why the rating changed in Marta's newest game: one row per opponent, then the total
+    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    explanation = page.inner_text("#player-explain")
+    assert explanation.startswith("Marta in Game 150")
+    assert "total" in explanation and "The rows sum exactly to the change." in explanation
+    screenshot(page, "player-desktop")
+
+    pick(page, "player-player", "Dmitri")
+    page.wait_for_function(
+        "() => document.querySelector('#player-trajectory .gtitle').textContent.startsWith('Dmitri:')",
+        timeout=TIMEOUT,
+    )
+    opponents = page.inner_text("#player-head-to-head")
+    assert "Dmitri" not in opponents.split("opponent", 1)[-1]  # nobody meets themself
+    assert page.console_errors == []
+
+    context = browser.new_context(**PHONE)
+    small = context.new_page()
+    errors: list[str] = []
+    small.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_player(small, app_url)
+    width = small.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
+    screenshot(small, "player-phone")
+    assert errors == []
+    context.close()
+
+
+def test_player_page_explains_a_clicked_game_under_trueskill(page, app_url):
+    open_player(page, app_url, "?system=trueskill")
+    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    # a click on the chart's first point explains that game (the player's first)
+    first = page.evaluate("() => document.querySelector('#player-trajectory .js-plotly-plot')._fullData[0].x[0]")
+    box = page.locator("#player-trajectory .scatterlayer .trace .point").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(200)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function(
+        "n => /in Game \\d+/.exec(document.querySelector('#player-explain').innerText)[0] === 'in Game ' + n",
+        arg=first,
+        timeout=TIMEOUT,
+    )
+    text = page.inner_text("#player-explain")
+    assert "mu" in text and "sigma" in text and "shown rating" in text
+    assert "Shown rating = mean − 2 × uncertainty" in text
+    screenshot(page, "player-desktop-trueskill")
+    assert page.console_errors == []
+
+
+def test_compare_tab_against_a_pinned_baseline(page, app_url, browser):
+    open_app(page, app_url)
+    page.click("#page-tabs .nav-link:text-is('Compare')")
+    page.wait_for_function(
+        "() => document.querySelector('#compare-status').innerText.startsWith('Pin a baseline')", timeout=TIMEOUT
+    )
+    page.click("#baseline-pin")
+    page.wait_for_selector("#baseline-unpin:not([disabled])", timeout=TIMEOUT)
+    box = page.locator(param_selector("param", "base"))
+    box.fill("2")
+    box.press("Enter")
+    page.wait_for_selector("#compare-grid .ag-center-cols-container .ag-row", timeout=TIMEOUT)
+    page.wait_for_function("() => location.search.includes('base=2')", timeout=TIMEOUT)
+    settle(page)
+    assert page.locator("#compare-grid .ag-center-cols-container .ag-row").count() == 10
+    assert "rating now (Elo points)" in page.inner_text("#compare-grid .ag-header")
+    changes = page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+            '#compare-grid .ag-center-cols-container [col-id="rating_change"]')).map(c => c.innerText)"""
+    )
+    assert any(c.startswith(("+", "-", "−")) for c in changes)  # base 2 moved some ratings
+    with page.expect_download() as download:
+        page.click("#compare-csv-button")
+    path = download.value.path()
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("player,rank now,rank before,places moved")
+    assert len(lines) == 11
+    screenshot(page, "compare-desktop")
+    assert page.console_errors == []
+
+    context = browser.new_context(**PHONE)
+    small = context.new_page()
+    open_app(small, app_url, "?" + page.url.split("?", 1)[1])  # the shared address holds the baseline
+    small.click("#page-tabs .nav-link:text-is('Compare')")
+    small.wait_for_selector("#compare-grid .ag-center-cols-container .ag-row", timeout=TIMEOUT)
+    settle(small)
+    width = small.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
+    screenshot(small, "compare-phone")
+    context.close()
+
+
+def test_names_are_text_in_the_games_list_and_player_page(page, app_url, tmp_path: Path):
+    """A name that looks like markup is shown as typed, never as a live element."""
+    open_app(page, app_url)
+    upload = tmp_path / "club.csv"
+    upload.write_text(
+        "game,date,player,place\n"
+        "1,2024-03-01,<b>Zed</b>,1\n1,2024-03-01,Yan,2\n"
+        "2,2024-03-08,Yan,1\n2,2024-03-08,<b>Zed</b>,2\n"
+    )
+    page.set_input_files("#data-upload input[type=file]", str(upload))
+    page.wait_for_function("() => document.querySelector('#data-summary').innerText.includes('2 games')")
+    page.click("#page-tabs .nav-link:text-is('Games')")
+    page.wait_for_function(
+        "() => document.querySelector('#games-count').innerText.startsWith('2 games')", timeout=TIMEOUT
+    )
+    settle(page)
+    assert first_row_cells(page)["order"] == "1. Yan  2. <b>Zed</b>"
+    assert page.locator("#games-grid b").count() == 0
+    page.click("#page-tabs .nav-link:text-is('Player')")
+    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    settle(page)
+    assert "<b>Zed</b>" in page.inner_text("#player-player") + page.inner_text("#player-head-to-head")
+    assert page.locator("#player-trajectory b, #player-head-to-head b, #player-explain b").count() == 0
+    assert page.console_errors == []
