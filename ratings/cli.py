@@ -27,7 +27,7 @@ import datetime as dt
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 import numpy as np
@@ -140,24 +140,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = parse_number(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
-    return value
+def _number_in(low: float, high: float, what: str) -> Callable[[str], float]:
+    """An argparse type: a plain decimal number with ``low < value <= high`` (``< high`` when ``high`` is 1)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = parse_number(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        inside = low < value < high if high == 1.0 else low < value <= high
+        if not inside:
+            raise argparse.ArgumentTypeError(f"{text} is not {what}")
+        return value
+
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = parse_number(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if not 0.0 < value <= 24 * 3600:
-        raise argparse.ArgumentTypeError(f"{text} is not a number of seconds between 0 and 86400")
-    return value
+_fraction = _number_in(0.0, 1.0, "between 0 and 1")
+_seconds = _number_in(0.0, 24 * 3600.0, "a number of seconds between 0 and 86400")
 
 
 def _date(text: str | None, option: str) -> dt.date | None:
