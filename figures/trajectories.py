@@ -80,7 +80,10 @@ def trajectory_figure(
                 legendgroup=name,
                 line={"color": color, "width": 2},
                 marker={"size": 5},
-                customdata=series.games,
+                # A plain list, not a numpy array: plotly.py sends arrays binary-encoded ({"dtype", "bdata"}) and
+                # dcc.Graph copies a clicked point's customdata from that undecoded object, so a click would
+                # arrive without it (issue 11, item 2). Small whole numbers are shorter as a list anyway.
+                customdata=series.games.tolist(),
                 text=text,
                 hovertemplate=f"<b>{name}</b><br>%{{text}}<br>rating %{{y:.4g}}<extra></extra>",
             )
@@ -100,7 +103,7 @@ def trajectory_figure(
                     legendgroup=name,
                     showlegend=False,
                     line={"color": color, "width": 1.5, "dash": "dash"},
-                    customdata=base_series.games,
+                    customdata=base_series.games.tolist(),
                     yaxis="y2" if second_axis else "y",
                     hovertemplate=f"<b>{name}</b> ({baseline_text})<br>game %{{x}}<br>rating %{{y:.4g}}<extra></extra>",
                 )

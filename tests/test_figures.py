@@ -8,6 +8,7 @@ S=1 or 0, E=1/2).
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -58,6 +59,10 @@ def test_hover_names_game_place_and_change(duel_run):
     assert trace.text[0] == "Game 1, 2024-01-05<br>place 2 of 2, change -16"
     assert "<b>Bob</b>" in trace.hovertemplate and "%{text}" in trace.hovertemplate
     assert list(trace.customdata) == [0]  # the game index: a click on the point selects it
+    # dcc.Graph copies a clicked point's customdata from the figure as sent; a binary-encoded array
+    # ({"dtype", "bdata"}) would reach the click callback without it (issue 11, item 2).
+    sent = json.loads(fig.to_json())["data"][0]["customdata"]
+    assert sent == [0]
 
 
 def test_by_date_uses_dates_and_unknown_players_are_skipped(duel_run):
