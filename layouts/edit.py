@@ -17,7 +17,16 @@ FORM_ROWS = 8
 
 _COLUMNS: list[dict[str, Any]] = [
     {"field": "game", "headerName": "game", "minWidth": 70, "filter": True},
-    {"field": "date", "headerName": "date", "minWidth": 100, "filter": True, "headerTooltip": "YYYY-MM-DD"},
+    {
+        "field": "date",
+        "headerName": "date",
+        "minWidth": 100,
+        "filter": True,
+        # plain text, read by the file readers' date parser (the browser's date field lost typed ISO dates)
+        "cellDataType": "text",
+        "headerTooltip": "2024-03-31, 31/03/2024 or 31 March 2024. A game has one date: "
+        "changing it on one row moves the whole game.",
+    },
     {"field": "player", "headerName": "player", "minWidth": 80, "filter": True},
     {"field": "place", "headerName": "place", "minWidth": 64, "headerTooltip": "1 = best; DNF = did not finish"},
     {
@@ -35,7 +44,22 @@ def edit_panel() -> html.Div:
     buttons = html.Div(
         [
             dbc.Button("Apply", id=Edit.APPLY, color="primary", size="sm", title="Rate the edited table"),
-            dbc.Button("Add row", id=Edit.ADD_ROW, color="secondary", outline=True, size="sm"),
+            dbc.Button(
+                "New game",
+                id=Edit.ADD_ROW,
+                color="secondary",
+                outline=True,
+                size="sm",
+                title="Add a row that starts a new game (a fresh game id)",
+            ),
+            dbc.Button(
+                "Add player to last game",
+                id=Edit.ADD_PLAYER,
+                color="secondary",
+                outline=True,
+                size="sm",
+                title="Add a row in the last row's game and date",
+            ),
             dbc.Button("Delete selected", id=Edit.DELETE_ROWS, color="secondary", outline=True, size="sm"),
             dbc.Button("Undo", id=Edit.UNDO, color="secondary", outline=True, size="sm", title="Undo the last Apply"),
             dbc.Button("Revert to source", id=Edit.REVERT, color="secondary", outline=True, size="sm"),
@@ -47,8 +71,9 @@ def edit_panel() -> html.Div:
             html.H2("Edit the history (what if)", className="h6 mb-1"),
             html.Div(
                 "Change a game, date, player or place (DNF for did not finish), add or delete rows, tick "
-                "'exclude game' to leave a game out. Nothing changes until you press Apply; the edits stay in "
-                "this browser session only (download them with 'History CSV').",
+                "'exclude game' to leave a game out. A game has one date: change it on any one row and Apply "
+                "moves the whole game (dates as 2024-03-31, 31/03/2024 or 31 March 2024). Nothing changes until "
+                "you press Apply; the edits stay in this browser session only (download them with 'History CSV').",
                 className="small text-muted mb-1",
             ),
             buttons,

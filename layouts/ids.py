@@ -101,6 +101,7 @@ class Edit(StrEnum):
     GRID = "edit-grid"
     APPLY = "edit-apply"
     ADD_ROW = "edit-add-row"
+    ADD_PLAYER = "edit-add-player"
     DELETE_ROWS = "edit-delete-rows"
     UNDO = "edit-undo"
     REVERT = "edit-revert"
