@@ -50,3 +50,87 @@ def test_clicking_a_trajectory_point_shows_that_game(page, app_url):
     assert not re.match(rf"Game {game + 1}\b", before)
     screenshot(page, "fixes-clicked-point")
     assert page.console_errors == []
+
+
+def grid_cell(page, row: int, column: str):
+    return page.locator(f"#edit-grid .ag-center-cols-container [row-index='{row}'] [col-id='{column}']")
+
+
+def selected_count(page) -> int:
+    return page.locator("#edit-grid .ag-center-cols-container .ag-row-selected").count()
+
+
+def open_edit_tab(page, app_url: str) -> None:
+    open_app(page, app_url)
+    page.click("text=Edit history")
+    page.wait_for_selector("#edit-grid [row-index='0'] [col-id='place']", timeout=TIMEOUT)
+    settle(page)
+
+
+def test_no_row_stays_selected_after_delete_and_apply(page, app_url):
+    open_edit_tab(page, app_url)
+    doomed = grid_cell(page, 2, "player").inner_text()
+    page.locator("#edit-grid .ag-center-cols-container [row-index='2'] .ag-selection-checkbox input").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('#edit-grid .ag-center-cols-container .ag-row-selected').length === 1",
+        timeout=TIMEOUT,
+    )
+    rows_before = page.evaluate(
+        "() => document.querySelector('#edit-grid .ag-center-cols-container').childElementCount"
+    )
+    page.click("#edit-delete-rows")
+    page.wait_for_function(
+        "(name) => document.querySelector(\"#edit-grid .ag-center-cols-container [row-index='2'] [col-id='player']\")"
+        ".innerText !== name",
+        arg=doomed,
+        timeout=TIMEOUT,
+    )
+    assert selected_count(page) == 0
+    page.click("#edit-apply")
+    page.wait_for_selector("#edit-status .alert-success", timeout=TIMEOUT)
+    settle(page)
+    # the rows are renumbered by Apply: the deleted row's id now names another row, which must not be selected
+    assert selected_count(page) == 0
+    kept = grid_cell(page, 2, "player").inner_text()
+    page.click("#edit-delete-rows")  # nothing selected: deletes nothing
+    settle(page)
+    assert grid_cell(page, 2, "player").inner_text() == kept
+    assert rows_before > 0
+    assert page.console_errors == []
+
+
+def test_a_date_typed_on_one_row_moves_the_whole_game(page, app_url):
+    open_edit_tab(page, app_url)
+    game = grid_cell(page, 0, "game").inner_text()
+    same_game = [i for i in range(10) if grid_cell(page, i, "game").inner_text() == game]
+    assert len(same_game) >= 2
+    cell = grid_cell(page, 0, "date")
+    cell.dblclick()
+    editor = page.locator("#edit-grid .ag-cell-inline-editing input")
+    assert editor.get_attribute("type") in (None, "text")  # not the browser's mm/dd/yyyy date field
+    editor.fill("7 January 2023")
+    editor.press("Enter")
+    assert cell.inner_text() == "7 January 2023"  # typed text is kept until Apply
+    page.click("#edit-apply")
+    page.wait_for_selector("#edit-status .alert-success", timeout=TIMEOUT)
+    settle(page)
+    rows = page.evaluate(
+        """(game) => Array.from(document.querySelectorAll('#edit-grid .ag-center-cols-container .ag-row'))
+            .filter(r => r.querySelector("[col-id='game']").innerText === game)
+            .map(r => r.querySelector("[col-id='date']").innerText)""",
+        arg=game,
+    )
+    assert rows and set(rows) == {"2023-01-07"}, rows
+    # a date that is no date: the message names the game and the player
+    player = grid_cell(page, 0, "player").inner_text()
+    grid_cell(page, 0, "date").dblclick()
+    editor = page.locator("#edit-grid .ag-cell-inline-editing input")
+    editor.fill("next friday")
+    editor.press("Enter")
+    page.click("#edit-apply")
+    page.wait_for_selector("#edit-status .alert-danger", timeout=TIMEOUT)
+    status = page.inner_text("#edit-status")
+    assert f"player '{player}', date: 'next friday' is not a date" in status
+    assert "row" not in status.split("\n", 1)[1]
+    screenshot(page, "fixes-edit-date-error")
+    assert page.console_errors == []
