@@ -10,6 +10,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from layouts.ids import Baseline, Data, Page, Params, ParamType, Standings
+from layouts.labels import labelled
 from ratings import SYSTEM_NAMES, ParamSpec, get_system
 from ratings.io import MAX_BYTES
 
@@ -33,20 +34,28 @@ def data_card(samples: Sequence[str], sample: str | None) -> dbc.Card:
     return _card(
         "Data",
         dbc.Label("Bundled sample", html_for=Data.SAMPLE, className="small mb-0"),
-        dcc.Dropdown(
-            id=Data.SAMPLE,
-            options=[{"label": s, "value": s} for s in samples],
-            value=sample,
-            clearable=False,
-            className="mb-2",
+        labelled(
+            "Bundled sample",
+            dcc.Dropdown(
+                id=Data.SAMPLE,
+                options=[{"label": s, "value": s} for s in samples],
+                value=sample,
+                clearable=False,
+                className="mb-2",
+            ),
         ),
-        dcc.Upload(
-            id=Data.UPLOAD,
-            children=html.Div(["Drop a CSV, XLSX or ODS file (up to 10 MB) here, or ", html.A("choose one", href="#")]),
-            className="upload-area mb-2",
-            multiple=False,
-            max_size=MAX_BYTES,
-            accept=".csv,.tsv,.txt,.xlsx,.xlsm,.ods",
+        labelled(
+            "Upload a game-history file",
+            dcc.Upload(
+                id=Data.UPLOAD,
+                children=html.Div(
+                    ["Drop a CSV, XLSX or ODS file (up to 10 MB) here, or ", html.A("choose one", href="#")]
+                ),
+                className="upload-area mb-2",
+                multiple=False,
+                max_size=MAX_BYTES,
+                accept=".csv,.tsv,.txt,.xlsx,.xlsm,.ods",
+            ),
         ),
         dbc.Label("Google Sheet address", html_for=Data.SHEET_URL, className="small mb-0"),
         dbc.InputGroup(
@@ -162,7 +171,10 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
             disabled=not enabled,
             className="form-control form-control-sm param-number",
         )
-        row = [html.Div(slider, className="flex-grow-1 me-2"), number]
+        row = [
+            labelled(f"{spec.title} (slider)", slider, "flex-grow-1 me-2"),
+            labelled(f"{spec.title} (exact value)", number),
+        ]
         body = [html.Div(row, className="d-flex align-items-start")]
         if optional:
             body.insert(
@@ -188,7 +200,10 @@ def system_card(system: str) -> dbc.Card:
     cls = get_system(system)
     return _card(
         "Rating system",
-        dcc.Dropdown(id=Params.SYSTEM, options=system_options(), value=system, clearable=False, className="mb-1"),
+        labelled(
+            "Rating system",
+            dcc.Dropdown(id=Params.SYSTEM, options=system_options(), value=system, clearable=False, className="mb-1"),
+        ),
         html.Div(cls.summary, id=Params.SYSTEM_SUMMARY, className="small text-muted mb-2"),
         html.Div(param_controls(system), id=Params.CONTROLS),
         dbc.Alert(id=Params.ERROR, color="danger", is_open=False, className="small py-1 px-2 mb-2"),

@@ -9,6 +9,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from layouts.ids import Edit, Record, RecordType, Tab
+from layouts.labels import labelled
 
 __all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
 
@@ -84,7 +85,8 @@ def edit_panel() -> html.Div:
                 rowData=[],
                 defaultColDef={"editable": True, "sortable": True, "resizable": True, "flex": 1},
                 getRowId="params.data._id",
-                columnSize="responsiveSizeToFit",
+                # No columnSize: sizing to fit ran while the tab was hidden (AG Grid warning #29 on every load);
+                # flex columns with a minimum width fill the grid once it is shown.
                 dashGridOptions={
                     "rowSelection": {"mode": "multiRow", "enableClickSelection": False},
                     "stopEditingWhenCellsLoseFocus": True,
@@ -103,17 +105,23 @@ def _player_line(i: int) -> dbc.Row:
     return dbc.Row(
         [
             dbc.Col(
-                dbc.Input(
-                    id={"type": RecordType.PLAYER, "index": i},
-                    placeholder=f"player {i + 1}",
-                    list=Record.NAMES,
-                    size="sm",
-                    autocomplete="off",
+                labelled(
+                    f"Player {i + 1} of the new game",
+                    dbc.Input(
+                        id={"type": RecordType.PLAYER, "index": i},
+                        placeholder=f"player {i + 1}",
+                        list=Record.NAMES,
+                        size="sm",
+                        autocomplete="off",
+                    ),
                 ),
                 width=8,
             ),
             dbc.Col(
-                dbc.Input(id={"type": RecordType.PLACE, "index": i}, placeholder="place / DNF", size="sm"),
+                labelled(
+                    f"Place of player {i + 1}",
+                    dbc.Input(id={"type": RecordType.PLACE, "index": i}, placeholder="place / DNF", size="sm"),
+                ),
                 width=4,
             ),
         ],
@@ -131,6 +139,7 @@ def record_panel() -> html.Div:
                 "Google Sheet the game is written there after you confirm; otherwise it joins this session's history.",
                 className="small text-muted mb-1",
             ),
+            dbc.Label("Date of the game", html_for=Record.DATE, className="small mb-0"),
             dbc.Input(id=Record.DATE, type="date", size="sm", className="mb-1", style={"maxWidth": "12rem"}),
             html.Datalist(id=Record.NAMES),
             *[_player_line(i) for i in range(FORM_ROWS)],

@@ -11,6 +11,30 @@ from tests.browser.test_app_browser import TIMEOUT, open_app, settle
 
 pytestmark = pytest.mark.browser
 
+#: Visible, enabled controls that have no accessible name (aria-label, aria-labelledby, a <label>, their own
+#: text for buttons and links, or a title), described by tag, id, class and the nearest ancestor's id.
+UNLABELLED_JS = """() => {
+  const sel = 'input, select, textarea, button, [role=combobox], [role=slider], [role=switch], '
+    + '[role=checkbox], [role=button], a[href]';
+  const visible = el => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+     return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
+  const name = el => {
+    if (el.getAttribute('aria-label')?.trim()) return true;
+    const by = el.getAttribute('aria-labelledby');
+    if (by && by.split(/\\s+/).some(id => document.getElementById(id)?.textContent.trim())) return true;
+    if (el.labels && Array.from(el.labels).some(l => l.textContent.trim())) return true;
+    if (el.closest('label') && el.closest('label').textContent.trim()) return true;
+    if (['BUTTON', 'A'].includes(el.tagName) || ['button'].includes(el.getAttribute('role')))
+      if (el.textContent.trim()) return true;
+    if (el.getAttribute('title')?.trim()) return true;
+    if (el.tagName === 'INPUT' && ['button', 'submit'].includes(el.type) && el.value) return true;
+    return false;
+  };
+  return Array.from(document.querySelectorAll(sel))
+    .filter(el => visible(el) && !el.disabled && el.type !== 'hidden' && !name(el))
+    .map(el => el.tagName + '#' + (el.id || '') + ' in ' + (el.parentElement.closest('[id]')?.id || ''));
+}"""
+
 
 def click_trajectory_point(page, trace: int, point: int) -> None:
     """Click the drawn marker ``point`` of trace ``trace`` with the mouse, as a user does."""
@@ -134,3 +158,27 @@ def test_a_date_typed_on_one_row_moves_the_whole_game(page, app_url):
     assert "row" not in status.split("\n", 1)[1]
     screenshot(page, "fixes-edit-date-error")
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_every_visible_control_has_an_accessible_name_and_no_grid_warning(browser, app_url, width):
+    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 500)
+    pg = context.new_page()
+    warnings: list[str] = []
+    pg.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else None)
+    open_app(pg, app_url)
+    if width < 500:
+        pg.click("#page-controls-toggle")
+        pg.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
+    counted = 0
+    for tab in ("Standings", "All games", "Edit history", "Predictions"):
+        pg.click(f"#page-tabs >> text={tab}")
+        settle(pg)
+        pg.wait_for_timeout(500)
+        assert pg.evaluate(UNLABELLED_JS) == [], tab
+        counted += pg.evaluate(
+            "() => document.querySelectorAll('input, [role=slider], [role=combobox], button').length"
+        )
+    assert counted > 50  # the check saw the page's controls
+    assert not [w for w in warnings if "AG Grid" in w], warnings
+    context.close()
