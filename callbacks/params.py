@@ -7,7 +7,7 @@ from typing import Any
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, no_update
 
 from callbacks.runs import parse_params
-from layouts.controls import param_controls
+from layouts.controls import default_shown, param_controls
 from layouts.ids import Page, Params, ParamType
 from ratings import SYSTEM_NAMES, get_system
 
@@ -44,6 +44,8 @@ def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tupl
             value = None
         elif spec.kind in ("float", "int", "optional-float") and value in (None, ""):
             return None, f"parameter '{spec.name}': enter a number"
+        elif value is not None and value == default_shown(spec.default) != spec.default:
+            value = spec.default  # the box shows a long default rounded; reading it back means the default
         values[spec.name] = value
     params, error = parse_params(system, values)
     if params is None:

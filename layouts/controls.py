@@ -14,7 +14,22 @@ from layouts.labels import labelled
 from ratings import SYSTEM_NAMES, ParamSpec, get_system
 from ratings.io import MAX_BYTES
 
-__all__ = ["controls_column", "param_control", "param_controls", "slider_range", "system_options"]
+__all__ = [
+    "controls_column",
+    "default_shown",
+    "param_control",
+    "param_controls",
+    "slider_range",
+    "system_options",
+]
+
+
+def default_shown(default: Any) -> Any:
+    """A default as its number box shows it: 6 significant digits (TrueSkill's sigma 25/3 as 8.33333).
+
+    :func:`callbacks.params.collect` reads that shown value back as the exact default.
+    """
+    return float(f"{default:.6g}") if isinstance(default, float) else default
 
 
 def system_options() -> list[dict[str, str]]:
@@ -131,7 +146,7 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
             )
         ]
     elif spec.kind == "bool":
-        body = [dbc.Switch(id={"type": ParamType.BOOL, "name": name}, value=bool(current), label="on")]
+        body = [dbc.Switch(id={"type": ParamType.BOOL, "name": name}, value=bool(current), label=spec.title)]
     elif spec.kind == "float-list":
         text = "" if current is None else ", ".join(f"{float(v):g}" for v in current)
         body = [
@@ -149,6 +164,8 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
         default = spec.default if isinstance(spec.default, (int, float)) else None
         low, high, step = slider_range(spec, current if enabled else None)
         shown = current if enabled else (default if default is not None else (low + high) / 2)
+        if default is not None and shown == default:
+            shown = default_shown(default)
         slider = dcc.Slider(
             id={"type": ParamType.SLIDER, "name": name},
             min=low,
@@ -182,7 +199,8 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
                 dbc.Switch(
                     id={"type": ParamType.ON, "name": name},
                     value=enabled,
-                    label="on",
+                    # says what the switch does, true whether it is on or off (a bare "on" read wrong when off)
+                    label=f"use a {spec.title}",
                     className="small mb-0 param-switch",
                 ),
             )

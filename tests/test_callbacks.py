@@ -151,10 +151,28 @@ def test_every_system_gets_controls_that_collect_to_its_defaults(system):
 def test_controls_take_the_address_values_only_for_their_system():
     state = {"system": "multielo", "params": {"k": "12", "base": "oops"}}
     built = params.controls_for("multielo", reset=False, url_state=state)
-    k_box = built[0].children[1].children[1]
+    k_box = built[0].children[1].children[1].children  # the box inside its accessible-name wrapper
     assert k_box.id == {"type": ParamType.VALUE, "name": "k"} and k_box.value == 12.0
     reset = params.controls_for("multielo", reset=True, url_state=state)
-    assert reset[0].children[1].children[1].value == 32.0
+    assert reset[0].children[1].children[1].children.value == 32.0
+
+
+def test_long_defaults_show_rounded_and_read_back_exactly():
+    sigma = next(s for s in __import__("ratings").get_system("trueskill").parameters() if s.name == "sigma")
+    box = controls.param_control(sigma).children[1].children[1].children
+    assert box.id == {"type": ParamType.VALUE, "name": "sigma"}
+    assert box.value == 8.33333  # not 8.333333333333334
+    good, error = params.collect("trueskill", {"sigma": box.value}, {})
+    assert error is None and good["params"]["sigma"] == 25 / 3
+    good, _ = params.collect("trueskill", {"sigma": 8.3}, {})
+    assert good["params"]["sigma"] == 8.3  # a value the user typed stays as typed
+
+
+def test_switches_say_what_they_do_rather_than_a_bare_on():
+    dummy = controls.param_control(ParamSpec("dummy", "optional-float", None, "help", label="dummy rating"))
+    switch = dummy.children[1]
+    assert switch.id == {"type": ParamType.ON, "name": "dummy"}
+    assert switch.value is False and switch.label == "use a dummy rating"
 
 
 # ------------------------------------------------------------------ address
