@@ -84,7 +84,8 @@ def test_predictions_metrics_and_ratings_download(page, app_url, browser):
     totals = page.locator("#predict-table tbody tr td:last-child").all_inner_texts()
     assert totals == ["100%"] * 4
     metrics = page.inner_text("#evaluate-panel")
-    assert "Kendall tau" in metrics and "lower is better" in metrics
+    assert "Pairs called wrong" in metrics and "fewer is better" in metrics and "more is better" in metrics
+    assert "lower is better" not in metrics
     assert page.locator("#evaluate-panel td.num").count() == 3
     screenshot(page, "extras-predictions")
 
