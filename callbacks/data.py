@@ -10,7 +10,7 @@ from dash import Input, Output, State, callback, ctx, html, no_update
 
 from callbacks.runs import DataError, Loaded, describe_source, load_source, read_upload
 from callbacks.url import default_source
-from figures import date_range_text
+from figures import counted, date_range_text
 from layouts.ids import Data, Page
 from sources.model import Sample, Sheet, parse_source
 
@@ -30,9 +30,10 @@ class Choice:
 def summary_text(loaded: Loaded) -> str:
     """ "150 games, 10 players, 2021-01-08 to 2022-12-30 (sample 'poker')"."""
     info = loaded.history.summary()
-    text = f"{info['games']} games, {info['players']} players, {date_range_text(info['first_date'], info['last_date'])}"
+    dates = date_range_text(info["first_date"], info["last_date"])
+    text = f"{counted(info['games'], 'game')}, {counted(info['players'], 'player')}, {dates}"
     if info["dnfs"]:
-        text += f", {info['dnfs']} did-not-finish results"
+        text += f", {counted(info['dnfs'], 'did-not-finish result')}"
     return f"{text} — {loaded.label}"
 
 

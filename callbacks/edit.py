@@ -21,6 +21,7 @@ from typing import Any
 
 from dash import Input, Output, State, callback, ctx, no_update
 
+import figures
 from callbacks.runs import DataError, describe_source, edited_source, history_for, load_source, records_of
 from layouts.ids import Data, Edit, Page, Tab
 from ratings import GameHistory, HistoryError
@@ -241,11 +242,13 @@ def apply_rows(rows: list[dict[str, Any]] | None, state: dict[str, Any] | None) 
     undo = [*state.get("undo", []), state.get("rows")][-UNDO_STEPS:]
     new_state = {"base": state["base"], "rows": _compact(applied), "undo": undo, "shown": source}
     info = checked.history.summary()
-    message = f"Applied: {info['games']} games, {info['players']} players are rated now"
+    message = (
+        f"Applied: {figures.counted(info['games'], 'game')}, {figures.counted(info['players'], 'player')} rated now"
+    )
     if checked.excluded:
-        message += f" ({len(checked.excluded)} game{'s' if len(checked.excluded) != 1 else ''} excluded)"
+        message += f" ({figures.counted(len(checked.excluded), 'game')} excluded)"
     if checked.ignored:
-        message += f"; {checked.ignored} empty row{'s' if checked.ignored != 1 else ''} left out"
+        message += f"; {figures.counted(checked.ignored, 'empty row')} left out"
     return EditOutcome(message + ".", source=source, state=new_state, rows=applied)
 
 

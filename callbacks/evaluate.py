@@ -78,7 +78,8 @@ def metrics_table(rows: list[dict[str, Any]], *, games: int, pairs: int, baselin
         cells.append(html.Td(BETTER[r["better"]]))
         body.append(html.Tr(cells))
     note = (
-        f"Each game is judged by the ratings held before it ({games} games, {pairs} pairs). "
+        "Each game is judged by the ratings held before it "
+        f"({figures.counted(games, 'game')}, {figures.counted(pairs, 'pair')}). "
         "Fewer pairs called wrong and fewer places off is better; more opponents called right is better."
     )
     parts: list[Any] = [

@@ -34,7 +34,7 @@ from figures.players import (
 from figures.predictions import probability_figure, probability_rows
 from figures.scale import NATURAL_SCALE, Scale, scale_for
 from figures.scores import score_function_figure
-from figures.text import date_range_text, place_name, place_text, plain
+from figures.text import counted, date_range_text, place_name, place_text, plain
 from figures.trajectories import MARKER_LIMIT, trajectory_figure
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "PlayerSeries",
     "Scale",
     "change_heatmap",
+    "counted",
     "date_range_text",
     "default_players",
     "empty_figure",

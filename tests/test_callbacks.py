@@ -13,7 +13,7 @@ from callbacks import baseline, data, params, standings, url
 from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
 from layouts import controls
 from layouts.ids import Data, Params, ParamType
-from ratings import ParamSpec, create
+from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
 
 
@@ -314,3 +314,14 @@ def test_knots_without_values_is_the_library_error():
     raw["eta_values"] = "0.4, 0.2"
     good, error = params.collect("plackett-luce", raw, {})
     assert error is None and good["params"]["eta_knots"] == [0.0, 1.5] and good["params"]["eta_values"] == [0.4, 0.2]
+
+
+def test_summary_says_one_game_and_one_did_not_finish_result():
+    from callbacks.runs import load_source
+    from sources.model import Upload, keep_history
+
+    one = GameHistory.from_records(
+        [{"game": "g", "player": "Ann", "place": 1}, {"game": "g", "player": "Bo", "place": "DNF"}]
+    )
+    text = data.summary_text(load_source(Upload(keep_history(one), "one.csv").to_json()))
+    assert text.startswith("1 game, 2 players, no dates, 1 did-not-finish result")
