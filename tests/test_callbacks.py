@@ -325,3 +325,12 @@ def test_summary_says_one_game_and_one_did_not_finish_result():
     )
     text = data.summary_text(load_source(Upload(keep_history(one), "one.csv").to_json()))
     assert text.startswith("1 game, 2 players, no dates, 1 did-not-finish result")
+
+
+def test_sample_dropdown_follows_the_data_in_use():
+    from sources.model import Upload, keep_history
+
+    assert data.sample_shown(POKER) == ("poker", "choose a sample")
+    upload = Upload(keep_history(load_sample("chess")), "club.csv").to_json()
+    value, placeholder = data.sample_shown(upload)
+    assert value is None and placeholder == "not in use (upload club.csv); choose one to switch"

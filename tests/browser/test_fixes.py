@@ -182,3 +182,23 @@ def test_every_visible_control_has_an_accessible_name_and_no_grid_warning(browse
     assert counted > 50  # the check saw the page's controls
     assert not [w for w in warnings if "AG Grid" in w], warnings
     context.close()
+
+
+def test_sample_dropdown_says_an_upload_is_in_use_and_enter_loads_a_sheet(page, app_url, tmp_path):
+    open_app(page, app_url)
+    assert page.inner_text("#data-sample").strip().startswith("poker")
+    club = tmp_path / "club.csv"
+    club.write_text("game,date,player,place\n1,2024-03-01,Zed,1\n1,2024-03-01,Yan,2\n")
+    page.set_input_files("#data-upload input[type=file]", str(club))
+    page.wait_for_function(
+        "() => document.querySelector('#data-sample').innerText.includes('not in use (upload club.csv)')",
+        timeout=TIMEOUT,
+    )
+    assert "poker" not in page.inner_text("#data-sample")
+    screenshot(page, "fixes-upload-in-use")
+    # Enter in the sheet box loads it (here an address that is no Google Sheet: the message says so)
+    box = page.locator("#data-sheet-url")
+    box.fill("https://example.com/not-a-sheet")
+    box.press("Enter")
+    page.wait_for_selector("#data-messages .alert-danger", timeout=TIMEOUT)
+    assert "Still using the previous data (upload club.csv)" in page.inner_text("#data-messages")
