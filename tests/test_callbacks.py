@@ -234,6 +234,16 @@ def test_pin_copies_settings_and_labels_changes():
     assert run is not None and run.params.k == 16.0
 
 
+def test_a_baseline_on_other_data_says_so():
+    pinned = baseline.pin(POKER, {"system": "multielo", "params": {"k": 16.0}})
+    disabled, same = baseline.status(pinned, POKER)
+    assert not disabled and same == "Baseline: Multiplayer Elo (k=16) on sample 'poker'. Dashed lines show it."
+    _, other = baseline.status(pinned, {"kind": "sample", "name": "chess"})
+    assert other.startswith("Baseline: Multiplayer Elo (k=16) on sample 'poker'. It belongs to other data")
+    assert "(sample 'chess')" in other and "only the players both have" in other
+    assert "Dashed lines show it" not in other
+
+
 def test_ids_are_unique_strings():
     from layouts import ids
 

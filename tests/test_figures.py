@@ -171,6 +171,19 @@ def test_leaderboard_rows_filter_placeholders_and_rank_shifts():
     assert shifted == {"Ann": 2, "Bob": -1, "Cid": -1}
 
 
+def test_a_baseline_on_other_data_shifts_only_the_players_both_have():
+    # Now: Bob beats Cid (1016, 984), then Ann (1000) beats Bob (an upset: Bob loses more than 16, ends above 984):
+    # Ann, Bob, Cid.  Baseline on other data: Eve beats Cid, then Cid (984) beats Bob (1000): Eve, Cid, Bob.
+    # Ann is not in the baseline, Eve not in the current data.
+    run = create("multielo").rate(_history([("1", "Bob", 1), ("1", "Cid", 2), ("2", "Ann", 1), ("2", "Bob", 2)]))
+    other = create("multielo").rate(_history([("1", "Eve", 1), ("1", "Cid", 2), ("2", "Cid", 1), ("2", "Bob", 2)]))
+    assert [r["player"] for r in figures.leaderboard_rows(other)] == ["Eve", "Cid", "Bob"]
+    assert [r["player"] for r in figures.leaderboard_rows(run)] == ["Ann", "Bob", "Cid"]
+    shifted = {r["player"]: r["shift"] for r in figures.leaderboard_rows(run, baseline=other)}
+    # among the players both have (Bob, Cid): baseline Cid, Bob; now Bob, Cid
+    assert shifted == {"Ann": None, "Bob": 1, "Cid": -1}
+
+
 def test_default_players_most_active_first(duel_run):
     # Ann played twice; Bob and Cid once each, so by name.
     assert figures.default_players(duel_run) == ["Ann", "Bob", "Cid"]

@@ -202,3 +202,23 @@ def test_sample_dropdown_says_an_upload_is_in_use_and_enter_loads_a_sheet(page, 
     box.press("Enter")
     page.wait_for_selector("#data-messages .alert-danger", timeout=TIMEOUT)
     assert "Still using the previous data (upload club.csv)" in page.inner_text("#data-messages")
+
+
+def test_a_baseline_pinned_on_other_data_says_so(page, app_url):
+    open_app(page, app_url)
+    page.click("#baseline-pin")
+    page.wait_for_selector("#baseline-unpin:not([disabled])", timeout=TIMEOUT)
+    assert "Dashed lines show it" in page.inner_text("#baseline-status")
+    page.click("#data-sample")
+    page.keyboard.type("chess")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelector('#baseline-status').innerText.includes('belongs to other data')",
+        timeout=TIMEOUT,
+    )
+    status = page.inner_text("#baseline-status")
+    assert "on sample 'poker'" in status and "(sample 'chess')" in status
+    assert "Dashed lines show it" not in status
+    settle(page)
+    screenshot(page, "fixes-baseline-other-data")
+    assert page.console_errors == []
