@@ -8,7 +8,11 @@
     document.querySelectorAll("[data-label]").forEach(function (wrap) {
       var text = wrap.getAttribute("data-label");
       wrap.querySelectorAll(CONTROLS).forEach(function (el) {
-        if (el.closest("[data-label]") === wrap && el.getAttribute("aria-label") !== text) {
+        // options of an open dropdown and controls with a label of their own keep their names
+        if (el.closest("[role=option], [role=listbox], label") || el.closest("[data-label]") !== wrap) {
+          return;
+        }
+        if (el.getAttribute("aria-label") !== text) {
           el.setAttribute("aria-label", text);
         }
       });

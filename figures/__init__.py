@@ -23,13 +23,16 @@ from figures.export import graph_config
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.players import (
+    LINE_DASHES,
     PALETTE,
     PLACEHOLDER_NAMES,
     PlayerSeries,
     default_players,
     is_placeholder,
     player_color,
+    player_dash,
     player_series,
+    top_players,
 )
 from figures.predictions import probability_figure, probability_rows
 from figures.scale import NATURAL_SCALE, Scale, scale_for
@@ -41,6 +44,7 @@ __all__ = [
     "MARKER_LIMIT",
     "NATURAL_SCALE",
     "NEGATIVE",
+    "LINE_DASHES",
     "PALETTE",
     "PLACEHOLDER_NAMES",
     "POSITIVE",
@@ -62,8 +66,10 @@ __all__ = [
     "place_name",
     "place_text",
     "plain",
+    "top_players",
     "plain_game_labels",
     "player_color",
+    "player_dash",
     "player_series",
     "probability_figure",
     "probability_rows",

@@ -84,6 +84,9 @@ class Standings(StrEnum):
     GAME = "standings-game"
     GAME_CHANGES = "standings-game-changes"
     HEATMAP = "standings-heatmap"
+    LEADERBOARD_GRID = "standings-leaderboard-grid"
+    LEADERBOARD_SEARCH = "standings-leaderboard-search"
+    LEADERBOARD_NOTE = "standings-leaderboard-note"
 
 
 class Baseline(StrEnum):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
@@ -11,16 +11,56 @@ from dash import html
 
 from layouts.busy import busy
 from layouts.ids import Standings
+from layouts.labels import labelled
 
-__all__ = ["leaderboard_panel", "leaderboard_table"]
+__all__ = ["GRID_OPTIONS", "LeaderboardGrid", "leaderboard_grid", "leaderboard_panel"]
+
+#: The leaderboard grid's options (the search box adds ``quickFilterText``).
+GRID_OPTIONS: dict[str, Any] = {"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300}
 
 
 def leaderboard_panel() -> html.Div:
-    """An empty panel; the standings callback fills it."""
+    """A search box and an empty grid; the standings callback fills it.  A click on a row draws that player."""
+    grid = dag.AgGrid(
+        id=Standings.LEADERBOARD_GRID,
+        rowData=[],
+        columnDefs=[],
+        getRowId="params.data.player",
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "suppressMovable": True,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
+        },
+        dashGridOptions=GRID_OPTIONS,
+        style={"height": "360px", "width": "100%"},
+        className="ag-theme-quartz",
+    )
+    search = labelled(
+        "Find a player in the leaderboard",
+        dbc.Input(
+            id=Standings.LEADERBOARD_SEARCH,
+            type="search",
+            placeholder="find a player",
+            size="sm",
+            debounce=0.3,
+            autocomplete="off",
+            className="leaderboard-search",
+        ),
+    )
     return html.Div(
         [
-            html.H2("Leaderboard", className="h6 mb-1"),
-            busy(html.Div(id=Standings.LEADERBOARD, className="leaderboard")),
+            html.Div(
+                [html.H2("Leaderboard", className="h6 mb-0 me-2"), search],
+                className="d-flex align-items-center justify-content-between mb-1 gap-2",
+            ),
+            busy(
+                html.Div(
+                    [grid, html.Div(id=Standings.LEADERBOARD_NOTE)], id=Standings.LEADERBOARD, className="leaderboard"
+                )
+            ),
+            html.Div("Click a player to draw their line in the chart.", className="small text-muted"),
         ],
         className="mb-3",
     )
@@ -38,14 +78,25 @@ SHIFT = {
 UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
-def leaderboard_table(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False) -> Any:
-    """The leaderboard rows (see :func:`figures.leaderboard_rows`) in a sortable grid.
+class LeaderboardGrid(NamedTuple):
+    """What the leaderboard grid shows: its rows, columns, style and a note (when no player is listed)."""
+
+    rows: list[dict[str, Any]]
+    columns: list[dict[str, Any]]
+    style: dict[str, str]
+    note: Any
+
+
+def leaderboard_grid(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False) -> LeaderboardGrid:
+    """The leaderboard rows (see :func:`figures.leaderboard_rows`) for the sortable grid.
 
     One grid component with plain row data (not a component per cell) keeps a long leaderboard quick
-    to redraw; rows outside the visible area are not drawn.
+    to redraw; rows outside the visible area are not drawn.  Columns marked ``phone`` are the ones kept at
+    phone width (assets/app.css hides the others).
     """
     if not rows:
-        return dbc.Alert("No player has played enough games for the current filter.", color="light", className="small")
+        note = dbc.Alert("No player has played enough games for the current filter.", color="light", className="small")
+        return LeaderboardGrid([], [], {"display": "none"}, note)
     digits = 0 if max(abs(r["rating"]) for r in rows) >= 100 else 3
     columns: list[dict[str, Any]] = [{"field": "rank", "headerName": "#", "width": 56, "pinned": "left"}]
     if with_shift:
@@ -89,18 +140,4 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: 
         },
     ]
     height = min(540, 64 + 33 * len(rows))
-    return dag.AgGrid(
-        rowData=list(rows),
-        columnDefs=columns,
-        getRowId="params.data.player",
-        defaultColDef={
-            "sortable": True,
-            "resizable": True,
-            "suppressMovable": True,
-            "wrapHeaderText": True,
-            "autoHeaderHeight": True,
-        },
-        dashGridOptions={"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300},
-        style={"height": f"{height}px", "width": "100%"},
-        className="ag-theme-quartz",
-    )
+    return LeaderboardGrid(list(rows), columns, {"height": f"{height}px", "width": "100%"}, None)

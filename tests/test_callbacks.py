@@ -209,10 +209,22 @@ def test_standings_views_read_the_same_run():
     current = {"system": "multielo", "params": {"k": 32.0}}
     run = current_run(POKER, current)
     assert run is run_for(POKER, "multielo", {"k": 32.0})  # cached by content
-    options, chosen = standings.player_choice(run.history, ["Nobody"])
-    assert chosen == standings.figures.default_players(run) and len(options) == len(run.players)
+    options, chosen = standings.player_choice(run, ["Nobody"])
+    top = [r["player"] for r in standings.figures.leaderboard_rows(run)][:10]
+    assert chosen == top and len(options) == len(run.players)  # the leaderboard's top ten by default
+    assert [o["value"] for o in options][:10] == top
     fig = standings.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
-    assert len(fig.data) == min(15, len(run.players)) and fig.layout.xaxis.title.text == "date"
+    assert [t.name for t in fig.data] == top and fig.layout.xaxis.title.text == "date"
+
+
+def test_a_clicked_leaderboard_player_joins_the_drawn_lines():
+    known = {"Ann", "Bob", "Cid"}
+    assert standings.with_player(["Ann"], {"rowId": "Cid", "colId": "rating"}, known) == ["Ann", "Cid"]
+    assert standings.with_player(None, {"rowId": "Bob"}, known) == ["Bob"]
+    assert standings.with_player(["Ann"], {"rowId": "Ann"}, known) is None  # already drawn
+    assert standings.with_player(["Ann"], {"rowId": "Zed"}, known) is None  # not a player of this data
+    assert standings.with_player(["Ann"], None, known) is None
+    assert standings.on_search("mar") == {**standings.GRID_OPTIONS, "quickFilterText": "mar"}
 
 
 def test_game_choice_follows_a_click():

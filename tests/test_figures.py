@@ -184,6 +184,27 @@ def test_a_baseline_on_other_data_shifts_only_the_players_both_have():
     assert shifted == {"Ann": None, "Bob": 1, "Cid": -1}
 
 
+def test_colours_never_repeat_among_24_lines_then_the_line_style_changes():
+    players = [f"P{i}" for i in range(30)]
+    colours = [figures.player_color(players, p) for p in players]
+    assert len(set(colours[:24])) == 24
+    assert colours[24] == colours[0]
+    dashes = [figures.player_dash(players, p) for p in players]
+    assert set(dashes[:24]) == {"solid"} and set(dashes[24:]) == {"dot"}
+    assert "dash" not in figures.LINE_DASHES  # the pinned baseline's style
+    # in a chart: each drawn line gets its own colour, by its place among the lines
+    run = create("multielo").rate(_history([("1", p, i + 1) for i, p in enumerate(players)]))
+    fig = figures.trajectory_figure(run, players)
+    drawn = [(t.line.color, t.line.dash) for t in fig.data]
+    assert len(set(drawn)) == 30
+
+
+def test_top_players_follow_the_leaderboard(duel_run):
+    order = [r["player"] for r in figures.leaderboard_rows(duel_run)]
+    assert figures.top_players(duel_run) == order
+    assert figures.top_players(duel_run, limit=1) == order[:1]
+
+
 def test_default_players_most_active_first(duel_run):
     # Ann played twice; Bob and Cid once each, so by name.
     assert figures.default_players(duel_run) == ["Ann", "Bob", "Cid"]

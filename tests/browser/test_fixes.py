@@ -222,3 +222,48 @@ def test_a_baseline_pinned_on_other_data_says_so(page, app_url):
     settle(page)
     screenshot(page, "fixes-baseline-other-data")
     assert page.console_errors == []
+
+
+def test_leaderboard_top_is_drawn_a_clicked_row_joins_and_search_filters(page, app_url):
+    open_app(page, app_url, "?sample=chess")
+    settle(page)
+    page.wait_for_function("() => document.querySelector('#data-summary').innerText.includes('chess')", timeout=TIMEOUT)
+    settle(page)
+    names = page.locator("#standings-leaderboard .ag-center-cols-container [col-id='player']").all_inner_texts()
+    top = page.locator("#standings-leaderboard .ag-pinned-left-cols-container [col-id='player']").all_inner_texts()
+    shown = top or names
+    drawn = [t["name"] for t in trajectory_names(page)]
+    assert drawn == shown[:10]  # the leaderboard's top ten, in its order
+    colours = page.evaluate(
+        "() => document.querySelector('#standings-trajectories .js-plotly-plot')._fullData.map(t => t.line.color)"
+    )
+    assert len(set(colours)) == len(colours)
+    # a click on the 12th row draws that player
+    twelfth = shown[11]
+    page.locator(
+        "#standings-leaderboard .ag-pinned-left-cols-container [row-index='11'] [col-id='player'], "
+        "#standings-leaderboard .ag-center-cols-container [row-index='11'] [col-id='player']"
+    ).first.click()
+    page.wait_for_function(
+        """(name) => document.querySelector('#standings-trajectories .js-plotly-plot')._fullData
+            .some(t => t.name === name)""",
+        arg=twelfth,
+        timeout=TIMEOUT,
+    )
+    # the search box keeps the rows whose text holds what was typed
+    page.fill("#standings-leaderboard-search", twelfth[:4])
+    page.wait_for_function(
+        """(want) => { const rows = Array.from(document.querySelectorAll(
+                "#standings-leaderboard .ag-pinned-left-cols-container [col-id='player']"));
+            return rows.length > 0 && rows.every(r => r.innerText.toLowerCase().includes(want)); }""",
+        arg=twelfth[:4].lower(),
+        timeout=TIMEOUT,
+    )
+    screenshot(page, "fixes-leaderboard-search")
+    assert page.console_errors == []
+
+
+def trajectory_names(page) -> list[dict]:
+    return page.evaluate(
+        "() => document.querySelector('#standings-trajectories .js-plotly-plot')._fullData.map(t => ({name: t.name}))"
+    )
