@@ -15,4 +15,5 @@ def labelled(text: str, child: Any, class_name: str = "") -> html.Div:
     dcc.Dropdown, dcc.Slider, dcc.Input and dcc.Upload take no ``aria-label``; the asset gives their inner
     input, slider thumb or search box this text as its accessible name.
     """
-    return html.Div(child, className=class_name or None, **{"data-label": text})
+    attributes: dict[str, Any] = {"data-label": text}  # html components take any data-* attribute
+    return html.Div(child, className=class_name or None, **attributes)
