@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import plotly.graph_objects as go
-from dash import Input, Output, State, callback, ctx, no_update
+from dash import Input, Output, State, callback, clientside_callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
@@ -42,13 +42,20 @@ def scale_of(run: RatingRun, offset: Any, factor: Any) -> figures.Scale:
 
 
 def leaderboard_view(
-    run: RatingRun, *, min_games: Any, offset: Any, factor: Any, baseline: RatingRun | None, baseline_scale: Any = None
+    run: RatingRun,
+    *,
+    min_games: Any,
+    offset: Any,
+    factor: Any,
+    baseline: RatingRun | None,
+    baseline_scale: Any = None,
+    narrow: bool = False,
 ) -> LeaderboardGrid:
     """The leaderboard grid's content for ``run`` (with rank shifts against ``baseline`` when pinned)."""
     scale = scale_of(run, offset, factor)
     minimum = max(0, int(_number(min_games, 0)))
     rows = figures.leaderboard_rows(run, min_games=minimum, scale=scale, baseline=baseline)
-    return leaderboard_grid(rows, scale.unit, with_shift=baseline is not None)
+    return leaderboard_grid(rows, scale.unit, with_shift=baseline is not None, narrow=narrow)
 
 
 def trajectories_view(
@@ -120,10 +127,13 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     Input(Standings.SCALE_OFFSET, "value"),
     Input(Standings.SCALE_FACTOR, "value"),
     Input(Baseline.STORE, "data"),
+    Input(Standings.NARROW, "data"),
 )
-def on_leaderboard(source, current, min_games, offset, factor, pinned):
+def on_leaderboard(source, current, min_games, offset, factor, pinned, narrow):
     run = current_run(source, current)
-    view = leaderboard_view(run, min_games=min_games, offset=offset, factor=factor, baseline=baseline_run(pinned))
+    view = leaderboard_view(
+        run, min_games=min_games, offset=offset, factor=factor, baseline=baseline_run(pinned), narrow=narrow is True
+    )
     return (*view, {} if run.scale == figures.NATURAL_SCALE else {"display": "none"})
 
 
@@ -253,3 +263,15 @@ def on_heatmap(source, current, players, offset, factor, tab):
         raise PreventUpdate
     run = current_run(source, current)
     return figures.change_heatmap(run, players or figures.top_players(run), scale=scale_of(run, offset, factor))
+
+
+# the page opened (its first data) -> whether the screen is a phone's (the leaderboard keeps fewer columns there)
+clientside_callback(
+    """function(source, known) {
+        var narrow = window.innerWidth < 576;
+        return narrow === known ? window.dash_clientside.no_update : narrow;
+    }""",
+    Output(Standings.NARROW, "data"),
+    Input(Data.SOURCE, "data"),
+    State(Standings.NARROW, "data"),
+)

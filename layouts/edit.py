@@ -17,24 +17,27 @@ __all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
 FORM_ROWS = 8
 
 _COLUMNS: list[dict[str, Any]] = [
-    {"field": "game", "headerName": "game", "minWidth": 70, "filter": True},
+    {"field": "game", "headerName": "game", "minWidth": 52, "filter": True},
     {
         "field": "date",
         "headerName": "date",
-        "minWidth": 100,
+        "minWidth": 86,
         "filter": True,
         # plain text, read by the file readers' date parser (the browser's date field lost typed ISO dates)
         "cellDataType": "text",
         "headerTooltip": "2024-03-31, 31/03/2024 or 31 March 2024. A game has one date: "
         "changing it on one row moves the whole game.",
     },
-    {"field": "player", "headerName": "player", "minWidth": 80, "filter": True},
-    {"field": "place", "headerName": "place", "minWidth": 64, "headerTooltip": "1 = best; DNF = did not finish"},
+    {"field": "player", "headerName": "player", "minWidth": 64, "filter": True},
+    {"field": "place", "headerName": "place", "minWidth": 48, "headerTooltip": "1 = best; DNF = did not finish"},
     {
         "field": "exclude",
+        # narrow enough for a phone (the grid and its last column fit 360 px)
         "headerName": "exclude game",
+        "wrapHeaderText": True,
+        "autoHeaderHeight": True,
         "cellDataType": "boolean",
-        "minWidth": 80,
+        "minWidth": 60,
         "headerTooltip": "Tick to leave this game out (every row of the game); untick to bring it back.",
     },
 ]

@@ -87,6 +87,7 @@ class Standings(StrEnum):
     LEADERBOARD_GRID = "standings-leaderboard-grid"
     LEADERBOARD_SEARCH = "standings-leaderboard-search"
     LEADERBOARD_NOTE = "standings-leaderboard-note"
+    NARROW = "standings-narrow"
 
 
 class Baseline(StrEnum):

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
-from dash import html
+from dash import dcc, html
 
 from layouts.busy import busy
 from layouts.ids import Standings
@@ -61,6 +61,7 @@ def leaderboard_panel() -> html.Div:
                 )
             ),
             html.Div("Click a player to draw their line in the chart.", className="small text-muted"),
+            dcc.Store(id=Standings.NARROW),
         ],
         className="mb-3",
     )
@@ -78,6 +79,16 @@ SHIFT = {
 UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
+def _phone(column: dict[str, Any]) -> dict[str, Any]:
+    widths = {"rank": 44, "shift": 56, "rating": 88, "last_change": 84}
+    out = {k: v for k, v in column.items() if k not in ("pinned", "width", "minWidth", "flex")}
+    if column["field"] in widths:
+        out["width"] = widths[column["field"]]
+    else:
+        out.update(flex=1, minWidth=80)
+    return out
+
+
 class LeaderboardGrid(NamedTuple):
     """What the leaderboard grid shows: its rows, columns, style and a note (when no player is listed)."""
 
@@ -87,12 +98,18 @@ class LeaderboardGrid(NamedTuple):
     note: Any
 
 
-def leaderboard_grid(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False) -> LeaderboardGrid:
+#: The columns kept on a phone (a screen narrower than 576 px), where 8 columns do not fit: who, where, how much.
+PHONE_COLUMNS = ("rank", "shift", "player", "rating", "last_change")
+
+
+def leaderboard_grid(
+    rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False, narrow: bool = False
+) -> LeaderboardGrid:
     """The leaderboard rows (see :func:`figures.leaderboard_rows`) for the sortable grid.
 
     One grid component with plain row data (not a component per cell) keeps a long leaderboard quick
-    to redraw; rows outside the visible area are not drawn.  Columns marked ``phone`` are the ones kept at
-    phone width (assets/app.css hides the others).
+    to redraw; rows outside the visible area are not drawn.  ``narrow`` (a phone) keeps
+    :data:`PHONE_COLUMNS`, narrower and unpinned, so they fit the screen without scrolling sideways.
     """
     if not rows:
         note = dbc.Alert("No player has played enough games for the current filter.", color="light", className="small")
@@ -139,5 +156,7 @@ def leaderboard_grid(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: b
             "headerTooltip": "the last ten ratings, low ▁ to high █",
         },
     ]
+    if narrow:
+        columns = [_phone(c) for c in columns if c["field"] in PHONE_COLUMNS]
     height = min(540, 64 + 33 * len(rows))
     return LeaderboardGrid(list(rows), columns, {"height": f"{height}px", "width": "100%"}, None)

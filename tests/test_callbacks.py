@@ -356,3 +356,24 @@ def test_sample_dropdown_follows_the_data_in_use():
     upload = Upload(keep_history(load_sample("chess")), "club.csv").to_json()
     value, placeholder = data.sample_shown(upload)
     assert value is None and placeholder == "not in use (upload club.csv); choose one to switch"
+
+
+def test_phone_leaderboard_keeps_who_where_and_how_much():
+    run = current_run(POKER, {"system": "multielo", "params": {}})
+    wide = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None)
+    narrow = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=run, narrow=True)
+    assert [c["field"] for c in wide.columns] == [
+        "rank",
+        "player",
+        "rating",
+        "games",
+        "wins",
+        "average_place",
+        "last_change",
+        "trend",
+    ]
+    assert [c["field"] for c in narrow.columns] == ["rank", "shift", "player", "rating", "last_change"]
+    assert not any("pinned" in c for c in narrow.columns)
+    fixed = sum(c.get("width", 0) + c.get("minWidth", 0) for c in narrow.columns)
+    assert fixed <= 360  # fits a 390 px phone inside the page's margins
+    assert [r["player"] for r in narrow.rows] == [r["player"] for r in wide.rows]

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.browser.conftest import screenshot
-from tests.browser.test_app_browser import TIMEOUT, open_app, settle
+from tests.browser.test_app_browser import TIMEOUT, open_app, param_selector, settle
 
 pytestmark = pytest.mark.browser
 
@@ -267,3 +267,56 @@ def trajectory_names(page) -> list[dict]:
     return page.evaluate(
         "() => document.querySelector('#standings-trajectories .js-plotly-plot')._fullData.map(t => ({name: t.name}))"
     )
+
+
+def test_phone_settings_fold_after_a_change_and_tables_fit(browser, app_url):
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    small = phone.new_page()
+    errors: list[str] = []
+    small.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_app(small, app_url)
+    settle(small)
+    # the leaderboard keeps rank, player, rating and last change, all inside the screen
+    headers = small.locator("#standings-leaderboard .ag-header-cell").all_inner_texts()
+    assert [h.split("\n")[0].strip() for h in headers if h.strip()][:2] == ["#", "Player"]
+    assert len([h for h in headers if h.strip()]) == 4, headers
+    right = small.evaluate(
+        """() => Math.max(...Array.from(document.querySelectorAll('#standings-leaderboard .ag-header-cell'))
+            .map(c => c.getBoundingClientRect().right))"""
+    )
+    screenshot(small, "fixes-phone-standings")
+    assert right <= 390, small.evaluate(
+        """() => Array.from(document.querySelectorAll('#standings-leaderboard .ag-header-cell'))
+            .map(c => [c.getAttribute('col-id'), c.getBoundingClientRect().left, c.getBoundingClientRect().right])"""
+    )
+    # a change made in the open Settings panel folds it away, so the result shows
+    small.click("#page-controls-toggle")
+    small.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
+    small.wait_for_timeout(500)
+    box = small.locator(param_selector("param", "k"))
+    box.fill("40")
+    box.press("Enter")
+    small.wait_for_selector("#params-system", state="hidden", timeout=TIMEOUT)
+    small.wait_for_function("() => location.search.includes('k=40')", timeout=TIMEOUT)
+    settle(small)
+    assert small.evaluate("() => window.scrollY") < 200
+    screenshot(small, "fixes-phone-after-change")
+    # the heatmap title fits the screen
+    small.click("text=All games")
+    small.wait_for_selector("#standings-heatmap .heatmaplayer", timeout=TIMEOUT)
+    settle(small)
+    title = small.evaluate("() => document.querySelector('#standings-heatmap .gtitle').getBoundingClientRect().right")
+    assert title <= 390
+    screenshot(small, "fixes-phone-all-games")
+    # the edit grid's "exclude game" column is on screen
+    small.click("text=Edit history")
+    small.wait_for_selector("#edit-grid [row-index='0'] [col-id='exclude']", timeout=TIMEOUT)
+    settle(small)
+    edge = small.evaluate(
+        """() => document.querySelector("#edit-grid .ag-center-cols-container [row-index='0'] [col-id='exclude']")
+            .getBoundingClientRect().right"""
+    )
+    screenshot(small, "fixes-phone-edit")
+    assert edge <= 390
+    assert errors == []
+    phone.close()
