@@ -17,7 +17,7 @@ __all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
 FORM_ROWS = 8
 
 _COLUMNS: list[dict[str, Any]] = [
-    {"field": "game", "headerName": "game", "minWidth": 52, "filter": True},
+    {"field": "game", "headerName": "game", "minWidth": 62, "filter": True},
     {
         "field": "date",
         "headerName": "date",
@@ -29,7 +29,7 @@ _COLUMNS: list[dict[str, Any]] = [
         "changing it on one row moves the whole game.",
     },
     {"field": "player", "headerName": "player", "minWidth": 64, "filter": True},
-    {"field": "place", "headerName": "place", "minWidth": 48, "headerTooltip": "1 = best; DNF = did not finish"},
+    {"field": "place", "headerName": "place", "minWidth": 46, "flex": 0.6, "headerTooltip": "1 = best; DNF = did not finish"},
     {
         "field": "exclude",
         # narrow enough for a phone (the grid and its last column fit 360 px)
@@ -38,6 +38,7 @@ _COLUMNS: list[dict[str, Any]] = [
         "autoHeaderHeight": True,
         "cellDataType": "boolean",
         "minWidth": 60,
+        "flex": 0.6,
         "headerTooltip": "Tick to leave this game out (every row of the game); untick to bring it back.",
     },
 ]
@@ -92,6 +93,7 @@ def edit_panel() -> html.Div:
                 # flex columns with a minimum width fill the grid once it is shown.
                 dashGridOptions={
                     "rowSelection": {"mode": "multiRow", "enableClickSelection": False},
+                    "selectionColumnDef": {"width": 40, "minWidth": 40, "maxWidth": 40},
                     "stopEditingWhenCellsLoseFocus": True,
                     "animateRows": False,
                     "tooltipShowDelay": 300,

@@ -84,6 +84,8 @@ def _phone(column: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in column.items() if k not in ("pinned", "width", "minWidth", "flex")}
     if column["field"] in widths:
         out["width"] = widths[column["field"]]
+    if column["field"] == "rating":
+        out["headerName"] = "rating"  # the unit stays in the header's tooltip (a long header wraps letter by letter)
     else:
         out.update(flex=1, minWidth=80)
     return out

@@ -318,5 +318,12 @@ def test_phone_settings_fold_after_a_change_and_tables_fit(browser, app_url):
     )
     screenshot(small, "fixes-phone-edit")
     assert edge <= 390
+    # ... and the cells show their text whole (not cut to "g...")
+    cut = small.evaluate(
+        """() => Array.from(document.querySelectorAll(
+                "#edit-grid .ag-center-cols-container [row-index='0'] .ag-cell-value"))
+            .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.innerText)"""
+    )
+    assert cut == []
     assert errors == []
     phone.close()
