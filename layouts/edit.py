@@ -29,7 +29,13 @@ _COLUMNS: list[dict[str, Any]] = [
         "changing it on one row moves the whole game.",
     },
     {"field": "player", "headerName": "player", "minWidth": 64, "filter": True},
-    {"field": "place", "headerName": "place", "minWidth": 46, "flex": 0.6, "headerTooltip": "1 = best; DNF = did not finish"},
+    {
+        "field": "place",
+        "headerName": "place",
+        "minWidth": 46,
+        "flex": 0.6,
+        "headerTooltip": "1 = best; DNF = did not finish",
+    },
     {
         "field": "exclude",
         # narrow enough for a phone (the grid and its last column fit 360 px)
