@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import dash_bootstrap_components as dbc
@@ -42,7 +44,7 @@ METRICS = (
     ),
 )
 #: The "better when" column: what a better value looks like, in words.
-BETTER = {"lower": "fewer is better", "higher": "more is better"}
+BETTER: Mapping[str, str] = MappingProxyType({"lower": "fewer is better", "higher": "more is better"})
 
 
 def metrics_rows(current: Evaluation, baseline: Evaluation | None = None) -> list[dict[str, Any]]:

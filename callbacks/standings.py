@@ -11,7 +11,7 @@ from dash.exceptions import PreventUpdate
 import figures
 from callbacks.runs import DataError, baseline_run, current_run
 from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
-from layouts.leaderboard import GRID_OPTIONS, LeaderboardGrid, leaderboard_grid
+from layouts.leaderboard import GRID_OPTIONS, leaderboard_table
 from ratings import RatingRun
 from ratings.params import parse_number
 
@@ -50,12 +50,13 @@ def leaderboard_view(
     baseline: RatingRun | None,
     baseline_scale: Any = None,
     narrow: bool = False,
-) -> LeaderboardGrid:
-    """The leaderboard grid's content for ``run`` (with rank shifts against ``baseline`` when pinned)."""
+    search: Any = None,
+) -> list[Any]:
+    """The leaderboard for ``run`` (with rank shifts against ``baseline`` when pinned), filtered by ``search``."""
     scale = scale_of(run, offset, factor)
     minimum = max(0, int(_number(min_games, 0)))
     rows = figures.leaderboard_rows(run, min_games=minimum, scale=scale, baseline=baseline)
-    return leaderboard_grid(rows, scale.unit, with_shift=baseline is not None, narrow=narrow)
+    return leaderboard_table(rows, scale.unit, with_shift=baseline is not None, narrow=narrow, search=search)
 
 
 def trajectories_view(
@@ -116,10 +117,7 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
 
 # source, settings, filter, scale, baseline -> leaderboard grid; scale boxes shown for natural-scale systems
 @callback(
-    Output(Standings.LEADERBOARD_GRID, "rowData"),
-    Output(Standings.LEADERBOARD_GRID, "columnDefs"),
-    Output(Standings.LEADERBOARD_GRID, "style"),
-    Output(Standings.LEADERBOARD_NOTE, "children"),
+    Output(Standings.LEADERBOARD, "children"),
     Output(Standings.SCALE_ROW, "style"),
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
@@ -128,16 +126,18 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     Input(Standings.SCALE_FACTOR, "value"),
     Input(Baseline.STORE, "data"),
     Input(Standings.NARROW, "data"),
+    State(Standings.LEADERBOARD_SEARCH, "value"),
 )
-def on_leaderboard(source, current, min_games, offset, factor, pinned, narrow):
+def on_leaderboard(source, current, min_games, offset, factor, pinned, narrow, search):
     run = current_run(source, current)
+    baseline = baseline_run(pinned)
     view = leaderboard_view(
-        run, min_games=min_games, offset=offset, factor=factor, baseline=baseline_run(pinned), narrow=narrow is True
+        run, min_games=min_games, offset=offset, factor=factor, baseline=baseline, narrow=narrow is True, search=search
     )
-    return (*view, {} if run.scale == figures.NATURAL_SCALE else {"display": "none"})
+    return view, {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
 
 
-# leaderboard search box -> the grid's quick filter (rows whose text holds it)
+# leaderboard search box -> the grid's quick filter (rows whose text holds it; a rebuilt grid keeps it)
 @callback(
     Output(Standings.LEADERBOARD_GRID, "dashGridOptions"),
     Input(Standings.LEADERBOARD_SEARCH, "value"),

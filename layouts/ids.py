@@ -86,7 +86,6 @@ class Standings(StrEnum):
     HEATMAP = "standings-heatmap"
     LEADERBOARD_GRID = "standings-leaderboard-grid"
     LEADERBOARD_SEARCH = "standings-leaderboard-search"
-    LEADERBOARD_NOTE = "standings-leaderboard-note"
     NARROW = "standings-narrow"
 
 

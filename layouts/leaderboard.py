@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
 
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
@@ -13,18 +14,19 @@ from layouts.busy import busy
 from layouts.ids import Standings
 from layouts.labels import labelled
 
-__all__ = ["GRID_OPTIONS", "LeaderboardGrid", "leaderboard_grid", "leaderboard_panel"]
+__all__ = ["GRID_OPTIONS", "PHONE_COLUMNS", "leaderboard_panel", "leaderboard_table"]
 
 #: The leaderboard grid's options (the search box adds ``quickFilterText``).
-GRID_OPTIONS: dict[str, Any] = {"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300}
+GRID_OPTIONS: Mapping[str, Any] = MappingProxyType({"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300})
 
 
-def leaderboard_panel() -> html.Div:
-    """A search box and an empty grid; the standings callback fills it.  A click on a row draws that player."""
-    grid = dag.AgGrid(
+def _grid(rows: list[dict[str, Any]], columns: list[dict[str, Any]], style: dict[str, str], search: Any = None) -> Any:
+    """The leaderboard grid (built anew for each result, so its columns and sort start as the result says)."""
+    options = {**GRID_OPTIONS, "quickFilterText": str(search or "")[:100]}
+    return dag.AgGrid(
         id=Standings.LEADERBOARD_GRID,
-        rowData=[],
-        columnDefs=[],
+        rowData=rows,
+        columnDefs=columns,
         getRowId="params.data.player",
         defaultColDef={
             "sortable": True,
@@ -33,10 +35,14 @@ def leaderboard_panel() -> html.Div:
             "wrapHeaderText": True,
             "autoHeaderHeight": True,
         },
-        dashGridOptions=GRID_OPTIONS,
-        style={"height": "360px", "width": "100%"},
+        dashGridOptions=options,
+        style=style,
         className="ag-theme-quartz",
     )
+
+
+def leaderboard_panel() -> html.Div:
+    """A search box and an empty grid; the standings callback fills it.  A click on a row draws that player."""
     search = labelled(
         "Find a player in the leaderboard",
         dbc.Input(
@@ -57,7 +63,9 @@ def leaderboard_panel() -> html.Div:
             ),
             busy(
                 html.Div(
-                    [grid, html.Div(id=Standings.LEADERBOARD_NOTE)], id=Standings.LEADERBOARD, className="leaderboard"
+                    [_grid([], [], {"height": "360px", "width": "100%"})],
+                    id=Standings.LEADERBOARD,
+                    className="leaderboard",
                 )
             ),
             html.Div("Click a player to draw their line in the chart.", className="small text-muted"),
@@ -84,30 +92,21 @@ def _phone(column: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in column.items() if k not in ("pinned", "width", "minWidth", "flex")}
     if column["field"] in widths:
         out["width"] = widths[column["field"]]
-    if column["field"] == "rating":
-        out["headerName"] = "rating"  # the unit stays in the header's tooltip (a long header wraps letter by letter)
     else:
         out.update(flex=1, minWidth=80)
+    if column["field"] == "rating":
+        out["headerName"] = "rating"  # the unit stays in the header's tooltip (a long header wraps letter by letter)
     return out
-
-
-class LeaderboardGrid(NamedTuple):
-    """What the leaderboard grid shows: its rows, columns, style and a note (when no player is listed)."""
-
-    rows: list[dict[str, Any]]
-    columns: list[dict[str, Any]]
-    style: dict[str, str]
-    note: Any
 
 
 #: The columns kept on a phone (a screen narrower than 576 px), where 8 columns do not fit: who, where, how much.
 PHONE_COLUMNS = ("rank", "shift", "player", "rating", "last_change")
 
 
-def leaderboard_grid(
-    rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False, narrow: bool = False
-) -> LeaderboardGrid:
-    """The leaderboard rows (see :func:`figures.leaderboard_rows`) for the sortable grid.
+def leaderboard_table(
+    rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False, narrow: bool = False, search: Any = None
+) -> list[Any]:
+    """The leaderboard rows (see :func:`figures.leaderboard_rows`) in a sortable grid (filtered by ``search``).
 
     One grid component with plain row data (not a component per cell) keeps a long leaderboard quick
     to redraw; rows outside the visible area are not drawn.  ``narrow`` (a phone) keeps
@@ -115,7 +114,7 @@ def leaderboard_grid(
     """
     if not rows:
         note = dbc.Alert("No player has played enough games for the current filter.", color="light", className="small")
-        return LeaderboardGrid([], [], {"display": "none"}, note)
+        return [note, _grid([], [], {"display": "none"})]
     digits = 0 if max(abs(r["rating"]) for r in rows) >= 100 else 3
     columns: list[dict[str, Any]] = [{"field": "rank", "headerName": "#", "width": 56, "pinned": "left"}]
     if with_shift:
@@ -161,4 +160,4 @@ def leaderboard_grid(
     if narrow:
         columns = [_phone(c) for c in columns if c["field"] in PHONE_COLUMNS]
     height = min(540, 64 + 33 * len(rows))
-    return LeaderboardGrid(list(rows), columns, {"height": f"{height}px", "width": "100%"}, None)
+    return [_grid(list(rows), columns, {"height": f"{height}px", "width": "100%"}, search)]

@@ -360,9 +360,10 @@ def test_sample_dropdown_follows_the_data_in_use():
 
 def test_phone_leaderboard_keeps_who_where_and_how_much():
     run = current_run(POKER, {"system": "multielo", "params": {}})
-    wide = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None)
-    narrow = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=run, narrow=True)
-    assert [c["field"] for c in wide.columns] == [
+    (wide,) = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None)
+    (narrow,) = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=run, narrow=True)
+    assert wide.id == narrow.id == standings.Standings.LEADERBOARD_GRID
+    assert [c["field"] for c in wide.columnDefs] == [
         "rank",
         "player",
         "rating",
@@ -372,8 +373,10 @@ def test_phone_leaderboard_keeps_who_where_and_how_much():
         "last_change",
         "trend",
     ]
-    assert [c["field"] for c in narrow.columns] == ["rank", "shift", "player", "rating", "last_change"]
-    assert not any("pinned" in c for c in narrow.columns)
-    fixed = sum(c.get("width", 0) + c.get("minWidth", 0) for c in narrow.columns)
+    assert [c["field"] for c in narrow.columnDefs] == ["rank", "shift", "player", "rating", "last_change"]
+    assert not any("pinned" in c for c in narrow.columnDefs)
+    fixed = sum(c.get("width", 0) + c.get("minWidth", 0) for c in narrow.columnDefs)
     assert fixed <= 360  # fits a 390 px phone inside the page's margins
-    assert [r["player"] for r in narrow.rows] == [r["player"] for r in wide.rows]
+    assert [r["player"] for r in narrow.rowData] == [r["player"] for r in wide.rowData]
+    (searched,) = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None, search="mar")
+    assert searched.dashGridOptions["quickFilterText"] == "mar"  # a rebuilt grid keeps the search

@@ -210,8 +210,7 @@ def test_a_baseline_pinned_on_other_data_says_so(page, app_url):
     page.wait_for_selector("#baseline-unpin:not([disabled])", timeout=TIMEOUT)
     assert "Dashed lines show it" in page.inner_text("#baseline-status")
     page.click("#data-sample")
-    page.keyboard.type("chess")
-    page.keyboard.press("Enter")
+    page.get_by_role("option", name="chess", exact=True).click()
     page.wait_for_function(
         "() => document.querySelector('#baseline-status').innerText.includes('belongs to other data')",
         timeout=TIMEOUT,
