@@ -138,7 +138,7 @@ def sample_shown(source: dict[str, Any] | None) -> tuple[Any, Any]:
         return no_update, no_update
     if isinstance(typed, Sample):
         return typed.name, "choose a sample"
-    return None, f"not in use ({describe_source(source)}); choose one to switch"
+    return None, f"none (using {describe_source(source)})"
 
 
 # address, sample dropdown, upload, sheet buttons (or Enter in the sheet box) -> data source store, summary, messages

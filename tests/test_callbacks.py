@@ -355,7 +355,7 @@ def test_sample_dropdown_follows_the_data_in_use():
     assert data.sample_shown(POKER) == ("poker", "choose a sample")
     upload = Upload(keep_history(load_sample("chess")), "club.csv").to_json()
     value, placeholder = data.sample_shown(upload)
-    assert value is None and placeholder == "not in use (upload club.csv); choose one to switch"
+    assert value is None and placeholder == "none (using upload club.csv)"
 
 
 def test_phone_leaderboard_keeps_who_where_and_how_much():

@@ -191,7 +191,7 @@ def test_sample_dropdown_says_an_upload_is_in_use_and_enter_loads_a_sheet(page, 
     club.write_text("game,date,player,place\n1,2024-03-01,Zed,1\n1,2024-03-01,Yan,2\n")
     page.set_input_files("#data-upload input[type=file]", str(club))
     page.wait_for_function(
-        "() => document.querySelector('#data-sample').innerText.includes('not in use (upload club.csv)')",
+        "() => document.querySelector('#data-sample').innerText.includes('none (using upload club.csv)')",
         timeout=TIMEOUT,
     )
     assert "poker" not in page.inner_text("#data-sample")
