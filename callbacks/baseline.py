@@ -73,12 +73,29 @@ def _checked(pinned: Any) -> dict[str, Any] | None:
     return {"source": source, "system": system, "params": params, "label": baseline_label(system, params)}
 
 
-def status(pinned: Any) -> tuple[bool, str]:
-    """Whether Unpin is disabled, and the status line, for the baseline store's value."""
+def _same_data(a: Any, b: Any) -> bool:
+    try:
+        return parse_source(a).to_json() == parse_source(b).to_json()
+    except DataError:
+        return False
+
+
+def status(pinned: Any, source: Any = None) -> tuple[bool, str]:
+    """Whether Unpin is disabled, and the status line, for the baseline store's value and the data in use.
+
+    A baseline pinned on other data than ``source`` says so: its rank shifts compare only the players both
+    histories have, by name, and its dashed lines follow that data's games.
+    """
     clean = _checked(pinned)
     if clean is None:
         return True, UNPINNED_TEXT
-    return False, f"Baseline: {clean['label']} on {describe_source(clean['source'])}. Dashed lines show it."
+    head = f"Baseline: {clean['label']} on {describe_source(clean['source'])}."
+    if source is None or _same_data(clean["source"], source):
+        return False, head + " Dashed lines show it."
+    return False, (
+        f"{head} It belongs to other data than the one in use ({describe_source(source)}): rank shifts compare "
+        "only the players both have, by name, and its dashed lines follow that data's games."
+    )
 
 
 # pin / unpin buttons (with the current source and settings) -> baseline store
@@ -94,11 +111,12 @@ def on_pin(_pin: int | None, _unpin: int | None, source: Any, current: Any) -> A
     return pin(source, current) if ctx.triggered_id == Baseline.PIN else None
 
 
-# baseline store (pinned, restored from the address, or cleared) -> unpin button, status line
+# baseline store (pinned, restored from the address, or cleared), data in use -> unpin button, status line
 @callback(
     Output(Baseline.UNPIN, "disabled"),
     Output(Baseline.STATUS, "children"),
     Input(Baseline.STORE, "data"),
+    Input(Data.SOURCE, "data"),
 )
-def on_baseline(pinned: Any) -> tuple[bool, str]:
-    return status(pinned)
+def on_baseline(pinned: Any, source: Any) -> tuple[bool, str]:
+    return status(pinned, source)

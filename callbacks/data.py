@@ -7,10 +7,11 @@ from typing import Any
 
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, ctx, html, no_update
+from dash.exceptions import PreventUpdate
 
 from callbacks.runs import DataError, Loaded, describe_source, load_source, read_upload
 from callbacks.url import default_source
-from figures import date_range_text
+from figures import counted, date_range_text
 from layouts.ids import Data, Page
 from sources.model import Sample, Sheet, parse_source
 
@@ -30,9 +31,10 @@ class Choice:
 def summary_text(loaded: Loaded) -> str:
     """ "150 games, 10 players, 2021-01-08 to 2022-12-30 (sample 'poker')"."""
     info = loaded.history.summary()
-    text = f"{info['games']} games, {info['players']} players, {date_range_text(info['first_date'], info['last_date'])}"
+    dates = date_range_text(info["first_date"], info["last_date"])
+    text = f"{counted(info['games'], 'game')}, {counted(info['players'], 'player')}, {dates}"
     if info["dnfs"]:
-        text += f", {info['dnfs']} did-not-finish results"
+        text += f", {counted(info['dnfs'], 'did-not-finish result')}"
     return f"{text} — {loaded.label}"
 
 
@@ -123,18 +125,34 @@ def messages(choice: Choice) -> list[Any]:
     return out
 
 
-# address, sample dropdown, upload, sheet buttons -> data source store, summary, messages
+def sample_shown(source: dict[str, Any] | None) -> tuple[Any, Any]:
+    """The sample dropdown's value and placeholder for the source in use: blank, naming the data, when it is no sample.
+
+    ``no_update`` for both when nothing new is in use.
+    """
+    if source is None:
+        return no_update, no_update
+    try:
+        typed = parse_source(source)
+    except DataError:
+        return no_update, no_update
+    if isinstance(typed, Sample):
+        return typed.name, "choose a sample"
+    return None, f"none (using {describe_source(source)})"
+
+
+# address, sample dropdown, upload, sheet buttons (or Enter in the sheet box) -> data source store, summary, messages
 @callback(
     Output(Data.SOURCE, "data"),
     Output(Data.SUMMARY, "children"),
     Output(Data.MESSAGES, "children"),
-    Output(Data.SAMPLE, "value"),
     Output(Data.SHEET_URL, "value"),
     Output(Data.UPLOAD, "contents"),
     Input(Page.URL_STATE, "data"),
     Input(Data.SAMPLE, "value"),
     Input(Data.UPLOAD, "contents"),
     Input(Data.SHEET_LOAD, "n_clicks"),
+    Input(Data.SHEET_URL, "n_submit"),
     Input(Data.SHEET_REFRESH, "n_clicks"),
     State(Data.UPLOAD, "filename"),
     State(Data.SHEET_URL, "value"),
@@ -146,12 +164,15 @@ def on_data(
     sample: str | None,
     upload: str | None,
     _load: int | None,
+    _submit: int | None,
     _refresh: int | None,
     filename: str | None,
     sheet_url: str | None,
     previous: dict[str, Any] | None,
 ) -> tuple[Any, ...]:
     trigger = ctx.triggered_id
+    if trigger == Data.SAMPLE and (not sample or sample_shown(previous)[0] == sample):
+        raise PreventUpdate  # the dropdown followed the data in use (below); nothing was chosen
     choice = choose_source(
         trigger,
         previous=previous,
@@ -163,9 +184,24 @@ def on_data(
     )
     source = choice.source
     typed = parse_source(source) if source is not None else None
-    sample_value = typed.name if isinstance(typed, Sample) else no_update
     sheet_value = typed.url if isinstance(typed, Sheet) else no_update
     summary = choice.summary or no_update
     # Once read, the file's bytes are dropped from the page, so no later request carries them again.
     cleared = None if trigger == Data.UPLOAD else no_update
-    return (source if source is not None else no_update, summary, messages(choice), sample_value, sheet_value, cleared)
+    return (
+        source if source is not None else no_update,
+        summary,
+        messages(choice),
+        sheet_value,
+        cleared,
+    )
+
+
+# data source in use (from any feature: data, edit, record) -> the sample dropdown shows it, or says what is in use
+@callback(
+    Output(Data.SAMPLE, "value"),
+    Output(Data.SAMPLE, "placeholder"),
+    Input(Data.SOURCE, "data"),
+)
+def on_source_shown(source: dict[str, Any] | None) -> tuple[Any, Any]:
+    return sample_shown(source)

@@ -15,13 +15,40 @@ from dash import Input, Output, State, callback, dcc
 from dash.exceptions import PreventUpdate
 
 import figures
+from callbacks.baseline import baseline_label
 from callbacks.runs import DataError, current_run, describe_source, history_for
 from callbacks.standings import scale_of
-from layouts.ids import Data, Downloads, Params, Standings
+from layouts.ids import Data, Downloads, Params, Predict, ScoreFn, Standings
 from ratings import RatingRun
 from ratings.io import safe_cell, write_csv  # safe_cell: the one formula-injection rule of the project
 
-__all__ = ["file_stem", "history_csv", "ratings_csv"]
+__all__ = ["PNG_CHARTS", "file_stem", "history_csv", "png_configs", "ratings_csv"]
+
+#: The charts whose camera button saves a PNG: (graph id, name, whether the graph is responsive).
+PNG_CHARTS = (
+    (Standings.TRAJECTORIES, "rating-trajectories", True),
+    (Standings.GAME_CHANGES, "game-changes", False),
+    (Standings.HEATMAP, "changes-overview", False),
+    (Predict.FIGURE, "win-probabilities", True),
+    (ScoreFn.FIGURE, "score-function", True),
+)
+
+
+def png_configs(source: dict[str, Any] | None, current: dict[str, Any] | None) -> list[Any]:
+    """Each chart's config with a PNG file name that says the data set, the system and its changed parameters.
+
+    e.g. ``rating-trajectories-sample-poker-Multiplayer-Elo-k-16`` (an image passed around keeps what it shows).
+    """
+    system = (current or {}).get("system")
+    try:
+        settings = baseline_label(system, (current or {}).get("params") or {}) if system else ""
+    except (KeyError, ValueError):
+        settings = ""
+    stem = file_stem(source)
+    return [
+        figures.graph_config(f"{name}-{stem}-{settings}"[:150], **({"responsive": True} if responsive else {}))
+        for _, name, responsive in PNG_CHARTS
+    ]
 
 
 def file_stem(source: dict[str, Any] | None, system: str | None = None) -> str:
@@ -96,3 +123,13 @@ def on_history_csv(_clicks, source):
     except DataError:
         raise PreventUpdate from None
     return dcc.send_string(text, f"history-{file_stem(source)}.csv", type="text/csv")
+
+
+# source, settings -> every chart's PNG file name (data set, system, parameters)
+@callback(
+    [Output(graph, "config") for graph, _, _ in PNG_CHARTS],
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+)
+def on_png_names(source, current):
+    return png_configs(source, current)

@@ -14,19 +14,26 @@ the source and the stores untouched and lists each problem with its row and colu
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from dash import Input, Output, State, callback, ctx, no_update
 
+import figures
 from callbacks.runs import DataError, describe_source, edited_source, history_for, load_source, records_of
 from layouts.ids import Data, Edit, Page, Tab
 from ratings import GameHistory, HistoryError
+from ratings.history import Problem
+from ratings.io.cells import Cell
+from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
 
 __all__ = [
     "UNDO_STEPS",
     "Checked",
     "EditOutcome",
+    "add_player",
     "add_row",
     "apply_rows",
     "check_rows",
@@ -79,45 +86,115 @@ class Checked:
     excluded: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     ignored: int = 0
+    dates: dict[str, str] = field(default_factory=dict)  # game id -> its one date as ISO text
 
 
-def check_rows(rows: list[dict[str, Any]]) -> Checked:
+def _where(row: dict[str, Any]) -> str:
+    """How a user finds a grid row: its game and its player (the grid has no row numbers and can be sorted)."""
+    game = "" if _blank(row.get("game")) else str(row["game"]).strip()
+    player = "" if _blank(row.get("player")) else str(row["player"]).strip()
+    parts = [f"game '{game}'" if game else "a row without a game id"]
+    if player:
+        parts.append(f"player '{player}'")
+    return ", ".join(parts)
+
+
+def _located(problem: Problem, kept: list[dict[str, Any]]) -> str:
+    """A problem of ``kept[problem.row]`` named by game and player (and the column), never by a row number."""
+    message = _ROW_REFERENCE.sub("", problem.message)
+    if problem.row is None or not 0 <= problem.row < len(kept):
+        return message
+    column = f", {problem.column}" if problem.column else ""
+    return f"{_where(kept[problem.row])}{column}: {message}"
+
+
+#: Row numbers inside the library's messages ("also row 12", "; rows 3, 5"): meaningless in a sortable grid.
+_ROW_REFERENCE = re.compile(r" \(also row \d+\)|; rows [\d, .]+(?=\))")
+
+
+def _game_dates(
+    kept: list[dict[str, Any]], parsed: dict[int, dt.date], previous: dict[str, str]
+) -> tuple[dict[str, dt.date], list[str]]:
+    """One date per game: the date its rows agree on, or the one row that changed it (that moves the whole game).
+
+    ``previous`` maps a game id to its date before this edit; a game whose rows carry two new dates is a problem.
+    """
+    seen: dict[str, dict[dt.date, int]] = {}
+    for i, row in enumerate(kept):
+        if row["game"] is not None and i in parsed:
+            seen.setdefault(row["game"], {}).setdefault(parsed[i], i)
+    dates: dict[str, dt.date] = {}
+    problems: list[str] = []
+    for game, found in seen.items():
+        if len(found) == 1:
+            dates[game] = next(iter(found))
+            continue
+        before = previous.get(game)
+        changed = {d: i for d, i in found.items() if d.isoformat() != before}
+        if len(changed) == 1:
+            dates[game] = next(iter(changed))
+            continue
+        shown = " and ".join(f"{d.isoformat()} ({_where(kept[i])})" for d, i in list(found.items())[:3])
+        problems.append(f"game '{game}' has two dates, {shown}: give each game one date")
+    return dates, problems
+
+
+def check_rows(rows: list[dict[str, Any]], previous_dates: dict[str, str] | None = None) -> Checked:
     """Read grid rows as a history, leaving out excluded games (a game is excluded when any of its rows is ticked).
 
-    Rows with neither a player nor a place are ignored (a freshly added row).  Problems name the grid row
-    (1 = the top row of the unsorted grid) and the column, in the library's own words.
+    Rows with neither a player nor a place are ignored (a freshly added row).  Dates are read by the file readers'
+    date parser (ISO, 31/03/2024, 31 March 2024, ...); a game has one date, so a date changed on one row of a game
+    moves the whole game (``previous_dates``: each game's date before the edit).  Problems name the game and the
+    player, in the library's own words.
     """
     kept: list[dict[str, Any]] = []
-    numbers: list[int] = []
     excluded: list[str] = []
     ignored = 0
-    for i, row in enumerate(rows, start=1):
+    for row in rows:
         if _blank(row.get("player")) and _blank(row.get("place")):
             ignored += 1
             continue
         game = "" if _blank(row.get("game")) else str(row["game"]).strip()
         kept.append(
-            {
-                "game": game or None,
-                "date": row.get("date") or None,
-                "player": row.get("player"),
-                "place": row.get("place"),
-            }
+            {"game": game or None, "date": row.get("date"), "player": row.get("player"), "place": row.get("place")}
         )
-        numbers.append(i)
         if row.get("exclude") and game and game not in excluded:
             excluded.append(game)
+    cells: dict[int, Cell] = {i: str(r["date"]) for i, r in enumerate(kept) if not _blank(r["date"])}
+    read = parse_date_cells(cells, "date", None)
+    problems = [_located(p, kept) for p in [*read.column_problems, *read.row_problems.values()]]
+    dates, date_problems = _game_dates(kept, read.dates, previous_dates or {})
+    problems += date_problems
+    records = [{**r, "date": dates[r["game"]].isoformat() if r["game"] in dates else None} for r in kept]
     try:
-        full = GameHistory.from_records(kept, rows=numbers, source="edited table")
+        full = GameHistory.from_records(records, rows=list(range(len(kept))))
     except HistoryError as exc:
-        return Checked(None, excluded, [str(p) for p in exc.problems], ignored)
+        problems += [_located(p, kept) for p in exc.problems]
+        full = None
+    if problems or full is None:
+        return Checked(None, excluded, problems, ignored)
     if full.n_games == 0:
         return Checked(None, excluded, ["the table holds no games"], ignored)
     included = [g for g in full.games if g.id not in excluded]
     if not included:
         return Checked(None, excluded, ["every game is excluded; keep at least one game"], ignored)
     history = GameHistory(included, warnings=full.warnings) if excluded else full
-    return Checked(history, excluded, [], ignored)
+    return Checked(history, excluded, [], ignored, {g: d.isoformat() for g, d in dates.items()})
+
+
+def previous_dates(state: dict[str, Any] | None) -> dict[str, str]:
+    """Each game's date (ISO text) in the table as last applied (or in the unedited source)."""
+    if not state:
+        return {}
+    if state.get("rows") is not None:
+        compact = state["rows"]
+        at_game, at_date = FIELDS.index("game"), FIELDS.index("date")
+        return {str(r[at_game]).strip(): str(r[at_date] or "") for r in compact if isinstance(r, list)}
+    try:
+        history = history_for(state.get("base"))
+    except DataError:
+        return {}
+    return {g.id: g.date.isoformat() if g.date is not None else "" for g in history.games}
 
 
 def fresh_state(source: dict[str, Any]) -> dict[str, Any]:
@@ -125,12 +202,15 @@ def fresh_state(source: dict[str, Any]) -> dict[str, Any]:
     return {"base": source, "rows": None, "undo": [], "shown": source}
 
 
-def _normalised(rows: list[dict[str, Any]], excluded: list[str]) -> list[dict[str, Any]]:
-    """The rows with fresh ids and the exclude tick spread over every row of an excluded game."""
+def _normalised(rows: list[dict[str, Any]], checked: Checked) -> list[dict[str, Any]]:
+    """The rows with fresh ids, each game's one date (ISO) and the exclude tick spread over every row of the game."""
     out = []
     for i, row in enumerate(rows):
         game = "" if _blank(row.get("game")) else str(row["game"]).strip()
-        out.append({"_id": str(i), **{f: row.get(f) for f in FIELDS}, "exclude": game in excluded})
+        date = checked.dates.get(game, "")
+        out.append(
+            {"_id": str(i), **{f: row.get(f) for f in FIELDS}, "date": date, "exclude": game in checked.excluded}
+        )
     return out
 
 
@@ -149,24 +229,26 @@ def apply_rows(rows: list[dict[str, Any]] | None, state: dict[str, Any] | None) 
     """Apply the grid: a new edited source and an undo step, or the problems (and nothing changes)."""
     if not state or not state.get("base"):
         return EditOutcome("The history is still loading; try again in a moment.", ok=False)
-    checked = check_rows(rows or [])
+    checked = check_rows(rows or [], previous_dates(state))
     if checked.history is None:
         shown = checked.problems[:12]
         more = len(checked.problems) - len(shown)
         lines = shown + ([f"... and {more} more"] if more > 0 else [])
         head = "Not applied: the table has problems (the previous history stays in use):"
         return EditOutcome("\n".join([head, *lines]), ok=False)
-    applied = _normalised(rows or [], checked.excluded)
+    applied = _normalised(rows or [], checked)
     applied = [r for r in applied if not (_blank(r["player"]) and _blank(r["place"]))]
     source = edited_source(checked.history, state["base"])
     undo = [*state.get("undo", []), state.get("rows")][-UNDO_STEPS:]
     new_state = {"base": state["base"], "rows": _compact(applied), "undo": undo, "shown": source}
     info = checked.history.summary()
-    message = f"Applied: {info['games']} games, {info['players']} players are rated now"
+    message = (
+        f"Applied: {figures.counted(info['games'], 'game')}, {figures.counted(info['players'], 'player')} rated now"
+    )
     if checked.excluded:
-        message += f" ({len(checked.excluded)} game{'s' if len(checked.excluded) != 1 else ''} excluded)"
+        message += f" ({figures.counted(len(checked.excluded), 'game')} excluded)"
     if checked.ignored:
-        message += f"; {checked.ignored} empty row{'s' if checked.ignored != 1 else ''} left out"
+        message += f"; {figures.counted(checked.ignored, 'empty row')} left out"
     return EditOutcome(message + ".", source=source, state=new_state, rows=applied)
 
 
@@ -207,22 +289,33 @@ def revert(state: dict[str, Any] | None) -> EditOutcome:
     )
 
 
+def _blank_row(rows: list[dict[str, Any]], game: str, date: str) -> dict[str, Any]:
+    next_id = max((int(r.get("_id", 0)) for r in rows), default=-1) + 1
+    return {"_id": str(next_id), "game": game, "date": date, "player": "", "place": "", "exclude": False}
+
+
+def new_game_id(rows: list[dict[str, Any]]) -> str:
+    """A readable id no row uses: one more than the largest numeric game id, else "game N"."""
+    used = {str(r.get("game") or "").strip() for r in rows}
+    numbers = [int(g) for g in used if g.isdigit()]
+    n = max(numbers) + 1 if numbers else len(used - {""}) + 1
+    while (str(n) if numbers else f"game {n}") in used:
+        n += 1
+    return str(n) if numbers else f"game {n}"
+
+
 def add_row(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """The rows with an empty row at the end, in the last row's game and date (so a player can be added to it)."""
+    """The rows with an empty row at the end that starts a new game (a fresh id, no date yet)."""
+    rows = list(rows or [])
+    return [*rows, _blank_row(rows, new_game_id(rows), "")]
+
+
+def add_player(rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The rows with an empty row at the end in the last row's game and date (a player added to that game)."""
     rows = list(rows or [])
     last = rows[-1] if rows else {}
-    next_id = max((int(r.get("_id", 0)) for r in rows), default=-1) + 1
-    rows.append(
-        {
-            "_id": str(next_id),
-            "game": last.get("game", ""),
-            "date": last.get("date", ""),
-            "player": "",
-            "place": "",
-            "exclude": False,
-        }
-    )
-    return rows
+    game = str(last.get("game") or "") or new_game_id(rows)
+    return [*rows, _blank_row(rows, game, str(last.get("date") or ""))]
 
 
 def delete_rows(rows: list[dict[str, Any]] | None, selected: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
@@ -260,22 +353,25 @@ def grid_for(source: Any, tab: Any, state: Any) -> tuple[Any, Any]:
     return grid_rows(history), fresh_state(source)
 
 
-# data source, the Edit tab opened -> grid rows and the edit store (when the grid shows other data)
+# data source, the Edit tab opened -> grid rows, selection cleared, the edit store (when the grid shows other data)
 @callback(
     Output(Edit.GRID, "rowData"),
+    Output(Edit.GRID, "selectedRows"),
     Output(Edit.STORE, "data"),
     Input(Data.SOURCE, "data"),
     Input(Page.TABS, "active_tab"),
     State(Edit.STORE, "data"),
 )
-def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any]:
-    return grid_for(source, tab, state)
+def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any, Any]:
+    rows, store = grid_for(source, tab, state)
+    return rows, (no_update if rows is no_update else []), store
 
 
 @callback(
     Output(Data.SOURCE, "data", allow_duplicate=True),
     Output(Edit.STORE, "data", allow_duplicate=True),
     Output(Edit.GRID, "rowData", allow_duplicate=True),
+    Output(Edit.GRID, "selectedRows", allow_duplicate=True),
     Output(Edit.STATUS, "children"),
     Output(Data.SUMMARY, "children", allow_duplicate=True),
     Input(Edit.APPLY, "n_clicks"),
@@ -297,6 +393,8 @@ def on_edit(_apply: Any, _undo: Any, _revert: Any, rows: Any, state: Any) -> tup
         outcome.source if outcome.source is not None else no_update,
         outcome.state if outcome.state is not None else no_update,
         outcome.rows if outcome.rows is not None else no_update,
+        # Rows get fresh ids when replaced: a selection kept by id would land on rows the user never chose.
+        [] if outcome.rows is not None else no_update,
         status_lines(outcome),
         source_summary(outcome.source),
     )
@@ -314,16 +412,21 @@ def source_summary(source: dict[str, Any] | None) -> Any:
         return no_update
 
 
-# Add row / Delete selected buttons, grid rows and selection -> grid rows (nothing is applied yet)
+# New game / Add player / Delete selected buttons, grid rows and selection -> grid rows, selection cleared
+# (nothing is applied yet)
 @callback(
     Output(Edit.GRID, "rowData", allow_duplicate=True),
+    Output(Edit.GRID, "selectedRows", allow_duplicate=True),
     Input(Edit.ADD_ROW, "n_clicks"),
+    Input(Edit.ADD_PLAYER, "n_clicks"),
     Input(Edit.DELETE_ROWS, "n_clicks"),
     State(Edit.GRID, "rowData"),
     State(Edit.GRID, "selectedRows"),
     prevent_initial_call=True,
 )
-def on_rows(_add: Any, _delete: Any, rows: Any, selected: Any) -> Any:
+def on_rows(_add: Any, _player: Any, _delete: Any, rows: Any, selected: Any) -> tuple[Any, Any]:
     if ctx.triggered_id == Edit.ADD_ROW:
-        return add_row(rows)
-    return delete_rows(rows, selected)
+        return add_row(rows), no_update
+    if ctx.triggered_id == Edit.ADD_PLAYER:
+        return add_player(rows), no_update
+    return delete_rows(rows, selected), []

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import dash_bootstrap_components as dbc
@@ -19,11 +21,30 @@ from ratings.metrics import Evaluation, evaluate
 __all__ = ["METRICS", "base_of", "metrics_rows", "metrics_table", "score_view"]
 
 #: (field, name, which way is better, what it counts) for each metric of ``ratings.metrics``.
+#: Named by what they count, so that "fewer"/"more" reads the right way to a lay user (a "Kendall tau" where
+#: lower is better reads backwards to anyone who knows it as a correlation); the technical name follows.
 METRICS = (
-    ("kendall_tau", "Kendall tau", "lower", "share of pairs the higher-rated player lost (0.5 for equal ratings)"),
-    ("pair_inversion", "Pair inversion", "higher", "share of opponents whose result the ratings called right"),
-    ("rank_deviation", "Rank deviation", "lower", "how far the actual place was from the rating order, 0 to 1"),
+    (
+        "kendall_tau",
+        "Pairs called wrong (Kendall tau distance)",
+        "lower",
+        "share of pairs of players where the higher-rated one finished behind (0.5 for equal ratings)",
+    ),
+    (
+        "pair_inversion",
+        "Opponents called right (pair inversion)",
+        "higher",
+        "share of opponents whose result against the player the ratings called right",
+    ),
+    (
+        "rank_deviation",
+        "Places off (rank deviation)",
+        "lower",
+        "how far the actual places were from the rating order, 0 (none) to 1",
+    ),
 )
+#: The "better when" column: what a better value looks like, in words.
+BETTER: Mapping[str, str] = MappingProxyType({"lower": "fewer is better", "higher": "more is better"})
 
 
 def metrics_rows(current: Evaluation, baseline: Evaluation | None = None) -> list[dict[str, Any]]:
@@ -56,11 +77,12 @@ def metrics_table(rows: list[dict[str, Any]], *, games: int, pairs: int, baselin
         if baseline_label:
             tone = {"better": "text-success", "worse": "text-danger"}.get(r["verdict"] or "", "text-muted")
             cells += [html.Td(_fmt(r["baseline"]), className="num"), html.Td(r["verdict"] or "", className=tone)]
-        cells.append(html.Td(f"{r['better']} is better"))
+        cells.append(html.Td(BETTER[r["better"]]))
         body.append(html.Tr(cells))
     note = (
-        f"Each game is judged by the ratings held before it ({games} games, {pairs} pairs). "
-        "Kendall tau and rank deviation: lower is better; pair inversion: higher is better."
+        "Each game is judged by the ratings held before it "
+        f"({figures.counted(games, 'game')}, {figures.counted(pairs, 'pair')}). "
+        "Fewer pairs called wrong and fewer places off is better; more opponents called right is better."
     )
     parts: list[Any] = [
         dbc.Table([html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(body)], size="sm", className="mb-1"),

@@ -7,8 +7,8 @@ from typing import Any
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, no_update
 
 from callbacks.runs import parse_params
-from layouts.controls import param_controls
-from layouts.ids import Page, Params, ParamType
+from layouts.controls import default_shown, param_controls
+from layouts.ids import Data, Page, Params, ParamType
 from ratings import SYSTEM_NAMES, get_system
 
 __all__ = ["collect", "controls_for"]
@@ -44,6 +44,8 @@ def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tupl
             value = None
         elif spec.kind in ("float", "int", "optional-float") and value in (None, ""):
             return None, f"parameter '{spec.name}': enter a number"
+        elif value is not None and value == default_shown(spec.default) != spec.default:
+            value = spec.default  # the box shows a long default rounded; reading it back means the default
         values[spec.name] = value
     params, error = parse_params(system, values)
     if params is None:
@@ -114,6 +116,22 @@ clientside_callback(
     Output({"type": ParamType.VALUE, "name": MATCH}, "value"),
     Input({"type": ParamType.SLIDER, "name": MATCH}, "value"),
     Input({"type": ParamType.VALUE, "name": MATCH}, "value"),
+    prevent_initial_call=True,
+)
+
+# settings or data changed -> on a phone, fold the open Settings panel away so the result of the change shows
+# (the panel is about 1,600 px tall there; wide screens always show it, by CSS, whatever is_open says)
+clientside_callback(
+    """
+    function(settings, source) {
+        if (window.innerWidth >= 992) { return window.dash_clientside.no_update; }
+        window.scrollTo({top: 0});
+        return false;
+    }
+    """,
+    Output(Page.CONTROLS_COLLAPSE, "is_open", allow_duplicate=True),
+    Input(Params.SETTINGS, "data"),
+    Input(Data.SOURCE, "data"),
     prevent_initial_call=True,
 )
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import plotly.graph_objects as go
-from dash import Input, Output, State, callback, ctx, no_update
+from dash import Input, Output, State, callback, clientside_callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
-from callbacks.runs import DataError, baseline_run, current_run, load_source
+from callbacks.runs import DataError, baseline_run, current_run
 from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
-from layouts.leaderboard import leaderboard_table
-from ratings import GameHistory, RatingRun
+from layouts.leaderboard import GRID_OPTIONS, leaderboard_table
+from ratings import RatingRun
 from ratings.params import parse_number
 
 __all__ = [
@@ -42,13 +42,21 @@ def scale_of(run: RatingRun, offset: Any, factor: Any) -> figures.Scale:
 
 
 def leaderboard_view(
-    run: RatingRun, *, min_games: Any, offset: Any, factor: Any, baseline: RatingRun | None, baseline_scale: Any = None
-) -> Any:
-    """The leaderboard component for ``run`` (with rank shifts against ``baseline`` when pinned)."""
+    run: RatingRun,
+    *,
+    min_games: Any,
+    offset: Any,
+    factor: Any,
+    baseline: RatingRun | None,
+    baseline_scale: Any = None,
+    narrow: bool = False,
+    search: Any = None,
+) -> list[Any]:
+    """The leaderboard for ``run`` (with rank shifts against ``baseline`` when pinned), filtered by ``search``."""
     scale = scale_of(run, offset, factor)
     minimum = max(0, int(_number(min_games, 0)))
     rows = figures.leaderboard_rows(run, min_games=minimum, scale=scale, baseline=baseline)
-    return leaderboard_table(rows, scale.unit, with_shift=baseline is not None)
+    return leaderboard_table(rows, scale.unit, with_shift=baseline is not None, narrow=narrow, search=search)
 
 
 def trajectories_view(
@@ -62,7 +70,7 @@ def trajectories_view(
     baseline_label: str = "baseline",
 ) -> go.Figure:
     """The trajectories figure for the chosen players (the default selection when none is chosen)."""
-    chosen = players or figures.default_players(run)
+    chosen = players or figures.top_players(run)
     scale = scale_of(run, offset, factor)
     bscale = scale_of(baseline, offset, factor) if baseline is not None else None
     return figures.trajectory_figure(
@@ -76,12 +84,13 @@ def trajectories_view(
     )
 
 
-def player_choice(history: GameHistory, chosen: list[str] | None) -> tuple[list[dict[str, str]], list[str]]:
-    """Player options (most active first) and the selection: the previous one where it still fits, else the default."""
-    options = [{"label": p, "value": p} for p in figures.default_players(history, limit=history.n_players)]
-    known = set(history.players)
+def player_choice(run: RatingRun, chosen: list[str] | None) -> tuple[list[dict[str, str]], list[str]]:
+    """Player options (leaderboard order) and the selection: the previous one where it still fits, else the
+    leaderboard's top ten."""
+    options = [{"label": p, "value": p} for p in figures.top_players(run, limit=run.history.n_players)]
+    known = set(run.history.players)
     kept = [p for p in (chosen or []) if p in known]
-    return options, kept or figures.default_players(history)
+    return options, kept or figures.top_players(run)
 
 
 def game_options(run: RatingRun) -> list[dict[str, Any]]:
@@ -106,7 +115,7 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     return n - 1
 
 
-# source, settings, filter, scale, baseline -> leaderboard table; scale boxes shown for natural-scale systems
+# source, settings, filter, scale, baseline -> leaderboard grid; scale boxes shown for natural-scale systems
 @callback(
     Output(Standings.LEADERBOARD, "children"),
     Output(Standings.SCALE_ROW, "style"),
@@ -116,28 +125,69 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     Input(Standings.SCALE_OFFSET, "value"),
     Input(Standings.SCALE_FACTOR, "value"),
     Input(Baseline.STORE, "data"),
+    Input(Standings.NARROW, "data"),
+    State(Standings.LEADERBOARD_SEARCH, "value"),
 )
-def on_leaderboard(source, current, min_games, offset, factor, pinned):
+def on_leaderboard(source, current, min_games, offset, factor, pinned, narrow, search):
     run = current_run(source, current)
-    view = leaderboard_view(run, min_games=min_games, offset=offset, factor=factor, baseline=baseline_run(pinned))
+    baseline = baseline_run(pinned)
+    view = leaderboard_view(
+        run, min_games=min_games, offset=offset, factor=factor, baseline=baseline, narrow=narrow is True, search=search
+    )
     return view, {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
 
 
-# source -> player picker options and selection (kept while it still fits the data)
+# leaderboard search box -> the grid's quick filter (rows whose text holds it; a rebuilt grid keeps it)
+@callback(
+    Output(Standings.LEADERBOARD_GRID, "dashGridOptions"),
+    Input(Standings.LEADERBOARD_SEARCH, "value"),
+    prevent_initial_call=True,
+)
+def on_search(text: Any) -> dict[str, Any]:
+    return {**GRID_OPTIONS, "quickFilterText": str(text or "")[:100]}
+
+
+def with_player(chosen: list[str] | None, clicked: Any, known: set[str]) -> list[str] | None:
+    """The drawn players with the clicked leaderboard player added (``None`` when nothing changes)."""
+    player = clicked.get("rowId") if isinstance(clicked, dict) else None
+    if not isinstance(player, str) or player not in known or player in (chosen or []):
+        return None
+    return [*(chosen or []), player]
+
+
+# a click on a leaderboard row -> that player is drawn in the trajectories chart
+@callback(
+    Output(Standings.PLAYERS, "value", allow_duplicate=True),
+    Input(Standings.LEADERBOARD_GRID, "cellClicked"),
+    State(Standings.PLAYERS, "value"),
+    State(Standings.PLAYERS, "options"),
+    prevent_initial_call=True,
+)
+def on_leaderboard_click(clicked, chosen, options):
+    known = {o["value"] for o in options or [] if isinstance(o, dict)}
+    players = with_player(chosen, clicked, known)
+    if players is None:
+        raise PreventUpdate
+    return players
+
+
+# source (settings as they are) -> player picker options and selection (kept while it still fits the data);
+# the selection does not follow parameter changes, so the drawn lines stay put while parameters move
 @callback(
     Output(Standings.PLAYERS, "options"),
     Output(Standings.PLAYERS, "value"),
     Input(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
     State(Standings.PLAYERS, "value"),
 )
-def on_players(source, chosen):
+def on_players(source, current, chosen):
     if not source:
         raise PreventUpdate
     try:
-        history = load_source(source).history
+        run = current_run(source, current)
     except DataError:
         raise PreventUpdate from None
-    return player_choice(history, chosen)
+    return player_choice(run, chosen)
 
 
 # source, settings, players, x axis, scale, baseline -> trajectories figure
@@ -212,4 +262,16 @@ def on_heatmap(source, current, players, offset, factor, tab):
     if tab != Tab.OVERVIEW:
         raise PreventUpdate
     run = current_run(source, current)
-    return figures.change_heatmap(run, players or figures.default_players(run), scale=scale_of(run, offset, factor))
+    return figures.change_heatmap(run, players or figures.top_players(run), scale=scale_of(run, offset, factor))
+
+
+# the page opened (its first data) -> whether the screen is a phone's (the leaderboard keeps fewer columns there)
+clientside_callback(
+    """function(source, known) {
+        var narrow = window.innerWidth < 576;
+        return narrow === known ? window.dash_clientside.no_update : narrow;
+    }""",
+    Output(Standings.NARROW, "data"),
+    Input(Data.SOURCE, "data"),
+    State(Standings.NARROW, "data"),
+)

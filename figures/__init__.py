@@ -30,18 +30,21 @@ from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.player import explanation_rows, form_text, head_to_head_rows, player_figure, record_items
 from figures.players import (
+    LINE_DASHES,
     PALETTE,
     PLACEHOLDER_NAMES,
     PlayerSeries,
     default_players,
     is_placeholder,
     player_color,
+    player_dash,
     player_series,
+    top_players,
 )
 from figures.predictions import probability_figure, probability_rows
 from figures.scale import NATURAL_SCALE, Scale, scale_for
 from figures.scores import score_function_figure
-from figures.text import date_range_text, place_name, place_text, plain
+from figures.text import counted, date_range_text, place_name, place_text, plain
 from figures.trajectories import MARKER_LIMIT, trajectory_figure
 
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "NATURAL_SCALE",
     "NEGATIVE",
     "PAGE_SIZE",
+    "LINE_DASHES",
     "PALETTE",
     "PLACEHOLDER_NAMES",
     "POSITIVE",
@@ -59,6 +63,7 @@ __all__ = [
     "Scale",
     "change_heatmap",
     "comparison_rows",
+    "counted",
     "date_range_text",
     "default_players",
     "empty_figure",
@@ -77,9 +82,11 @@ __all__ = [
     "place_name",
     "place_text",
     "plain",
+    "top_players",
     "plain_game_labels",
     "player_color",
     "player_figure",
+    "player_dash",
     "player_series",
     "probability_figure",
     "probability_rows",

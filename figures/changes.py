@@ -141,10 +141,14 @@ def change_heatmap(run: RatingRun, players: Sequence[str], *, scale: Scale | Non
         )
     )
     fig.update_layout(
-        title={"text": f"Rating changes, players × games ({scale.unit}); × marks odd changes", "font": {"size": 15}},
+        # Two short lines, so the title fits a phone's width (one line was cut off there).
+        title={
+            "text": f"Rating changes, players × games<br><sup>{scale.unit}; × marks odd changes</sup>",
+            "font": {"size": 15},
+        },
         xaxis_title="game number",
         yaxis={"autorange": "reversed"},
-        margin={"l": 90, "r": 10, "t": 40, "b": 40},
+        margin={"l": 90, "r": 10, "t": 56, "b": 40},
         legend={"orientation": "h", "y": -0.2},
         template="plotly_white",
         height=max(260, 60 + 22 * len(rows)),

@@ -38,8 +38,9 @@ def leaderboard_rows(
     """Leaderboard rows, best first: rank, player, rating, games, wins, average place, last change, trend.
 
     Placeholder players are left out and ranks count only the players shown.  With a ``baseline``,
-    ``shift`` is how many places a player moved up (positive) or down relative to the baseline's
-    ranking of the same players (``None`` for a player the baseline does not know).
+    ``shift`` is how many places a player moved up (positive) or down among the players both rankings hold,
+    matched by name (``None`` for a player the baseline does not know).  On the same data that is the whole
+    ranking; a baseline pinned on other data is compared only where both have the player.
     """
     scale = scale or Scale(unit=run.scale)
     table = run.leaderboard()
@@ -50,7 +51,11 @@ def leaderboard_rows(
         base = baseline.leaderboard()
         base = base[[not is_placeholder(p) for p in base["player"]]]
         base = base[base["games"] >= min_games]
-        base_rank = {p: i + 1 for i, p in enumerate(base["player"])}
+        shown = {str(p) for p in table["player"]}
+        common = [str(p) for p in base["player"] if str(p) in shown]
+        base_rank = {p: i + 1 for i, p in enumerate(common)}
+    both = [str(p) for p in table["player"] if str(p) in base_rank]
+    common_rank = {p: i + 1 for i, p in enumerate(both)}
     rows: list[dict[str, Any]] = []
     for rank, record in enumerate(table.to_dict("records"), start=1):
         player = str(record["player"])
@@ -68,6 +73,6 @@ def leaderboard_rows(
         }
         if baseline is not None:
             before = base_rank.get(player)
-            row["shift"] = None if before is None else before - rank
+            row["shift"] = None if before is None else before - common_rank[player]
         rows.append(row)
     return rows

@@ -11,18 +11,25 @@ from plotly.colors import qualitative
 from ratings import GameHistory, RatingRun
 
 __all__ = [
+    "LINE_DASHES",
     "PALETTE",
     "PLACEHOLDER_NAMES",
     "PlayerSeries",
     "default_players",
     "is_placeholder",
     "player_color",
+    "player_dash",
+    "top_players",
     "player_series",
 ]
 
 #: Names of placeholder players that are never listed (the dummy of seed 000, section 5.1, when a file has one).
 PLACEHOLDER_NAMES = frozenset({"dummy", "placeholder", "?"})
-PALETTE: tuple[str, ...] = tuple(qualitative.Plotly) + tuple(qualitative.D3) + tuple(qualitative.Dark24)
+#: 24 colours made to be told apart on white (plotly's Dark24); line ``i`` of a chart takes colour ``i % 24``.
+PALETTE: tuple[str, ...] = tuple(qualitative.Dark24)
+#: Line styles of the solid lines, one per round of the palette: lines 25-48 are dotted, and so on (the pinned
+#: baseline is drawn "dash", so that style is not used here).
+LINE_DASHES: tuple[str, ...] = ("solid", "dot", "dashdot", "longdashdot")
 
 
 def is_placeholder(name: str) -> bool:
@@ -32,19 +39,34 @@ def is_placeholder(name: str) -> bool:
 
 
 def player_color(players: Sequence[str], player: str) -> str:
-    """A stable colour for ``player`` given the full player list of a history."""
+    """The colour of ``player``'s line among the lines drawn (``players``, in drawing order).
+
+    Colours go by position among the drawn players, so no two of the first 24 lines share one (by position
+    in the whole history two drawn players could); see :func:`player_dash` past 24.
+    """
+    return PALETTE[_position(players, player) % len(PALETTE)]
+
+
+def player_dash(players: Sequence[str], player: str) -> str:
+    """The line style of ``player``'s line: solid for the first 24 lines drawn, then dotted, and so on."""
+    return LINE_DASHES[(_position(players, player) // len(PALETTE)) % len(LINE_DASHES)]
+
+
+def _position(players: Sequence[str], player: str) -> int:
     try:
-        index = list(players).index(player)
+        return list(players).index(player)
     except ValueError:
-        index = abs(hash(player))
-    return PALETTE[index % len(PALETTE)]
+        return len(players)
+
+
+def top_players(run: RatingRun, limit: int = 10) -> list[str]:
+    """The leaderboard's top ``limit`` players (highest rating first), placeholders left out."""
+    order = [str(p) for p in run.leaderboard()["player"]]
+    return [p for p in order if not is_placeholder(p)][:limit]
 
 
 def default_players(data: RatingRun | GameHistory, limit: int = 15) -> list[str]:
-    """The most active players (most games, then by name), at most ``limit``, placeholders left out.
-
-    It depends on the history only, so the selection stays put while parameters change.
-    """
+    """The most active players (most games, then by name), at most ``limit``, placeholders left out."""
     history = data.history if isinstance(data, RatingRun) else data
     games = np.bincount(history.flat_player, minlength=history.n_players)
     order = sorted(range(history.n_players), key=lambda p: (-games[p], history.players[p]))

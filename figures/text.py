@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 
-__all__ = ["date_range_text", "place_name", "place_text", "plain"]
+__all__ = ["counted", "date_range_text", "place_name", "place_text", "plain"]
 
 
 def plain(text: object) -> str:
@@ -23,6 +23,11 @@ def plain(text: object) -> str:
     hover template is not filled in as a placeholder; plotly turns ``&#37;`` back into ``%`` when it draws.
     """
     return html.escape(str(text), quote=False).replace("%", "&#37;")
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``"1 game"``, ``"2 games"``, ``"0 games"``: a count with its noun in the right number."""
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
 def place_name(k: int) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.games import plain_game_labels
-from figures.players import player_color, player_series
+from figures.players import player_color, player_dash, player_series
 from figures.scale import Scale
 from figures.text import place_text, plain
 from ratings import RatingRun
@@ -60,7 +60,7 @@ def trajectory_figure(
         series = player_series(run, player)
         if series is None:
             continue
-        color = player_color(run.players, player)
+        color = player_color(players, player)
         name = plain(player)
         change = scale.change(series.after - series.before)
         # One short text per point and numeric arrays (sent as compact typed arrays) keep big histories light.
@@ -78,9 +78,12 @@ def trajectory_figure(
                 mode=mode,
                 name=name,
                 legendgroup=name,
-                line={"color": color, "width": 2},
+                line={"color": color, "width": 2, "dash": player_dash(players, player)},
                 marker={"size": 5},
-                customdata=series.games,
+                # A plain list, not a numpy array: plotly.py sends arrays binary-encoded ({"dtype", "bdata"}) and
+                # dcc.Graph copies a clicked point's customdata from that undecoded object, so a click would
+                # arrive without it (issue 11, item 2). Small whole numbers are shorter as a list anyway.
+                customdata=series.games.tolist(),
                 text=text,
                 hovertemplate=f"<b>{name}</b><br>%{{text}}<br>rating %{{y:.4g}}<extra></extra>",
             )
@@ -100,7 +103,7 @@ def trajectory_figure(
                     legendgroup=name,
                     showlegend=False,
                     line={"color": color, "width": 1.5, "dash": "dash"},
-                    customdata=base_series.games,
+                    customdata=base_series.games.tolist(),
                     yaxis="y2" if second_axis else "y",
                     hovertemplate=f"<b>{name}</b> ({baseline_text})<br>game %{{x}}<br>rating %{{y:.4g}}<extra></extra>",
                 )

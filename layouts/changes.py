@@ -8,6 +8,7 @@ from dash import dcc, html
 from figures import graph_config
 from layouts.busy import busy
 from layouts.ids import Standings, Tab
+from layouts.labels import labelled
 
 __all__ = ["game_panel", "overview_panel", "tab"]
 
@@ -17,7 +18,10 @@ def game_panel() -> html.Div:
     return html.Div(
         [
             html.H2("One game", className="h6 mb-1"),
-            dcc.Dropdown(id=Standings.GAME, clearable=False, placeholder="pick a game", className="mb-1"),
+            labelled(
+                "Game to show",
+                dcc.Dropdown(id=Standings.GAME, clearable=False, placeholder="pick a game", className="mb-1"),
+            ),
             busy(dcc.Graph(id=Standings.GAME_CHANGES, config=graph_config("game-changes"), style={"height": "340px"})),
         ],
         className="mb-3",

@@ -10,10 +10,26 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from layouts.ids import Baseline, Data, Page, Params, ParamType, Standings
+from layouts.labels import labelled
 from ratings import SYSTEM_NAMES, ParamSpec, get_system
 from ratings.io import MAX_BYTES
 
-__all__ = ["controls_column", "param_control", "param_controls", "slider_range", "system_options"]
+__all__ = [
+    "controls_column",
+    "default_shown",
+    "param_control",
+    "param_controls",
+    "slider_range",
+    "system_options",
+]
+
+
+def default_shown(default: Any) -> Any:
+    """A default as its number box shows it: 6 significant digits (TrueSkill's sigma 25/3 as 8.33333).
+
+    :func:`callbacks.params.collect` reads that shown value back as the exact default.
+    """
+    return float(f"{default:.6g}") if isinstance(default, float) else default
 
 
 def system_options() -> list[dict[str, str]]:
@@ -33,20 +49,28 @@ def data_card(samples: Sequence[str], sample: str | None) -> dbc.Card:
     return _card(
         "Data",
         dbc.Label("Bundled sample", html_for=Data.SAMPLE, className="small mb-0"),
-        dcc.Dropdown(
-            id=Data.SAMPLE,
-            options=[{"label": s, "value": s} for s in samples],
-            value=sample,
-            clearable=False,
-            className="mb-2",
+        labelled(
+            "Bundled sample",
+            dcc.Dropdown(
+                id=Data.SAMPLE,
+                options=[{"label": s, "value": s} for s in samples],
+                value=sample,
+                clearable=False,
+                className="mb-2",
+            ),
         ),
-        dcc.Upload(
-            id=Data.UPLOAD,
-            children=html.Div(["Drop a CSV, XLSX or ODS file (up to 10 MB) here, or ", html.A("choose one", href="#")]),
-            className="upload-area mb-2",
-            multiple=False,
-            max_size=MAX_BYTES,
-            accept=".csv,.tsv,.txt,.xlsx,.xlsm,.ods",
+        labelled(
+            "Upload a game-history file",
+            dcc.Upload(
+                id=Data.UPLOAD,
+                children=html.Div(
+                    ["Drop a CSV, XLSX or ODS file (up to 10 MB) here, or ", html.A("choose one", href="#")]
+                ),
+                className="upload-area mb-2",
+                multiple=False,
+                max_size=MAX_BYTES,
+                accept=".csv,.tsv,.txt,.xlsx,.xlsm,.ods",
+            ),
         ),
         dbc.Label("Google Sheet address", html_for=Data.SHEET_URL, className="small mb-0"),
         dbc.InputGroup(
@@ -122,7 +146,7 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
             )
         ]
     elif spec.kind == "bool":
-        body = [dbc.Switch(id={"type": ParamType.BOOL, "name": name}, value=bool(current), label="on")]
+        body = [dbc.Switch(id={"type": ParamType.BOOL, "name": name}, value=bool(current), label=spec.title)]
     elif spec.kind == "float-list":
         text = "" if current is None else ", ".join(f"{float(v):g}" for v in current)
         body = [
@@ -140,6 +164,8 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
         default = spec.default if isinstance(spec.default, (int, float)) else None
         low, high, step = slider_range(spec, current if enabled else None)
         shown = current if enabled else (default if default is not None else (low + high) / 2)
+        if default is not None and shown == default:
+            shown = default_shown(default)
         slider = dcc.Slider(
             id={"type": ParamType.SLIDER, "name": name},
             min=low,
@@ -162,7 +188,10 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
             disabled=not enabled,
             className="form-control form-control-sm param-number",
         )
-        row = [html.Div(slider, className="flex-grow-1 me-2"), number]
+        row = [
+            labelled(f"{spec.title} (slider)", slider, "flex-grow-1 me-2"),
+            labelled(f"{spec.title} (exact value)", number),
+        ]
         body = [html.Div(row, className="d-flex align-items-start")]
         if optional:
             body.insert(
@@ -170,7 +199,8 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
                 dbc.Switch(
                     id={"type": ParamType.ON, "name": name},
                     value=enabled,
-                    label="on",
+                    # says what the switch does, true whether it is on or off (a bare "on" read wrong when off)
+                    label=f"use a {spec.title}",
                     className="small mb-0 param-switch",
                 ),
             )
@@ -188,7 +218,10 @@ def system_card(system: str) -> dbc.Card:
     cls = get_system(system)
     return _card(
         "Rating system",
-        dcc.Dropdown(id=Params.SYSTEM, options=system_options(), value=system, clearable=False, className="mb-1"),
+        labelled(
+            "Rating system",
+            dcc.Dropdown(id=Params.SYSTEM, options=system_options(), value=system, clearable=False, className="mb-1"),
+        ),
         html.Div(cls.summary, id=Params.SYSTEM_SUMMARY, className="small text-muted mb-2"),
         html.Div(param_controls(system), id=Params.CONTROLS),
         dbc.Alert(id=Params.ERROR, color="danger", is_open=False, className="small py-1 px-2 mb-2"),

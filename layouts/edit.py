@@ -9,6 +9,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from layouts.ids import Edit, Record, RecordType, Tab
+from layouts.labels import labelled
 
 __all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
 
@@ -16,15 +17,34 @@ __all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
 FORM_ROWS = 8
 
 _COLUMNS: list[dict[str, Any]] = [
-    {"field": "game", "headerName": "game", "minWidth": 70, "filter": True},
-    {"field": "date", "headerName": "date", "minWidth": 100, "filter": True, "headerTooltip": "YYYY-MM-DD"},
-    {"field": "player", "headerName": "player", "minWidth": 80, "filter": True},
-    {"field": "place", "headerName": "place", "minWidth": 64, "headerTooltip": "1 = best; DNF = did not finish"},
+    {"field": "game", "headerName": "game", "minWidth": 62, "filter": True},
+    {
+        "field": "date",
+        "headerName": "date",
+        "minWidth": 86,
+        "filter": True,
+        # plain text, read by the file readers' date parser (the browser's date field lost typed ISO dates)
+        "cellDataType": "text",
+        "headerTooltip": "2024-03-31, 31/03/2024 or 31 March 2024. A game has one date: "
+        "changing it on one row moves the whole game.",
+    },
+    {"field": "player", "headerName": "player", "minWidth": 64, "filter": True},
+    {
+        "field": "place",
+        "headerName": "place",
+        "minWidth": 46,
+        "flex": 0.6,
+        "headerTooltip": "1 = best; DNF = did not finish",
+    },
     {
         "field": "exclude",
+        # narrow enough for a phone (the grid and its last column fit 360 px)
         "headerName": "exclude game",
+        "wrapHeaderText": True,
+        "autoHeaderHeight": True,
         "cellDataType": "boolean",
-        "minWidth": 80,
+        "minWidth": 60,
+        "flex": 0.6,
         "headerTooltip": "Tick to leave this game out (every row of the game); untick to bring it back.",
     },
 ]
@@ -35,7 +55,22 @@ def edit_panel() -> html.Div:
     buttons = html.Div(
         [
             dbc.Button("Apply", id=Edit.APPLY, color="primary", size="sm", title="Rate the edited table"),
-            dbc.Button("Add row", id=Edit.ADD_ROW, color="secondary", outline=True, size="sm"),
+            dbc.Button(
+                "New game",
+                id=Edit.ADD_ROW,
+                color="secondary",
+                outline=True,
+                size="sm",
+                title="Add a row that starts a new game (a fresh game id)",
+            ),
+            dbc.Button(
+                "Add player to last game",
+                id=Edit.ADD_PLAYER,
+                color="secondary",
+                outline=True,
+                size="sm",
+                title="Add a row in the last row's game and date",
+            ),
             dbc.Button("Delete selected", id=Edit.DELETE_ROWS, color="secondary", outline=True, size="sm"),
             dbc.Button("Undo", id=Edit.UNDO, color="secondary", outline=True, size="sm", title="Undo the last Apply"),
             dbc.Button("Revert to source", id=Edit.REVERT, color="secondary", outline=True, size="sm"),
@@ -47,8 +82,9 @@ def edit_panel() -> html.Div:
             html.H2("Edit the history (what if)", className="h6 mb-1"),
             html.Div(
                 "Change a game, date, player or place (DNF for did not finish), add or delete rows, tick "
-                "'exclude game' to leave a game out. Nothing changes until you press Apply; the edits stay in "
-                "this browser session only (download them with 'History CSV').",
+                "'exclude game' to leave a game out. A game has one date: change it on any one row and Apply "
+                "moves the whole game (dates as 2024-03-31, 31/03/2024 or 31 March 2024). Nothing changes until "
+                "you press Apply; the edits stay in this browser session only (download them with 'History CSV').",
                 className="small text-muted mb-1",
             ),
             buttons,
@@ -59,9 +95,11 @@ def edit_panel() -> html.Div:
                 rowData=[],
                 defaultColDef={"editable": True, "sortable": True, "resizable": True, "flex": 1},
                 getRowId="params.data._id",
-                columnSize="responsiveSizeToFit",
+                # No columnSize: sizing to fit ran while the tab was hidden (AG Grid warning #29 on every load);
+                # flex columns with a minimum width fill the grid once it is shown.
                 dashGridOptions={
                     "rowSelection": {"mode": "multiRow", "enableClickSelection": False},
+                    "selectionColumnDef": {"width": 40, "minWidth": 40, "maxWidth": 40},
                     "stopEditingWhenCellsLoseFocus": True,
                     "animateRows": False,
                     "tooltipShowDelay": 300,
@@ -78,17 +116,23 @@ def _player_line(i: int) -> dbc.Row:
     return dbc.Row(
         [
             dbc.Col(
-                dbc.Input(
-                    id={"type": RecordType.PLAYER, "index": i},
-                    placeholder=f"player {i + 1}",
-                    list=Record.NAMES,
-                    size="sm",
-                    autocomplete="off",
+                labelled(
+                    f"Player {i + 1} of the new game",
+                    dbc.Input(
+                        id={"type": RecordType.PLAYER, "index": i},
+                        placeholder=f"player {i + 1}",
+                        list=Record.NAMES,
+                        size="sm",
+                        autocomplete="off",
+                    ),
                 ),
                 width=8,
             ),
             dbc.Col(
-                dbc.Input(id={"type": RecordType.PLACE, "index": i}, placeholder="place / DNF", size="sm"),
+                labelled(
+                    f"Place of player {i + 1}",
+                    dbc.Input(id={"type": RecordType.PLACE, "index": i}, placeholder="place / DNF", size="sm"),
+                ),
                 width=4,
             ),
         ],
@@ -106,6 +150,7 @@ def record_panel() -> html.Div:
                 "Google Sheet the game is written there after you confirm; otherwise it joins this session's history.",
                 className="small text-muted mb-1",
             ),
+            dbc.Label("Date of the game", html_for=Record.DATE, className="small mb-0"),
             dbc.Input(id=Record.DATE, type="date", size="sm", className="mb-1", style={"maxWidth": "12rem"}),
             html.Datalist(id=Record.NAMES),
             *[_player_line(i) for i in range(FORM_ROWS)],

@@ -88,6 +88,9 @@ class Standings(StrEnum):
     GAME = "standings-game"
     GAME_CHANGES = "standings-game-changes"
     HEATMAP = "standings-heatmap"
+    LEADERBOARD_GRID = "standings-leaderboard-grid"
+    LEADERBOARD_SEARCH = "standings-leaderboard-search"
+    NARROW = "standings-narrow"
 
 
 class Baseline(StrEnum):
@@ -105,6 +108,7 @@ class Edit(StrEnum):
     GRID = "edit-grid"
     APPLY = "edit-apply"
     ADD_ROW = "edit-add-row"
+    ADD_PLAYER = "edit-add-player"
     DELETE_ROWS = "edit-delete-rows"
     UNDO = "edit-undo"
     REVERT = "edit-revert"

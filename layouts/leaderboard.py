@@ -2,25 +2,74 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
-from dash import html
+from dash import dcc, html
 
 from layouts.busy import busy
 from layouts.ids import Standings
+from layouts.labels import labelled
 
-__all__ = ["leaderboard_panel", "leaderboard_table"]
+__all__ = ["GRID_OPTIONS", "PHONE_COLUMNS", "leaderboard_panel", "leaderboard_table"]
+
+#: The leaderboard grid's options (the search box adds ``quickFilterText``).
+GRID_OPTIONS: Mapping[str, Any] = MappingProxyType({"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300})
+
+
+def _grid(rows: list[dict[str, Any]], columns: list[dict[str, Any]], style: dict[str, str], search: Any = None) -> Any:
+    """The leaderboard grid (built anew for each result, so its columns and sort start as the result says)."""
+    options = {**GRID_OPTIONS, "quickFilterText": str(search or "")[:100]}
+    return dag.AgGrid(
+        id=Standings.LEADERBOARD_GRID,
+        rowData=rows,
+        columnDefs=columns,
+        getRowId="params.data.player",
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "suppressMovable": True,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
+        },
+        dashGridOptions=options,
+        style=style,
+        className="ag-theme-quartz",
+    )
 
 
 def leaderboard_panel() -> html.Div:
-    """An empty panel; the standings callback fills it."""
+    """A search box and an empty grid; the standings callback fills it.  A click on a row draws that player."""
+    search = labelled(
+        "Find a player in the leaderboard",
+        dbc.Input(
+            id=Standings.LEADERBOARD_SEARCH,
+            type="search",
+            placeholder="find a player",
+            size="sm",
+            debounce=0.3,
+            autocomplete="off",
+            className="leaderboard-search",
+        ),
+    )
     return html.Div(
         [
-            html.H2("Leaderboard", className="h6 mb-1"),
-            busy(html.Div(id=Standings.LEADERBOARD, className="leaderboard")),
+            html.Div(
+                [html.H2("Leaderboard", className="h6 mb-0 me-2"), search],
+                className="d-flex align-items-center justify-content-between mb-1 gap-2",
+            ),
+            busy(
+                html.Div(
+                    [_grid([], [], {"height": "360px", "width": "100%"})],
+                    id=Standings.LEADERBOARD,
+                    className="leaderboard",
+                )
+            ),
+            html.Div("Click a player to draw their line in the chart.", className="small text-muted"),
+            dcc.Store(id=Standings.NARROW),
         ],
         className="mb-3",
     )
@@ -38,14 +87,34 @@ SHIFT = {
 UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
-def leaderboard_table(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False) -> Any:
-    """The leaderboard rows (see :func:`figures.leaderboard_rows`) in a sortable grid.
+def _phone(column: dict[str, Any]) -> dict[str, Any]:
+    widths = {"rank": 44, "shift": 56, "rating": 88, "last_change": 84}
+    out = {k: v for k, v in column.items() if k not in ("pinned", "width", "minWidth", "flex")}
+    if column["field"] in widths:
+        out["width"] = widths[column["field"]]
+    else:
+        out.update(flex=1, minWidth=80)
+    if column["field"] == "rating":
+        out["headerName"] = "rating"  # the unit stays in the header's tooltip (a long header wraps letter by letter)
+    return out
+
+
+#: The columns kept on a phone (a screen narrower than 576 px), where 8 columns do not fit: who, where, how much.
+PHONE_COLUMNS = ("rank", "shift", "player", "rating", "last_change")
+
+
+def leaderboard_table(
+    rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False, narrow: bool = False, search: Any = None
+) -> list[Any]:
+    """The leaderboard rows (see :func:`figures.leaderboard_rows`) in a sortable grid (filtered by ``search``).
 
     One grid component with plain row data (not a component per cell) keeps a long leaderboard quick
-    to redraw; rows outside the visible area are not drawn.
+    to redraw; rows outside the visible area are not drawn.  ``narrow`` (a phone) keeps
+    :data:`PHONE_COLUMNS`, narrower and unpinned, so they fit the screen without scrolling sideways.
     """
     if not rows:
-        return dbc.Alert("No player has played enough games for the current filter.", color="light", className="small")
+        note = dbc.Alert("No player has played enough games for the current filter.", color="light", className="small")
+        return [note, _grid([], [], {"display": "none"})]
     digits = 0 if max(abs(r["rating"]) for r in rows) >= 100 else 3
     columns: list[dict[str, Any]] = [{"field": "rank", "headerName": "#", "width": 56, "pinned": "left"}]
     if with_shift:
@@ -88,19 +157,7 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], unit: str, *, with_shift: 
             "headerTooltip": "the last ten ratings, low ▁ to high █",
         },
     ]
+    if narrow:
+        columns = [_phone(c) for c in columns if c["field"] in PHONE_COLUMNS]
     height = min(540, 64 + 33 * len(rows))
-    return dag.AgGrid(
-        rowData=list(rows),
-        columnDefs=columns,
-        getRowId="params.data.player",
-        defaultColDef={
-            "sortable": True,
-            "resizable": True,
-            "suppressMovable": True,
-            "wrapHeaderText": True,
-            "autoHeaderHeight": True,
-        },
-        dashGridOptions={"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300},
-        style={"height": f"{height}px", "width": "100%"},
-        className="ag-theme-quartz",
-    )
+    return [_grid(list(rows), columns, {"height": f"{height}px", "width": "100%"}, search)]

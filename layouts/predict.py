@@ -8,6 +8,7 @@ from dash import dcc, html
 
 from figures import graph_config
 from layouts.ids import Evaluate, Predict, ScoreFn, Tab
+from layouts.labels import labelled
 
 __all__ = ["metrics_panel", "probability_panel", "score_panel", "tab"]
 
@@ -17,7 +18,12 @@ def probability_panel() -> html.Div:
     return html.Div(
         [
             html.H2("Win probabilities for an upcoming game", className="h6 mb-1"),
-            dcc.Dropdown(id=Predict.PLAYERS, multi=True, placeholder="players in the game (2 to 10)", className="mb-1"),
+            labelled(
+                "Players in the game",
+                dcc.Dropdown(
+                    id=Predict.PLAYERS, multi=True, placeholder="players in the game (2 to 10)", className="mb-1"
+                ),
+            ),
             html.Div(id=Predict.NOTE, className="small text-muted mb-1"),
             dcc.Graph(id=Predict.FIGURE, config=graph_config("win-probabilities", responsive=True)),
             html.Div(id=Predict.TABLE, className="small"),
@@ -43,7 +49,10 @@ def score_panel() -> html.Div:
         [
             html.H2("Multiplayer Elo: what the score base means", className="h6 mb-1"),
             html.Label("players in the game", htmlFor=ScoreFn.SIZE, className="small"),
-            dcc.Slider(id=ScoreFn.SIZE, min=2, max=12, step=1, value=6, marks={n: str(n) for n in range(2, 13)}),
+            labelled(
+                "Players in the game (score function)",
+                dcc.Slider(id=ScoreFn.SIZE, min=2, max=12, step=1, value=6, marks={n: str(n) for n in range(2, 13)}),
+            ),
             dcc.Graph(
                 id=ScoreFn.FIGURE, config=graph_config("score-function", responsive=True), style={"height": "320px"}
             ),

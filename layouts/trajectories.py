@@ -7,6 +7,7 @@ from dash import dcc, html
 from figures import graph_config
 from layouts.busy import busy
 from layouts.ids import Standings
+from layouts.labels import labelled
 
 __all__ = ["trajectories_panel"]
 
@@ -16,7 +17,10 @@ def trajectories_panel() -> html.Div:
     return html.Div(
         [
             html.H2("Rating over time", className="h6 mb-1"),
-            dcc.Dropdown(id=Standings.PLAYERS, multi=True, placeholder="players to draw", className="mb-1"),
+            labelled(
+                "Players to draw",
+                dcc.Dropdown(id=Standings.PLAYERS, multi=True, placeholder="players to draw", className="mb-1"),
+            ),
             busy(
                 dcc.Graph(
                     id=Standings.TRAJECTORIES,

@@ -118,9 +118,19 @@ def new_game(date: dt.date | str | None, results: Sequence[tuple[Any, Any]]) -> 
     return NewGame(when, tuple(entries))
 
 
-def new_submission_token() -> str:
-    """A short random token for one submission of the new-game form (create it when the form is shown)."""
-    return "web-" + secrets.token_hex(5)
+def new_submission_token(now: dt.datetime | None = None) -> str:
+    """A readable token for one submission of the new-game form (create it when the form is shown).
+
+    It becomes the game's id where the game keeps one: when the form was opened (UTC, to the minute) and a short
+    random tail so two forms opened in the same minute differ, e.g. ``web 2026-11-23 14:05 k7q2m``.
+    """
+    when = (now or dt.datetime.now(dt.UTC)).strftime("%Y-%m-%d %H:%M")
+    tail = "".join(secrets.choice(_TOKEN_LETTERS) for _ in range(5))
+    return f"web {when} {tail}"
+
+
+#: Letters of a token's random tail: lower case and digits without look-alikes (no 0/o, 1/l/i).
+_TOKEN_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"
 
 
 # ---------------------------------------------------------------------------------------------- no sheet

@@ -13,7 +13,7 @@ from callbacks import baseline, data, params, standings, url
 from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
 from layouts import controls
 from layouts.ids import Data, Params, ParamType
-from ratings import ParamSpec, create
+from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
 
 
@@ -151,10 +151,28 @@ def test_every_system_gets_controls_that_collect_to_its_defaults(system):
 def test_controls_take_the_address_values_only_for_their_system():
     state = {"system": "multielo", "params": {"k": "12", "base": "oops"}}
     built = params.controls_for("multielo", reset=False, url_state=state)
-    k_box = built[0].children[1].children[1]
+    k_box = built[0].children[1].children[1].children  # the box inside its accessible-name wrapper
     assert k_box.id == {"type": ParamType.VALUE, "name": "k"} and k_box.value == 12.0
     reset = params.controls_for("multielo", reset=True, url_state=state)
-    assert reset[0].children[1].children[1].value == 32.0
+    assert reset[0].children[1].children[1].children.value == 32.0
+
+
+def test_long_defaults_show_rounded_and_read_back_exactly():
+    sigma = next(s for s in __import__("ratings").get_system("trueskill").parameters() if s.name == "sigma")
+    box = controls.param_control(sigma).children[1].children[1].children
+    assert box.id == {"type": ParamType.VALUE, "name": "sigma"}
+    assert box.value == 8.33333  # not 8.333333333333334
+    good, error = params.collect("trueskill", {"sigma": box.value}, {})
+    assert error is None and good["params"]["sigma"] == 25 / 3
+    good, _ = params.collect("trueskill", {"sigma": 8.3}, {})
+    assert good["params"]["sigma"] == 8.3  # a value the user typed stays as typed
+
+
+def test_switches_say_what_they_do_rather_than_a_bare_on():
+    dummy = controls.param_control(ParamSpec("dummy", "optional-float", None, "help", label="dummy rating"))
+    switch = dummy.children[1]
+    assert switch.id == {"type": ParamType.ON, "name": "dummy"}
+    assert switch.value is False and switch.label == "use a dummy rating"
 
 
 # ------------------------------------------------------------------ address
@@ -191,10 +209,22 @@ def test_standings_views_read_the_same_run():
     current = {"system": "multielo", "params": {"k": 32.0}}
     run = current_run(POKER, current)
     assert run is run_for(POKER, "multielo", {"k": 32.0})  # cached by content
-    options, chosen = standings.player_choice(run.history, ["Nobody"])
-    assert chosen == standings.figures.default_players(run) and len(options) == len(run.players)
+    options, chosen = standings.player_choice(run, ["Nobody"])
+    top = [r["player"] for r in standings.figures.leaderboard_rows(run)][:10]
+    assert chosen == top and len(options) == len(run.players)  # the leaderboard's top ten by default
+    assert [o["value"] for o in options][:10] == top
     fig = standings.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
-    assert len(fig.data) == min(15, len(run.players)) and fig.layout.xaxis.title.text == "date"
+    assert [t.name for t in fig.data] == top and fig.layout.xaxis.title.text == "date"
+
+
+def test_a_clicked_leaderboard_player_joins_the_drawn_lines():
+    known = {"Ann", "Bob", "Cid"}
+    assert standings.with_player(["Ann"], {"rowId": "Cid", "colId": "rating"}, known) == ["Ann", "Cid"]
+    assert standings.with_player(None, {"rowId": "Bob"}, known) == ["Bob"]
+    assert standings.with_player(["Ann"], {"rowId": "Ann"}, known) is None  # already drawn
+    assert standings.with_player(["Ann"], {"rowId": "Zed"}, known) is None  # not a player of this data
+    assert standings.with_player(["Ann"], None, known) is None
+    assert standings.on_search("mar") == {**standings.GRID_OPTIONS, "quickFilterText": "mar"}
 
 
 def test_game_choice_follows_a_click():
@@ -214,6 +244,16 @@ def test_pin_copies_settings_and_labels_changes():
     assert baseline.pin(None, None) is None
     run = baseline_run(pinned)
     assert run is not None and run.params.k == 16.0
+
+
+def test_a_baseline_on_other_data_says_so():
+    pinned = baseline.pin(POKER, {"system": "multielo", "params": {"k": 16.0}})
+    disabled, same = baseline.status(pinned, POKER)
+    assert not disabled and same == "Baseline: Multiplayer Elo (k=16) on sample 'poker'. Dashed lines show it."
+    _, other = baseline.status(pinned, {"kind": "sample", "name": "chess"})
+    assert other.startswith("Baseline: Multiplayer Elo (k=16) on sample 'poker'. It belongs to other data")
+    assert "(sample 'chess')" in other and "only the players both have" in other
+    assert "Dashed lines show it" not in other
 
 
 def test_ids_are_unique_strings():
@@ -296,3 +336,47 @@ def test_knots_without_values_is_the_library_error():
     raw["eta_values"] = "0.4, 0.2"
     good, error = params.collect("plackett-luce", raw, {})
     assert error is None and good["params"]["eta_knots"] == [0.0, 1.5] and good["params"]["eta_values"] == [0.4, 0.2]
+
+
+def test_summary_says_one_game_and_one_did_not_finish_result():
+    from callbacks.runs import load_source
+    from sources.model import Upload, keep_history
+
+    one = GameHistory.from_records(
+        [{"game": "g", "player": "Ann", "place": 1}, {"game": "g", "player": "Bo", "place": "DNF"}]
+    )
+    text = data.summary_text(load_source(Upload(keep_history(one), "one.csv").to_json()))
+    assert text.startswith("1 game, 2 players, no dates, 1 did-not-finish result")
+
+
+def test_sample_dropdown_follows_the_data_in_use():
+    from sources.model import Upload, keep_history
+
+    assert data.sample_shown(POKER) == ("poker", "choose a sample")
+    upload = Upload(keep_history(load_sample("chess")), "club.csv").to_json()
+    value, placeholder = data.sample_shown(upload)
+    assert value is None and placeholder == "none (using upload club.csv)"
+
+
+def test_phone_leaderboard_keeps_who_where_and_how_much():
+    run = current_run(POKER, {"system": "multielo", "params": {}})
+    (wide,) = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None)
+    (narrow,) = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=run, narrow=True)
+    assert wide.id == narrow.id == standings.Standings.LEADERBOARD_GRID
+    assert [c["field"] for c in wide.columnDefs] == [
+        "rank",
+        "player",
+        "rating",
+        "games",
+        "wins",
+        "average_place",
+        "last_change",
+        "trend",
+    ]
+    assert [c["field"] for c in narrow.columnDefs] == ["rank", "shift", "player", "rating", "last_change"]
+    assert not any("pinned" in c for c in narrow.columnDefs)
+    fixed = sum(c.get("width", 0) + c.get("minWidth", 0) for c in narrow.columnDefs)
+    assert fixed <= 360  # fits a 390 px phone inside the page's margins
+    assert [r["player"] for r in narrow.rowData] == [r["player"] for r in wide.rowData]
+    (searched,) = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None, search="mar")
+    assert searched.dashGridOptions["quickFilterText"] == "mar"  # a rebuilt grid keeps the search

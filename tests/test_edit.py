@@ -44,20 +44,88 @@ def test_grid_rows_are_the_long_table_with_places_as_text() -> None:
     assert [r["_id"] for r in rows] == ["0", "1", "2", "3"]
 
 
-def test_problems_name_the_grid_row_and_column() -> None:
+def test_problems_name_the_game_and_the_player_never_a_row_number() -> None:
     rows = edit.grid_rows(GameHistory.from_records(RECORDS))
     rows[1]["place"] = "second"
     rows[2]["player"] = ""
     rows[2]["place"] = "1"
+    rows[3]["player"] = "Bo"  # twice in g2
+    rows[3]["place"] = "2"
     checked = edit.check_rows(rows)
     assert checked.history is None
     assert len(checked.problems) == 2
-    assert "row 2, column 'place'" in checked.problems[0] and "'second'" in checked.problems[0]
-    assert "row 3, column 'player'" in checked.problems[1] and "empty" in checked.problems[1]
+    first, second = checked.problems
+    assert first.startswith("game 'g1', player 'Bo', place: ") and "'second'" in first
+    assert second.startswith("game 'g2', player: ") and "empty" in second
+    assert not any("row" in p for p in checked.problems)
+    rows[2]["player"] = "Bo"
+    duplicate = edit.check_rows(rows).problems[-1]
+    assert duplicate.startswith("game 'g2', player 'Bo', player: ") and "twice" in duplicate and "row" not in duplicate
+
+
+@pytest.mark.parametrize("typed", ["2024-03-29", "29/03/2024", "29 March 2024", "2024/3/29", "Mar 29, 2024"])
+def test_typed_dates_are_read_by_the_readers_parser_and_move_the_whole_game(typed: str) -> None:
+    rows = edit.grid_rows(GameHistory.from_records(RECORDS))
+    rows[3]["date"] = typed  # one row of g2
+    checked = edit.check_rows(rows, {"g1": "2024-03-01", "g2": "2024-03-08"})
+    assert checked.problems == []
+    assert checked.history is not None
+    assert [(g.id, g.date.isoformat() if g.date else None) for g in checked.history.games] == [
+        ("g1", "2024-03-01"),
+        ("g2", "2024-03-29"),
+    ]
+
+
+def test_a_date_that_is_no_date_and_a_game_with_two_new_dates_are_named() -> None:
+    rows = edit.grid_rows(GameHistory.from_records(RECORDS))
+    rows[0]["date"] = "next friday"
+    rows[2]["date"] = "2024-04-01"
+    rows[3]["date"] = "2024-04-02"
+    problems = edit.check_rows(rows, {"g1": "2024-03-01", "g2": "2024-03-08"}).problems
+    assert len(problems) == 2
+    assert problems[0].startswith("game 'g1', player 'Ann', date: 'next friday' is not a date")
+    assert problems[1] == (
+        "game 'g2' has two dates, 2024-04-01 (game 'g2', player 'Bo') and 2024-04-02 (game 'g2', player 'Cy'): "
+        "give each game one date"
+    )
+
+
+def test_apply_writes_the_one_date_into_every_row_of_the_moved_game(base: dict[str, Any]) -> None:
+    state = edit.fresh_state(base)
+    rows = edit.grid_rows(history_for(base))
+    rows[2]["date"] = "7 January 2025"
+    outcome = edit.apply_rows(rows, state)
+    assert outcome.ok, outcome.message
+    assert outcome.rows is not None
+    assert [r["date"] for r in outcome.rows] == ["2024-03-01", "2024-03-01", "2025-01-07", "2025-01-07"]
+    assert history_for(outcome.source).games[1].date.isoformat() == "2025-01-07"
+
+
+def test_new_game_row_gets_a_fresh_readable_id_and_add_player_joins_the_last_game() -> None:
+    rows = edit.grid_rows(GameHistory.from_records(RECORDS))
+    assert edit.add_row(rows)[-1] == {
+        "_id": "4",
+        "game": "game 3",
+        "date": "",
+        "player": "",
+        "place": "",
+        "exclude": False,
+    }
+    assert edit.add_player(rows)[-1] == {
+        "_id": "4",
+        "game": "g2",
+        "date": "2024-03-08",
+        "player": "",
+        "place": "",
+        "exclude": False,
+    }
+    numbered = [{**r, "game": str(n)} for r, n in zip(rows, [7, 7, 12, 12], strict=True)]
+    assert edit.add_row(numbered)[-1]["game"] == "13"
+    assert edit.add_row([])[-1]["game"] == "game 1"
 
 
 def test_empty_added_rows_are_left_out_and_excluded_games_dropped() -> None:
-    rows = edit.add_row(edit.grid_rows(GameHistory.from_records(RECORDS)))
+    rows = edit.add_player(edit.grid_rows(GameHistory.from_records(RECORDS)))
     assert rows[-1] == {"_id": "4", "game": "g2", "date": "2024-03-08", "player": "", "place": "", "exclude": False}
     rows[0]["exclude"] = True  # one ticked row excludes the whole game g1
     checked = edit.check_rows(rows)

@@ -160,3 +160,11 @@ def test_plain_round_trips_through_plotlys_entities_and_leaves_no_markup(name: s
     assert _as_plotly_shows(text) == name
     assert "<" not in text and ">" not in text and "%" not in text
     assert not _ENTITY.sub("", text).count("&")  # every "&" left starts an entity plotly converts
+
+
+def test_counts_say_one_game_not_one_games() -> None:
+    from figures import counted
+
+    assert [counted(n, "game") for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]
+    assert counted(1, "did-not-finish result") == "1 did-not-finish result"
+    assert counted(3, "match", "matches") == "3 matches"

@@ -8,6 +8,7 @@ S=1 or 0, E=1/2).
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -58,6 +59,10 @@ def test_hover_names_game_place_and_change(duel_run):
     assert trace.text[0] == "Game 1, 2024-01-05<br>place 2 of 2, change -16"
     assert "<b>Bob</b>" in trace.hovertemplate and "%{text}" in trace.hovertemplate
     assert list(trace.customdata) == [0]  # the game index: a click on the point selects it
+    # dcc.Graph copies a clicked point's customdata from the figure as sent; a binary-encoded array
+    # ({"dtype", "bdata"}) would reach the click callback without it (issue 11, item 2).
+    sent = json.loads(fig.to_json())["data"][0]["customdata"]
+    assert sent == [0]
 
 
 def test_by_date_uses_dates_and_unknown_players_are_skipped(duel_run):
@@ -164,6 +169,40 @@ def test_leaderboard_rows_filter_placeholders_and_rank_shifts():
     assert [r["player"] for r in figures.leaderboard_rows(baseline)] == ["Bob", "Cid", "Ann"]
     shifted = {r["player"]: r["shift"] for r in figures.leaderboard_rows(run, baseline=baseline)}
     assert shifted == {"Ann": 2, "Bob": -1, "Cid": -1}
+
+
+def test_a_baseline_on_other_data_shifts_only_the_players_both_have():
+    # Now: Bob beats Cid (1016, 984), then Ann (1000) beats Bob (an upset: Bob loses more than 16, ends above 984):
+    # Ann, Bob, Cid.  Baseline on other data: Eve beats Cid, then Cid (984) beats Bob (1000): Eve, Cid, Bob.
+    # Ann is not in the baseline, Eve not in the current data.
+    run = create("multielo").rate(_history([("1", "Bob", 1), ("1", "Cid", 2), ("2", "Ann", 1), ("2", "Bob", 2)]))
+    other = create("multielo").rate(_history([("1", "Eve", 1), ("1", "Cid", 2), ("2", "Cid", 1), ("2", "Bob", 2)]))
+    assert [r["player"] for r in figures.leaderboard_rows(other)] == ["Eve", "Cid", "Bob"]
+    assert [r["player"] for r in figures.leaderboard_rows(run)] == ["Ann", "Bob", "Cid"]
+    shifted = {r["player"]: r["shift"] for r in figures.leaderboard_rows(run, baseline=other)}
+    # among the players both have (Bob, Cid): baseline Cid, Bob; now Bob, Cid
+    assert shifted == {"Ann": None, "Bob": 1, "Cid": -1}
+
+
+def test_colours_never_repeat_among_24_lines_then_the_line_style_changes():
+    players = [f"P{i}" for i in range(30)]
+    colours = [figures.player_color(players, p) for p in players]
+    assert len(set(colours[:24])) == 24
+    assert colours[24] == colours[0]
+    dashes = [figures.player_dash(players, p) for p in players]
+    assert set(dashes[:24]) == {"solid"} and set(dashes[24:]) == {"dot"}
+    assert "dash" not in figures.LINE_DASHES  # the pinned baseline's style
+    # in a chart: each drawn line gets its own colour, by its place among the lines
+    run = create("multielo").rate(_history([("1", p, i + 1) for i, p in enumerate(players)]))
+    fig = figures.trajectory_figure(run, players)
+    drawn = [(t.line.color, t.line.dash) for t in fig.data]
+    assert len(set(drawn)) == 30
+
+
+def test_top_players_follow_the_leaderboard(duel_run):
+    order = [r["player"] for r in figures.leaderboard_rows(duel_run)]
+    assert figures.top_players(duel_run) == order
+    assert figures.top_players(duel_run, limit=1) == order[:1]
 
 
 def test_default_players_most_active_first(duel_run):

@@ -116,7 +116,7 @@ def test_edit_grid_places_out_of_range(client: Any, place: Any) -> None:
     body = _ok(post(client, "edit-status", values, changed=["edit-apply.n_clicks"]))
     assert body is not None
     text = json.dumps(body["response"])
-    assert "place" in text and "row" in text  # the problem is named, nothing applied
+    assert "place" in text and "game '" in text and "player '" in text  # the problem is named, nothing applied
 
 
 def test_a_body_over_the_limit_is_refused_before_parsing(client: Any) -> None:

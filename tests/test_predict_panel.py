@@ -106,9 +106,9 @@ def test_metric_verdicts_follow_each_metrics_direction() -> None:
     base = Evaluation(kendall_tau=0.40, pair_inversion=0.70, rank_deviation=0.25, pairs=10, games=3)
     rows = evaluate.metrics_rows(now, base)
     assert [(r["metric"], r["verdict"]) for r in rows] == [
-        ("Kendall tau", "better"),
-        ("Pair inversion", "worse"),
-        ("Rank deviation", "same"),
+        ("Pairs called wrong (Kendall tau distance)", "better"),
+        ("Opponents called right (pair inversion)", "worse"),
+        ("Places off (rank deviation)", "same"),
     ]
     lonely = Evaluation(kendall_tau=math.nan, pair_inversion=0.5, rank_deviation=0.5, pairs=0, games=0)
     assert evaluate.metrics_rows(lonely, base)[0]["verdict"] is None
@@ -118,3 +118,15 @@ def test_metric_verdicts_follow_each_metrics_direction() -> None:
 def test_graph_config_names_the_png() -> None:
     config = figures.graph_config("win probabilities: poker/1")
     assert config["toImageButtonOptions"] == {"format": "png", "filename": "win-probabilities-poker-1", "scale": 2}
+
+
+def test_metrics_are_worded_so_the_better_direction_reads_right() -> None:
+    now = Evaluation(kendall_tau=0.30, pair_inversion=0.60, rank_deviation=0.25, pairs=10, games=3)
+    table = evaluate.metrics_table(evaluate.metrics_rows(now), games=3, pairs=10, baseline_label=None)
+    rows = table.children[0].children[1].children
+    words = [(row.children[0].children, row.children[-1].children) for row in rows]
+    assert words == [
+        ("Pairs called wrong (Kendall tau distance)", "fewer is better"),
+        ("Opponents called right (pair inversion)", "more is better"),
+        ("Places off (rank deviation)", "fewer is better"),
+    ]

@@ -7,6 +7,7 @@ per game, place k under the k-th place column, ties joined by " / ", DNF column;
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -98,9 +99,12 @@ def test_new_game_refuses(results: list[tuple[Any, Any]], expected: str) -> None
         new_game("2024-03-01", results)
 
 
-def test_submission_tokens_differ() -> None:
-    tokens = {new_submission_token() for _ in range(100)}
-    assert len(tokens) == 100 and all(t.startswith("web-") for t in tokens)
+def test_submission_tokens_are_readable_and_differ() -> None:
+    when = dt.datetime(2026, 11, 23, 14, 5, 59, tzinfo=dt.UTC)
+    tokens = {new_submission_token(when) for _ in range(20)}
+    assert len(tokens) == 20  # 31**5 tails: a clash among 20 has odds of about 1 in 150,000
+    for token in tokens:
+        assert re.fullmatch(r"web 2026-11-23 14:05 [a-z2-9]{5}", token), token
 
 
 # ------------------------------------------------------------------------------------------------ no sheet

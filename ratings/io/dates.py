@@ -32,7 +32,7 @@ def _full_year(text: str) -> int:
 
 
 @dataclass
-class _DateColumn:
+class DateColumn:
     """Parsed dates of one column: row -> date, plus row-level and column-level problems."""
 
     dates: dict[int, dt.date] = field(default_factory=dict)
@@ -42,9 +42,9 @@ class _DateColumn:
     serials: int = 0  # how many cells were spreadsheet day numbers
 
 
-def _parse_dates(cells: dict[int, Cell], column: str, source: str | None) -> _DateColumn:
+def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) -> DateColumn:
     """Parse a date column as a whole, so that the day/month order is decided once for the column."""
-    out = _DateColumn()
+    out = DateColumn()
     numeric: dict[int, tuple[str, dt.date | None, dt.date | None]] = {}
     for row, cell in cells.items():
         if isinstance(cell, dt.date):

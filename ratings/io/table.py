@@ -10,7 +10,7 @@ from typing import Any
 
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.io.cells import Cell, _blank, _cell, _column_letter
-from ratings.io.dates import _DateColumn, _parse_dates
+from ratings.io.dates import DateColumn, parse_date_cells
 from ratings.io.header import _choose_shape, _Header, _header_key, read_header
 from ratings.io.limits import MAX_COLUMNS, MAX_ROWS, _Tally, _too_big
 from ratings.io.names import _TIE_SEPARATOR, _merge_names
@@ -160,10 +160,10 @@ def _read_rows(
     # Dates are parsed for the whole column at once (day/month order).
     date_col = info.roles.get("date")
     date_name = info.names[date_col] if date_col is not None else None
-    dates = _DateColumn()
+    dates = DateColumn()
     if date_col is not None:
         date_cells = {row.number: row.get(date_col) for row in data if not _blank(row.get(date_col))}
-        dates = _parse_dates(date_cells, info.names[date_col], source)
+        dates = parse_date_cells(date_cells, info.names[date_col], source)
         fatal.extend(dates.column_problems)
         if dates.order:
             warnings.append(f"dates in column '{date_name}' were read {dates.order}")
@@ -230,7 +230,7 @@ def _problem_order(p: Problem) -> tuple[int, str]:
 
 
 def _long_drafts(
-    data: list[_Row], info: _Header, dates: _DateColumn, source: str | None
+    data: list[_Row], info: _Header, dates: DateColumn, source: str | None
 ) -> tuple[list[_Draft], list[Problem]]:
     """Group long-shape rows into games; problems with no known game are returned as loose problems."""
     player_col, place_col = info.roles["player"], info.roles["place"]
@@ -343,7 +343,7 @@ def _split_names(cell: Cell) -> list[str]:
 
 
 def _wide_drafts(
-    data: list[_Row], info: _Header, dates: _DateColumn, source: str | None
+    data: list[_Row], info: _Header, dates: DateColumn, source: str | None
 ) -> tuple[list[_Draft], list[Problem]]:
     """One game per wide-shape row; place columns give places, ``/`` separates tied players."""
     game_col = info.roles.get("game")

@@ -52,12 +52,13 @@ def test_edit_apply_invalid_edit_and_undo(page, app_url, browser):
     assert "what-if edit" in page.inner_text("#data-summary")
     page.click("text=Edit history")
 
-    # a place that is not a place: the error names its row and column, the edited standings stay
+    # a place that is not a place: the error names the game and the player, the edited standings stay
+    player = page.inner_text("#edit-grid .ag-center-cols-container [row-index='1'] [col-id='player']")
     edit_cell(page, 1, "place", "second")
     page.click("#edit-apply")
     page.wait_for_selector("#edit-status .alert-danger", timeout=TIMEOUT)
     status = page.inner_text("#edit-status")
-    assert "row 2, column 'place'" in status and "'second'" in status
+    assert f"player '{player}', place: " in status and "'second'" in status
     screenshot(page, "extras-edit-error")
     assert standings_text(page) == edited
 
@@ -83,7 +84,8 @@ def test_predictions_metrics_and_ratings_download(page, app_url, browser):
     totals = page.locator("#predict-table tbody tr td:last-child").all_inner_texts()
     assert totals == ["100%"] * 4
     metrics = page.inner_text("#evaluate-panel")
-    assert "Kendall tau" in metrics and "lower is better" in metrics
+    assert "Pairs called wrong" in metrics and "fewer is better" in metrics and "more is better" in metrics
+    assert "lower is better" not in metrics
     assert page.locator("#evaluate-panel td.num").count() == 3
     screenshot(page, "extras-predictions")
 
