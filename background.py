@@ -12,7 +12,6 @@ Nothing here runs at import time but building the manager object (no connection 
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Any
 
 __all__ = ["celery_app", "manager"]
@@ -23,10 +22,9 @@ def _redis_url() -> str | None:
 
 
 def _jobs_directory() -> str:
-    base = (os.environ.get("RATINGS_STORE_DIR") or "").strip() or os.path.join(
-        tempfile.gettempdir(), "ratings-dashboard-store"
-    )
-    return os.path.join(base, "jobs")
+    from sources.store import store_directory
+
+    return os.path.join(store_directory(), "jobs")
 
 
 def _celery() -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 from dash.exceptions import PreventUpdate
 
 from ratings import ComputationError, GameHistory, ParameterError, RatingRun
-from sources.model import DataError, Edited, Loaded, Sheet, history_digest, keep_history, parse_source
+from sources.model import DataError, Edited, Loaded, Sheet, keep_history, parse_source
 from sources.runs import jsonable, parse_params, run_for, settings_of, typed_params
 from sources.runs import load as load_source
 
@@ -23,7 +23,6 @@ __all__ = [
     "current_run",
     "describe_source",
     "edited_source",
-    "history_digest",
     "history_for",
     "jsonable",
     "load_source",

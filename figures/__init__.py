@@ -24,7 +24,7 @@ from figures.changes import NEGATIVE, POSITIVE, change_heatmap, game_changes_fig
 from figures.compare import comparison_rows
 from figures.empty import empty_figure
 from figures.export import graph_config
-from figures.fit import METRIC_WORDS, search_figure
+from figures.fit import METRIC_WORDS, lower_is_better, search_figure
 from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, signed
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
@@ -50,6 +50,7 @@ from figures.trajectories import MARKER_LIMIT, trajectory_figure
 __all__ = [
     "METRIC_WORDS",
     "search_figure",
+    "lower_is_better",
     "MARKER_LIMIT",
     "NATURAL_SCALE",
     "NEGATIVE",

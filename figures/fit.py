@@ -7,19 +7,26 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-__all__ = ["METRIC_WORDS", "search_figure"]
+from ratings.tune import METRICS
 
-#: How each metric reads to a lay user, and whether lower is better.
-METRIC_WORDS: dict[str, tuple[str, bool]] = {
-    "kendall-tau": ("share of pairs the higher-rated player lost", True),
-    "pair-inversion": ("share of matchups the higher-rated player won or tied", False),
-    "rank-deviation": ("distance between actual and predicted rank", True),
+__all__ = ["METRIC_WORDS", "lower_is_better", "search_figure"]
+
+#: How each metric reads to a lay user (whether lower is better is ratings.tune.METRICS's to say).
+METRIC_WORDS: dict[str, str] = {
+    "kendall-tau": "share of pairs the higher-rated player lost",
+    "pair-inversion": "share of matchups the higher-rated player won or tied",
+    "rank-deviation": "distance between actual and predicted rank",
 }
+
+
+def lower_is_better(metric: str) -> bool:
+    """Whether a smaller value of ``metric`` is better (the search's own rule, ratings.tune.METRICS)."""
+    return METRICS[metric][1] > 0
 
 
 def search_figure(evaluations: Sequence[float | None], metric: str) -> go.Figure:
     """Every evaluation (dots; failed ones left out) and the best so far (a step line), on the training games."""
-    words, lower = METRIC_WORDS[metric]
+    words, lower = METRIC_WORDS[metric], lower_is_better(metric)
     values = np.array([np.nan if v is None else float(v) for v in evaluations], dtype=float)
     x = np.arange(1, len(values) + 1)
     filled = np.where(np.isnan(values), np.inf if lower else -np.inf, values)

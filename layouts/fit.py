@@ -11,9 +11,10 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from figures import METRIC_WORDS, graph_config, search_figure
+from figures import METRIC_WORDS, graph_config, lower_is_better, search_figure
 from layouts.ids import Fit, FitType, Tab
 from ratings import get_system
+from ratings.tune import METRICS
 
 __all__ = ["compare_view", "fit_view", "tab"]
 
@@ -90,7 +91,7 @@ def _number(value: Any) -> str:
 def _metric(figures: dict[str, Any] | None, metric: str) -> str:
     if not figures:
         return "–"
-    value = figures.get(metric.replace("-", "_"))
+    value = figures.get(METRICS[metric][0])
     return "–" if value is None else f"{value:.4f}"
 
 
@@ -120,7 +121,7 @@ def fit_view(result: dict[str, Any]) -> Any:
         size="sm",
         className="mb-2",
     )
-    words, lower = METRIC_WORDS[metric]
+    words, lower = METRIC_WORDS[metric], lower_is_better(metric)
     figures_table = dbc.Table(
         [
             html.Thead(html.Tr([html.Th(f"on the {result['games'] - result['cut']} later games"), html.Th(words)])),
@@ -164,7 +165,7 @@ def fit_view(result: dict[str, Any]) -> Any:
 
 
 def _better(test: dict[str, Any], current: dict[str, Any] | None, metric: str, lower: bool) -> bool:
-    key = metric.replace("-", "_")
+    key = METRICS[metric][0]
     a, b = test.get(key), (current or {}).get(key)
     if a is None or b is None:
         return False
@@ -174,7 +175,7 @@ def _better(test: dict[str, Any], current: dict[str, Any] | None, metric: str, l
 def compare_view(result: dict[str, Any]) -> Any:
     """One row per system: fitted parameters, the three held-out figures, replay time and a button to use it."""
     metric = result["metric"]
-    rows = sorted(result["rows"], key=lambda r: (r["test"].get(metric.replace("-", "_")) is None, _key(r, metric)))
+    rows = sorted(result["rows"], key=lambda r: (r["test"].get(METRICS[metric][0]) is None, _key(r, metric)))
     header = html.Tr(
         [
             html.Th("system"),
@@ -217,7 +218,7 @@ def compare_view(result: dict[str, Any]) -> Any:
 
 
 def _key(row: dict[str, Any], metric: str) -> float:
-    value = row["test"].get(metric.replace("-", "_"))
-    if value is None:
-        return 0.0
-    return float(value) if metric != "pair-inversion" else -float(value)
+    """Sort key, best first: the held-out value, signed as the search minimises it (ratings.tune.METRICS)."""
+    field, sign = METRICS[metric]
+    value = row["test"].get(field)
+    return 0.0 if value is None else sign * float(value)

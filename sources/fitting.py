@@ -38,10 +38,6 @@ def _reporter(progress: Progress | None, budget: float, prefix: str = "") -> Cal
     return report
 
 
-def _figures(evaluation: Any) -> dict[str, Any]:
-    return evaluation.as_dict()
-
-
 def fit_system(
     source: Any,
     system: str,
@@ -68,7 +64,7 @@ def fit_system(
     )
     try:
         now = held_out(history, create(system, **current).rate(history).before, result.cut)
-        now_figures: dict[str, Any] | None = _figures(now)
+        now_figures: dict[str, Any] | None = now.as_dict()
     except (ComputationError, ParameterError):
         now_figures = None
     return {
@@ -79,9 +75,9 @@ def fit_system(
         "games": history.n_games,
         "current": {k: jsonable(v) for k, v in current.items()},
         "fitted": {k: jsonable(v) for k, v in result.params.items()},
-        "test": _figures(result.test),
-        "train": _figures(result.train),
-        "default_test": _figures(result.default_test),
+        "test": result.test.as_dict(),
+        "train": result.train.as_dict(),
+        "default_test": result.default_test.as_dict(),
         "current_test": now_figures,
         "evaluations": [t.train for t in result.evaluations],
     }
@@ -105,8 +101,8 @@ def compare_systems(
                 "system": name,
                 "title": get_system(name).title,
                 "fitted": {k: jsonable(v) for k, v in result.params.items()},
-                "test": _figures(result.test),
-                "default_test": _figures(result.default_test),
+                "test": result.test.as_dict(),
+                "default_test": result.default_test.as_dict(),
                 "replay_seconds": result.replay_seconds,
                 "evaluations": len(result.evaluations),
             }

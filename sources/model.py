@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ratings import GameHistory, HistoryError
-from sources.histories import CONTENT_ID, MissingHistory, content_id, fetch, keep, serialise
+from sources.histories import CONTENT_ID, MissingHistory, fetch, keep
 from sources.store import StoreError, shared_store
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
     "Sheet",
     "Source",
     "Upload",
-    "history_digest",
     "keep_history",
     "parse_source",
 ]
@@ -122,11 +121,6 @@ _KEPT: LRU[str] = LRU(64)
 
 def _problems(exc: HistoryError) -> list[str]:
     return [str(p) for p in exc.problems] or [str(exc)]
-
-
-def history_digest(history: GameHistory) -> str:
-    """The content id of a history (see :mod:`sources.histories`)."""
-    return content_id(serialise(history))
 
 
 def keep_history(history: GameHistory) -> str:

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Mapping
 from typing import Protocol
 
-__all__ = ["DiskStore", "RedisStore", "Store", "StoreError", "open_store", "shared_store"]
+__all__ = ["store_directory", "DiskStore", "RedisStore", "Store", "StoreError", "open_store", "shared_store"]
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,14 @@ class RedisStore:
             log.warning("Redis unavailable while releasing a lock; it lapses by itself")
 
 
+def store_directory(environ: Mapping[str, str] | None = None) -> str:
+    """The disk store's directory: ``RATINGS_STORE_DIR``, else ``ratings-dashboard-store`` in the temp directory."""
+    env = os.environ if environ is None else environ
+    return (env.get("RATINGS_STORE_DIR") or "").strip() or os.path.join(
+        tempfile.gettempdir(), "ratings-dashboard-store"
+    )
+
+
 def open_store(environ: Mapping[str, str] | None = None) -> Store:
     """The store the environment configures (see the module docstring)."""
     env = os.environ if environ is None else environ
@@ -159,9 +167,7 @@ def open_store(environ: Mapping[str, str] | None = None) -> Store:
     url = (env.get("REDIS_URL") or "").strip()
     if url:
         return RedisStore(url, expire=days * DAY)
-    directory = (env.get("RATINGS_STORE_DIR") or "").strip() or os.path.join(
-        tempfile.gettempdir(), "ratings-dashboard-store"
-    )
+    directory = store_directory(env)
     megabytes = float(env.get("RATINGS_STORE_MB") or 512)
     return DiskStore(directory, size_limit=int(megabytes * (1 << 20)), expire=days * DAY)
 
