@@ -50,9 +50,7 @@ def edited_source(history: GameHistory, base: Any) -> dict[str, Any]:
         parsed = parse_source(base)
     except DataError:
         parsed = None
-    if isinstance(parsed, Edited):
-        parsed = parsed.base
-    return Edited(keep_history(history), parsed).to_json()
+    return Edited.of(keep_history(history), parsed).to_json()
 
 
 def describe_source(source: Any) -> str:
@@ -61,14 +59,6 @@ def describe_source(source: Any) -> str:
         return parse_source(source).label
     except DataError:
         return "unknown source"
-
-
-def is_sheet(source: Any) -> bool:
-    """Whether ``source`` is a Google Sheet (not an edit of one)."""
-    try:
-        return isinstance(parse_source(source), Sheet)
-    except DataError:
-        return False
 
 
 def open_sheet(url: str, worksheet: str | None = None) -> Any:

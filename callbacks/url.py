@@ -17,7 +17,7 @@ import settings
 from callbacks.baseline import from_view, view_id
 from layouts.ids import Baseline, Data, Page, Params, Standings
 from ratings import SYSTEM_NAMES, get_system
-from sources.model import MAX_TEXT, DataError, Edited, Sample, Sheet, Upload, parse_source
+from sources.model import DataError, Sample, Sheet, parse_source, source_from_query
 
 __all__ = ["RESERVED", "build_query", "default_source", "parse_query"]
 
@@ -66,17 +66,9 @@ def _text(value: Any) -> str:
 
 def _source_pairs(source: Any) -> list[tuple[str, str]]:
     try:
-        typed = parse_source(source)
+        return parse_source(source).query()
     except DataError:
         return []
-    if isinstance(typed, Sample):
-        return [("sample", typed.name)]
-    if isinstance(typed, Sheet):
-        return [("sheet", typed.url)] + ([("worksheet", typed.worksheet)] if typed.worksheet else [])
-    if isinstance(typed, Upload):
-        return [("data", typed.id), ("file", typed.filename)]
-    base = _source_pairs(typed.base) if typed.base is not None else []
-    return [("data", typed.id), ("edited", "1"), *[(f"from_{k}", v) for k, v in base]]
 
 
 def build_query(
@@ -110,21 +102,6 @@ def build_query(
     return "?" + urlencode(pairs) if pairs else ""
 
 
-def _source_of(pairs: dict[str, str]) -> dict[str, Any] | None:
-    """The source named by ``sheet``/``worksheet``, ``sample`` or ``data``/``file`` (``edited=1``: an edit whose base
-    is named by the same keys prefixed ``from_``)."""
-    if pairs.get("data") and pairs.get("edited") == "1":
-        base = _source_of({k[len("from_") :]: v for k, v in pairs.items() if k.startswith("from_")})
-        return {"kind": Edited.kind, "id": pairs["data"][:64], "base": base}
-    if pairs.get("data"):
-        return {"kind": Upload.kind, "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")[:200]}
-    if pairs.get("sheet"):
-        return Sheet.from_json({"url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}).to_json()
-    if pairs.get("sample"):
-        return Sample(pairs["sample"][:MAX_TEXT]).to_json()
-    return None
-
-
 def parse_query(search: str | None) -> dict[str, Any]:
     """What a query string asks for: ``{"source": dict | None, "system": str | None, "params": {name: text}}``.
 
@@ -132,7 +109,7 @@ def parse_query(search: str | None) -> dict[str, Any]:
     passed on as it is and checked when the data is read.
     """
     pairs = dict(parse_qsl((search or "").lstrip("?"), keep_blank_values=True))
-    source = _source_of(pairs)
+    source = source_from_query(pairs)
     system = pairs.get("system")
     if system not in SYSTEM_NAMES:
         system = None

@@ -38,6 +38,7 @@ __all__ = [
     "Upload",
     "keep_history",
     "parse_source",
+    "source_from_query",
 ]
 
 log = logging.getLogger(__name__)
@@ -169,6 +170,10 @@ class Sample:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name}
 
+    def query(self) -> list[tuple[str, str]]:
+        """The source in an address (see :func:`source_from_query`)."""
+        return [("sample", self.name)]
+
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Sample:
         return cls(_text(value.get("name"), "sample name"))
@@ -207,6 +212,9 @@ class Upload:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "filename": self.filename}
 
+    def query(self) -> list[tuple[str, str]]:
+        return [("data", self.id), ("file", self.filename)]
+
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Upload:
         return cls(_content_id(value.get("id")), _name(value.get("filename")))
@@ -235,13 +243,19 @@ class Edited:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "base": self.base.to_json() if self.base is not None else None}
 
+    def query(self) -> list[tuple[str, str]]:
+        base = self.base.query() if self.base is not None else []
+        return [("data", self.id), ("edited", "1"), *[(f"from_{k}", v) for k, v in base]]
+
+    @classmethod
+    def of(cls, cid: str, base: Source | None) -> Edited:
+        """An edit kept under ``cid`` of ``base``; an edit of an edit is named after the first base."""
+        return cls(cid, base.base if isinstance(base, Edited) else base)
+
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Edited:
         base = value.get("base")
-        parsed = parse_source(base) if base is not None else None
-        if isinstance(parsed, Edited):  # an edit of an edit is named after the first base
-            parsed = parsed.base
-        return cls(_content_id(value.get("id")), parsed)
+        return cls.of(_content_id(value.get("id")), parse_source(base) if base is not None else None)
 
     def load(self, *, force: bool = False) -> Loaded:
         loaded = _HISTORIES.get_or_make(self.key, lambda: _loaded_by_id(self.id, self.key, "edit"))
@@ -285,6 +299,9 @@ class Sheet:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "url": self.url, "worksheet": self.worksheet}
+
+    def query(self) -> list[tuple[str, str]]:
+        return [("sheet", self.url)] + ([("worksheet", self.worksheet)] if self.worksheet else [])
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Sheet:
@@ -397,3 +414,21 @@ def parse_source(value: Any) -> Source:
         raise DataError([f"unknown data source {str(kind)[:40]!r}"])
     parsed: Source = cls.from_json(value)
     return parsed
+
+
+def source_from_query(pairs: dict[str, str]) -> dict[str, Any] | None:
+    """The JSON source an address names (the inverse of ``query()``), or None; checked when it is loaded.
+
+    ``sheet``/``worksheet``, ``sample``, or ``data``/``file`` (``edited=1``: an edit, whose base is named by the
+    same keys prefixed ``from_``).
+    """
+    if pairs.get("data") and pairs.get("edited") == "1":
+        base = source_from_query({k[len("from_") :]: v for k, v in pairs.items() if k.startswith("from_")})
+        return {"kind": Edited.kind, "id": pairs["data"][:64], "base": base}
+    if pairs.get("data"):
+        return {"kind": Upload.kind, "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")[:200]}
+    if pairs.get("sheet"):
+        return Sheet.from_json({"url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}).to_json()
+    if pairs.get("sample"):
+        return Sample(pairs["sample"][:MAX_TEXT]).to_json()
+    return None
