@@ -48,9 +48,19 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import requests
 
-__all__ = ["FakeSheets", "RoutedSession", "routed_session"]
+__all__ = ["Clock", "FakeSheets", "RoutedSession", "routed_session"]
 
 GOOGLE_HOSTS = ("https://sheets.googleapis.com", "https://docs.google.com")
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 class RoutedSession(requests.Session):

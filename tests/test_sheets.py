@@ -32,7 +32,7 @@ from sources.sheets import (
     service_account_email,
     sharing_hint,
 )
-from tests.sheets_server import FakeSheets, routed_session
+from tests.sheets_server import Clock, FakeSheets, routed_session
 
 KEY = "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEF"
 RETRY = RetryPolicy(attempts=3, first_delay=0.5)
@@ -56,16 +56,6 @@ WIDE_GAMES = [
     {Entry("Cid", 1), Entry("Ann", 2), Entry("Bob", 3)},
 ]
 LONG_GAMES = [{Entry("Ann", 2), Entry("Bob", 1)}, {Entry("Bob", None), Entry("Eve", 1)}]
-
-
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from sources.sheets import (
     SheetSource,
     load_settings,
 )
-from tests.sheets_server import FakeSheets, routed_session
+from tests.sheets_server import Clock, FakeSheets, routed_session
 
 KEY = "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEF"
 LONG = [
@@ -38,14 +38,6 @@ LONG = [
 DEADLINE = 2.0  # for the drips
 ROOMY = 60.0  # for the size tests: reading 10 MB on a busy machine must not run into the deadline
 HANG = 10.0  # far above the deadline, far below the minute the drip needs to finish
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
