@@ -8,7 +8,8 @@ from collections.abc import Iterable
 _TIE_SEPARATOR = "/"
 
 
-def _name_key(name: str) -> str:
+def name_key(name: str) -> str:
+    """A name as compared for sameness: case folded, runs of white space made one space, ends trimmed."""
     return " ".join(name.split()).casefold()
 
 
@@ -21,7 +22,7 @@ def _merge_names(spellings: Iterable[str]) -> tuple[dict[str, str], list[str]]:
     counts = Counter(spellings)
     groups: dict[str, list[str]] = {}
     for raw in counts:  # Counter keeps first-seen order
-        groups.setdefault(_name_key(raw), []).append(raw)
+        groups.setdefault(name_key(raw), []).append(raw)
     mapping: dict[str, str] = {}
     warnings = []
     for raws in groups.values():
