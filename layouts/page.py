@@ -31,10 +31,11 @@ from layouts import fit as fit_layout
 from layouts import games as games_layout
 from layouts import player as player_layout
 from layouts import predict as predict_layout
+from layouts.aliases import suspects_box
 from layouts.controls import controls_column
-from layouts.ids import Baseline, Data, Page, Params, Tab
+from layouts.ids import Baseline, Data, Nav, Page, Params, Tab
 
-__all__ = ["TABS", "layout", "sample_names"]
+__all__ = ["TABS", "layout", "phone_menu", "sample_names"]
 
 #: The feature tabs, in order.  Each entry builds one ``dbc.Tab``.
 TABS: list[Callable[[], dbc.Tab]] = [
@@ -56,10 +57,27 @@ def sample_names() -> list[str]:
     return list(SAMPLES)
 
 
+def phone_menu(tabs: list[dbc.Tab]) -> html.Div:
+    """On a phone, one dropdown of the pages in place of the tab row (which wraps onto three rows there)."""
+    return html.Div(
+        [
+            dbc.Label("Page", html_for=Nav.MENU, className="small mb-0 me-2 fw-semibold"),
+            dbc.Select(
+                id=Nav.MENU,
+                options=[{"label": t.label, "value": t.tab_id} for t in tabs],
+                value=Tab.STANDINGS,
+                size="sm",
+            ),
+        ],
+        className="phone-menu d-flex align-items-center mb-2",
+    )
+
+
 def layout() -> html.Div:
     """The whole page (built per page load, so nothing here is shared between users)."""
     config = settings.current()
     samples = sample_names()
+    tabs = [make() for make in TABS]
     sample = config.sample if config.sample in samples else (samples[0] if samples else None)
     header = dbc.Navbar(
         dbc.Container(
@@ -84,6 +102,7 @@ def layout() -> html.Div:
         [
             html.Div(id=Data.SUMMARY, className="small"),
             html.Div(id=Data.MESSAGES),
+            suspects_box(),
             dbc.Alert(id=Page.ERROR, color="danger", dismissable=True, is_open=False, className="small py-1 mb-1"),
             downloads_layout.bar(),
         ],
@@ -103,7 +122,7 @@ def layout() -> html.Div:
                     xl=3,
                 ),
                 dbc.Col(
-                    [status, dbc.Tabs([make() for make in TABS], id=Page.TABS, active_tab=Tab.STANDINGS)],
+                    [status, phone_menu(tabs), dbc.Tabs(tabs, id=Page.TABS, active_tab=Tab.STANDINGS)],
                     lg=8,
                     xl=9,
                 ),

@@ -14,7 +14,8 @@ Names are compared by :func:`fold`: the readers' own key (case folded, white spa
 - one of them played a single game and the other is a regular (at least :data:`REGULAR_GAMES` games) whose name
   is at most two edits away or starts with the one-game name as a whole word ("Ann" beside "Ann B.").
 
-Distances are computed with ``rapidfuzz`` (its Damerau-Levenshtein implementation).
+Two names that played in one game are two players and never reported.  Distances are computed with
+``rapidfuzz`` (its Damerau-Levenshtein implementation).
 """
 
 from __future__ import annotations
@@ -78,14 +79,6 @@ def _games(n: int) -> str:
     return f"{n} game" if n == 1 else f"{n} games"
 
 
-def _counts(history: GameHistory) -> dict[str, int]:
-    counts = dict.fromkeys(history.players, 0)
-    for game in history.games:
-        for player in game.players:
-            counts[player] += 1
-    return counts
-
-
 def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]:
     """Pairs of names in ``history`` that may be one player (see the module docstring), most games first.
 
@@ -94,15 +87,19 @@ def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]
     """
     from rapidfuzz.distance import DamerauLevenshtein
 
-    counts = _counts(history)
+    played: dict[str, set[int]] = {n: set() for n in history.players}
+    for g, game in enumerate(history.games):
+        for player in game.players:
+            played[player].add(g)
+    counts = {n: len(games) for n, games in played.items()}
     names = sorted(counts, key=lambda n: (-counts[n], n))
     folded = {n: fold(n) for n in names}
     found: dict[frozenset[str], Suspect] = {}
 
     def add(a: str, b: str, reason: str) -> None:
         pair = frozenset((a, b))
-        if pair in found:
-            return
+        if pair in found or not played[a].isdisjoint(played[b]):
+            return  # two names in one game are two players
         rare, common = sorted((a, b), key=lambda n: (counts[n], n))
         found[pair] = Suspect(rare, common, counts[rare], counts[common], reason)
 

@@ -170,7 +170,7 @@ def shown_text(view: View, viewed: Loaded, loaded: Loaded) -> str:
         parts.append(f"{view.season}: {viewed.history.n_games} of {loaded.history.n_games}")
     if view.aliases is not None:
         count = len(fetch_aliases(view.aliases))
-        parts.append(f"{count} alias{'es' if count != 1 else ''} merged")
+        parts.append(f"{count} alias{'es' if count != 1 else ''} declared")
     return "; ".join(parts)
 
 

@@ -36,11 +36,12 @@ def test_fold_drops_case_accents_and_spacing() -> None:
 
 def test_one_edit_apart_names_are_flagged_short_names_are_not() -> None:
     # Hand-checked distances: Anne/Anna substitution (1), Marc/Mark substitution (1), Chris/Crhis swap (1),
-    # Dave/David two edits (2), Ann/Anna one insertion but "ann" is shorter than 4 letters, Bob/Rob likewise.
+    # Dave/David two edits (2), Ann/Anne one insertion but "ann" is shorter than 4 letters, Bob/Rob likewise;
+    # Lena/Lina are one substitution apart but played in one game, so they are two players.
     rows = [
-        ("g1", None, ["Anne", "Anna", "Marc", "Mark"]),
-        ("g2", None, ["Chris", "Crhis", "Dave", "David"]),
-        ("g3", None, ["Ann", "Bob", "Rob", "Anne"]),
+        ("g1", None, ["Anne", "Marc", "Chris", "Dave", "Bob"]),
+        ("g2", None, ["Anna", "Mark", "Crhis", "David", "Rob"]),
+        ("g3", None, ["Ann", "Lena", "Lina"]),
         ("g4", None, ["Anne", "Marc", "Chris", "Dave"]),
     ]
     found = {frozenset((a, b)) for a, b, reason in _pairs(_history(rows)) if reason == "one letter apart"}
@@ -153,7 +154,7 @@ def test_view_merges_aliases_on_any_source_and_says_what_is_shown() -> None:
     upload = Upload(keep_history(_history(rows)), "club.csv").to_json()
     viewed = load(with_view(upload, View(cid)))
     assert viewed.history.players == ("Ann", "Bob")
-    assert viewed.label == "upload club.csv · 1 alias merged"
+    assert viewed.label == "upload club.csv · 1 alias declared"
     board = run_for(with_view(upload, View(cid)), "multielo", {}).leaderboard()
     assert sorted(board["player"]) == ["Ann", "Bob"]
     assert dict(zip(board["player"], board["games"], strict=True)) == {"Ann": 3, "Bob": 3}
