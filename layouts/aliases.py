@@ -32,7 +32,7 @@ def suspects_warning(suspects: Sequence[Suspect]) -> list[Any]:
     items = [
         html.Li(
             [
-                html.Span(str(s)),
+                html.Span(f"{s} "),
                 dbc.Button(
                     f"merge '{s.rare}' into '{s.common}'",
                     id={"type": AliasType.MERGE_SUSPECT, "index": i},

@@ -10,7 +10,7 @@ Names are compared by :func:`fold`: the readers' own key (case folded, white spa
 - they fold to the same text ("Zoë" and "zoe");
 - they are one edit apart (Damerau-Levenshtein distance 1: one letter inserted, deleted, replaced, or two
   neighbouring letters swapped; F. J. Damerau, "A technique for computer detection and correction of spelling
-  errors", Communications of the ACM 7(3), 1964), both at least :data:`MIN_LENGTH` letters long;
+  errors", Communications of the ACM 7(3), 1964), the longer at least :data:`MIN_LENGTH` letters long;
 - one of them played a single game and the other is a regular (at least :data:`REGULAR_GAMES` games) whose name
   is at most two edits away or starts with the one-game name as a whole word ("Ann" beside "Ann B.").
 
@@ -110,18 +110,18 @@ def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]
         for other in same[1:]:
             add(same[0], other, "the same name up to case, accents or spacing")
 
-    keys = sorted(by_fold)
-    long_keys = [k for k in keys if len(k) >= MIN_LENGTH]
-    # Names of lengths more than one apart are never one edit apart: compare within a sliding band of lengths.
+    # Names of lengths more than one apart are never one edit apart: compare within lengths L and L + 1, where
+    # the longer name has at least MIN_LENGTH letters ("Ann"/"Anne" are compared, "Bob"/"Rob" are not).
     by_length: dict[int, list[str]] = {}
-    for key in long_keys:
+    for key in sorted(by_fold):
         by_length.setdefault(len(key), []).append(key)
-    for key in long_keys:
-        for length in (len(key), len(key) + 1):
-            for other in by_length.get(length, ()):
-                if other <= key and length == len(key):
-                    continue
+    for length, group in by_length.items():
+        for key in group:
+            for other in by_length.get(length + 1, ()) if length + 1 >= MIN_LENGTH else ():
                 if DamerauLevenshtein.distance(key, other, score_cutoff=1) <= 1:
+                    add(by_fold[key][0], by_fold[other][0], "one letter apart")
+            for other in group if length >= MIN_LENGTH else ():
+                if other > key and DamerauLevenshtein.distance(key, other, score_cutoff=1) <= 1:
                     add(by_fold[key][0], by_fold[other][0], "one letter apart")
 
     regulars = [n for n in names if counts[n] >= REGULAR_GAMES]

@@ -36,7 +36,8 @@ def test_fold_drops_case_accents_and_spacing() -> None:
 
 def test_one_edit_apart_names_are_flagged_short_names_are_not() -> None:
     # Hand-checked distances: Anne/Anna substitution (1), Marc/Mark substitution (1), Chris/Crhis swap (1),
-    # Dave/David two edits (2), Ann/Anne one insertion but "ann" is shorter than 4 letters, Bob/Rob likewise;
+    # Dave/David two edits (2), Ann/Anne and Ann/Anna one insertion (the longer has 4 letters), Bob/Rob one
+    # substitution but both shorter than 4 letters;
     # Lena/Lina are one substitution apart but played in one game, so they are two players.
     rows = [
         ("g1", None, ["Anne", "Marc", "Chris", "Dave", "Bob"]),
@@ -49,6 +50,8 @@ def test_one_edit_apart_names_are_flagged_short_names_are_not() -> None:
         frozenset(("Anne", "Anna")),
         frozenset(("Marc", "Mark")),
         frozenset(("Chris", "Crhis")),
+        frozenset(("Ann", "Anne")),
+        frozenset(("Ann", "Anna")),
     }
 
 

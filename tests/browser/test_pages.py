@@ -230,3 +230,166 @@ def test_names_are_text_in_the_games_list_and_player_page(page, app_url, tmp_pat
     assert "<b>Zed</b>" in page.inner_text("#player-player") + page.inner_text("#player-head-to-head")
     assert page.locator("#player-trajectory b, #player-head-to-head b, #player-explain b").count() == 0
     assert page.console_errors == []
+
+
+# ---------------------------------------------------------------- aliases, seasons, phone navigation
+def _club_csv(tmp_path: Path) -> Path:
+    """Ann plays five nights; on the sixth the sheet says "Anne" (one game): a likely duplicate."""
+    rows = ["game,date,player,place"]
+    for night in range(1, 7):
+        first = "Anne" if night == 6 else "Ann"
+        order = [first, "Bob", "Cid"] if night % 2 else ["Bob", first, "Cid"]
+        rows += [f"{night},2024-0{night}-01,{p},{i + 1}" for i, p in enumerate(order)]
+    rows += ["7,2024-07-01,Ann,1", "7,2024-07-01,Cid,2"]
+    upload = tmp_path / "club.csv"
+    upload.write_text("\n".join(rows) + "\n")
+    return upload
+
+
+def board_games(page) -> dict[str, str]:
+    """Leaderboard player -> games, as the grid shows them."""
+    return page.evaluate(
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#standings-leaderboard .ag-row'))
+            .filter(r => r.querySelector('[col-id="player"]'))
+            .map(r => [r.querySelector('[col-id="player"]').innerText, r.querySelector('[col-id="games"]')
+                ? r.querySelector('[col-id="games"]').innerText : '']))"""
+    )
+
+
+def test_a_declared_alias_merges_players_and_the_link_and_a_reload_keep_it(page, app_url, tmp_path: Path, browser):
+    open_app(page, app_url)
+    page.set_input_files("#data-upload input[type=file]", str(_club_csv(tmp_path)))
+    page.wait_for_function("() => document.querySelector('#data-summary').innerText.includes('7 games')")
+    page.wait_for_selector("#aliases-suspects .alert", timeout=TIMEOUT)
+    settle(page)
+    warning = page.inner_text("#aliases-suspects")
+    assert "'Anne' (1 game) and 'Ann' (6 games): one letter apart" in warning, warning
+    assert "Anne" in board_games(page)
+    screenshot(page, "aliases-warning-desktop")
+
+    # a conflict is refused with the game named: Bob and Cid played together
+    page.fill("#aliases-alias", "Cid")
+    page.fill("#aliases-name", "Bob")
+    page.click("#aliases-merge")
+    page.wait_for_selector("#aliases-message .alert-danger", timeout=TIMEOUT)
+    assert "game '1' (played 2024-01-01) has both 'Bob' and 'Cid'" in page.inner_text("#aliases-message")
+
+    page.click("#aliases-suspects button:has-text(\"merge 'Anne' into 'Ann'\")")
+    page.wait_for_function(
+        "() => !document.querySelector('#standings-leaderboard').innerText.includes('Anne')", timeout=TIMEOUT
+    )
+    settle(page)
+    games = board_games(page)
+    assert set(games) == {"Ann", "Bob", "Cid"}
+    assert games["Ann"] == "7"
+    assert "'Anne' is 'Ann'" in page.inner_text("#aliases-list")
+    assert "1 alias declared" in page.inner_text("#data-summary")
+    assert page.inner_text("#aliases-suspects").strip() == ""
+    assert "aliases=" in page.url
+    screenshot(page, "aliases-merged-desktop")
+
+    page.reload()
+    page.wait_for_selector(".leaderboard .ag-row", timeout=TIMEOUT)
+    settle(page)
+    assert board_games(page).get("Ann") == "7" and "Anne" not in board_games(page)
+
+    other = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
+    other.goto(page.url)
+    other.wait_for_selector(".leaderboard .ag-row", timeout=TIMEOUT)
+    settle(other)
+    assert board_games(other).get("Ann") == "7" and "Anne" not in board_games(other)
+    assert "'Anne' is 'Ann'" in other.inner_text("#aliases-list")
+
+    # removing the alias brings Anne back
+    page.click("#aliases-list button:has-text('remove')")
+    page.wait_for_function(
+        "() => document.querySelector('#standings-leaderboard').innerText.includes('Anne')", timeout=TIMEOUT
+    )
+    assert page.console_errors == []
+
+
+def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, browser):
+    open_app(page, app_url)
+    page.fill("#range-from", "2022-01-01")
+    page.fill("#range-to", "30/06/2022")
+    page.click("#range-apply")
+    page.wait_for_function(
+        "() => document.querySelector('#data-summary').innerText.includes('games from 2022-01-01 to 2022-06-30')",
+        timeout=TIMEOUT,
+    )
+    settle(page)
+    summary = page.inner_text("#data-summary")
+    assert summary.split(" games,")[0] + " of 150" in summary  # "N games, ..., games from ...: N of 150"
+    assert "from=2022-01-01" in page.url and "to=2022-06-30" in page.url
+    shown = int(summary.split(" games,")[0])
+    assert 0 < shown < 150
+    page.click("#page-tabs .nav-link:text-is('Games')")
+    page.wait_for_function(
+        f"() => document.querySelector('#games-count').innerText.startsWith('{shown} games')", timeout=TIMEOUT
+    )
+    screenshot(page, "season-desktop")
+
+    # a range with no game: a clear message, and the season in use stays
+    page.fill("#range-from", "2030-01-01")
+    page.fill("#range-to", "")
+    page.click("#range-apply")
+    page.wait_for_selector("#range-message .alert-danger", timeout=TIMEOUT)
+    assert "no game was played in the range (games from 2030-01-01)" in page.inner_text("#range-message")
+    assert f"{shown} of 150" in page.inner_text("#data-summary")
+
+    # the link keeps the season (the boxes show it), the last N games work, All games clears it
+    other = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
+    other.goto(page.url)
+    other.wait_for_selector(".leaderboard .ag-row", timeout=TIMEOUT)
+    settle(other)
+    assert f"{shown} of 150" in other.inner_text("#data-summary")
+    assert other.input_value("#range-from") == "2022-01-01"
+    other.fill("#range-from", "")
+    other.fill("#range-to", "")
+    other.fill("#range-last", "20")
+    other.click("#range-apply")
+    other.wait_for_function(
+        "() => document.querySelector('#data-summary').innerText.includes('the last 20 games: 20 of 150')",
+        timeout=TIMEOUT,
+    )
+    other.click("#range-clear")
+    other.wait_for_function(
+        "() => !document.querySelector('#data-summary').innerText.includes(' of 150')", timeout=TIMEOUT
+    )
+    assert other.input_value("#range-last") == ""
+    assert page.console_errors == []
+
+
+def test_phone_has_a_page_menu_instead_of_three_rows_of_tabs(browser, app_url):
+    context = browser.new_context(**PHONE)
+    small = context.new_page()
+    errors: list[str] = []
+    small.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_app(small, app_url)
+    assert small.is_visible("#nav-menu")
+    assert not small.is_visible("#page-tabs .nav-link:text-is('Games')")
+    screenshot(small, "nav-phone-standings")
+    small.select_option("#nav-menu", "games")
+    small.wait_for_selector("#games-grid .ag-row", timeout=TIMEOUT)
+    settle(small)
+    assert small.evaluate("() => document.documentElement.scrollWidth") <= 391
+    screenshot(small, "nav-phone-games")
+    small.select_option("#nav-menu", "player")
+    small.wait_for_selector("#player-head-to-head .ag-row", timeout=TIMEOUT)
+    settle(small)
+    screenshot(small, "nav-phone-player")
+    assert errors == []
+    context.close()
+
+
+def test_desktop_keeps_the_tabs_and_hides_the_page_menu(page, app_url):
+    open_app(page, app_url)
+    assert not page.is_visible("#nav-menu")
+    tabs = page.locator("#page-tabs .nav-link")
+    assert tabs.count() == 8
+    tops = {round(tabs.nth(i).bounding_box()["y"]) for i in range(8)}
+    assert len(tops) == 1, f"the tabs wrap at 1366 px: rows at {sorted(tops)}"
+    page.click("#page-tabs .nav-link:text-is('Player')")
+    page.wait_for_selector("#player-head-to-head .ag-row", timeout=TIMEOUT)
+    screenshot(page, "nav-desktop-player")
+    assert page.console_errors == []
