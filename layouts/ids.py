@@ -253,6 +253,13 @@ class DateRange(StrEnum):
     MESSAGE = "range-message"
 
 
+class GameExplain(StrEnum):
+    """Standings: why one player's rating changed in the one game shown (a click on a trajectory point picks both)."""
+
+    PLAYER = "game-explain-player"
+    VIEW = "game-explain-view"
+
+
 class Nav(StrEnum):
     """The phone's page menu (a dropdown in place of the tab row)."""
 
