@@ -9,6 +9,7 @@ import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
+from callbacks.data import summary_text
 from callbacks.runs import DataError, load_source
 from layouts.aliases import alias_list, suspects_warning
 from layouts.ids import Aliases, AliasType, Data
@@ -121,12 +122,14 @@ def _note(result: Declared) -> list[Any]:
     ]
 
 
-# Merge button, a likely duplicate's merge button, an alias's remove button -> data source (with the new view)
+# Merge button, a likely duplicate's merge button, an alias's remove button -> data source (with the new view),
+# message, the summary line
 @callback(
     Output(Data.SOURCE, "data", allow_duplicate=True),
     Output(Aliases.MESSAGE, "children"),
     Output(Aliases.ALIAS, "value"),
     Output(Aliases.NAME, "value"),
+    Output(Data.SUMMARY, "children", allow_duplicate=True),
     Input(Aliases.MERGE, "n_clicks"),
     Input({"type": AliasType.MERGE_SUSPECT, "index": ALL}, "n_clicks"),
     Input({"type": AliasType.REMOVE, "index": ALL}, "n_clicks"),
@@ -153,4 +156,6 @@ def on_merge(_merge, suspect_clicks, remove_clicks, alias, name, pairs, source) 
     else:
         raise PreventUpdate
     cleared = "" if result.ok and trigger == Aliases.MERGE else no_update
-    return (result.source if result.source is not None else no_update, _note(result), cleared, cleared)
+    if result.source is None:
+        return no_update, _note(result), cleared, cleared, no_update
+    return result.source, _note(result), cleared, cleared, summary_text(load_source(result.source))

@@ -266,20 +266,21 @@ def set_season(source: Any, season: Season) -> tuple[dict[str, Any] | None, str]
     return updated, ""
 
 
-def season_boxes(source: Any) -> tuple[str, str, int | None]:
-    """The Season card's boxes for the view in use (from, to, last N)."""
+def season_boxes(source: Any) -> tuple[str, str, int | str]:
+    """The Season card's boxes for the view in use (from, to, last N; an empty box is "")."""
     try:
         season = view_of(source).season
     except DataError:
-        return "", "", None
+        return "", "", ""
     text = lambda d: d.isoformat() if d is not None else ""  # noqa: E731
-    return text(season.start), text(season.end), season.last
+    return text(season.start), text(season.end), season.last if season.last is not None else ""
 
 
-# Season card's Apply / All games -> data source (seen through the season), message
+# Season card's Apply / All games -> data source (seen through the season), message, the summary line
 @callback(
     Output(Data.SOURCE, "data", allow_duplicate=True),
     Output(DateRange.MESSAGE, "children"),
+    Output(Data.SUMMARY, "children", allow_duplicate=True),
     Input(DateRange.APPLY, "n_clicks"),
     Input(DateRange.CLEAR, "n_clicks"),
     State(DateRange.FROM, "value"),
@@ -288,15 +289,15 @@ def season_boxes(source: Any) -> tuple[str, str, int | None]:
     State(Data.SOURCE, "data"),
     prevent_initial_call=True,
 )
-def on_season(_apply: Any, _clear: Any, start: Any, end: Any, last: Any, source: Any) -> tuple[Any, Any]:
+def on_season(_apply: Any, _clear: Any, start: Any, end: Any, last: Any, source: Any) -> tuple[Any, Any, Any]:
     try:
         season = Season() if ctx.triggered_id == DateRange.CLEAR else season_from(start, end, last)
     except DataError as exc:
-        return no_update, _season_alert(exc.messages)
+        return no_update, _season_alert(exc.messages), no_update
     updated, problem = set_season(source, season)
     if updated is None:
-        return no_update, _season_alert([problem])
-    return updated, []
+        return no_update, _season_alert([problem]), no_update
+    return updated, [], summary_text(load_source(updated))
 
 
 def _season_alert(lines: list[str]) -> list[Any]:
@@ -310,5 +311,5 @@ def _season_alert(lines: list[str]) -> list[Any]:
     Output(DateRange.LAST, "value"),
     Input(Data.SOURCE, "data"),
 )
-def on_season_shown(source: Any) -> tuple[str, str, int | None]:
+def on_season_shown(source: Any) -> tuple[str, str, int | str]:
     return season_boxes(source)
