@@ -314,13 +314,13 @@ def season_card() -> dbc.Card:
                 dbc.Col(
                     [
                         dbc.Label("From", html_for=DateRange.FROM, className="small mb-0"),
-                        dbc.Input(id=DateRange.FROM, size="sm", placeholder="2024-01-01", autocomplete="off"),
+                        dbc.Input(id=DateRange.FROM, size="sm", placeholder="first day", autocomplete="off"),
                     ]
                 ),
                 dbc.Col(
                     [
                         dbc.Label("To", html_for=DateRange.TO, className="small mb-0"),
-                        dbc.Input(id=DateRange.TO, size="sm", placeholder="2024-06-30", autocomplete="off"),
+                        dbc.Input(id=DateRange.TO, size="sm", placeholder="last day", autocomplete="off"),
                     ]
                 ),
             ],

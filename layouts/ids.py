@@ -258,9 +258,3 @@ class GameExplain(StrEnum):
 
     PLAYER = "game-explain-player"
     VIEW = "game-explain-view"
-
-
-class Nav(StrEnum):
-    """The phone's page menu (a dropdown in place of the tab row)."""
-
-    MENU = "nav-menu"

@@ -33,9 +33,9 @@ from layouts import player as player_layout
 from layouts import predict as predict_layout
 from layouts.aliases import suspects_box
 from layouts.controls import controls_column
-from layouts.ids import Baseline, Data, Nav, Page, Params, Tab
+from layouts.ids import Baseline, Data, Page, Params, Tab
 
-__all__ = ["TABS", "layout", "phone_menu", "sample_names"]
+__all__ = ["TABS", "layout", "sample_names"]
 
 #: The feature tabs, in order.  Each entry builds one ``dbc.Tab``.
 TABS: list[Callable[[], dbc.Tab]] = [
@@ -55,22 +55,6 @@ def sample_names() -> list[str]:
     from ratings.samples import SAMPLES
 
     return list(SAMPLES)
-
-
-def phone_menu(tabs: list[dbc.Tab]) -> html.Div:
-    """On a phone, one dropdown of the pages in place of the tab row (which wraps onto three rows there)."""
-    return html.Div(
-        [
-            dbc.Label("Page", html_for=Nav.MENU, className="small mb-0 me-2 fw-semibold"),
-            dbc.Select(
-                id=Nav.MENU,
-                options=[{"label": t.label, "value": t.tab_id} for t in tabs],
-                value=Tab.STANDINGS,
-                size="sm",
-            ),
-        ],
-        className="phone-menu d-flex align-items-center mb-2",
-    )
 
 
 def layout() -> html.Div:
@@ -122,7 +106,7 @@ def layout() -> html.Div:
                     xl=3,
                 ),
                 dbc.Col(
-                    [status, phone_menu(tabs), dbc.Tabs(tabs, id=Page.TABS, active_tab=Tab.STANDINGS)],
+                    [status, dbc.Tabs(tabs, id=Page.TABS, active_tab=Tab.STANDINGS)],
                     lg=8,
                     xl=9,
                 ),

@@ -374,35 +374,50 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
     assert page.console_errors == []
 
 
-def test_phone_has_a_page_menu_instead_of_three_rows_of_tabs(browser, app_url):
+def tab_rows(page) -> list[int]:
+    """The distinct tops of the tab links (one value: one row)."""
+    return page.evaluate(
+        """() => [...new Set(Array.from(document.querySelectorAll('#page-tabs .nav-link'))
+            .map(a => Math.round(a.getBoundingClientRect().top)))]"""
+    )
+
+
+def test_phone_tabs_are_one_row_that_scrolls_sideways(browser, app_url):
     context = browser.new_context(**PHONE)
     small = context.new_page()
     errors: list[str] = []
     small.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     open_slow(small, app_url)
-    assert small.is_visible("#nav-menu")
-    assert not small.is_visible("#page-tabs .nav-link:text-is('Games')")
+    assert len(tab_rows(small)) == 1, tab_rows(small)
+    bar = small.evaluate(
+        "() => { const b = document.querySelector('#page-tabs'); "
+        "return [b.scrollWidth, b.clientWidth, b.getBoundingClientRect().height]; }"
+    )
+    assert bar[0] > bar[1], "the eight tabs fit at 390 px: nothing to scroll"
+    assert bar[2] < 50, f"the tab bar is {bar[2]} px high"
     screenshot(small, "nav-phone-standings")
-    small.select_option("#nav-menu", "games")
+    small.click("#page-tabs .nav-link:text-is('Player')")  # off screen to the right: scrolled to, then clicked
+    small.wait_for_selector("#player-head-to-head .ag-row", timeout=SLOW)
+    settle(small)
+    assert small.evaluate("() => document.querySelector('#page-tabs').scrollLeft") > 0
+    assert small.evaluate("() => document.documentElement.scrollWidth") <= 391
+    screenshot(small, "nav-phone-player")
+    small.click("#page-tabs .nav-link:text-is('Games')")
     small.wait_for_selector("#games-grid .ag-row", timeout=SLOW)
     settle(small)
     assert small.evaluate("() => document.documentElement.scrollWidth") <= 391
     screenshot(small, "nav-phone-games")
-    small.select_option("#nav-menu", "player")
-    small.wait_for_selector("#player-head-to-head .ag-row", timeout=SLOW)
-    settle(small)
-    screenshot(small, "nav-phone-player")
     assert errors == []
     context.close()
 
 
-def test_desktop_keeps_the_tabs_and_hides_the_page_menu(page, app_url):
+def test_desktop_keeps_the_tabs_on_one_row(page, app_url):
     open_slow(page, app_url)
-    assert not page.is_visible("#nav-menu")
-    tabs = page.locator("#page-tabs .nav-link")
-    assert tabs.count() == 8
-    tops = {round(tabs.nth(i).bounding_box()["y"]) for i in range(8)}
-    assert len(tops) == 1, f"the tabs wrap at 1366 px: rows at {sorted(tops)}"
+    assert page.locator("#page-tabs .nav-link").count() == 8
+    assert len(tab_rows(page)) == 1, tab_rows(page)
+    assert page.evaluate(
+        "() => { const b = document.querySelector('#page-tabs'); return b.scrollWidth <= b.clientWidth; }"
+    )
     page.click("#page-tabs .nav-link:text-is('Player')")
     page.wait_for_selector("#player-head-to-head .ag-row", timeout=SLOW)
     screenshot(page, "nav-desktop-player")
