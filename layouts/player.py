@@ -11,6 +11,7 @@ from dash import dcc, html
 from figures import graph_config
 from layouts.busy import busy
 from layouts.ids import GameExplain, PlayerPage, Tab
+from layouts.labels import labelled
 
 __all__ = ["explain_panel", "explanation_view", "game_explain_panel", "head_to_head_grid", "record_list", "tab"]
 
@@ -106,8 +107,11 @@ def game_explain_panel() -> html.Div:
     return html.Div(
         [
             html.H2("Why did the rating change?", className="h6 mt-2 mb-1"),
-            html.Label("player in this game", htmlFor=GameExplain.PLAYER, className="small mb-0"),
-            dcc.Dropdown(id=GameExplain.PLAYER, clearable=False, placeholder="pick a player", className="mb-2"),
+            html.Div("player in this game", className="small mb-0"),
+            labelled(
+                "Player whose change is explained",
+                dcc.Dropdown(id=GameExplain.PLAYER, clearable=False, placeholder="pick a player", className="mb-2"),
+            ),
             busy(html.Div(id=GameExplain.VIEW)),
         ],
         className="mb-3",
