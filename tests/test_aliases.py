@@ -191,3 +191,71 @@ def test_view_season_restricts_before_rating_and_errors_plainly() -> None:
         load({**sample, "view": {"from": "yesterday"}})
     with pytest.raises(DataError, match="aliases' id .* not valid"):
         load({**sample, "view": {"aliases": "../etc"}})
+
+
+# ---------------------------------------------------------------- the page's adapters, called as functions
+def _club() -> dict:
+    from sources.model import Upload, keep_history
+
+    rows = [(f"n{i}", f"2024-0{i}-01", ["Ann", "Bob", "Cid"]) for i in range(1, 6)]
+    rows += [("n6", "2024-06-01", ["Anne", "Bob"]), ("n7", "2024-07-01", ["Bob", "Cid"])]
+    return Upload(keep_history(_history(rows)), "club.csv").to_json()
+
+
+def test_declaring_and_removing_an_alias_through_the_page() -> None:
+    from callbacks.aliases import declare, remove, suspects_of
+    from sources.runs import load
+
+    club = _club()
+    assert [(s.rare, s.common) for s in suspects_of(club)] == [("Anne", "Ann")]
+    refused = declare(club, "Zed", "Ann")
+    assert refused.source is None and refused.message == "Not merged: no player is called 'Zed' in this data."
+    clash = declare(club, "Cid", "Bob")
+    assert clash.source is None and "game 'n1' (played 2024-01-01) has both 'Bob' and 'Cid'" in clash.message
+    done = declare(club, " Anne ", "Ann")
+    assert done.ok and done.source is not None
+    assert load(done.source).history.players == ("Ann", "Bob", "Cid")
+    assert suspects_of(done.source) == []
+    cycle = declare(done.source, "Ann", "Anne")
+    assert cycle.source is None and "circle" in cycle.message
+    undone = remove(done.source, 0)
+    assert undone.ok and undone.source is not None and "view" not in undone.source
+    assert "Anne" in load(undone.source).history.players
+
+
+def test_season_boxes_and_a_change_of_data_keep_the_view() -> None:
+    from callbacks.data import choose_source, season_boxes, season_from, set_season
+    from sources.model import DataError
+
+    club = _club()
+    season = season_from("1 March 2024", "2024-06-30", None)
+    assert season == Season(dt.date(2024, 3, 1), dt.date(2024, 6, 30))
+    with pytest.raises(DataError, match="From: 'soon'"):
+        season_from("soon", "", None)
+    with pytest.raises(DataError, match="Last N games: enter a whole number"):
+        season_from("", "", 2.5)
+    source, problem = set_season(club, season)
+    assert problem == "" and source is not None
+    assert season_boxes(source) == ("2024-03-01", "2024-06-30", "")
+    empty, problem = set_season(club, Season(dt.date(2030, 1, 1)))
+    assert empty is None and problem.startswith("no game was played in the range (games from 2030-01-01)")
+    # another data set keeps the season where it selects games, and drops it (saying so) where it selects none
+    poker = choose_source("data-sample", previous=source, sample="poker")
+    assert poker.source == {"kind": "sample", "name": "poker", "view": {"from": "2024-03-01", "to": "2024-06-30"}}
+    assert "games from 2024-03-01 to 2024-06-30: " in poker.summary
+    chess = choose_source("data-sample", previous={**club, "view": {"from": "2030-01-01"}}, sample="chess")
+    assert chess.source == {"kind": "sample", "name": "chess"}
+    assert chess.warnings[0] == "The season (games from 2030-01-01) holds none of these games: showing all games."
+
+
+def test_the_address_carries_the_view() -> None:
+    from callbacks.url import build_query, parse_query
+
+    source = {"kind": "sample", "name": "poker", "view": {"aliases": "a" * 32, "from": "2024-01-01", "last": 20}}
+    query = build_query(source, {"system": "multielo", "params": {}})
+    assert query == f"?sample=poker&aliases={'a' * 32}&from=2024-01-01&last=20&system=multielo"
+    assert parse_query(query)["source"] == {
+        "kind": "sample",
+        "name": "poker",
+        "view": {"aliases": "a" * 32, "from": "2024-01-01", "last": "20"},
+    }
