@@ -85,7 +85,6 @@ def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]
     Each pair is reported once, with the reason found first (same name, one edit, a one-game name); at most
     ``limit`` pairs.
     """
-    from rapidfuzz.distance import DamerauLevenshtein
 
     played: dict[str, set[int]] = {n: set() for n in history.players}
     for g, game in enumerate(history.games):
@@ -111,34 +110,56 @@ def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]
             add(same[0], other, "the same name up to case, accents or spacing")
 
     # Names of lengths more than one apart are never one edit apart: compare within lengths L and L + 1, where
-    # the longer name has at least MIN_LENGTH letters ("Ann"/"Anne" are compared, "Bob"/"Rob" are not).
+    # the longer name has at least MIN_LENGTH letters ("Ann"/"Anne" are compared, "Bob"/"Rob" are not).  Each name
+    # is compared with its band in one rapidfuzz call (a loop in compiled code, not in Python).
     by_length: dict[int, list[str]] = {}
     for key in sorted(by_fold):
         by_length.setdefault(len(key), []).append(key)
     for length, group in by_length.items():
-        for key in group:
-            for other in by_length.get(length + 1, ()) if length + 1 >= MIN_LENGTH else ():
-                if DamerauLevenshtein.distance(key, other, score_cutoff=1) <= 1:
-                    add(by_fold[key][0], by_fold[other][0], "one letter apart")
-            for other in group if length >= MIN_LENGTH else ():
-                if other > key and DamerauLevenshtein.distance(key, other, score_cutoff=1) <= 1:
+        band = (group if length >= MIN_LENGTH else []) + (
+            by_length.get(length + 1, []) if length + 1 >= MIN_LENGTH else []
+        )
+        for key in group if band else ():
+            for other in _within(key, band, 1):
+                if other != key and (len(other) > length or other > key):
                     add(by_fold[key][0], by_fold[other][0], "one letter apart")
 
     regulars = [n for n in names if counts[n] >= REGULAR_GAMES]
+    regular_keys = [folded[n] for n in regulars]
+    regular_of = {k: n for n, k in reversed(list(zip(regulars, regular_keys, strict=True)))}  # most games wins
+    # A regular's name by each of its leading words ("ann berg" under "ann"), for the one-game name "Ann".
+    by_first_words: dict[str, str] = {}
+    for regular, other in zip(regulars, regular_keys, strict=True):
+        words = other.split(" ")
+        for cut in range(1, len(words)):
+            by_first_words.setdefault(" ".join(words[:cut]), regular)
     for name in names:
         if counts[name] != 1:
             continue
         key = folded[name]
-        for regular in regulars:
-            other = folded[regular]
-            if other == key:
-                continue
-            close = len(key) >= MIN_LENGTH and DamerauLevenshtein.distance(key, other, score_cutoff=2) <= 2
-            if close or other.startswith(key + " "):
-                add(name, regular, "a one-game name next to a regular's")
-                break
+        close = _within(key, regular_keys, 2) if len(key) >= MIN_LENGTH else []
+        candidates = [regular_of[other] for other in close if other != key]
+        candidates += [by_first_words[key]] if key in by_first_words else []
+        match = next((c for c in candidates if played[name].isdisjoint(played[c])), None)
+        if match is not None:
+            add(name, match, "a one-game name next to a regular's")
     ordered = sorted(found.values(), key=lambda s: (-s.common_games, -s.rare_games, s.common, s.rare))
     return ordered[:limit]
+
+
+def _within(key: str, choices: list[str], edits: int) -> list[str]:
+    """The ``choices`` at most ``edits`` Damerau-Levenshtein edits from ``key``, closest first.
+
+    A swap of neighbours is two Levenshtein edits, so a Levenshtein distance of at most ``2 * edits`` is necessary:
+    that bit-parallel filter runs over all the choices in compiled code, and only its few survivors are measured
+    with Damerau-Levenshtein.
+    """
+    from rapidfuzz import process
+    from rapidfuzz.distance import DamerauLevenshtein, Levenshtein
+
+    near = process.extract(key, choices, scorer=Levenshtein.distance, score_cutoff=2 * edits, limit=None)
+    measured = [(DamerauLevenshtein.distance(key, other), other) for other, _, _ in near]
+    return [other for d, other in sorted(measured) if d <= edits]
 
 
 def check_aliases(aliases: Mapping[str, str]) -> dict[str, str]:
