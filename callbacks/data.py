@@ -276,7 +276,7 @@ def season_boxes(source: Any) -> tuple[str, str, int | str]:
     return text(season.start), text(season.end), season.last if season.last is not None else ""
 
 
-# Season card's Apply / All games -> data source (seen through the season), message, the summary line
+# Season card's Apply / Whole history -> data source (seen through the season), message, the summary line
 @callback(
     Output(Data.SOURCE, "data", allow_duplicate=True),
     Output(DateRange.MESSAGE, "children"),

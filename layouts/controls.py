@@ -331,7 +331,7 @@ def season_card() -> dbc.Card:
         html.Div(
             [
                 dbc.Button("Apply", id=DateRange.APPLY, size="sm", color="primary", className="me-2"),
-                dbc.Button("All games", id=DateRange.CLEAR, size="sm", color="outline-secondary"),
+                dbc.Button("Whole history", id=DateRange.CLEAR, size="sm", color="outline-secondary"),
             ],
             className="mb-1",
         ),

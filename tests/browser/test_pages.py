@@ -351,7 +351,7 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
     assert "no game was played in the range (games from 2030-01-01)" in page.inner_text("#range-message")
     assert f"{shown} of 150" in page.inner_text("#data-summary")
 
-    # the link keeps the season (the boxes show it), the last N games work, All games clears it
+    # the link keeps the season (the boxes show it), the last N games work, Whole history clears it
     other = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
     other.goto(page.url)
     other.wait_for_selector(".leaderboard .ag-row", timeout=SLOW)
