@@ -1,23 +1,63 @@
-"""Writing a history back as rows or CSV, safe to open in a spreadsheet."""
+"""Writing a history back as rows or CSV, safe to open in a spreadsheet; the one formula-quoting rule.
+
+Every text cell the project writes for a spreadsheet (the history and leaderboard CSVs of the app and the command
+line, the comparison CSV, the rows appended to a Google Sheet) goes through :func:`safe_cell`: text that starts
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows
+it as text instead of running it as a formula (OWASP, "CSV Injection").  Names and ids are always text, so a
+player called ``-1`` is written ``'-1`` too; numbers the program computed are written as numbers
+(:func:`csv_value`).  The readers remove that apostrophe again (:mod:`ratings.io.cells`).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import re
+from collections.abc import Sequence
+from typing import Any
 
-from ratings.history import GameHistory, HistoryError, Problem
-from ratings.io.names import _TIE_SEPARATOR
+from ratings.history import Entry, GameHistory, HistoryError, Problem
+from ratings.io.names import TIE_SEPARATOR
+from ratings.io.places import ordinal_name
 
-_DANGEROUS_START = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+#: A text cell starting with one of these is a formula (or the start of one) to a spreadsheet.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(text: str) -> str:
-    """Neutralise a cell a spreadsheet would run as a formula (a leading quote); numbers stay numbers."""
-    if text.startswith(_DANGEROUS_START) and not _NUMBER.match(text):
-        return "'" + text
-    return text
+    """A text cell a spreadsheet will show as text: a leading apostrophe where it would start a formula."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def csv_value(value: Any) -> str:
+    """One value of a computed table as a CSV cell: numbers as numbers (floats to 6 significant digits), None as
+    empty, anything else as formula-safe text (:func:`safe_cell`)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return safe_cell(str(value))
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return safe_cell(str(value))
+
+
+def place_cells(entries: Sequence[Entry]) -> dict[int | None, str]:
+    """One game's players by place as wide-shape cells: ``{1: "Ann", 2: "Bob / Cid", None: "Dee"}`` (``None``:
+    the DNF cell), tied players joined by `` / ``, formula-safe.  Raises :class:`HistoryError` for a name that
+    contains ``/`` (it would read back as a tie)."""
+    slashed = [e.player for e in entries if TIE_SEPARATOR in e.player]
+    if slashed:
+        raise HistoryError(
+            [
+                Problem(f"player name '{p}' contains '/', which a wide-shape cell uses to separate tied players")
+                for p in dict.fromkeys(slashed)
+            ]
+        )
+    by_place: dict[int | None, list[str]] = {}
+    for entry in entries:
+        by_place.setdefault(entry.place, []).append(entry.player)
+    return {place: safe_cell(f" {TIE_SEPARATOR} ".join(players)) for place, players in by_place.items()}
 
 
 def to_long_rows(history: GameHistory) -> list[list[str]]:
@@ -37,40 +77,25 @@ def to_wide_rows(history: GameHistory) -> list[list[str]]:
     Tied players share a cell separated by `` / ``.  A player name containing ``/`` cannot be written in
     this shape (it would read back as a tie) and raises :class:`HistoryError`.
     """
-    bad = sorted({p for p in history.players if _TIE_SEPARATOR in p})
+    bad = sorted({p for p in history.players if TIE_SEPARATOR in p})
     if bad:
-        raise HistoryError(
-            [
-                Problem(f"player name '{p}' contains '/', which the wide shape uses for ties; write the long shape")
-                for p in bad
-            ]
-        )
+        place_cells([Entry(p, None) for p in bad])  # raises the problem for each such name
     top = max((e.place for g in history.games for e in g.entries if e.place is not None), default=1)
     has_dnf = any(e.place is None for g in history.games for e in g.entries)
-    header = ["game", "date"] + [_ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
+    header = ["game", "date"] + [ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
     out = [header]
     for game in history.games:
         cells = [safe_cell(game.id), game.date.isoformat() if game.date else ""] + [""] * top
-        dnfs = []
-        by_place: dict[int, list[str]] = {}
-        for entry in game.entries:
-            if entry.place is None:
-                dnfs.append(entry.player)
-            else:
-                by_place.setdefault(entry.place, []).append(entry.player)
-        for place, players in by_place.items():
-            cells[1 + place] = safe_cell(" / ".join(players))
+        by_place = place_cells(game.entries)
+        for place, text in by_place.items():
+            if place is not None:
+                cells[1 + place] = text
         if has_dnf:
-            cells.append(safe_cell(" / ".join(dnfs)))
+            cells.append(by_place.get(None, ""))
         while len(cells) > 2 and cells[-1] == "":
             cells.pop()
         out.append(cells)
     return out
-
-
-def _ordinal_name(k: int) -> str:
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
 
 
 def write_csv(history: GameHistory, shape: str = "long") -> str:
