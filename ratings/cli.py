@@ -16,7 +16,11 @@ Commands:
 
 HISTORY is a file (.csv, .tsv, .xlsx, .ods; long or wide shape), ``-`` for CSV on
 standard input, or ``sample:NAME``.  User errors (unknown system or parameter, invalid
-value, unreadable file) end with exit status 2 and a one-line message on stderr.
+value, unreadable file) end with exit status 2 and a one-line message on stderr; a history
+with problems gets one line per problem (file, row, column, what), at most
+:data:`MAX_PROBLEMS` of them and then a count of the rest.  Dates of options are read by the
+readers' rule (:func:`ratings.io.dates.parse_date`) and text cells are written formula-safe
+(:func:`ratings.io.writing.safe_cell`), as everywhere else in the project.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ import numpy as np
 
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
+from ratings.io.dates import parse_date
+from ratings.io.writing import safe_cell
 from ratings.metrics import Evaluation, evaluate_ratings
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
 from ratings.samples import list_samples, load_history
@@ -48,8 +54,8 @@ DEFAULT_SYSTEM = "multielo"
 USAGE_ERROR = 2
 #: Most history warnings printed before they are summarised.
 _MAX_WARNINGS = 3
-#: Cells a spreadsheet would run as a formula when they start a text cell.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: Most problems of a history listed (one line each) before the rest are only counted.
+MAX_PROBLEMS = 100
 
 
 class CommandError(Exception):
@@ -164,9 +170,12 @@ def _date(text: str | None, option: str) -> dt.date | None:
     if text is None:
         return None
     try:
-        return dt.date.fromisoformat(text.strip())
-    except ValueError:
-        raise CommandError(f"{option} {text!r}: write the date as YYYY-MM-DD") from None
+        date = parse_date(text, option)
+    except ValueError as exc:
+        raise CommandError(f"{option} {text!r}: {exc}") from None
+    if date is None:
+        raise CommandError(f"{option} needs a date (YYYY-MM-DD)")
+    return date
 
 
 def parse_settings(system: type[RatingSystem], settings: Sequence[str]) -> dict[str, Any]:
@@ -213,11 +222,6 @@ def _number(value: Any) -> str:
     return repr(number)
 
 
-def _text(value: str) -> str:
-    """A text cell a spreadsheet will not run as a formula (a leading quote, as ratings.io writes)."""
-    return "'" + value if value.startswith(_FORMULA_START) else value
-
-
 def _writer(out: IO[str]) -> Any:
     return csv.writer(out, lineterminator="\n")
 
@@ -232,7 +236,7 @@ def write_leaderboard(run: RatingRun, out: IO[str]) -> None:
     for p in order:
         writer.writerow(
             [
-                _text(run.players[p]),
+                safe_cell(run.players[p]),
                 _number(run.final[p]),
                 _number(games[p]),
                 _number(wins[p]),
@@ -256,9 +260,9 @@ def write_trajectory(run: RatingRun, out: IO[str]) -> None:
         date = game.date.isoformat() if game.date else ""
         for i in range(int(h.offsets[g]), int(h.offsets[g + 1])):
             row = [
-                _text(game.id),
+                safe_cell(game.id),
                 date,
-                _text(h.players[h.flat_player[i]]),
+                safe_cell(h.players[h.flat_player[i]]),
                 "DNF" if h.flat_dnf[i] else str(int(h.flat_place[i])),
                 _number(run.before[i]),
                 _number(run.after[i]),
@@ -343,11 +347,16 @@ def write_evaluation(evaluation: Evaluation, run: RatingRun, spec: str, out: IO[
 
 
 # ---------------------------------------------------------------------------------------------- running
-def _history_message(exc: HistoryError) -> str:
+def history_problem_lines(exc: HistoryError, most: int = MAX_PROBLEMS) -> list[str]:
+    """Every problem of a history, one line each (file, row, column: what), the first ``most`` of them and then
+    ``and N more problems``."""
     if not exc.problems:
-        return str(exc).splitlines()[0]
-    more = len(exc.problems) - 1
-    return str(exc.problems[0]) + (f" (and {more} more)" if more else "")
+        return [str(exc).splitlines()[0]]
+    lines = [str(p) for p in exc.problems[:most]]
+    more = len(exc.problems) - len(lines)
+    if more:
+        lines.append(f"and {more:,} more problem{'s' if more != 1 else ''}")
+    return lines
 
 
 def _warn(history: GameHistory, err: IO[str]) -> None:
@@ -437,7 +446,7 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def _params_text(params: dict[str, Any]) -> str:
+def _paramssafe_cell(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()) or "defaults"
 
 
@@ -446,7 +455,7 @@ def write_tuning(result: TuneResult, out: IO[str]) -> None:
     name, _ = METRICS[result.metric]
     out.write(f"system          {result.system}, metric {result.metric} ({len(result.evaluations)} evaluations)\n")
     out.write(f"training games  1 to {result.cut}; held-out games {result.cut + 1} on\n")
-    out.write(f"tuned           {_params_text(result.params)}\n")
+    out.write(f"tuned           {_paramssafe_cell(result.params)}\n")
     out.write(f"{'':16}{'training':>10}{'held out':>10}\n")
     for label, train, test in (
         ("tuned", result.train, result.test),
@@ -463,7 +472,7 @@ def write_comparison(results: list[TuneResult], out: IO[str]) -> None:
         writer.writerow(
             [
                 r.system,
-                _params_text(r.params),
+                _paramssafe_cell(r.params),
                 f"{r.test.kendall_tau:.4f}",
                 f"{r.test.pair_inversion:.4f}",
                 f"{r.test.rank_deviation:.4f}",
@@ -484,7 +493,9 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
     try:
         _run(args, out, err)
     except HistoryError as exc:
-        message = _history_message(exc)
+        for line in history_problem_lines(exc):
+            err.write(f"ratings: error: {line}\n")
+        return USAGE_ERROR
     except (CommandError, ComputationError, ParameterError, UnknownSystemError) as exc:
         message = str(exc)
     except OSError as exc:
