@@ -26,20 +26,18 @@ readers' rule (:func:`ratings.io.dates.parse_date`) and text cells are written f
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
+import itertools
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
-
-import numpy as np
 
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
 from ratings.io.dates import parse_date
-from ratings.io.writing import safe_cell
+from ratings.io.writing import write_rows
 from ratings.metrics import Evaluation, evaluate_ratings
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
 from ratings.samples import list_samples, load_history
@@ -210,67 +208,46 @@ def _make_system(name: str, settings: Sequence[str]) -> RatingSystem:
 
 
 # ---------------------------------------------------------------------------------------------- output
-def _number(value: Any) -> str:
-    """A number for CSV: integers as they are, floats at full precision (repr), NaN as empty."""
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value)).lower()
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    number = float(value)
-    if math.isnan(number):
-        return ""
-    return repr(number)
-
-
-def _writer(out: IO[str]) -> Any:
-    return csv.writer(out, lineterminator="\n")
-
-
 def write_leaderboard(run: RatingRun, out: IO[str]) -> None:
     """One CSV row per player, highest rating first: player, rating, games, wins, average_place, extras."""
     order = sorted(range(len(run.players)), key=lambda p: (-float(run.final[p]), run.players[p]))
     extras = list(run.final_extras.items())
     games, wins, average = run.games_played, run.wins, run.average_place
-    writer = _writer(out)
-    writer.writerow(["player", "rating", "games", "wins", "average_place", *(name for name, _ in extras)])
-    for p in order:
-        writer.writerow(
-            [
-                safe_cell(run.players[p]),
-                _number(run.final[p]),
-                _number(games[p]),
-                _number(wins[p]),
-                _number(average[p]),
-                *(_number(values[p]) for _, values in extras),
-            ]
-        )
+    header = ["player", "rating", "games", "wins", "average_place", *(name for name, _ in extras)]
+    body = (
+        [run.players[p], run.final[p], games[p], wins[p], average[p], *(values[p] for _, values in extras)]
+        for p in order
+    )
+    write_rows(out, itertools.chain([header], body), precise=True)
 
 
 def write_trajectory(run: RatingRun, out: IO[str]) -> None:
     """One CSV row per participant of every game, in play order, with ratings before and after."""
     h = run.history
     extras = list(run.extras.items())
-    writer = _writer(out)
     header = ["game", "date", "player", "place", "rating_before", "rating_after", "change"]
     for name, _ in extras:
         header += [f"{name}_before", f"{name}_after"]
-    writer.writerow(header)
     change = run.change
-    for g, game in enumerate(h.games):
-        date = game.date.isoformat() if game.date else ""
-        for i in range(int(h.offsets[g]), int(h.offsets[g + 1])):
-            row = [
-                safe_cell(game.id),
-                date,
-                safe_cell(h.players[h.flat_player[i]]),
-                "DNF" if h.flat_dnf[i] else str(int(h.flat_place[i])),
-                _number(run.before[i]),
-                _number(run.after[i]),
-                _number(change[i]),
-            ]
-            for _, (before, after) in extras:
-                row += [_number(before[i]), _number(after[i])]
-            writer.writerow(row)
+
+    def body() -> Iterator[list[Any]]:
+        for g, game in enumerate(h.games):
+            date = game.date.isoformat() if game.date else ""
+            for i in range(int(h.offsets[g]), int(h.offsets[g + 1])):
+                row = [
+                    game.id,
+                    date,
+                    h.players[h.flat_player[i]],
+                    "DNF" if h.flat_dnf[i] else int(h.flat_place[i]),
+                    run.before[i],
+                    run.after[i],
+                    change[i],
+                ]
+                for _, (before, after) in extras:
+                    row += [before[i], after[i]]
+                yield row
+
+    write_rows(out, itertools.chain([header], body()), precise=True)
 
 
 def _format_default(spec: ParamSpec) -> str:
@@ -446,7 +423,7 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def _paramssafe_cell(params: dict[str, Any]) -> str:
+def _params_text(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()) or "defaults"
 
 
@@ -455,7 +432,7 @@ def write_tuning(result: TuneResult, out: IO[str]) -> None:
     name, _ = METRICS[result.metric]
     out.write(f"system          {result.system}, metric {result.metric} ({len(result.evaluations)} evaluations)\n")
     out.write(f"training games  1 to {result.cut}; held-out games {result.cut + 1} on\n")
-    out.write(f"tuned           {_paramssafe_cell(result.params)}\n")
+    out.write(f"tuned           {_params_text(result.params)}\n")
     out.write(f"{'':16}{'training':>10}{'held out':>10}\n")
     for label, train, test in (
         ("tuned", result.train, result.test),
@@ -466,19 +443,19 @@ def write_tuning(result: TuneResult, out: IO[str]) -> None:
 
 def write_comparison(results: list[TuneResult], out: IO[str]) -> None:
     """One row per system: tuned parameters, held-out Kendall tau, pair inversion, rank deviation, replay time."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["system", "tuned parameters", "kendall tau", "pair inversion", "rank deviation", "replay s"])
-    for r in results:
-        writer.writerow(
-            [
-                r.system,
-                _paramssafe_cell(r.params),
-                f"{r.test.kendall_tau:.4f}",
-                f"{r.test.pair_inversion:.4f}",
-                f"{r.test.rank_deviation:.4f}",
-                f"{r.replay_seconds:.3f}",
-            ]
-        )
+    header = ["system", "tuned parameters", "kendall tau", "pair inversion", "rank deviation", "replay s"]
+    body = (
+        [
+            r.system,
+            _params_text(r.params),
+            round(r.test.kendall_tau, 4),
+            round(r.test.pair_inversion, 4),
+            round(r.test.rank_deviation, 4),
+            round(r.replay_seconds, 3),
+        ]
+        for r in results
+    )
+    write_rows(out, itertools.chain([header], body), precise=True)
 
 
 def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: IO[str] | None = None) -> int:

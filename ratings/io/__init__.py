@@ -37,7 +37,7 @@ from ratings.io.limits import (
     MAX_XML_TOKEN,
 )
 from ratings.io.table import SHAPES, ReadResult, read_table
-from ratings.io.writing import safe_cell, to_long_rows, to_wide_rows, write_csv
+from ratings.io.writing import csv_text, csv_value, safe_cell, to_long_rows, to_wide_rows, write_csv, write_rows
 
 __all__ = [
     "MAX_BYTES",
@@ -54,8 +54,11 @@ __all__ = [
     "read_file",
     "read_header",
     "read_table",
+    "csv_text",
+    "csv_value",
     "safe_cell",
     "to_long_rows",
     "to_wide_rows",
     "write_csv",
+    "write_rows",
 ]

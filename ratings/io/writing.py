@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
-from typing import Any
+import math
+from collections.abc import Iterable, Sequence
+from typing import IO, Any
+
+import numpy as np
 
 from ratings.history import Entry, GameHistory, HistoryError, Problem
 from ratings.io.names import TIE_SEPARATOR
@@ -28,18 +31,43 @@ def safe_cell(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
-def csv_value(value: Any) -> str:
-    """One value of a computed table as a CSV cell: numbers as numbers (floats to 6 significant digits), None as
-    empty, anything else as formula-safe text (:func:`safe_cell`)."""
+def csv_value(value: Any, *, precise: bool = False) -> str:
+    """One value as a CSV cell: numbers as numbers (floats to 6 significant digits, or every digit with
+    ``precise``; NaN empty), None empty, true/false in lower case, anything else as formula-safe text
+    (:func:`safe_cell`)."""
     if value is None:
         return ""
-    if isinstance(value, bool):
-        return safe_cell(str(value))
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return safe_cell(str(value))
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if math.isnan(number):
+            return ""
+        return repr(number) if precise else f"{number:.6g}"
+    text = str(value)
+    if "\r" in text:
+        # A lone carriage return inside a cell would not be quoted with "\n" line endings; a line feed is, and
+        # reading collapses either to a space.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return safe_cell(text)
+
+
+def write_rows(out: IO[str], rows: Iterable[Sequence[Any]], *, precise: bool = False) -> None:
+    """The one CSV writer of the project: ``rows`` (a header first) to ``out``, every cell by :func:`csv_value`,
+    lines ending in ``\n``.  The history, leaderboard, trajectory and comparison CSVs of the app and of the
+    command line are all written here."""
+    writer = csv.writer(out, lineterminator="\n")
+    for row in rows:
+        writer.writerow([csv_value(v, precise=precise) for v in row])
+
+
+def csv_text(rows: Iterable[Sequence[Any]], *, precise: bool = False) -> str:
+    """:func:`write_rows` into a string."""
+    buffer = io.StringIO()
+    write_rows(buffer, rows, precise=precise)
+    return buffer.getvalue()
 
 
 def place_cells(entries: Sequence[Entry]) -> dict[int | None, str]:
@@ -102,10 +130,4 @@ def write_csv(history: GameHistory, shape: str = "long") -> str:
     """The history as CSV text in the long or wide shape, safe to open in a spreadsheet."""
     if shape not in ("long", "wide"):
         raise ValueError(f"shape must be 'long' or 'wide', not {shape!r}")
-    rows = to_long_rows(history) if shape == "long" else to_wide_rows(history)
-    # A lone carriage return inside a cell would not be quoted with "\n" line endings; a line feed is, and
-    # reading collapses either to a space.
-    rows = [[c.replace("\r\n", "\n").replace("\r", "\n") if "\r" in c else c for c in row] for row in rows]
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    return buffer.getvalue()
+    return csv_text(to_long_rows(history) if shape == "long" else to_wide_rows(history))
