@@ -1,4 +1,9 @@
-"""Spreadsheets (.xlsx, .ods) streamed from their XML, with every bound enforced as the XML arrives."""
+"""Spreadsheets (.xlsx, .ods) streamed from their XML, with every bound enforced as the XML arrives.
+
+The formats: Office Open XML SpreadsheetML (ECMA-376, Part 1, section 18: ``xl/worksheets/sheetN.xml`` and the
+shared-string table) and OpenDocument Spreadsheet (OASIS OpenDocument 1.2, ``content.xml``).  Cell values and date
+formats are interpreted as openpyxl 3.1.5 interprets them (its ``is_date_format`` and ``from_excel``).
+"""
 
 from __future__ import annotations
 
