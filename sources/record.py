@@ -243,7 +243,7 @@ def _already_there(
     game_col = header_info.roles.get("game")
     if game_col is not None:
         for number, row in enumerate(rows[1:], start=2):
-            if game_col < len(row) and str(row[game_col]).strip() == token:
+            if game_col < len(row) and clean_name(row[game_col]) == token:
                 return f"this game was already recorded (row {number}, game '{token}'); it was not added again"
         return None
     if allow_duplicate:
@@ -272,7 +272,7 @@ def record_game(source: SheetSource, game: NewGame, *, token: str, allow_duplica
         raise SheetError("a submission token is needed to record a game", "config")
     with _LOCK:
         rows = source.fetch_rows()
-        if not any(any(str(c).strip() for c in r) for r in rows):
+        if all(is_blank(c) for r in rows for c in r):
             header: list[Any] = ["game", "date", "player", "place"]
             _, new_rows = sheet_rows(header, game, game_id=token)
             source.append_rows([header, *new_rows])

@@ -341,3 +341,15 @@ def test_wide_shape_file(tmp_path: Path) -> None:
     code, out, err = run_main("rate", str(path))
     assert code == 0, err
     assert {r["player"]: pytest.approx(float(r["rating"])) for r in rows(out)} == elo_expected()
+
+
+def test_option_dates_follow_the_readers_date_rule(elo_csv: Path) -> None:
+    # --from reads a date as the file readers do: 2024-03-02 and 2 March 2024 agree; a date with extra digits
+    # and one that could be day or month first are refused, saying why.
+    _, iso, _ = run_main("evaluate", str(elo_csv), "--from", "2024-03-02", "--json")
+    _, words, _ = run_main("evaluate", str(elo_csv), "--from", "2 March 2024", "--json")
+    assert json.loads(iso) == json.loads(words) and json.loads(iso)["first_game"] == 2
+    code, _, err = run_main("evaluate", str(elo_csv), "--from", "2024-03-0123")
+    assert code == 2 and "'2024-03-0123' is not a date this reader understands" in err
+    code, _, err = run_main("evaluate", str(elo_csv), "--from", "03/02/2024")
+    assert code == 2 and "can be read day/month or month/day" in err
