@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,12 +100,13 @@ def read_records(
     header = min(numbers, default=2) - 1
 
     game, date, player, place = RECORD_COLUMNS
-    numbered: list[tuple[int, Sequence[Any]]] = [(header, RECORD_COLUMNS)]
-    numbered += [
-        (number, (r.get(game), r.get(date), r.get(player), r.get(place)))
-        for number, r in zip(numbers, records, strict=True)
-    ]
-    return _read_rows(numbered, shape="long", source=source, skip_bad_rows=False, bounded=False).history
+
+    def numbered() -> Iterator[tuple[int, Sequence[Any]]]:  # made as read, so none outlives its row
+        yield header, RECORD_COLUMNS
+        for number, r in zip(numbers, records, strict=True):
+            yield number, (r.get(game), r.get(date), r.get(player), r.get(place))
+
+    return _read_rows(numbered(), shape="long", source=source, skip_bad_rows=False, bounded=False).history
 
 
 def _check_shape(shape: str) -> None:
