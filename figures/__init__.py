@@ -45,7 +45,7 @@ from figures.predictions import probability_figure, probability_rows
 from figures.scale import NATURAL_SCALE, Scale, scale_for
 from figures.scores import score_function_figure
 from figures.text import counted, date_range_text, place_name, place_text, plain
-from figures.trajectories import MARKER_LIMIT, trajectory_figure
+from figures.trajectories import MARKER_LIMIT, TrajectoryValues, trajectory_figure, trajectory_values, typed_array
 
 __all__ = [
     "METRIC_WORDS",
@@ -97,4 +97,7 @@ __all__ = [
     "signed",
     "sparkline",
     "trajectory_figure",
+    "TrajectoryValues",
+    "trajectory_values",
+    "typed_array",
 ]

@@ -70,6 +70,9 @@ def leaderboard_panel() -> html.Div:
             ),
             html.Div("Click a player to draw their line in the chart.", className="small text-muted"),
             dcc.Store(id=Standings.NARROW),
+            # what the trajectories and game charts show (data, system, players, options), so that a change of
+            # parameters alone can send only the new values
+            dcc.Store(id=Standings.DRAWN),
         ],
         className="mb-3",
     )
