@@ -228,3 +228,15 @@ def test_default_players_most_active_first(duel_run):
     assert figures.default_players(duel_run) == ["Ann", "Bob", "Cid"]
     assert figures.default_players(duel_run.history) == ["Ann", "Bob", "Cid"]
     assert figures.default_players(duel_run, limit=1) == ["Ann"]
+
+
+def test_leaderboard_trend_is_each_players_last_ten_ratings_in_play_order():
+    # Ann beats Bob twelve times: Ann's rating rises after every game and Bob's falls (Elo is zero-sum here),
+    # so each trend has ten characters, Ann's from lowest to highest and Bob's from highest to lowest.
+    rows = [(str(g), p, place) for g in range(1, 13) for p, place in (("Ann", 1), ("Bob", 2))]
+    rows += [("13", "Cid", 1), ("13", "Dee", 2)]  # one game each: a single value shows as the middle block
+    trend = {r["player"]: r["trend"] for r in figures.leaderboard_rows(create("multielo").rate(_history(rows)))}
+    assert len(trend["Ann"]) == len(trend["Bob"]) == 10
+    assert trend["Ann"][0] == "▁" and trend["Ann"][-1] == "█" and list(trend["Ann"]) == sorted(trend["Ann"])
+    assert trend["Bob"][0] == "█" and trend["Bob"][-1] == "▁" and list(trend["Bob"]) == sorted(trend["Bob"])[::-1]
+    assert trend["Cid"] == trend["Dee"] == "▄"
