@@ -7,7 +7,6 @@ import json
 from dataclasses import astuple, dataclass
 from typing import Any
 
-import numpy as np
 import plotly.graph_objects as go
 from dash import Input, Output, Patch, State, callback, clientside_callback, ctx, no_update
 from dash.exceptions import PreventUpdate
@@ -178,14 +177,14 @@ def trajectories_patch(
     return patch
 
 
-def game_changes_patch(fig: go.Figure) -> Patch:
-    """The values of one game's bars that depend on the run (the bars' order and labels do not)."""
-    bars = fig.data[0]
+def game_changes_patch(run: RatingRun, game: int, *, scale: figures.Scale) -> Patch:
+    """The values of one game's drawn bars that depend on the run (the bars' order and labels do not)."""
+    bars = figures.game_change_values(run, game, scale=scale)
     patch = Patch()
-    patch["data"][0]["y"] = figures.typed_array(np.asarray(bars.y, dtype=float))
-    patch["data"][0]["text"] = list(bars.text)
-    patch["data"][0]["hovertext"] = list(bars.hovertext)
-    patch["data"][0]["marker"]["color"] = list(bars.marker.color)
+    patch["data"][0]["y"] = figures.typed_array(bars.change)
+    patch["data"][0]["text"] = bars.text
+    patch["data"][0]["hovertext"] = bars.hovertext
+    patch["data"][0]["marker"]["color"] = bars.colors
     return patch
 
 
@@ -250,9 +249,11 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
         shown["trajectories"] = key
     game = inputs.game
     if want_game and isinstance(game, int) and not isinstance(game, bool) and 0 <= game < run.history.n_games:
-        fig = figures.game_changes_figure(run, game, scale=scale)
         key = _digest(inputs.source, system, game, astuple(scale))
-        bars = game_changes_patch(fig) if shown.get("changes") == key else fig
+        if shown.get("changes") == key:
+            bars = game_changes_patch(run, game, scale=scale)
+        else:
+            bars = figures.game_changes_figure(run, game, scale=scale)
         shown["changes"] = key
     if want_heat:
         heat = figures.change_heatmap(run, _chosen(run, inputs.players), scale=scale)

@@ -20,7 +20,15 @@ Every public name is re-exported here: ``import figures; figures.trajectory_figu
 
 from __future__ import annotations
 
-from figures.changes import NEGATIVE, POSITIVE, change_heatmap, game_changes_figure, oddities
+from figures.changes import (
+    NEGATIVE,
+    POSITIVE,
+    GameChanges,
+    change_heatmap,
+    game_change_values,
+    game_changes_figure,
+    oddities,
+)
 from figures.compare import comparison_rows
 from figures.empty import empty_figure
 from figures.export import graph_config
@@ -63,6 +71,8 @@ __all__ = [
     "PlayerSeries",
     "Scale",
     "change_heatmap",
+    "GameChanges",
+    "game_change_values",
     "comparison_rows",
     "counted",
     "date_range_text",
