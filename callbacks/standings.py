@@ -17,6 +17,7 @@ from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
 from layouts.leaderboard import GRID_OPTIONS, leaderboard_table
 from ratings import RatingRun
 from ratings.params import parse_number
+from sources.generations import announce, generation_of, superseded
 
 __all__ = [
     "baseline_run",
@@ -138,6 +139,7 @@ class StandingsInputs:
     game: Any = None
     tab: Any = None
     search: Any = None
+    generation: Any = None
 
 
 #: The inputs each view depends on (the open tab decides whether a view is drawn at all).
@@ -209,7 +211,14 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
     want_heat = inputs.tab == Tab.OVERVIEW and wanted(HEATMAP_INPUTS)
     if not (want_board or want_lines or want_game or want_heat):
         raise PreventUpdate
+    generation = generation_of(inputs.generation)
+    if generation is not None:
+        announce(generation)
+    if superseded(generation):
+        raise PreventUpdate  # a newer change of this page is being computed: this answer would be thrown away
     run = current_run(inputs.source, inputs.settings)
+    if superseded(generation):
+        raise PreventUpdate
     baseline = baseline_run(inputs.pinned) if want_board or want_lines else None
     scale = scale_of(run, inputs.offset, inputs.factor)
     system = (settings_of(inputs.settings) or ("",))[0]
@@ -350,16 +359,38 @@ def on_game_pick(source, click, current, game):
     Input(Standings.X_AXIS, "value"),
     Input(Standings.GAME, "value"),
     Input(Page.TABS, "active_tab"),
+    Input(Standings.GENERATION, "data"),
     State(Standings.LEADERBOARD_SEARCH, "value"),
     State(Standings.DRAWN, "data"),
 )
-def on_standings(source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, search, drawn):
+def on_standings(
+    source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, generation, search, drawn
+):
     triggered = {str(t).rpartition(".")[0] for t in ctx.triggered_prop_ids}
+    inputs = (source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, search)
     return standings_views(
-        StandingsInputs(source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, search),
+        StandingsInputs(*inputs, generation=generation),
         triggered=triggered or None,
         drawn=drawn,
     )
+
+
+# settings -> this page's change number (and, the first time, its random id): the standings callback announces it,
+# and older work of the same page still running stops (sources.generations)
+clientside_callback(
+    """function(settings, known) {
+        var page = known && known.page;
+        if (!page) {
+            var bytes = new Uint8Array(16);
+            window.crypto.getRandomValues(bytes);
+            page = Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
+        }
+        return {page: page, n: ((known && known.n) || 0) + 1};
+    }""",
+    Output(Standings.GENERATION, "data"),
+    Input(Params.SETTINGS, "data"),
+    State(Standings.GENERATION, "data"),
+)
 
 
 # the page opened (its first data) -> whether the screen is a phone's (the leaderboard keeps fewer columns there)

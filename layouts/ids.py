@@ -92,6 +92,7 @@ class Standings(StrEnum):
     LEADERBOARD_SEARCH = "standings-leaderboard-search"
     NARROW = "standings-narrow"
     DRAWN = "standings-drawn"
+    GENERATION = "standings-generation"
 
 
 class Baseline(StrEnum):

@@ -73,6 +73,8 @@ def leaderboard_panel() -> html.Div:
             # what the trajectories and game charts show (data, system, players, options), so that a change of
             # parameters alone can send only the new values
             dcc.Store(id=Standings.DRAWN),
+            # this page's id and the number of its latest parameter change (a newer change supersedes older work)
+            dcc.Store(id=Standings.GENERATION),
         ],
         className="mb-3",
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as dt
 
 import numpy as np
@@ -499,3 +500,50 @@ def test_the_patch_puts_the_new_run_where_the_figure_has_it():
             assert value == list(whole.data[where[1]].hovertext)
         else:
             assert value == whole.layout.shapes[0].y0 == whole.layout.annotations[0].y
+
+
+def test_a_newer_change_of_the_same_page_stops_older_work():
+    from dash.exceptions import PreventUpdate
+
+    from sources.generations import announce, generation_of, superseded
+
+    page, other = "a1" * 16, "b2" * 16
+    older = standings.StandingsInputs(POKER, SETTINGS_K16, tab="standings", generation={"page": page, "n": 1})
+    newer = dataclasses.replace(older, generation={"page": page, "n": 2})
+    assert standings_views_ok(older)  # alone, the first change is computed
+    announce(generation_of(newer.generation))  # the page's second change has started (on any worker)
+    with pytest.raises(PreventUpdate):
+        standings.standings_views(older, triggered={"params-settings"}, drawn=None)
+    assert standings_views_ok(newer)
+    # another page's first change is its own business; a request without a page id is never stopped
+    assert standings_views_ok(dataclasses.replace(older, generation={"page": other, "n": 1}))
+    assert standings_views_ok(dataclasses.replace(older, generation=None))
+    assert not superseded(None)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        3,
+        "x",
+        {"page": "A1" * 16, "n": 1},
+        {"page": "a1" * 15, "n": 1},
+        {"page": "a1" * 16, "n": True},
+        {"page": "a1" * 16, "n": -1},
+        {"page": "a1" * 16, "n": 1.5},
+        {"page": "a1" * 16, "n": 10**13},
+    ],
+)
+def test_a_forged_change_number_is_ignored(value):
+    from sources.generations import generation_of
+
+    assert generation_of(value) is None
+
+
+SETTINGS_K16 = {"system": "multielo", "params": {"k": 16}}
+
+
+def standings_views_ok(inputs) -> bool:
+    board, *_ = standings.standings_views(inputs, triggered={"params-settings"}, drawn=None)
+    return isinstance(board, list)
