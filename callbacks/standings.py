@@ -229,7 +229,7 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
     bars: Any = no_update
     heat: Any = no_update
     if want_board:
-        board = leaderboard_view(
+        table = leaderboard_view(
             run,
             min_games=inputs.min_games,
             offset=inputs.offset,
@@ -238,6 +238,17 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
             narrow=inputs.narrow is True,
             search=inputs.search,
         )
+        board = table
+        grid = table[0] if len(table) == 1 else None
+        if grid is not None and getattr(grid, "id", None) == Standings.LEADERBOARD_GRID:
+            # the same grid (columns, size, filter) as drawn: send only its rows (the grid keeps its sort)
+            key = _digest(inputs.source, system, grid.columnDefs, grid.style, grid.dashGridOptions)
+            if shown.get("leaderboard") == key:
+                board = Patch()
+                board[0]["props"]["rowData"] = grid.rowData
+            shown["leaderboard"] = key
+        else:
+            shown.pop("leaderboard", None)
         style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
     if want_lines:
         chosen = _chosen(run, inputs.players)

@@ -470,6 +470,12 @@ def test_a_parameter_change_sends_only_the_new_values_of_the_charts(client):
     assert before, "some drawn player played the first game"
     for i, text in before.items():
         assert float(after[i]) == pytest.approx(float(text) / 2, rel=1e-3)
+    # the leaderboard: the same grid (columns, height), so only its rows
+    board = changed["response"]["standings-leaderboard"]["children"]
+    assert [op["location"] for op in board["operations"]] == [[0, "props", "rowData"]]
+    rows = board["operations"][0]["params"]["value"]
+    assert {r["player"] for r in rows} == {r["player"] for r in first_rows(first)}
+    assert {r["player"]: r["rating"] for r in rows} != {r["player"]: r["rating"] for r in first_rows(first)}
     # one game's bars: the same game, so a patch of its values too
     bars = changed["response"]["standings-game-changes"]["figure"]
     assert {tuple(op["location"]) for op in bars["operations"]} == {
@@ -542,6 +548,12 @@ def test_a_forged_change_number_is_ignored(value):
 
 
 SETTINGS_K16 = {"system": "multielo", "params": {"k": 16}}
+
+
+def first_rows(body) -> list:
+    """The leaderboard grid's rows in a whole answer of the standings callback."""
+    (grid,) = body["response"]["standings-leaderboard"]["children"]
+    return grid["props"]["rowData"]
 
 
 def standings_views_ok(inputs) -> bool:
