@@ -165,4 +165,10 @@ def leaderboard_table(
     if narrow:
         columns = [_phone(c) for c in columns if c["field"] in PHONE_COLUMNS]
     height = min(540, 64 + 33 * len(rows))
-    return [_grid(list(rows), columns, {"height": f"{height}px", "width": "100%"}, search)]
+    return [_grid([_shown(r) for r in rows], columns, {"height": f"{height}px", "width": "100%"}, search)]
+
+
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as the grid gets it: numbers to 7 significant digits (the columns show at most 3 decimals; the
+    grid sorts by these values), which makes a 1,000-player leaderboard about a third shorter to send."""
+    return {k: float(f"{v:.7g}") if isinstance(v, float) else v for k, v in row.items()}

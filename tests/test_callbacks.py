@@ -559,3 +559,20 @@ def first_rows(body) -> list:
 def standings_views_ok(inputs) -> bool:
     board, *_ = standings.standings_views(inputs, triggered={"params-settings"}, drawn=None)
     return isinstance(board, list)
+
+
+def test_the_grid_gets_numbers_to_seven_significant_digits():
+    run = create("multielo").rate(load_sample("racing"))
+    rows = standings.figures.leaderboard_rows(run)
+    (grid,) = standings.leaderboard_view(run, min_games=None, offset=None, factor=None, baseline=None)
+    assert [r["player"] for r in grid.rowData] == [r["player"] for r in rows]
+    for shown, row in zip(grid.rowData, rows, strict=True):
+        for field in ("rating", "average_place", "last_change"):
+            assert shown[field] == pytest.approx(row[field], rel=5e-7, abs=1e-12)
+            assert len(repr(shown[field]).lstrip("-").replace(".", "").lstrip("0").split("e")[0]) <= 7
+        assert (shown["rank"], shown["games"], shown["wins"], shown["trend"]) == (
+            row["rank"],
+            row["games"],
+            row["wins"],
+            row["trend"],
+        )
