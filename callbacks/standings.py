@@ -143,7 +143,7 @@ class StandingsInputs:
 
 
 #: The inputs each view depends on (the open tab decides whether a view is drawn at all).
-_SCALE = {Data.SOURCE, Params.SETTINGS, Standings.SCALE_OFFSET, Standings.SCALE_FACTOR, Page.TABS}
+_SCALE = frozenset({Data.SOURCE, Params.SETTINGS, Standings.SCALE_OFFSET, Standings.SCALE_FACTOR, Page.TABS})
 LEADERBOARD_INPUTS = frozenset({*_SCALE, Standings.MIN_GAMES, Baseline.STORE, Standings.NARROW})
 TRAJECTORY_INPUTS = frozenset({*_SCALE, Standings.PLAYERS, Standings.X_AXIS, Baseline.STORE})
 GAME_INPUTS = frozenset({*_SCALE, Standings.GAME})
