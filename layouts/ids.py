@@ -91,6 +91,8 @@ class Standings(StrEnum):
     LEADERBOARD_GRID = "standings-leaderboard-grid"
     LEADERBOARD_SEARCH = "standings-leaderboard-search"
     NARROW = "standings-narrow"
+    DRAWN = "standings-drawn"
+    GENERATION = "standings-generation"
 
 
 class Baseline(StrEnum):
