@@ -8,6 +8,7 @@ see Unicode Standard Annex #15).  Two names that differ only in case or spacing 
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -23,9 +24,17 @@ TIE_SEPARATOR = "/"
 
 def clean_name(value: Any) -> str:
     """A player name (or a game id) as the history keeps it; ``""`` for a blank cell."""
+    if isinstance(value, str):
+        return _clean_text(value)  # a blank text cleans to ""
     if is_blank(value):
         return ""
-    text = " ".join(str(value).replace("\ufeff", "").split())
+    return _clean_text(str(value))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _clean_text(value: str) -> str:
+    """:func:`clean_name` of a text; a group has few distinct names, each read once per row (so cached)."""
+    text = " ".join(value.replace("\ufeff", "").split())
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
