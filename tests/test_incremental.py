@@ -185,3 +185,36 @@ def test_checkpoints_stay_within_their_byte_cap() -> None:
     assert sum(c.nbytes for c in run.checkpoints) <= CHECKPOINT_BYTES
     # The latest are kept: an edit near the end resumes near the end.
     assert run.checkpoints[-1].game > big.n_games - 2 * CHECKPOINT_MIN_SPACING
+
+
+def test_apply_of_an_edit_resumes_the_run_the_page_already_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The dashboard's path: the racing sample's run, then Apply of an edit to one of its last games.
+    from callbacks import edit
+    from callbacks.runs import history_for, run_for
+    from ratings.systems.elo_mmr import EloMMR
+
+    source = {"kind": "sample", "name": "racing"}
+    params = {"beta": 401.25}  # settings no other test uses, so that neither run is memoised already
+    base = run_for(source, "elo-mmr", params)
+    rows = edit.grid_rows(history_for(source))
+    last_game = rows[-1]["game"]
+    index = next(i for i, r in enumerate(rows) if r["game"] == last_game)
+    rows[index]["place"] = "DNF"
+    outcome = edit.apply_rows(rows, edit.fresh_state(source))
+    assert outcome.ok and outcome.source is not None
+
+    starts: list[int] = []
+    batch = EloMMR._replay
+
+    def spy(self: EloMMR, state: Any, replay: Replay) -> None:
+        starts.append(replay.first)
+        batch(self, state, replay)
+
+    monkeypatch.setattr(EloMMR, "_replay", spy)
+    run = run_for(outcome.source, "elo-mmr", params)
+    edited = history_for(outcome.source)
+    shared = shared_prefix(base.history, edited)
+    assert shared == edited.n_games - 1
+    assert shared - CHECKPOINT_MIN_SPACING < min(starts) <= shared
+    monkeypatch.undo()
+    assert_identical(run, create("elo-mmr", **params).rate(edited))
