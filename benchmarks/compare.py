@@ -314,7 +314,12 @@ def xl_section(peers: dict[str, Peer]) -> list[str]:
         "|---|---:|---:|---|",
     ]
     for label, run_first, cost in items:
-        seconds, k = capped(run_first, history, cost)
+        try:
+            seconds, k = capped(run_first, history, cost)
+        except (ArithmeticError, ValueError) as exc:  # the trueskill package gives up on very large games
+            print(f"  {label:<45} failed: {type(exc).__name__}: {exc}", flush=True)
+            lines.append(f"| {label} | failed | | {type(exc).__name__}: {exc} |")
+            continue
         note = "the whole history" if k == history.n_games else f"the first {k} contests; **extrapolated**"
         print(f"  {label:<45}{seconds:>10.2f} s  ({note})", flush=True)
         lines.append(f"| {label} | {seconds:.2f} | {entries / seconds:,.0f} | {note} |")
