@@ -104,9 +104,9 @@ class TrueSkill(RatingSystem):
         #: The draw margin between two one-player teams (package convention: sqrt(2) beta Phi^-1((P+1)/2)).
         self.margin = draw_margin(p.draw_probability, p.beta)
 
-    def _run(self, history: GameHistory, *, per_game: bool) -> RatingRun:
+    def _run(self, history: GameHistory, *, per_game: bool, resume: RatingRun | None = None) -> RatingRun:
         """Replay ``history``; the run's scale label names the k actually used in mu - k sigma."""
-        run = super()._run(history, per_game=per_game)
+        run = super()._run(history, per_game=per_game, resume=resume)
         k = self.params.display_k
         if k == 2.0:
             return run
