@@ -223,7 +223,7 @@ def test_evaluate_human_readable(tmp_path: Path) -> None:
         (["rate", "{csv}", "--system", "no-such"], ["unknown rating system 'no-such'", "multielo"]),
         (["evaluate", "{csv}", "--set", "no_such=1"], ["no parameter 'no_such'", "multielo", "k, d"]),
         (["rate", "{csv}", "--set", "k=abc"], ["--set k=abc", "'abc' is not a number"]),
-        (["rate", "{csv}", "--set", "k=-1"], ["parameter 'k'", "must not be negative", "--set k=-1"]),
+        (["rate", "{csv}", "--set", "k=-1"], ["parameter 'k'", "from 0 to 10000, got -1", "--set k=-1"]),
         (["rate", "{csv}", "--set", "k"], ["--set expects NAME=VALUE", "'k'"]),
         (["rate", "{dir}/missing.csv"], ["no readable file", "missing.csv"]),
         (["rate", "{dir}"], ["is a folder"]),
