@@ -25,15 +25,29 @@ import numpy as np
 
 from ratings.base import GameView, RatingRun, RatingSystem, Replay, State
 from ratings.history import GameHistory
-from ratings.params import Declared, Interval, param
+from ratings.params import Declared, Interval, Rule, param
 from ratings.predict import monte_carlo_places
 from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all
 
 __all__ = ["TrueSkill", "TrueSkillParams"]
 
 
+#: How far apart the skill uncertainty sigma and the performance noise beta may be (a factor either way).
+SPREAD_OF_SCALES = 1e3
+
+
 @dataclass(frozen=True, kw_only=True)
 class TrueSkillParams(Declared):
+    # With sigma and beta 20,000 times apart (and no draw margin), a tie's zero-width message made a
+    # precision negative in the factor graph (math domain error in the truncation); 1,000 keeps a margin.
+    RULES = (
+        Rule(
+            ("sigma", "beta"),
+            lambda p: 1 / SPREAD_OF_SCALES <= p.sigma / p.beta <= SPREAD_OF_SCALES,
+            f"sigma must lie within a factor {SPREAD_OF_SCALES:g} of beta",
+        ),
+    )
+
     mu: float = param(
         25.0,
         "Mean skill mu of a new player.",
