@@ -147,7 +147,7 @@ class ThurstonianParams(KerbyParams):
         "Learning rate: how far one game moves a rating (seed 000 tuned 0.26).",
         valid=THURSTONIAN_ETA,
         low=0.01,
-        high=2.0,
+        high=1.5,
         step=0.01,
         label="learning rate eta",
     )

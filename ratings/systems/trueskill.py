@@ -44,7 +44,7 @@ class TrueSkillParams(Declared):
         Rule(
             ("sigma", "beta"),
             lambda p: 1 / SPREAD_OF_SCALES <= p.sigma / p.beta <= SPREAD_OF_SCALES,
-            f"sigma must lie within a factor {SPREAD_OF_SCALES:g} of beta",
+            f"must lie within a factor {SPREAD_OF_SCALES:g} of beta",
         ),
     )
 
