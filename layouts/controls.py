@@ -231,7 +231,6 @@ def system_card(system: str) -> dbc.Card:
         ),
         html.Div(cls.summary, id=Params.SYSTEM_SUMMARY, className="small text-muted mb-2"),
         html.Div(param_controls(system), id=Params.CONTROLS),
-        dbc.Alert(id=Params.LINK_ERROR, color="warning", is_open=False, className="small py-1 px-2 mb-2"),
         dbc.Alert(id=Params.ERROR, color="danger", is_open=False, className="small py-1 px-2 mb-2"),
         dbc.Button("Reset to defaults", id=Params.RESET, size="sm", color="outline-secondary"),
     )
