@@ -81,8 +81,10 @@ def test_rules_between_parameters_name_the_first_and_show_every_value() -> None:
         create("pairwise-elo", eta_knots=(1.0, 0.0), eta_values=(0.3, 0.2))
     with pytest.raises(ParameterError, match="min_deviation': must be at most the new-player deviation"):
         create("glicko2", min_deviation=3.0)
-    with pytest.raises(ParameterError, match="sigma': must lie within a factor 1000 of beta"):
-        create("trueskill", sigma=5000.0, beta=1.0)
+    with pytest.raises(ParameterError, match=r"sigma': must lie between beta / 1000 and 100 x beta \(got sigma=500"):
+        create("trueskill", sigma=500.0, beta=1.0)
+    with pytest.raises(ParameterError, match=r"tau': must be at most 100 x beta \(got tau=500, beta=1\)"):
+        create("trueskill", tau=500.0, beta=1.0)
     with pytest.raises(ParameterError, match="within 40 of each other"):
         create("thurstonian", initial=-30.0, dummy=30.0)
 
