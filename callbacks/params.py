@@ -118,7 +118,7 @@ def on_params(
 # slider <-> exact number box of one parameter, in the browser (no round trip)
 clientside_callback(
     r"""
-    function(slider, number) {
+    function(slider, number, low, high) {
         var nu = window.dash_clientside.no_update;
         var trig = window.dash_clientside.callback_context.triggered;
         var fromSlider = trig.length > 0 && trig[0].prop_id.indexOf('"param-slider"') >= 0;
@@ -128,7 +128,9 @@ clientside_callback(
         var text = (number === null || number === undefined) ? "" : String(number).trim();
         if (!/^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(text)) { return [nu, nu]; }
         var value = parseFloat(text);
-        if (!isFinite(value)) { return [nu, nu]; }
+        // outside the slider's range (the server refuses it, or it is valid but off the slider) the
+        // slider stays put: a slider clamping it would write its own end back into the box
+        if (!isFinite(value) || value < low || value > high) { return [nu, nu]; }
         return [value, nu];
     }
     """,
@@ -136,6 +138,8 @@ clientside_callback(
     Output({"type": ParamType.VALUE, "name": MATCH}, "value"),
     Input({"type": ParamType.SLIDER, "name": MATCH}, "value"),
     Input({"type": ParamType.VALUE, "name": MATCH}, "value"),
+    State({"type": ParamType.SLIDER, "name": MATCH}, "min"),
+    State({"type": ParamType.SLIDER, "name": MATCH}, "max"),
     prevent_initial_call=True,
 )
 

@@ -143,10 +143,14 @@ def test_systems_lists_every_system_and_parameter() -> None:
     for name, block in zip(SYSTEM_NAMES, blocks, strict=True):
         cls = get_system(name)
         assert block.startswith(f"{name}: {cls.title}")
-        listed = [line.split()[0] for line in block.splitlines()[1:]]
+        lines = block.splitlines()[1:]
+        listed = [line.split()[0] for line in lines if not line.startswith("  rule on ")]
         assert listed == [spec.name for spec in cls.parameters()]
         for spec in cls.parameters():
             assert spec.help in block
+            assert spec.kind in ("choice", "bool") or f"valid {spec.valid.notation()}" in block
+        for rule in getattr(cls.Params, "RULES", ()):  # the rules between parameters are listed too
+            assert f"  rule on {', '.join(rule.names)}: {rule.says}" in lines
 
 
 def test_history_on_standard_input() -> None:

@@ -39,6 +39,7 @@ def test_extreme_and_malformed_values_typed_into_a_box_are_refused_with_the_vali
     settle(page)
     assert leaderboard_text(page) == table  # nothing recomputed, nothing half-updated
     assert "k=" not in page.url
+    assert page.locator(param_selector("param", "k")).input_value() == "1e308"  # not clamped to the slider's end
 
     type_into(page, "k", "32")  # back to a valid value: the message goes
     page.wait_for_selector("#params-error", state="hidden", timeout=TIMEOUT)
