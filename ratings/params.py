@@ -18,6 +18,7 @@ read to build their controls, so a new parameter needs no interface code.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 import typing
@@ -249,6 +250,12 @@ def _kind(annotation: Any, choices: tuple[str, ...]) -> str:
 
 def specs(params_cls: type) -> list[ParamSpec]:
     """The parameter specs of a parameter dataclass, in field order."""
+    return list(_specs(params_cls))
+
+
+@functools.cache
+def _specs(params_cls: type) -> tuple[ParamSpec, ...]:
+    """The specs of a class, read once (:func:`validate` reads them at every construction)."""
     hints = typing.get_type_hints(params_cls)
     out = []
     for f in dataclasses.fields(params_cls):
@@ -268,7 +275,7 @@ def specs(params_cls: type) -> list[ParamSpec]:
                 valid=meta.get("valid", FINITE),
             )
         )
-    return out
+    return tuple(out)
 
 
 def coerce(spec: ParamSpec, value: Any) -> Any:
