@@ -60,6 +60,7 @@ class Params(StrEnum):
     CONTROLS = "params-controls"
     RESET = "params-reset"
     ERROR = "params-error"
+    LINK_ERROR = "params-link-error"  # values in the page address that were not used, and why
     SETTINGS = "params-settings"
 
 

@@ -264,13 +264,17 @@ def _format_default(spec: ParamSpec) -> str:
 
 
 def _format_range(spec: ParamSpec) -> str:
+    """The valid values (the declaration's interval) and, where there is one, the suggested range."""
     if spec.choices:
         return "one of " + ", ".join(spec.choices)
-    if spec.low is not None and spec.high is not None:
-        return f"{spec.low:g} to {spec.high:g}"
+    if spec.kind == "bool":
+        return "true or false"
+    valid = f"valid {spec.valid.notation()}"
     if spec.kind == "float-list":
-        return "comma-separated list"
-    return ""
+        return f"comma-separated list, each {valid}"
+    if spec.low is not None and spec.high is not None:
+        return f"{valid}, suggested {spec.low:g} to {spec.high:g}"
+    return valid
 
 
 def write_systems(out: IO[str]) -> None:
@@ -288,6 +292,8 @@ def write_systems(out: IO[str]) -> None:
         for row in rows:
             cells = [row[c].ljust(widths[c]) for c in range(4)]
             out.write(f"  {'  '.join(cells)}  {row[4]}\n")
+        for rule in getattr(cls.Params, "RULES", ()):
+            out.write(f"  rule on {', '.join(rule.names)}: {rule.says}\n")
 
 
 def write_samples(out: IO[str]) -> None:

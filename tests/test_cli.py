@@ -143,10 +143,14 @@ def test_systems_lists_every_system_and_parameter() -> None:
     for name, block in zip(SYSTEM_NAMES, blocks, strict=True):
         cls = get_system(name)
         assert block.startswith(f"{name}: {cls.title}")
-        listed = [line.split()[0] for line in block.splitlines()[1:]]
+        lines = block.splitlines()[1:]
+        listed = [line.split()[0] for line in lines if not line.startswith("  rule on ")]
         assert listed == [spec.name for spec in cls.parameters()]
         for spec in cls.parameters():
             assert spec.help in block
+            assert spec.kind in ("choice", "bool") or f"valid {spec.valid.notation()}" in block
+        for rule in getattr(cls.Params, "RULES", ()):  # the rules between parameters are listed too
+            assert f"  rule on {', '.join(rule.names)}: {rule.says}" in lines
 
 
 def test_history_on_standard_input() -> None:
@@ -223,7 +227,7 @@ def test_evaluate_human_readable(tmp_path: Path) -> None:
         (["rate", "{csv}", "--system", "no-such"], ["unknown rating system 'no-such'", "multielo"]),
         (["evaluate", "{csv}", "--set", "no_such=1"], ["no parameter 'no_such'", "multielo", "k, d"]),
         (["rate", "{csv}", "--set", "k=abc"], ["--set k=abc", "'abc' is not a number"]),
-        (["rate", "{csv}", "--set", "k=-1"], ["parameter 'k'", "must not be negative", "--set k=-1"]),
+        (["rate", "{csv}", "--set", "k=-1"], ["parameter 'k'", "from 0 to 10000, got -1", "--set k=-1"]),
         (["rate", "{csv}", "--set", "k"], ["--set expects NAME=VALUE", "'k'"]),
         (["rate", "{dir}/missing.csv"], ["no readable file", "missing.csv"]),
         (["rate", "{dir}"], ["is a folder"]),

@@ -19,21 +19,32 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratings.base import State
-from ratings.params import check, param
+from ratings.params import Declared, Interval, param
 from ratings.predict import plackett_luce_places
 from ratings.systems._single import SingleRatingSystem
 
 __all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "actual_scores"]
 
 
+#: Valid Elo ratings (initial, dummy, floor): a million Elo points either side of 0.
+RATING = Interval(-1e6, 1e6)
+
+
 @dataclass(frozen=True, kw_only=True)
-class MultiEloParams:
+class MultiEloParams(Declared):
     k: float = param(
-        32.0, "K factor: the largest change one two-player game can bring.", low=1.0, high=100.0, step=1.0, label="K"
+        32.0,
+        "K factor: the largest change one two-player game can bring.",
+        valid=Interval(0.0, 1e4),
+        low=1.0,
+        high=100.0,
+        step=1.0,
+        label="K",
     )
     d: float = param(
         400.0,
         "D: the rating gap at which the stronger player is 10 times as likely to win.",
+        valid=Interval(1.0, 1e5),
         low=50.0,
         high=1000.0,
         step=10.0,
@@ -42,15 +53,19 @@ class MultiEloParams:
     base: float = param(
         1.0,
         "Score-function base: 1 is linear (every place step worth the same); above 1 rewards the top places more.",
+        valid=Interval(1.0, 10.0),
         low=1.0,
         high=3.0,
         step=0.05,
         label="score base",
     )
-    initial: float = param(1000.0, "Rating of a new player.", low=0.0, high=2000.0, step=50.0, label="initial rating")
+    initial: float = param(
+        1000.0, "Rating of a new player.", valid=RATING, low=0.0, high=2000.0, step=50.0, label="initial rating"
+    )
     dummy: float | None = param(
         None,
         "Rating of a never-updated dummy player tied with the last entrant of every game (none: no dummy).",
+        valid=RATING,
         low=0.0,
         high=2000.0,
         step=50.0,
@@ -59,19 +74,12 @@ class MultiEloParams:
     floor: float | None = param(
         None,
         "Lowest rating a player can fall to (none: no floor).",
+        valid=RATING,
         low=0.0,
         high=2000.0,
         step=50.0,
         label="rating floor",
     )
-
-    def __post_init__(self) -> None:
-        check("k", self.k, nonnegative=True)
-        check("d", self.d, positive=True)
-        check("base", self.base, at_least=1.0)
-        check("initial", self.initial)
-        check("dummy", self.dummy)
-        check("floor", self.floor)
 
 
 def score_function(n: int, base: float = 1.0) -> np.ndarray:

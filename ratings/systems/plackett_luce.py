@@ -38,7 +38,7 @@ from ratings.numerics import log_sum_exp
 from ratings.params import param
 from ratings.predict import plackett_luce_places
 from ratings.systems._orders import group_orderings, split_game, symmetrize
-from ratings.systems._single import KerbyParams, SingleRatingSystem
+from ratings.systems._single import ETA, KerbyParams, SingleRatingSystem
 
 __all__ = [
     "PlackettLuce",
@@ -67,6 +67,7 @@ class PlackettLuceParams(KerbyParams):
     eta: float = param(
         0.32,
         "Learning rate: how far one game moves a rating (seed 000 tuned 0.32).",
+        valid=ETA,
         low=0.01,
         high=2.0,
         step=0.01,
