@@ -386,9 +386,6 @@ def test_phone_leaderboard_keeps_who_where_and_how_much():
 
 # ------------------------------------------------------------------ one response for every standings view
 THURSTONIAN = {"system": "thurstonian", "params": {}}
-# Thurstonian with eta=5 on the poker sample diverges: at game 6 the ratings spread over more than the 60
-# performance standard deviations it computes, so rate() raises ComputationError naming that game.
-DIVERGING = {"system": "thurstonian", "params": {"eta": 5}}
 STANDINGS_OUTPUTS = ("standings-leaderboard", "standings-trajectories", "standings-game-changes", "standings-drawn")
 
 
@@ -415,11 +412,11 @@ def _standings(client, settings_value, *, changed=None, drawn=None, tab="standin
     return response.get_json() if response.status_code == 200 else {}
 
 
-def test_a_failed_computation_updates_no_view_and_says_what_failed(client):
+def test_a_failed_computation_updates_no_view_and_says_what_failed(client, failing_replay):
     first = _standings(client, THURSTONIAN, changed=[])  # the page's first call: every view drawn
     assert set(STANDINGS_OUTPUTS) <= set(first["response"])
     drawn = first["response"]["standings-drawn"]["data"]
-    failed = _standings(client, DIVERGING, changed=["params-settings.data"], drawn=drawn)
+    failed = _standings(client, failing_replay, changed=["params-settings.data"], drawn=drawn)
     # not one of the views is in the answer: the page keeps the leaderboard, the lines and the bars of the last
     # good result together, and the banner says what failed and where
     assert not set(STANDINGS_OUTPUTS) & set(failed.get("response", {}))
@@ -427,10 +424,10 @@ def test_a_failed_computation_updates_no_view_and_says_what_failed(client):
     assert "game 6" in banner and "standard deviations" in banner and "last good result" in banner
 
 
-def test_another_open_tab_keeps_its_last_good_result_too(client):
+def test_another_open_tab_keeps_its_last_good_result_too(client, failing_replay):
     from tests.dash_requests import post
 
-    values = {"data-source.data": POKER, "params-settings.data": DIVERGING, "page-tabs.active_tab": "games"}
+    values = {"data-source.data": POKER, "params-settings.data": failing_replay, "page-tabs.active_tab": "games"}
     response = post(client, "games-grid", values, changed=["params-settings.data"])
     body = response.get_json()
     assert "games-grid" not in body.get("response", {})

@@ -132,13 +132,13 @@ def bar_values(page) -> list[float]:
     )
 
 
-def test_a_failed_computation_keeps_every_view_of_the_last_good_result(page, app_url):
-    # Thurstonian with eta=5 on the poker sample: the ratings spread past what it computes at game 6, so the
-    # replay stops with a ComputationError.  Every view must keep the eta=0.26 result, none half-updated.
+def test_a_failed_computation_keeps_every_view_of_the_last_good_result(page, app_url, failing_replay):
+    # A replay that stops at game 6 with a ComputationError (injected: every accepted setting computes).  Every
+    # view must keep the default result, none half-updated.
     open_app(page, app_url, "?system=thurstonian")
     table, lines, bars = leaderboard_text(page), trajectory_data(page), bar_values(page)
     box = page.locator(param_selector("param", "eta"))
-    box.fill("5")
+    box.fill(str(failing_replay["params"]["eta"]))
     box.press("Enter")
     page.wait_for_function(
         "() => (document.querySelector('#page-error') || {}).innerText?.includes('game 6')", timeout=TIMEOUT
