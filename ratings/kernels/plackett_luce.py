@@ -6,6 +6,9 @@ trapezoid rule after ``y = e^t``, and ties averaged over their orderings through
 Tied groups of up to :data:`ratings.systems.plackett_luce.EXACT_SUBSETS` finishers are averaged
 exactly; a game with a larger tied group is declined and replays through the per-game hooks (the
 sampled design of the reference is not compiled).
+
+``theta = (dnf_order,)``: 0 the joint probability that every DNF finished below every finisher,
+:data:`INDEPENDENT` the product of each DNF's own probability (Kerby's published code).
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from numba import njit
 from ratings.kernels.numerics import log_sum_exp, logaddexp
 from ratings.systems.plackett_luce import EXACT_SUBSETS, MAX_NODES, T_STEP
 
-__all__ = ["finishers_worst_first", "plackett_luce_gradient"]
+__all__ = ["INDEPENDENT", "finishers_worst_first", "plackett_luce_gradient"]
+
+#: ``theta[0]`` of :func:`plackett_luce_gradient` for ``dnf_order="independent"``.
+INDEPENDENT = 1.0
 
 
 @njit(cache=True)
@@ -155,7 +161,24 @@ def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.
         out[fin[j]] += total - math.exp(log_fin[j] - log_big)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def _independent_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
+    """Add the gradient of ``sum_d log(lambda_d / (lambda_d + Lambda))`` (each DNF below every finisher)."""
+    log_fin = np.empty(len(fin))
+    for j in range(len(fin)):
+        log_fin[j] = -r[fin[j]]
+    log_big = log_sum_exp(log_fin)
+    log_inv = -math.inf  # log sum_d 1 / (lambda_d + Lambda)
+    for i in range(len(r)):
+        if dnf[i]:
+            log_den = logaddexp(-r[i], log_big)
+            out[i] -= math.exp(log_big - log_den)
+            log_inv = logaddexp(log_inv, -log_den)
+    for j in range(len(fin)):
+        out[fin[j]] += math.exp(log_fin[j] + log_inv)
+
+
+@njit(cache=True, error_model="numpy")
 def plackett_luce_gradient(
     r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray
 ) -> bool:
@@ -189,5 +212,8 @@ def plackett_luce_gradient(
             _tie_correction(lam, fin, start, stop, out)
         start = stop
     if len(fin) < len(r):
-        _censored_gradient(r, dnf, fin, out)
+        if theta[0] == INDEPENDENT:
+            _independent_gradient(r, dnf, fin, out)
+        else:
+            _censored_gradient(r, dnf, fin, out)
     return True

@@ -2,7 +2,8 @@
 
 It is the compiled twin of :meth:`ratings.systems._single.SingleRatingSystem._play`, game by
 game over the flat arrays of :class:`ratings.base.Replay`: gather the participants' ratings,
-append the dummy player tied with the last entrant (Kerby's never-updated dummy), ask the
+append the dummy player tied with the last entrant (Kerby's never-updated dummy; with the
+censored dummy every player of the worst rank and the dummy are marked censored, like DNFs), ask the
 system's gradient kernel for the update direction, step by the learning rate (constant, or
 piecewise linear in the rating through ``knots``/``values`` and clamped at the ends, as
 ``numpy.interp``), and hold the result above the floor.
@@ -36,8 +37,9 @@ THURSTONIAN = 3
 
 #: ``(offsets, players, ranks, dnf)`` of :class:`ratings.base.Replay`.
 Games = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-#: ``(eta, knots, values, dummy, has_dummy, floor, has_floor)``: the rules every single-rating system shares.
-Rules = tuple[float, np.ndarray, np.ndarray, float, bool, float, bool]
+#: ``(eta, knots, values, dummy, has_dummy, floor, has_floor, censored)``: the rules every single-rating
+#: system shares (``censored``: the dummy's tie for the worst rank is an unobserved order).
+Rules = tuple[float, np.ndarray, np.ndarray, float, bool, float, bool, bool]
 
 
 @njit(cache=True)
@@ -70,10 +72,10 @@ def replay_single(
     Returns the number of games (all replayed) or the first game the gradient did not handle.
 
     ``games`` is ``(offsets, players, ranks, dnf)``; ``rules`` is ``(eta, knots, values, dummy,
-    has_dummy, floor, has_floor)``.
+    has_dummy, floor, has_floor, censored)``.
     """
     offsets, players, ranks, dnf = games
-    eta, knots, values, dummy, has_dummy, floor, has_floor = rules
+    eta, knots, values, dummy, has_dummy, floor, has_floor, censored = rules
     n_games = len(offsets) - 1
     largest = 1
     for game in range(n_games):
@@ -100,6 +102,10 @@ def replay_single(
                 r[n] = dummy
                 rk[n] = rk[last]
                 fail[n] = fail[last]
+                if censored:
+                    for i in range(n + 1):
+                        if rk[i] == rk[last]:
+                            fail[i] = True
                 m = n + 1
             if not gradient(kind, r[:m], rk[:m], fail[:m], theta, g[:m]):
                 return game
