@@ -32,7 +32,7 @@ AVERAGE = 1.0
 COMPARED = 2.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def score_function(n: int, base: float) -> np.ndarray:
     """Scores of positions 1..n: linear for base 1, else ``(base^(n-p) - 1) / sum`` scaled by ``base^-(n-1)``."""
     out = np.empty(n)

@@ -43,7 +43,7 @@ def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
     return order[:k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _order_gradient(r: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
     """``g_k = -1 + lambda_k sum_{i <= k} 1 / Lambda_i`` along the worst-first order, in log space."""
     k = len(fin)
@@ -58,16 +58,18 @@ def _order_gradient(r: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
         out[fin[i]] = -1.0 + math.exp(-r[fin[i]] + log_inv)
 
 
-@njit(cache=True)
-def _binomial(m: int, k: int) -> float:
+@njit(cache=True, error_model="numpy")
+def _binomial(m: int, k: int | np.integer) -> float:
     out = 1.0
     for i in range(1, k + 1):
         out = out * (m - k + i) / i
     return out
 
 
-@njit(cache=True)
-def _tie_correction(lam: np.ndarray, fin: np.ndarray, start: int, stop: int, out: np.ndarray) -> None:
+@njit(cache=True, error_model="numpy")
+def _tie_correction(
+    lam: np.ndarray, fin: np.ndarray, start: int | np.integer, stop: int | np.integer, out: np.ndarray
+) -> None:
     """Replace the positional terms of the tied group ``fin[start:stop]`` by their average over its orderings.
 
     The average over all m! orderings is a sum over the non-empty subsets S of the group,
@@ -80,7 +82,7 @@ def _tie_correction(lam: np.ndarray, fin: np.ndarray, start: int, stop: int, out
     own = np.zeros(m)
     factor = 0.0
     for mask in range(1, 1 << m):
-        size = 0
+        size = np.int64(0)  # not a literal 0, which numba would compile _binomial for once more
         total = above
         for b in range(m):
             if mask >> b & 1:
@@ -109,7 +111,7 @@ def _tie_correction(lam: np.ndarray, fin: np.ndarray, start: int, stop: int, out
         out[fin[i]] += lam[fin[i]] * (factor - factor_base)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
     """Add the gradient of log P(every DNF performs below every finisher), by quadrature over t = log y."""
     n_dnf = 0
@@ -190,7 +192,7 @@ def plackett_luce_gradient(
     fin = finishers_worst_first(ranks, dnf)
     if len(fin) == 0:
         return True
-    start = 0
+    start = np.int64(0)  # not a literal 0 (see _tie_correction)
     while start < len(fin):
         stop = start + 1
         while stop < len(fin) and ranks[fin[stop]] == ranks[fin[start]]:
@@ -203,7 +205,7 @@ def plackett_luce_gradient(
     for i in fin:
         top = max(top, r[i])
     lam = np.exp(-(r - top))
-    start = 0
+    start = np.int64(0)  # not a literal 0 (see _tie_correction)
     while start < len(fin):
         stop = start + 1
         while stop < len(fin) and ranks[fin[stop]] == ranks[fin[start]]:
