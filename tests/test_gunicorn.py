@@ -50,6 +50,7 @@ def test_a_real_callback_answers(gunicorn_url):
         wanted = json.loads(spec["id"])
         if wanted["type"] == "param":
             values = [("k", 20), ("d", 400), ("base", 1.5), ("initial", 1000), ("dummy", 1000), ("floor", 1000)]
+            values.append(("dummy_tie", "censored"))
             inputs.append([{"id": {"name": n, "type": "param"}, "property": "value", "value": v} for n, v in values])
         elif wanted["type"] == "param-on":
             inputs.append(
@@ -76,5 +77,13 @@ def test_a_real_callback_answers(gunicorn_url):
         settings = body["response"]["params-settings"]["data"]
         assert settings == {
             "system": "multielo",
-            "params": {"k": 20.0, "d": 400.0, "base": 1.5, "initial": 1000.0, "dummy": None, "floor": None},
+            "params": {
+                "k": 20.0,
+                "d": 400.0,
+                "base": 1.5,
+                "initial": 1000.0,
+                "dummy": None,
+                "floor": None,
+                "dummy_tie": "censored",
+            },
         }

@@ -1,9 +1,11 @@
 """Shared machinery of the single-rating systems (the Elo family and Kerby's models).
 
 Seed 000, sections 5.1-5.2: a fixed-rating dummy player joins every game tied with the
-last entrant and is never updated; the learning rate may depend on the rating
-(piecewise linear through ``eta_knots``/``eta_values``, clamped at the ends); ratings may
-be held above a floor.  A system supplies only :meth:`SingleRatingSystem._gradient`, the
+last entrant and is never updated (``dummy_tie``: ``censored``, the default, reads that tie for
+the worst rank as an unobserved order, so the players at the bottom and the dummy are ranked
+below everyone else but not among themselves; ``draw`` reads it as a shared place); the learning
+rate may depend on the rating (piecewise linear through ``eta_knots``/``eta_values``, clamped at
+the ends); ratings may be held above a floor.  A system supplies only :meth:`SingleRatingSystem._gradient`, the
 direction of the update for one game.
 """
 
@@ -18,7 +20,7 @@ import numpy as np
 from ratings.base import GameView, RatingSystem, Replay, State
 from ratings.params import Declared, Interval, Rule, param
 
-__all__ = ["ETA", "KNOT_RULES", "RATING", "KerbyParams", "SingleRatingSystem"]
+__all__ = ["DUMMY_TIES", "ETA", "KNOT_RULES", "RATING", "KerbyParams", "SingleRatingSystem", "dummy_tie_param"]
 
 
 #: Valid natural-scale ratings (initial, dummy, floor, knots): performances are compared through
@@ -47,6 +49,21 @@ KNOT_RULES = (
     Rule(("eta_values", "eta_knots"), _one_value_per_knot, "needs one learning rate per knot"),
     Rule(("eta_knots",), _increasing_knots, "knots must be strictly increasing"),
 )
+
+#: Values of ``dummy_tie``: the tie between the dummy and the last entrant is an unobserved order
+#: (``censored``, the default) or a shared place (``draw``).
+DUMMY_TIES = ("censored", "draw")
+
+
+def dummy_tie_param() -> Any:
+    """The ``dummy_tie`` declaration every system with a dummy player carries."""
+    return param(
+        "censored",
+        "How the dummy's tie with the last entrant counts: censored (the order among the players at the "
+        "bottom and the dummy is unobserved, so no last place gains) or draw (a shared place).",
+        choices=DUMMY_TIES,
+        label="dummy's tie",
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,6 +120,7 @@ class KerbyParams(Declared):
         valid=Interval(0.0, ETA.high),
         label="eta values",
     )
+    dummy_tie: str = dummy_tie_param()
 
 
 class SingleRatingSystem(RatingSystem):
@@ -117,16 +135,24 @@ class SingleRatingSystem(RatingSystem):
         return float(self.params.initial)
 
     def _with_dummy(self, ratings: np.ndarray, game: GameView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Append the dummy player, tied with the last entrant (same rank, same DNF state)."""
+        """Append the dummy player, tied with the last entrant (same rank, same DNF state).
+
+        With ``dummy_tie="censored"`` every player of the worst rank and the dummy are marked as
+        censored (the ``dnf`` mask): they rank below every other player, in an unobserved order.
+        """
         dummy = getattr(self.params, "dummy", None)
         if dummy is None:
             return ratings, game.ranks, game.dnf
         last = int(np.argmax(game.ranks))
-        return (
-            np.append(ratings, float(dummy)),
-            np.append(game.ranks, game.ranks[last]),
-            np.append(game.dnf, game.dnf[last]),
-        )
+        ranks = np.append(game.ranks, game.ranks[last])
+        dnf = np.append(game.dnf, game.dnf[last])
+        if self._censored_dummy():
+            dnf |= ranks == ranks[last]
+        return np.append(ratings, float(dummy)), ranks, dnf
+
+    def _censored_dummy(self) -> bool:
+        """Whether a dummy plays and its tie for the worst rank is an unobserved order."""
+        return getattr(self.params, "dummy", None) is not None and self.params.dummy_tie == "censored"
 
     def _learning_rate(self) -> float:
         """The constant learning rate (used when no ``eta_knots`` are given)."""
@@ -176,6 +202,7 @@ class SingleRatingSystem(RatingSystem):
             dummy is not None,
             0.0 if floor is None else float(floor),
             floor is not None,
+            self._censored_dummy(),
         )
         games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
         theta = np.asarray(theta, dtype=float)
