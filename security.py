@@ -6,6 +6,10 @@
   inline scripts; no framing), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY`` and
   ``Referrer-Policy: no-referrer`` (the address may name a group's sheet).
 - Dash's hot-reload route answers 404 unless the app runs in debug mode.
+- Overload: a callback request that could not finish within ``RATINGS_BUSY_SECONDS`` (queue included) is refused at
+  once by :class:`sources.admission.Gate`: the answer (200, ``Retry-After``) updates none of the callback's outputs
+  and shows :data:`sources.admission.BUSY_MESSAGE` in the page's error banner.  Background-job polls are never
+  refused.
 - :func:`callback_error` is the app's ``on_error``: an exception a callback did not expect is logged with its
   traceback on the server; the browser gets no update for that callback's outputs and one plain line in the page's
   error banner, never a 500 or a traceback.
@@ -13,17 +17,19 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 from dash import Dash, set_props
-from flask import Response, abort, request
+from flask import Response, abort, g, request
 
 from callbacks.runs import DataError
 from layouts.ids import Page
 from ratings import ComputationError, ParameterError, UnknownSystemError
 from ratings.io import MAX_BYTES
+from sources.admission import BUSY_MESSAGE, Gate, queued_seconds
 
-__all__ = ["MAX_REQUEST_BYTES", "callback_error", "content_security_policy", "protect"]
+__all__ = ["MAX_REQUEST_BYTES", "busy_answer", "callback_error", "content_security_policy", "protect"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +70,28 @@ def protect(app: Dash, *, debug: bool = False) -> None:
         if not debug and request.path in blocked:
             abort(404)
 
+    gate = Gate.from_environ()
+    server.extensions["ratings_gate"] = gate
+    update = prefix + "_dash-update-component"
+
+    @server.before_request
+    def _admit() -> Response | None:
+        if request.method != "POST" or request.path != update or "job" in request.args:
+            return None  # pages, scripts and background-job polls are never refused
+        body = request.get_json(silent=True)
+        kind = body.get("output") if isinstance(body, dict) else None
+        ticket = gate.enter(str(kind)[:300], queued_seconds(request.headers.get("X-Request-Start")))
+        if ticket is None:
+            return busy_answer()
+        g.ratings_ticket = ticket
+        return None
+
+    @server.teardown_request
+    def _leave(_exc: BaseException | None) -> None:
+        ticket = g.pop("ratings_ticket", None)
+        if ticket is not None:
+            gate.leave(ticket)
+
     @server.after_request
     def _headers(response: Response) -> Response:
         headers = response.headers
@@ -73,6 +101,13 @@ def protect(app: Dash, *, debug: bool = False) -> None:
         headers.setdefault("Referrer-Policy", "no-referrer")
         headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         return response
+
+
+def busy_answer() -> Response:
+    """A callback answer that updates none of its outputs and says, in the page's error banner, that the server is
+    busy (Dash's renderer applies ``sideUpdate`` like ``set_props``)."""
+    body = {"multi": True, "response": {}, "sideUpdate": {Page.ERROR: {"children": BUSY_MESSAGE, "is_open": True}}}
+    return Response(json.dumps(body), status=200, mimetype="application/json", headers={"Retry-After": "5"})
 
 
 #: Errors whose message is written for the user.

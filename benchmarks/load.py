@@ -25,8 +25,9 @@ What a simulated user does
    sometimes meet values another user already computed, as people on a shared slider do) and send the move's
    requests in waves as above.  The time of a move runs from its first request to its last answer.
 Users start spread over the first ``--ramp`` seconds (default 5).  An error is a transport failure, a status
-other than 200/204, or an answer that is not Dash's JSON; a refusal by the overload guard (503 "busy") is counted
-on its own.
+other than 200/204, or an answer that is not Dash's JSON; a refusal by the overload guard (an answer with
+``Retry-After`` that shows "the server is busy") is counted on its own, and a move or page load with a refusal is not
+timed.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import os
 import random
 import re
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -323,8 +323,8 @@ class User:
                 response = self.session.get(self.base + req.path, timeout=self.timeout)
         except Exception as exc:  # a transport failure is an error of the run, reported with its kind
             return Outcome(False, False, 0, f"{req.method} {req.path[:60]}: {type(exc).__name__}")
-        if response.status_code == 503 and "busy" in response.text.lower():
-            return Outcome(False, True, 503)
+        if "Retry-After" in response.headers:  # refused by the overload guard (security.busy_answer)
+            return Outcome(False, True, response.status_code)
         if response.status_code in (200, 204, 304):
             return Outcome(True, False, response.status_code)
         return Outcome(False, False, response.status_code, f"{req.method} {req.path[:60]}: {response.status_code}")
@@ -514,7 +514,7 @@ def parse_configs(text: str) -> list[tuple[str, int, int]]:
         if part == "procfile":
             out.append(("", 2, 1))
             continue
-        match = re.fullmatch(r"(\w+):(\d+)(?:x(\d+))?", part)
+        match = re.fullmatch(r"([\w.]+):(\d+)(?:x(\d+))?", part)
         if not match:
             raise SystemExit(f"--configs: '{part}' is not CLASS:WORKERS or CLASS:WORKERSxTHREADS")
         out.append((match[1], int(match[2]), int(match[3] or 1)))
@@ -528,6 +528,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--think", default="2,6", help="think time between moves: LOW,HIGH seconds (uniform)")
     parser.add_argument("--configs", default="procfile", help="worker classes and counts, e.g. sync:2,gthread:2x4")
+    parser.add_argument("--busy", help="RATINGS_BUSY_SECONDS for the server (the overload budget; 0 turns it off)")
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -535,7 +536,10 @@ def main(argv: list[str] | None = None) -> None:
     lines: list[Line] = []
     for worker_class, workers, threads in parse_configs(args.configs):
         label = f"{worker_class or 'Procfile'} {workers}" + (f"x{threads}" if threads > 1 else "")
-        with serve(worker_class, workers, threads) as url:
+        if args.busy is not None:
+            label += f", budget {args.busy} s"
+        env = {} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}
+        with serve(worker_class, workers, threads, env) as url:
             print(f"# {label}: recording {', '.join(systems)} in Chromium", file=sys.stderr, flush=True)
             scripts = record(url, systems)
             for system in systems:
