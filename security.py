@@ -10,6 +10,8 @@
   once by :class:`sources.admission.Gate`: the answer (200, ``Retry-After``) updates none of the callback's outputs
   and shows :data:`sources.admission.BUSY_MESSAGE` in the page's error banner.  Background-job polls are never
   refused.
+- Dash's first-request setup (which registers every script path) runs before the app is served: under a threaded
+  worker, requests arriving during another thread's setup were answered 500 "not a registered library".
 - :func:`callback_error` is the app's ``on_error``: an exception a callback did not expect is logged with its
   traceback on the server; the browser gets no update for that callback's outputs and one plain line in the page's
   error banner, never a 500 or a traceback.
@@ -101,6 +103,12 @@ def protect(app: Dash, *, debug: bool = False) -> None:
         headers.setdefault("Referrer-Policy", "no-referrer")
         headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         return response
+
+    # Serve the page once now (with gunicorn --preload: in the master, before the workers fork), so that Dash's
+    # first-request setup, which registers every script path, is done before any visitor's request: Dash marks the
+    # setup done before doing it, so a thread of a threaded worker answering at the same time saw no script
+    # registered and answered 500.
+    server.test_client().get(prefix)
 
 
 def busy_answer() -> Response:

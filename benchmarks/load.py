@@ -261,6 +261,7 @@ class Tally:
     requests: int = 0
     errors: list[str] = field(default_factory=list)
     refused: int = 0
+    retried: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, outcome: Outcome) -> None:
@@ -301,28 +302,41 @@ class User:
         self.value = script.after
 
     def _send(self, req: Req, override: dict[str, Any]) -> Outcome:
+        import requests
+
         try:
-            if req.method == "POST" and req.path.startswith(UPDATE) and req.body:
-                body = json.loads(req.body)
-                body["inputs"] = _fill(body.get("inputs", []), self.state, override)
-                body["state"] = _fill(body.get("state", []), self.state, override)
-                response = self.session.post(
-                    self.base + req.path,
-                    data=json.dumps(body),
-                    headers={"Content-Type": "application/json"},
-                    timeout=self.timeout,
-                )
-                if response.status_code == 200:
-                    try:
-                        _absorb(response.json(), self.state)
-                    except ValueError:
-                        return Outcome(False, False, 200, f"{req.path}: not JSON")
-            elif req.method == "POST":
-                response = self.session.post(self.base + req.path, data=req.body, timeout=self.timeout)
-            else:
-                response = self.session.get(self.base + req.path, timeout=self.timeout)
+            return self._send_once(req, override)
+        except requests.ConnectionError:
+            # A kept-alive connection the server closed while the user was thinking: a browser sends the request
+            # again on a new connection, and so does this user, once (counted as a retry, not an error).
+            with self.tally.lock:
+                self.tally.retried += 1
+            self.session.close()
+        try:
+            return self._send_once(req, override)
         except Exception as exc:  # a transport failure is an error of the run, reported with its kind
             return Outcome(False, False, 0, f"{req.method} {req.path[:60]}: {type(exc).__name__}")
+
+    def _send_once(self, req: Req, override: dict[str, Any]) -> Outcome:
+        if req.method == "POST" and req.path.startswith(UPDATE) and req.body:
+            body = json.loads(req.body)
+            body["inputs"] = _fill(body.get("inputs", []), self.state, override)
+            body["state"] = _fill(body.get("state", []), self.state, override)
+            response = self.session.post(
+                self.base + req.path,
+                data=json.dumps(body),
+                headers={"Content-Type": "application/json"},
+                timeout=self.timeout,
+            )
+            if response.status_code == 200:
+                try:
+                    _absorb(response.json(), self.state)
+                except ValueError:
+                    return Outcome(False, False, 200, f"{req.path}: not JSON")
+        elif req.method == "POST":
+            response = self.session.post(self.base + req.path, data=req.body, timeout=self.timeout)
+        else:
+            response = self.session.get(self.base + req.path, timeout=self.timeout)
         if "Retry-After" in response.headers:  # refused by the overload guard (security.busy_answer)
             return Outcome(False, True, response.status_code)
         if response.status_code in (200, 204, 304):
@@ -484,6 +498,7 @@ class Line:
             " / ".join(f"{v:.2f}" for v in ld),
             str(len(t.errors)),
             str(t.refused),
+            str(t.retried),
         ]
 
 
@@ -497,6 +512,7 @@ HEADER = [
     "page load p50 / p95 s",
     "errors",
     "refused (busy)",
+    "resent (closed keep-alive)",
 ]
 
 
