@@ -102,3 +102,17 @@ def test_a_real_callback_answers(gunicorn_url):
             "system": "multielo",
             "params": {"k": 20.0, "d": 400.0, "base": 1.5, "initial": 1000.0, "dummy": None, "floor": None},
         }
+
+
+def test_scripts_are_gzipped_once_and_equal_to_the_files(gunicorn_url):
+    import gzip
+
+    import requests
+
+    path = next(p for p in _script_paths() if "dash_renderer" in p)
+    zipped = [requests.get(gunicorn_url + path, headers={"Accept-Encoding": "gzip"}, stream=True) for _ in range(3)]
+    plain = requests.get(gunicorn_url + path, headers={"Accept-Encoding": "identity"})
+    assert plain.status_code == 200 and "Content-Encoding" not in plain.headers
+    bodies = {r.raw.read(decode_content=False) for r in zipped}
+    assert all(r.headers["Content-Encoding"] == "gzip" for r in zipped)
+    assert len(bodies) == 1 and gzip.decompress(bodies.pop()) == plain.content
