@@ -146,3 +146,32 @@ def test_a_worker_killed_under_load_costs_only_its_requests_and_is_replaced(serv
     )
     assert "Zed" in board.get_data(as_text=True)
     print(f"\nkilled worker {victim}: {len(failures)} failed of {len(outcomes)}; replaced by {sorted(after)}")
+
+
+# ------------------------------------------------------------------------------ a sheet write whose answer timed out
+@pytest.mark.parametrize("worksheet", ["Long", "WithId", "Wide"])
+def test_a_retry_after_a_timed_out_append_does_not_append_twice(worksheet: str) -> None:
+    """The fake applies the append but answers after the client's 2 s timeout (``slow`` sleeps, then serves): the
+    visitor sees a failure and presses the button again, with the same submission token.  The sheet must hold
+    the game once, and its earlier rows unchanged."""
+    from sources.record import new_game, record_game
+    from sources.sheets import SheetError
+    from tests.sheets_server import FakeSheets
+    from tests.test_record import KEY, LONG, WIDE, WIDE_WITH_ID, source
+
+    game = new_game("2024-03-01", [("Ann", 1), ("Bob", 2), ("Cid", 2), ("Dee", "DNF")])
+    with FakeSheets() as fake:
+        fake.add_spreadsheet(KEY, {"Wide": WIDE, "WithId": WIDE_WITH_ID, "Long": LONG})
+        before = fake.values(KEY, worksheet)
+        fake.plan("slow", seconds=3.0, match=":append")
+        with pytest.raises(SheetError):
+            record_game(source(fake, worksheet), game, token="web-timeout-1")
+        time.sleep(1.5)  # the fake finishes the append it was sent
+        retried = record_game(source(fake, worksheet), game, token="web-timeout-1")
+        after = fake.values(KEY, worksheet)
+    assert not retried.added, retried.message
+    assert after[: len(before)] == before, "existing rows are never altered"
+    added = after[len(before) :]
+    expected_rows = {"Long": 4, "WithId": 1, "Wide": 1}[worksheet]
+    assert len(added) == expected_rows, added  # the game once: one row per player (long) or one row (wide)
+    assert sum(1 for r in fake.requests if r[0] == "POST" and ":append" in r[1]) == 1, "the retry did not write"
