@@ -14,6 +14,8 @@
   worker, requests arriving during another thread's setup were answered 500 "not a registered library".
 - The page's scripts and assets are gzip-compressed once per process and kept (:class:`StaticGzip`), instead of
   being compressed again for every visitor (about a second of CPU per first visit, most of it plotly.js).
+- A callback request naming no callback the server runs (a clientside one, or a made-up output) gets 400, where Dash
+  itself raised KeyError (a 500).
 - :func:`callback_error` is the app's ``on_error``: an exception a callback did not expect is logged with its
   traceback on the server; the browser gets no update for that callback's outputs and one plain line in the page's
   error banner, never a 500 or a traceback.
@@ -92,6 +94,10 @@ def protect(app: Dash, *, debug: bool = False) -> None:
             return None  # pages, scripts and background-job polls are never refused
         body = request.get_json(silent=True)
         kind = body.get("output") if isinstance(body, dict) else None
+        known = app.callback_map.get(kind) if isinstance(kind, str) else None
+        if not isinstance(known, dict) or "callback" not in known:
+            # Not a callback this server runs (a clientside one, or made up): Dash itself would answer 500.
+            return Response("no such callback on this server", status=400, mimetype="text/plain")
         ticket = gate.enter(str(kind)[:300], queued_seconds(request.headers.get("X-Request-Start")))
         if ticket is None:
             return busy_answer()
