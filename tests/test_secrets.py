@@ -77,7 +77,7 @@ def _every_callback(client: HttpClient, secrets: list[str], values: dict[str, An
         outputs = dep["output"].strip(".").split("...")
         first = outputs[0].split("@")[0].rsplit(".", 1)[0]
         if first.startswith("{"):
-            continue  # pattern-matching outputs need concrete components; the record form is posted below
+            continue  # pattern-matching outputs need concrete components (tests/test_fuzz_requests.py posts those)
         trigger = dep["inputs"][0] if dep["inputs"] else None
         changed = (
             [f"{_ident(trigger)}.{trigger['property']}"] if trigger and not str(trigger["id"]).startswith("{") else None
