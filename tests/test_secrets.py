@@ -125,3 +125,26 @@ def test_no_secret_in_any_answer_of_a_whole_session(session: tuple[HttpClient, F
         _scan_secrets_only(answer, secrets)
     assert answers > 60, answers
     print(f"\n{answers} answers scanned")
+
+
+def test_two_visitors_never_see_each_others_upload(session: tuple[HttpClient, FakeSheets, list[str]]) -> None:
+    """Two visitors (two HTTP sessions): what one uploads appears in none of the other's answers, and a guessed
+    data id (random 128 bits, the size of a content id) finds nothing.  The browser-level check with two contexts
+    is tests/browser/test_persistence.py."""
+    import secrets as random_source
+
+    client, _, _ = session
+    ann, bob = HttpClient(client.base_url), HttpClient(client.base_url)
+    csv = "game,date,player,place\n1,2024-03-01,Qzxwv Private,1\n1,2024-03-01,Jkhgf Private,2\n"
+    contents = "data:text/csv;base64," + base64.b64encode(csv.encode()).decode()
+    values = {"data-upload.contents": contents, "data-upload.filename": "ann.csv", "data-source.data": SAMPLE}
+    kept = post(ann, "data-source", values, changed=["data-upload.contents"]).get_json()["response"]["data-source"]
+    assert re.fullmatch(r"[0-9a-f]{32}", kept["data"]["id"]), "a data id is 128 bits, computed by the server"
+    seen = []
+    for output in ["standings-leaderboard", "standings-trajectories", "games-grid", "player-summary"]:
+        seen.append(post(bob, output, {"data-source.data": SAMPLE, "params-settings.data": SETTINGS}))
+    for _ in range(5):
+        guess = {"kind": "upload", "id": random_source.token_hex(16), "filename": "x.csv"}
+        seen.append(post(bob, "standings-leaderboard", {"data-source.data": guess, "params-settings.data": SETTINGS}))
+    assert all(r.status_code in (200, 204) for r in seen)
+    assert not any("Private" in r.get_data(as_text=True) or "ann.csv" in r.get_data(as_text=True) for r in seen)
