@@ -175,3 +175,48 @@ def test_a_retry_after_a_timed_out_append_does_not_append_twice(worksheet: str) 
     expected_rows = {"Long": 4, "WithId": 1, "Wide": 1}[worksheet]
     assert len(added) == expected_rows, added  # the game once: one row per player (long) or one row (wide)
     assert sum(1 for r in fake.requests if r[0] == "POST" and ":append" in r[1]) == 1, "the retry did not write"
+
+
+# --------------------------------------------------------------------------------- a background job's process killed
+def test_a_fitting_job_whose_process_is_killed_ends_the_wait(served: tuple[str, Path]) -> None:
+    """A fit runs as a background job in a process of its own (DiskcacheManager).  Killing that process must not
+    leave the page polling forever: the next poll closes the job (no result, no 500), within a few polls."""
+    import psutil
+
+    url, _ = served
+    client = HttpClient(url, timeout=60)
+    values = {
+        "fit-run.n_clicks": 1,
+        "data-source.data": RACING,
+        "params-settings.data": SETTINGS,
+        "fit-budget.value": 60,
+        "fit-metric.value": "kendall-tau",
+    }
+    started = post(client, "fit-result", values, changed=["fit-run.n_clicks"])
+    assert started.status_code == 200, started.status_code
+    handle = started.get_json()
+    assert handle.get("job") and handle.get("cacheKey"), handle
+    job = psutil.Process(int(str(handle["job"]).split("~")[0]))  # Dash 4 signs the handle: "<pid>~<signature>"
+    job.kill()
+    for _ in range(100):  # dead: gone, or a zombie until the web worker reaps it
+        if not job.is_running() or job.status() == psutil.STATUS_ZOMBIE:
+            break
+        time.sleep(0.1)
+
+    body = json.loads(started.response.request.body)  # the page polls with the body it started the job with
+    deadline = time.monotonic() + 30
+    while True:
+        poll = client.post(
+            f"/_dash-update-component?cacheKey={handle['cacheKey']}&job={handle['job']}",
+            data=json.dumps(body),
+            content_type="application/json",
+        )
+        assert poll.status_code in (200, 204), poll.status_code
+        answer = poll.get_json() if poll.status_code == 200 else {}
+        text = json.dumps(answer)
+        assert "Traceback" not in text
+        if poll.status_code == 204 or "response" in answer:  # the renderer stops polling and re-enables the buttons
+            assert "fit-result" not in json.dumps(answer.get("response", {})), "a killed job has no result"
+            break
+        assert time.monotonic() < deadline, "the page would still be polling a dead job"
+        time.sleep(0.5)
