@@ -488,5 +488,11 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
         message = f"{where}{exc.strerror or exc}"
     else:
         return 0
-    err.write(f"ratings: error: {message}\n")
+    # one line whatever the input held: control characters (a newline in a system name, say) written as escapes
+    err.write(f"ratings: error: {_one_line(message)}\n")
     return USAGE_ERROR
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every non-printable character written as its Python escape (``\\n``, ``\\x85``)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
