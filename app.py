@@ -11,6 +11,7 @@ import background
 import callbacks
 import security
 import settings
+import static_files
 from layouts import page
 from ratings.kernels import warm_up
 
@@ -43,6 +44,8 @@ celery_app = background.celery_app
 server = app.server
 server.secret_key = config.secret_key
 security.protect(app, debug=config.debug)
+# scripts and style sheets compressed once, hard (after Dash's own compression is installed, so this runs first)
+static_files.compress_static(server)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)

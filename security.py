@@ -6,6 +6,16 @@
   inline scripts; no framing), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY`` and
   ``Referrer-Policy: no-referrer`` (the address may name a group's sheet).
 - Dash's hot-reload route answers 404 unless the app runs in debug mode.
+- Overload: a callback request that could not finish within ``RATINGS_BUSY_SECONDS`` (queue included) is refused at
+  once by :class:`sources.admission.Gate`: the answer (200, ``Retry-After``) updates none of the callback's outputs
+  and shows :data:`sources.admission.BUSY_MESSAGE` in the page's error banner.  Background-job polls are never
+  refused.
+- Dash's first-request setup (which registers every script path) runs before the app is served: under a threaded
+  worker, requests arriving during another thread's setup were answered 500 "not a registered library".
+- The page's scripts and assets are gzip-compressed once per process and kept (:class:`StaticGzip`), instead of
+  being compressed again for every visitor (about a second of CPU per first visit, most of it plotly.js).
+- A callback request naming no callback the server runs (a clientside one, or a made-up output) gets 400, where Dash
+  itself raised KeyError (a 500).
 - :func:`callback_error` is the app's ``on_error``: an exception a callback did not expect is logged with its
   traceback on the server; the browser gets no update for that callback's outputs and one plain line in the page's
   error banner, never a 500 or a traceback.
@@ -13,17 +23,21 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import logging
+import threading
 
 from dash import Dash, set_props
-from flask import Response, abort, request
+from flask import Response, abort, g, request
 
 from callbacks.runs import DataError
 from layouts.ids import Page
 from ratings import ComputationError, ParameterError, UnknownSystemError
 from ratings.io import MAX_BYTES
+from sources.admission import BUSY_MESSAGE, Gate, queued_seconds
 
-__all__ = ["MAX_REQUEST_BYTES", "callback_error", "content_security_policy", "protect"]
+__all__ = ["MAX_REQUEST_BYTES", "busy_answer", "callback_error", "content_security_policy", "protect"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +78,38 @@ def protect(app: Dash, *, debug: bool = False) -> None:
         if not debug and request.path in blocked:
             abort(404)
 
+    static = StaticGzip(tuple(prefix + p for p in STATIC_PREFIXES)) if not debug else None
+
+    @server.after_request
+    def _compress_static_once(response: Response) -> Response:
+        return static.apply(response) if static is not None else response
+
+    gate = Gate.from_environ()
+    server.extensions["ratings_gate"] = gate
+    update = prefix + "_dash-update-component"
+
+    @server.before_request
+    def _admit() -> Response | None:
+        if request.method != "POST" or request.path != update or "job" in request.args:
+            return None  # pages, scripts and background-job polls are never refused
+        body = request.get_json(silent=True)
+        kind = body.get("output") if isinstance(body, dict) else None
+        known = app.callback_map.get(kind) if isinstance(kind, str) else None
+        if not isinstance(known, dict) or "callback" not in known:
+            # Not a callback this server runs (a clientside one, or made up): Dash itself would answer 500.
+            return Response("no such callback on this server", status=400, mimetype="text/plain")
+        ticket = gate.enter(str(kind)[:300], queued_seconds(request.headers.get("X-Request-Start")))
+        if ticket is None:
+            return busy_answer()
+        g.ratings_ticket = ticket
+        return None
+
+    @server.teardown_request
+    def _leave(_exc: BaseException | None) -> None:
+        ticket = g.pop("ratings_ticket", None)
+        if ticket is not None:
+            gate.leave(ticket)
+
     @server.after_request
     def _headers(response: Response) -> Response:
         headers = response.headers
@@ -73,6 +119,58 @@ def protect(app: Dash, *, debug: bool = False) -> None:
         headers.setdefault("Referrer-Policy", "no-referrer")
         headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         return response
+
+    # Serve the page once now (with gunicorn --preload: in the master, before the workers fork), so that Dash's
+    # first-request setup, which registers every script path, is done before any visitor's request: Dash marks the
+    # setup done before doing it, so a thread of a threaded worker answering at the same time saw no script
+    # registered and answered 500.
+    server.test_client().get(prefix)
+
+
+#: Routes of files that never change while the app runs (Dash's fingerprinted component suites, the assets).
+STATIC_PREFIXES = ("_dash-component-suites/", "assets/")
+
+
+class StaticGzip:
+    """Static files gzip-compressed once and kept by path (at most ``most`` files; the rest compressed each time by
+    flask-compress as before).  Responses other than a 200 to a GET under ``prefixes`` pass through untouched."""
+
+    def __init__(self, prefixes: tuple[str, ...], most: int = 256) -> None:
+        self.prefixes = prefixes
+        self.most = most
+        self._kept: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+
+    def apply(self, response: Response) -> Response:
+        if (
+            request.method != "GET"
+            or response.status_code != 200
+            or "Content-Encoding" in response.headers
+            or not request.path.startswith(self.prefixes)
+            or "gzip" not in request.headers.get("Accept-Encoding", "").lower()
+        ):
+            return response
+        with self._lock:
+            body = self._kept.get(request.path)
+        if body is None:
+            response.direct_passthrough = False
+            body = gzip.compress(response.get_data(), compresslevel=6, mtime=0)
+            with self._lock:
+                if len(self._kept) < self.most:
+                    self._kept[request.path] = body
+        response.direct_passthrough = False
+        response.set_data(body)
+        response.headers["Content-Encoding"] = "gzip"
+        response.headers["Content-Length"] = str(len(body))
+        response.vary.add("Accept-Encoding")
+        return response
+
+
+def busy_answer() -> Response:
+    """A callback answer that updates none of its outputs and says, in the page's error banner, that the server is
+    busy (Dash's renderer applies ``sideUpdate`` like ``set_props``)."""
+    body = {"multi": True, "response": {}, "sideUpdate": {Page.ERROR: {"children": BUSY_MESSAGE, "is_open": True}}}
+    return Response(json.dumps(body), status=200, mimetype="application/json", headers={"Retry-After": "5"})
 
 
 #: Errors whose message is written for the user.

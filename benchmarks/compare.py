@@ -4,7 +4,17 @@ Histories (seeded):
 
 - S: 12 players, 500 games of 3-8 players;
 - M: the bundled racing sample (``ratings.samples``);
-- L: 500 players, 20,000 games of 4-10 players, 10% of games with one tie (about 140,000 results).
+- L: 500 players, 20,000 games of 4-10 players, 10% of games with one tie (about 140,000 results);
+- XL: 1,000 contests of 2 to 4,000 players drawn from 10,000 (about 2 million results), for ``elo-mmr`` and
+  ``trueskill`` and their peers (Elo-MMR-Py, the ``trueskill`` package).  A replay that would pass
+  :data:`XL_CAP_SECONDS` is timed on the first contests only (doubling their number while it stays under a
+  quarter of the cap) and its whole time extrapolated by its cost model (Elo-MMR: the sum of squared contest
+  sizes, its performance solver being quadratic in a contest's size; the others: the number of results); the
+  table says so.
+
+Growth exponents: the replay time of every system over history length (1,000 to 64,000 games of 4-10
+players from 500) and over game size (400 games of exactly 4 to 256 players from 2,000), and the least-squares
+slope of log time against log size: 1 is linear.
 
 For each system and size: the median wall-clock replay time (``rate``, which runs the compiled kernel where
 the system has one), the peak of Python and numpy allocations during a replay (tracemalloc: every per-entry and
@@ -15,6 +25,7 @@ process with an empty cache, and their load time with a warm one.
 
     python benchmarks/compare.py                   # or: make bench (installs requirements-bench.txt)
     python benchmarks/compare.py --quick           # S and M only, for a smoke run
+    python benchmarks/compare.py --only compile,xl,growth   # those sections only, merged into BENCHMARKS.md
 
 Nothing here is asserted: on a shared machine the figures are for comparing within one run.
 """
@@ -97,6 +108,42 @@ def sizes(quick: bool) -> dict[str, GameHistory]:
     return out
 
 
+#: Past this, an XL replay is timed on its first contests and extrapolated (see the module docstring).
+XL_CAP_SECONDS = 120.0
+GROWTH_LENGTHS = (1_000, 4_000, 16_000, 64_000)
+GROWTH_SIZES = (4, 16, 64, 256)
+
+
+def xl_history() -> GameHistory:
+    return seeded_history(1_000, 10_000, 2, 4_000, tie_rate=0.1, seed=4)
+
+
+def capped(
+    run_first: Callable[[int], float], history: GameHistory, cost: Callable[[np.ndarray], float]
+) -> tuple[float, int]:
+    """``(seconds, games timed)``: the time of ``run_first(n_games)``, or, past the cap, an extrapolation.
+
+    ``run_first(k)`` times a replay of the first ``k`` games.  The number of games doubles from 8 while a
+    replay takes under a quarter of :data:`XL_CAP_SECONDS`; the last time is scaled by ``cost`` (of the game
+    sizes) of the whole history over that of the games timed.
+    """
+    sizes = np.diff(history.offsets)
+    k = 8
+    while True:
+        k = min(k, history.n_games)
+        seconds = run_first(k)
+        if k == history.n_games:
+            return seconds, k
+        if seconds > XL_CAP_SECONDS / 4:
+            return seconds * cost(sizes) / cost(sizes[:k]), k
+        k *= 2
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log y against log x."""
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
 def measure(work: Callable[[], Any], repeat: int) -> tuple[float, float]:
     """Median seconds of ``repeat`` calls (after one untimed call) and the peak traced allocation in MB."""
     work()
@@ -114,7 +161,10 @@ def measure(work: Callable[[], Any], repeat: int) -> tuple[float, float]:
 
 def compile_times() -> tuple[dict[str, float], dict[str, float]]:
     """Seconds of each system's first kernel call with an empty cache, then with the cache it left."""
-    script = "import json; from ratings.kernels import warm_up; print(json.dumps(warm_up()))"
+    script = (
+        "import json, time; started = time.perf_counter(); from ratings.kernels import warm_up; "
+        "seconds = warm_up(); seconds['wall'] = time.perf_counter() - started; print(json.dumps(seconds))"
+    )
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
         results = []
@@ -150,40 +200,34 @@ def machine() -> list[str]:
     ]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="S and M only")
-    parser.add_argument("--repeat", type=int, default=5, help="timed replays per figure on S and M (default 5)")
-    parser.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"), help="where to write the report")
-    args = parser.parse_args(argv)
-
-    lines = ["# Replay benchmarks", "", "Written by `make bench` (benchmarks/compare.py). Figures, not tests.", ""]
-    lines += machine()
+def compile_section() -> list[str]:
     cold, warm = compile_times()
     print("compile (cold cache):", {k: round(v, 2) for k, v in cold.items()}, flush=True)
-    lines += [
-        "",
+    lines = [
         "## Kernel compile time",
         "",
         "First call of each system's kernel in a fresh process (`ratings.kernels.warm_up()`); systems sharing",
-        "a kernel are listed in warm-up order and the first pays for the shared loop.",
+        "a kernel are listed in warm-up order and the first pays for the shared loop.  With an empty cache,",
+        "`warm_up` compiles its two kernel groups (the single-rating loop; Elo-MMR, TrueSkill and Glicko-2)",
+        "side by side in child processes and reports their figures; the wall time is the whole `warm_up()`.",
         "",
         "| system | empty cache, s | warm cache, s |",
         "|---|---:|---:|",
     ]
-    lines += [f"| {k} | {cold[k]:.2f} | {warm[k]:.3f} |" for k in cold]
-    lines.append(f"| **total** | **{sum(cold.values()):.1f}** | **{sum(warm.values()):.2f}** |")
+    lines += [f"| {k} | {cold[k]:.2f} | {warm[k]:.3f} |" for k in cold if not k.startswith("wall")]
+    lines.append(
+        f"| **sum** | **{sum(v for k, v in cold.items() if k != 'wall'):.1f}** | "
+        f"**{sum(v for k, v in warm.items() if k != 'wall'):.2f}** |"
+    )
+    lines.append(f"| **wall time of warm_up()** | **{cold['wall']:.1f}** | **{warm['wall']:.2f}** |")
+    return lines
 
-    peers: dict[str, Peer] = {}
-    for key, factory in PEERS.items():
-        try:
-            peers[key] = factory()
-        except ImportError as exc:
-            print(f"peer {key} skipped: {exc}", file=sys.stderr)
 
-    for label, history in sizes(args.quick).items():
+def size_sections(peers: dict[str, Peer], quick: bool, repeat_default: int) -> list[str]:
+    lines: list[str] = []
+    for label, history in sizes(quick).items():
         entries = int(history.offsets[-1])
-        repeat = args.repeat if label != "L" else 3
+        repeat = repeat_default if label != "L" else 3
         summary = history.summary()
         print(f"\n{label}: {summary['games']} games, {summary['players']} players, {entries} results", flush=True)
         lines += [
@@ -223,12 +267,193 @@ def main(argv: list[str] | None = None) -> int:
                 f"{'; '.join(ratios)} | {versus} |"
             )
         lines += rows
-    lines += [
-        "",
-        "Not measured here: XL (1,000 contests of up to 4,000 players) and the growth exponents of the issue;",
-        "`benchmarks/elo_mmr_scaling.py` times Elo-MMR's scaling in game size.",
+    return lines[1:]
+
+
+def xl_section(peers: dict[str, Peer]) -> list[str]:
+    history = xl_history()
+    entries = int(history.offsets[-1])
+    print(f"\nXL: {history.n_games} contests, {history.n_players} players, {entries} results", flush=True)
+    quadratic = lambda sizes: float(np.sum(sizes.astype(float) ** 2))  # noqa: E731
+    linear = lambda sizes: float(np.sum(sizes))  # noqa: E731
+    prefixes: dict[int, GameHistory] = {}
+
+    def first(k: int) -> GameHistory:
+        if k not in prefixes:
+            prefixes[k] = history if k == history.n_games else GameHistory(history.games[:k])
+        return prefixes[k]
+
+    def ours(name: str, k: int) -> float:
+        system, part = create(name), first(k)
+        started = time.perf_counter()
+        system.rate(part)
+        return time.perf_counter() - started
+
+    def theirs(peer: Peer, k: int) -> float:
+        prepared = peer.prepare(first(k))
+        started = time.perf_counter()
+        peer.run(prepared)
+        return time.perf_counter() - started
+
+    create("elo-mmr").rate(first(8))  # kernels loaded before timing
+    create("trueskill").rate(first(8))
+    items: list[tuple[str, Callable[[int], float], Callable[[np.ndarray], float]]] = [
+        ("ours: `elo-mmr`", partial(ours, "elo-mmr"), quadratic),
+        ("ours: `trueskill`", partial(ours, "trueskill"), linear),
     ]
-    Path(args.output).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for key, cost in (("elo-mmr-py", quadratic), ("trueskill", linear)):
+        if key in peers:
+            items.append((f"{peers[key].name} ({peers[key].version})", partial(theirs, peers[key]), cost))
+    lines = [
+        f"## XL: {history.n_games} contests of 2-4,000 players, {history.n_players} players, {entries} results",
+        "",
+        f"One replay each (one thread).  Past {XL_CAP_SECONDS:.0f} s a replay is timed on its first contests and",
+        "extrapolated (Elo-MMR by the sum of squared contest sizes, the others by results): see the last column.",
+        "",
+        "| replay | s | updates/s | timed on |",
+        "|---|---:|---:|---|",
+    ]
+    for label, run_first, cost in items:
+        try:
+            seconds, k = capped(run_first, history, cost)
+        except (ArithmeticError, ValueError) as exc:  # the trueskill package gives up on very large games
+            print(f"  {label:<45} failed: {type(exc).__name__}: {exc}", flush=True)
+            lines.append(f"| {label} | failed | | {type(exc).__name__}: {exc} |")
+            continue
+        note = "the whole history" if k == history.n_games else f"the first {k} contests; **extrapolated**"
+        print(f"  {label:<45}{seconds:>10.2f} s  ({note})", flush=True)
+        lines.append(f"| {label} | {seconds:.2f} | {entries / seconds:,.0f} | {note} |")
+    return lines
+
+
+def growth_section() -> list[str]:
+    lengths = {n: seeded_history(n, 500, 4, 10, tie_rate=0.1, seed=5) for n in GROWTH_LENGTHS}
+    game_sizes = {k: seeded_history(400, 2_000, k, k, tie_rate=0.1, seed=6) for k in GROWTH_SIZES}
+    lines = [
+        "## Growth exponents",
+        "",
+        "Least-squares slope of log(replay seconds) against log(games), for 1,000-64,000 games of 4-10 players",
+        "from 500, and against log(players per game), for 400 games of exactly 4-256 players from 2,000",
+        "(CPU seconds of the process, best of 3 replays below 1 s, else one: wall-clock time on a busy machine",
+        "penalises long replays, which are preempted more often).  1 is linear.  Per game, the Elo family and",
+        "Glicko-2 compare every pair and Elo-MMR's performance solver sums over every player for each rank, so",
+        "their time grows about as size^2 (with 400 games of that size: a slope near 2 in game size).",
+        "",
+        "| system | "
+        + " | ".join(f"{n // 1000}k games, s" for n in GROWTH_LENGTHS)
+        + " | slope in games | "
+        + " | ".join(f"{k} players, s" for k in GROWTH_SIZES)
+        + " | slope in game size |",
+        "|---|" + "---:|" * (2 * len(GROWTH_LENGTHS) + 2),
+    ]
+    for name in SYSTEM_NAMES:
+        system = create(name)
+
+        def timed(history: GameHistory, system: Any = system) -> float:
+            best = float("inf")
+            for _ in range(3):
+                started = time.process_time()  # CPU seconds: a preempted replay on a busy machine is not slower
+                system.rate(history)
+                best = min(best, time.process_time() - started)
+                if best > 1.0:
+                    break
+            return best
+
+        by_length = [timed(h) for h in lengths.values()]
+        by_size = [timed(h) for h in game_sizes.values()]
+        a = slope(list(map(float, GROWTH_LENGTHS)), by_length)
+        b = slope(list(map(float, GROWTH_SIZES)), by_size)
+        print(f"  {name:<15} games {a:.2f}  size {b:.2f}", flush=True)
+        lines.append(
+            f"| `{name}` | "
+            + " | ".join(f"{t:.3f}" for t in by_length)
+            + f" | **{a:.2f}** | "
+            + " | ".join(f"{t:.3f}" for t in by_size)
+            + f" | **{b:.2f}** |"
+        )
+    return lines
+
+
+SECTIONS = ("compile", "sizes", "xl", "growth")
+
+
+def merge(old: str, new_sections: dict[str, list[str]], header: list[str]) -> str:
+    """``old`` with its ``## `` sections named like new ones (up to a colon) replaced, new ones added."""
+    blocks: list[list[str]] = [[]]
+    for line in old.splitlines():
+        if line.startswith("## "):
+            blocks.append([])
+        blocks[-1].append(line)
+    replaced: set[str] = set()
+    out: list[str] = header
+    for block in blocks[1:]:
+        heading = block[0]
+        match = next(
+            (
+                key
+                for key, lines in new_sections.items()
+                if any(line.split(":")[0] == heading.split(":")[0] for line in lines if line.startswith("## "))
+            ),
+            None,
+        )
+        if match is None:
+            out += block
+        elif match not in replaced:
+            out += [*new_sections[match], ""]
+            replaced.add(match)
+    for key, lines in new_sections.items():
+        if key not in replaced:
+            out += [*lines, ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="S and M only (and no XL or growth)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed replays per figure on S and M (default 5)")
+    parser.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"), help="where to write the report")
+    parser.add_argument(
+        "--only",
+        default=",".join(SECTIONS),
+        help=f"comma-separated sections among {', '.join(SECTIONS)}; the others are kept from --output",
+    )
+    args = parser.parse_args(argv)
+    only = [part.strip() for part in args.only.split(",") if part.strip()]
+    if unknown := set(only) - set(SECTIONS):
+        parser.error(f"unknown sections {sorted(unknown)}; choose among {', '.join(SECTIONS)}")
+    if args.quick:
+        only = [k for k in only if k in ("compile", "sizes")]
+
+    header = ["# Replay benchmarks", "", "Written by `make bench` (benchmarks/compare.py). Figures, not tests.", ""]
+    header += machine()
+    if set(only) != set(SECTIONS):
+        header.append(
+            f"- this run wrote only the sections {', '.join(only)} (`--only`); the others are from an earlier run"
+        )
+    header.append("")
+    peers: dict[str, Peer] = {}
+    if "sizes" in only or "xl" in only:
+        for key, factory in PEERS.items():
+            try:
+                peers[key] = factory()
+            except ImportError as exc:
+                print(f"peer {key} skipped: {exc}", file=sys.stderr)
+    sections: dict[str, list[str]] = {}
+    if "compile" in only:
+        sections["compile"] = compile_section()
+    if "sizes" in only:
+        sections["sizes"] = size_sections(peers, args.quick, args.repeat)
+    if "xl" in only:
+        sections["xl"] = xl_section(peers)
+    if "growth" in only:
+        sections["growth"] = growth_section()
+    output = Path(args.output)
+    old = output.read_text(encoding="utf-8") if output.exists() and set(only) != set(SECTIONS) else ""
+    if old:
+        text = merge(old, sections, header)
+    else:
+        text = "\n".join(header + [line for lines in sections.values() for line in [*lines, ""]]).rstrip() + "\n"
+    output.write_text(text, encoding="utf-8")
     print(f"\nwrote {args.output}")
     return 0
 

@@ -11,6 +11,11 @@ prints the best of three runs of each step and the JSON sizes an Apply moves bet
   its outputs.  The request size is the grid rows and the edit store the page posts with Apply; the response size is
   what the callback sends back (source, edit store, grid rows, status, summary).
 
+Then the incremental replay (``RatingSystem.rate(..., resume=run)``, what Apply uses when this process has the run
+before the edit) on the 10,000-row history, every system, in one run: a whole replay of the edited history, the
+same resumed from the run before the edit when the edit is at the last game and when it is at game 5; each the
+best of three.  ``--resume-only`` runs just that part.
+
 The store is a fresh temporary directory, so nothing from an earlier run is reused.  Timings are noisy on a shared
 machine: compare within one run.
 """
@@ -38,7 +43,7 @@ from plotly.utils import PlotlyJSONEncoder  # noqa: E402
 from callbacks import downloads, edit  # noqa: E402
 from callbacks.data import summary_text  # noqa: E402
 from callbacks.runs import history_for, load_source  # noqa: E402
-from ratings import GameHistory  # noqa: E402
+from ratings import SYSTEM_NAMES, Entry, GameHistory, create  # noqa: E402
 from sources.model import Upload, keep_history  # noqa: E402
 
 
@@ -123,14 +128,48 @@ def report(label: str, source: dict[str, Any]) -> None:
     print(f"  history CSV              {seconds * 1000:8.1f} ms")
 
 
+def with_last_place_first(history: GameHistory, g: int) -> GameHistory:
+    """``history`` with game ``g``'s last finisher moved to the top (an edit of one result)."""
+    games = list(history.games)
+    game = games[g]
+    places = [e.place for e in game.entries if e.place is not None]
+    worst = max(places, default=1)
+    entries = tuple(
+        Entry(e.player, None if e.place is None else (1 if e.place == worst else e.place + 1)) for e in game.entries
+    )
+    games[g] = type(game)(game.id, entries, game.date)
+    return GameHistory(games)
+
+
+def resume_report(history: GameHistory) -> None:
+    """Whole replay vs resumed replay of an edit at the end and near the start, every system, one run."""
+    n = history.n_games
+    print(f"incremental replay, {n} games, {int(history.offsets[-1]):,} results (best of 3, ms):")
+    print(f"  {'system':<15}{'whole':>10}{'edit at end':>14}{'ratio':>8}{'edit at game 5':>17}{'ratio':>8}")
+    at_end, near_start = with_last_place_first(history, n - 1), with_last_place_first(history, 4)
+    for name in SYSTEM_NAMES:
+        system = create(name)
+        parent = system.rate(history)
+        whole, _ = best(lambda s=system: s.rate(at_end))
+        end, _ = best(lambda s=system, p=parent: s.rate(at_end, resume=p))
+        start, _ = best(lambda s=system, p=parent: s.rate(near_start, resume=p))
+        figures = f"{whole * 1000:10.1f}{end * 1000:14.2f}{end / whole:8.3f}{start * 1000:17.1f}{start / whole:8.3f}"
+        print(f"  {name:<15}{figures}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=10_000, help="results in the generated history (default 10,000)")
+    parser.add_argument("--resume-only", action="store_true", help="only the incremental replay figures")
     args = parser.parse_args()
-    report("racing sample", {"kind": "sample", "name": "racing"})
     history = first_rows(community_history(max(50, args.rows // 6), max(20, args.rows // 40)), args.rows)
+    if args.resume_only:
+        resume_report(history)
+        return
+    report("racing sample", {"kind": "sample", "name": "racing"})
     upload = Upload(keep_history(history), "generated.csv").to_json()
     report(f"uploaded {int(history.offsets[-1]):,}-row history", upload)
+    resume_report(history)
 
 
 if __name__ == "__main__":

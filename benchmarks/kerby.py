@@ -6,22 +6,35 @@ Builds seeded synthetic histories of 20,000 games (sizes 2-30, and a second one 
 time of each configuration.  Run from the repository root::
 
     python benchmarks/kerby.py [--games 20000] [--system thurstonian] [--small-only]
+    python benchmarks/kerby.py --compile [--root /work/main] [--repeat 2]
+    python benchmarks/kerby.py --sizes [--root /work/main] [--repeat 2]
 
-Prints wall-clock and CPU time (the CPU time is steadier on a shared machine).
+Prints wall-clock and CPU time (the CPU time is steadier on a shared machine).  ``--compile``
+measures instead the first call of the shared single-rating loop's kernels (multielo,
+pairwise-elo, plackett-luce, thurstonian, in that order, as ``ratings.kernels.warm_up`` calls
+them) in a fresh process with an empty numba cache, for this checkout and for every ``--root``
+given (another checkout, e.g. main), alternating, so that the figures share the machine's load.
+``--sizes`` likewise prints the median replay time of those systems on benchmarks/compare.py's
+histories S and M (kernels compiled beforehand, in each checkout's own cache) and the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-from ratings import GameHistory, create
+from ratings import GameHistory, create  # noqa: E402
 
 CONFIGS = [
     ("pairwise-elo", {"model": "logistic"}),
@@ -50,12 +63,101 @@ def synthetic(n_games: int, sizes: tuple[int, int], seed: int = 7, n_players: in
     return GameHistory.from_records(records)
 
 
+#: The systems of the shared single-rating loop, in warm_up's order.
+SINGLE = ("multielo", "pairwise-elo", "plackett-luce", "thurstonian")
+_COMPILE = """
+import json, sys, time
+from ratings.kernels import _tiny_history
+from ratings.systems import create
+out = {}
+for name in sys.argv[1:]:
+    cpu, wall = time.process_time(), time.perf_counter()
+    create(name).rate(_tiny_history())
+    out[name] = (time.process_time() - cpu, time.perf_counter() - wall)
+print(json.dumps(out))
+"""
+
+
+def compile_seconds(root: Path) -> dict[str, tuple[float, float]]:
+    """(cpu, wall) seconds of each system's first replay in a fresh process with an empty cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(root)}
+        done = subprocess.run(
+            [sys.executable, "-c", _COMPILE, *SINGLE], env=env, cwd=root, capture_output=True, text=True, check=True
+        )
+    return {k: (v[0], v[1]) for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+
+
+_SIZES = """
+import json, statistics, sys, time
+sys.path.insert(0, "benchmarks")
+from compare import sizes
+from ratings.systems import create
+out = {}
+for size, history in sizes(quick=True).items():
+    for name in sys.argv[2:]:
+        system = create(name)
+        system.rate(history)
+        times = []
+        for _ in range(int(sys.argv[1])):
+            started = time.perf_counter()
+            system.rate(history)
+            times.append(time.perf_counter() - started)
+        out[f"{name} {size}"] = statistics.median(times)
+print(json.dumps(out))
+"""
+
+
+def replay_seconds(root: Path, repeat: int) -> dict[str, float]:
+    """Median replay seconds of the shared loop's systems on S and M, in ``root``'s own kernel cache."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "kerby-bench-cache"))
+    env["NUMBA_CACHE_DIR"] = str(Path(env["NUMBA_CACHE_DIR"]) / str(root).strip("/").replace("/", "-"))
+    done = subprocess.run(
+        [sys.executable, "-c", _SIZES, str(repeat), *SINGLE], env=env, cwd=root, capture_output=True, text=True
+    )
+    if done.returncode:
+        raise SystemExit(done.stderr[-2000:])
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def compare_sizes(roots: list[Path], repeat: int) -> None:
+    """Median replay times of every checkout, side by side, and each one's ratio to the first."""
+    results = [replay_seconds(root, repeat) for root in roots]
+    print(f"{'system size':22s}" + "".join(f"{str(r)[-20:]:>22s}" for r in roots) + "   ratio to the first")
+    for key in results[0]:
+        times = [r[key] for r in results]
+        ratios = " ".join(f"{t / times[0]:5.2f}" for t in times[1:])
+        print(f"{key:22s}" + "".join(f"{1000 * t:19.2f} ms" for t in times) + f"   {ratios}")
+
+
+def compare_compile(roots: list[Path], repeat: int) -> None:
+    """Print the compile seconds of every checkout, alternating between them ``repeat`` times."""
+    for r in range(repeat):
+        for root in roots:
+            seconds = compile_seconds(root)
+            cpu = sum(c for c, _ in seconds.values())
+            wall = sum(w for _, w in seconds.values())
+            parts = "  ".join(f"{k} {c:5.2f}" for k, (c, _) in seconds.items())
+            print(f"round {r + 1} {str(root):28s} cpu {cpu:6.2f} s  wall {wall:6.2f} s  (cpu: {parts})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20_000)
     parser.add_argument("--system", action="append", help="only this system (repeatable)")
     parser.add_argument("--small-only", action="store_true", help="only the 6-10 player history")
+    parser.add_argument("--compile", action="store_true", help="compile seconds of the shared loop's kernels")
+    parser.add_argument("--root", action="append", type=Path, default=[], help="another checkout to compare")
+    parser.add_argument("--sizes", action="store_true", help="replay times on S and M against --root")
+    parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
+    if args.compile:
+        compare_compile([ROOT, *args.root], args.repeat)
+        return
+    if args.sizes:
+        compare_sizes([ROOT, *args.root], max(args.repeat, 5))
+        return
     histories = [("sizes 6-10", (6, 10))] if args.small_only else [("sizes 2-30", (2, 30)), ("sizes 6-10", (6, 10))]
     for label, sizes in histories:
         history = synthetic(args.games, sizes)

@@ -5,8 +5,6 @@ Computed only while the Compare tab is open (the download whenever its button is
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from dash import Input, Output, State, callback, dcc
@@ -17,7 +15,7 @@ from callbacks.runs import baseline_run, current_run, describe_source
 from callbacks.standings import scale_of
 from layouts.compare import comparison_columns
 from layouts.ids import Baseline, Compare, Data, Page, Params, Standings, Tab
-from ratings.io import safe_cell
+from ratings.io import csv_text  # the one CSV writer (formula-safe text, numbers as numbers)
 
 __all__ = ["comparison", "comparison_csv"]
 
@@ -44,27 +42,16 @@ def comparison(
 
 def comparison_csv(rows: list[dict[str, Any]], unit: str, base_unit: str) -> str:
     """The comparison as CSV (units in the headers); no cell can start a spreadsheet formula."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [
-            "player",
-            "rank now",
-            "rank before",
-            "places moved",
-            f"rating now ({unit})",
-            f"rating before ({base_unit})",
-            "rating change",
-        ]
-    )
-    for r in rows:
-        writer.writerow(
-            [
-                "" if r[k] is None else f"{r[k]:.6g}" if isinstance(r[k], float) else safe_cell(str(r[k]))
-                for k in CSV_FIELDS
-            ]
-        )
-    return out.getvalue()
+    header = [
+        "player",
+        "rank now",
+        "rank before",
+        "places moved",
+        f"rating now ({unit})",
+        f"rating before ({base_unit})",
+        "rating change",
+    ]
+    return csv_text([header, *([r[k] for k in CSV_FIELDS] for r in rows)])
 
 
 # source, settings, pinned baseline, scale, visible tab -> the side-by-side grid

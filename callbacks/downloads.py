@@ -1,13 +1,12 @@
 """Downloads: the leaderboard as CSV and the history in use (edited or recorded games included) as CSV.
 
-Both are safe to open in a spreadsheet: a text cell that a spreadsheet would run as a formula gets a leading
-apostrophe (the same rule as :func:`ratings.io.write_csv`, which writes the history).
+Both are written by the project's one CSV writer (:func:`ratings.io.write_rows`), so they are safe to open in a
+spreadsheet by the same rule as the command line's and the sheet's: a text cell that a spreadsheet would run as a
+formula (a name like ``=cmd`` or ``-1``) gets a leading apostrophe, numbers stay numbers.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from typing import Any
 
@@ -20,7 +19,7 @@ from callbacks.runs import DataError, current_run, describe_source, history_for
 from callbacks.standings import scale_of
 from layouts.ids import Data, Downloads, Params, Predict, ScoreFn, Standings
 from ratings import RatingRun
-from ratings.io import safe_cell, write_csv  # safe_cell: the one formula-injection rule of the project
+from ratings.io import csv_text, write_csv  # the one CSV writer and formula-quoting rule of the project
 
 __all__ = ["PNG_CHARTS", "file_stem", "history_csv", "png_configs", "ratings_csv"]
 
@@ -57,26 +56,15 @@ def file_stem(source: dict[str, Any] | None, system: str | None = None) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", words).strip("-").lower()[:80] or "ratings"
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return safe_cell(str(value))
-
-
 def ratings_csv(run: RatingRun, *, min_games: int = 0, scale: figures.Scale | None = None) -> str:
     """The leaderboard as CSV: rank, player, rating (with its scale in the header), games, wins, average place,
     last change.  Placeholder players are left out, as on screen; no cell can start a formula.
     """
     scale = scale or figures.Scale(unit=run.scale)
     rows = figures.leaderboard_rows(run, min_games=min_games, scale=scale)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["rank", "player", f"rating ({scale.unit})", "games", "wins", "average place", "last change"])
-    for r in rows:
-        writer.writerow(
-            [_cell(r[k]) for k in ("rank", "player", "rating", "games", "wins", "average_place", "last_change")]
-        )
-    return out.getvalue()
+    header = ["rank", "player", f"rating ({scale.unit})", "games", "wins", "average place", "last change"]
+    fields = ("rank", "player", "rating", "games", "wins", "average_place", "last_change")
+    return csv_text([header, *([r[k] for k in fields] for r in rows)])
 
 
 def history_csv(source: dict[str, Any]) -> str:

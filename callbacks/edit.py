@@ -26,8 +26,9 @@ from callbacks.runs import DataError, describe_source, edited_source, history_fo
 from layouts.ids import Data, Edit, Page, Tab
 from ratings import GameHistory, HistoryError
 from ratings.history import Problem
-from ratings.io.cells import Cell
+from ratings.io.cells import Cell, is_blank  # the one rule for a blank cell
 from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
+from ratings.io.names import clean_name  # the one rule for trimming names and ids
 
 __all__ = [
     "UNDO_STEPS",
@@ -74,10 +75,6 @@ def _expand(compact: list[list[Any]]) -> list[dict[str, Any]]:
     return [{"_id": str(i), **dict(zip(FIELDS, row, strict=True))} for i, row in enumerate(compact)]
 
 
-def _blank(value: Any) -> bool:
-    return value is None or not str(value).strip()
-
-
 @dataclass
 class Checked:
     """What the grid rows read as: the history to rate (``None`` when there are problems)."""
@@ -91,8 +88,7 @@ class Checked:
 
 def _where(row: dict[str, Any]) -> str:
     """How a user finds a grid row: its game and its player (the grid has no row numbers and can be sorted)."""
-    game = "" if _blank(row.get("game")) else str(row["game"]).strip()
-    player = "" if _blank(row.get("player")) else str(row["player"]).strip()
+    game, player = clean_name(row.get("game")), clean_name(row.get("player"))
     parts = [f"game '{game}'" if game else "a row without a game id"]
     if player:
         parts.append(f"player '{player}'")
@@ -151,16 +147,16 @@ def check_rows(rows: list[dict[str, Any]], previous_dates: dict[str, str] | None
     excluded: list[str] = []
     ignored = 0
     for row in rows:
-        if _blank(row.get("player")) and _blank(row.get("place")):
+        if is_blank(row.get("player")) and is_blank(row.get("place")):
             ignored += 1
             continue
-        game = "" if _blank(row.get("game")) else str(row["game"]).strip()
+        game = clean_name(row.get("game"))
         kept.append(
             {"game": game or None, "date": row.get("date"), "player": row.get("player"), "place": row.get("place")}
         )
         if row.get("exclude") and game and game not in excluded:
             excluded.append(game)
-    cells: dict[int, Cell] = {i: str(r["date"]) for i, r in enumerate(kept) if not _blank(r["date"])}
+    cells: dict[int, Cell] = {i: str(r["date"]) for i, r in enumerate(kept) if not is_blank(r["date"])}
     read = parse_date_cells(cells, "date", None)
     problems = [_located(p, kept) for p in [*read.column_problems, *read.row_problems.values()]]
     dates, date_problems = _game_dates(kept, read.dates, previous_dates or {})
@@ -189,7 +185,7 @@ def previous_dates(state: dict[str, Any] | None) -> dict[str, str]:
     if state.get("rows") is not None:
         compact = state["rows"]
         at_game, at_date = FIELDS.index("game"), FIELDS.index("date")
-        return {str(r[at_game]).strip(): str(r[at_date] or "") for r in compact if isinstance(r, list)}
+        return {clean_name(r[at_game]): str(r[at_date] or "") for r in compact if isinstance(r, list)}
     try:
         history = history_for(state.get("base"))
     except DataError:
@@ -206,7 +202,7 @@ def _normalised(rows: list[dict[str, Any]], checked: Checked) -> list[dict[str, 
     """The rows with fresh ids, each game's one date (ISO) and the exclude tick spread over every row of the game."""
     out = []
     for i, row in enumerate(rows):
-        game = "" if _blank(row.get("game")) else str(row["game"]).strip()
+        game = clean_name(row.get("game"))
         date = checked.dates.get(game, "")
         out.append(
             {"_id": str(i), **{f: row.get(f) for f in FIELDS}, "date": date, "exclude": game in checked.excluded}
@@ -237,7 +233,7 @@ def apply_rows(rows: list[dict[str, Any]] | None, state: dict[str, Any] | None) 
         head = "Not applied: the table has problems (the previous history stays in use):"
         return EditOutcome("\n".join([head, *lines]), ok=False)
     applied = _normalised(rows or [], checked)
-    applied = [r for r in applied if not (_blank(r["player"]) and _blank(r["place"]))]
+    applied = [r for r in applied if not (is_blank(r["player"]) and is_blank(r["place"]))]
     source = edited_source(checked.history, state["base"])
     undo = [*state.get("undo", []), state.get("rows")][-UNDO_STEPS:]
     new_state = {"base": state["base"], "rows": _compact(applied), "undo": undo, "shown": source}
@@ -296,7 +292,7 @@ def _blank_row(rows: list[dict[str, Any]], game: str, date: str) -> dict[str, An
 
 def new_game_id(rows: list[dict[str, Any]]) -> str:
     """A readable id no row uses: one more than the largest numeric game id, else "game N"."""
-    used = {str(r.get("game") or "").strip() for r in rows}
+    used = {clean_name(r.get("game")) for r in rows}
     numbers = [int(g) for g in used if g.isdigit()]
     n = max(numbers) + 1 if numbers else len(used - {""}) + 1
     while (str(n) if numbers else f"game {n}") in used:

@@ -4,28 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, no_update
+from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, html, no_update
 
 from callbacks.runs import parse_params
+from callbacks.url import link_params
 from layouts.controls import default_shown, param_controls
 from layouts.ids import Data, Page, Params, ParamType
 from ratings import SYSTEM_NAMES, get_system
+from ratings.params import parse_number
 
-__all__ = ["collect", "controls_for"]
+__all__ = ["address_values", "collect", "controls_for"]
+
+
+def address_values(system: str, *, reset: bool, url_state: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
+    """The page address's valid parameter values when it names ``system`` (none after a reset), and what
+    was left out and why."""
+    if reset or not url_state or url_state.get("system") != system:
+        return {}, []
+    return link_params(system, url_state.get("params") or {})
 
 
 def controls_for(system: str, *, reset: bool, url_state: dict[str, Any] | None) -> list[Any]:
     """The controls of ``system``: defaults after a reset, else the page address's values when it names this system."""
-    values: dict[str, Any] = {}
-    if not reset and url_state and url_state.get("system") == system:
-        ok, _ = parse_params(system, url_state.get("params") or {})
-        if ok is not None:
-            values = ok
-        else:  # keep what parses one by one; the settings callback reports the rest
-            for name, text in (url_state.get("params") or {}).items():
-                single, _ = parse_params(system, {name: text})
-                if single:
-                    values.update(single)
+    values, _ = address_values(system, reset=reset, url_state=url_state)
     return param_controls(system, values)
 
 
@@ -42,9 +43,9 @@ def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tupl
         value = raw[spec.name]
         if spec.kind == "optional-float" and not switches.get(spec.name, value is not None):
             value = None
-        elif spec.kind in ("float", "int", "optional-float") and value in (None, ""):
-            return None, f"parameter '{spec.name}': enter a number"
-        elif value is not None and value == default_shown(spec.default) != spec.default:
+        elif spec.kind in ("float", "int", "optional-float") and (value is None or str(value).strip() == ""):
+            return None, f"parameter '{spec.name}': enter {spec.expected()}"
+        elif value is not None and _read(value) == default_shown(spec.default) != spec.default:
             value = spec.default  # the box shows a long default rounded; reading it back means the default
         values[spec.name] = value
     params, error = parse_params(system, values)
@@ -53,19 +54,33 @@ def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tupl
     return {"system": system, "params": params}, None
 
 
-# system dropdown, reset button, page address -> parameter controls
+def _read(value: Any) -> Any:
+    """A box's text as the number it means (the box sends text), else the value unchanged."""
+    if isinstance(value, str):
+        try:
+            return parse_number(value)
+        except ValueError:
+            return value
+    return value
+
+
+# system dropdown, reset button, page address -> parameter controls, the address's unused values
 @callback(
     Output(Params.CONTROLS, "children"),
     Output(Params.SYSTEM_SUMMARY, "children"),
+    Output(Params.LINK_ERROR, "children"),
+    Output(Params.LINK_ERROR, "is_open"),
     Input(Params.SYSTEM, "value"),
     Input(Params.RESET, "n_clicks"),
     Input(Page.URL_STATE, "data"),
     prevent_initial_call=True,
 )
-def on_system(system: str, _reset: int | None, url_state: dict[str, Any] | None) -> tuple[Any, Any]:
+def on_system(system: str, _reset: int | None, url_state: dict[str, Any] | None) -> tuple[Any, ...]:
     if system not in SYSTEM_NAMES:
-        return no_update, no_update
-    return controls_for(system, reset=ctx.triggered_id == Params.RESET, url_state=url_state), get_system(system).summary
+        return no_update, no_update, no_update, no_update
+    values, problems = address_values(system, reset=ctx.triggered_id == Params.RESET, url_state=url_state)
+    notes = [html.Div(line) for line in problems]
+    return param_controls(system, values), get_system(system).summary, notes, bool(problems)
 
 
 def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
@@ -102,20 +117,29 @@ def on_params(
 
 # slider <-> exact number box of one parameter, in the browser (no round trip)
 clientside_callback(
-    """
-    function(slider, number) {
+    r"""
+    function(slider, number, low, high) {
         var nu = window.dash_clientside.no_update;
         var trig = window.dash_clientside.callback_context.triggered;
         var fromSlider = trig.length > 0 && trig[0].prop_id.indexOf('"param-slider"') >= 0;
         if (fromSlider) { return [nu, slider]; }
-        if (number === null || number === undefined || number === "") { return [nu, nu]; }
-        return [number, nu];
+        // the box holds text: move the slider only for a plain decimal number (the server reads the rest
+        // with ratings.params.parse_number and says what is wrong, e.g. a decimal comma)
+        var text = (number === null || number === undefined) ? "" : String(number).trim();
+        if (!/^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(text)) { return [nu, nu]; }
+        var value = parseFloat(text);
+        // outside the slider's range (the server refuses it, or it is valid but off the slider) the
+        // slider stays put: a slider clamping it would write its own end back into the box
+        if (!isFinite(value) || value < low || value > high) { return [nu, nu]; }
+        return [value, nu];
     }
     """,
     Output({"type": ParamType.SLIDER, "name": MATCH}, "value"),
     Output({"type": ParamType.VALUE, "name": MATCH}, "value"),
     Input({"type": ParamType.SLIDER, "name": MATCH}, "value"),
     Input({"type": ParamType.VALUE, "name": MATCH}, "value"),
+    State({"type": ParamType.SLIDER, "name": MATCH}, "min"),
+    State({"type": ParamType.SLIDER, "name": MATCH}, "max"),
     prevent_initial_call=True,
 )
 

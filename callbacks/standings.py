@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import astuple, dataclass
 from typing import Any
 
 import plotly.graph_objects as go
-from dash import Input, Output, State, callback, clientside_callback, ctx, no_update
+from dash import Input, Output, Patch, State, callback, clientside_callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
-from callbacks.runs import DataError, baseline_run, current_run
+from callbacks.runs import DataError, baseline_run, current_run, settings_of
 from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
 from layouts.leaderboard import GRID_OPTIONS, leaderboard_table
 from ratings import RatingRun
 from ratings.params import parse_number
+from sources.generations import announce, generation_of, superseded
 
 __all__ = [
     "baseline_run",
@@ -23,6 +27,10 @@ __all__ = [
     "leaderboard_view",
     "player_choice",
     "scale_of",
+    "StandingsInputs",
+    "game_changes_patch",
+    "standings_views",
+    "trajectories_patch",
     "trajectories_view",
 ]
 
@@ -115,26 +123,161 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     return n - 1
 
 
-# source, settings, filter, scale, baseline -> leaderboard grid; scale boxes shown for natural-scale systems
-@callback(
-    Output(Standings.LEADERBOARD, "children"),
-    Output(Standings.SCALE_ROW, "style"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
-    Input(Standings.MIN_GAMES, "value"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-    Input(Baseline.STORE, "data"),
-    Input(Standings.NARROW, "data"),
-    State(Standings.LEADERBOARD_SEARCH, "value"),
-)
-def on_leaderboard(source, current, min_games, offset, factor, pinned, narrow, search):
-    run = current_run(source, current)
-    baseline = baseline_run(pinned)
-    view = leaderboard_view(
-        run, min_games=min_games, offset=offset, factor=factor, baseline=baseline, narrow=narrow is True, search=search
-    )
-    return view, {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
+@dataclass(frozen=True)
+class StandingsInputs:
+    """The standings callback's inputs as the browser sent them (untrusted JSON)."""
+
+    source: Any
+    settings: Any
+    min_games: Any = None
+    offset: Any = None
+    factor: Any = None
+    pinned: Any = None
+    narrow: Any = None
+    players: Any = None
+    x_axis: Any = None
+    game: Any = None
+    tab: Any = None
+    search: Any = None
+    generation: Any = None
+
+
+#: The inputs each view depends on (the open tab decides whether a view is drawn at all).
+_SCALE = frozenset({Data.SOURCE, Params.SETTINGS, Standings.SCALE_OFFSET, Standings.SCALE_FACTOR, Page.TABS})
+LEADERBOARD_INPUTS = frozenset({*_SCALE, Standings.MIN_GAMES, Baseline.STORE, Standings.NARROW})
+TRAJECTORY_INPUTS = frozenset({*_SCALE, Standings.PLAYERS, Standings.X_AXIS, Baseline.STORE})
+GAME_INPUTS = frozenset({*_SCALE, Standings.GAME})
+HEATMAP_INPUTS = frozenset({*_SCALE, Standings.PLAYERS})
+
+
+def _digest(*parts: Any) -> str:
+    """A short fingerprint of what a chart shows apart from the run's values (kept in the page, compared on the
+    next change)."""
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def _chosen(run: RatingRun, players: Any) -> list[str]:
+    """The drawn players: the picker's (names only) or, when none is chosen, the leaderboard's top ten."""
+    names = [p for p in players if isinstance(p, str)] if isinstance(players, list) else []
+    return names or figures.top_players(run)
+
+
+def trajectories_patch(
+    run: RatingRun, players: list[str], *, scale: figures.Scale, baseline: RatingRun | None
+) -> Patch:
+    """The new values of a drawn trajectories chart (same data, system, players and options): each solid line's
+    ``y`` (binary) and changes (``hovertext``), and the initial rating's line."""
+    values = figures.trajectory_values(run, players, scale=scale, baseline=baseline)
+    patch = Patch()
+    for index, y, changes in values.traces:
+        patch["data"][index]["y"] = figures.typed_array(y)
+        patch["data"][index]["hovertext"] = changes
+    patch["layout"]["shapes"][0]["y0"] = values.initial
+    patch["layout"]["shapes"][0]["y1"] = values.initial
+    patch["layout"]["annotations"][0]["y"] = values.initial
+    return patch
+
+
+def game_changes_patch(run: RatingRun, game: int, *, scale: figures.Scale) -> Patch:
+    """The values of one game's drawn bars that depend on the run (the bars' order and labels do not)."""
+    bars = figures.game_change_values(run, game, scale=scale)
+    patch = Patch()
+    patch["data"][0]["y"] = figures.typed_array(bars.change)
+    patch["data"][0]["text"] = bars.text
+    patch["data"][0]["hovertext"] = bars.hovertext
+    patch["data"][0]["marker"]["color"] = bars.colors
+    return patch
+
+
+def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, drawn: Any) -> tuple[Any, ...]:
+    """The standings views for ``inputs``: (leaderboard, scale row style, trajectories, one game's bars, heatmap,
+    what is drawn), ``no_update`` for each view that the changed inputs (``triggered``; ``None`` for all) leave
+    as it is or whose tab is hidden.
+
+    The run is computed before any view is built, so a failure (``ComputationError``, ``ParameterError``,
+    ``DataError``) raises here and the page keeps every view of the last good result together.  A chart whose
+    fingerprint (data, system, players, options, baseline) matches the one drawn gets a :class:`dash.Patch` with
+    only the values a parameter changes.
+    """
+
+    def wanted(names: frozenset[str]) -> bool:
+        return triggered is None or bool(triggered & {str(n) for n in names})
+
+    standings_open = inputs.tab in (None, Tab.STANDINGS)
+    want_board = standings_open and wanted(LEADERBOARD_INPUTS)
+    want_lines = standings_open and wanted(TRAJECTORY_INPUTS)
+    want_game = standings_open and wanted(GAME_INPUTS)
+    want_heat = inputs.tab == Tab.OVERVIEW and wanted(HEATMAP_INPUTS)
+    if not (want_board or want_lines or want_game or want_heat):
+        raise PreventUpdate
+    generation = generation_of(inputs.generation)
+    if generation is not None:
+        announce(generation)
+    if superseded(generation):
+        raise PreventUpdate  # a newer change of this page is being computed: this answer would be thrown away
+    run = current_run(inputs.source, inputs.settings)
+    if superseded(generation):
+        raise PreventUpdate
+    baseline = baseline_run(inputs.pinned) if want_board or want_lines else None
+    scale = scale_of(run, inputs.offset, inputs.factor)
+    system = (settings_of(inputs.settings) or ("",))[0]
+    shown = dict(drawn) if isinstance(drawn, dict) else {}
+    board: Any = no_update
+    style: Any = no_update
+    lines: Any = no_update
+    bars: Any = no_update
+    heat: Any = no_update
+    if want_board:
+        table = leaderboard_view(
+            run,
+            min_games=inputs.min_games,
+            offset=inputs.offset,
+            factor=inputs.factor,
+            baseline=baseline,
+            narrow=inputs.narrow is True,
+            search=inputs.search,
+        )
+        board = table
+        grid = table[0] if len(table) == 1 else None
+        if grid is not None and getattr(grid, "id", None) == Standings.LEADERBOARD_GRID:
+            # the same grid (columns, size, filter) as drawn: send only its rows (the grid keeps its sort)
+            key = _digest(inputs.source, system, grid.columnDefs, grid.style, grid.dashGridOptions)
+            if shown.get("leaderboard") == key:
+                board = Patch()
+                board[0]["props"]["rowData"] = grid.rowData
+            shown["leaderboard"] = key
+        else:
+            shown.pop("leaderboard", None)
+        style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
+    if want_lines:
+        chosen = _chosen(run, inputs.players)
+        label = inputs.pinned.get("label", "baseline") if isinstance(inputs.pinned, dict) else "baseline"
+        key = _digest(inputs.source, system, chosen, inputs.x_axis == "date", astuple(scale), inputs.pinned)
+        if shown.get("trajectories") == key:
+            lines = trajectories_patch(run, chosen, scale=scale, baseline=baseline)
+        else:
+            lines = trajectories_view(
+                run,
+                chosen,
+                x_axis=inputs.x_axis,
+                offset=inputs.offset,
+                factor=inputs.factor,
+                baseline=baseline,
+                baseline_label=str(label),
+            )
+        shown["trajectories"] = key
+    game = inputs.game
+    if want_game and isinstance(game, int) and not isinstance(game, bool) and 0 <= game < run.history.n_games:
+        key = _digest(inputs.source, system, game, astuple(scale))
+        if shown.get("changes") == key:
+            bars = game_changes_patch(run, game, scale=scale)
+        else:
+            bars = figures.game_changes_figure(run, game, scale=scale)
+        shown["changes"] = key
+    if want_heat:
+        heat = figures.change_heatmap(run, _chosen(run, inputs.players), scale=scale)
+    return board, style, lines, bars, heat, shown
 
 
 # leaderboard search box -> the grid's quick filter (rows whose text holds it; a rebuilt grid keeps it)
@@ -190,31 +333,6 @@ def on_players(source, current, chosen):
     return player_choice(run, chosen)
 
 
-# source, settings, players, x axis, scale, baseline -> trajectories figure
-@callback(
-    Output(Standings.TRAJECTORIES, "figure"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
-    Input(Standings.PLAYERS, "value"),
-    Input(Standings.X_AXIS, "value"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-    Input(Baseline.STORE, "data"),
-)
-def on_trajectories(source, current, players, x_axis, offset, factor, pinned):
-    run = current_run(source, current)
-    label = (pinned or {}).get("label", "baseline")
-    return trajectories_view(
-        run,
-        players,
-        x_axis=x_axis,
-        offset=offset,
-        factor=factor,
-        baseline=baseline_run(pinned),
-        baseline_label=label,
-    )
-
-
 # source, a click on a trajectory point -> game picker (options change only with the data)
 @callback(
     Output(Standings.GAME, "options"),
@@ -231,38 +349,59 @@ def on_game_pick(source, click, current, game):
     return (no_update if clicked else game_options(run)), (no_update if value == game else value)
 
 
-# source, settings, chosen game, scale -> that game's change bars
+# source, settings, display options, baseline, players, game, visible tab -> leaderboard, trajectories, one game's bars
+# and the heatmap, in ONE response: a failed computation updates none of them (never a mixed view), and a change
+# of parameters alone sends only the new values of the charts (dash.Patch)
 @callback(
+    Output(Standings.LEADERBOARD, "children"),
+    Output(Standings.SCALE_ROW, "style"),
+    Output(Standings.TRAJECTORIES, "figure"),
     Output(Standings.GAME_CHANGES, "figure"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
-    Input(Standings.GAME, "value"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-)
-def on_game_changes(source, current, game, offset, factor):
-    run = current_run(source, current)
-    if not isinstance(game, int) or not 0 <= game < run.history.n_games:
-        raise PreventUpdate
-    return figures.game_changes_figure(run, game, scale=scale_of(run, offset, factor))
-
-
-# source, settings, players, scale, visible tab -> players x games heatmap
-# Drawn only while its tab is open: a graph drawn in a hidden tab gets plotly's default width.
-@callback(
     Output(Standings.HEATMAP, "figure"),
+    Output(Standings.DRAWN, "data"),
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
-    Input(Standings.PLAYERS, "value"),
+    Input(Standings.MIN_GAMES, "value"),
     Input(Standings.SCALE_OFFSET, "value"),
     Input(Standings.SCALE_FACTOR, "value"),
+    Input(Baseline.STORE, "data"),
+    Input(Standings.NARROW, "data"),
+    Input(Standings.PLAYERS, "value"),
+    Input(Standings.X_AXIS, "value"),
+    Input(Standings.GAME, "value"),
     Input(Page.TABS, "active_tab"),
+    Input(Standings.GENERATION, "data"),
+    State(Standings.LEADERBOARD_SEARCH, "value"),
+    State(Standings.DRAWN, "data"),
 )
-def on_heatmap(source, current, players, offset, factor, tab):
-    if tab != Tab.OVERVIEW:
-        raise PreventUpdate
-    run = current_run(source, current)
-    return figures.change_heatmap(run, players or figures.top_players(run), scale=scale_of(run, offset, factor))
+def on_standings(
+    source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, generation, search, drawn
+):
+    triggered = {str(t).rpartition(".")[0] for t in ctx.triggered_prop_ids}
+    inputs = (source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, search)
+    return standings_views(
+        StandingsInputs(*inputs, generation=generation),
+        triggered=triggered or None,
+        drawn=drawn,
+    )
+
+
+# settings -> this page's change number (and, the first time, its random id): the standings callback announces it,
+# and older work of the same page still running stops (sources.generations)
+clientside_callback(
+    """function(settings, known) {
+        var page = known && known.page;
+        if (!page) {
+            var bytes = new Uint8Array(16);
+            window.crypto.getRandomValues(bytes);
+            page = Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
+        }
+        return {page: page, n: ((known && known.n) || 0) + 1};
+    }""",
+    Output(Standings.GENERATION, "data"),
+    Input(Params.SETTINGS, "data"),
+    State(Standings.GENERATION, "data"),
+)
 
 
 # the page opened (its first data) -> whether the screen is a phone's (the leaderboard keeps fewer columns there)

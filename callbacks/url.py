@@ -16,12 +16,13 @@ from dash import Input, Output, callback, clientside_callback, no_update
 
 import settings
 from callbacks.baseline import from_view, view_id
+from callbacks.runs import parse_params
 from layouts.ids import Baseline, Data, Page, Params, Standings
 from ratings import SYSTEM_NAMES, get_system
 from sources.model import DataError, Sample, Sheet, parse_source, source_from_query
 from sources.views import View, view_of
 
-__all__ = ["RESERVED", "build_query", "default_source", "parse_query"]
+__all__ = ["RESERVED", "build_query", "default_source", "link_params", "parse_query"]
 
 #: The minimum-games box's value on a fresh page.
 DEFAULT_MIN_GAMES = 1
@@ -136,6 +137,46 @@ def parse_query(search: str | None) -> dict[str, Any]:
         "x": "date" if pairs.get("x") == "date" else None,
         "pin": (pairs.get("pin") or "")[:64] or None,
     }
+
+
+def link_params(system: str, texts: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """The address's parameter values for ``system`` that are valid together, and one line per value left out.
+
+    Each line says which parameter, what value and why (the declaration's valid interval, or the rule between
+    parameters it breaks); the rest of the link still applies.  Values are dropped one at a time, the one
+    the validator names first, so two values that are only valid together both stay.
+    """
+    remaining = dict(texts)
+    problems: list[str] = []
+    while remaining:
+        ok, error = parse_params(system, remaining)
+        if ok is not None:
+            return ok, problems
+        culprit = _named(error, remaining)
+        if culprit is None:  # a rule names a parameter the link leaves at its default: test each value alone
+            kept = {name: text for name, text in remaining.items() if parse_params(system, {name: text})[0]}
+            for name in remaining.keys() - kept.keys():
+                problems.append(_unused(name, remaining[name], parse_params(system, {name: remaining[name]})[1]))
+            if kept == remaining:  # each alone is fine, together they are not: use none of them
+                problems += [_unused(n, t, error) for n, t in remaining.items()]
+                return {}, problems
+            remaining = kept
+            continue
+        problems.append(_unused(culprit, remaining.pop(culprit), error))
+    return {}, problems
+
+
+def _named(error: str | None, texts: dict[str, str]) -> str | None:
+    for name in texts:
+        if (error or "").startswith(f"parameter '{name}':"):
+            return name
+    return None
+
+
+def _unused(name: str, text: str, error: str | None) -> str:
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    reason = (error or "").removeprefix(f"parameter '{name}': ")
+    return f"The link's {name}={shown} was not used: {reason}."
 
 
 def url_state(search: str | None, config: settings.Settings | None = None) -> tuple[dict[str, Any], str]:

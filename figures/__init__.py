@@ -20,7 +20,15 @@ Every public name is re-exported here: ``import figures; figures.trajectory_figu
 
 from __future__ import annotations
 
-from figures.changes import NEGATIVE, POSITIVE, change_heatmap, game_changes_figure, oddities
+from figures.changes import (
+    NEGATIVE,
+    POSITIVE,
+    GameChanges,
+    change_heatmap,
+    game_change_values,
+    game_changes_figure,
+    oddities,
+)
 from figures.compare import comparison_rows
 from figures.empty import empty_figure
 from figures.export import graph_config
@@ -45,7 +53,7 @@ from figures.predictions import probability_figure, probability_rows
 from figures.scale import NATURAL_SCALE, Scale, scale_for
 from figures.scores import score_function_figure
 from figures.text import counted, date_range_text, place_name, place_text, plain
-from figures.trajectories import MARKER_LIMIT, trajectory_figure
+from figures.trajectories import MARKER_LIMIT, TrajectoryValues, trajectory_figure, trajectory_values, typed_array
 
 __all__ = [
     "METRIC_WORDS",
@@ -63,6 +71,8 @@ __all__ = [
     "PlayerSeries",
     "Scale",
     "change_heatmap",
+    "GameChanges",
+    "game_change_values",
     "comparison_rows",
     "counted",
     "date_range_text",
@@ -97,4 +107,7 @@ __all__ = [
     "signed",
     "sparkline",
     "trajectory_figure",
+    "TrajectoryValues",
+    "trajectory_values",
+    "typed_array",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -12,14 +13,33 @@ from figures.scale import Scale
 from figures.text import place_text, plain
 from ratings import RatingRun
 
-__all__ = ["NEGATIVE", "POSITIVE", "change_heatmap", "game_changes_figure", "oddities"]
+__all__ = [
+    "NEGATIVE",
+    "POSITIVE",
+    "GameChanges",
+    "change_heatmap",
+    "game_change_values",
+    "game_changes_figure",
+    "oddities",
+]
 
 POSITIVE = "#1a7f37"
 NEGATIVE = "#cf222e"
 
 
-def game_changes_figure(run: RatingRun, g: int, *, scale: Scale | None = None) -> go.Figure:
-    """Each participant of game ``g``, best place first: the rating change as a bar, labelled with the place."""
+@dataclass(frozen=True)
+class GameChanges:
+    """One game's bars, best place first: the labels (``x``) and what a parameter changes (the rest)."""
+
+    labels: list[str]
+    change: np.ndarray
+    text: list[str]
+    hovertext: list[str]
+    colors: list[str]
+
+
+def game_change_values(run: RatingRun, g: int, *, scale: Scale | None = None) -> GameChanges:
+    """The values of :func:`game_changes_figure`'s bars (also for a partial update of a drawn one)."""
     scale = scale or Scale(unit=run.scale)
     h = run.history
     s = h.game_slice(g)
@@ -44,14 +64,27 @@ def game_changes_figure(run: RatingRun, g: int, *, scale: Scale | None = None) -
             strict=True,
         )
     ]
+    return GameChanges(
+        labels=labels,
+        change=np.asarray(change, dtype=float),
+        text=[f"{c:+.3g}" for c in change],
+        hovertext=hover,
+        colors=[POSITIVE if c >= 0 else NEGATIVE for c in change],
+    )
+
+
+def game_changes_figure(run: RatingRun, g: int, *, scale: Scale | None = None) -> go.Figure:
+    """Each participant of game ``g``, best place first: the rating change as a bar, labelled with the place."""
+    scale = scale or Scale(unit=run.scale)
+    bars = game_change_values(run, g, scale=scale)
     fig = go.Figure(
         go.Bar(
-            x=labels,
-            y=change,
-            marker_color=[POSITIVE if c >= 0 else NEGATIVE for c in change],
-            text=[f"{c:+.3g}" for c in change],
+            x=bars.labels,
+            y=bars.change,
+            marker_color=bars.colors,
+            text=bars.text,
             textposition="outside",
-            hovertext=hover,
+            hovertext=bars.hovertext,
             hoverinfo="text",
         )
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from figures.players import is_placeholder, player_series
+from figures.players import is_placeholder
 from figures.scale import Scale
 from ratings import RatingRun
 
@@ -26,6 +26,17 @@ def sparkline(values: Sequence[float] | np.ndarray, width: int = 10) -> str:
         return SPARK_CHARS[3] * len(data)
     steps = np.round((data - low) / (high - low) * (len(SPARK_CHARS) - 1)).astype(int)
     return "".join(SPARK_CHARS[i] for i in steps)
+
+
+def _recent_after(run: RatingRun, width: int = 10) -> dict[int, np.ndarray]:
+    """Each player's last ``width`` ratings (after their games, in play order), by player index: one stable sort
+    of the flat entries instead of a scan of the whole history per player."""
+    h = run.history
+    order = np.argsort(h.flat_player, kind="stable")  # by player, in play order within a player
+    counts = np.bincount(h.flat_player, minlength=h.n_players)
+    ends = np.cumsum(counts)
+    after = run.after[order]
+    return {p: after[max(int(ends[p] - counts[p]), int(ends[p]) - width) : int(ends[p])] for p in range(h.n_players)}
 
 
 def leaderboard_rows(
@@ -57,10 +68,11 @@ def leaderboard_rows(
     both = [str(p) for p in table["player"] if str(p) in base_rank]
     common_rank = {p: i + 1 for i, p in enumerate(both)}
     rows: list[dict[str, Any]] = []
+    recent = _recent_after(run)
+    index = run.history.player_index
     for rank, record in enumerate(table.to_dict("records"), start=1):
         player = str(record["player"])
-        series = player_series(run, player)
-        trend = sparkline(series.after) if series is not None else ""
+        trend = sparkline(recent[index[player]]) if player in index else ""
         row = {
             "rank": rank,
             "player": player,

@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import html
 
+from ratings.io.places import ordinal_name as place_name  # 1 -> "1st": the one ordinal rule
+
 __all__ = ["counted", "date_range_text", "place_name", "place_text", "plain"]
 
 
@@ -28,12 +30,6 @@ def plain(text: object) -> str:
 def counted(n: int, word: str, plural: str | None = None) -> str:
     """``"1 game"``, ``"2 games"``, ``"0 games"``: a count with its noun in the right number."""
     return f"{n} {word if n == 1 else (plural or word + 's')}"
-
-
-def place_name(k: int) -> str:
-    """1 -> "1st", 2 -> "2nd", 11 -> "11th"."""
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
 
 
 def place_text(position: float, dnf: bool, size: int) -> str:

@@ -2,28 +2,93 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
 from figures.games import plain_game_labels
-from figures.players import player_color, player_dash, player_series
+from figures.players import PlayerSeries, player_color, player_dash, player_series
 from figures.scale import Scale
-from figures.text import place_text, plain
+from figures.text import plain
 from ratings import RatingRun
 
-__all__ = ["MARKER_LIMIT", "trajectory_figure"]
+__all__ = ["MARKER_LIMIT", "TrajectoryValues", "trajectory_figure", "trajectory_values", "typed_array"]
 
 #: Most points a trajectory chart draws with markers (beyond, lines only).
 MARKER_LIMIT = 1500
+
+
+def typed_array(values: np.ndarray) -> dict[str, str]:
+    """``values`` as plotly.js's typed-array form (``{"dtype": "f8", "bdata": base64}``): 10.7 characters per
+    float instead of about 18 as JSON text, decoded by plotly.js (2.28 and later) in any data array."""
+    array = np.ascontiguousarray(values, dtype="<f8")
+    return {"dtype": "f8", "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
 
 
 def _x_values(run: RatingRun, games: np.ndarray, by_date: bool) -> Any:
     if by_date:
         return [run.history.games[g].date for g in games]
     return games + 1
+
+
+def _points(series: PlayerSeries) -> list[list[Any]]:
+    """Each point's ``customdata``: ``[game index, place (or "DNF"), field size]`` (the same for every parameter).
+
+    A plain list, not a numpy array: plotly.py sends arrays binary-encoded ({"dtype", "bdata"}) and dcc.Graph
+    copies a clicked point's customdata from that undecoded object, so a click would arrive without it (issue 11,
+    item 2).
+    """
+    return [
+        [g, "DNF" if d else int(pos), int(n)]
+        for g, pos, d, n in zip(
+            series.games.tolist(), series.position.tolist(), series.dnf.tolist(), series.size.tolist(), strict=True
+        )
+    ]
+
+
+def _changes(series: PlayerSeries, scale: Scale) -> list[str]:
+    """Each point's change as the hover shows it (``+16``, ``-3.25``): a short text per point."""
+    return [f"{c:+.4g}" for c in scale.change(series.after - series.before).tolist()]
+
+
+@dataclass(frozen=True)
+class TrajectoryValues:
+    """What a parameter change alters in a drawn trajectory chart with the same history, players and options:
+    each solid trace's ``y`` and changes (``hovertext``), by trace index, and the initial rating's line."""
+
+    traces: list[tuple[int, np.ndarray, list[str]]]
+    initial: float
+
+
+def _trace_slots(run: RatingRun, players: Sequence[str], baseline: RatingRun | None) -> list[tuple[str, int, bool]]:
+    """``(player, trace index, with a baseline trace)`` in drawing order: one solid trace per player of the run,
+    followed by that player's dashed baseline trace when the baseline has the player."""
+    slots = []
+    index = 0
+    for player in players:
+        if player not in run.history.player_index:
+            continue
+        with_base = baseline is not None and player in baseline.history.player_index
+        slots.append((player, index, with_base))
+        index += 2 if with_base else 1
+    return slots
+
+
+def trajectory_values(
+    run: RatingRun, players: Sequence[str], *, scale: Scale | None = None, baseline: RatingRun | None = None
+) -> TrajectoryValues:
+    """The values of :func:`trajectory_figure` that depend on the run's parameters (for a partial update)."""
+    scale = scale or Scale(unit=run.scale)
+    traces = []
+    for player, index, _ in _trace_slots(run, players, baseline):
+        series = player_series(run, player)
+        assert series is not None  # _trace_slots keeps only the run's players
+        traces.append((index, np.asarray(scale.value(series.after), dtype=float), _changes(series, scale)))
+    return TrajectoryValues(traces=traces, initial=float(scale.value(run.initial)))
 
 
 def trajectory_figure(
@@ -39,8 +104,8 @@ def trajectory_figure(
     """Rating after every game for ``players`` (solid), the baseline's (dashed) and the initial rating (dashed line).
 
     ``by_date`` puts the game date on the x axis when every game has one (else the game number).
-    Each point's hover names the game, the place and the change; its ``customdata`` is the game index
-    (a click on it selects that game).
+    Each point's hover names the game (its ``text``), the place and the field size (its ``customdata``, whose first
+    value is the game index: a click on the point selects that game) and the change (its ``hovertext``).
     """
     scale = scale or Scale(unit=run.scale)
     by_date = by_date and run.history.has_dates
@@ -56,43 +121,38 @@ def trajectory_figure(
         bscale = baseline_scale or Scale(unit=baseline.scale)
     # A baseline on another scale (another system) gets its own axis on the right.
     second_axis = bscale is not None and bscale.unit != scale.unit
-    for player in players:
+    values = {i: (y, custom) for i, y, custom in trajectory_values(run, players, scale=scale, baseline=baseline).traces}
+    labels = plain_game_labels(run.history)
+    for player, slot, with_base in _trace_slots(run, players, baseline):
         series = player_series(run, player)
-        if series is None:
-            continue
+        assert series is not None
+        y, changes = values[slot]
         color = player_color(players, player)
         name = plain(player)
-        change = scale.change(series.after - series.before)
-        # One short text per point and numeric arrays (sent as compact typed arrays) keep big histories light.
-        labels = plain_game_labels(run.history)
-        text = [
-            f"{labels[g]}<br>{place_text(pos, bool(d), int(n))}, change {c:+.4g}"
-            for g, pos, d, n, c in zip(
-                series.games.tolist(), series.position, series.dnf, series.size, change.tolist(), strict=True
-            )
-        ]
         fig.add_trace(
             go.Scatter(
                 x=_x_values(run, series.games, by_date),
-                y=scale.value(series.after),
+                y=y,
                 mode=mode,
                 name=name,
                 legendgroup=name,
                 line={"color": color, "width": 2, "dash": player_dash(players, player)},
                 marker={"size": 5},
-                # A plain list, not a numpy array: plotly.py sends arrays binary-encoded ({"dtype", "bdata"}) and
-                # dcc.Graph copies a clicked point's customdata from that undecoded object, so a click would
-                # arrive without it (issue 11, item 2). Small whole numbers are shorter as a list anyway.
-                customdata=series.games.tolist(),
-                text=text,
-                hovertemplate=f"<b>{name}</b><br>%{{text}}<br>rating %{{y:.4g}}<extra></extra>",
+                # The words once per trace (the template); per point only the game's name (text), its index,
+                # place and field size (customdata; none changes with the parameters) and the change (hovertext).
+                customdata=_points(series),
+                text=[labels[g] for g in series.games.tolist()],
+                hovertext=changes,
+                hovertemplate=(
+                    f"<b>{name}</b><br>%{{text}}<br>place %{{customdata[1]}} of %{{customdata[2]}}, "
+                    "change %{hovertext}<br>rating %{y:.4g}<extra></extra>"
+                ),
             )
         )
-        if baseline is not None:
+        if with_base:
+            assert baseline is not None and bscale is not None
             base_series = player_series(baseline, player)
-            if base_series is None:
-                continue
-            assert bscale is not None
+            assert base_series is not None
             bx_by_date = by_date and baseline.history.has_dates
             fig.add_trace(
                 go.Scatter(

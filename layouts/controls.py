@@ -92,7 +92,8 @@ def data_card(samples: Sequence[str], sample: str | None) -> dbc.Card:
 
 
 def slider_range(spec: ParamSpec, value: float | None) -> tuple[float, float, float]:
-    """Slider ``(low, high, step)`` from the suggested range, widened to include the default and ``value``."""
+    """Slider ``(low, high, step)`` from the suggested range, widened to include the default and ``value``
+    and never past the valid interval."""
     default = spec.default if isinstance(spec.default, (int, float)) else None
     anchor = next((v for v in (value, default) if isinstance(v, (int, float))), 0.0)
     low = spec.low if spec.low is not None else (0.0 if anchor >= 0 else 2 * anchor)
@@ -100,6 +101,10 @@ def slider_range(spec: ParamSpec, value: float | None) -> tuple[float, float, fl
     for v in (default, value):
         if isinstance(v, (int, float)) and math.isfinite(v):
             low, high = min(low, v), max(high, v)
+    if spec.valid.low is not None:
+        low = max(low, spec.valid.low)
+    if spec.valid.high is not None:
+        high = min(high, spec.valid.high)
     fallback = 1.0 if spec.kind == "int" else ((high - low) / 100 or 0.01)
     step = spec.step or fallback
     return float(low), float(high), float(step)
@@ -180,13 +185,15 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
             allow_direct_input=False,
             className="param-slider",
         )
+        # A text box read by the server's strict parser (ratings.params.parse_number), not type="number":
+        # Chromium's number box drops a decimal comma ("1,5" arrived as 15) and reports nothing.
         number = dcc.Input(
             id={"type": ParamType.VALUE, "name": name},
-            type="number",
+            type="text",
             value=shown,
-            step="any",
             debounce=True,
             disabled=not enabled,
+            placeholder=spec.valid.notation(),
             className="form-control form-control-sm param-number",
         )
         row = [

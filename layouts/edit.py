@@ -34,7 +34,7 @@ _COLUMNS: list[dict[str, Any]] = [
         "headerName": "place",
         "minWidth": 46,
         "flex": 0.6,
-        "headerTooltip": "1 = best; DNF = did not finish",
+        "headerTooltip": "1 = best (2 or 2nd); DNF, DQ, DNS or empty = did not finish",
     },
     {
         "field": "exclude",
@@ -81,10 +81,11 @@ def edit_panel() -> html.Div:
         [
             html.H2("Edit the history (what if)", className="h6 mb-1"),
             html.Div(
-                "Change a game, date, player or place (DNF for did not finish), add or delete rows, tick "
-                "'exclude game' to leave a game out. A game has one date: change it on any one row and Apply "
-                "moves the whole game (dates as 2024-03-31, 31/03/2024 or 31 March 2024). Nothing changes until "
-                "you press Apply; the edits stay in this browser session only (download them with 'History CSV').",
+                "Change a game, date, player or place (1 or 1st is best; DNF, DQ or empty for did not finish), add "
+                "or delete rows, tick 'exclude game' to leave a game out. A game has one date: change it on any one "
+                "row and Apply moves the whole game (dates as 2024-03-31, 31/03/2024 or 31 March 2024). Nothing "
+                "changes until you press Apply; the edits stay in this browser session only (download them with "
+                "'History CSV').",
                 className="small text-muted mb-1",
             ),
             buttons,
@@ -146,8 +147,9 @@ def record_panel() -> html.Div:
         [
             html.H2("Record a new game", className="h6 mb-1"),
             html.Div(
-                "Players and places (1 = best; equal numbers tie; DNF or empty = did not finish). With a writable "
-                "Google Sheet the game is written there after you confirm; otherwise it joins this session's history.",
+                "Players and places, read as an uploaded file reads them (1 or 1st = best; equal numbers tie; "
+                "DNF, DQ or empty = did not finish). With a writable Google Sheet the game is written there after "
+                "you confirm; otherwise it joins this session's history.",
                 className="small text-muted mb-1",
             ),
             dbc.Label("Date of the game", html_for=Record.DATE, className="small mb-0"),

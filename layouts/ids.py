@@ -60,6 +60,7 @@ class Params(StrEnum):
     CONTROLS = "params-controls"
     RESET = "params-reset"
     ERROR = "params-error"
+    LINK_ERROR = "params-link-error"  # values in the page address that were not used, and why
     SETTINGS = "params-settings"
 
 
@@ -91,6 +92,8 @@ class Standings(StrEnum):
     LEADERBOARD_GRID = "standings-leaderboard-grid"
     LEADERBOARD_SEARCH = "standings-leaderboard-search"
     NARROW = "standings-narrow"
+    DRAWN = "standings-drawn"
+    GENERATION = "standings-generation"
 
 
 class Baseline(StrEnum):

@@ -88,6 +88,10 @@ def layout() -> html.Div:
             html.Div(id=Data.MESSAGES),
             suspects_box(),
             dbc.Alert(id=Page.ERROR, color="danger", dismissable=True, is_open=False, className="small py-1 mb-1"),
+            # values of the page address that were not used, and why (callbacks/params.py)
+            dbc.Alert(
+                id=Params.LINK_ERROR, color="warning", dismissable=True, is_open=False, className="small py-1 mb-1"
+            ),
             downloads_layout.bar(),
         ],
         className="mb-2 status",

@@ -22,7 +22,17 @@ import pandas as pd
 from ratings.history import GameHistory
 from ratings.params import ParamSpec, build, specs
 
-__all__ = ["NO_DATE", "ComputationError", "GameView", "RatingRun", "RatingSystem", "Replay", "State"]
+__all__ = [
+    "NO_DATE",
+    "Checkpoint",
+    "ComputationError",
+    "GameView",
+    "RatingRun",
+    "RatingSystem",
+    "Replay",
+    "State",
+    "shared_prefix",
+]
 
 
 class ComputationError(ArithmeticError):
@@ -85,12 +95,29 @@ class Replay:
     after: np.ndarray
     extras_before: dict[str, np.ndarray]
     extras_after: dict[str, np.ndarray]
+    #: The history's index of this replay's first game (a :meth:`window` of a whole replay starts later).
+    first: int = 0
+    #: The whole replay a :meth:`window` is part of.
+    whole: Replay | None = None
+
+    @property
+    def n_games(self) -> int:
+        return len(self.offsets) - 1
 
     @functools.cached_property
     def days(self) -> np.ndarray:
         """Day number of every game (computed on first use: only dated systems read it)."""
+        if self.whole is not None:
+            return self.whole.days[self.first : self.first + self.n_games]
         dates = self.history.dates
         return np.array([NO_DATE if d is None else d.toordinal() for d in dates], dtype=np.int64)
+
+    def window(self, start: int, stop: int) -> Replay:
+        """Games ``start`` to ``stop`` of this (whole) replay: the same flat arrays, offsets cut to those games.
+
+        A batch hook replays a window exactly as it replays a whole history (offsets index the flat arrays).
+        """
+        return dataclasses.replace(self, offsets=self.offsets[start : stop + 1], first=start, whole=self)
 
     @classmethod
     def of(cls, history: GameHistory, extra_series: Sequence[str]) -> Replay:
@@ -107,6 +134,57 @@ class Replay:
             extras_before={k: np.empty(n_entries) for k in extra_series},
             extras_after={k: np.empty(n_entries) for k in extra_series},
         )
+
+
+@dataclass(frozen=True, eq=False)
+class Checkpoint:
+    """The full per-player state before game ``game`` of a replay (a copy: never changed afterwards)."""
+
+    game: int
+    state: State
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.state.values())
+
+
+#: Games between two checkpoints: at least this many ...
+CHECKPOINT_MIN_SPACING = 64
+#: ... and at most about this many checkpoints per run, ...
+CHECKPOINT_COUNT = 32
+#: ... holding at most this many bytes of state per run (the earliest are dropped first): runs are memoised
+#: (``sources.runs`` keeps 64 per process), so a run's checkpoints must stay small beside its own arrays.
+CHECKPOINT_BYTES = 8_000_000
+
+
+def shared_prefix(a: GameHistory, b: GameHistory) -> int:
+    """The number of games ``a`` and ``b`` share from the start, as a replay sees them.
+
+    Two games are the same when they have the same players in the same order with the same dense ranks,
+    did-not-finish flags and date (ids and places written differently but ranking alike do not matter).
+    Players are numbered by first appearance, so over a shared prefix both histories number them alike.
+    """
+    m = min(a.n_games, b.n_games)
+    if m == 0:
+        return 0
+    differs = np.flatnonzero(a.offsets[1 : m + 1] != b.offsets[1 : m + 1])
+    m = int(differs[0]) if len(differs) else m  # games before the first of another size
+    e = int(a.offsets[m])
+    bad = (a.flat_player[:e] != b.flat_player[:e]) | (a.flat_rank[:e] != b.flat_rank[:e])
+    bad |= a.flat_dnf[:e] != b.flat_dnf[:e]
+    # Two new players at the same entry get the same number: compare the names the numbers stand for.
+    k = min(a.n_players, b.n_players)
+    renamed = [i for i in range(k) if a.players[i] != b.players[i]][:1]
+    if renamed:
+        bad |= a.flat_player[:e] == renamed[0]
+    first = np.flatnonzero(bad)
+    if len(first):
+        m = int(a.flat_game[first[0]])
+    dates_a, dates_b = a.dates, b.dates
+    for g in range(m):
+        if dates_a[g] != dates_b[g]:
+            return g
+    return m
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,6 +209,9 @@ class RatingRun:
     final_extras: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
     #: The system's full per-player state after the last game (for predictions).
     state: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    #: States kept during the replay, so that a history sharing its first games with this one resumes
+    #: (``RatingSystem.rate(..., resume=run)``); empty for a run read back from elsewhere.
+    checkpoints: tuple[Checkpoint, ...] = ()
 
     # -------------------------------------------------------------- per entry
     @property
@@ -226,6 +307,39 @@ class RatingRun:
         return {self.players[p]: float(r) for p, r in zip(self.history.flat_player[s], self.before[s], strict=True)}
 
 
+def _cap(checkpoints: list[Checkpoint]) -> None:
+    """Drop the earliest checkpoints until the rest hold at most :data:`CHECKPOINT_BYTES`."""
+    while checkpoints and sum(c.nbytes for c in checkpoints) > CHECKPOINT_BYTES:
+        checkpoints.pop(0)
+
+
+def _grafted(saved: State, fresh: State, known: int) -> State | None:
+    """The state of a longer player list: the first ``known`` players as ``saved`` has them, the rest fresh.
+
+    Every state array is per player (first axis).  A two-dimensional one keeps the wider of the two widths,
+    padded with zeros (Elo-MMR's performance table, whose unused columns are zero weights).  None when
+    ``saved`` does not have that shape (the replay then starts from the beginning).
+    """
+    out: State = {}
+    for key, new in fresh.items():
+        old = saved.get(key)
+        if old is None or old.ndim != new.ndim or len(old) < known or (old.ndim > 2):
+            return None
+        if old.ndim == 2 and old.shape[1] != new.shape[1]:
+            width = max(old.shape[1], new.shape[1])
+            wider = np.zeros((len(new), width), dtype=new.dtype)
+            wider[:, : new.shape[1]] = new
+            new = wider
+            padded = np.zeros((len(old), width), dtype=old.dtype)
+            padded[:, : old.shape[1]] = old
+            old = padded
+        else:
+            new = new.copy()
+        new[:known] = old[:known]
+        out[key] = new
+    return out
+
+
 class RatingSystem(ABC):
     """Base class of all rating systems.
 
@@ -260,22 +374,27 @@ class RatingSystem(ABC):
         return dataclasses.asdict(self.params)
 
     # -------------------------------------------------------------- the replay
-    def rate(self, history: GameHistory) -> RatingRun:
+    def rate(self, history: GameHistory, *, resume: RatingRun | None = None) -> RatingRun:
         """Replay every game of ``history`` in order and record each rating before and after.
+
+        ``resume``: an earlier run of this system with these parameters on a history that shares its first
+        ``g`` games with ``history`` (an edit at game ``g``, or games appended): the replay starts from that
+        run's last checkpoint at or before ``g`` and copies the ratings of the games before it, with the same
+        numbers as a whole replay.  A run of another system or other parameters is not used.
 
         Raises :class:`ComputationError` (saying at which game) when the settings drive the ratings
         beyond floating point: a result is either finite everywhere or not returned.
         """
-        return self._guarded(history, per_game=False)
+        return self._guarded(history, per_game=False, resume=resume)
 
     def rate_per_game(self, history: GameHistory) -> RatingRun:
         """The same replay through the per-game hooks only: the reference a batch replay is tested against."""
         return self._guarded(history, per_game=True)
 
-    def _guarded(self, history: GameHistory, *, per_game: bool) -> RatingRun:
+    def _guarded(self, history: GameHistory, *, per_game: bool, resume: RatingRun | None = None) -> RatingRun:
         try:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                return self._run(history, per_game=per_game)
+                return self._run(history, per_game=per_game, resume=resume)
         except ComputationError:
             raise
         except (ArithmeticError, ValueError) as exc:
@@ -283,14 +402,27 @@ class RatingSystem(ABC):
             reason = f"the settings overflow floating point ({type(exc).__name__}); try less extreme settings"
             raise ComputationError(reason) from None
 
-    def _run(self, history: GameHistory, *, per_game: bool) -> RatingRun:
-        state = self.initial_state(history.n_players)
+    def _run(self, history: GameHistory, *, per_game: bool, resume: RatingRun | None = None) -> RatingRun:
         out = Replay.of(history, self.extra_series)
+        checkpoints: list[Checkpoint] = []
         if per_game:
+            state = self.initial_state(history.n_players)
             self._replay_per_game(state, out)
         else:
+            start, state, checkpoints = self._resume_point(history, resume)
+            if start:
+                assert resume is not None
+                self._copy_prefix(resume, out, int(history.offsets[start]))
+            spacing = max(CHECKPOINT_MIN_SPACING, -(-history.n_games // CHECKPOINT_COUNT))
             try:
-                self._replay(state, out)
+                a = start
+                while a < history.n_games:
+                    if a % spacing == 0 and a > start:
+                        checkpoints.append(Checkpoint(a, {k: v.copy() for k, v in state.items()}))
+                        _cap(checkpoints)
+                    b = min((a // spacing + 1) * spacing, history.n_games)
+                    self._replay(state, out.window(a, b))
+                    a = b
             except (ArithmeticError, ValueError):
                 out.before[:] = np.nan
             if not (np.isfinite(out.before).all() and np.isfinite(out.after).all()):
@@ -315,7 +447,36 @@ class RatingSystem(ABC):
             extras={k: (out.extras_before[k], out.extras_after[k]) for k in self.extra_series},
             final_extras={k: state[k].copy() for k in self.extra_series},
             state=state,
+            checkpoints=tuple(checkpoints),
         )
+
+    def _resume_point(self, history: GameHistory, resume: RatingRun | None) -> tuple[int, State, list[Checkpoint]]:
+        """``(first game to replay, state before it, checkpoints kept)``: from ``resume`` where it applies."""
+        fresh = self.initial_state(history.n_players)
+        if resume is None or resume.system != self.name or resume.params != self.params:
+            return 0, fresh, []
+        shared = shared_prefix(resume.history, history)
+        candidates = [c for c in resume.checkpoints if c.game <= shared]
+        if shared == resume.history.n_games and resume.state:
+            candidates.append(Checkpoint(shared, dict(resume.state)))  # games appended: resume after the last
+        if not candidates:
+            return 0, fresh, []
+        point = max(candidates, key=lambda c: c.game)
+        known = int(history.flat_player[: history.offsets[point.game]].max(initial=-1)) + 1
+        state = _grafted(point.state, fresh, known)
+        if state is None:
+            return 0, fresh, []
+        kept = [c for c in resume.checkpoints if c.game <= point.game]
+        return point.game, state, kept
+
+    def _copy_prefix(self, resume: RatingRun, out: Replay, entries: int) -> None:
+        """The ratings of the first ``entries`` results, as ``resume`` computed them for the same games."""
+        out.before[:entries] = resume.before[:entries]
+        out.after[:entries] = resume.after[:entries]
+        for k in self.extra_series:
+            before, after = resume.extras[k]
+            out.extras_before[k][:entries] = before[:entries]
+            out.extras_after[k][:entries] = after[:entries]
 
     def _replay(self, state: State, replay: Replay) -> None:
         """Batch hook: replay the whole history over flat arrays, updating ``state`` and filling ``replay``.
@@ -328,15 +489,16 @@ class RatingSystem(ABC):
         self._replay_per_game(state, replay)
 
     def _replay_per_game(self, state: State, replay: Replay, start: int = 0, stop: int | None = None) -> None:
-        """Games ``start`` to ``stop`` (default: all) through the per-game hooks."""
+        """Games ``start`` to ``stop`` (default: all) of ``replay`` (indices within it) through the per-game hooks."""
         history = replay.history
         offsets = replay.offsets
         before, after = replay.before, replay.after
-        g = start
+        g = replay.first + start
         try:
-            for g in range(start, len(history.games) if stop is None else stop):
+            for local in range(start, replay.n_games if stop is None else stop):
+                g = replay.first + local
                 game = history.games[g]
-                s, e = int(offsets[g]), int(offsets[g + 1])
+                s, e = int(offsets[local]), int(offsets[local + 1])
                 view = GameView(g, replay.players[s:e], replay.ranks[s:e], replay.dnf[s:e], game.date)
                 self._prepare(state, view)
                 before[s:e] = self._display(state, view.players)

@@ -16,24 +16,28 @@ Commands:
 
 HISTORY is a file (.csv, .tsv, .xlsx, .ods; long or wide shape), ``-`` for CSV on
 standard input, or ``sample:NAME``.  User errors (unknown system or parameter, invalid
-value, unreadable file) end with exit status 2 and a one-line message on stderr.
+value, unreadable file) end with exit status 2 and a one-line message on stderr; a history
+with problems gets one line per problem (file, row, column, what), at most
+:data:`MAX_PROBLEMS` of them and then a count of the rest.  Dates of options are read by the
+readers' rule (:func:`ratings.io.dates.parse_date`) and text cells are written formula-safe
+(:func:`ratings.io.writing.safe_cell`), as everywhere else in the project.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
+import itertools
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
-
-import numpy as np
 
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
+from ratings.io.dates import parse_date
+from ratings.io.writing import write_rows
 from ratings.metrics import Evaluation, evaluate_ratings
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
 from ratings.samples import list_samples, load_history
@@ -48,8 +52,8 @@ DEFAULT_SYSTEM = "multielo"
 USAGE_ERROR = 2
 #: Most history warnings printed before they are summarised.
 _MAX_WARNINGS = 3
-#: Cells a spreadsheet would run as a formula when they start a text cell.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: Most problems of a history listed (one line each) before the rest are only counted.
+MAX_PROBLEMS = 100
 
 
 class CommandError(Exception):
@@ -164,9 +168,12 @@ def _date(text: str | None, option: str) -> dt.date | None:
     if text is None:
         return None
     try:
-        return dt.date.fromisoformat(text.strip())
-    except ValueError:
-        raise CommandError(f"{option} {text!r}: write the date as YYYY-MM-DD") from None
+        date = parse_date(text, option)
+    except ValueError as exc:
+        raise CommandError(f"{option} {text!r}: {exc}") from None
+    if date is None:
+        raise CommandError(f"{option} needs a date (YYYY-MM-DD)")
+    return date
 
 
 def parse_settings(system: type[RatingSystem], settings: Sequence[str]) -> dict[str, Any]:
@@ -201,72 +208,46 @@ def _make_system(name: str, settings: Sequence[str]) -> RatingSystem:
 
 
 # ---------------------------------------------------------------------------------------------- output
-def _number(value: Any) -> str:
-    """A number for CSV: integers as they are, floats at full precision (repr), NaN as empty."""
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value)).lower()
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    number = float(value)
-    if math.isnan(number):
-        return ""
-    return repr(number)
-
-
-def _text(value: str) -> str:
-    """A text cell a spreadsheet will not run as a formula (a leading quote, as ratings.io writes)."""
-    return "'" + value if value.startswith(_FORMULA_START) else value
-
-
-def _writer(out: IO[str]) -> Any:
-    return csv.writer(out, lineterminator="\n")
-
-
 def write_leaderboard(run: RatingRun, out: IO[str]) -> None:
     """One CSV row per player, highest rating first: player, rating, games, wins, average_place, extras."""
     order = sorted(range(len(run.players)), key=lambda p: (-float(run.final[p]), run.players[p]))
     extras = list(run.final_extras.items())
     games, wins, average = run.games_played, run.wins, run.average_place
-    writer = _writer(out)
-    writer.writerow(["player", "rating", "games", "wins", "average_place", *(name for name, _ in extras)])
-    for p in order:
-        writer.writerow(
-            [
-                _text(run.players[p]),
-                _number(run.final[p]),
-                _number(games[p]),
-                _number(wins[p]),
-                _number(average[p]),
-                *(_number(values[p]) for _, values in extras),
-            ]
-        )
+    header = ["player", "rating", "games", "wins", "average_place", *(name for name, _ in extras)]
+    body = (
+        [run.players[p], run.final[p], games[p], wins[p], average[p], *(values[p] for _, values in extras)]
+        for p in order
+    )
+    write_rows(out, itertools.chain([header], body), precise=True)
 
 
 def write_trajectory(run: RatingRun, out: IO[str]) -> None:
     """One CSV row per participant of every game, in play order, with ratings before and after."""
     h = run.history
     extras = list(run.extras.items())
-    writer = _writer(out)
     header = ["game", "date", "player", "place", "rating_before", "rating_after", "change"]
     for name, _ in extras:
         header += [f"{name}_before", f"{name}_after"]
-    writer.writerow(header)
     change = run.change
-    for g, game in enumerate(h.games):
-        date = game.date.isoformat() if game.date else ""
-        for i in range(int(h.offsets[g]), int(h.offsets[g + 1])):
-            row = [
-                _text(game.id),
-                date,
-                _text(h.players[h.flat_player[i]]),
-                "DNF" if h.flat_dnf[i] else str(int(h.flat_place[i])),
-                _number(run.before[i]),
-                _number(run.after[i]),
-                _number(change[i]),
-            ]
-            for _, (before, after) in extras:
-                row += [_number(before[i]), _number(after[i])]
-            writer.writerow(row)
+
+    def body() -> Iterator[list[Any]]:
+        for g, game in enumerate(h.games):
+            date = game.date.isoformat() if game.date else ""
+            for i in range(int(h.offsets[g]), int(h.offsets[g + 1])):
+                row = [
+                    game.id,
+                    date,
+                    h.players[h.flat_player[i]],
+                    "DNF" if h.flat_dnf[i] else int(h.flat_place[i]),
+                    run.before[i],
+                    run.after[i],
+                    change[i],
+                ]
+                for _, (before, after) in extras:
+                    row += [before[i], after[i]]
+                yield row
+
+    write_rows(out, itertools.chain([header], body()), precise=True)
 
 
 def _format_default(spec: ParamSpec) -> str:
@@ -283,13 +264,17 @@ def _format_default(spec: ParamSpec) -> str:
 
 
 def _format_range(spec: ParamSpec) -> str:
+    """The valid values (the declaration's interval) and, where there is one, the suggested range."""
     if spec.choices:
         return "one of " + ", ".join(spec.choices)
-    if spec.low is not None and spec.high is not None:
-        return f"{spec.low:g} to {spec.high:g}"
+    if spec.kind == "bool":
+        return "true or false"
+    valid = f"valid {spec.valid.notation()}"
     if spec.kind == "float-list":
-        return "comma-separated list"
-    return ""
+        return f"comma-separated list, each {valid}"
+    if spec.low is not None and spec.high is not None:
+        return f"{valid}, suggested {spec.low:g} to {spec.high:g}"
+    return valid
 
 
 def write_systems(out: IO[str]) -> None:
@@ -307,6 +292,8 @@ def write_systems(out: IO[str]) -> None:
         for row in rows:
             cells = [row[c].ljust(widths[c]) for c in range(4)]
             out.write(f"  {'  '.join(cells)}  {row[4]}\n")
+        for rule in getattr(cls.Params, "RULES", ()):
+            out.write(f"  rule on {', '.join(rule.names)}: {rule.says}\n")
 
 
 def write_samples(out: IO[str]) -> None:
@@ -343,11 +330,16 @@ def write_evaluation(evaluation: Evaluation, run: RatingRun, spec: str, out: IO[
 
 
 # ---------------------------------------------------------------------------------------------- running
-def _history_message(exc: HistoryError) -> str:
+def history_problem_lines(exc: HistoryError, most: int = MAX_PROBLEMS) -> list[str]:
+    """Every problem of a history, one line each (file, row, column: what), the first ``most`` of them and then
+    ``and N more problems``."""
     if not exc.problems:
-        return str(exc).splitlines()[0]
-    more = len(exc.problems) - 1
-    return str(exc.problems[0]) + (f" (and {more} more)" if more else "")
+        return [str(exc).splitlines()[0]]
+    lines = [str(p) for p in exc.problems[:most]]
+    more = len(exc.problems) - len(lines)
+    if more:
+        lines.append(f"and {more:,} more problem{'s' if more != 1 else ''}")
+    return lines
 
 
 def _warn(history: GameHistory, err: IO[str]) -> None:
@@ -457,19 +449,19 @@ def write_tuning(result: TuneResult, out: IO[str]) -> None:
 
 def write_comparison(results: list[TuneResult], out: IO[str]) -> None:
     """One row per system: tuned parameters, held-out Kendall tau, pair inversion, rank deviation, replay time."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["system", "tuned parameters", "kendall tau", "pair inversion", "rank deviation", "replay s"])
-    for r in results:
-        writer.writerow(
-            [
-                r.system,
-                _params_text(r.params),
-                f"{r.test.kendall_tau:.4f}",
-                f"{r.test.pair_inversion:.4f}",
-                f"{r.test.rank_deviation:.4f}",
-                f"{r.replay_seconds:.3f}",
-            ]
-        )
+    header = ["system", "tuned parameters", "kendall tau", "pair inversion", "rank deviation", "replay s"]
+    body = (
+        [
+            r.system,
+            _params_text(r.params),
+            round(r.test.kendall_tau, 4),
+            round(r.test.pair_inversion, 4),
+            round(r.test.rank_deviation, 4),
+            round(r.replay_seconds, 3),
+        ]
+        for r in results
+    )
+    write_rows(out, itertools.chain([header], body), precise=True)
 
 
 def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
@@ -484,7 +476,9 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
     try:
         _run(args, out, err)
     except HistoryError as exc:
-        message = _history_message(exc)
+        for line in history_problem_lines(exc):
+            err.write(f"ratings: error: {line}\n")
+        return USAGE_ERROR
     except (CommandError, ComputationError, ParameterError, UnknownSystemError) as exc:
         message = str(exc)
     except OSError as exc:
@@ -494,5 +488,11 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
         message = f"{where}{exc.strerror or exc}"
     else:
         return 0
-    err.write(f"ratings: error: {message}\n")
+    # one line whatever the input held: control characters (a newline in a system name, say) written as escapes
+    err.write(f"ratings: error: {_one_line(message)}\n")
     return USAGE_ERROR
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every non-printable character written as its Python escape (``\\n``, ``\\x85``)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

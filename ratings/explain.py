@@ -41,7 +41,8 @@ EXACT_SYSTEMS = frozenset({"multielo", "pairwise-elo"})
 
 @dataclass(frozen=True)
 class Term:
-    """One part of a change: an opponent (``kind="opponent"`` or ``"dummy"``), the score-function bonus or the floor.
+    """One part of a change: an opponent (``kind="opponent"`` or ``"dummy"``), the score-function bonus, the
+    censored dummy's share of the last place (``"censored"``, multiplayer Elo) or the floor.
 
     ``result`` is ``"ahead"``, ``"behind"``, ``"tie"`` or ``"not compared"`` (two DNFs in pairwise Elo) for an
     opponent; ``expected`` the player's two-player expected score (chance of finishing ahead) against them.
@@ -117,7 +118,7 @@ def explain(run: RatingRun, game: int, player: str) -> Explanation:
 
 def _pair_terms(run: RatingRun, system: object, game: int, a: int) -> tuple[Term, ...]:
     from ratings.numerics import logistic
-    from ratings.systems.multielo import actual_scores, expected_scores
+    from ratings.systems.multielo import actual_scores, censor_last, expected_scores
     from ratings.systems.pairwise import pair_scores, pairwise_gradient
 
     h = run.history
@@ -142,11 +143,21 @@ def _pair_terms(run: RatingRun, system: object, game: int, a: int) -> tuple[Term
             value = eta * 2.0 / n * (scores[a, i] - p)
             kind = "dummy" if i >= len(players) else "opponent"
             terms.append(Term(names[i], kind, value, _result(int(ranks[a]), int(ranks[i])), p))
-        bonus = eta * (n - 1) * (actual_scores(ranks, params.base)[a] - actual_scores(ranks, 1.0)[a])
+        actual = actual_scores(ranks, params.base)
+        bonus = eta * (n - 1) * (actual[a] - actual_scores(ranks, 1.0)[a])
         if bonus != 0.0:
             terms.append(Term("score-function bonus", "bonus", float(bonus)))
+        if system._censored_dummy():  # type: ignore[attr-defined]
+            # The last place's score shared by expected score instead of equally (multielo.censor_last).
+            shared = censor_last(actual, expected_scores(full, params.d), ranks)
+            if shared[a] != actual[a]:
+                terms.append(
+                    Term("unobserved order at the bottom", "censored", float(eta * (n - 1) * (shared - actual)[a]))
+                )
     else:
         divide = n - 1 if params.variant == "average" else 1
+        if params.variant == "average" and params.average_over == "compared":
+            divide = int(np.sum(ranks != ranks[a])) or n - 1  # as pairwise_gradient divides
         for i in range(n):
             if i == a:
                 continue
@@ -184,10 +195,20 @@ def _exact_notes(run: RatingRun, system: object) -> tuple[str, ...]:
             if p.model == "logistic"
             else "the Gaussian pair update (the slope of the normal likelihood of the pair's result)"
         )
-        combine = "averaged over the N−1 opponents" if p.variant == "average" else "summed"
+        combine = "summed"
+        if p.variant == "average":
+            combine = (
+                "averaged over the opponents with another place"
+                if p.average_over == "compared"
+                else ("averaged over the N−1 opponents")
+            )
         notes = [f"Each opponent: η × {update}; pair updates {combine}; two DNFs are not compared."]
     if getattr(p, "dummy", None) is not None:
         notes.append("The dummy player is a never-updated opponent tied with the last place.")
+        if p.dummy_tie == "censored":
+            notes.append(
+                "Its tie with the last place is an unobserved order: nobody at the bottom is credited with it."
+            )
     notes.append("The rows sum exactly to the change.")
     return tuple(notes)
 

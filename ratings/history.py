@@ -10,15 +10,12 @@ ranks below every finisher; the order among DNFs is unknown.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from ratings.params import parse_number
 
 __all__ = [
     "Entry",
@@ -26,14 +23,10 @@ __all__ = [
     "GameHistory",
     "HistoryError",
     "Problem",
-    "clean_name",
-    "parse_place",
 ]
 
 #: Column names of the long table shape.
 LONG_COLUMNS = ("game", "date", "player", "place")
-
-_DNF_WORDS = frozenset({"dnf", ""})
 
 
 @dataclass(frozen=True)
@@ -100,95 +93,6 @@ class Game:
 
     def __len__(self) -> int:
         return len(self.entries)
-
-
-#: Largest place accepted (a field of a million; far beyond any game, far below int32).
-MAX_PLACE = 1_000_000
-
-
-def parse_place(value: Any) -> int | None:
-    """Parse one place cell: a positive whole number, or DNF (the word, any case, or empty).
-
-    Raises ``ValueError`` with a short explanation for anything else.
-    """
-    if value is None:
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, bool):
-        raise ValueError(f"place {value!r} is not a whole number or DNF")
-    if isinstance(value, (int, np.integer)):
-        number = int(value)
-    elif isinstance(value, (float, np.floating)):
-        if not math.isfinite(value) or float(value) > MAX_PLACE:
-            raise ValueError(f"place {value:g} is larger than any game has places (at most {MAX_PLACE:,})")
-        if not float(value).is_integer():
-            raise ValueError(f"place {value:g} is not a whole number")
-        number = int(value)
-    else:
-        text = str(value).strip()
-        if text.lower() in _DNF_WORDS:
-            return None
-        try:
-            as_float = parse_number(text)
-        except ValueError:
-            raise ValueError(f"place '{text[:40]}' is neither a number nor DNF") from None
-        if not as_float.is_integer():
-            raise ValueError(f"place '{text[:40]}' is not a whole number")
-        if as_float > MAX_PLACE:
-            raise ValueError(f"place {text[:40]} is larger than any game has places (at most {MAX_PLACE:,})")
-        number = int(as_float)
-    if number < 1:
-        raise ValueError(f"place {number} is not positive (1 is the best place)")
-    if number > MAX_PLACE:
-        raise ValueError(f"place {number:.6g} is larger than any game has places (at most {MAX_PLACE:,})")
-    return number
-
-
-def _parse_date(value: Any) -> dt.date | None:
-    if value is None or value is pd.NaT or value is pd.NA:
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, (pd.Timestamp, np.datetime64)):
-        return pd.Timestamp(value).date()
-    text = str(value).strip()
-    if not text:
-        return None
-    try:
-        return dt.date.fromisoformat(text[:10])
-    except ValueError:
-        raise ValueError(f"date '{text}' is not a date (expected YYYY-MM-DD)") from None
-
-
-def clean_name(value: Any) -> str:
-    """A player name as the history keeps it: byte-order marks removed, surrounding white space trimmed."""
-    if _blank(value):
-        return ""
-    return str(value).replace("\ufeff", "").strip()
-
-
-def _blank(value: Any) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
-
-
-@dataclass
-class _GameDraft:
-    id: str
-    date: dt.date | None
-    first_row: int
-    entries: list[Entry] = field(default_factory=list)
-    rows: dict[str, int] = field(default_factory=dict)
 
 
 class GameHistory:
@@ -324,70 +228,14 @@ class GameHistory:
     ) -> GameHistory:
         """Build from long-shape records with keys ``game``, ``player``, ``place`` and optional ``date``.
 
-        ``rows`` gives each record's spreadsheet row number for messages (default: the
-        header is row 1, so record ``i`` is row ``i + 2``).  Games keep the order of their
-        first appearance, re-ordered stably by date when every game has one.
+        The records are read by the rules a long-shape file is read by (:func:`ratings.io.table.read_records`):
+        places, names, blanks and dates mean the same here as in an upload.  ``rows`` gives each record's
+        spreadsheet row number for messages (default: the header is row 1, so record ``i`` is row ``i + 2``).
+        Games keep the order of their first appearance, re-ordered stably by date when every game has one.
         """
-        records = list(records)
-        problems: list[Problem] = []
-        drafts: dict[str, _GameDraft] = {}
-        for i, record in enumerate(records):
-            row = rows[i] if rows is not None else i + 2
-            game_value = record.get("game")
-            player_value = record.get("player")
-            if _blank(game_value):
-                problems.append(Problem("the game id is empty", row, "game", source))
-                continue
-            game_id = str(game_value).strip()
-            if isinstance(game_value, float) and game_value.is_integer():
-                game_id = str(int(game_value))
-            date: dt.date | None = None
-            try:
-                date = _parse_date(record.get("date"))
-            except ValueError as exc:
-                problems.append(Problem(str(exc), row, "date", source))
-            draft = drafts.get(game_id)
-            if draft is None:
-                draft = drafts[game_id] = _GameDraft(game_id, date, row)
-            elif date is not None:
-                if draft.date is None:
-                    draft.date = date
-                elif draft.date != date:
-                    problems.append(
-                        Problem(
-                            f"game '{game_id}' has date {date} here but {draft.date} on row {draft.first_row}",
-                            row,
-                            "date",
-                            source,
-                        )
-                    )
-            name = clean_name(player_value)
-            if not name:
-                problems.append(Problem(f"the player name is empty (game '{game_id}')", row, "player", source))
-                continue
-            try:
-                place = parse_place(record.get("place"))
-            except ValueError as exc:
-                problems.append(Problem(f"{exc} (player '{name}', game '{game_id}')", row, "place", source))
-                continue
-            if name in draft.rows:
-                problems.append(
-                    Problem(
-                        f"player '{name}' appears twice in game '{game_id}' (also row {draft.rows[name]})",
-                        row,
-                        "player",
-                        source,
-                    )
-                )
-                continue
-            draft.rows[name] = row
-            draft.entries.append(Entry(name, place))
-        if problems:
-            raise HistoryError(problems)
-        ordered = list(drafts.values())
-        if ordered and all(d.date is not None for d in ordered):
-            ordered.sort(key=lambda d: d.date)  # type: ignore[arg-type,return-value]
-        return cls(Game(d.id, tuple(d.entries), d.date) for d in ordered)
+        from ratings.io.table import read_records  # the readers build on this model, so they come in late
+
+        return read_records(records, rows=rows, source=source)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, *, source: str | None = None) -> GameHistory:

@@ -1,22 +1,119 @@
-"""Parameter schemas: frozen dataclasses whose fields carry a range and a help line.
+"""Parameter schemas: frozen dataclasses whose fields carry their valid values, a UI range and a help line.
 
-Each rating system declares its hyper-parameters as a frozen dataclass built with
-:func:`param`.  :func:`specs` turns it into :class:`ParamSpec` objects, which the
-command line and the dashboard read to build their controls, so a new parameter needs
-no interface code.
+Each rating system declares its hyper-parameters as a frozen dataclass built with :func:`param`, once per
+parameter: the VALID values (an :class:`Interval` of finite numbers, or the choices), the suggested range a
+slider offers (``low``/``high``/``step``, always inside the valid interval) and a help line.  Rules that tie
+several parameters together are declared once per dataclass as :class:`Rule` objects in its ``RULES``.
+:func:`validate` is the one validator: every parameter dataclass derives from :class:`Declared`, whose
+``__post_init__`` calls it, so the command line, the address codec and the controls all get the same
+:class:`ParameterError`, naming the parameter and its valid interval in words.  The design follows
+scikit-learn's ``_parameter_constraints`` with ``Interval``/``StrOptions``
+(``sklearn/utils/_param_validation.py``), whose constraint objects also generate the invalid values its
+contract tests try.
+
+:func:`specs` turns a dataclass into :class:`ParamSpec` objects, which the command line and the dashboard
+read to build their controls, so a new parameter needs no interface code.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-__all__ = ["ParamSpec", "ParameterError", "param", "parse_number", "specs", "coerce", "check"]
+__all__ = [
+    "Declared",
+    "Interval",
+    "ParamSpec",
+    "ParameterError",
+    "Rule",
+    "check_value",
+    "coerce",
+    "param",
+    "parse_number",
+    "specs",
+    "validate",
+]
+
+
+def _g(x: float) -> str:
+    return f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The finite real numbers between ``low`` and ``high`` (None: unbounded on that side).
+
+    ``closed`` says which ends belong to it: ``"both"``, ``"left"``, ``"right"`` or ``"neither"``.
+    Infinite and NaN values never belong (every parameter is a finite number).
+    """
+
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+
+    def __post_init__(self) -> None:
+        if self.closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be both, left, right or neither, not {self.closed!r}")
+        if self.low is not None and self.high is not None and not self.low < self.high:
+            raise ValueError(f"an interval needs low < high, got {self.low}, {self.high}")
+
+    @property
+    def left_closed(self) -> bool:
+        return self.closed in ("both", "left")
+
+    @property
+    def right_closed(self) -> bool:
+        return self.closed in ("both", "right")
+
+    def __contains__(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return False
+        if self.low is not None and (value < self.low or (value == self.low and not self.left_closed)):
+            return False
+        return not (self.high is not None and (value > self.high or (value == self.high and not self.right_closed)))
+
+    def words(self) -> str:
+        """The interval in words: ``above 0 and at most 50``, ``from 0 to 10000``, ``any finite number``."""
+        lo = None if self.low is None else (f"at least {_g(self.low)}" if self.left_closed else f"above {_g(self.low)}")
+        hi = (
+            None
+            if self.high is None
+            else (f"at most {_g(self.high)}" if self.right_closed else f"below {_g(self.high)}")
+        )
+        if lo and hi and self.closed == "both":
+            return f"from {_g(self.low)} to {_g(self.high)}"  # type: ignore[arg-type]
+        return " and ".join(x for x in (lo, hi) if x) or "any finite number"
+
+    def notation(self) -> str:
+        """The interval in mathematical notation: ``(0, 50]``."""
+        left = "[" if self.left_closed and self.low is not None else "("
+        right = "]" if self.right_closed and self.high is not None else ")"
+        lo = "-inf" if self.low is None else _g(self.low)
+        hi = "inf" if self.high is None else _g(self.high)
+        return f"{left}{lo}, {hi}{right}"
+
+
+#: Any finite number (a location such as an initial rating still gets a declared interval; this is the fallback).
+FINITE = Interval()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule tying parameters together, declared once in a parameter dataclass's ``RULES``.
+
+    ``holds(params)`` is True when the rule is kept; the error names ``names[0]`` and shows every named value.
+    """
+
+    names: tuple[str, ...]
+    holds: Callable[[Any], bool]
+    says: str
+
 
 #: Plain decimal notation, ASCII digits only: ``12``, ``-0.5``, ``.25``, ``1e-3``.  Python's own
 #: ``float()`` also takes ``1_000``, ``inf``, ``nan`` and digits of every script (``٣``), none of
@@ -59,9 +156,10 @@ class ParameterError(ValueError):
 class ParamSpec:
     """What an interface needs to offer one parameter.
 
-    ``kind`` is one of ``float``, ``int``, ``choice``, ``optional-float`` (a number or
-    ``None``), ``float-list`` (a tuple of numbers, or ``None``) and ``bool``.  ``low`` and
-    ``high`` are the suggested range (controls use it; the library accepts any valid value).
+    ``kind`` is one of ``float``, ``int``, ``choice``, ``optional-float`` (a number or ``None``),
+    ``float-list`` (a tuple of numbers, or ``None``) and ``bool``.  ``valid`` is the interval of valid
+    values (of each element, for a list); ``low`` and ``high`` are the suggested range a slider offers,
+    inside ``valid``.
     """
 
     name: str
@@ -73,28 +171,63 @@ class ParamSpec:
     step: float | None = None
     choices: tuple[str, ...] = ()
     label: str = ""
+    valid: Interval = FINITE
 
     @property
     def title(self) -> str:
         return self.label or self.name.replace("_", " ")
+
+    def expected(self) -> str:
+        """What a valid value is, in words (for messages and hover text)."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "bool":
+            return "true or false"
+        span = self.valid.words()
+        if self.kind == "int":
+            return f"a whole number {span}" if self.valid != FINITE else "a whole number"
+        number = "a number" if self.valid == FINITE else f"a number {span}"
+        if self.kind == "optional-float":
+            return f"{number}, or none"
+        if self.kind == "float-list":
+            each = "" if self.valid == FINITE else f", each {span}"
+            return f"comma-separated numbers{each}, or none"
+        return number
 
 
 def param(
     default: Any,
     help: str,
     *,
+    valid: Interval | None = None,
     low: float | None = None,
     high: float | None = None,
     step: float | None = None,
     choices: Sequence[str] = (),
     label: str = "",
 ) -> Any:
-    """A dataclass field with a suggested range and a one-line help text."""
-    meta = {"help": help, "low": low, "high": high, "step": step, "choices": tuple(choices), "label": label}
+    """A dataclass field declaring its valid values, a suggested UI range and a one-line help text.
+
+    ``valid`` is the interval every accepted value lies in (each element of a list); ``choices`` the
+    valid texts of a categorical parameter; ``low``/``high``/``step`` the slider's range.
+    """
+    meta = {
+        "help": help,
+        "low": low,
+        "high": high,
+        "step": step,
+        "choices": tuple(choices),
+        "label": label,
+        "valid": valid or FINITE,
+    }
     if isinstance(default, (list, tuple)):
         frozen = tuple(default)
         return dataclasses.field(default_factory=lambda: frozen, metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
+
+
+#: Most numbers a list parameter (the learning-rate knots) holds.
+MAX_LIST = 64
 
 
 def _kind(annotation: Any, choices: tuple[str, ...]) -> str:
@@ -117,6 +250,12 @@ def _kind(annotation: Any, choices: tuple[str, ...]) -> str:
 
 def specs(params_cls: type) -> list[ParamSpec]:
     """The parameter specs of a parameter dataclass, in field order."""
+    return list(_specs(params_cls))
+
+
+@functools.cache
+def _specs(params_cls: type) -> tuple[ParamSpec, ...]:
+    """The specs of a class, read once (:func:`validate` reads them at every construction)."""
     hints = typing.get_type_hints(params_cls)
     out = []
     for f in dataclasses.fields(params_cls):
@@ -133,16 +272,24 @@ def specs(params_cls: type) -> list[ParamSpec]:
                 step=meta.get("step"),
                 choices=meta.get("choices", ()),
                 label=meta.get("label", ""),
+                valid=meta.get("valid", FINITE),
             )
         )
-    return out
+    return tuple(out)
 
 
 def coerce(spec: ParamSpec, value: Any) -> Any:
-    """Turn a text (command line, URL) or JSON value into the parameter's type.
+    """Turn a text (command line, URL, a box) or JSON value into the parameter's type and check it.
 
-    Raises :class:`ParameterError` with a readable message.
+    Raises :class:`ParameterError` with a readable message (the valid values in words); a decimal
+    comma is refused with the same number written with a point.
     """
+    typed = _typed(spec, value)
+    check_value(spec, typed)
+    return typed
+
+
+def _typed(spec: ParamSpec, value: Any) -> Any:
     text = value.strip() if isinstance(value, str) else value
     try:
         if spec.kind in ("optional-float", "float-list") and (
@@ -167,60 +314,86 @@ def coerce(spec: ParamSpec, value: Any) -> Any:
             raise ValueError
         if spec.kind == "float-list":
             items = text.split(",") if isinstance(text, str) else list(text)
-            if len(items) > 64:
+            if len(items) > MAX_LIST:
                 raise ValueError
             return tuple(parse_number(x) for x in items)
         if spec.kind == "choice":
             if str(text) not in spec.choices:
-                raise ParameterError(spec.name, f"'{text}' is not one of {', '.join(spec.choices)}")
+                raise ValueError
             return str(text)
     except ParameterError:
         raise
     except (TypeError, ValueError) as exc:
         if "decimal comma" in str(exc):
             raise ParameterError(spec.name, str(exc)) from None
-        expected = {
-            "float": "a number",
-            "optional-float": "a number or 'none'",
-            "int": "a whole number",
-            "bool": "true or false",
-            "float-list": "comma-separated numbers or 'none'",
-        }.get(spec.kind, "a valid value")
         shown = str(value)[:64]
-        raise ParameterError(spec.name, f"'{shown}' is not {expected}") from None
+        raise ParameterError(spec.name, f"'{shown}' is not {spec.expected()}") from None
     return text
 
 
-def check(
-    name: str,
-    value: Any,
-    *,
-    positive: bool = False,
-    nonnegative: bool = False,
-    at_least: float | None = None,
-    above: float | None = None,
-    at_most: float | None = None,
-    below: float | None = None,
-) -> None:
-    """Validate one numeric parameter; raise :class:`ParameterError` when it is invalid."""
-    if value is None:
+def check_value(spec: ParamSpec, value: Any) -> None:
+    """Raise :class:`ParameterError` unless ``value`` (already of the parameter's type) is valid for ``spec``."""
+
+    def refuse(shown: Any) -> typing.NoReturn:
+        text = shown if isinstance(shown, str) else repr(shown)
+        raise ParameterError(spec.name, f"must be {spec.expected()}, got {text[:64]}")
+
+    def number_ok(x: Any) -> bool:
+        return x in spec.valid
+
+    if spec.kind == "choice":
+        if not isinstance(value, str) or value not in spec.choices:
+            refuse(value)
+    elif spec.kind == "bool":
+        if not isinstance(value, bool):
+            refuse(value)
+    elif spec.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or not number_ok(value):
+            refuse(value)
+    elif spec.kind == "float-list":
+        if value is None:
+            return
+        if not isinstance(value, tuple) or not value or len(value) > MAX_LIST:
+            refuse(value)
+        bad = [x for x in value if not number_ok(x)]
+        if bad:
+            refuse(bad[0] if isinstance(bad[0], str) else _shown(bad[0]))
+    elif spec.kind == "optional-float" and value is None:
         return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParameterError(name, f"{value!r} is not a number")
-    if not math.isfinite(value):
-        raise ParameterError(name, f"{value} is not a finite number")
-    if positive and value <= 0:
-        raise ParameterError(name, f"must be positive, got {value:g}")
-    if nonnegative and value < 0:
-        raise ParameterError(name, f"must not be negative, got {value:g}")
-    if at_least is not None and value < at_least:
-        raise ParameterError(name, f"must be at least {at_least:g}, got {value:g}")
-    if above is not None and value <= above:
-        raise ParameterError(name, f"must be above {above:g}, got {value:g}")
-    if at_most is not None and value > at_most:
-        raise ParameterError(name, f"must be at most {at_most:g}, got {value:g}")
-    if below is not None and value >= below:
-        raise ParameterError(name, f"must be below {below:g}, got {value:g}")
+    elif not number_ok(value):
+        refuse(_shown(value))
+
+
+def _shown(value: Any) -> Any:
+    return f"{value:g}" if isinstance(value, float) and not isinstance(value, bool) else value
+
+
+def validate(params: Any) -> None:
+    """The one validator: every field of a parameter dataclass against its declaration, then its ``RULES``.
+
+    Raises :class:`ParameterError` naming the first parameter that is not valid and what would be.
+    """
+    cls = type(params)
+    for spec in specs(cls):
+        check_value(spec, getattr(params, spec.name))
+    for rule in getattr(cls, "RULES", ()):
+        if not rule.holds(params):
+            values = ", ".join(
+                f"{n}={_g(v) if isinstance(v, float) else v}" for n in rule.names for v in [getattr(params, n)]
+            )
+            raise ParameterError(rule.names[0], f"{rule.says} (got {values})")
+
+
+class Declared:
+    """Base of every parameter dataclass: construction validates the instance with :func:`validate`.
+
+    Subclasses may list cross-parameter rules in ``RULES`` (a tuple of :class:`Rule`).
+    """
+
+    RULES: ClassVar[tuple[Rule, ...]] = ()
+
+    def __post_init__(self) -> None:
+        validate(self)
 
 
 def build(params_cls: type, values: Mapping[str, Any]) -> Any:

@@ -1,7 +1,7 @@
 """What a hosted app adds to the ratings package: uploads, Google Sheets, caching, recording games.
 
 - :mod:`sources.uploads`: ``read_upload(contents, filename)`` reads what Dash's ``dcc.Upload`` sends (size checked
-  before decoding); ``history_csv`` / ``csv_download`` give the CSV a user downloads.
+  before decoding).  Downloads are written by ``ratings.io`` (``write_csv``, ``write_rows``), the one CSV writer.
 - :mod:`sources.sheets`: ``load_settings()`` (environment variables, listed in that module), ``parse_sheet_ref``
   (a pasted link or key), ``open_configured_source()`` -> ``SheetSource.read(force=...)`` -> ``SheetRead`` (history,
   rows, ``stale``, ``message``, ``fetched_at``); ``SheetError`` carries a message for the user.

@@ -110,6 +110,14 @@ class LRU(Generic[T]):
                     self._items.popitem(last=False)
         return value
 
+    def put(self, key: Hashable, value: T) -> None:
+        """Store ``value`` under ``key`` (replacing what was there) as the most recently used."""
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._max:
+                self._items.popitem(last=False)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

@@ -34,8 +34,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ratings.history import Entry, Game, GameHistory, HistoryError, Problem, parse_place
+from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.io import read_header, read_table  # the header reading of the sheet's own shape
+from ratings.io.cells import is_blank
+from ratings.io.dates import parse_date
+from ratings.io.names import clean_name, name_key
+from ratings.io.places import ordinal_name, parse_place
+from ratings.io.writing import place_cells, safe_cell
 from sources.sheets import SheetError, SheetSource
 
 __all__ = [
@@ -51,7 +56,6 @@ __all__ = [
 SOURCE = "new game"
 #: How many of the sheet's last games are compared when the sheet has no game-id column.
 RECENT_GAMES = 5
-_DANGEROUS_START = ("=", "+", "-", "@", "\t", "\r")
 _LOCK = threading.Lock()
 
 
@@ -66,39 +70,35 @@ class NewGame:
         """Whether ``game`` has this date and the same players (up to case and spacing) in the same places."""
 
         def key(entries: Iterable[Entry]) -> set[tuple[str, int | None]]:
-            return {(" ".join(e.player.split()).casefold(), e.place) for e in entries}
+            return {(name_key(e.player), e.place) for e in entries}
 
         return game.date == self.date and key(game.entries) == key(self.entries)
 
 
 def new_game(date: dt.date | str | None, results: Sequence[tuple[Any, Any]]) -> NewGame:
-    """Validate a new game from a date (a date, ISO text or None) and ``(player, place)`` pairs.
+    """Validate a new game from a date and ``(player, place)`` pairs, by the rules the file readers use.
 
-    A place is a positive whole number (equal numbers are a tie) or DNF (``None``, ``"DNF"`` or empty).
-    Raises :class:`HistoryError` listing every problem: fewer than two players, an empty or repeated name
-    (names equal up to case and spacing are the same player), a place that is not positive, nobody finishing,
-    a date that is not a date.
+    Dates, places, names and blanks are read by :mod:`ratings.io` (``31/03/2024`` and ``2nd`` are accepted,
+    ``2024-01-0123`` and ``second`` are not; a place left blank or ``DNF``/``DQ`` is did-not-finish).  Raises
+    :class:`HistoryError` listing every problem: fewer than two players, an empty or repeated name (names equal up
+    to case and spacing are the same player), a place that is not a place, nobody finishing, a date that is not a
+    date.
     """
     problems: list[Problem] = []
     when: dt.date | None = None
-    if isinstance(date, dt.datetime):
-        when = date.date()
-    elif isinstance(date, dt.date):
-        when = date
-    elif date is not None and str(date).strip():
-        try:
-            when = dt.date.fromisoformat(str(date).strip()[:10])
-        except ValueError:
-            problems.append(Problem(f"'{date}' is not a date (write it as YYYY-MM-DD)", column="date", source=SOURCE))
+    try:
+        when = parse_date(date)
+    except ValueError as exc:
+        problems.append(Problem(str(exc), column="date", source=SOURCE))
     entries: list[Entry] = []
     seen: dict[str, int] = {}
     for i, (player, place) in enumerate(results, start=1):
-        name = " ".join(str(player or "").split())
+        name = clean_name(player)
         if not name:
-            if place is not None and str(place).strip():
+            if not is_blank(place):
                 problems.append(Problem(f"player {i} has a place but no name", column="player", source=SOURCE))
             continue  # an empty line of the form is not a player
-        key = name.casefold()
+        key = name_key(name)
         if key in seen:
             problems.append(
                 Problem(f"'{name}' is entered twice (players {seen[key]} and {i})", column="player", source=SOURCE)
@@ -160,11 +160,6 @@ def add_game(history: GameHistory, game: NewGame, *, token: str | None = None) -
 
 
 # ---------------------------------------------------------------------------------------------- sheet rows
-def _text(value: str) -> str:
-    """A name as written into the sheet: a leading apostrophe where a spreadsheet would see a formula."""
-    return "'" + value if value.startswith(_DANGEROUS_START) else value
-
-
 def _problem(message: str) -> HistoryError:
     return HistoryError([Problem(message, source=SOURCE)])
 
@@ -188,26 +183,24 @@ def sheet_rows(header: Sequence[Any], game: NewGame, *, game_id: str | None) -> 
         rows = []
         for entry in game.entries:
             row: list[Any] = [""] * width
-            row[game_col] = _text(game_id or "")
+            row[game_col] = safe_cell(game_id or "")
             if date_col is not None:
                 row[date_col] = date_text
-            row[info.roles["player"]] = _text(entry.player)
+            row[info.roles["player"]] = safe_cell(entry.player)
             row[info.roles["place"]] = "DNF" if entry.place is None else entry.place
             rows.append(_trim(row))
         return shape, rows
-    slashed = [e.player for e in game.entries if "/" in e.player]
-    if slashed:
-        raise _problem(f"'{slashed[0]}' contains '/', which this sheet uses to separate tied players")
+    try:
+        cells = place_cells(game.entries)
+    except HistoryError as exc:
+        raise HistoryError([Problem(p.message, source=SOURCE) for p in exc.problems]) from None
     column_of = {place: j for j, place in info.ordinals.items()}
     row = [""] * width
     if game_col is not None:
-        row[game_col] = _text(game_id or "")
+        row[game_col] = safe_cell(game_id or "")
     if date_col is not None:
         row[date_col] = date_text
-    by_place: dict[int | None, list[str]] = {}
-    for entry in game.entries:
-        by_place.setdefault(entry.place, []).append(entry.player)
-    for place, players in by_place.items():
+    for place, text in cells.items():
         if place is None:
             j = info.roles.get("dnf")
             if j is None:
@@ -220,9 +213,9 @@ def sheet_rows(header: Sequence[Any], game: NewGame, *, game_id: str | None) -> 
                 top = max(column_of)
                 raise _problem(
                     f"the sheet has place columns up to place {top}; add a column for place {place} (e.g. "
-                    f"'{_ordinal(place)}') to record this game"
+                    f"'{ordinal_name(place)}') to record this game"
                 )
-        row[j] = _text(" / ".join(players))
+        row[j] = text
     return shape, [_trim(row)]
 
 
@@ -230,11 +223,6 @@ def _trim(row: list[Any]) -> list[Any]:
     while row and row[-1] == "":
         row.pop()
     return row
-
-
-def _ordinal(k: int) -> str:
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
 
 
 # ---------------------------------------------------------------------------------------------- recording
@@ -255,7 +243,7 @@ def _already_there(
     game_col = header_info.roles.get("game")
     if game_col is not None:
         for number, row in enumerate(rows[1:], start=2):
-            if game_col < len(row) and str(row[game_col]).strip() == token:
+            if game_col < len(row) and clean_name(row[game_col]) == token:
                 return f"this game was already recorded (row {number}, game '{token}'); it was not added again"
         return None
     if allow_duplicate:
@@ -284,7 +272,7 @@ def record_game(source: SheetSource, game: NewGame, *, token: str, allow_duplica
         raise SheetError("a submission token is needed to record a game", "config")
     with _LOCK:
         rows = source.fetch_rows()
-        if not any(any(str(c).strip() for c in r) for r in rows):
+        if all(is_blank(c) for r in rows for c in r):
             header: list[Any] = ["game", "date", "player", "place"]
             _, new_rows = sheet_rows(header, game, game_id=token)
             source.append_rows([header, *new_rows])

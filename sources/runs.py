@@ -4,6 +4,12 @@ Runs are memoised at two levels: in each process (the last few runs, as objects)
 shares (the run's arrays, as an ``.npz`` without pickles), so that when one parameter move sends several requests
 to several workers, one computes and the others wait for its result instead of replaying the history again.
 
+Incremental replay: the last few runs of each (system, parameters) this process computed are kept as well, and a
+new history resumes from the one it shares the most first games with (``RatingSystem.rate(..., resume=run)``), so
+Apply of an edit near the end of a long history, or a game recorded at its end, replays only the games from the
+edit on (from the last checkpoint before it).  A run read back from the shared store has no checkpoints; it still
+serves games appended after its end.
+
 Settings are ``{"system": name, "params": {name: JSON value}}``; everything taken from a request is checked here
 (:func:`settings_of`, :func:`typed_params`) before it reaches the library.
 """
@@ -20,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ratings import SYSTEM_NAMES, GameHistory, HistoryError, ParameterError, RatingRun, create, get_system
+from ratings.base import shared_prefix
 from ratings.params import coerce
 from sources import views
 from sources.model import LRU, DataError, Loaded, Source, Upload, keep_history, parse_source
@@ -39,6 +46,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _RUNS: LRU[RatingRun] = LRU(64)
+#: The latest runs of each (system, parameters), newest first: what a new history may resume from.
+_RECENT: LRU[tuple[RatingRun, ...]] = LRU(32)
+#: How many runs of one (system, parameters) are kept for resuming (they are also in ``_RUNS``, or were).
+RESUMABLE_PER_SETTING = 4
 #: How long a worker waits for another worker computing the same run before computing it itself.
 WAIT_SECONDS = 30.0
 
@@ -122,10 +133,22 @@ def run_for(source: Source | dict[str, Any], system: str, params: dict[str, Any]
     typed = typed_params(system, params)
     canonical = json.dumps({k: jsonable(v) for k, v in typed.items()}, sort_keys=True)
     key = f"{loaded.key}|{system}|{canonical}"
-    return _RUNS.get_or_make(key, lambda: _shared_run(key, system, typed, loaded.history))
+    return _RUNS.get_or_make(key, lambda: _remembered(system, canonical, key, typed, loaded.history))
 
 
-def _shared_run(key: str, system: str, typed: dict[str, Any], history: GameHistory) -> RatingRun:
+def _remembered(system: str, canonical: str, key: str, typed: dict[str, Any], history: GameHistory) -> RatingRun:
+    """The run of ``key``, resumed from the recent run of the same settings that shares most games with it."""
+    setting = f"{system}|{canonical}"
+    recent = _RECENT.get(setting) or ()
+    parent = max(recent, key=lambda run: shared_prefix(run.history, history), default=None)
+    run = _shared_run(key, system, typed, history, parent)
+    _RECENT.put(setting, (run, *(r for r in recent if r is not run))[:RESUMABLE_PER_SETTING])
+    return run
+
+
+def _shared_run(
+    key: str, system: str, typed: dict[str, Any], history: GameHistory, parent: RatingRun | None = None
+) -> RatingRun:
     rater = create(system, **typed)
     name = "run:" + hashlib.sha256(key.encode()).hexdigest()[:32]
     try:
@@ -137,11 +160,11 @@ def _shared_run(key: str, system: str, typed: dict[str, Any], history: GameHisto
                     return _unpack(packed, rater, history)
                 except (ValueError, KeyError, OSError):
                     log.warning("a shared run could not be read; computing it again")
-            run = rater.rate(history)
+            run = rater.rate(history, resume=parent)
             store.put(name, _pack(run))
             return run
     except StoreError:
-        return rater.rate(history)  # the shared memo is an optimisation: compute here without it
+        return rater.rate(history, resume=parent)  # the shared memo is an optimisation: compute here without it
 
 
 class _claim:

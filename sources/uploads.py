@@ -1,4 +1,4 @@
-"""Files a user uploads through the browser, and the CSV they download.
+"""Files a user uploads through the browser (downloads are written by the one CSV writer in ``ratings.io``).
 
 Dash's ``dcc.Upload`` hands a callback ``contents`` (``"data:<mime type>;base64,<data>"``) and ``filename``;
 :func:`read_upload` turns them into a :class:`ratings.io.ReadResult`.  Problems (too big, not base64, a file type
@@ -13,10 +13,10 @@ import binascii
 import re
 from typing import Any
 
-from ratings.history import GameHistory, HistoryError, Problem
-from ratings.io import MAX_BYTES, ReadResult, read_file, write_csv
+from ratings.history import HistoryError, Problem
+from ratings.io import MAX_BYTES, ReadResult, read_file
 
-__all__ = ["clean_filename", "csv_download", "decoded_size", "history_csv", "read_upload"]
+__all__ = ["clean_filename", "decoded_size", "read_upload"]
 
 _DATA_URL = re.compile(r"^data:([^,]*?)(;base64)?,", re.IGNORECASE)
 
@@ -74,13 +74,3 @@ def read_upload(
     if not data:
         raise _refuse(f"{label} is empty", name)
     return read_file(data, filename=name, shape=shape, skip_bad_rows=skip_bad_rows)
-
-
-def history_csv(history: GameHistory, shape: str = "long") -> str:
-    """The history as CSV text in the long or wide shape (safe to open in a spreadsheet)."""
-    return write_csv(history, shape)
-
-
-def csv_download(history: GameHistory, shape: str = "long", filename: str = "games.csv") -> dict[str, str]:
-    """A ``dcc.Download`` payload (``content``, ``filename``, ``type``) holding the history as CSV."""
-    return {"content": history_csv(history, shape), "filename": filename, "type": "text/csv"}

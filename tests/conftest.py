@@ -82,3 +82,28 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     from ratings.kernels import warm_up
 
     warm_up()
+
+
+#: The Thurstonian learning rate at which :func:`failing_replay` makes the replay fail (valid, and used nowhere else).
+FAILING_ETA = 1.2345
+
+
+@pytest.fixture
+def failing_replay(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """Thurstonian with ``eta=FAILING_ETA`` stops at game 6 with a ComputationError, as a diverging replay does.
+
+    Every accepted setting computes (the parameter declarations see to that), so a failed computation in the app
+    is injected here: the page's handling of it is what the tests check.  Returns the settings to send.
+    """
+    from ratings import ComputationError
+    from ratings.systems.thurstonian import Thurstonian
+
+    original = Thurstonian.rate
+
+    def rate(self, history, **kwargs):  # type: ignore[no-untyped-def]
+        if self.params.eta == FAILING_ETA:
+            raise ComputationError("the ratings spread over more than 60 performance standard deviations", game=5)
+        return original(self, history, **kwargs)
+
+    monkeypatch.setattr(Thurstonian, "rate", rate)
+    return {"system": "thurstonian", "params": {"eta": FAILING_ETA}}

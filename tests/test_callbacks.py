@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as dt
 
+import numpy as np
 import pytest
 from dash import dcc
 
@@ -82,7 +84,7 @@ def test_parse_params_uses_the_library_message():
     ok, error = parse_params("multielo", {"k": "24", "d": "400"})
     assert ok == {"k": 24.0, "d": 400.0} and error is None
     ok, error = parse_params("multielo", {"d": 0})
-    assert ok is None and "parameter 'd'" in error and "positive" in error
+    assert ok is None and "parameter 'd'" in error and "from 1 to 100000" in error
 
 
 def test_collect_handles_switches_and_empty_boxes():
@@ -94,7 +96,7 @@ def test_collect_handles_switches_and_empty_boxes():
         "params": {"k": 20.0, "d": 400.0, "base": 1.5, "initial": 1000.0, "dummy": 900.0, "floor": None},
     }
     bad, error = params.collect("multielo", {**raw, "k": None}, {})
-    assert bad is None and error == "parameter 'k': enter a number"
+    assert bad is None and error == "parameter 'k': enter a number from 0 to 10000"
 
 
 def test_controls_are_built_from_the_schema():
@@ -332,7 +334,7 @@ def test_knots_without_values_is_the_library_error():
     raw = {s.name: s.default for s in get_system("plackett-luce").parameters()}
     raw["eta_knots"] = "0, 1.5"
     good, error = params.collect("plackett-luce", raw, {})
-    assert good is None and error == "parameter 'eta_knots': eta_knots and eta_values must be given together"
+    assert good is None and error.startswith("parameter 'eta_knots': eta_knots and eta_values must be given together")
     raw["eta_values"] = "0.4, 0.2"
     good, error = params.collect("plackett-luce", raw, {})
     assert error is None and good["params"]["eta_knots"] == [0.0, 1.5] and good["params"]["eta_values"] == [0.4, 0.2]
@@ -380,3 +382,194 @@ def test_phone_leaderboard_keeps_who_where_and_how_much():
     assert [r["player"] for r in narrow.rowData] == [r["player"] for r in wide.rowData]
     (searched,) = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None, search="mar")
     assert searched.dashGridOptions["quickFilterText"] == "mar"  # a rebuilt grid keeps the search
+
+
+# ------------------------------------------------------------------ one response for every standings view
+THURSTONIAN = {"system": "thurstonian", "params": {}}
+STANDINGS_OUTPUTS = ("standings-leaderboard", "standings-trajectories", "standings-game-changes", "standings-drawn")
+
+
+@pytest.fixture(scope="module")
+def client():
+    import app
+
+    return app.server.test_client()
+
+
+def _standings(client, settings_value, *, changed=None, drawn=None, tab="standings", players=None):
+    from tests.dash_requests import post
+
+    values = {
+        "data-source.data": POKER,
+        "params-settings.data": settings_value,
+        "standings-game.value": 149,
+        "page-tabs.active_tab": tab,
+        "standings-drawn.data": drawn,
+        "standings-players.value": players,
+    }
+    response = post(client, "standings-leaderboard", values, changed=changed)
+    assert response.status_code in (200, 204)
+    return response.get_json() if response.status_code == 200 else {}
+
+
+def test_a_failed_computation_updates_no_view_and_says_what_failed(client, failing_replay):
+    first = _standings(client, THURSTONIAN, changed=[])  # the page's first call: every view drawn
+    assert set(STANDINGS_OUTPUTS) <= set(first["response"])
+    drawn = first["response"]["standings-drawn"]["data"]
+    failed = _standings(client, failing_replay, changed=["params-settings.data"], drawn=drawn)
+    # not one of the views is in the answer: the page keeps the leaderboard, the lines and the bars of the last
+    # good result together, and the banner says what failed and where
+    assert not set(STANDINGS_OUTPUTS) & set(failed.get("response", {}))
+    banner = str(failed["sideUpdate"]["page-error"]["children"])
+    assert "game 6" in banner and "standard deviations" in banner and "last good result" in banner
+
+
+def test_another_open_tab_keeps_its_last_good_result_too(client, failing_replay):
+    from tests.dash_requests import post
+
+    values = {"data-source.data": POKER, "params-settings.data": failing_replay, "page-tabs.active_tab": "games"}
+    response = post(client, "games-grid", values, changed=["params-settings.data"])
+    body = response.get_json()
+    assert "games-grid" not in body.get("response", {})
+    assert "game 6" in str(body["sideUpdate"]["page-error"]["children"])
+
+
+def test_a_parameter_change_sends_only_the_new_values_of_the_charts(client):
+    drawn_players = ["Marta", "Ines", "Jonas", "Priya"]
+    first = _standings(client, {"system": "multielo", "params": {"k": 32}}, changed=[], players=drawn_players)
+    drawn = first["response"]["standings-drawn"]["data"]
+    lines = first["response"]["standings-trajectories"]["figure"]
+    changed = _standings(
+        client,
+        {"system": "multielo", "params": {"k": 16}},
+        changed=["params-settings.data"],
+        drawn=drawn,
+        players=drawn_players,
+    )
+    patch = changed["response"]["standings-trajectories"]["figure"]
+    assert patch["__dash_patch_update"] == "__dash_patch_update"
+    targets = {tuple(op["location"]) for op in patch["operations"]}
+    solid = len(lines["data"])  # no baseline: one solid line per drawn player
+    assert targets == {
+        *(("data", i, "y") for i in range(solid)),
+        *(("data", i, "hovertext") for i in range(solid)),
+        ("layout", "shapes", 0, "y0"),
+        ("layout", "shapes", 0, "y1"),
+        ("layout", "annotations", 0, "y"),
+    }
+    # K halved: multielo's every change is K(N-1)(S-E) (Cunningham's multiplayer Elo), so from equal ratings the
+    # first game's changes halve; the drawn players' first change (hovertext) is therefore half the K=32 one
+    # whenever it is their first game of all (game index 0).
+    before = {i: t["hovertext"][0] for i, t in enumerate(lines["data"]) if t["customdata"][0][0] == 0}
+    after = {
+        op["location"][1]: op["params"]["value"][0] for op in patch["operations"] if op["location"][-1] == "hovertext"
+    }
+    assert before, "some drawn player played the first game"
+    for i, text in before.items():
+        assert float(after[i]) == pytest.approx(float(text) / 2, rel=1e-3)
+    # the leaderboard: the same grid (columns, height), so only its rows
+    board = changed["response"]["standings-leaderboard"]["children"]
+    assert [op["location"] for op in board["operations"]] == [[0, "props", "rowData"]]
+    rows = board["operations"][0]["params"]["value"]
+    assert {r["player"] for r in rows} == {r["player"] for r in first_rows(first)}
+    assert {r["player"]: r["rating"] for r in rows} != {r["player"]: r["rating"] for r in first_rows(first)}
+    # one game's bars: the same game, so a patch of its values too
+    bars = changed["response"]["standings-game-changes"]["figure"]
+    assert {tuple(op["location"]) for op in bars["operations"]} == {
+        ("data", 0, "y"),
+        ("data", 0, "text"),
+        ("data", 0, "hovertext"),
+        ("data", 0, "marker", "color"),
+    }
+    # another system: a whole new figure (its axis says its unit)
+    other = _standings(client, {"system": "trueskill", "params": {}}, changed=["params-settings.data"], drawn=drawn)
+    assert "data" in other["response"]["standings-trajectories"]["figure"]
+
+
+def test_the_patch_puts_the_new_run_where_the_figure_has_it():
+    # Applied to the K=32 figure, the K=16 patch gives exactly the K=16 figure's values (a reference built whole).
+    history = load_sample("poker")
+    old, new = create("multielo", k=32.0).rate(history), create("multielo", k=16.0).rate(history)
+    players = standings.figures.top_players(old)[:4]
+    scale = standings.figures.Scale(unit=new.scale)
+    patch = standings.trajectories_patch(new, players, scale=scale, baseline=None).to_plotly_json()
+    whole = standings.trajectories_view(new, players, x_axis=None, offset=None, factor=None, baseline=None)
+    for op in patch["operations"]:
+        where, value = op["location"], op["params"]["value"]
+        if where[0] == "data" and where[-1] == "y":
+            y = np.frombuffer(base64.b64decode(value["bdata"]), dtype="<f8")
+            assert np.array_equal(y, np.asarray(whole.data[where[1]].y))
+        elif where[0] == "data":
+            assert value == list(whole.data[where[1]].hovertext)
+        else:
+            assert value == whole.layout.shapes[0].y0 == whole.layout.annotations[0].y
+
+
+def test_a_newer_change_of_the_same_page_stops_older_work():
+    from dash.exceptions import PreventUpdate
+
+    from sources.generations import announce, generation_of, superseded
+
+    page, other = "a1" * 16, "b2" * 16
+    older = standings.StandingsInputs(POKER, SETTINGS_K16, tab="standings", generation={"page": page, "n": 1})
+    newer = dataclasses.replace(older, generation={"page": page, "n": 2})
+    assert standings_views_ok(older)  # alone, the first change is computed
+    announce(generation_of(newer.generation))  # the page's second change has started (on any worker)
+    with pytest.raises(PreventUpdate):
+        standings.standings_views(older, triggered={"params-settings"}, drawn=None)
+    assert standings_views_ok(newer)
+    # another page's first change is its own business; a request without a page id is never stopped
+    assert standings_views_ok(dataclasses.replace(older, generation={"page": other, "n": 1}))
+    assert standings_views_ok(dataclasses.replace(older, generation=None))
+    assert not superseded(None)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        3,
+        "x",
+        {"page": "A1" * 16, "n": 1},
+        {"page": "a1" * 15, "n": 1},
+        {"page": "a1" * 16, "n": True},
+        {"page": "a1" * 16, "n": -1},
+        {"page": "a1" * 16, "n": 1.5},
+        {"page": "a1" * 16, "n": 10**13},
+    ],
+)
+def test_a_forged_change_number_is_ignored(value):
+    from sources.generations import generation_of
+
+    assert generation_of(value) is None
+
+
+SETTINGS_K16 = {"system": "multielo", "params": {"k": 16}}
+
+
+def first_rows(body) -> list:
+    """The leaderboard grid's rows in a whole answer of the standings callback."""
+    (grid,) = body["response"]["standings-leaderboard"]["children"]
+    return grid["props"]["rowData"]
+
+
+def standings_views_ok(inputs) -> bool:
+    board, *_ = standings.standings_views(inputs, triggered={"params-settings"}, drawn=None)
+    return isinstance(board, list)
+
+
+def test_the_grid_gets_numbers_to_seven_significant_digits():
+    run = create("multielo").rate(load_sample("racing"))
+    rows = standings.figures.leaderboard_rows(run)
+    (grid,) = standings.leaderboard_view(run, min_games=None, offset=None, factor=None, baseline=None)
+    assert [r["player"] for r in grid.rowData] == [r["player"] for r in rows]
+    for shown, row in zip(grid.rowData, rows, strict=True):
+        for field in ("rating", "average_place", "last_change"):
+            assert shown[field] == pytest.approx(row[field], rel=5e-7, abs=1e-12)
+            assert len(repr(shown[field]).lstrip("-").replace(".", "").lstrip("0").split("e")[0]) <= 7
+        assert (shown["rank"], shown["games"], shown["wins"], shown["trend"]) == (
+            row["rank"],
+            row["games"],
+            row["wins"],
+            row["trend"],
+        )

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ratings import SYSTEM_NAMES, create, get_system
-from ratings.cli import main
+from ratings.cli import MAX_PROBLEMS, main
 from ratings.samples import SAMPLES, load_history
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,10 +143,14 @@ def test_systems_lists_every_system_and_parameter() -> None:
     for name, block in zip(SYSTEM_NAMES, blocks, strict=True):
         cls = get_system(name)
         assert block.startswith(f"{name}: {cls.title}")
-        listed = [line.split()[0] for line in block.splitlines()[1:]]
+        lines = block.splitlines()[1:]
+        listed = [line.split()[0] for line in lines if not line.startswith("  rule on ")]
         assert listed == [spec.name for spec in cls.parameters()]
         for spec in cls.parameters():
             assert spec.help in block
+            assert spec.kind in ("choice", "bool") or f"valid {spec.valid.notation()}" in block
+        for rule in getattr(cls.Params, "RULES", ()):  # the rules between parameters are listed too
+            assert f"  rule on {', '.join(rule.names)}: {rule.says}" in lines
 
 
 def test_history_on_standard_input() -> None:
@@ -223,7 +227,7 @@ def test_evaluate_human_readable(tmp_path: Path) -> None:
         (["rate", "{csv}", "--system", "no-such"], ["unknown rating system 'no-such'", "multielo"]),
         (["evaluate", "{csv}", "--set", "no_such=1"], ["no parameter 'no_such'", "multielo", "k, d"]),
         (["rate", "{csv}", "--set", "k=abc"], ["--set k=abc", "'abc' is not a number"]),
-        (["rate", "{csv}", "--set", "k=-1"], ["parameter 'k'", "must not be negative", "--set k=-1"]),
+        (["rate", "{csv}", "--set", "k=-1"], ["parameter 'k'", "from 0 to 10000, got -1", "--set k=-1"]),
         (["rate", "{csv}", "--set", "k"], ["--set expects NAME=VALUE", "'k'"]),
         (["rate", "{dir}/missing.csv"], ["no readable file", "missing.csv"]),
         (["rate", "{dir}"], ["is a folder"]),
@@ -241,15 +245,34 @@ def test_user_errors_exit_2_with_one_line(tmp_path: Path, elo_csv: Path, args: l
         assert fragment in err
 
 
-def test_malformed_csv_reports_first_problem_and_count(tmp_path: Path) -> None:
+def test_a_bad_file_lists_every_problem_one_per_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.csv"
-    path.write_text("game,player,place\ng1,Ann,1\ng1,Bob,second\ng2,Ann,1\ng2,Cid,-4\ng3,Bob,x\n")
+    path.write_text(
+        "game,date,player,place\ng1,2024-01-05,Ann,1\ng1,2024-01-05,Bob,second\ng2,2024-01-0123,Ann,1\n"
+        "g2,2024-01-06,Cid,-4\ng3,,,2\n"
+    )
     code, out, err = run_main("rate", str(path))
     assert code == 2 and out == ""
-    assert len(err.splitlines()) == 1
-    # The first problem is located by spreadsheet row (header = row 1) and column.
-    assert "row 3" in err and "place" in err and "second" in err
-    assert err.rstrip().endswith("(and 2 more)")
+    # One line per problem, each saying file, row (header = row 1), column and what, in row order.
+    assert err.splitlines() == [
+        "ratings: error: bad.csv, row 3, column 'place': place 'second' is not a whole number (1 is the best place) "
+        "or DNF (player 'Bob')",
+        "ratings: error: bad.csv, row 4, column 'date': '2024-01-0123' is not a date this reader understands "
+        "(write it as YYYY-MM-DD, e.g. 2024-03-31)",
+        "ratings: error: bad.csv, row 5, column 'place': place -4 is not positive (1 is the best place) (player 'Cid')",
+        "ratings: error: bad.csv, row 6, column 'player': place '2' in game 'g3' has no player name",
+    ]
+
+
+def test_problems_past_the_cap_are_counted(tmp_path: Path) -> None:
+    path = tmp_path / "many.csv"
+    path.write_text("game,player,place\n" + "".join(f"g{i},P{i},x{i}\n" for i in range(130)))
+    code, _, err = run_main("rate", str(path))
+    lines = err.splitlines()
+    assert code == 2 and len(lines) == MAX_PROBLEMS + 1 == 101
+    assert lines[0].startswith("ratings: error: many.csv, row 2, column 'place': place 'x0'")
+    assert lines[99].startswith("ratings: error: many.csv, row 101, column 'place': place 'x99'")
+    assert lines[-1] == "ratings: error: and 30 more problems"
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -322,3 +345,15 @@ def test_wide_shape_file(tmp_path: Path) -> None:
     code, out, err = run_main("rate", str(path))
     assert code == 0, err
     assert {r["player"]: pytest.approx(float(r["rating"])) for r in rows(out)} == elo_expected()
+
+
+def test_option_dates_follow_the_readers_date_rule(elo_csv: Path) -> None:
+    # --from reads a date as the file readers do: 2024-03-02 and 2 March 2024 agree; a date with extra digits
+    # and one that could be day or month first are refused, saying why.
+    _, iso, _ = run_main("evaluate", str(elo_csv), "--from", "2024-03-02", "--json")
+    _, words, _ = run_main("evaluate", str(elo_csv), "--from", "2 March 2024", "--json")
+    assert json.loads(iso) == json.loads(words) and json.loads(iso)["first_game"] == 2
+    code, _, err = run_main("evaluate", str(elo_csv), "--from", "2024-03-0123")
+    assert code == 2 and "'2024-03-0123' is not a date this reader understands" in err
+    code, _, err = run_main("evaluate", str(elo_csv), "--from", "03/02/2024")
+    assert code == 2 and "can be read day/month or month/day" in err

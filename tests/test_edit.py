@@ -56,7 +56,7 @@ def test_problems_name_the_game_and_the_player_never_a_row_number() -> None:
     assert len(checked.problems) == 2
     first, second = checked.problems
     assert first.startswith("game 'g1', player 'Bo', place: ") and "'second'" in first
-    assert second.startswith("game 'g2', player: ") and "empty" in second
+    assert second.startswith("game 'g2', player: ") and "has no player name" in second
     assert not any("row" in p for p in checked.problems)
     rows[2]["player"] = "Bo"
     duplicate = edit.check_rows(rows).problems[-1]
@@ -221,7 +221,7 @@ class FakeSheet:
 
 def test_form_problems_are_reported_in_words() -> None:
     step = record.plan(None, "2024-13-01", ["Ann", "ann"], ["1", "2"], "t", writable=False)
-    assert any("is not a date" in p for p in step.problems)
+    assert any("'2024-13-01' is not a real date" in p for p in step.problems)
     assert any("entered twice" in p for p in step.problems)
 
 

@@ -376,14 +376,14 @@ def test_a_5000_player_game_finishes_chi() -> None:
     [
         ({"variant": "gauss"}, "variant"),
         ({"beta": 80.0}, "must exceed sigma_limit"),
-        ({"sigma_limit": 0.0}, "positive"),
-        ({"sigma": -1.0}, "positive"),
-        ({"weight": 0.0}, "positive"),
-        ({"rho": -0.5}, "negative"),
-        ({"max_history": 0}, "at least 1"),
-        ({"display_k": -1.0}, "negative"),
+        ({"sigma_limit": 0.0}, "from 0.01 to 100000"),
+        ({"sigma": -1.0}, "from 0.01 to 100000"),
+        ({"weight": 0.0}, "from 0.001 to 1000"),
+        ({"rho": -0.5}, "from 0 to 100"),
+        ({"max_history": 0}, "whole number from 1 to 1000"),
+        ({"display_k": -1.0}, "from 0 to 10"),
         ({"max_history": 2.5}, "whole number"),
-        ({"mu": float("nan")}, "finite"),
+        ({"mu": float("nan")}, "got nan"),
     ],
 )
 def test_invalid_parameters_are_refused(params: dict, message: str) -> None:

@@ -55,14 +55,32 @@ def test_one_trace_per_player_and_dashed_initial_line(duel_run):
 def test_hover_names_game_place_and_change(duel_run):
     fig = figures.trajectory_figure(duel_run, ["Bob"])
     trace = fig.data[0]
-    # Game 1: Bob lost to Ann from equal ratings, -16 by the hand derivation above.
-    assert trace.text[0] == "Game 1, 2024-01-05<br>place 2 of 2, change -16"
-    assert "<b>Bob</b>" in trace.hovertemplate and "%{text}" in trace.hovertemplate
-    assert list(trace.customdata) == [0]  # the game index: a click on the point selects it
+    # Game 1: Bob lost to Ann from equal ratings, -16 by the hand derivation above.  The words are in the
+    # template once per trace; per point only the game's name, [game index, place, field size] and the change.
+    assert trace.hovertemplate == (
+        "<b>Bob</b><br>%{text}<br>place %{customdata[1]} of %{customdata[2]}, change %{hovertext}"
+        "<br>rating %{y:.4g}<extra></extra>"
+    )
+    assert list(trace.text) == ["Game 1, 2024-01-05"]
+    assert [list(c) for c in trace.customdata] == [[0, 2, 2]]  # the game index first: a click selects it
+    assert list(trace.hovertext) == ["-16"]
     # dcc.Graph copies a clicked point's customdata from the figure as sent; a binary-encoded array
     # ({"dtype", "bdata"}) would reach the click callback without it (issue 11, item 2).
     sent = json.loads(fig.to_json())["data"][0]["customdata"]
-    assert sent == [0]
+    assert sent == [[0, 2, 2]]
+
+
+def test_a_did_not_finish_point_says_dnf_in_its_place():
+    history = GameHistory.from_records(
+        [
+            {"game": "g1", "player": "Ann", "place": 1},
+            {"game": "g1", "player": "Bob", "place": 2},
+            {"game": "g1", "player": "Cid", "place": "DNF"},
+        ]
+    )
+    run = create("multielo").rate(history)
+    (trace,) = figures.trajectory_figure(run, ["Cid"]).data
+    assert [list(c) for c in trace.customdata] == [[0, "DNF", 3]]  # hover: "place DNF of 3"
 
 
 def test_by_date_uses_dates_and_unknown_players_are_skipped(duel_run):
@@ -210,3 +228,15 @@ def test_default_players_most_active_first(duel_run):
     assert figures.default_players(duel_run) == ["Ann", "Bob", "Cid"]
     assert figures.default_players(duel_run.history) == ["Ann", "Bob", "Cid"]
     assert figures.default_players(duel_run, limit=1) == ["Ann"]
+
+
+def test_leaderboard_trend_is_each_players_last_ten_ratings_in_play_order():
+    # Ann beats Bob twelve times: Ann's rating rises after every game and Bob's falls (Elo is zero-sum here),
+    # so each trend has ten characters, Ann's from lowest to highest and Bob's from highest to lowest.
+    rows = [(str(g), p, place) for g in range(1, 13) for p, place in (("Ann", 1), ("Bob", 2))]
+    rows += [("13", "Cid", 1), ("13", "Dee", 2)]  # one game each: a single value shows as the middle block
+    trend = {r["player"]: r["trend"] for r in figures.leaderboard_rows(create("multielo").rate(_history(rows)))}
+    assert len(trend["Ann"]) == len(trend["Bob"]) == 10
+    assert trend["Ann"][0] == "▁" and trend["Ann"][-1] == "█" and list(trend["Ann"]) == sorted(trend["Ann"])
+    assert trend["Bob"][0] == "█" and trend["Bob"][-1] == "▁" and list(trend["Bob"]) == sorted(trend["Bob"])[::-1]
+    assert trend["Cid"] == trend["Dee"] == "▄"

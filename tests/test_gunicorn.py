@@ -29,6 +29,30 @@ def gunicorn_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
         yield url
 
 
+def _script_paths() -> list[str]:
+    """Every script the page asks for, as the page names them (rendered here, in this test's own process)."""
+    import re
+
+    import app
+
+    with app.server.test_request_context("/"):
+        html = app.app.index()
+    return re.findall(r'src="(/_dash-component-suites/[^"]+)"', html)
+
+
+def test_fresh_workers_serve_scripts_asked_for_at_once(gunicorn_url):
+    # First in this module, so one worker has answered only the start-up poll and the other nothing.  Dash's
+    # first-request setup registers the script paths but marks itself done first: threads of a fresh threaded
+    # worker answering meanwhile gave 500 "not a registered library" (found by the load benchmark).
+    import concurrent.futures
+
+    paths = _script_paths() * 3
+    assert len(paths) >= 15
+    with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+        statuses = list(pool.map(lambda path: _get(gunicorn_url + path)[0], paths))
+    assert statuses == [200] * len(paths)
+
+
 def test_page_layout_and_dependencies(gunicorn_url):
     status, html = _get(gunicorn_url + "/")
     assert status == 200
@@ -50,6 +74,7 @@ def test_a_real_callback_answers(gunicorn_url):
         wanted = json.loads(spec["id"])
         if wanted["type"] == "param":
             values = [("k", 20), ("d", 400), ("base", 1.5), ("initial", 1000), ("dummy", 1000), ("floor", 1000)]
+            values.append(("dummy_tie", "censored"))
             inputs.append([{"id": {"name": n, "type": "param"}, "property": "value", "value": v} for n, v in values])
         elif wanted["type"] == "param-on":
             inputs.append(
@@ -76,5 +101,27 @@ def test_a_real_callback_answers(gunicorn_url):
         settings = body["response"]["params-settings"]["data"]
         assert settings == {
             "system": "multielo",
-            "params": {"k": 20.0, "d": 400.0, "base": 1.5, "initial": 1000.0, "dummy": None, "floor": None},
+            "params": {
+                "k": 20.0,
+                "d": 400.0,
+                "base": 1.5,
+                "initial": 1000.0,
+                "dummy": None,
+                "floor": None,
+                "dummy_tie": "censored",
+            },
         }
+
+
+def test_scripts_are_gzipped_once_and_equal_to_the_files(gunicorn_url):
+    import gzip
+
+    import requests
+
+    path = next(p for p in _script_paths() if "dash_renderer" in p)
+    zipped = [requests.get(gunicorn_url + path, headers={"Accept-Encoding": "gzip"}, stream=True) for _ in range(3)]
+    plain = requests.get(gunicorn_url + path, headers={"Accept-Encoding": "identity"})
+    assert plain.status_code == 200 and "Content-Encoding" not in plain.headers
+    bodies = {r.raw.read(decode_content=False) for r in zipped}
+    assert all(r.headers["Content-Encoding"] == "gzip" for r in zipped)
+    assert len(bodies) == 1 and gzip.decompress(bodies.pop()) == plain.content

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ratings import GameHistory, HistoryError
-from ratings.history import parse_place
+from ratings.io.places import parse_place
 
 
 def test_flat_layout_matches_games(small_history: GameHistory) -> None:
@@ -136,5 +136,5 @@ def test_byte_order_marks_are_not_part_of_a_name() -> None:
         [{"game": "g", "player": "\ufeffAnn", "place": 1}, {"game": "g", "player": "Bob", "place": 2}]
     )
     assert h.players == ("Ann", "Bob")
-    with pytest.raises(HistoryError, match="player name is empty"):
+    with pytest.raises(HistoryError, match="has no player name"):
         GameHistory.from_records([{"game": "g", "player": "\ufeff", "place": 1}])

@@ -66,6 +66,8 @@ KERBY_OPTIONS: list[dict[str, Any]] = [
     {"eta_knots": (-0.5, 0.0, 0.7), "eta_values": (0.5, 0.2, 0.05)},
     {"eta_knots": (0.2,), "eta_values": (0.15,), "dummy": 0.3, "floor": -1.0},
 ]
+#: The dummy's tie as a draw (the default, censored, is in KERBY_OPTIONS' dummies).
+DRAW_DUMMY: dict[str, Any] = {"dummy": 0.3, "initial": 0.1, "dummy_tie": "draw"}
 
 #: (system, parameters): every option of every system with a kernel.
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -73,13 +75,28 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("multielo", {"base": 1.6, "k": 24.0, "d": 300.0}),
     ("multielo", {"dummy": 950.0, "floor": 980.0}),
     ("multielo", {"base": 2.5, "initial": 1500.0, "dummy": 1400.0}),
+    ("multielo", {"dummy": 950.0, "floor": 980.0, "dummy_tie": "draw"}),
+    ("multielo", {"base": 2.5, "initial": 1500.0, "dummy": 1400.0, "dummy_tie": "draw"}),
     *(
         ("pairwise-elo", {"model": model, "variant": variant, **options})
         for model in ("logistic", "gaussian")
         for variant in ("sum", "average")
         for options in KERBY_OPTIONS
     ),
+    *(
+        ("pairwise-elo", {"model": model, "variant": "average", "average_over": "compared", **options})
+        for model in ("logistic", "gaussian")
+        for options in KERBY_OPTIONS
+    ),
+    *(
+        ("pairwise-elo", {"model": model, "variant": variant, **DRAW_DUMMY})
+        for model in ("logistic", "gaussian")
+        for variant in ("sum", "average")
+    ),
     *(("plackett-luce", options) for options in KERBY_OPTIONS),
+    *(("plackett-luce", {"dnf_order": "independent", **options}) for options in KERBY_OPTIONS),
+    ("plackett-luce", DRAW_DUMMY),
+    ("plackett-luce", {"dnf_order": "independent", **DRAW_DUMMY}),
     ("glicko2", {}),
     ("glicko2", {"scale": "rank-points"}),
     ("glicko2", {"scale": "rank-points", "tau": 1.1, "period_days": 3.0, "initial_rating": 1200.0}),
@@ -106,6 +123,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("elo-mmr", {"rho": 0.0, "max_history": 10, "display_k": 3.0}),
     ("elo-mmr", {"rho": 3.5, "max_history": 12, "weight": 0.2, "mu": 1000.0, "sigma": 600.0}),
     *(("thurstonian", options) for options in KERBY_OPTIONS),
+    ("thurstonian", DRAW_DUMMY),
 ]
 
 
@@ -256,7 +274,9 @@ DIVERGING = [("plackett-luce", {"dummy": -1e12}), ("glicko2", {"tau": 1e-300})]
 def test_a_failing_kernel_reports_as_the_per_game_path(name: str, params: dict[str, Any]) -> None:
     """A kernel leaves non-finite ratings where the reference raises; ``rate`` then says what and where as it does."""
     history = random_history(4, n_games=60)
-    system = create(name, **params)
+    system = create(name)
+    for key, value in params.items():  # values the declarations refuse, forced in to reach the failure path
+        object.__setattr__(system.params, key, value)
     with pytest.raises(ComputationError) as reference:
         system.rate_per_game(history)
     with pytest.raises(ComputationError) as batch:

@@ -60,6 +60,7 @@ def games(draw: st.DrawFn, min_players: int = 2, max_players: int = 7) -> tuple[
 
 
 config = pytest.mark.parametrize(("name", "params"), CONFIGS, ids=IDS)
+kerby = pytest.mark.parametrize(("name", "params"), KERBY, ids=[i for i in IDS if i != "multielo"])
 
 
 @config
@@ -135,10 +136,11 @@ def test_relabelling_players_permutes_the_result(
 def test_dummy_is_a_never_updated_player_tied_with_the_last(
     name: str, params: dict[str, Any], game: Any, dummy: float
 ) -> None:
+    """With ``dummy_tie="draw"`` the dummy is exactly an extra player sharing the last entrant's place."""
     ratings, ranks, dnf = game
     before = to_scale(name, ratings)
     dummy_rating = float(to_scale(name, np.array([dummy]))[0])
-    with_dummy = play(name, {**params, "dummy": dummy_rating}, before, ranks, dnf)
+    with_dummy = play(name, {**params, "dummy": dummy_rating, "dummy_tie": "draw"}, before, ranks, dnf)
     # The same game with a real extra player rated like the dummy, tied with the last entrant.
     last = int(np.argmax(ranks))
     augmented = play(
@@ -149,6 +151,23 @@ def test_dummy_is_a_never_updated_player_tied_with_the_last(
     extra_change = augmented[-1] - dummy_rating
     scale = max(1.0, abs(extra_change))
     assert np.sum(with_dummy - before) == pytest.approx(-extra_change, abs=1e-9 * scale)
+
+
+@kerby
+@SETTINGS
+@given(game=games(), dummy=st.floats(-2, 2))
+def test_censored_dummy_is_an_extra_player_censored_with_the_last(
+    name: str, params: dict[str, Any], game: Any, dummy: float
+) -> None:
+    """With ``dummy_tie="censored"`` (the default) the dummy and every player of the worst rank are censored
+    together, exactly as if they had all not finished (for Kerby's models; multielo's rule is in its docstring)."""
+    ratings, ranks, dnf = game
+    with_dummy = play(name, {**params, "dummy": dummy}, ratings, ranks, dnf)
+    worst = ranks == ranks.max()
+    augmented = play(
+        name, params, np.append(ratings, dummy), np.append(ranks, ranks.max()), np.append(dnf | worst, True)
+    )
+    np.testing.assert_allclose(with_dummy, augmented[:-1], rtol=1e-9, atol=1e-9)
 
 
 @config
@@ -162,9 +181,6 @@ def test_floor_holds(name: str, params: dict[str, Any], game: Any, floor: float)
     floored = play(name, {**params, "floor": floor_value}, before, ranks, dnf)
     assert np.all(floored >= floor_value)
     np.testing.assert_allclose(floored, np.maximum(free, floor_value), rtol=1e-12, atol=1e-12)
-
-
-kerby = pytest.mark.parametrize(("name", "params"), KERBY, ids=[i for i in IDS if i != "multielo"])
 
 
 @kerby

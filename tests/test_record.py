@@ -76,7 +76,7 @@ def test_new_game_lists_every_problem() -> None:
     with pytest.raises(HistoryError) as info:
         new_game("31/02/2024", [("Ann", 0), ("ann", 1), ("Bob", "second"), ("", 3)])
     messages = [p.message for p in info.value.problems]
-    assert any("'31/02/2024' is not a date" in m for m in messages)
+    assert any("'31/02/2024' is not a real date" in m for m in messages)
     assert any("place 0 is not positive" in m for m in messages)
     assert any("'ann' is entered twice (players 1 and 2)" in m for m in messages)
     assert any("'second'" in m for m in messages)

@@ -13,11 +13,14 @@ Every problem is collected and reported together, each located by spreadsheet ro
 row 1) and by the column name as written in the file.  Files are read as text cells; nothing guesses
 types (``1/2`` stays ``1/2``, ``007`` stays ``007``).
 
-The modules, one subject each: :mod:`~ratings.io.cells` (cell values), :mod:`~ratings.io.limits` (the bounds
-on what is read), :mod:`~ratings.io.header`, :mod:`~ratings.io.dates`, :mod:`~ratings.io.names`,
+The modules, one subject each: :mod:`~ratings.io.cells` (cell values and what a blank cell is),
+:mod:`~ratings.io.limits` (the bounds on what is read), :mod:`~ratings.io.header`, :mod:`~ratings.io.places`
+(places, did-not-finish words, ordinals), :mod:`~ratings.io.dates`, :mod:`~ratings.io.names`,
 :mod:`~ratings.io.table` (rows to a history), :mod:`~ratings.io.text` (CSV/TSV and their encodings),
 :mod:`~ratings.io.spreadsheets` (.xlsx, .ods), :mod:`~ratings.io.files` (files of any kind) and
-:mod:`~ratings.io.writing`.  Nothing here imports :mod:`ratings.samples` (which reads its files with these
+:mod:`~ratings.io.writing` (the one CSV writer and formula-quoting rule).  These are the project's only rules for
+places, names, blanks, dates, ordinals and quoting: the edit grid, the record form, the sheet writer, the downloads
+and the command line all use them.  Nothing here imports :mod:`ratings.samples` (which reads its files with these
 readers); ``load_history``, which knows both (a path or a sample name), lives there.
 """
 
@@ -37,7 +40,7 @@ from ratings.io.limits import (
     MAX_XML_TOKEN,
 )
 from ratings.io.table import SHAPES, ReadResult, read_table
-from ratings.io.writing import safe_cell, to_long_rows, to_wide_rows, write_csv
+from ratings.io.writing import csv_text, csv_value, safe_cell, to_long_rows, to_wide_rows, write_csv, write_rows
 
 __all__ = [
     "MAX_BYTES",
@@ -54,8 +57,11 @@ __all__ = [
     "read_file",
     "read_header",
     "read_table",
+    "csv_text",
+    "csv_value",
     "safe_cell",
     "to_long_rows",
     "to_wide_rows",
     "write_csv",
+    "write_rows",
 ]

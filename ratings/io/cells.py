@@ -1,4 +1,5 @@
-"""Cells as the readers see them: text (or a date a spreadsheet stored as a date), never a guessed type."""
+"""Cells as the readers see them: text (or a date a spreadsheet stored as a date), never a guessed type; and the
+one definition of a blank cell (:func:`is_blank`) that every path uses."""
 
 from __future__ import annotations
 
@@ -9,16 +10,36 @@ from typing import Any
 Cell = str | dt.date
 
 
+def is_blank(value: Any) -> bool:
+    """Whether a cell holds nothing: None, a missing value (NaN, ``pandas.NA``, ``NaT``), or text that is only
+    white space (byte-order marks included).  The one definition of "blank" for readers, the edit grid, the
+    record form and the command line.
+    """
+    if isinstance(value, str):
+        return not value.strip() or ("\ufeff" in value and not value.replace("\ufeff", "").strip())
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, (int, dt.date)):
+        return False
+    # pandas.NA, pandas.NaT and numpy NaN: missing values that are not equal to themselves (or refuse to say).
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return True
+
+
 def _cell(value: Any) -> Cell:
     """One cell as text (or a date when the spreadsheet stored a date); never guesses a type from text."""
-    if value is None:
-        return ""
     if isinstance(value, str):
         text = value.replace("\ufeff", "") if "\ufeff" in value else value
         # Undo our own formula neutralisation ('=x written by write_csv reads back as =x).
         if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r\n":
             text = text[1:]
         return text
+    if value is None or (not isinstance(value, (int, dt.date)) and is_blank(value)):
+        return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, dt.datetime):
@@ -40,10 +61,6 @@ def _cell(value: Any) -> Cell:
     if hasattr(value, "item"):  # numpy scalar
         return _cell(value.item())
     return str(value)
-
-
-def _blank(cell: Cell) -> bool:
-    return isinstance(cell, str) and not cell.strip()
 
 
 def _column_letter(index: int) -> str:

@@ -1,4 +1,12 @@
-"""Date cells, parsed a column at a time so that the day/month order is decided once for the column."""
+"""Dates: the one rule for reading a date, in a file's column (:func:`parse_date_cells`, which decides the
+day/month order once for the column) or on its own (:func:`parse_date`, for the edit grid's cells, the record form
+and the command line's options).
+
+Understood: ISO 8601 dates (``2024-03-31``, also with ``/`` or ``.``), day/month/year or month/day/year with
+``/``, ``-`` or ``.`` (the order settled by the column's unambiguous dates), dates in words (``31 March 2024``,
+``March 31, 2024``) and spreadsheet day numbers (days since 1899-12-30, as Excel, LibreOffice and Google Sheets
+count them).  Nothing else is guessed: ``2024-01-0123`` is refused, not cut to 2024-01-01.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from ratings.history import Problem
-from ratings.io.cells import Cell
+from ratings.io.cells import Cell, is_blank
 
 _ISO_DATE = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T].*)?$")
 _NUMERIC_DATE = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?:[ T].*)?$")
@@ -46,11 +54,21 @@ def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) ->
     """Parse a date column as a whole, so that the day/month order is decided once for the column."""
     out = DateColumn()
     numeric: dict[int, tuple[str, dt.date | None, dt.date | None]] = {}
+    known: dict[str, dt.date] = {}  # text -> date, for the many rows of one game that repeat its date
     for row, cell in cells.items():
         if isinstance(cell, dt.date):
             out.dates[row] = cell
             continue
         text = cell.strip()
+        if text in known:
+            out.dates[row] = known[text]
+            continue
+        if len(text) == 10 and text[4] == text[7] == "-":  # the common case: ISO 8601, fast
+            try:
+                out.dates[row] = known[text] = dt.date.fromisoformat(text)
+                continue
+            except ValueError:
+                pass  # the patterns below say why
         match = _ISO_DATE.match(text)
         if match:
             y, m, d = (int(g) for g in match.groups())
@@ -129,3 +147,31 @@ def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) ->
         assert dm is not None
         out.dates[row] = dm
     return out
+
+
+def parse_date(value: object, what: str = "date") -> dt.date | None:
+    """One date on its own (a form field, a command-line option), read by the rule of :func:`parse_date_cells`:
+    ``None`` for a blank, a date, or ``ValueError`` saying why (``2024-01-0123`` and a lone ``07/01/2023``, which
+    could be either day or month first, are refused).
+    """
+    if is_blank(value):
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    read = parse_date_cells({0: str(value)}, what, None)
+    if 0 in read.dates:
+        return read.dates[0]
+    problem = read.row_problems.get(0)
+    if problem is not None:
+        raise ValueError(problem.message)
+    text = str(value).strip()
+    match = _NUMERIC_DATE.match(text)
+    assert match is not None and read.column_problems  # only a day/month-or-month/day date is left undecided
+    a, b, year = int(match.group(1)), int(match.group(2)), _full_year(match.group(3))
+    one, other = dt.date(year, b, a), dt.date(year, a, b)
+    raise ValueError(
+        f"'{text}' can be read day/month or month/day ({one.day} {one:%B %Y} or {other.day} {other:%B %Y}); "
+        "write it as YYYY-MM-DD"
+    )

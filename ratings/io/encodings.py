@@ -2,7 +2,8 @@
 
 UTF-8 (with or without a byte-order mark) is read as such.  UTF-16 and UTF-32 are recognised by their
 byte-order mark, and UTF-16 without one by its zero bytes (Excel's "Unicode text" and many Windows tools
-write it).  Any other file is given to ``charset_normalizer`` (the detector ``requests`` uses) and decoded with
+write it).  Any other file is given to ``charset_normalizer`` (3.5.2, pinned in requirements.txt; the detector
+``requests`` uses) and decoded with
 its answer when the answer is confident (see :func:`_guess`), else as Windows-1252, the code page of most
 Western spreadsheets.  Every encoding other than UTF-8 is named in a warning line the app shows, so that
 mojibake is never silent.

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ratings.history import HistoryError, Problem
 from ratings.io.cells import Cell, _column_letter
+from ratings.io.places import header_ordinal
 
 _ROLE_WORDS = {
     "game": {"game", "gameid", "gameno", "gamenumber", "id", "match", "matchid", "race", "raceid", "event", "round"},
@@ -16,51 +17,10 @@ _ROLE_WORDS = {
     "place": {"place", "position", "pos", "rank", "ranking", "finish", "placing", "standing", "result"},
     "dnf": {"dnf", "dnfs", "didnotfinish", "notfinished", "out"},
 }
-_ORDINAL_WORDS = {
-    word: i + 1
-    for i, word in enumerate(
-        [
-            "first",
-            "second",
-            "third",
-            "fourth",
-            "fifth",
-            "sixth",
-            "seventh",
-            "eighth",
-            "ninth",
-            "tenth",
-            "eleventh",
-            "twelfth",
-            "thirteenth",
-            "fourteenth",
-            "fifteenth",
-            "sixteenth",
-            "seventeenth",
-            "eighteenth",
-            "nineteenth",
-            "twentieth",
-        ]
-    )
-}
-_ORDINAL_WORDS["winner"] = 1
-_ORDINAL = re.compile(r"^(?:place|pos|position|rank)?(\d{1,4})(?:st|nd|rd|th)?(?:place)?$")
 
 
 def _header_key(text: str) -> str:
     return re.sub(r"[\s_\-.:#()]+", "", text.casefold())
-
-
-def _ordinal(key: str) -> int | None:
-    match = _ORDINAL.match(key)
-    if match:
-        number = int(match.group(1))
-        return number if number >= 1 else None
-    for suffix in ("place", ""):
-        word = key[: len(key) - len(suffix)] if suffix and key.endswith(suffix) else key
-        if word in _ORDINAL_WORDS:
-            return _ORDINAL_WORDS[word]
-    return None
 
 
 @dataclass
@@ -101,7 +61,7 @@ def read_header(header: Sequence[Cell], source: str | None, row: int = 1) -> _He
             else:
                 info.roles[role] = i
             continue
-        number = _ordinal(key)
+        number = header_ordinal(key)
         if number is not None:
             if number in seen_places:
                 other = names[seen_places[number]]

@@ -1,4 +1,9 @@
-"""Spreadsheets (.xlsx, .ods) streamed from their XML, with every bound enforced as the XML arrives."""
+"""Spreadsheets (.xlsx, .ods) streamed from their XML, with every bound enforced as the XML arrives.
+
+The formats: Office Open XML SpreadsheetML (ECMA-376, Part 1, section 18: ``xl/worksheets/sheetN.xml`` and the
+shared-string table) and OpenDocument Spreadsheet (OASIS OpenDocument 1.2, ``content.xml``).  Cell values and date
+formats are interpreted as openpyxl 3.1.5 interprets them (its ``is_date_format`` and ``from_excel``).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from typing import Any, TypeGuard
 from xml.parsers import expat
 
 from ratings.history import HistoryError, Problem
-from ratings.io.cells import _column_letter
+from ratings.io.cells import _column_letter, is_blank
 from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_COLUMNS, MAX_TEXT_CHARS, MAX_XML_TOKEN, _Tally, _too_big
 
 
@@ -314,7 +319,7 @@ class _XlsxSheet:
             self.cells[self.column] = value
         elif local == "row":
             cells = self.cells
-            while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
+            while cells and is_blank(cells[-1]):
                 cells.pop()
             if cells:
                 self.tally.keep(self.number, len(cells))
@@ -490,7 +495,7 @@ class _OdsSheet:
                 self.cells.extend([value] * min(times, room))
         elif name == _ODS_TABLE + "table-row":
             cells = self.cells
-            while cells and (cells[-1] is None or not str(cells[-1]).strip()):
+            while cells and is_blank(cells[-1]):
                 cells.pop()
             first = self.number + 1
             self.number += self.row_repeat

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
-from ratings.io.cells import Cell, _blank, _cell, _column_letter
+from ratings.io.cells import Cell, _cell, _column_letter, is_blank
 from ratings.io.dates import DateColumn, parse_date_cells
 from ratings.io.header import _choose_shape, _Header, _header_key, read_header
 from ratings.io.limits import MAX_COLUMNS, MAX_ROWS, _Tally, _too_big
-from ratings.io.names import _TIE_SEPARATOR, _merge_names
+from ratings.io.names import TIE_SEPARATOR, _merge_names, clean_name
+from ratings.io.places import parse_place
 
 SHAPES = ("auto", "long", "wide")
 
@@ -32,7 +32,7 @@ class ReadResult:
     encoding: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Row:
     number: int  # spreadsheet row number (header = 1)
     cells: list[Cell]
@@ -43,7 +43,7 @@ class _Row:
         return self.cells[index]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Draft:
     id: str
     rows: list[int]
@@ -79,6 +79,36 @@ def read_table(
     return _read_rows(numbered(), shape=shape, source=source, skip_bad_rows=skip_bad_rows, tally=tally)
 
 
+#: The columns of long-shape records (:func:`read_records`).
+RECORD_COLUMNS = ("game", "date", "player", "place")
+
+
+def read_records(
+    records: Iterable[Mapping[str, Any]], *, rows: Sequence[int] | None = None, source: str | None = None
+) -> GameHistory:
+    """Long-shape records (``game``, ``player``, ``place`` and optional ``date`` keys) as a history, read by
+    exactly the rules a long-shape file is read by (places, names, blanks, dates, one date per game).
+
+    ``rows`` gives each record's row number for messages (default: the header is row 1, so record ``i`` is row
+    ``i + 2``).  Raises :class:`HistoryError` listing every problem.  In-memory records are not held to the
+    file-size bounds of :mod:`ratings.io.limits`.
+    """
+    records = list(records)
+    numbers = list(rows) if rows is not None else list(range(2, len(records) + 2))
+    if len(numbers) != len(records):
+        raise ValueError(f"{len(records)} records but {len(numbers)} row numbers")
+    header = min(numbers, default=2) - 1
+
+    game, date, player, place = RECORD_COLUMNS
+
+    def numbered() -> Iterator[tuple[int, Sequence[Any]]]:  # made as read, so none outlives its row
+        yield header, RECORD_COLUMNS
+        for number, r in zip(numbers, records, strict=True):
+            yield number, (r.get(game), r.get(date), r.get(player), r.get(place))
+
+    return _read_rows(numbered(), shape="long", source=source, skip_bad_rows=False, bounded=False).history
+
+
 def _check_shape(shape: str) -> None:
     if shape not in SHAPES:
         raise HistoryError([Problem(f"unknown table shape '{shape}'; choose one of: {', '.join(SHAPES)}")])
@@ -91,6 +121,7 @@ def _read_rows(
     source: str | None,
     skip_bad_rows: bool,
     tally: _Tally | None = None,
+    bounded: bool = True,
 ) -> ReadResult:
     """:func:`read_table` on rows numbered as the spreadsheet numbers them (header = 1); rows may be left out.
 
@@ -100,7 +131,7 @@ def _read_rows(
     table: list[_Row] = []
     for number, raw in rows:
         cells = [_cell(v) for v in raw]
-        while cells and _blank(cells[-1]):
+        while cells and is_blank(cells[-1]):
             cells.pop()
         if not cells:
             continue
@@ -109,7 +140,7 @@ def _read_rows(
             for j, cell in enumerate(cells):
                 if isinstance(cell, str) and cell:
                     tally.text(len(cell), number, j)
-        elif len(table) >= MAX_ROWS:
+        elif bounded and len(table) >= MAX_ROWS:
             raise _too_big(
                 f"the table has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}",
                 number,
@@ -146,8 +177,10 @@ def _read_rows(
     fatal: list[Problem] = []  # table problems
     outside: list[Problem] = []
     for row in data:
+        if len(row.cells) <= width:
+            continue
         for j in range(width, len(row.cells)):
-            if not _blank(row.cells[j]):
+            if not is_blank(row.cells[j]):
                 outside.append(
                     Problem(
                         f"'{row.cells[j]}' is in a column with no header; give the column a name or move the value",
@@ -162,7 +195,7 @@ def _read_rows(
     date_name = info.names[date_col] if date_col is not None else None
     dates = DateColumn()
     if date_col is not None:
-        date_cells = {row.number: row.get(date_col) for row in data if not _blank(row.get(date_col))}
+        date_cells = {row.number: cell for row in data if not is_blank(cell := row.get(date_col))}
         dates = parse_date_cells(date_cells, info.names[date_col], source)
         fatal.extend(dates.column_problems)
         if dates.order:
@@ -185,7 +218,7 @@ def _read_rows(
     warnings.extend(merge_warnings)
     games: list[tuple[_Draft, Game]] = []
     for draft in drafts:
-        if any(r in bad_rows for r in draft.rows):
+        if bad_rows and any(r in bad_rows for r in draft.rows):
             draft.bad = True
         seen: dict[str, int] = {}
         entries = []
@@ -242,13 +275,16 @@ def _long_drafts(
     drafts: dict[str, _Draft] = {}
     loose: list[Problem] = []
     row_problems: list[tuple[_Draft, Problem]] = []
+    ids: dict[Cell, str] = {}  # a game cell -> its id (clean_name), worked out once per game
     for row in data:
-        game_cell = row.get(game_col)
+        cells = row.cells
+        width = len(cells)
+        game_cell = cells[game_col] if game_col < width else ""
         if game_col == date_col and row.number in dates.row_problems:
             loose.append(dates.row_problems[row.number])
             continue
-        if _blank(game_cell):
-            filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not _blank(c)]
+        if is_blank(game_cell):
+            filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not is_blank(c)]
             loose.append(
                 Problem(
                     f"the {names[game_col]} column is empty (the row has {', '.join(filled)})",
@@ -264,12 +300,12 @@ def _long_drafts(
                 continue
             game_id = day.isoformat()
         else:
-            game_id = " ".join(str(game_cell).split())
+            game_id = ids.get(game_cell) or ids.setdefault(game_cell, clean_name(game_cell))
         draft = drafts.get(game_id)
         if draft is None:
             draft = drafts[game_id] = _Draft(game_id, [])
         draft.rows.append(row.number)
-        if date_col is not None and not _blank(row.get(date_col)):
+        if date_col is not None:
             problem = dates.row_problems.get(row.number)
             if problem is not None:
                 row_problems.append((draft, problem))
@@ -289,10 +325,10 @@ def _long_drafts(
                             ),
                         )
                     )
-        name = str(row.get(player_col))
-        place_cell = row.get(place_col)
-        if _blank(name):
-            what = f"place '{place_cell}'" if not _blank(place_cell) else "a row"
+        name = str(cells[player_col]) if player_col < width else ""
+        place_cell = cells[place_col] if place_col < width else ""
+        if is_blank(name):
+            what = f"place '{place_cell}'" if not is_blank(place_cell) else "a row"
             row_problems.append(
                 (
                     draft,
@@ -301,10 +337,10 @@ def _long_drafts(
             )
             continue
         try:
-            place = _parse_place(place_cell)
+            place = parse_place(place_cell)
         except ValueError as exc:
             row_problems.append(
-                (draft, Problem(f"{exc} (player '{name.strip()}')", row.number, names[place_col], source))
+                (draft, Problem(f"{exc} (player '{clean_name(name)}')", row.number, names[place_col], source))
             )
             continue
         draft.entries.append((name, place, row.number, names[player_col]))
@@ -315,31 +351,10 @@ def _long_drafts(
     return list(drafts.values()), problems
 
 
-def _parse_place(cell: Cell) -> int | None:
-    if isinstance(cell, dt.date):
-        raise ValueError(f"place '{cell}' is a date, not a place")
-    text = cell.strip()
-    if text.isdigit() and text.isascii() and 0 < len(text) <= 6:  # the common case, fast
-        number = int(text)
-        if number >= 1:
-            return number
-    if not text or text.casefold() in {"dnf", "did not finish", "-", "dq", "dns"}:
-        return None
-    match = re.match(r"^(\d+)(?:st|nd|rd|th)?$", text.casefold())
-    if match is None or len(match.group(1)) > 6:
-        if re.match(r"^\d+\.0+$", text):
-            return _parse_place(text.split(".")[0])
-        raise ValueError(f"place '{text}' is not a whole number (1 is the best place) or DNF")
-    number = int(match.group(1))
-    if number < 1:
-        raise ValueError(f"place {number} is not positive (1 is the best place)")
-    return number
-
-
 def _split_names(cell: Cell) -> list[str]:
     if isinstance(cell, dt.date):
         return [cell.isoformat()]
-    return [part for part in (p.strip() for p in cell.split(_TIE_SEPARATOR)) if part]
+    return [part for part in (p.strip() for p in cell.split(TIE_SEPARATOR)) if part]
 
 
 def _wide_drafts(
@@ -355,8 +370,8 @@ def _wide_drafts(
     problems: list[Problem] = []
     ids: dict[str, int] = {}
     for k, row in enumerate(data, start=1):
-        if game_col is not None and not _blank(row.get(game_col)):
-            game_id = " ".join(str(row.get(game_col)).split())
+        if game_col is not None and not is_blank(row.get(game_col)):
+            game_id = clean_name(row.get(game_col))
         else:
             game_id = f"game {k}"
         draft = _Draft(game_id, [row.number])
@@ -366,7 +381,7 @@ def _wide_drafts(
             where = names[game_col] if game_col is not None else None
             row_problems.append(Problem(f"game '{game_id}' is also on row {ids[game_id]}", row.number, where, source))
         ids.setdefault(game_id, row.number)
-        if date_col is not None and not _blank(row.get(date_col)):
+        if date_col is not None and not is_blank(row.get(date_col)):
             if row.number in dates.row_problems:
                 row_problems.append(dates.row_problems[row.number])
             draft.date = dates.dates.get(row.number)
@@ -377,7 +392,7 @@ def _wide_drafts(
             for name in _split_names(row.get(dnf_col)):
                 draft.entries.append((name, None, row.number, names[dnf_col]))
         if not draft.entries:
-            filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not _blank(c)]
+            filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not is_blank(c)]
             row_problems.append(
                 Problem(
                     "the row fills in " + " and ".join(f"'{f}'" for f in filled) + " but names no players",

@@ -6,6 +6,7 @@ import csv
 import io
 
 from ratings.history import HistoryError, Problem
+from ratings.io.cells import is_blank
 from ratings.io.encodings import Decoded, decode
 from ratings.io.limits import MAX_CELL_CHARS, _Tally
 
@@ -48,7 +49,7 @@ def _text_rows(data: bytes, source: str | None, tally: _Tally) -> tuple[list[tup
         for row in reader:
             number += 1
             tally.record(number)
-            while row and not row[-1].strip():
+            while row and is_blank(row[-1]):
                 row.pop()
             if not row:
                 continue

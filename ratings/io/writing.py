@@ -1,23 +1,91 @@
-"""Writing a history back as rows or CSV, safe to open in a spreadsheet."""
+"""Writing a history back as rows or CSV, safe to open in a spreadsheet; the one formula-quoting rule.
+
+Every text cell the project writes for a spreadsheet (the history and leaderboard CSVs of the app and the command
+line, the comparison CSV, the rows appended to a Google Sheet) goes through :func:`safe_cell`: text that starts
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows
+it as text instead of running it as a formula (OWASP, "CSV Injection").  Names and ids are always text, so a
+player called ``-1`` is written ``'-1`` too; numbers the program computed are written as numbers
+(:func:`csv_value`).  The readers remove that apostrophe again (:mod:`ratings.io.cells`).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import re
+import math
+from collections.abc import Iterable, Sequence
+from typing import IO, Any
 
-from ratings.history import GameHistory, HistoryError, Problem
-from ratings.io.names import _TIE_SEPARATOR
+import numpy as np
 
-_DANGEROUS_START = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+from ratings.history import Entry, GameHistory, HistoryError, Problem
+from ratings.io.names import TIE_SEPARATOR
+from ratings.io.places import ordinal_name
+
+#: A text cell starting with one of these is a formula (or the start of one) to a spreadsheet.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(text: str) -> str:
-    """Neutralise a cell a spreadsheet would run as a formula (a leading quote); numbers stay numbers."""
-    if text.startswith(_DANGEROUS_START) and not _NUMBER.match(text):
-        return "'" + text
-    return text
+    """A text cell a spreadsheet will show as text: a leading apostrophe where it would start a formula."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def csv_value(value: Any, *, precise: bool = False) -> str:
+    """One value as a CSV cell: numbers as numbers (floats to 6 significant digits, or every digit with
+    ``precise``; NaN empty), None empty, true/false in lower case, anything else as formula-safe text
+    (:func:`safe_cell`)."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if math.isnan(number):
+            return ""
+        return repr(number) if precise else f"{number:.6g}"
+    text = str(value)
+    if "\r" in text:
+        # A lone carriage return inside a cell would not be quoted with "\n" line endings; a line feed is, and
+        # reading collapses either to a space.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return safe_cell(text)
+
+
+def write_rows(out: IO[str], rows: Iterable[Sequence[Any]], *, precise: bool = False) -> None:
+    """The one CSV writer of the project: ``rows`` (a header first) to ``out``, every cell by :func:`csv_value`,
+    lines ending in ``\n``.  The history, leaderboard, trajectory and comparison CSVs of the app and of the
+    command line are all written here."""
+    writer = csv.writer(out, lineterminator="\n")
+    for row in rows:
+        writer.writerow([csv_value(v, precise=precise) for v in row])
+
+
+def csv_text(rows: Iterable[Sequence[Any]], *, precise: bool = False) -> str:
+    """:func:`write_rows` into a string."""
+    buffer = io.StringIO()
+    write_rows(buffer, rows, precise=precise)
+    return buffer.getvalue()
+
+
+def place_cells(entries: Sequence[Entry]) -> dict[int | None, str]:
+    """One game's players by place as wide-shape cells: ``{1: "Ann", 2: "Bob / Cid", None: "Dee"}`` (``None``:
+    the DNF cell), tied players joined by `` / ``, formula-safe.  Raises :class:`HistoryError` for a name that
+    contains ``/`` (it would read back as a tie)."""
+    slashed = [e.player for e in entries if TIE_SEPARATOR in e.player]
+    if slashed:
+        raise HistoryError(
+            [
+                Problem(f"player name '{p}' contains '/', which a wide-shape cell uses to separate tied players")
+                for p in dict.fromkeys(slashed)
+            ]
+        )
+    by_place: dict[int | None, list[str]] = {}
+    for entry in entries:
+        by_place.setdefault(entry.place, []).append(entry.player)
+    return {place: safe_cell(f" {TIE_SEPARATOR} ".join(players)) for place, players in by_place.items()}
 
 
 def to_long_rows(history: GameHistory) -> list[list[str]]:
@@ -37,50 +105,29 @@ def to_wide_rows(history: GameHistory) -> list[list[str]]:
     Tied players share a cell separated by `` / ``.  A player name containing ``/`` cannot be written in
     this shape (it would read back as a tie) and raises :class:`HistoryError`.
     """
-    bad = sorted({p for p in history.players if _TIE_SEPARATOR in p})
+    bad = sorted({p for p in history.players if TIE_SEPARATOR in p})
     if bad:
-        raise HistoryError(
-            [
-                Problem(f"player name '{p}' contains '/', which the wide shape uses for ties; write the long shape")
-                for p in bad
-            ]
-        )
+        place_cells([Entry(p, None) for p in bad])  # raises the problem for each such name
     top = max((e.place for g in history.games for e in g.entries if e.place is not None), default=1)
     has_dnf = any(e.place is None for g in history.games for e in g.entries)
-    header = ["game", "date"] + [_ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
+    header = ["game", "date"] + [ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
     out = [header]
     for game in history.games:
         cells = [safe_cell(game.id), game.date.isoformat() if game.date else ""] + [""] * top
-        dnfs = []
-        by_place: dict[int, list[str]] = {}
-        for entry in game.entries:
-            if entry.place is None:
-                dnfs.append(entry.player)
-            else:
-                by_place.setdefault(entry.place, []).append(entry.player)
-        for place, players in by_place.items():
-            cells[1 + place] = safe_cell(" / ".join(players))
+        by_place = place_cells(game.entries)
+        for place, text in by_place.items():
+            if place is not None:
+                cells[1 + place] = text
         if has_dnf:
-            cells.append(safe_cell(" / ".join(dnfs)))
+            cells.append(by_place.get(None, ""))
         while len(cells) > 2 and cells[-1] == "":
             cells.pop()
         out.append(cells)
     return out
 
 
-def _ordinal_name(k: int) -> str:
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
-
-
 def write_csv(history: GameHistory, shape: str = "long") -> str:
     """The history as CSV text in the long or wide shape, safe to open in a spreadsheet."""
     if shape not in ("long", "wide"):
         raise ValueError(f"shape must be 'long' or 'wide', not {shape!r}")
-    rows = to_long_rows(history) if shape == "long" else to_wide_rows(history)
-    # A lone carriage return inside a cell would not be quoted with "\n" line endings; a line feed is, and
-    # reading collapses either to a space.
-    rows = [[c.replace("\r\n", "\n").replace("\r", "\n") if "\r" in c else c for c in row] for row in rows]
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    return buffer.getvalue()
+    return csv_text(to_long_rows(history) if shape == "long" else to_wide_rows(history))

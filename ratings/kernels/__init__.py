@@ -18,9 +18,13 @@ Call :func:`warm_up` at start-up so that no user waits for a compile.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -28,7 +32,7 @@ from numba.core import config as numba_config
 
 from ratings.history import Entry, Game, GameHistory
 
-__all__ = ["CACHE_DIR", "SYSTEMS_WITH_KERNELS", "source_digest", "warm_up"]
+__all__ = ["CACHE_DIR", "SYSTEMS_WITH_KERNELS", "WARM_UP_GROUPS", "source_digest", "warm_up"]
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -106,20 +110,85 @@ def _tiny_history() -> GameHistory:
     )
 
 
-def warm_up() -> dict[str, float]:
-    """Compile (or load from the on-disk cache) every kernel; seconds of the first call per system.
+#: Systems whose kernels are compiled together in one process by :func:`warm_up`, the costliest first: the
+#: single-rating systems share one replay loop (the first call compiles every gradient it dispatches to).
+WARM_UP_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("multielo", "pairwise-elo", "plackett-luce", "thurstonian"),
+    ("elo-mmr", "trueskill", "glicko2"),
+)
+#: Written into :data:`CACHE_DIR` once every kernel is compiled there: a restart then only loads machine code.
+_WARM_MARK = "warm"
 
-    Systems sharing a kernel (the single-rating systems share one replay loop) are listed in
-    :data:`SYSTEMS_WITH_KERNELS` order, and the first of them pays for the shared part.  With a
-    warm cache each figure is the time to load the machine code (milliseconds).
-    """
+
+def _first_calls(names: list[str] | tuple[str, ...]) -> dict[str, float]:
+    """Seconds of the first replay of each system in this process (a compile, or a load from the cache)."""
     from ratings.systems import create
 
     history = _tiny_history()
     seconds = {}
-    for name in SYSTEMS_WITH_KERNELS:
+    for name in names:
         system = create(name)
         started = time.perf_counter()
         system.rate(history)
         seconds[name] = time.perf_counter() - started
     return seconds
+
+
+def _compile_in_processes(processes: int) -> dict[str, float]:
+    """Compile the :data:`WARM_UP_GROUPS` into the on-disk cache in up to ``processes`` child processes at once.
+
+    numba compiles in the interpreter, one function at a time, so on a cold cache one process uses one core;
+    the groups share no kernel, so children compiling them side by side fill the cache in about the time of the
+    costliest group.  Returns each system's first-call seconds as its child measured them; a child that fails
+    leaves its systems to be compiled in this process.
+    """
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(CACHE_DIR.parent),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(_PACKAGE.parent.parent), os.environ.get("PYTHONPATH")])),
+    }
+    script = "import json, sys; from ratings.kernels import _first_calls; print(json.dumps(_first_calls(sys.argv[1:])))"
+    pending = list(WARM_UP_GROUPS)
+    running: list[subprocess.Popen[str]] = []
+    seconds: dict[str, float] = {}
+    while pending or running:
+        while pending and len(running) < processes:
+            group = pending.pop(0)
+            running.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", script, *group],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    text=True,
+                )
+            )
+        child = running.pop(0)
+        out, _ = child.communicate()
+        if child.returncode == 0:
+            with contextlib.suppress(ValueError, IndexError):  # an unreadable answer: compiled here instead
+                seconds.update(json.loads(out.strip().splitlines()[-1]))
+    return seconds
+
+
+def warm_up(processes: int | None = None) -> dict[str, float]:
+    """Compile (or load from the on-disk cache) every kernel; seconds of the first call per system.
+
+    With a cold cache and more than one core (``processes``, default: the CPU count), the kernel groups are
+    compiled side by side in child processes (:func:`_compile_in_processes`) and the figures are theirs; this
+    process then loads the machine code from the cache.  With a warm cache each figure is the time to load the
+    machine code (milliseconds).  Systems sharing a kernel (the single-rating systems share one replay loop)
+    are listed in :data:`SYSTEMS_WITH_KERNELS` order, and the first of them pays for the shared part.
+    """
+    processes = (os.cpu_count() or 1) if processes is None else processes
+    mark = CACHE_DIR / _WARM_MARK
+    compiled: dict[str, float] = {}
+    if processes > 1 and not mark.exists():
+        compiled = _compile_in_processes(processes)
+    seconds = _first_calls(SYSTEMS_WITH_KERNELS)
+    try:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    except OSError:
+        pass
+    return {name: compiled.get(name, seconds[name]) for name in SYSTEMS_WITH_KERNELS}

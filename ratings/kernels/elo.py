@@ -4,10 +4,13 @@
 - :func:`multielo_gradient`: Cunningham's multiplayer Elo ("Developing a generalized Elo rating
   system for multiplayer games", 2021): ``(N - 1)(S - E)`` with pairwise expected scores and a
   linear or exponential score function, tied players sharing the mean score of their positions.
-  ``theta = (D, base)``.
+  ``theta = (D, base, censored)``: with ``censored`` 1 the worst-rank group (the censored dummy's)
+  shares its positions' total score in proportion to its members' expected scores
+  (:func:`ratings.systems.multielo.censor_last`).
 - :func:`pairwise_gradient`: every pair a two-player Elo game, logistic (Elo 1978) or Gaussian
   (Thurstone's case V), draws averaged, DNF pairs unobserved.  ``theta = (model, variant)`` with
-  model 0 logistic / 1 gaussian and variant 0 sum / 1 average.
+  model 0 logistic / 1 gaussian and variant 0 sum / 1 average over n - 1 / 2 average over the
+  opponents with a different rank.
 """
 
 from __future__ import annotations
@@ -19,15 +22,17 @@ from numba import njit
 
 from ratings.kernels.numerics import SQRT2, expit, mills_ratio
 
-__all__ = ["GAUSSIAN", "AVERAGE", "multielo_gradient", "pair_score", "pairwise_gradient", "score_function"]
+__all__ = ["GAUSSIAN", "AVERAGE", "COMPARED", "multielo_gradient", "pair_score", "pairwise_gradient", "score_function"]
 
 #: ``theta[0]`` of :func:`pairwise_gradient` for the Gaussian pair model.
 GAUSSIAN = 1.0
 #: ``theta[1]`` of :func:`pairwise_gradient` for the averaged variant.
 AVERAGE = 1.0
+#: ``theta[1]`` of :func:`pairwise_gradient` for the average over the opponents with a different rank.
+COMPARED = 2.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def score_function(n: int, base: float) -> np.ndarray:
     """Scores of positions 1..n: linear for base 1, else ``(base^(n-p) - 1) / sum`` scaled by ``base^-(n-1)``."""
     out = np.empty(n)
@@ -46,7 +51,7 @@ def score_function(n: int, base: float) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def multielo_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     """``(N - 1)(S_i - E_i)`` for every player ``i``; DNFs already share the rank below the finishers."""
     n = len(r)
@@ -59,7 +64,23 @@ def multielo_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
             e = 1.0 / (1.0 + 10.0 ** ((r[j] - r[i]) / d))
             out[i] += e
             out[j] += 1.0 - e
+    worst = ranks.max()
+    share = 1.0  # the censored group's total actual score over its total expected score (then pairs cancel)
+    if theta[2] != 0.0:
+        total = 0.0  # T_G: the scores of the last m positions
+        expected = 0.0  # pairs * sum of E_i over the group
+        m = 0
+        for i in range(n):
+            if ranks[i] == worst:
+                m += 1
+                expected += out[i]
+        for p in range(n - m, n):
+            total += scores[p]
+        share = total * pairs / expected
     for i in range(n):
+        if theta[2] != 0.0 and ranks[i] == worst:
+            out[i] = (n - 1) * (share - 1.0) * out[i] / pairs
+            continue
         ahead = 0
         tied = 0
         for j in range(n):
@@ -83,9 +104,9 @@ def pair_score(rank_i: int, rank_j: int) -> float:
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
-    """Each player's summed (or averaged over n - 1) pair updates; two DNFs are not compared."""
+    """Each player's summed (or averaged) pair updates; two DNFs are not compared."""
     n = len(r)
     gaussian = theta[0] == GAUSSIAN
     out[:] = 0.0
@@ -106,3 +127,10 @@ def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
     if theta[1] == AVERAGE:
         for i in range(n):
             out[i] /= n - 1
+    elif theta[1] == COMPARED:
+        for i in range(n):
+            compared = 0
+            for j in range(n):
+                if ranks[j] != ranks[i]:
+                    compared += 1
+            out[i] /= compared if compared > 0 else n - 1

@@ -79,6 +79,40 @@ def _performance_value(
 
 
 @njit(cache=True)
+def _sort_descending(values: np.ndarray, out: np.ndarray) -> None:
+    """``out`` = ``values`` from largest to smallest, by heap sort (Williams 1964).
+
+    Written out because numba's ``np.sort`` compiles a generic quicksort that costs seconds of first-call
+    compile; the sorted values are the same whatever the algorithm.
+    """
+    n = len(values)
+    for i in range(n):
+        out[i] = values[i]
+    # A min-heap, so that repeatedly moving its root to the end leaves the array in descending order.
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down(out, start, n)
+    for end in range(n - 1, 0, -1):
+        out[0], out[end] = out[end], out[0]
+        _sift_down(out, 0, end)
+
+
+@njit(cache=True)
+def _sift_down(heap: np.ndarray, root: int, end: int) -> None:
+    """Restore the min-heap property below ``root`` within ``heap[:end]``."""
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and heap[child + 1] < heap[child]:
+            child += 1
+        if heap[child] < heap[root]:
+            heap[root], heap[child] = heap[child], heap[root]
+            root = child
+        else:
+            return
+
+
+@njit(cache=True)
 def performances(mu: np.ndarray, delta: np.ndarray, group: np.ndarray, chi: bool, out: np.ndarray) -> None:
     """Every player's performance: one root of ``Q`` per dense rank group (Theorem 3.2)."""
     n = len(mu)
@@ -118,7 +152,8 @@ def performances(mu: np.ndarray, delta: np.ndarray, group: np.ndarray, chi: bool
             scale = 1.0 / (TANH_SCALE / delta[j])
             lo = min(lo, mu[j] - 2.0 * reach * scale)
             hi = max(hi, mu[j] + 2.0 * reach * scale)
-    ordered = np.sort(mu)[::-1]
+    ordered = np.empty(n)
+    _sort_descending(mu, ordered)
     below = 0.0  # sum of 1/s over better groups
     end = 0
     for k in range(g):
@@ -171,8 +206,12 @@ def robust_average(p0: float, w0: float, hist_p: np.ndarray, hist_w: np.ndarray,
 
 @njit(cache=True)
 def _grow(table: np.ndarray, width: int) -> np.ndarray:
+    """``table`` with zero columns appended up to ``width`` (a loop: a slice assignment compiles numba's
+    shape-mismatch error formatting, seconds of first-call compile)."""
     wider = np.zeros((table.shape[0], width))
-    wider[:, : table.shape[1]] = table
+    for i in range(table.shape[0]):
+        for k in range(table.shape[1]):
+            wider[i, k] = table[i, k]
     return wider
 
 

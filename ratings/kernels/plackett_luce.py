@@ -6,6 +6,9 @@ trapezoid rule after ``y = e^t``, and ties averaged over their orderings through
 Tied groups of up to :data:`ratings.systems.plackett_luce.EXACT_SUBSETS` finishers are averaged
 exactly; a game with a larger tied group is declined and replays through the per-game hooks (the
 sampled design of the reference is not compiled).
+
+``theta = (dnf_order,)``: 0 the joint probability that every DNF finished below every finisher,
+:data:`INDEPENDENT` the product of each DNF's own probability (Kerby's published code).
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from numba import njit
 from ratings.kernels.numerics import log_sum_exp, logaddexp
 from ratings.systems.plackett_luce import EXACT_SUBSETS, MAX_NODES, T_STEP
 
-__all__ = ["finishers_worst_first", "plackett_luce_gradient"]
+__all__ = ["INDEPENDENT", "finishers_worst_first", "plackett_luce_gradient"]
+
+#: ``theta[0]`` of :func:`plackett_luce_gradient` for ``dnf_order="independent"``.
+INDEPENDENT = 1.0
 
 
 @njit(cache=True)
@@ -37,7 +43,7 @@ def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
     return order[:k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _order_gradient(r: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
     """``g_k = -1 + lambda_k sum_{i <= k} 1 / Lambda_i`` along the worst-first order, in log space."""
     k = len(fin)
@@ -52,16 +58,18 @@ def _order_gradient(r: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
         out[fin[i]] = -1.0 + math.exp(-r[fin[i]] + log_inv)
 
 
-@njit(cache=True)
-def _binomial(m: int, k: int) -> float:
+@njit(cache=True, error_model="numpy")
+def _binomial(m: int, k: int | np.integer) -> float:
     out = 1.0
     for i in range(1, k + 1):
         out = out * (m - k + i) / i
     return out
 
 
-@njit(cache=True)
-def _tie_correction(lam: np.ndarray, fin: np.ndarray, start: int, stop: int, out: np.ndarray) -> None:
+@njit(cache=True, error_model="numpy")
+def _tie_correction(
+    lam: np.ndarray, fin: np.ndarray, start: int | np.integer, stop: int | np.integer, out: np.ndarray
+) -> None:
     """Replace the positional terms of the tied group ``fin[start:stop]`` by their average over its orderings.
 
     The average over all m! orderings is a sum over the non-empty subsets S of the group,
@@ -74,7 +82,7 @@ def _tie_correction(lam: np.ndarray, fin: np.ndarray, start: int, stop: int, out
     own = np.zeros(m)
     factor = 0.0
     for mask in range(1, 1 << m):
-        size = 0
+        size = np.int64(0)  # not a literal 0, which numba would compile _binomial for once more
         total = above
         for b in range(m):
             if mask >> b & 1:
@@ -103,7 +111,7 @@ def _tie_correction(lam: np.ndarray, fin: np.ndarray, start: int, stop: int, out
         out[fin[i]] += lam[fin[i]] * (factor - factor_base)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
     """Add the gradient of log P(every DNF performs below every finisher), by quadrature over t = log y."""
     n_dnf = 0
@@ -155,7 +163,24 @@ def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.
         out[fin[j]] += total - math.exp(log_fin[j] - log_big)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def _independent_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
+    """Add the gradient of ``sum_d log(lambda_d / (lambda_d + Lambda))`` (each DNF below every finisher)."""
+    log_fin = np.empty(len(fin))
+    for j in range(len(fin)):
+        log_fin[j] = -r[fin[j]]
+    log_big = log_sum_exp(log_fin)
+    log_inv = -math.inf  # log sum_d 1 / (lambda_d + Lambda)
+    for i in range(len(r)):
+        if dnf[i]:
+            log_den = logaddexp(-r[i], log_big)
+            out[i] -= math.exp(log_big - log_den)
+            log_inv = logaddexp(log_inv, -log_den)
+    for j in range(len(fin)):
+        out[fin[j]] += math.exp(log_fin[j] + log_inv)
+
+
+@njit(cache=True, error_model="numpy")
 def plackett_luce_gradient(
     r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray
 ) -> bool:
@@ -167,7 +192,7 @@ def plackett_luce_gradient(
     fin = finishers_worst_first(ranks, dnf)
     if len(fin) == 0:
         return True
-    start = 0
+    start = np.int64(0)  # not a literal 0 (see _tie_correction)
     while start < len(fin):
         stop = start + 1
         while stop < len(fin) and ranks[fin[stop]] == ranks[fin[start]]:
@@ -180,7 +205,7 @@ def plackett_luce_gradient(
     for i in fin:
         top = max(top, r[i])
     lam = np.exp(-(r - top))
-    start = 0
+    start = np.int64(0)  # not a literal 0 (see _tie_correction)
     while start < len(fin):
         stop = start + 1
         while stop < len(fin) and ranks[fin[stop]] == ranks[fin[start]]:
@@ -189,5 +214,8 @@ def plackett_luce_gradient(
             _tie_correction(lam, fin, start, stop, out)
         start = stop
     if len(fin) < len(r):
-        _censored_gradient(r, dnf, fin, out)
+        if theta[0] == INDEPENDENT:
+            _independent_gradient(r, dnf, fin, out)
+        else:
+            _censored_gradient(r, dnf, fin, out)
     return True

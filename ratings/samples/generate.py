@@ -22,6 +22,7 @@ import numpy as np
 
 from ratings.history import Entry, Game, GameHistory
 from ratings.io import write_csv
+from ratings.io.places import ordinal_name
 
 HERE = Path(__file__).resolve().parent
 
@@ -123,7 +124,7 @@ def poker_rows(seed: int = 20240101) -> list[list[str]]:
     ]
     dates = _dates(rng, dt.date(2023, 1, 6), 730, 150, {1, 4})  # Tuesday and Friday evenings
     top = 8
-    rows = [["date", *[f"{k}{'st' if k == 1 else 'nd' if k == 2 else 'rd' if k == 3 else 'th'}" for k in range(1, 9)]]]
+    rows = [["date", *[ordinal_name(k) for k in range(1, 9)]]]
     rows[0].append("DNF")
     for i, date in enumerate(dates):
         t = i / (len(dates) - 1)

@@ -1,9 +1,11 @@
 """Shared machinery of the single-rating systems (the Elo family and Kerby's models).
 
 Seed 000, sections 5.1-5.2: a fixed-rating dummy player joins every game tied with the
-last entrant and is never updated; the learning rate may depend on the rating
-(piecewise linear through ``eta_knots``/``eta_values``, clamped at the ends); ratings may
-be held above a floor.  A system supplies only :meth:`SingleRatingSystem._gradient`, the
+last entrant and is never updated (``dummy_tie``: ``censored``, the default, reads that tie for
+the worst rank as an unobserved order, so the players at the bottom and the dummy are ranked
+below everyone else but not among themselves; ``draw`` reads it as a shared place); the learning
+rate may depend on the rating (piecewise linear through ``eta_knots``/``eta_values``, clamped at
+the ends); ratings may be held above a floor.  A system supplies only :meth:`SingleRatingSystem._gradient`, the
 direction of the update for one game.
 """
 
@@ -11,45 +13,78 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ratings.base import GameView, RatingSystem, Replay, State
-from ratings.params import ParameterError, check, param
+from ratings.params import Declared, Interval, Rule, param
 
-__all__ = ["KerbyParams", "SingleRatingSystem", "check_common"]
+__all__ = ["DUMMY_TIES", "ETA", "KNOT_RULES", "RATING", "KerbyParams", "SingleRatingSystem", "dummy_tie_param"]
 
 
-def check_common(p: Any) -> None:
-    """Validate the parameters every single-rating system shares."""
-    check("initial", p.initial)
-    check("dummy", p.dummy)
-    check("floor", p.floor)
-    knots, values = p.eta_knots, p.eta_values
-    if (knots is None) != (values is None):
-        raise ParameterError("eta_knots", "eta_knots and eta_values must be given together")
-    if knots is not None and values is not None:
-        if len(knots) == 0 or len(knots) != len(values):
-            raise ParameterError("eta_values", f"needs one value per knot ({len(knots)} knots, {len(values)} values)")
-        for k in knots:
-            check("eta_knots", k)
-        if any(b <= a for a, b in zip(knots, knots[1:], strict=False)):
-            raise ParameterError("eta_knots", "knots must be strictly increasing")
-        for v in values:
-            check("eta_values", v, nonnegative=True)
+#: Valid natural-scale ratings (initial, dummy, floor, knots): performances are compared through
+#: ``exp(-r)``, so ratings far past +-100 would only test the floating-point range, not the model.
+RATING = Interval(-100.0, 100.0)
+#: Valid learning rates of Kerby's models (Thurstonian declares its own, narrower).
+ETA = Interval(0.0, 10.0, closed="right")
+
+
+def _knots_with_values(p: Any) -> bool:
+    return (p.eta_knots is None) == (p.eta_values is None)
+
+
+def _one_value_per_knot(p: Any) -> bool:
+    return p.eta_knots is None or p.eta_values is None or len(p.eta_knots) == len(p.eta_values)
+
+
+def _increasing_knots(p: Any) -> bool:
+    knots = p.eta_knots or ()
+    return all(b > a for a, b in zip(knots, knots[1:], strict=False))
+
+
+#: The learning-rate curve's rules, shared by every single-rating system with knots.
+KNOT_RULES = (
+    Rule(("eta_knots", "eta_values"), _knots_with_values, "eta_knots and eta_values must be given together"),
+    Rule(("eta_values", "eta_knots"), _one_value_per_knot, "needs one learning rate per knot"),
+    Rule(("eta_knots",), _increasing_knots, "knots must be strictly increasing"),
+)
+
+#: Values of ``dummy_tie``: the tie between the dummy and the last entrant is an unobserved order
+#: (``censored``, the default) or a shared place (``draw``).
+DUMMY_TIES = ("censored", "draw")
+
+
+def dummy_tie_param() -> Any:
+    """The ``dummy_tie`` declaration every system with a dummy player carries."""
+    return param(
+        "censored",
+        "How the dummy's tie with the last entrant counts: censored (the order among the players at the "
+        "bottom and the dummy is unobserved, so no last place gains) or draw (a shared place).",
+        choices=DUMMY_TIES,
+        label="dummy's tie",
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
-class KerbyParams:
+class KerbyParams(Declared):
     """Parameters shared by Kerby's models (seed 000, sections 3.2 and 5)."""
 
+    RULES: ClassVar[tuple[Rule, ...]] = KNOT_RULES
+
     eta: float = param(
-        0.3, "Learning rate: how far one game moves a rating.", low=0.01, high=2.0, step=0.01, label="learning rate eta"
+        0.3,
+        "Learning rate: how far one game moves a rating.",
+        valid=ETA,
+        low=0.01,
+        high=2.0,
+        step=0.01,
+        label="learning rate eta",
     )
     initial: float = param(
         0.0,
         "Rating r0 of a player's first game (natural scale).",
+        valid=RATING,
         low=-4.0,
         high=4.0,
         step=0.05,
@@ -58,6 +93,7 @@ class KerbyParams:
     dummy: float | None = param(
         None,
         "Rating of a never-updated dummy player tied with the last entrant of every game (none: no dummy).",
+        valid=RATING,
         low=-4.0,
         high=4.0,
         step=0.05,
@@ -66,21 +102,25 @@ class KerbyParams:
     floor: float | None = param(
         None,
         "Lowest rating a player can fall to (none: no floor).",
+        valid=RATING,
         low=-4.0,
         high=4.0,
         step=0.05,
         label="rating floor",
     )
     eta_knots: tuple[float, ...] | None = param(
-        None, "Ratings at which eta_values apply (piecewise-linear learning rate; replaces eta).", label="eta knots"
+        None,
+        "Ratings at which eta_values apply (piecewise-linear learning rate; replaces eta).",
+        valid=RATING,
+        label="eta knots",
     )
     eta_values: tuple[float, ...] | None = param(
-        None, "Learning rates at eta_knots, clamped beyond the ends.", label="eta values"
+        None,
+        "Learning rates at eta_knots, clamped beyond the ends.",
+        valid=Interval(0.0, ETA.high),
+        label="eta values",
     )
-
-    def __post_init__(self) -> None:
-        check("eta", self.eta, positive=True)
-        check_common(self)
+    dummy_tie: str = dummy_tie_param()
 
 
 class SingleRatingSystem(RatingSystem):
@@ -95,16 +135,24 @@ class SingleRatingSystem(RatingSystem):
         return float(self.params.initial)
 
     def _with_dummy(self, ratings: np.ndarray, game: GameView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Append the dummy player, tied with the last entrant (same rank, same DNF state)."""
+        """Append the dummy player, tied with the last entrant (same rank, same DNF state).
+
+        With ``dummy_tie="censored"`` every player of the worst rank and the dummy are marked as
+        censored (the ``dnf`` mask): they rank below every other player, in an unobserved order.
+        """
         dummy = getattr(self.params, "dummy", None)
         if dummy is None:
             return ratings, game.ranks, game.dnf
         last = int(np.argmax(game.ranks))
-        return (
-            np.append(ratings, float(dummy)),
-            np.append(game.ranks, game.ranks[last]),
-            np.append(game.dnf, game.dnf[last]),
-        )
+        ranks = np.append(game.ranks, game.ranks[last])
+        dnf = np.append(game.dnf, game.dnf[last])
+        if self._censored_dummy():
+            dnf |= ranks == ranks[last]
+        return np.append(ratings, float(dummy)), ranks, dnf
+
+    def _censored_dummy(self) -> bool:
+        """Whether a dummy plays and its tie for the worst rank is an unobserved order."""
+        return getattr(self.params, "dummy", None) is not None and self.params.dummy_tie == "censored"
 
     def _learning_rate(self) -> float:
         """The constant learning rate (used when no ``eta_knots`` are given)."""
@@ -154,6 +202,7 @@ class SingleRatingSystem(RatingSystem):
             dummy is not None,
             0.0 if floor is None else float(floor),
             floor is not None,
+            self._censored_dummy(),
         )
         games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
         theta = np.asarray(theta, dtype=float)

@@ -66,7 +66,7 @@ import numpy as np
 from scipy import special
 
 from ratings.base import GameView, RatingSystem, Replay, State
-from ratings.params import ParameterError, check, param
+from ratings.params import Declared, Interval, Rule, param
 from ratings.predict import monte_carlo_places
 
 __all__ = ["EloMMR", "EloMMRParams", "solve_decreasing"]
@@ -83,7 +83,15 @@ DENSE_LIMIT = 64
 
 
 @dataclass(frozen=True, kw_only=True)
-class EloMMRParams:
+class EloMMRParams(Declared):
+    RULES = (
+        Rule(
+            ("beta", "sigma_limit"),
+            lambda p: p.beta > p.sigma_limit,
+            "must exceed sigma_limit so that the drift between games is finite",
+        ),
+    )
+
     variant: str = param(
         "rho",
         "Performance model: 'rho' is Elo-MMR(rho) with logistic performances (robust to outliers); "
@@ -91,14 +99,29 @@ class EloMMRParams:
         choices=("rho", "chi"),
         label="variant",
     )
-    mu: float = param(1500.0, "Skill estimate mu of a new player.", low=0.0, high=3000.0, step=50.0, label="initial mu")
+    mu: float = param(
+        1500.0,
+        "Skill estimate mu of a new player.",
+        valid=Interval(-1e6, 1e6),
+        low=0.0,
+        high=3000.0,
+        step=50.0,
+        label="initial mu",
+    )
     sigma: float = param(
-        350.0, "Uncertainty sigma of a new player's skill.", low=50.0, high=1000.0, step=10.0, label="initial sigma"
+        350.0,
+        "Uncertainty sigma of a new player's skill.",
+        valid=Interval(1e-2, 1e5),
+        low=50.0,
+        high=1000.0,
+        step=10.0,
+        label="initial sigma",
     )
     beta: float = param(
         200.0,
         "Performance spread beta: how far one game's performance typically strays from the skill "
         "(must exceed sigma limit).",
+        valid=Interval(1e-2, 1e5),
         low=50.0,
         high=600.0,
         step=5.0,
@@ -108,6 +131,7 @@ class EloMMRParams:
         80.0,
         "Uncertainty floor: the sigma a regular player settles at, where the drift between games balances "
         "what a game teaches.",
+        valid=Interval(1e-2, 1e5),
         low=10.0,
         high=300.0,
         step=5.0,
@@ -116,6 +140,7 @@ class EloMMRParams:
     weight: float = param(
         1.0,
         "Contest weight: multiplies how much one game counts (and the drift before it); 1 is the standard.",
+        valid=Interval(1e-3, 1e3),
         low=0.1,
         high=5.0,
         step=0.1,
@@ -125,6 +150,7 @@ class EloMMRParams:
         1.0,
         "Pseudodiffusion rate rho (rho variant): how fast old performances turn into a Gaussian prior; "
         "small rho gives more momentum to players whose results swing.",
+        valid=Interval(0.0, 100.0),
         low=0.0,
         high=5.0,
         step=0.1,
@@ -133,6 +159,7 @@ class EloMMRParams:
     display_k: float = param(
         0.0,
         "Shown rating is mu - k (sigma - sigma limit): 0 shows mu; 2-3 start newcomers lower until they settle.",
+        valid=Interval(0.0, 10.0),
         low=0.0,
         high=3.0,
         step=0.5,
@@ -142,29 +169,12 @@ class EloMMRParams:
         100,
         "Logistic terms kept per player (rho variant); older ones are folded into the Gaussian prior "
         "(at the defaults a term keeps 0.71 of its weight per game, so after 100 games under 1e-15).",
+        valid=Interval(1, 1000),
         low=10.0,
         high=500.0,
         step=10.0,
         label="history length",
     )
-
-    def __post_init__(self) -> None:
-        if self.variant not in ("rho", "chi"):
-            raise ParameterError("variant", f"'{self.variant}' is not one of rho, chi")
-        check("mu", self.mu)
-        check("sigma", self.sigma, positive=True)
-        check("sigma_limit", self.sigma_limit, positive=True)
-        check("beta", self.beta, positive=True)
-        if self.beta <= self.sigma_limit:
-            raise ParameterError(
-                "beta", f"must exceed sigma_limit ({self.sigma_limit:g}) so that the drift is finite, got {self.beta:g}"
-            )
-        check("weight", self.weight, positive=True)
-        check("rho", self.rho, nonnegative=True)
-        check("display_k", self.display_k, nonnegative=True)
-        if isinstance(self.max_history, bool) or not isinstance(self.max_history, int):
-            raise ParameterError("max_history", f"{self.max_history!r} is not a whole number")
-        check("max_history", self.max_history, at_least=1)
 
     # ------------------------------------------------------------ derived
     @property

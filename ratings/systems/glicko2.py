@@ -74,7 +74,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratings.base import ComputationError, GameView, RatingSystem, Replay, State
-from ratings.params import ParameterError, check, param
+from ratings.params import Declared, Interval, Rule, param
 from ratings.predict import monte_carlo_places
 
 __all__ = [
@@ -108,34 +108,67 @@ MAX_ITERATIONS = 1000
 
 
 @dataclass(frozen=True, kw_only=True)
-class Glicko2Params:
+class Glicko2Params(Declared):
+    RULES = (
+        Rule(
+            ("min_deviation", "initial_deviation"),
+            lambda p: p.min_deviation <= p.initial_deviation,
+            "must be at most the new-player deviation",
+        ),
+        Rule(
+            ("min_volatility", "initial_volatility"),
+            lambda p: p.min_volatility <= p.initial_volatility,
+            "must be at most the new-player volatility",
+        ),
+        Rule(
+            ("max_volatility", "initial_volatility"),
+            lambda p: p.max_volatility >= p.initial_volatility,
+            "must be at least the new-player volatility",
+        ),
+    )
+
     tau: float = param(
         0.5,
         "System constant tau: how much the volatility may change; smaller is steadier (Glickman: 0.3-1.2).",
+        valid=Interval(0.01, 5.0),
         low=0.2,
         high=1.2,
         step=0.05,
         label="tau",
     )
     initial_rating: float = param(
-        1500.0, "Rating of a new player on the Glicko scale.", low=0.0, high=3000.0, step=50.0, label="initial rating"
+        1500.0,
+        "Rating of a new player on the Glicko scale.",
+        valid=Interval(-1e6, 1e6),
+        low=0.0,
+        high=3000.0,
+        step=50.0,
+        label="initial rating",
     )
     initial_deviation: float = param(
         2.015,
         "Deviation of a new player on the Glicko-2 scale (2.015 is about 350 Glicko points); also the largest "
         "deviation inactivity can reach.",
+        valid=Interval(0.01, 10.0),
         low=0.5,
         high=3.0,
         step=0.005,
         label="new-player deviation",
     )
     initial_volatility: float = param(
-        0.06, "Volatility of a new player (Glickman's suggestion).", low=0.02, high=0.12, step=0.005, label="volatility"
+        0.06,
+        "Volatility of a new player (Glickman's suggestion).",
+        valid=Interval(1e-4, 1.0),
+        low=0.02,
+        high=0.12,
+        step=0.005,
+        label="volatility",
     )
     min_rating: float = param(
         -6.045,
         "Lowest rating, Glicko-2 scale, relative to a new player (seed 002: 3 new-player deviations below); "
         "also the 0 of Rank Points.",
+        valid=Interval(-15.0, 0.0, closed="left"),
         low=-10.0,
         high=-1.0,
         step=0.005,
@@ -145,6 +178,7 @@ class Glicko2Params:
         6.045,
         "Highest rating, Glicko-2 scale, relative to a new player (seed 002: 3 new-player deviations above); "
         "also the 10000 of Rank Points.",
+        valid=Interval(0.0, 15.0, closed="right"),
         low=1.0,
         high=10.0,
         step=0.005,
@@ -153,20 +187,34 @@ class Glicko2Params:
     min_deviation: float = param(
         0.175,
         "Smallest deviation, Glicko-2 scale: keeps ratings from stagnating (seed 002: 0.175, about 30 points).",
+        valid=Interval(0.01, 10.0),
         low=0.01,
         high=1.0,
         step=0.005,
         label="lowest deviation",
     )
     min_volatility: float = param(
-        0.04, "Lowest volatility (seed 002: 0.04).", low=0.01, high=0.06, step=0.005, label="lowest volatility"
+        0.04,
+        "Lowest volatility (seed 002: 0.04).",
+        valid=Interval(1e-4, 1.0),
+        low=0.01,
+        high=0.06,
+        step=0.005,
+        label="lowest volatility",
     )
     max_volatility: float = param(
-        0.08, "Highest volatility (seed 002: 0.08).", low=0.06, high=0.2, step=0.005, label="highest volatility"
+        0.08,
+        "Highest volatility (seed 002: 0.08).",
+        valid=Interval(1e-4, 1.0),
+        low=0.06,
+        high=0.2,
+        step=0.005,
+        label="highest volatility",
     )
     period_days: float = param(
         14.0,
         "Days in one rating period: with dated games, the deviation grows over the time between a player's games.",
+        valid=Interval(1e-3, 1e5),
         low=1.0,
         high=90.0,
         step=1.0,
@@ -178,20 +226,6 @@ class Glicko2Params:
         choices=("glicko", "rank-points"),
         label="display",
     )
-
-    def __post_init__(self) -> None:
-        check("tau", self.tau, positive=True)
-        check("initial_rating", self.initial_rating)
-        check("initial_deviation", self.initial_deviation, positive=True)
-        check("initial_volatility", self.initial_volatility, positive=True)
-        check("min_rating", self.min_rating, below=0.0)
-        check("max_rating", self.max_rating, above=0.0)
-        check("min_deviation", self.min_deviation, positive=True, at_most=self.initial_deviation)
-        check("min_volatility", self.min_volatility, positive=True, at_most=self.initial_volatility)
-        check("max_volatility", self.max_volatility, at_least=self.initial_volatility)
-        check("period_days", self.period_days, positive=True)
-        if self.scale not in ("glicko", "rank-points"):
-            raise ParameterError("scale", f"'{self.scale}' is not one of glicko, rank-points")
 
 
 # ---------------------------------------------------------------------------- pure maths

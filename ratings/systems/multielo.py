@@ -9,6 +9,19 @@ Actual score from a score function of the finishing position p (eq. 6): linear
 ``(alpha^(N-p) - 1) / sum_i (alpha^(N-i) - 1)``; tied players share the mean of their
 positions' scores, and DNFs count as tied for the positions below the finishers.
 Update (eq. 7): ``R' = R + K (N - 1) (S - E)``.  With two players this is classic Elo.
+
+The dummy (a never-updated player tied with the last entrant, as in Kerby's models) takes part
+as an N-th player.  Its tie is a shared place with ``dummy_tie="draw"``.  With
+``dummy_tie="censored"`` (the default) the order inside the worst-rank group ``G`` (the players
+of the last place, or the DNFs, and the dummy) is unobserved: ``G`` is known to hold the last
+``m = |G|`` positions, so it earns their total score ``T_G = s_{N-m+1} + ... + s_N``, and, since
+nothing says who in ``G`` beat whom, ``T_G`` is shared in proportion to the members' expected
+scores, ``S_i = T_G E_i / sum_{j in G} E_j`` (instead of ``T_G / m`` each).  Scores still sum to
+1, and no member of ``G`` gains: ``T_G <= sum_{j in G} E_j``, because the ``m(m-1)/2`` pairs
+inside ``G`` contribute exactly ``m(m-1)/2 / (N(N-1)/2)`` to the right side, which is the
+linear ``T_G``, and the exponential score function gives the bottom positions no more than the
+linear one (``(alpha^k - 1) / k`` increases with ``k``).  A whole game tied with the dummy
+(``G`` everyone) leaves every rating unchanged.
 """
 
 from __future__ import annotations
@@ -19,21 +32,32 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratings.base import State
-from ratings.params import check, param
+from ratings.params import Declared, Interval, param
 from ratings.predict import plackett_luce_places
-from ratings.systems._single import SingleRatingSystem
+from ratings.systems._single import SingleRatingSystem, dummy_tie_param
 
-__all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "actual_scores"]
+__all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "actual_scores", "censor_last"]
+
+
+#: Valid Elo ratings (initial, dummy, floor): a million Elo points either side of 0.
+RATING = Interval(-1e6, 1e6)
 
 
 @dataclass(frozen=True, kw_only=True)
-class MultiEloParams:
+class MultiEloParams(Declared):
     k: float = param(
-        32.0, "K factor: the largest change one two-player game can bring.", low=1.0, high=100.0, step=1.0, label="K"
+        32.0,
+        "K factor: the largest change one two-player game can bring.",
+        valid=Interval(0.0, 1e4),
+        low=1.0,
+        high=100.0,
+        step=1.0,
+        label="K",
     )
     d: float = param(
         400.0,
         "D: the rating gap at which the stronger player is 10 times as likely to win.",
+        valid=Interval(1.0, 1e5),
         low=50.0,
         high=1000.0,
         step=10.0,
@@ -42,15 +66,19 @@ class MultiEloParams:
     base: float = param(
         1.0,
         "Score-function base: 1 is linear (every place step worth the same); above 1 rewards the top places more.",
+        valid=Interval(1.0, 10.0),
         low=1.0,
         high=3.0,
         step=0.05,
         label="score base",
     )
-    initial: float = param(1000.0, "Rating of a new player.", low=0.0, high=2000.0, step=50.0, label="initial rating")
+    initial: float = param(
+        1000.0, "Rating of a new player.", valid=RATING, low=0.0, high=2000.0, step=50.0, label="initial rating"
+    )
     dummy: float | None = param(
         None,
         "Rating of a never-updated dummy player tied with the last entrant of every game (none: no dummy).",
+        valid=RATING,
         low=0.0,
         high=2000.0,
         step=50.0,
@@ -59,19 +87,13 @@ class MultiEloParams:
     floor: float | None = param(
         None,
         "Lowest rating a player can fall to (none: no floor).",
+        valid=RATING,
         low=0.0,
         high=2000.0,
         step=50.0,
         label="rating floor",
     )
-
-    def __post_init__(self) -> None:
-        check("k", self.k, nonnegative=True)
-        check("d", self.d, positive=True)
-        check("base", self.base, at_least=1.0)
-        check("initial", self.initial)
-        check("dummy", self.dummy)
-        check("floor", self.floor)
+    dummy_tie: str = dummy_tie_param()
 
 
 def score_function(n: int, base: float = 1.0) -> np.ndarray:
@@ -113,6 +135,14 @@ def actual_scores(ranks: np.ndarray, base: float) -> np.ndarray:
     return out
 
 
+def censor_last(actual: np.ndarray, expected: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Share the worst-rank group's total actual score in proportion to its members' expected scores."""
+    group = ranks == ranks.max()
+    out = actual.copy()
+    out[group] = actual[group].sum() * expected[group] / expected[group].sum()
+    return out
+
+
 class MultiElo(SingleRatingSystem):
     """Cunningham's multiplayer Elo: pairwise expected scores, a score function, K (N-1)(S-E)."""
 
@@ -128,13 +158,18 @@ class MultiElo(SingleRatingSystem):
     def _kernel(self) -> tuple[int, np.ndarray]:
         from ratings.kernels.single import MULTIELO
 
-        return MULTIELO, np.array([self.params.d, self.params.base], dtype=float)
+        censored = 1.0 if self._censored_dummy() else 0.0
+        return MULTIELO, np.array([self.params.d, self.params.base, censored], dtype=float)
 
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
         # DNFs already share one rank below every finisher, so they are tied, as the seed's
         # dashboard treated them.
         n = len(ratings)
-        return (n - 1) * (actual_scores(ranks, self.params.base) - expected_scores(ratings, self.params.d))
+        actual = actual_scores(ranks, self.params.base)
+        expected = expected_scores(ratings, self.params.d)
+        if self._censored_dummy():
+            actual = censor_last(actual, expected, np.asarray(ranks))
+        return (n - 1) * (actual - expected)
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Plackett-Luce with weights 10^(R/D): first place drawn first."""

@@ -13,9 +13,17 @@ A drawn pair (a shared place) gets the average of the two possible results' upda
 (score 1/2 in the logistic model, as in chess).  Two DNFs are an unobserved comparison
 (section 4) and update nothing; a finisher beats every DNF.
 
-``variant="sum"`` adds a player's pair updates; ``variant="average"`` divides them by the
-number of opponents in the game, n - 1 (every opponent, including DNFs whose comparison is
-unobserved, so that the game stays zero-sum).
+``variant="sum"`` adds a player's pair updates; ``variant="average"`` divides them by
+``average_over``: ``all`` (the default) the number of opponents in the game, n - 1 (every
+opponent, including DNFs whose comparison is unobserved, so that the game stays zero-sum), or
+``compared`` the number of opponents with a different rank, as Kerby's published code does (a
+DNF-DNF pair is not compared, nor a shared place; a player tied with every opponent, who has
+none, is divided by n - 1).
+
+With the censored dummy (``dummy_tie="censored"``, see :mod:`ratings.systems._single`) the
+players of the worst rank and the dummy are censored like DNFs: each loses its pair to every
+other player and is not compared with the others in the group, so its update is a sum of
+``0 - P(win)`` terms (logistic) or of negative Mills-ratio terms (Gaussian), never a gain.
 """
 
 from __future__ import annotations
@@ -27,14 +35,15 @@ import numpy as np
 
 from ratings.base import State
 from ratings.numerics import logistic, mills_ratio
-from ratings.params import ParameterError, param
+from ratings.params import param
 from ratings.predict import monte_carlo_places, plackett_luce_places
-from ratings.systems._single import KerbyParams, SingleRatingSystem
+from ratings.systems._single import ETA, KerbyParams, SingleRatingSystem
 
 __all__ = ["PairwiseElo", "PairwiseParams", "pair_scores", "pairwise_gradient"]
 
 VARIANTS = ("sum", "average")
 MODELS = ("logistic", "gaussian")
+AVERAGES = ("all", "compared")
 SQRT2 = float(np.sqrt(2.0))
 
 
@@ -46,6 +55,7 @@ class PairwiseParams(KerbyParams):
     eta: float = param(
         0.07,
         "Learning rate: how far one pair result moves a rating (seed 000 tuned 0.07 for sum, 0.75 for average).",
+        valid=ETA,
         low=0.01,
         high=2.0,
         step=0.01,
@@ -63,13 +73,13 @@ class PairwiseParams(KerbyParams):
         choices=MODELS,
         label="pair model",
     )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.variant not in VARIANTS:
-            raise ParameterError("variant", f"'{self.variant}' is not one of {', '.join(VARIANTS)}")
-        if self.model not in MODELS:
-            raise ParameterError("model", f"'{self.model}' is not one of {', '.join(MODELS)}")
+    average_over: str = param(
+        "all",
+        "With variant average, divide by all opponents (n - 1) or only those compared, with a different "
+        "rank (a DNF-DNF pair is not compared).",
+        choices=AVERAGES,
+        label="average over",
+    )
 
 
 def pair_scores(ranks: np.ndarray, dnf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,7 +94,13 @@ def pair_scores(ranks: np.ndarray, dnf: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def pairwise_gradient(
-    ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, *, model: str = "logistic", variant: str = "sum"
+    ratings: np.ndarray,
+    ranks: np.ndarray,
+    dnf: np.ndarray,
+    *,
+    model: str = "logistic",
+    variant: str = "sum",
+    average_over: str = "all",
 ) -> np.ndarray:
     """Each player's summed (or averaged) pair updates, before the learning rate."""
     ratings = np.asarray(ratings, dtype=float)
@@ -99,7 +115,13 @@ def pairwise_gradient(
         per_pair = scores * win - scores.T * win.T
     total = np.where(observed, per_pair, 0.0).sum(axis=1)
     if variant == "average":
-        total /= len(ratings) - 1
+        n = len(ratings)
+        if average_over == "compared":
+            ranks = np.asarray(ranks)
+            compared = (ranks[:, None] != ranks[None, :]).sum(axis=1)
+            total /= np.where(compared > 0, compared, n - 1)
+        else:
+            total /= n - 1
     return total
 
 
@@ -115,14 +137,16 @@ class PairwiseElo(SingleRatingSystem):
     Params = PairwiseParams
 
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
-        return pairwise_gradient(ratings, ranks, dnf, model=self.params.model, variant=self.params.variant)
+        p = self.params
+        return pairwise_gradient(ratings, ranks, dnf, model=p.model, variant=p.variant, average_over=p.average_over)
 
     def _kernel(self) -> tuple[int, np.ndarray]:
-        from ratings.kernels.elo import AVERAGE, GAUSSIAN
+        from ratings.kernels.elo import AVERAGE, COMPARED, GAUSSIAN
         from ratings.kernels.single import PAIRWISE
 
         p = self.params
-        theta = [GAUSSIAN if p.model == "gaussian" else 0.0, AVERAGE if p.variant == "average" else 0.0]
+        average = 0.0 if p.variant != "average" else COMPARED if p.average_over == "compared" else AVERAGE
+        theta = [GAUSSIAN if p.model == "gaussian" else 0.0, average]
         return PAIRWISE, np.array(theta, dtype=float)
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:

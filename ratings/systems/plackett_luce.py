@@ -23,6 +23,17 @@ quadrature sum:
     d log C / d rho_f = lambda_f (E[y] - 1 / Lambda)
 
 with ``E`` the expectation under the normalised integrand.
+
+``dnf_order="independent"`` is the convention of Kerby's published code instead: each censored
+player's own probability of finishing below every finisher, multiplied as if independent,
+``sum_d log(lambda_d / (lambda_d + Lambda))``, whose gradient is
+
+    d / d rho_d = -Lambda / (lambda_d + Lambda)
+    d / d rho_f = lambda_f sum_d 1 / (lambda_d + Lambda)
+
+With one censored player both conventions are the same likelihood.  The censored dummy
+(``dummy_tie="censored"``, :mod:`ratings.systems._single`) joins the players of the worst rank
+in the censored set, so either way they lose rating and never gain.
 """
 
 from __future__ import annotations
@@ -38,7 +49,7 @@ from ratings.numerics import log_sum_exp
 from ratings.params import param
 from ratings.predict import plackett_luce_places
 from ratings.systems._orders import group_orderings, split_game, symmetrize
-from ratings.systems._single import KerbyParams, SingleRatingSystem
+from ratings.systems._single import ETA, KerbyParams, SingleRatingSystem
 
 __all__ = [
     "PlackettLuce",
@@ -54,6 +65,8 @@ EXACT_SUBSETS = 14
 LARGE_GROUP_SAMPLES = 2000
 #: Step of the quadrature over t = log y for the DNF factor.
 T_STEP = 0.2
+#: Values of ``dnf_order``: the exact joint probability, or the author's product of each DNF's own.
+DNF_ORDERS = ("joint", "independent")
 #: Most quadrature nodes of one game: the node range grows with the ratings' spread, which only a
 #: diverging learning rate makes wide; past this the replay stops with a ComputationError.
 MAX_NODES = 20_000
@@ -67,10 +80,18 @@ class PlackettLuceParams(KerbyParams):
     eta: float = param(
         0.32,
         "Learning rate: how far one game moves a rating (seed 000 tuned 0.32).",
+        valid=ETA,
         low=0.01,
         high=2.0,
         step=0.01,
         label="learning rate eta",
+    )
+    dnf_order: str = param(
+        "joint",
+        "Several DNFs: the exact probability that all finished below every finisher (joint), or the product "
+        "of each one's own probability (independent, as in Kerby's published code).",
+        choices=DNF_ORDERS,
+        label="DNF likelihood",
     )
 
 
@@ -136,6 +157,16 @@ def _censored_gradient(ratings: np.ndarray, dnf: np.ndarray, fin: np.ndarray) ->
     return out
 
 
+def _independent_gradient(ratings: np.ndarray, dnf: np.ndarray, fin: np.ndarray) -> np.ndarray:
+    """Gradient of ``sum_d log(lambda_d / (lambda_d + Lambda))`` (each DNF below every finisher, independently)."""
+    log_big = float(log_sum_exp(-ratings[fin]))
+    log_den = np.logaddexp(-ratings[dnf], log_big)  # log(lambda_d + Lambda)
+    out = np.zeros(len(ratings))
+    out[dnf] = -np.exp(log_big - log_den)
+    out[fin] = np.exp(-ratings[fin] + float(log_sum_exp(-log_den)))
+    return out
+
+
 def _group_terms(lam: np.ndarray, above: float, orderings: list[tuple[int, ...]] | None) -> tuple[np.ndarray, float]:
     """A tie group's positional terms, averaged over its orderings.
 
@@ -158,8 +189,10 @@ def _group_terms(lam: np.ndarray, above: float, orderings: list[tuple[int, ...]]
     return lam * (masks.T @ weights), float(weights.sum())
 
 
-def plackett_luce_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
-    """The update direction of one game: ties averaged over orderings, DNFs censored.
+def plackett_luce_gradient(
+    ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, *, dnf_order: str = "joint"
+) -> np.ndarray:
+    """The update direction of one game: ties averaged over orderings, DNFs censored (jointly or independently).
 
     Tied groups of up to :data:`EXACT_SUBSETS` players are averaged exactly over all their
     orderings (through the subset sum of :func:`_group_terms`); larger ones use a fixed-seed sample of
@@ -196,7 +229,8 @@ def plackett_luce_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarr
         if approximate:
             g = symmetrize(g, ratings, split)
     if len(split.dnf):
-        g = g + _censored_gradient(ratings, split.dnf, fin)
+        censored = _independent_gradient if dnf_order == "independent" else _censored_gradient
+        g = g + censored(ratings, split.dnf, fin)
     return g
 
 
@@ -212,12 +246,13 @@ class PlackettLuce(SingleRatingSystem):
     Params = PlackettLuceParams
 
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
-        return plackett_luce_gradient(ratings, ranks, dnf)
+        return plackett_luce_gradient(ratings, ranks, dnf, dnf_order=self.params.dnf_order)
 
     def _kernel(self) -> tuple[int, np.ndarray]:
+        from ratings.kernels.plackett_luce import INDEPENDENT
         from ratings.kernels.single import PLACKETT_LUCE
 
-        return PLACKETT_LUCE, np.empty(0)
+        return PLACKETT_LUCE, np.array([INDEPENDENT if self.params.dnf_order == "independent" else 0.0])
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Exact: the last place is drawn first, with weight exp(-r)."""

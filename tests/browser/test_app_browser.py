@@ -125,6 +125,40 @@ def test_invalid_parameter_shows_the_message_and_keeps_the_result(page, app_url)
     assert leaderboard_text(page) == table
 
 
+def bar_values(page) -> list[float]:
+    """The one-game chart's bar heights as drawn."""
+    return page.evaluate(
+        "() => Array.from(document.querySelector('#standings-game-changes .js-plotly-plot')._fullData[0].y)"
+    )
+
+
+def test_a_failed_computation_keeps_every_view_of_the_last_good_result(page, app_url, failing_replay):
+    # A replay that stops at game 6 with a ComputationError (injected: every accepted setting computes).  Every
+    # view must keep the default result, none half-updated.
+    open_app(page, app_url, "?system=thurstonian")
+    table, lines, bars = leaderboard_text(page), trajectory_data(page), bar_values(page)
+    box = page.locator(param_selector("param", "eta"))
+    box.fill(str(failing_replay["params"]["eta"]))
+    box.press("Enter")
+    page.wait_for_function(
+        "() => (document.querySelector('#page-error') || {}).innerText?.includes('game 6')", timeout=TIMEOUT
+    )
+    settle(page)
+    assert "last good result" in page.inner_text("#page-error")
+    assert leaderboard_text(page) == table
+    assert trajectory_data(page) == lines
+    assert bar_values(page) == bars
+    screenshot(page, "failed-computation")
+    # a good value again: every view moves on together
+    box.fill("0.5")
+    box.press("Enter")
+    page.wait_for_function(
+        "(old) => document.querySelector('#standings-leaderboard').innerText !== old", arg=table, timeout=TIMEOUT
+    )
+    settle(page)
+    assert trajectory_data(page) != lines and bar_values(page) != bars
+
+
 @pytest.mark.parametrize("system", SYSTEM_NAMES)
 def test_switching_system_rebuilds_controls_and_results(page, app_url, system):
     open_app(page, app_url, "?system=multielo" if system != "multielo" else "?system=elo-mmr")

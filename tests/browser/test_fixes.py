@@ -59,9 +59,9 @@ def test_clicking_a_trajectory_point_shows_that_game(page, app_url):
     page.wait_for_selector("#standings-game-changes .js-plotly-plot .bars", timeout=TIMEOUT)
     settle(page)
     before = game_shown(page)
-    # the third marker of the first player's line: a game other than the last one
+    # the third marker of the first player's line: a game other than the last one (customdata: [game, place, size])
     game = page.evaluate(
-        "() => document.querySelector('#standings-trajectories .js-plotly-plot')._fullData[0].customdata[2]"
+        "() => document.querySelector('#standings-trajectories .js-plotly-plot')._fullData[0].customdata[2][0]"
     )
     click_trajectory_point(page, 0, 2)
     page.wait_for_function(

@@ -1,0 +1,576 @@
+"""Fifty people at once: simulated users over real HTTP against the app served by gunicorn as the Procfile runs it.
+
+Run (from the repository root, with the development requirements: Playwright and Debian's Chromium record the
+page's own requests once)::
+
+    .venv/bin/python benchmarks/load.py                      # 50 users, 30 s per system, the Procfile's workers
+    .venv/bin/python benchmarks/load.py --systems multielo,thurstonian --users 50 --duration 30 \
+        --configs sync:2,gthread:2x4 --markdown /tmp/load.md
+
+It prints a Markdown table (``--markdown PATH`` also writes it) and asserts nothing.
+
+What a simulated user does
+--------------------------
+1. **Recording (once per system, before the load).**  Headless Chromium opens ``/?sample=racing&system=NAME`` on the
+   server under test and records every request the page makes until it is drawn and quiet (the page load), then
+   presses ArrowRight once on the slider of a parameter every result depends on (``PARAMETER`` of
+   ``page_latency.py``) and records every callback request that one move fires.  The generator therefore replays
+   exactly the requests the real page fires, whatever the callbacks of the day are.
+2. **Page load.**  Every request of the recording, in *waves*: requests the browser had in flight together are sent
+   together (up to 6 at once, as Chromium does per host); a request sent after an earlier one's answer arrived
+   waits for the previous wave.  Every callback body is rebuilt from this user's own answers (the values of the
+   stores, the controls), as Dash's renderer does.  The scripts are fetched too (a first visit, compressed).
+3. **Moves**, until the run ends: think for a time drawn uniformly from ``--think`` (default 2-6 s, mean 4 s), then
+   move the parameter to a new value ``old ± n steps`` (n from -10 to 10, within the slider's range, so users
+   sometimes meet values another user already computed, as people on a shared slider do) and send the move's
+   requests in waves as above.  The time of a move runs from its first request to its last answer.
+Users start spread over the first ``--ramp`` seconds (default 5).  An error is a transport failure, a status
+other than 200/204, or an answer that is not Dash's JSON; a refusal by the overload guard (an answer with
+``Retry-After`` that shows "the server is busy") is counted on its own, and a move or page load with a refusal is not
+timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+UPDATE = "/_dash-update-component"
+#: Systems measured by default: the Elo family, Kerby's three models, the others.
+SYSTEMS = ("multielo", "pairwise-elo", "plackett-luce", "thurstonian", "trueskill", "glicko2", "elo-mmr")
+FAMILY = {
+    "multielo": "Elo family",
+    "pairwise-elo": "Kerby",
+    "plackett-luce": "Kerby",
+    "thurstonian": "Kerby",
+    "trueskill": "others",
+    "glicko2": "others",
+    "elo-mmr": "others",
+}
+#: Concurrent requests a browser sends to one host.
+BROWSER_CONNECTIONS = 6
+
+
+# ------------------------------------------------------------------------------------------------- recording
+@dataclass
+class Req:
+    """One request the page made: relative times from the start of its phase."""
+
+    method: str
+    path: str
+    body: str | None
+    start: float
+    end: float
+
+
+@dataclass
+class Script:
+    """What the page did for one system: its load and one move of ``parameter`` from ``before`` to ``after``."""
+
+    system: str
+    query: str
+    parameter: str
+    before: float
+    after: float
+    low: float
+    high: float
+    load: list[Req]
+    move: list[Req]
+
+
+def _chromium_flags() -> list[str]:
+    from tests.browser.conftest import FLAGS
+
+    return FLAGS
+
+
+class _Recorder:
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.reqs: dict[Any, Req] = {}
+        self.t0 = time.perf_counter()
+        self.last = time.perf_counter()
+        page.on("request", self._sent)
+        page.on("requestfinished", self._done)
+        page.on("requestfailed", self._done)
+
+    def reset(self) -> None:
+        self.reqs = {}
+        self.t0 = time.perf_counter()
+
+    def _sent(self, request: Any) -> None:
+        split = urlsplit(request.url)
+        if split.scheme not in ("http", "https"):
+            return
+        path = split.path + (f"?{split.query}" if split.query else "")
+        body = request.post_data if request.method == "POST" else None
+        now = time.perf_counter()
+        self.reqs[request] = Req(request.method, path, body, now - self.t0, float("inf"))
+        self.last = now
+
+    def _done(self, request: Any) -> None:
+        now = time.perf_counter()
+        if request in self.reqs:
+            self.reqs[request].end = now - self.t0
+        self.last = now
+
+    def quiet(self, seconds: float, timeout: float) -> None:
+        """Wait until nothing is pending and nothing happened for ``seconds``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+            pending = any(r.end == float("inf") for r in self.reqs.values())
+            busy = self.page.evaluate("() => !!document.querySelector('[data-dash-is-loading]')")
+            if not pending and not busy and time.perf_counter() - self.last > seconds:
+                return
+        raise TimeoutError("the page did not become quiet")
+
+    def taken(self) -> list[Req]:
+        return sorted(self.reqs.values(), key=lambda r: r.start)
+
+
+def record(base_url: str, systems: list[str], timeout: float = 180.0) -> dict[str, Script]:
+    """Record, in headless Chromium, each system's page load and one parameter move (see the module docstring)."""
+    from page_latency import DRAWN_SCRIPT, PARAMETER, slider_selector
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM
+
+    scripts: dict[str, Script] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=_chromium_flags())
+        for system in systems:
+            context = browser.new_context(viewport={"width": 1366, "height": 900})
+            page = context.new_page()
+            recorder = _Recorder(page)
+            query = f"/?sample=racing&system={system}"
+            page.goto(base_url + query)
+            page.wait_for_function(DRAWN_SCRIPT, timeout=timeout * 1000)
+            recorder.quiet(0.6, timeout)
+            load = recorder.taken()
+            parameter = PARAMETER[system]
+            thumb = page.locator(slider_selector(parameter))
+            before = float(thumb.get_attribute("aria-valuenow") or "nan")
+            low = float(thumb.get_attribute("aria-valuemin") or "nan")
+            high = float(thumb.get_attribute("aria-valuemax") or "nan")
+            recorder.reset()
+            thumb.press("ArrowRight")
+            page.wait_for_timeout(300)
+            recorder.quiet(0.6, timeout)
+            after = float(thumb.get_attribute("aria-valuenow") or "nan")
+            move = [r for r in recorder.taken() if r.method == "POST"]
+            scripts[system] = Script(system, query, parameter, before, after, low, high, load, move)
+            context.close()
+        browser.close()
+    return scripts
+
+
+def waves(reqs: list[Req]) -> list[list[Req]]:
+    """Requests grouped as the browser sent them: a request sent after an answer of the current group arrived
+    starts a new group (it may depend on that answer)."""
+    groups: list[list[Req]] = []
+    for req in reqs:
+        if groups and all(req.start < r.end for r in groups[-1]):
+            groups[-1].append(req)
+        else:
+            groups.append([req])
+    return groups
+
+
+# ------------------------------------------------------------------------------------------------- replaying
+def _key(ident: Any, prop: str) -> str:
+    if isinstance(ident, str) and ident.startswith("{"):
+        ident = json.loads(ident)
+    name = json.dumps(ident, sort_keys=True, separators=(",", ":")) if isinstance(ident, dict) else str(ident)
+    return f"{name}.{prop}"
+
+
+def _fill(entries: list[Any], state: dict[str, Any], override: dict[str, Any]) -> list[Any]:
+    """A callback's inputs or states with this user's current values."""
+    out: list[Any] = []
+    for entry in entries:
+        if isinstance(entry, list):
+            out.append(_fill(entry, state, override))
+            continue
+        if not isinstance(entry, dict) or "id" not in entry:
+            out.append(entry)
+            continue
+        key = _key(entry["id"], entry.get("property", ""))
+        item = dict(entry)
+        if key in override:
+            item["value"] = override[key]
+        elif key in state:
+            item["value"] = state[key]
+        out.append(item)
+    return out
+
+
+def _absorb(answer: Any, state: dict[str, Any]) -> None:
+    """Remember the values a callback answer set (Dash's ``{"multi": true, "response": {id: {prop: value}}}``)."""
+    response = answer.get("response") if isinstance(answer, dict) else None
+    if not isinstance(response, dict):
+        return
+    for ident, props in response.items():
+        if isinstance(props, dict):
+            for prop, value in props.items():
+                state[_key(ident, prop)] = value
+
+
+def _parameter_keys(script: Script) -> list[str]:
+    """The ids of the moved parameter's controls (slider and number box) as they appear in the recorded move."""
+    keys = []
+    for kind in ("param-slider", "param"):
+        keys.append(_key({"name": script.parameter, "type": kind}, "value"))
+    return keys
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    refused: bool
+    status: int
+    error: str = ""
+
+
+@dataclass
+class Tally:
+    """Everything measured in one run."""
+
+    moves: list[float] = field(default_factory=list)
+    loads: list[float] = field(default_factory=list)
+    requests: int = 0
+    errors: list[str] = field(default_factory=list)
+    refused: int = 0
+    retried: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, outcome: Outcome) -> None:
+        with self.lock:
+            self.requests += 1
+            if outcome.refused:
+                self.refused += 1
+            elif not outcome.ok:
+                self.errors.append(outcome.error)
+
+
+class User:
+    """One simulated visitor: a page load, then moves with think time until the run ends."""
+
+    def __init__(
+        self,
+        base_url: str,
+        script: Script,
+        tally: Tally,
+        rng: random.Random,
+        *,
+        think: tuple[float, float],
+        timeout: float,
+    ) -> None:
+        import requests
+
+        self.base = base_url.rstrip("/")
+        self.script = script
+        self.tally = tally
+        self.pool = ThreadPoolExecutor(max_workers=BROWSER_CONNECTIONS)
+        self.rng = rng
+        self.think = think
+        self.timeout = timeout
+        self.session = requests.Session()
+        adapter = requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=BROWSER_CONNECTIONS)
+        self.session.mount("http://", adapter)
+        self.state: dict[str, Any] = {}
+        self.value = script.after
+
+    def _send(self, req: Req, override: dict[str, Any]) -> Outcome:
+        import requests
+
+        try:
+            return self._send_once(req, override)
+        except requests.ConnectionError:
+            # A kept-alive connection the server closed while the user was thinking: a browser sends the request
+            # again on a new connection, and so does this user, once (counted as a retry, not an error).
+            with self.tally.lock:
+                self.tally.retried += 1
+            self.session.close()
+        try:
+            return self._send_once(req, override)
+        except Exception as exc:  # a transport failure is an error of the run, reported with its kind
+            return Outcome(False, False, 0, f"{req.method} {req.path[:60]}: {type(exc).__name__}")
+
+    def _send_once(self, req: Req, override: dict[str, Any]) -> Outcome:
+        if req.method == "POST" and req.path.startswith(UPDATE) and req.body:
+            body = json.loads(req.body)
+            body["inputs"] = _fill(body.get("inputs", []), self.state, override)
+            body["state"] = _fill(body.get("state", []), self.state, override)
+            response = self.session.post(
+                self.base + req.path,
+                data=json.dumps(body),
+                headers={"Content-Type": "application/json"},
+                timeout=self.timeout,
+            )
+            if response.status_code == 200:
+                try:
+                    _absorb(response.json(), self.state)
+                except ValueError:
+                    return Outcome(False, False, 200, f"{req.path}: not JSON")
+        elif req.method == "POST":
+            response = self.session.post(self.base + req.path, data=req.body, timeout=self.timeout)
+        else:
+            response = self.session.get(self.base + req.path, timeout=self.timeout)
+        if "Retry-After" in response.headers:  # refused by the overload guard (security.busy_answer)
+            return Outcome(False, True, response.status_code)
+        if response.status_code in (200, 204, 304):
+            return Outcome(True, False, response.status_code)
+        return Outcome(False, False, response.status_code, f"{req.method} {req.path[:60]}: {response.status_code}")
+
+    def _phase(self, reqs: list[Req], override: dict[str, Any]) -> bool:
+        ok = True
+        for group in waves(reqs):
+            outcomes = list(self.pool.map(lambda r: self._send(r, override), group))
+            for outcome in outcomes:
+                self.tally.add(outcome)
+                ok = ok and outcome.ok
+        return ok
+
+    def page_load(self) -> None:
+        started = time.perf_counter()
+        if self._phase(self.script.load, {}):
+            with self.tally.lock:
+                self.tally.loads.append(time.perf_counter() - started)
+
+    def move(self) -> None:
+        s = self.script
+        step = (s.after - s.before) or 1.0
+        value = s.after + step * self.rng.randint(-10, 10)
+        if s.low == s.low and s.high == s.high:  # not NaN: keep within the slider
+            value = min(max(value, s.low), s.high)
+        value = round(value, 10)
+        override = {key: value for key in _parameter_keys(s)}
+        started = time.perf_counter()
+        if self._phase(s.move, override):
+            with self.tally.lock:
+                self.tally.moves.append(time.perf_counter() - started)
+
+    def run(self, start_delay: float, until: float) -> None:
+        time.sleep(start_delay)
+        if time.monotonic() >= until:
+            return
+        self.page_load()
+        while True:
+            pause = self.rng.uniform(*self.think)
+            if time.monotonic() + pause >= until:
+                return
+            time.sleep(pause)
+            self.move()
+
+
+def run_load(
+    base_url: str,
+    script: Script,
+    *,
+    users: int,
+    duration: float,
+    think: tuple[float, float] = (2.0, 6.0),
+    ramp: float = 5.0,
+    timeout: float = 60.0,
+    seed: int = 14,
+) -> tuple[Tally, float]:
+    """``users`` simulated users on one system for ``duration`` seconds; the tally and the wall time it took
+    (the last moves may finish after ``duration``: nothing is cut short)."""
+    tally = Tally()
+    until = time.monotonic() + duration
+    started = time.perf_counter()
+    threads = []
+    for i in range(users):
+        user = User(base_url, script, tally, random.Random(seed * 1000 + i), think=think, timeout=timeout)
+        delay = ramp * i / max(1, users)
+        thread = threading.Thread(target=user.run, args=(delay, until), daemon=True)
+        threads.append(thread)
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=duration + 3 * timeout)
+    return tally, time.perf_counter() - started
+
+
+# ------------------------------------------------------------------------------------------------- serving
+def procfile_command(workers: int) -> list[str]:
+    """The Procfile's ``web`` command with its worker count set (tests/servers.py reads it the same way)."""
+    from tests.servers import procfile
+
+    return procfile("web", workers)
+
+
+@contextlib.contextmanager
+def serve(
+    worker_class: str = "", workers: int = 2, threads: int = 1, env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """gunicorn as the Procfile runs it (``worker_class`` empty: the Procfile's own class), on a free loopback port,
+    with a fresh store directory; yields its base URL."""
+    from tests.servers import free_port
+
+    port = free_port()
+    command = [str(Path(sys.executable).parent / "gunicorn"), *procfile_command(workers)[1:]]
+    command += ["--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"]
+    if worker_class:
+        command += ["--worker-class", worker_class]
+    if threads > 1:
+        command += ["--threads", str(threads)]
+    store = tempfile.mkdtemp(prefix="load-store-")
+    environ = {**os.environ, "SECRET_KEY": "load-benchmark", "RATINGS_STORE_DIR": store, **(env or {})}
+    environ.pop("PORT", None)
+    log = Path(store) / "gunicorn.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        import requests
+
+        deadline = time.monotonic() + 180
+        while True:
+            with contextlib.suppress(requests.RequestException):
+                if requests.get(url + "/_dash-layout", timeout=5).status_code == 200:
+                    break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"gunicorn did not start: {shlex.join(command)}\n{log.read_text()[-2000:]}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# ------------------------------------------------------------------------------------------------- report
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0-100) by linear interpolation (numpy's default), NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    lower = int(position)
+    upper = min(lower + 1, len(ordered) - 1)
+    return ordered[lower] + (ordered[upper] - ordered[lower]) * (position - lower)
+
+
+@dataclass
+class Line:
+    users: int
+    config: str
+    system: str
+    tally: Tally
+    wall: float
+    posts_per_move: int
+
+    def cells(self) -> list[str]:
+        t = self.tally
+        mv = [percentile(t.moves, q) for q in (50, 95, 99)]
+        ld = [percentile(t.loads, q) for q in (50, 95)]
+        return [
+            str(self.users),
+            self.config,
+            f"{self.system} ({FAMILY.get(self.system, '?')})",
+            f"{t.requests / self.wall:.0f}",
+            f"{len(t.moves)} ({self.posts_per_move})",
+            " / ".join(f"{v:.2f}" for v in mv),
+            " / ".join(f"{v:.2f}" for v in ld),
+            str(len(t.errors)),
+            str(t.refused),
+            str(t.retried),
+        ]
+
+
+HEADER = [
+    "users",
+    "workers",
+    "system",
+    "req/s",
+    "moves (requests each)",
+    "move p50 / p95 / p99 s",
+    "page load p50 / p95 s",
+    "errors",
+    "refused (busy)",
+    "resent (closed keep-alive)",
+]
+
+
+def table(lines: list[Line]) -> list[str]:
+    rows = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    rows += ["| " + " | ".join(line.cells()) + " |" for line in lines]
+    return rows
+
+
+def parse_configs(text: str) -> list[tuple[str, int, int]]:
+    """``sync:2,gthread:2x4`` -> [("sync", 2, 1), ("gthread", 2, 4)]; ``procfile`` is the Procfile as it is."""
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if part == "procfile":
+            out.append(("", 2, 1))
+            continue
+        match = re.fullmatch(r"([\w.]+):(\d+)(?:x(\d+))?", part)
+        if not match:
+            raise SystemExit(f"--configs: '{part}' is not CLASS:WORKERS or CLASS:WORKERSxTHREADS")
+        out.append((match[1], int(match[2]), int(match[3] or 1)))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--think", default="2,6", help="think time between moves: LOW,HIGH seconds (uniform)")
+    parser.add_argument("--configs", default="procfile", help="worker classes and counts, e.g. sync:2,gthread:2x4")
+    parser.add_argument("--busy", help="RATINGS_BUSY_SECONDS for the server (the overload budget; 0 turns it off)")
+    parser.add_argument("--markdown", type=Path)
+    args = parser.parse_args(argv)
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    low, high = (float(x) for x in args.think.split(","))
+    lines: list[Line] = []
+    for worker_class, workers, threads in parse_configs(args.configs):
+        label = f"{worker_class or 'Procfile'} {workers}" + (f"x{threads}" if threads > 1 else "")
+        if args.busy is not None:
+            label += f", budget {args.busy} s"
+        env = {} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}
+        with serve(worker_class, workers, threads, env) as url:
+            print(f"# {label}: recording {', '.join(systems)} in Chromium", file=sys.stderr, flush=True)
+            scripts = record(url, systems)
+            for system in systems:
+                script = scripts[system]
+                tally, wall = run_load(url, script, users=args.users, duration=args.duration, think=(low, high))
+                line = Line(args.users, label, system, tally, wall, len(script.move))
+                lines.append(line)
+                print(" | ".join(line.cells()), file=sys.stderr, flush=True)
+                for error in sorted(set(tally.errors))[:5]:
+                    print(f"    error: {error}", file=sys.stderr)
+    text = "\n".join(table(lines))
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""Overload: refuse a callback request early when it could not finish in time, instead of letting it queue.
+
+Each web worker process keeps a :class:`Gate`.  Before a callback request runs, the gate estimates when it would
+finish:
+
+    expected = queued + backlog + own
+
+- ``queued``: how long the request already waited before the worker began it, from the ``X-Request-Start`` header
+  (``t=<seconds since the epoch>``; milliseconds and microseconds are recognised too).  The app's threaded gunicorn
+  worker (:mod:`serving`) writes it when it accepts the connection, replacing any value a client sent; a PaaS router
+  sets it the same way (Heroku, or nginx's ``t=${msec}``).  Without it, ``queued`` is 0.
+- ``backlog``: the CPU time the requests already running in this process still need.  Python code in one process
+  shares one core (the GIL), so a new request finishes after them: for each, its kind's expected CPU time minus the
+  CPU time its thread has used so far (Linux's per-thread CPU clock).
+- ``own``: the expected CPU time of this kind of request: an exponentially weighted mean of the CPU time (the
+  thread's own clock, so time spent waiting for the GIL does not count) that requests for the same outputs took in
+  this process.  A kind never seen yet is assumed to take :data:`FIRST_GUESS` seconds.
+
+When ``expected`` exceeds the budget (``RATINGS_BUSY_SECONDS``, default 5 s) the request is refused at once: the
+page says the server is busy and keeps what it shows, instead of waiting for an answer that would come too late
+(or never, past gunicorn's timeout).  A result computed before is cheap (the shared memo of :mod:`sources.runs`), so
+the mean of a kind falls as the memo fills and those requests are admitted again.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["BUSY_MESSAGE", "FIRST_GUESS", "Gate", "Ticket", "queued_seconds"]
+
+#: What the page says when a request is refused.
+BUSY_MESSAGE = (
+    "The server is busy: too many people are changing things at once, so this change was not computed. "
+    "What you see is the last result; try again in a few seconds."
+)
+#: Expected CPU seconds of a kind of request the process has not served yet.
+FIRST_GUESS = 0.05
+#: Weight of the newest observation in a kind's mean.
+WEIGHT = 0.2
+#: Kinds remembered per process (the output names come from requests, so their number is bounded here).
+MAX_KINDS = 512
+
+
+def queued_seconds(header: str | None, now: float | None = None) -> float:
+    """Seconds since ``X-Request-Start`` (``t=1700000000.123``, or whole milliseconds or microseconds); 0 when
+    absent, unreadable or in the future (clocks of a router and a worker may differ slightly)."""
+    if not header:
+        return 0.0
+    text = header.strip()
+    if text.startswith("t="):
+        text = text[2:]
+    try:
+        stamp = float(text)
+    except ValueError:
+        return 0.0
+    if stamp != stamp or stamp <= 0:
+        return 0.0
+    if stamp > 1e14:  # microseconds
+        stamp /= 1e6
+    elif stamp > 1e11:  # milliseconds
+        stamp /= 1e3
+    now = time.time() if now is None else now
+    return min(max(now - stamp, 0.0), 3600.0)
+
+
+def _thread_cpu(ident: int) -> float | None:
+    """CPU seconds used by the thread ``ident`` (Linux); None where the clock is unavailable."""
+    try:
+        return time.clock_gettime(time.pthread_getcpuclockid(ident))
+    except (AttributeError, OSError, OverflowError):
+        return None
+
+
+@dataclass
+class Ticket:
+    """A request admitted by the gate, until :meth:`Gate.leave`."""
+
+    kind: str
+    expected: float
+    thread: int
+    cpu_start: float | None
+
+
+class Gate:
+    """One process's admission control for callback requests (see the module docstring)."""
+
+    def __init__(self, budget: float = 5.0) -> None:
+        self.budget = budget
+        self._lock = threading.Lock()
+        self._means: dict[str, float] = {}
+        self._running: dict[int, Ticket] = {}
+        self.refused = 0
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Gate:
+        """A gate with the budget ``RATINGS_BUSY_SECONDS`` (default 5; 0 or less turns refusals off)."""
+        env = os.environ if environ is None else environ
+        text = (env.get("RATINGS_BUSY_SECONDS") or "").strip()
+        try:
+            budget = float(text) if text else 5.0
+        except ValueError:
+            raise SystemExit(f"RATINGS_BUSY_SECONDS must be a number of seconds, got '{text}'") from None
+        return cls(budget if budget > 0 else float("inf"))
+
+    def expected(self, kind: str) -> float:
+        """The expected CPU seconds of a request of ``kind``."""
+        with self._lock:
+            return self._means.get(kind, FIRST_GUESS)
+
+    def backlog(self) -> float:
+        """CPU seconds the admitted requests still running in this process are expected to need."""
+        with self._lock:
+            running = list(self._running.values())
+        total = 0.0
+        for ticket in running:
+            used = 0.0
+            if ticket.cpu_start is not None:
+                now = _thread_cpu(ticket.thread)
+                used = 0.0 if now is None else max(now - ticket.cpu_start, 0.0)
+            total += max(ticket.expected - used, 0.0)
+        return total
+
+    def enter(self, kind: str, queued: float = 0.0) -> Ticket | None:
+        """Admit a request of ``kind`` that waited ``queued`` seconds (a :class:`Ticket`), or refuse it (None)."""
+        own = self.expected(kind)
+        if queued + self.backlog() + own > self.budget:
+            with self._lock:
+                self.refused += 1
+            return None
+        ident = threading.get_ident()
+        ticket = Ticket(kind, own, ident, _thread_cpu(ident))
+        with self._lock:
+            self._running[id(ticket)] = ticket
+        return ticket
+
+    def leave(self, ticket: Ticket) -> None:
+        """The request of ``ticket`` is done: learn its CPU time (measured on its own thread)."""
+        spent = None
+        if ticket.cpu_start is not None:
+            now = _thread_cpu(ticket.thread)
+            spent = None if now is None else max(now - ticket.cpu_start, 0.0)
+        with self._lock:
+            self._running.pop(id(ticket), None)
+            if spent is None:
+                return
+            old = self._means.pop(ticket.kind, None)
+            if old is None and len(self._means) >= MAX_KINDS:
+                self._means.pop(next(iter(self._means)))
+            self._means[ticket.kind] = spent if old is None else (1 - WEIGHT) * old + WEIGHT * spent

@@ -1,0 +1,104 @@
+"""The page's scripts and style sheets compressed once per process, at the strongest zstd level.
+
+Dash's ``compress=True`` (flask-compress) compresses every response as it leaves, at a quick level (zstd 3, brotli 4,
+gzip 6): right for callback answers, which differ each time.  The scripts are the same bytes for every visitor, and
+they are most of a first visit (plotly.js, AG Grid, React, Dash's renderer), so they are compressed once, at zstd
+level 19 (brotli quality 9 for a browser without zstd) and kept in memory: plotly.js's cartesian bundle is 427 KB
+instead of 500 KB, AG Grid's script 295 KB instead of 360 KB; the page's scripts together 1.02 MB instead of 1.20 MB.
+That takes about 7 s of one core for all of them, so no visitor waits for it: the first request of a file after a
+start is answered at once by flask-compress's quick level and starts the strong compression in a background
+thread; once it is done, every later request gets the strong copy.  A browser that accepts neither zstd nor brotli
+gets flask-compress's gzip.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import brotli
+from flask import Flask, Response, request
+
+if sys.version_info >= (3, 14):
+    from compression import zstd
+else:
+    from backports import zstd
+
+__all__ = ["STATIC_PREFIXES", "compress_static", "strongest"]
+
+#: The routes of files that are the same for every visitor (Dash's component scripts, the app's assets).
+STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/")
+_TYPES = {"application/javascript", "text/javascript", "text/css"}
+ZSTD_LEVEL = 19
+BROTLI_QUALITY = 9
+
+_compressed: dict[tuple[str, str, str], bytes] = {}
+_pending: set[tuple[str, str, str]] = set()
+_lock = threading.Lock()
+_one_at_a_time = threading.Lock()  # the background compressions take one core, never both
+
+
+def strongest(accept_encoding: str) -> str | None:
+    """The encoding used for a static file: ``zstd`` when the browser accepts it, else ``br``, else ``None``."""
+    accepted = {part.split(";")[0].strip().lower() for part in accept_encoding.split(",")}
+    return "zstd" if "zstd" in accepted else "br" if "br" in accepted else None
+
+
+def _compress(data: bytes, encoding: str) -> bytes:
+    if encoding == "zstd":
+        return bytes(zstd.compress(data, ZSTD_LEVEL))
+    return bytes(brotli.compress(data, quality=BROTLI_QUALITY))
+
+
+def _start(key: tuple[str, str, str], raw: bytes, encoding: str) -> None:
+    """Compress ``raw`` in a background thread (once per key) and keep the result."""
+    with _lock:
+        if key in _pending or key in _compressed:
+            return
+        _pending.add(key)
+
+    def work() -> None:
+        try:
+            with _one_at_a_time:
+                data = _compress(raw, encoding)
+            with _lock:
+                _compressed[key] = data
+        finally:
+            with _lock:
+                _pending.discard(key)
+
+    threading.Thread(target=work, name="static-compression", daemon=True).start()
+
+
+def compress_static(server: Flask) -> None:
+    """Serve the static files of ``server`` compressed once (register after Dash made the app, so this runs before
+    flask-compress, which leaves a response that already has a ``Content-Encoding`` alone)."""
+
+    @server.after_request
+    def _compressed_once(response: Response) -> Response:
+        if (
+            request.method != "GET"
+            or response.status_code != 200
+            or "Content-Encoding" in response.headers
+            or response.mimetype not in _TYPES
+            or not request.path.startswith(STATIC_PREFIXES)
+        ):
+            return response
+        encoding = strongest(request.headers.get("Accept-Encoding", ""))
+        if encoding is None:
+            return response
+        etag, weak = response.get_etag()
+        key = (request.full_path, encoding, etag or "")
+        data = _compressed.get(key)
+        if data is None:
+            response.direct_passthrough = False
+            _start(key, response.get_data(), encoding)
+            return response  # flask-compress's quick level this time
+        response.direct_passthrough = False
+        response.set_data(data)
+        response.headers["Content-Encoding"] = encoding
+        response.headers["Content-Length"] = str(len(data))
+        response.vary.add("Accept-Encoding")
+        if etag and not weak:
+            response.set_etag(f"{etag}:{encoding}")
+        return response

@@ -1,0 +1,42 @@
+"""The page when the server is too busy: the overload gate refuses a change and the page says so in plain words,
+keeping the results it shows (real Chromium; screenshots at 1366 px and 390 px)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sources.admission import BUSY_MESSAGE
+from tests.browser.conftest import screenshot
+from tests.browser.test_app_browser import TIMEOUT, leaderboard_text, open_app, param_selector
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize(("width", "name"), [(1366, "busy-desktop"), (390, "busy-phone")])
+def test_a_refused_change_says_the_server_is_busy_and_keeps_the_results(browser, app_url, width, name):
+    import app
+
+    phone = width < 500
+    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    gate = app.server.extensions["ratings_gate"]
+    budget = gate.budget
+    try:
+        open_app(page, app_url)
+        before = leaderboard_text(page)
+        if phone:  # the controls are folded away on a phone
+            page.click("#page-controls-toggle")
+            page.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
+        gate.budget = 0.0  # every callback would now finish too late: the gate refuses them all
+        thumb = page.locator(param_selector("param-slider", "k") + " [role=slider]")
+        thumb.focus()
+        page.keyboard.press("End")
+        page.get_by_text("The server is busy").wait_for(timeout=TIMEOUT)
+        page.wait_for_timeout(500)
+        banner = page.locator("#page-error")
+        assert BUSY_MESSAGE in banner.inner_text()
+        assert leaderboard_text(page) == before, "the last results stay on screen"
+        screenshot(page, name)
+    finally:
+        gate.budget = budget
+        context.close()

@@ -1,0 +1,222 @@
+"""Faults a hosted app meets, each in a bounded test: the shared store's Redis dying mid-session, a gunicorn
+worker killed under load, and the Google Sheet failing after both workers read it.
+
+Each test checks what a visitor sees (an answer, never a 500 or a traceback; a plain message where something
+could not be done) and what the host keeps (nothing lost, a killed worker replaced).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.dash_requests import HttpClient, post
+from tests.servers import gunicorn
+
+pytestmark = pytest.mark.slow
+
+CSV = "game,date,player,place\n1,2024-03-01,Zed,1\n1,2024-03-01,Yan,2\n2,2024-03-08,Yan,1\n2,2024-03-08,Xia,2\n"
+RACING = {"kind": "sample", "name": "racing"}
+SETTINGS = {"system": "multielo", "params": {"k": 24}}
+
+
+def _answer(response: Any) -> dict[str, Any]:
+    """A 200 answer with JSON and no traceback (what a visitor's page can show)."""
+    assert response.status_code == 200, response.status_code
+    text = response.get_data(as_text=True)
+    assert "Traceback" not in text and 'File "' not in text
+    return json.loads(text)
+
+
+def _upload(client: Any) -> Any:
+    contents = "data:text/csv;base64," + base64.b64encode(CSV.encode()).decode()
+    values = {"data-upload.contents": contents, "data-upload.filename": "night.csv", "data-source.data": RACING}
+    return post(client, "data-source", values, changed=["data-upload.contents"])
+
+
+# ------------------------------------------------------------------------------------------------------ Redis down
+def test_redis_dying_mid_session_gives_a_clear_message_and_the_rest_works() -> None:
+    import app
+    from sources import runs
+    from sources.store import UNAVAILABLE, RedisStore, shared_store, use_store
+    from tests.redis_server import RedisMissing, RedisServer, in_ci
+
+    try:
+        server = RedisServer()
+    except RedisMissing as exc:
+        if in_ci():
+            pytest.fail(f"{exc}; CI must run the Redis tests")
+        pytest.skip(str(exc))
+    client = app.server.test_client()
+    previous = shared_store()
+    try:
+        with server:
+            use_store(RedisStore(server.url, timeout=0.5))
+            uploaded = _answer(_upload(client))["response"]["data-source"]["data"]
+            assert uploaded["kind"] == "upload"
+        # Redis is gone now, while the app is still configured with it.
+        runs._RUNS.clear()
+        started = time.monotonic()
+        board = _answer(
+            post(client, "standings-leaderboard", {"data-source.data": RACING, "params-settings.data": SETTINGS})
+        )
+        assert "standings-leaderboard" in board["response"], "a sample is rated without the shared memo"
+        again = _answer(_upload(client))
+        assert UNAVAILABLE in json.dumps(again), "a new upload cannot be kept: the page says why"
+        assert "data-source" not in again.get("response", {}) or again["response"]["data-source"]["data"] != uploaded
+        assert time.monotonic() - started < 20, "every answer came within a few store timeouts"
+    finally:
+        use_store(previous)
+        runs._RUNS.clear()
+
+
+# ------------------------------------------------------------------------------------------ a worker killed under load
+PID = re.compile(r"^pid=<?(\d+)>? ", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    logs = tmp_path_factory.mktemp("faults-gunicorn")
+    with gunicorn({"RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("faults-store"))}, logs) as url:
+        yield url, logs / "access.log"
+
+
+def test_a_worker_killed_under_load_costs_only_its_requests_and_is_replaced(served: tuple[str, Path]) -> None:
+    url, log = served
+    uploaded = _answer(_upload(HttpClient(url)))["response"]["data-source"]["data"]
+    outcomes: list[tuple[float, bool, str]] = []
+    stop = threading.Event()
+
+    def visitor(seed: int) -> None:
+        client = HttpClient(url, timeout=60)
+        k = 10 + seed
+        while not stop.is_set():
+            k = k % 60 + 1
+            values = {"data-source.data": RACING, "params-settings.data": {"system": "multielo", "params": {"k": k}}}
+            try:
+                response = post(client, "standings-leaderboard", values)
+                ok = response.status_code == 200 and "standings-leaderboard" in response.get_data(as_text=True)
+                outcomes.append((time.monotonic(), ok, str(response.status_code)))
+            except Exception as exc:  # a connection cut by the kill: recorded, judged below
+                outcomes.append((time.monotonic(), False, type(exc).__name__))
+                client = HttpClient(url, timeout=60)
+
+    threads = [threading.Thread(target=visitor, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    time.sleep(3)
+    before = set(PID.findall(log.read_text()))
+    assert len(before) == 2, f"both workers answered under load: {before}"
+    victim = int(sorted(before)[0])
+    os.kill(victim, signal.SIGKILL)
+    killed_at = time.monotonic()
+    time.sleep(8)
+    stop.set()
+    for thread in threads:
+        thread.join(70)
+
+    failures = [(t - killed_at, what) for t, ok, what in outcomes if not ok]
+    late = [(round(dt, 2), what) for dt, what in failures if dt > 3.0 or dt < 0]
+    assert not late, f"only requests the killed worker held may fail, right at the kill: {late}"
+    assert len(failures) <= 8, f"at most the requests in flight (8 visitors): {failures}"
+    assert sum(ok for t, ok, _ in outcomes if t > killed_at + 3) >= 8, "requests go on succeeding after the kill"
+    booted = re.findall(r"Booting worker with pid: (\d+)", (log.parent / "error.log").read_text())
+    replacements = set(booted) - before
+    assert replacements, "gunicorn started a worker in place of the killed one"
+    # The survivors' kept-alive connections stay with the surviving worker: new connections reach the new one too.
+    for _ in range(40):
+        post(HttpClient(url), "standings-leaderboard", {"data-source.data": RACING, "params-settings.data": SETTINGS})
+        if replacements & set(PID.findall(log.read_text())):
+            break
+    assert replacements & set(PID.findall(log.read_text())), "the new worker answers"
+    after = replacements
+    # Nothing lost: the upload made before the kill is still there for any worker.
+    board = post(
+        HttpClient(url), "standings-leaderboard", {"data-source.data": uploaded, "params-settings.data": SETTINGS}
+    )
+    assert "Zed" in board.get_data(as_text=True)
+    print(f"\nkilled worker {victim}: {len(failures)} failed of {len(outcomes)}; replaced by {sorted(after)}")
+
+
+# ------------------------------------------------------------------------------ a sheet write whose answer timed out
+@pytest.mark.parametrize("worksheet", ["Long", "WithId", "Wide"])
+def test_a_retry_after_a_timed_out_append_does_not_append_twice(worksheet: str) -> None:
+    """The fake applies the append but answers after the client's 2 s timeout (``slow`` sleeps, then serves): the
+    visitor sees a failure and presses the button again, with the same submission token.  The sheet must hold
+    the game once, and its earlier rows unchanged."""
+    from sources.record import new_game, record_game
+    from sources.sheets import SheetError
+    from tests.sheets_server import FakeSheets
+    from tests.test_record import KEY, LONG, WIDE, WIDE_WITH_ID, source
+
+    game = new_game("2024-03-01", [("Ann", 1), ("Bob", 2), ("Cid", 2), ("Dee", "DNF")])
+    with FakeSheets() as fake:
+        fake.add_spreadsheet(KEY, {"Wide": WIDE, "WithId": WIDE_WITH_ID, "Long": LONG})
+        before = fake.values(KEY, worksheet)
+        fake.plan("slow", seconds=3.0, match=":append")
+        with pytest.raises(SheetError):
+            record_game(source(fake, worksheet), game, token="web-timeout-1")
+        time.sleep(1.5)  # the fake finishes the append it was sent
+        retried = record_game(source(fake, worksheet), game, token="web-timeout-1")
+        after = fake.values(KEY, worksheet)
+    assert not retried.added, retried.message
+    assert after[: len(before)] == before, "existing rows are never altered"
+    added = after[len(before) :]
+    expected_rows = {"Long": 4, "WithId": 1, "Wide": 1}[worksheet]
+    assert len(added) == expected_rows, added  # the game once: one row per player (long) or one row (wide)
+    assert sum(1 for r in fake.requests if r[0] == "POST" and ":append" in r[1]) == 1, "the retry did not write"
+
+
+# --------------------------------------------------------------------------------- a background job's process killed
+def test_a_fitting_job_whose_process_is_killed_ends_the_wait(served: tuple[str, Path]) -> None:
+    """A fit runs as a background job in a process of its own (DiskcacheManager).  Killing that process must not
+    leave the page polling forever: the next poll closes the job (no result, no 500), within a few polls."""
+    import psutil
+
+    url, _ = served
+    client = HttpClient(url, timeout=60)
+    values = {
+        "fit-run.n_clicks": 1,
+        "data-source.data": RACING,
+        "params-settings.data": SETTINGS,
+        "fit-budget.value": 60,
+        "fit-metric.value": "kendall-tau",
+    }
+    started = post(client, "fit-result", values, changed=["fit-run.n_clicks"])
+    assert started.status_code == 200, started.status_code
+    handle = started.get_json()
+    assert handle.get("job") and handle.get("cacheKey"), handle
+    job = psutil.Process(int(str(handle["job"]).split("~")[0]))  # Dash 4 signs the handle: "<pid>~<signature>"
+    job.kill()
+    for _ in range(100):  # dead: gone, or a zombie until the web worker reaps it
+        if not job.is_running() or job.status() == psutil.STATUS_ZOMBIE:
+            break
+        time.sleep(0.1)
+
+    body = json.loads(started.response.request.body)  # the page polls with the body it started the job with
+    deadline = time.monotonic() + 30
+    while True:
+        poll = client.post(
+            f"/_dash-update-component?cacheKey={handle['cacheKey']}&job={handle['job']}",
+            data=json.dumps(body),
+            content_type="application/json",
+        )
+        assert poll.status_code in (200, 204), poll.status_code
+        answer = poll.get_json() if poll.status_code == 200 else {}
+        text = json.dumps(answer)
+        assert "Traceback" not in text
+        if poll.status_code == 204 or "response" in answer:  # the renderer stops polling and re-enables the buttons
+            assert "fit-result" not in json.dumps(answer.get("response", {})), "a killed job has no result"
+            break
+        assert time.monotonic() < deadline, "the page would still be polling a dead job"
+        time.sleep(0.5)

@@ -1,0 +1,107 @@
+"""Fifty people at once, and a flood: the app served by gunicorn exactly as the Procfile runs it, over real HTTP.
+
+- 50 simulated users (benchmarks/load.py: each replays the requests a real page fires for a page load, then for
+  parameter moves with 2-6 s of thought between them; the requests are recorded once in headless Chromium) for 30 s
+  on the Procfile's two workers: no transport failure, no status other than 200/204, every answer Dash's JSON, and
+  the run stops by itself.  Requests the overload guard refuses are allowed (they are the guard working; their
+  count is printed by the benchmark, not asserted here); timings are the benchmark's business, never asserted.
+- A flood of heavy requests on ONE worker with a 1.5 s budget (``RATINGS_BUSY_SECONDS``): some are served, the rest
+  are refused fast with the busy message in the page's error banner, none gets a 500 or waits for gunicorn's timeout.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sources.admission import BUSY_MESSAGE
+from tests.dash_requests import HttpClient, post
+from tests.servers import ROOT, gunicorn
+
+pytestmark = [pytest.mark.load, pytest.mark.slow]
+
+CHROMIUM = Path("/usr/lib/chromium/chromium")
+
+
+def _load_module() -> Any:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    return importlib.import_module("load")
+
+
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    env = {"RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("load-store"))}
+    with gunicorn(env, tmp_path_factory.mktemp("load-logs"), workers=2) as url:
+        yield url
+
+
+def test_fifty_users_for_thirty_seconds_without_an_error(two_workers: str) -> None:
+    if not CHROMIUM.exists():
+        pytest.skip("the page's requests are recorded in Chromium (make chromium)")
+    load = _load_module()
+    script = load.record(two_workers, ["multielo"])["multielo"]
+    assert len(script.move) >= 2, "a parameter move fires the settings callback and the views that read it"
+    assert any(r.method == "GET" for r in script.load) and any(r.method == "POST" for r in script.load)
+
+    started = time.monotonic()
+    tally, wall = load.run_load(two_workers, script, users=50, duration=30.0, think=(2.0, 6.0), timeout=60.0)
+    assert time.monotonic() - started <= 60.0 + 30.0, "the run stops by itself (last answers within the timeout)"
+    assert tally.errors == [], sorted(set(tally.errors))[:10]
+    assert tally.requests > 50 * len(script.load) // 2, "every user at least began its page load"
+    print(
+        f"\n50 users, {wall:.0f} s: {tally.requests} requests, {len(tally.moves)} moves timed, "
+        f"{len(tally.loads)} page loads timed, {tally.refused} refused as busy"
+    )
+
+
+@pytest.fixture(scope="module")
+def one_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    env = {"RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("flood-store")), "RATINGS_BUSY_SECONDS": "1.5"}
+    with gunicorn(env, tmp_path_factory.mktemp("flood-logs"), workers=1) as url:
+        yield url
+
+
+def test_a_flood_is_refused_early_with_a_busy_message(one_worker: str) -> None:
+    client = HttpClient(one_worker, timeout=60)
+    source = {"kind": "sample", "name": "racing"}
+
+    def leaderboard(i: int) -> tuple[float, int, dict[str, Any], bool]:
+        # Thurstonian on 2,000 races with a learning rate nobody asked before: a replay each (no shared memo).
+        settings = {"system": "thurstonian", "params": {"eta": round(0.05 + 0.001 * i, 4)}}
+        started = time.monotonic()
+        response = post(client, "standings-leaderboard", {"data-source.data": source, "params-settings.data": settings})
+        took = time.monotonic() - started
+        body = response.get_json() if response.status_code == 200 else {}
+        return took, response.status_code, body, "Retry-After" in response.headers
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=40) as pool:
+        answers = list(pool.map(leaderboard, range(60)))
+
+    statuses = {status for _, status, _, _ in answers}
+    assert statuses == {200}, statuses  # never a 500, never gunicorn's timeout
+    refused = [(took, body) for took, _, body, busy in answers if busy]
+    served = [(took, body) for took, _, body, busy in answers if not busy]
+    assert served, "the worker keeps serving what it can finish in time"
+    assert refused, "a queue of 60 replays on one worker cannot finish within 1.5 s: some are refused"
+    for _, body in served:
+        assert "standings-leaderboard" in body["response"]
+    for _, body in refused:
+        assert body["response"] == {}, "a refusal changes none of the callback's outputs"
+        assert body["sideUpdate"]["page-error"] == {"children": BUSY_MESSAGE, "is_open": True}
+        assert "busy" in json.dumps(body)
+    # Refused early: a refusal is decided before any work, so it never waits for the replays it would queue behind.
+    slowest_refusal = max(took for took, _ in refused)
+    slowest_served = max(took for took, _ in served)
+    assert slowest_refusal < 20.0, slowest_refusal
+    print(
+        f"\nflood: {len(served)} served (slowest {slowest_served:.2f} s), {len(refused)} refused "
+        f"(slowest refusal {slowest_refusal:.2f} s)"
+    )

@@ -1,0 +1,37 @@
+"""After ``warm_up()`` no replay compiles: what the app (and gunicorn's --preload master) relies on.
+
+numba announces every compile (not a load from its cache) as a ``numba:compile`` event; replays of every system
+with every option family of the kernel agreement test, whole and resumed, on histories with ties, DNFs, dates
+and one-player games, must not raise one.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+from numba.core import event
+
+from ratings import create
+from ratings.kernels import warm_up
+from ratings.samples import load_sample
+from tests.test_kernels import CASES, random_history
+
+
+def test_no_replay_compiles_after_warm_up() -> None:
+    warm_up()
+    racing = load_sample("racing")
+    first_of_each = {name: params for name, params in reversed(CASES)}
+    with event.install_recorder("numba:compile") as recorder:
+        for name, params in CASES:
+            system = create(name, **params)
+            run = system.rate(random_history(11, n_games=100))
+            system.rate(random_history(12, n_games=110), resume=run)
+            if first_of_each[name] is params:
+                system.rate(racing)
+
+        @njit
+        def fresh(x: float) -> float:  # the recorder does see a compile
+            return x + 1.0
+
+        fresh(1.0)
+    compiled = sorted({e.data["dispatcher"].py_func.__qualname__ for _, e in recorder.buffer if e.is_start})
+    assert compiled == [fresh.py_func.__qualname__]
