@@ -29,7 +29,7 @@ from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
 from ratings.systems._orders import EXACT_GROUP, MAX_ROWS, SAME_RATING
-from ratings.systems.thurstonian import CONSISTENCY, CORRECTION, MAX_SPREAD, ROW_BUDGET
+from ratings.systems.thurstonian import CONSISTENCY, CORRECTION, MAX_SPREAD, ROW_BUDGET, SMALLEST_SUM
 
 __all__ = ["thurstonian_gradient"]
 
@@ -43,22 +43,28 @@ _TINY = 1e-300
 
 
 @njit(cache=True)
-def _integrate(padded: np.ndarray, g: int, step: float, out: np.ndarray) -> None:
-    """Euler-Maclaurin corrected cumulative integral of ``padded[_PAD : _PAD + g]`` (zero padded) into ``out``."""
+def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
+    """Euler-Maclaurin corrected cumulative integral of ``v[_PAD : _PAD + g]`` (zero padded) into
+    ``out[:g]``; returns the largest magnitude written."""
+    total = 0.0
+    top = 0.0
     for j in range(g):
         c = j + _PAD
-        out[j] = (
-            0.5 * padded[c]
-            + _W1 * (padded[c + 1] - padded[c - 1])
-            + _W2 * (padded[c + 2] - padded[c - 2])
-            + _W3 * (padded[c + 3] - padded[c - 3])
-            + _W4 * (padded[c + 4] - padded[c - 4])
-            + _W5 * (padded[c + 5] - padded[c - 5])
+        total += v[c]
+        value = step * (
+            total
+            - (
+                0.5 * v[c]
+                + _W1 * (v[c + 1] - v[c - 1])
+                + _W2 * (v[c + 2] - v[c - 2])
+                + _W3 * (v[c + 3] - v[c - 3])
+                + _W4 * (v[c + 4] - v[c - 4])
+                + _W5 * (v[c + 5] - v[c - 5])
+            )
         )
-    total = 0.0
-    for j in range(g):
-        total += padded[j + _PAD]
-        out[j] = step * (total - out[j])
+        out[j] = value
+        top = max(top, abs(value))
+    return top
 
 
 @njit(cache=True)
@@ -108,7 +114,12 @@ def _share(total: float, log_scale: float) -> float:
 
 @njit(cache=True)
 def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray) -> bool:
-    """Add ``weight`` times the gradient of one order's log-likelihood to ``out``; False if it needs logarithms."""
+    """Add ``weight`` times the gradient of one order's log-likelihood to ``out``; False if it needs logarithms.
+
+    Rows are kept as in the reference, except that a message is divided by its largest magnitude
+    when it is next multiplied rather than in a pass of its own, and backward messages are stored
+    in reversed grid order (where integrating from the right is the forward rule).
+    """
     lo, step, g, scaled = _plan(r, chain, bottom)
     if not scaled:
         return False
@@ -118,8 +129,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     u_scale = np.empty(m)
     for k in range(m):
         u_scale[k] = _density(r[chain[k]], lo, step, u[k])
-    padded = np.zeros(g + 2 * _PAD)
-    work = np.empty(g)
+    t = np.zeros((m, g + 2 * _PAD))  # t_k = f_{k-1} u_k, zero padded for the integration's stencil
     f = np.empty(g)
     sides = np.empty((nb, g))
     side_scale = np.empty(nb)
@@ -127,14 +137,14 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         density_scale = _density(r[bottom[0]], lo, step, sides[0])
         side_scale[0] = density_scale
         for j in range(g):
-            padded[j + _PAD] = sides[0, j]
-        _integrate(padded, g, step, work)
+            t[0, j + _PAD] = sides[0, j]  # borrowed as the integration's input
+        top = _integrate(t[0], g, step, f)
         start = log_ndtr(lo - r[bottom[0]])
-        f_scale = max(density_scale + math.log(work.max()), start)
+        f_scale = max(density_scale + math.log(top), start)
         a = math.exp(density_scale - f_scale)
         c = math.exp(start - f_scale)
         for j in range(g):
-            f[j] = work[j] * a + c
+            t[0, j + _PAD] = (f[j] * a + c) * u[0, j]
     else:
         log_cdf = np.zeros((nb, g))
         for j in range(g):
@@ -142,65 +152,63 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
             for d in range(nb):
                 log_cdf[d, j] = log_ndtr(lo + step * j - r[bottom[d]])
                 total += log_cdf[d, j]
-            work[j] = total
-        f_scale = work.max()
+            f[j] = total
+        f_scale = f.max()
         for j in range(g):
-            f[j] = math.exp(work[j] - f_scale)
+            f0 = math.exp(f[j] - f_scale)
+            t[0, j + _PAD] = f0 * u[0, j]
             for d in range(nb):
                 z = lo + step * j - r[bottom[d]]
-                sides[d, j] = math.exp(-0.5 * z * z - LOG_SQRT_2PI - log_cdf[d, j]) * f[j]
+                sides[d, j] = math.exp(-0.5 * z * z - LOG_SQRT_2PI - log_cdf[d, j]) * f0
         for d in range(nb):
             side_scale[d] = f_scale
-    # Forward: t_k = f_{k-1} u_k, f_k the cumulative integral of t_k (divided by its largest magnitude).
-    t = np.empty((m, g))
     t_scale = np.empty(m)
-    for k in range(m):
+    t_scale[0] = f_scale + u_scale[0]
+    for k in range(1, m):  # forward: f_{k-1} = integral of t_{k-1}, then t_k = f_{k-1} u_k
+        top = _integrate(t[k - 1], g, step, f)
+        inverse = 1.0 / top
         for j in range(g):
-            t[k, j] = f[j] * u[k, j]
-        t_scale[k] = f_scale + u_scale[k]
-        if k < m - 1:
-            for j in range(g):
-                padded[j + _PAD] = t[k, j]
-            _integrate(padded, g, step, f)
-            top = np.abs(f).max()
-            for j in range(g):
-                f[j] /= top
-            f_scale = t_scale[k] + math.log(top)
+            t[k, j + _PAD] = f[j] * inverse * u[k, j]
+        t_scale[k] = t_scale[k - 1] + math.log(top) + u_scale[k]
     total = 0.0
     for j in range(g):
-        total += t[m - 1, j]
+        total += t[m - 1, j + _PAD]
     log_lik = t_scale[m - 1] + math.log(step * total)
-    # Backward, integrating from the right: reversed into the padded work array, and back.
-    b = np.empty((m, g))
+    # Backward (reversed grid order): b_{k-1} = integral from the right of u_k b_k.
+    back = np.empty((m, g))
     b_scale = np.empty(m)
-    b[m - 1, :] = 1.0
+    back[m - 1, :] = 1.0
     b_scale[m - 1] = 0.0
+    work = np.zeros(g + 2 * _PAD)
+    top = 1.0
     for k in range(m - 1, 0, -1):
+        inverse = 1.0 / top
         for j in range(g):
-            padded[j + _PAD] = u[k, g - 1 - j] * b[k, g - 1 - j]
-        _integrate(padded, g, step, work)
-        top = np.abs(work).max()
-        for j in range(g):
-            b[k - 1, g - 1 - j] = work[j] / top
-        b_scale[k - 1] = b_scale[k] + u_scale[k] + math.log(top)
+            work[j + _PAD] = u[k, g - 1 - j] * back[k, j] * inverse
+        b_scale[k - 1] = b_scale[k] + math.log(top) + u_scale[k]
+        top = _integrate(work, g, step, back[k - 1])
+    # The stages' likelihoods agree (else mass was lost to underflow); neighbours' coincidences.
     for k in range(m - 1):
         stage = 0.0
+        total = 0.0
         for j in range(g):
-            stage += t[k, j] * b[k, j]
+            both = t[k, j + _PAD] * back[k + 1, g - 1 - j]
+            stage += t[k, j + _PAD] * back[k, g - 1 - j]
+            total += both * u[k + 1, j]
         stage *= step
         if not (stage > 0.0 and abs(math.log(stage) + t_scale[k] + b_scale[k] - log_lik) <= CONSISTENCY):
             return False
-    for k in range(m - 1):  # chain[k] and chain[k + 1] coinciding
-        total = 0.0
-        for j in range(g):
-            total += t[k, j] * u[k + 1, j] * b[k + 1, j]
+        if not (step * total >= SMALLEST_SUM or total == 0.0):
+            return False
         c = _share(step * total, t_scale[k] + u_scale[k + 1] + b_scale[k + 1] - log_lik)
         out[chain[k]] -= weight * c
         out[chain[k + 1]] += weight * c
     for d in range(nb):  # a bottom player and chain[0]
         total = 0.0
         for j in range(g):
-            total += sides[d, j] * u[0, j] * b[0, j]
+            total += sides[d, j] * u[0, j] * back[0, g - 1 - j]
+        if not (step * total >= SMALLEST_SUM or total == 0.0):
+            return False
         c = _share(step * total, side_scale[d] + u_scale[0] + b_scale[0] - log_lik)
         out[bottom[d]] -= weight * c
         out[chain[0]] += weight * c

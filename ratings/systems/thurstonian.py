@@ -113,6 +113,9 @@ SCALED_RANGE = 600.0
 #: exact transpose relation of the forward and backward messages) agrees to this: a message that
 #: lost significant mass to underflow breaks the agreement.
 CONSISTENCY = 1e-9
+#: A coincidence whose scaled sum is this small may have lost its significant terms to underflow
+#: (its scale can be huge): it is then computed in logarithms too.
+SMALLEST_SUM = 1e-200
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,7 +229,8 @@ def _order(
     ratings: np.ndarray, chain: np.ndarray, bottom: np.ndarray, lo: float, step: float, points: int
 ) -> tuple[float, np.ndarray, bool]:
     """log P(max X[bottom] < X[chain[0]] < ...) on the grid ``lo + step * j``, its gradient, and
-    whether the scaled messages kept their mass (:data:`CONSISTENCY`); if not, use :func:`_order_log`.
+    whether the scaled messages kept their mass (:data:`CONSISTENCY`, :data:`SMALLEST_SUM`); if not,
+    use :func:`_order_log`.
     """
     x = lo + step * np.arange(points)
     m = len(chain)
@@ -279,11 +283,13 @@ def _order(
     grad = np.zeros(len(ratings))
     for k in range(m - 1):  # players chain[k] and chain[k + 1] coinciding
         total = step * float(np.sum(t[k] * u[k + 1] * b[k + 1]))
+        consistent &= total >= SMALLEST_SUM or total == 0.0
         c = _share(total, t_scale[k] + u_scale[k + 1] + b_scale[k + 1] - log_lik)
         grad[chain[k]] -= c
         grad[chain[k + 1]] += c
     for d, side, side_scale in zip(bottom, sides, side_scales, strict=True):  # a bottom player and chain[0]
         total = step * float(np.sum(side * u[0] * b[0]))
+        consistent &= total >= SMALLEST_SUM or total == 0.0
         c = _share(total, side_scale + u_scale[0] + b_scale[0] - log_lik)
         grad[d] -= c
         grad[chain[0]] += c
