@@ -39,9 +39,9 @@ def test_two_players_is_section_3_1_2(r1: float, r2: float) -> None:
     # phi(d/sqrt2) / (sqrt2 Phi(d/sqrt2)) and the loser's its negative.
     d = (r1 - r2) / math.sqrt(2)
     log_lik, grad = order_log_likelihood([r1, r2], [1, 0])
-    assert log_lik == pytest.approx(stats.norm.logcdf(d), abs=1e-8)
+    assert log_lik == pytest.approx(stats.norm.logcdf(d), abs=1e-7)  # the grid; the game itself uses the closed form
     g = stats.norm.pdf(d) / (math.sqrt(2) * stats.norm.cdf(d))
-    assert grad == pytest.approx([g, -g], abs=1e-9)
+    assert grad == pytest.approx([g, -g], abs=1e-7)
     system = create("thurstonian", eta=0.26)
     state = {"rating": np.array([r1, r2])}
     system._play(state, GameView(0, np.arange(2), np.array([0, 1]), np.zeros(2, bool), None))
@@ -150,7 +150,8 @@ def test_draw_averages_both_results() -> None:
     win = stats.norm.pdf(d) / (math.sqrt(2) * stats.norm.cdf(d))
     lose = stats.norm.pdf(-d) / (math.sqrt(2) * stats.norm.cdf(-d))
     expected = 0.5 * (win - lose)
-    assert gradient([r1, r2], [0, 0]) == pytest.approx([expected, -expected], abs=1e-9)
+    # (a tie goes through the grid, accurate to about 1e-8 here)
+    assert gradient([r1, r2], [0, 0]) == pytest.approx([expected, -expected], abs=1e-7)
 
 
 def test_tie_group_is_the_average_over_its_orderings() -> None:

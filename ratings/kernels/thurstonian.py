@@ -45,32 +45,65 @@ _TINY = 1e-300
 @njit(cache=True)
 def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
     """Euler-Maclaurin corrected cumulative integral of ``v[_PAD : _PAD + g]`` (zero padded) into
-    ``out[:g]``; returns the largest magnitude written."""
-    total = 0.0
-    top = 0.0
+    ``out[:g]``; returns its last value (the total, by which the reference divides the message).
+
+    The corrections first, in a loop without a carried dependency (so that it vectorises), then
+    the running sum two points at a time (which halves its chain of dependent additions).
+    """
     for j in range(g):
         c = j + _PAD
-        total += v[c]
-        value = step * (
-            total
-            - (
-                0.5 * v[c]
-                + _W1 * (v[c + 1] - v[c - 1])
-                + _W2 * (v[c + 2] - v[c - 2])
-                + _W3 * (v[c + 3] - v[c - 3])
-                + _W4 * (v[c + 4] - v[c - 4])
-                + _W5 * (v[c + 5] - v[c - 5])
-            )
+        out[j] = (
+            0.5 * v[c]
+            + _W1 * (v[c + 1] - v[c - 1])
+            + _W2 * (v[c + 2] - v[c - 2])
+            + _W3 * (v[c + 3] - v[c - 3])
+            + _W4 * (v[c + 4] - v[c - 4])
+            + _W5 * (v[c + 5] - v[c - 5])
         )
-        out[j] = value
-        top = max(top, abs(value))
-    return top
+    total = 0.0
+    j = 0
+    while j + 1 < g:
+        first = total + v[j + _PAD]
+        total += v[j + _PAD] + v[j + 1 + _PAD]
+        out[j] = step * (first - out[j])
+        out[j + 1] = step * (total - out[j + 1])
+        j += 2
+    if j < g:
+        total += v[j + _PAD]
+        out[j] = step * (total - out[j])
+    return out[g - 1]
 
 
 @njit(cache=True)
-def _density(rating: float, lo: float, step: float, row: np.ndarray) -> float:
+def _integrate_right(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
+    """The same integral from the right (the transpose of :func:`_integrate`); returns its first value."""
+    for j in range(g):
+        c = j + _PAD
+        out[j] = (
+            0.5 * v[c]
+            - _W1 * (v[c + 1] - v[c - 1])
+            - _W2 * (v[c + 2] - v[c - 2])
+            - _W3 * (v[c + 3] - v[c - 3])
+            - _W4 * (v[c + 4] - v[c - 4])
+            - _W5 * (v[c + 5] - v[c - 5])
+        )
+    total = 0.0
+    j = g - 1
+    while j > 0:
+        first = total + v[j + _PAD]
+        total += v[j + _PAD] + v[j - 1 + _PAD]
+        out[j] = step * (first - out[j])
+        out[j - 1] = step * (total - out[j - 1])
+        j -= 2
+    if j == 0:
+        total += v[_PAD]
+        out[0] = step * (total - out[0])
+    return out[0]
+
+
+@njit(cache=True)
+def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> float:
     """``phi(lo + step j - rating)`` over its largest value on the grid, into ``row``; returns that value's log."""
-    g = len(row)
     peak = int(round((rating - lo) / step))
     peak = min(max(peak, 0), g - 1)
     z = lo + step * peak - rating
@@ -106,6 +139,30 @@ def _density(rating: float, lo: float, step: float, row: np.ndarray) -> float:
 
 
 @njit(cache=True)
+def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarray, g: int) -> tuple[float, float]:
+    """``sum_j t_j b_j`` and ``sum_j t_j u_j b'_j`` (``t`` padded), four partial
+    sums each (independent chains of additions instead of one)."""
+    s0 = s1 = s2 = s3 = 0.0
+    c0 = c1 = c2 = c3 = 0.0
+    j = 0
+    while j + 3 < g:
+        s0 += t[j + _PAD] * back[j]
+        s1 += t[j + 1 + _PAD] * back[j + 1]
+        s2 += t[j + 2 + _PAD] * back[j + 2]
+        s3 += t[j + 3 + _PAD] * back[j + 3]
+        c0 += t[j + _PAD] * above[j] * u[j]
+        c1 += t[j + 1 + _PAD] * above[j + 1] * u[j + 1]
+        c2 += t[j + 2 + _PAD] * above[j + 2] * u[j + 2]
+        c3 += t[j + 3 + _PAD] * above[j + 3] * u[j + 3]
+        j += 4
+    while j < g:
+        s0 += t[j + _PAD] * back[j]
+        c0 += t[j + _PAD] * above[j] * u[j]
+        j += 1
+    return (s0 + s1) + (s2 + s3), (c0 + c1) + (c2 + c3)
+
+
+@njit(cache=True)
 def _share(total: float, log_scale: float) -> float:
     if total == 0.0:
         return 0.0
@@ -117,24 +174,37 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     """Add ``weight`` times the gradient of one order's log-likelihood to ``out``; False if it needs logarithms.
 
     Rows are kept as in the reference, except that a message is divided by its largest magnitude
-    when it is next multiplied rather than in a pass of its own, and backward messages are stored
-    in reversed grid order (where integrating from the right is the forward rule).
+    when it is next multiplied rather than in a pass of its own.
     """
     lo, step, g, scaled = _plan(r, chain, bottom)
     if not scaled:
         return False
     m = len(chain)
     nb = len(bottom)
-    u = np.empty((m, g))
-    u_scale = np.empty(m)
+    wide = g + 2 * _PAD
+    # One allocation for every row (carved into views below).
+    buffer = np.empty(3 * m * wide + (nb + 2) * wide + 3 * m + nb)
+    rows = buffer[: 3 * m * wide].reshape(3 * m, wide)  # rows of ``wide``, of which the first g are used
+    u = rows[:m]
+    t = rows[m : 2 * m]  # t_k = f_{k-1} u_k, zero padded for the integration's stencil (from _PAD)
+    back = rows[2 * m :]
+    t[:, :_PAD] = 0.0
+    t[:, _PAD + g :] = 0.0
+    rest = buffer[3 * m * wide :]
+    f = rest[:g]
+    work = rest[wide : 2 * wide]
+    work[:_PAD] = 0.0
+    work[_PAD + g :] = 0.0
+    sides = rest[2 * wide : (2 + nb) * wide].reshape(nb, wide)
+    scales = rest[(2 + nb) * wide :]
+    u_scale = scales[:m]
+    t_scale = scales[m : 2 * m]
+    b_scale = scales[2 * m : 3 * m]
+    side_scale = scales[3 * m :]
     for k in range(m):
-        u_scale[k] = _density(r[chain[k]], lo, step, u[k])
-    t = np.zeros((m, g + 2 * _PAD))  # t_k = f_{k-1} u_k, zero padded for the integration's stencil
-    f = np.empty(g)
-    sides = np.empty((nb, g))
-    side_scale = np.empty(nb)
+        u_scale[k] = _density(r[chain[k]], lo, step, g, u[k])
     if nb == 1:
-        density_scale = _density(r[bottom[0]], lo, step, sides[0])
+        density_scale = _density(r[bottom[0]], lo, step, g, sides[0])
         side_scale[0] = density_scale
         for j in range(g):
             t[0, j + _PAD] = sides[0, j]  # borrowed as the integration's input
@@ -162,7 +232,6 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
                 sides[d, j] = math.exp(-0.5 * z * z - LOG_SQRT_2PI - log_cdf[d, j]) * f0
         for d in range(nb):
             side_scale[d] = f_scale
-    t_scale = np.empty(m)
     t_scale[0] = f_scale + u_scale[0]
     for k in range(1, m):  # forward: f_{k-1} = integral of t_{k-1}, then t_k = f_{k-1} u_k
         top = _integrate(t[k - 1], g, step, f)
@@ -174,27 +243,19 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     for j in range(g):
         total += t[m - 1, j + _PAD]
     log_lik = t_scale[m - 1] + math.log(step * total)
-    # Backward (reversed grid order): b_{k-1} = integral from the right of u_k b_k.
-    back = np.empty((m, g))
-    b_scale = np.empty(m)
-    back[m - 1, :] = 1.0
+    # Backward: b_{k-1} = integral from the right of u_k b_k.
+    back[m - 1, :g] = 1.0
     b_scale[m - 1] = 0.0
-    work = np.zeros(g + 2 * _PAD)
     top = 1.0
     for k in range(m - 1, 0, -1):
         inverse = 1.0 / top
         for j in range(g):
-            work[j + _PAD] = u[k, g - 1 - j] * back[k, j] * inverse
+            work[j + _PAD] = u[k, j] * back[k, j] * inverse
         b_scale[k - 1] = b_scale[k] + math.log(top) + u_scale[k]
-        top = _integrate(work, g, step, back[k - 1])
+        top = _integrate_right(work, g, step, back[k - 1])
     # The stages' likelihoods agree (else mass was lost to underflow); neighbours' coincidences.
     for k in range(m - 1):
-        stage = 0.0
-        total = 0.0
-        for j in range(g):
-            both = t[k, j + _PAD] * back[k + 1, g - 1 - j]
-            stage += t[k, j + _PAD] * back[k, g - 1 - j]
-            total += both * u[k + 1, j]
+        stage, total = _stage_sums(t[k], back[k], back[k + 1], u[k + 1], g)
         stage *= step
         if not (stage > 0.0 and abs(math.log(stage) + t_scale[k] + b_scale[k] - log_lik) <= CONSISTENCY):
             return False
@@ -206,7 +267,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     for d in range(nb):  # a bottom player and chain[0]
         total = 0.0
         for j in range(g):
-            total += sides[d, j] * u[0, j] * back[0, g - 1 - j]
+            total += sides[d, j] * u[0, j] * back[0, j]
         if not (step * total >= SMALLEST_SUM or total == 0.0):
             return False
         c = _share(step * total, side_scale[d] + u_scale[0] + b_scale[0] - log_lik)

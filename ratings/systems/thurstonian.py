@@ -80,9 +80,9 @@ __all__ = ["Thurstonian", "ThurstonianParams", "grid_plan", "order_log_likelihoo
 
 #: Grid extent beyond the lowest and highest value of the projection (a unit Gaussian's mass
 #: beyond 6.5 standard deviations is 4e-11).
-EXTENT = 6.5
+EXTENT = 6.0
 #: The step is STEP_SCALE / (players^(2/3) + PRESSURE_WEIGHT * pressure) (see the module docstring).
-STEP_SCALE = 0.6
+STEP_SCALE = 0.7
 PRESSURE_WEIGHT = 1.2
 #: Euler-Maclaurin corrections by centred differences: ``w_k`` multiplies ``f_{j+k} - f_{j-k}``.
 #: They solve ``sum_k 2 k^(2p-1) w_k / (2p-1)! = B_2p / (2p)!`` for p = 1..5 (``B`` the Bernoulli
@@ -136,41 +136,56 @@ class ThurstonianParams(KerbyParams):
 def grid_plan(ratings: np.ndarray, chain: np.ndarray, bottom: np.ndarray) -> tuple[float, float, int, bool]:
     """``(lo, step, points, scaled)`` of the grid for the event ``max(X[bottom]) < X[chain[0]] < X[chain[1]] < ...``.
 
-    The bottom's level is represented by its highest rating, weighted by the number of bottom
-    players (each of them pushes the first finisher up).  ``scaled`` says whether every density
-    row fits the scaled representation (see :func:`_order`).  Written with scalar loops only, so
-    that the compiled kernel runs this very function (:func:`numba.njit` of it).
+    The projection is pool-adjacent-violators along the chain, then each bottom player rated above
+    the lowest block (highest first) joins it, merging upwards as the pooled value rises (the
+    isotonic regression on this tree order).  ``scaled`` says whether every density row fits the
+    scaled representation (see :func:`_order`).  Written with scalar loops only, so that the
+    compiled kernel runs this very function (:func:`numba.njit` of it).
     """
-    m = len(chain) + 1
-    seq = np.empty(m)
-    seq[0] = -math.inf
-    for b in bottom:
-        seq[0] = max(seq[0], ratings[b])
-    for k in range(1, m):
-        seq[k] = ratings[chain[k - 1]]
-    # Pool adjacent violators: blocks (value, size) of the isotonic (non-decreasing) regression.
+    m = len(chain)
     value = np.empty(m)
     size = np.empty(m, dtype=np.int64)
+    members = np.empty(m, dtype=np.int64)  # chain players in each block
     blocks = 0
     for k in range(m):
-        value[blocks] = seq[k]
-        size[blocks] = len(bottom) if k == 0 else 1
+        value[blocks] = ratings[chain[k]]
+        size[blocks] = 1
+        members[blocks] = 1
         blocks += 1
         while blocks > 1 and value[blocks - 2] > value[blocks - 1]:
             total = value[blocks - 2] * size[blocks - 2] + value[blocks - 1] * size[blocks - 1]
             size[blocks - 2] += size[blocks - 1]
+            members[blocks - 2] += members[blocks - 1]
             value[blocks - 2] = total / size[blocks - 2]
             blocks -= 1
-    # Pressure: the largest sum, from the top of a block down, of (block value - rating).
+    below = np.sort(ratings[bottom])[::-1]
+    level = below[0]  # the bottom's projected level: its highest rating, unless pooled
+    for d in range(len(below)):
+        if below[d] <= value[0]:
+            break
+        value[0] = (value[0] * size[0] + below[d]) / (size[0] + 1)
+        size[0] += 1
+        level = value[0]
+        while blocks > 1 and value[0] > value[1]:
+            value[0] = (value[0] * size[0] + value[1] * size[1]) / (size[0] + size[1])
+            size[0] += size[1]
+            members[0] += members[1]
+            for b in range(1, blocks - 1):
+                value[b] = value[b + 1]
+                size[b] = size[b + 1]
+                members[b] = members[b + 1]
+            blocks -= 1
+            level = value[0]
+    # Pressure: the largest sum, from the top of a block down over its chain players, of (block value - rating).
     pressure = 0.0
     k = m
     for block in range(blocks - 1, -1, -1):
         total = 0.0
-        for _ in range(size[block] if block > 0 else k):
+        for _ in range(members[block]):
             k -= 1
-            total += (value[block] - seq[k]) * (len(bottom) if k == 0 else 1)
+            total += value[block] - ratings[chain[k]]
             pressure = max(pressure, total)
-    lo = value[0] - EXTENT
+    lo = min(level, value[0]) - EXTENT
     hi = value[blocks - 1] + EXTENT
     players = len(chain) + len(bottom)
     step = STEP_SCALE / (players ** (2.0 / 3.0) + PRESSURE_WEIGHT * pressure)
