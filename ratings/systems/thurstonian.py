@@ -14,7 +14,7 @@ projection of ``r`` onto the cone (the isotonic regression of the ratings along 
 pool-adjacent-violators; Barlow et al., *Statistical Inference under Order Restrictions*, 1972),
 and by Brascamp and Lieb's inequality no performance's posterior is wider than a unit Gaussian.
 The grid therefore covers the projection's range widened by :data:`EXTENT` on each side (a
-posterior mass below 1e-10 is left out), not the ratings' range: when the result reverses a
+posterior mass of about 1e-9 is left out), not the ratings' range: when the result reverses a
 wide spread of ratings, every performance is squeezed near the mean and the grid stays narrow.
 
 How fine.  Squeezed performances are held apart by the rating differences they overrule:
@@ -79,7 +79,7 @@ from ratings.systems._single import KerbyParams, SingleRatingSystem
 __all__ = ["Thurstonian", "ThurstonianParams", "grid_plan", "order_log_likelihood", "thurstonian_gradient"]
 
 #: Grid extent beyond the lowest and highest value of the projection (a unit Gaussian's mass
-#: beyond 6.5 standard deviations is 4e-11).
+#: beyond 6 standard deviations is 1e-9).
 EXTENT = 6.0
 #: The step is STEP_SCALE / (players^(2/3) + PRESSURE_WEIGHT * pressure) (see the module docstring).
 STEP_SCALE = 0.7
@@ -158,7 +158,13 @@ def grid_plan(ratings: np.ndarray, chain: np.ndarray, bottom: np.ndarray) -> tup
             members[blocks - 2] += members[blocks - 1]
             value[blocks - 2] = total / size[blocks - 2]
             blocks -= 1
-    below = np.sort(ratings[bottom])[::-1]
+    below = np.empty(len(bottom))  # the bottom's ratings, highest first (insertion sort: they are few)
+    for d in range(len(bottom)):
+        below[d] = ratings[bottom[d]]
+        i = d
+        while i > 0 and below[i - 1] < below[i]:
+            below[i - 1], below[i] = below[i], below[i - 1]
+            i -= 1
     level = below[0]  # the bottom's projected level: its highest rating, unless pooled
     for d in range(len(below)):
         if below[d] <= value[0]:
