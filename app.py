@@ -43,9 +43,10 @@ celery_app = background.celery_app
 #: The WSGI application gunicorn serves (``gunicorn app:server``).
 server = app.server
 server.secret_key = config.secret_key
-security.protect(app, debug=config.debug)
-# scripts and style sheets compressed once, hard (after Dash's own compression is installed, so this runs first)
+# scripts and style sheets compressed once, hard (after Dash's own compression is installed, so this runs first;
+# before protect(), which serves the page once and so ends the app's set-up)
 static_files.compress_static(server)
+security.protect(app, debug=config.debug)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)

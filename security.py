@@ -12,8 +12,8 @@
   refused.
 - Dash's first-request setup (which registers every script path) runs before the app is served: under a threaded
   worker, requests arriving during another thread's setup were answered 500 "not a registered library".
-- The page's scripts and assets are gzip-compressed once per process and kept (:class:`StaticGzip`), instead of
-  being compressed again for every visitor (about a second of CPU per first visit, most of it plotly.js).
+- The page's scripts and assets are compressed once per process (:mod:`static_files`, installed before the first
+  request), not again for every visitor (about a second of CPU per first visit, most of it plotly.js).
 - A callback request naming no callback the server runs (a clientside one, or a made-up output) gets 400, where Dash
   itself raised KeyError (a 500).
 - :func:`callback_error` is the app's ``on_error``: an exception a callback did not expect is logged with its
@@ -23,10 +23,8 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import logging
-import threading
 
 from dash import Dash, set_props
 from flask import Response, abort, g, request
@@ -78,12 +76,6 @@ def protect(app: Dash, *, debug: bool = False) -> None:
         if not debug and request.path in blocked:
             abort(404)
 
-    static = StaticGzip(tuple(prefix + p for p in STATIC_PREFIXES)) if not debug else None
-
-    @server.after_request
-    def _compress_static_once(response: Response) -> Response:
-        return static.apply(response) if static is not None else response
-
     gate = Gate.from_environ()
     server.extensions["ratings_gate"] = gate
     update = prefix + "_dash-update-component"
@@ -125,45 +117,6 @@ def protect(app: Dash, *, debug: bool = False) -> None:
     # setup done before doing it, so a thread of a threaded worker answering at the same time saw no script
     # registered and answered 500.
     server.test_client().get(prefix)
-
-
-#: Routes of files that never change while the app runs (Dash's fingerprinted component suites, the assets).
-STATIC_PREFIXES = ("_dash-component-suites/", "assets/")
-
-
-class StaticGzip:
-    """Static files gzip-compressed once and kept by path (at most ``most`` files; the rest compressed each time by
-    flask-compress as before).  Responses other than a 200 to a GET under ``prefixes`` pass through untouched."""
-
-    def __init__(self, prefixes: tuple[str, ...], most: int = 256) -> None:
-        self.prefixes = prefixes
-        self.most = most
-        self._kept: dict[str, bytes] = {}
-        self._lock = threading.Lock()
-
-    def apply(self, response: Response) -> Response:
-        if (
-            request.method != "GET"
-            or response.status_code != 200
-            or "Content-Encoding" in response.headers
-            or not request.path.startswith(self.prefixes)
-            or "gzip" not in request.headers.get("Accept-Encoding", "").lower()
-        ):
-            return response
-        with self._lock:
-            body = self._kept.get(request.path)
-        if body is None:
-            response.direct_passthrough = False
-            body = gzip.compress(response.get_data(), compresslevel=6, mtime=0)
-            with self._lock:
-                if len(self._kept) < self.most:
-                    self._kept[request.path] = body
-        response.direct_passthrough = False
-        response.set_data(body)
-        response.headers["Content-Encoding"] = "gzip"
-        response.headers["Content-Length"] = str(len(body))
-        response.vary.add("Accept-Encoding")
-        return response
 
 
 def busy_answer() -> Response:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from ratings import ParameterError, create, get_system
@@ -109,14 +110,18 @@ def test_a_runaway_learning_rate_is_refused_by_its_declaration(eta: float) -> No
 def test_the_grid_is_bounded_whatever_the_spread() -> None:
     from ratings.systems import thurstonian as t
 
-    # 200 players spread over the widest computed range: the step widens instead of the grid growing.
+    # Up to 200 players spread over the widest computed range, the result reversed (the finest step):
+    # the step widens instead of the grid growing.
     for players in (3, 30, 200):
-        spread = t.MAX_SPREAD
-        step = t._default_step(players, spread, True)
-        points = (spread + 2 * t.EXTENT) / step * players * t.LOG_LEVELS
-        assert points <= t.MAX_POINTS * 1.001
-    # ... and at ordinary spreads the step is the accurate default (the documented accuracy holds).
-    assert t._default_step(30, 5.0, False) == pytest.approx(t.STAGE_STEP / 29)
+        r = np.linspace(0.0, t.MAX_SPREAD, players)
+        order = np.arange(players)[::-1]
+        _, _, points, _ = t.grid_plan(r, order[1:], order[:1])
+        assert points * players <= t.MAX_POINTS * 1.001 + players
+    # ... and at ordinary spreads the step is the calibrated one (the documented accuracy holds).
+    r = np.linspace(0.0, 5.0, 30)
+    order = np.arange(30)
+    step = t.grid_plan(r, order[1:], order[:1])[1]
+    assert step == pytest.approx(t.STEP_SCALE / 30 ** (2 / 3))
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,21 @@
 """Gradient kernel of Kerby's Gaussian (Thurstonian) model, the compiled twin of
-:func:`ratings.systems.thurstonian.thurstonian_gradient` on its main path: Thurstone's case V
-order likelihood integrated on a grid by forward-backward messages (Rabiner 1989's scaling),
-Gregory's corrected trapezoid rule and Romberg's extrapolation over steps h and 2h, censored
-DNFs, and the closed form of a two-player game (see that module for the derivation).
+:func:`ratings.systems.thurstonian.thurstonian_gradient`: the same grid (it runs
+:func:`~ratings.systems.thurstonian.grid_plan` itself, compiled), the same Euler-Maclaurin
+corrected cumulative integrals, scaled forward and backward messages (Rabiner 1989's scaling),
+censored DNFs, the gradient as densities of neighbouring performances coinciding, and the closed
+form of a two-player game (see that module for the derivation).
+
+What the compiled code does differently changes only roundings: a density row is built by the
+recurrence ``phi(z + h) = phi(z) exp(-z h - h^2 / 2)`` outward from its largest value (two
+multiplications a point instead of an exponential), and the work arrays are reused.
 
 Tied finishers are averaged over every ordering of their groups, as the reference does while
 the orderings are few enough to enumerate (groups of at most
 :data:`ratings.systems._orders.EXACT_GROUP`, and at most its row budget of orderings in all).
 Declined (replayed through the per-game hooks): games with more orderings than that (the
-reference samples a fixed-seed design) and games whose ratings spread over more than
-:data:`ratings.systems.thurstonian.SCALED_SPREAD` (the reference's fully logarithmic path).
+reference samples a fixed-seed design) and the rare orders whose messages do not fit the scaled
+representation (the reference's logarithmic computation: many players reversing a spread of 30
+or more).
 """
 
 from __future__ import annotations
@@ -21,100 +27,253 @@ from numba import njit
 
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
 from ratings.kernels.plackett_luce import finishers_worst_first
+from ratings.systems import thurstonian as reference
 from ratings.systems._orders import EXACT_GROUP, MAX_ROWS, SAME_RATING
-from ratings.systems.thurstonian import (
-    EXTENT,
-    LEVELS,
-    MAX_POINTS,
-    MAX_SPREAD,
-    ROW_BUDGET,
-    SCALED_SPREAD,
-    STAGE_STEP,
-    STEP,
-)
+from ratings.systems.thurstonian import CONSISTENCY, CORRECTION, MAX_SPREAD, ROW_BUDGET, SMALLEST_SUM
 
 __all__ = ["thurstonian_gradient"]
 
-#: Romberg weights of the corrected trapezoid for steps h and 2h (its error starts at h^4).
-_ROMBERG = (16.0 / 15.0, -1.0 / 15.0)
+#: The reference's grid, compiled (one definition of where the grid lies and how fine it is).
+_plan = njit(cache=True)(reference.grid_plan)
+_W1, _W2, _W3, _W4, _W5 = CORRECTION
+#: Half-width of the correction stencil (the work arrays carry this much zero padding each side).
+_PAD = len(CORRECTION)
+#: Below this a density's value is flushed to zero (its recurrence would continue in subnormals).
+_TINY = 1e-300
 
 
 @njit(cache=True)
-def _gregory(v: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
-    """Cumulative corrected trapezoid in units of h/24: ``13 (S_j + S_{j-1}) - (S_{j+1} + S_{j-2})``."""
-    g = len(v)
-    s[0] = 0.0
-    s[1] = 0.0
+def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
+    """Euler-Maclaurin corrected cumulative integral of ``v[_PAD : _PAD + g]`` (zero padded) into
+    ``out[:g]``; returns its last value (the total, by which the reference divides the message).
+
+    The corrections first, in a loop without a carried dependency (so that it vectorises), then
+    the running sum two points at a time (which halves its chain of dependent additions).
+    """
+    for j in range(g):
+        c = j + _PAD
+        out[j] = (
+            0.5 * v[c]
+            + _W1 * (v[c + 1] - v[c - 1])
+            + _W2 * (v[c + 2] - v[c - 2])
+            + _W3 * (v[c + 3] - v[c - 3])
+            + _W4 * (v[c + 4] - v[c - 4])
+            + _W5 * (v[c + 5] - v[c - 5])
+        )
+    total = 0.0
+    j = 0
+    while j + 1 < g:
+        first = total + v[j + _PAD]
+        total += v[j + _PAD] + v[j + 1 + _PAD]
+        out[j] = step * (first - out[j])
+        out[j + 1] = step * (total - out[j + 1])
+        j += 2
+    if j < g:
+        total += v[j + _PAD]
+        out[j] = step * (total - out[j])
+    return out[g - 1]
+
+
+@njit(cache=True)
+def _integrate_right(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
+    """The same integral from the right (the transpose of :func:`_integrate`); returns its first value."""
+    for j in range(g):
+        c = j + _PAD
+        out[j] = (
+            0.5 * v[c]
+            - _W1 * (v[c + 1] - v[c - 1])
+            - _W2 * (v[c + 2] - v[c - 2])
+            - _W3 * (v[c + 3] - v[c - 3])
+            - _W4 * (v[c + 4] - v[c - 4])
+            - _W5 * (v[c + 5] - v[c - 5])
+        )
+    total = 0.0
+    j = g - 1
+    while j > 0:
+        first = total + v[j + _PAD]
+        total += v[j + _PAD] + v[j - 1 + _PAD]
+        out[j] = step * (first - out[j])
+        out[j - 1] = step * (total - out[j - 1])
+        j -= 2
+    if j == 0:
+        total += v[_PAD]
+        out[0] = step * (total - out[0])
+    return out[0]
+
+
+@njit(cache=True)
+def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> float:
+    """``phi(lo + step j - rating)`` over its largest value on the grid, into ``row``; returns that value's log."""
+    peak = int(round((rating - lo) / step))
+    peak = min(max(peak, 0), g - 1)
+    z = lo + step * peak - rating
+    row[peak] = 1.0
+    shrink = math.exp(-step * step)
+    ratio = math.exp(-z * step - 0.5 * step * step)  # row[j + 1] / row[j] at j = peak
+    value = 1.0
+    j = peak + 1
+    while j < g:
+        value *= ratio
+        ratio *= shrink
+        if value < _TINY:
+            break
+        row[j] = value
+        j += 1
+    while j < g:
+        row[j] = 0.0
+        j += 1
+    ratio = math.exp(z * step - 0.5 * step * step)  # row[j - 1] / row[j] at j = peak
+    value = 1.0
+    j = peak - 1
+    while j >= 0:
+        value *= ratio
+        ratio *= shrink
+        if value < _TINY:
+            break
+        row[j] = value
+        j -= 1
+    while j >= 0:
+        row[j] = 0.0
+        j -= 1
+    return -0.5 * z * z - LOG_SQRT_2PI
+
+
+@njit(cache=True)
+def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarray, g: int) -> tuple[float, float]:
+    """``sum_j t_j b_j`` and ``sum_j t_j u_j b'_j`` (``t`` padded), four partial
+    sums each (independent chains of additions instead of one)."""
+    s0 = s1 = s2 = s3 = 0.0
+    c0 = c1 = c2 = c3 = 0.0
+    j = 0
+    while j + 3 < g:
+        s0 += t[j + _PAD] * back[j]
+        s1 += t[j + 1 + _PAD] * back[j + 1]
+        s2 += t[j + 2 + _PAD] * back[j + 2]
+        s3 += t[j + 3 + _PAD] * back[j + 3]
+        c0 += t[j + _PAD] * above[j] * u[j]
+        c1 += t[j + 1 + _PAD] * above[j + 1] * u[j + 1]
+        c2 += t[j + 2 + _PAD] * above[j + 2] * u[j + 2]
+        c3 += t[j + 3 + _PAD] * above[j + 3] * u[j + 3]
+        j += 4
+    while j < g:
+        s0 += t[j + _PAD] * back[j]
+        c0 += t[j + _PAD] * above[j] * u[j]
+        j += 1
+    return (s0 + s1) + (s2 + s3), (c0 + c1) + (c2 + c3)
+
+
+@njit(cache=True)
+def _share(total: float, log_scale: float) -> float:
+    if total == 0.0:
+        return 0.0
+    return math.copysign(math.exp(math.log(abs(total)) + log_scale), total)
+
+
+@njit(cache=True)
+def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray) -> bool:
+    """Add ``weight`` times the gradient of one order's log-likelihood to ``out``; False if it needs logarithms.
+
+    Rows are kept as in the reference, except that a message is divided by its largest magnitude
+    when it is next multiplied rather than in a pass of its own.
+    """
+    lo, step, g, scaled = _plan(r, chain, bottom)
+    if not scaled:
+        return False
+    m = len(chain)
+    nb = len(bottom)
+    wide = g + 2 * _PAD
+    # One allocation for every row (carved into views below).
+    buffer = np.empty(3 * m * wide + (nb + 2) * wide + 3 * m + nb)
+    rows = buffer[: 3 * m * wide].reshape(3 * m, wide)  # rows of ``wide``, of which the first g are used
+    u = rows[:m]
+    t = rows[m : 2 * m]  # t_k = f_{k-1} u_k, zero padded for the integration's stencil (from _PAD)
+    back = rows[2 * m :]
+    t[:, :_PAD] = 0.0
+    t[:, _PAD + g :] = 0.0
+    rest = buffer[3 * m * wide :]
+    f = rest[:g]
+    work = rest[wide : 2 * wide]
+    work[:_PAD] = 0.0
+    work[_PAD + g :] = 0.0
+    sides = rest[2 * wide : (2 + nb) * wide].reshape(nb, wide)
+    scales = rest[(2 + nb) * wide :]
+    u_scale = scales[:m]
+    t_scale = scales[m : 2 * m]
+    b_scale = scales[2 * m : 3 * m]
+    side_scale = scales[3 * m :]
+    for k in range(m):
+        u_scale[k] = _density(r[chain[k]], lo, step, g, u[k])
+    if nb == 1:
+        density_scale = _density(r[bottom[0]], lo, step, g, sides[0])
+        side_scale[0] = density_scale
+        for j in range(g):
+            t[0, j + _PAD] = sides[0, j]  # borrowed as the integration's input
+        top = _integrate(t[0], g, step, f)
+        start = log_ndtr(lo - r[bottom[0]])
+        f_scale = max(density_scale + math.log(top), start)
+        a = math.exp(density_scale - f_scale)
+        c = math.exp(start - f_scale)
+        for j in range(g):
+            t[0, j + _PAD] = (f[j] * a + c) * u[0, j]
+    else:
+        log_cdf = np.zeros((nb, g))
+        for j in range(g):
+            total = 0.0
+            for d in range(nb):
+                log_cdf[d, j] = log_ndtr(lo + step * j - r[bottom[d]])
+                total += log_cdf[d, j]
+            f[j] = total
+        f_scale = f.max()
+        for j in range(g):
+            f0 = math.exp(f[j] - f_scale)
+            t[0, j + _PAD] = f0 * u[0, j]
+            for d in range(nb):
+                z = lo + step * j - r[bottom[d]]
+                sides[d, j] = math.exp(-0.5 * z * z - LOG_SQRT_2PI - log_cdf[d, j]) * f0
+        for d in range(nb):
+            side_scale[d] = f_scale
+    t_scale[0] = f_scale + u_scale[0]
+    for k in range(1, m):  # forward: f_{k-1} = integral of t_{k-1}, then t_k = f_{k-1} u_k
+        top = _integrate(t[k - 1], g, step, f)
+        inverse = 1.0 / top
+        for j in range(g):
+            t[k, j + _PAD] = f[j] * inverse * u[k, j]
+        t_scale[k] = t_scale[k - 1] + math.log(top) + u_scale[k]
     total = 0.0
     for j in range(g):
-        total += v[j]
-        s[j + 2] = total
-    s[g + 2] = s[g + 1]
-    for j in range(g):
-        out[j] = -s[j] + 13.0 * s[j + 1] + 13.0 * s[j + 2] - s[j + 3]
-
-
-@njit(cache=True)
-def _pdf(z: float) -> float:
-    return math.exp((z * z) * -0.5 - LOG_SQRT_2PI)
-
-
-@njit(cache=True)
-def _level(r: np.ndarray, fin: np.ndarray, dnf: np.ndarray, x: np.ndarray, weight: float, out: np.ndarray) -> None:
-    """Add ``weight`` times the exact gradient of the discretised log-likelihood on the grid ``x``."""
-    g = len(x)
-    censored = len(fin) < len(r)
-    chain = fin if censored else fin[1:]
-    m = len(chain)
-    log_a0 = np.zeros(g)
-    for j in range(g):
-        if censored:
-            for d in range(len(r)):
-                if dnf[d]:
-                    log_a0[j] += log_ndtr(x[j] - r[d])
-        else:
-            log_a0[j] = log_ndtr(x[j] - r[fin[0]])
-    u = np.empty((m, g))
-    for i in range(m):
+        total += t[m - 1, j + _PAD]
+    log_lik = t_scale[m - 1] + math.log(step * total)
+    # Backward: b_{k-1} = integral from the right of u_k b_k.
+    back[m - 1, :g] = 1.0
+    b_scale[m - 1] = 0.0
+    top = 1.0
+    for k in range(m - 1, 0, -1):
+        inverse = 1.0 / top
         for j in range(g):
-            u[i, j] = _pdf(x[j] - r[chain[i]])
-    top = log_a0.max()
-    forward = np.empty((m, g))
-    backward = np.empty((m, g))  # in reversed grid order, stage by stage from the top
-    for j in range(g):
-        forward[0, j] = math.exp(log_a0[j] - top)
-        backward[0, j] = 1.0
-    product = np.empty(g)
-    running = np.empty(g + 3)
-    a = np.empty(g)
-    for k in range(1, m):
+            work[j + _PAD] = u[k, j] * back[k, j] * inverse
+        b_scale[k - 1] = b_scale[k] + math.log(top) + u_scale[k]
+        top = _integrate_right(work, g, step, back[k - 1])
+    # The stages' likelihoods agree (else mass was lost to underflow); neighbours' coincidences.
+    for k in range(m - 1):
+        stage, total = _stage_sums(t[k], back[k], back[k + 1], u[k + 1], g)
+        stage *= step
+        if not (stage > 0.0 and abs(math.log(stage) + t_scale[k] + b_scale[k] - log_lik) <= CONSISTENCY):
+            return False
+        if not (step * total >= SMALLEST_SUM or total == 0.0):
+            return False
+        c = _share(step * total, t_scale[k] + u_scale[k + 1] + b_scale[k + 1] - log_lik)
+        out[chain[k]] -= weight * c
+        out[chain[k + 1]] += weight * c
+    for d in range(nb):  # a bottom player and chain[0]
+        total = 0.0
         for j in range(g):
-            product[j] = forward[k - 1, j] * u[k - 1, j]
-        _gregory(product, running, a)
-        for j in range(g):
-            forward[k, j] = a[j] / a[g - 1]
-        for j in range(g):
-            product[j] = backward[k - 1, j] * u[m - k, g - 1 - j]
-        _gregory(product, running, a)
-        for j in range(g):
-            backward[k, j] = a[j] / a[g - 1]
-    for i in range(m):
-        mass = 0.0
-        first = 0.0
-        for j in range(g):
-            post = forward[i, j] * backward[m - 1 - i, g - 1 - j] * u[i, j]
-            mass += post
-            first += post * x[j]
-        out[chain[i]] += weight * (first / mass - r[chain[i]])
-        if i == 0:  # the bottom: every DNF, or the last finisher
-            for b in range(len(r)):
-                if (censored and dnf[b]) or (not censored and b == fin[0]):
-                    total = 0.0
-                    for j in range(g):
-                        z = x[j] - r[b]
-                        post = forward[0, j] * backward[m - 1, g - 1 - j] * u[0, j]
-                        total += math.exp((z * z) * -0.5 - LOG_SQRT_2PI - log_ndtr(z)) * post
-                    out[b] -= weight * total / mass
+            total += sides[d, j] * u[0, j] * back[0, j]
+        if not (step * total >= SMALLEST_SUM or total == 0.0):
+            return False
+        c = _share(step * total, side_scale[d] + u_scale[0] + b_scale[0] - log_lik)
+        out[bottom[d]] -= weight * c
+        out[chain[0]] += weight * c
+    return True
 
 
 @njit(cache=True)
@@ -137,6 +296,14 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
 
 
 @njit(cache=True)
+def _event_order(order: np.ndarray, dnf_players: np.ndarray, weight: float, r: np.ndarray, out: np.ndarray) -> bool:
+    """One worst-first finisher order: the DNFs are the bottom, else the last finisher."""
+    if len(dnf_players) > 0:
+        return _order(r, order, dnf_players, weight, out)
+    return _order(r, order[1:], order[:1], weight, out)
+
+
+@njit(cache=True)
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
     out[:] = 0.0
@@ -147,10 +314,13 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
     if not spread <= MAX_SPREAD:  # diverging ratings (also NaN): the per-game replay reports it
         out[:] = math.nan
         return True
-    if spread > SCALED_SPREAD:
-        return False
     n = len(r)
-    step = max(min(STEP, STAGE_STEP / max(n - 1, 1)), (spread + 2 * EXTENT) * n * LEVELS / MAX_POINTS)
+    failed = np.empty(n - len(fin), dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if dnf[i]:
+            failed[k] = i
+            k += 1
     # Tied groups (start positions in fin) and the number of orderings to average over.
     starts = np.empty(len(fin) + 1, dtype=np.int64)
     groups = 0
@@ -166,8 +336,10 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
             orderings *= size  # a group of size m has m! orderings
     starts[groups] = len(fin)
     if orderings > 1:
-        grid = (spread + 2 * EXTENT) / step
-        if orderings > int(min(max(ROW_BUDGET / (n * grid), 2.0), MAX_ROWS)):
+        chain = fin if len(failed) > 0 else fin[1:]
+        bottom = failed if len(failed) > 0 else fin[:1]
+        points = _plan(r, chain, bottom)[2]
+        if orderings > int(min(max(ROW_BUDGET / (n * points), 2.0), MAX_ROWS)):
             return False
     elif n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
         d = (r[fin[1]] - r[fin[0]]) / SQRT2
@@ -175,21 +347,15 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         out[fin[1]] = gain
         out[fin[0]] = -gain
         return True
-    lo = r.min() - EXTENT
-    span = r.max() + EXTENT - lo
-    cells = int(math.ceil(span / (step * 2))) * 2
     order = fin.copy()
-    for level in range(LEVELS):
-        x = np.empty((cells >> level) + 1)
-        for j in range(len(x)):
-            x[j] = lo + step * (j << level)
-        while True:  # every ordering of every tied group, odometer-wise (each group starts in index order)
-            _level(r, order, dnf, x, _ROMBERG[level] / orderings, out)
-            k = groups - 1
-            while k >= 0 and not _next_permutation(order, starts[k], starts[k + 1]):
-                k -= 1
-            if k < 0:
-                break
+    while True:  # every ordering of every tied group, odometer-wise (each group starts in index order)
+        if not _event_order(order, failed, 1.0 / orderings, r, out):
+            return False
+        k = groups - 1
+        while k >= 0 and not _next_permutation(order, starts[k], starts[k + 1]):
+            k -= 1
+        if k < 0:
+            break
     if orderings > 1:
         _equalise_ties(r, order, starts[: groups + 1], out)
     return True
