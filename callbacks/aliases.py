@@ -14,7 +14,7 @@ from callbacks.runs import DataError, load_source
 from layouts.aliases import alias_list, suspects_warning
 from layouts.ids import Aliases, AliasType, Data
 from ratings.aliases import Suspect, likely_duplicates
-from ratings.history import clean_name
+from ratings.io.names import clean_name
 from sources.views import View, fetch_aliases, keep_aliases, view_of, with_view
 
 __all__ = ["Declared", "declare", "remove", "suspects_of"]

@@ -24,8 +24,8 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ratings.history import Game, GameHistory, clean_name
-from ratings.io.names import name_key
+from ratings.history import Game, GameHistory
+from ratings.io.names import clean_name, name_key
 
 __all__ = [
     "MIN_LENGTH",

@@ -433,7 +433,8 @@ def test_a_clicked_trajectory_point_explains_that_players_change(page, app_url):
     # the fourth marker of the second drawn line: that player, in that game
     name, game = page.evaluate(
         """() => { const t = document.querySelector('#standings-trajectories .js-plotly-plot')._fullData[1];
-                   return [t.name, t.customdata[3]]; }"""
+                   const c = t.customdata[3];  // [game index, place, field size] (or the index alone)
+                   return [t.name, Array.isArray(c) ? c[0] : c]; }"""
     )
     click_trajectory_point(page, 1, 3)
     page.wait_for_function(
