@@ -27,6 +27,7 @@ FEATURES = (
     "games",
     "player",
     "compare",
+    "aliases",
 )
 
 

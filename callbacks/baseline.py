@@ -12,6 +12,7 @@ from ratings import get_system
 from sources.histories import MissingHistory, fetch_json, keep_json
 from sources.model import parse_source
 from sources.store import StoreError
+from sources.views import view_of, with_view
 
 __all__ = ["baseline_label", "from_view", "pin", "status", "view_id"]
 
@@ -66,7 +67,8 @@ def _checked(pinned: Any) -> dict[str, Any] | None:
     if settings is None or not isinstance(pinned, dict):
         return None
     try:
-        source = parse_source(pinned.get("source")).to_json()
+        raw = pinned.get("source")
+        source = with_view(parse_source(raw).to_json(), view_of(raw))  # the view (aliases, season) pinned too
     except DataError:
         return None
     system, params = settings

@@ -12,10 +12,14 @@ from dash.exceptions import PreventUpdate
 from callbacks.runs import DataError, Loaded, describe_source, load_source, read_upload
 from callbacks.url import default_source
 from figures import counted, date_range_text
-from layouts.ids import Data, Page
+from layouts.ids import Data, DateRange, Page
+from ratings.io.cells import Cell
+from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
+from ratings.seasons import Season, SeasonError
 from sources.model import Sample, Sheet, parse_source
+from sources.views import View, view_of, with_view
 
-__all__ = ["Choice", "choose_source", "summary_text"]
+__all__ = ["Choice", "choose_source", "season_boxes", "season_from", "set_season", "summary_text"]
 
 
 @dataclass
@@ -44,6 +48,22 @@ def _try(source: dict[str, Any], previous: dict[str, Any] | None, *, force: bool
     except DataError as exc:
         return _failed(f"Could not read {describe_source(source)}:", exc.messages, previous)
     return Choice(source, summary_text(loaded), warnings=list(loaded.warnings))
+
+
+def _try_in_view(source: dict[str, Any], previous: dict[str, Any] | None, *, force: bool = False) -> Choice:
+    """:func:`_try` on newly chosen data seen through the view in use (its aliases and season), so a change of
+    data keeps them; a season that selects none of the new data's games is dropped, with a note saying so."""
+    try:
+        view = view_of(previous)
+    except DataError:
+        view = View()
+    choice = _try(with_view(source, view), previous, force=force)
+    if choice.source is None and not view.season.whole:
+        fallback = _try(with_view(source, View(view.aliases)), previous, force=force)
+        if fallback.source is not None:
+            fallback.warnings.insert(0, f"The season ({view.season}) holds none of these games: showing all games.")
+            return fallback
+    return choice
 
 
 def _failed(head: str, messages: list[str], previous: dict[str, Any] | None) -> Choice:
@@ -78,16 +98,17 @@ def choose_source(
             source, warnings = read_upload(upload, name)
         except DataError as exc:
             return _failed(f"Could not read {name}:", exc.messages, previous)
-        choice = _try(source, previous)
+        choice = _try_in_view(source, previous)
         choice.warnings = warnings + [w for w in choice.warnings if w not in warnings]
         return choice
     if trigger == Data.SAMPLE and sample:
-        return _try({"kind": "sample", "name": sample}, previous)
+        return _try_in_view({"kind": "sample", "name": sample}, previous)
     if trigger in (Data.SHEET_LOAD, Data.SHEET_URL, Data.SHEET_REFRESH):
         url = (sheet_url or "").strip()
         if not url:
             return _failed("Enter the address of a Google Sheet first.", [], previous)
-        return _try({"kind": "sheet", "url": url, "worksheet": None}, previous, force=trigger == Data.SHEET_REFRESH)
+        sheet = {"kind": "sheet", "url": url, "worksheet": None}
+        return _try_in_view(sheet, previous, force=trigger == Data.SHEET_REFRESH)
     # the page opened (or its address changed): the address's source, else the default
     wanted = url_source or default_source()
     choice = _try(wanted, previous)
@@ -205,3 +226,90 @@ def on_data(
 )
 def on_source_shown(source: dict[str, Any] | None) -> tuple[Any, Any]:
     return sample_shown(source)
+
+
+# ---------------------------------------------------------------- the season (date range, last N games)
+def season_from(start: Any, end: Any, last: Any) -> Season:
+    """The season the Season card's boxes ask for; :class:`DataError` saying which box is wrong.
+
+    Dates are read by the file readers' own rule (2024-03-31, 31/03/2024, 31 March 2024, ...).
+    """
+    cells: dict[int, Cell] = {
+        i: str(v).strip()[:40] for i, v in enumerate((start, end)) if isinstance(v, str) and v.strip()
+    }
+    read = parse_date_cells(cells, "date", None)
+    problems = [f"{('From', 'To')[row]}: {p.message}" for row, p in read.row_problems.items()]
+    problems += [p.message for p in read.column_problems]
+    count: int | None = None
+    if last not in (None, ""):
+        if isinstance(last, bool) or not isinstance(last, (int, float)) or not float(last).is_integer():
+            problems.append("Last N games: enter a whole number")
+        else:
+            count = int(last)
+    if problems:
+        raise DataError(problems)
+    try:
+        return Season(read.dates.get(0), read.dates.get(1), count)
+    except SeasonError as exc:
+        raise DataError([str(exc)]) from None
+
+
+def set_season(source: Any, season: Season) -> tuple[dict[str, Any] | None, str]:
+    """The source seen through ``season`` (its aliases kept) and what to say; ``None`` when it selects nothing."""
+    if not isinstance(source, dict):
+        return None, "No data is in use yet."
+    try:
+        updated = with_view(source, View(view_of(source).aliases, season))
+        load_source(updated)
+    except DataError as exc:
+        return None, " ".join(exc.messages)
+    return updated, ""
+
+
+def season_boxes(source: Any) -> tuple[str, str, int | str]:
+    """The Season card's boxes for the view in use (from, to, last N; an empty box is "")."""
+    try:
+        season = view_of(source).season
+    except DataError:
+        return "", "", ""
+    text = lambda d: d.isoformat() if d is not None else ""  # noqa: E731
+    return text(season.start), text(season.end), season.last if season.last is not None else ""
+
+
+# Season card's Apply / Whole history -> data source (seen through the season), message, the summary line
+@callback(
+    Output(Data.SOURCE, "data", allow_duplicate=True),
+    Output(DateRange.MESSAGE, "children"),
+    Output(Data.SUMMARY, "children", allow_duplicate=True),
+    Input(DateRange.APPLY, "n_clicks"),
+    Input(DateRange.CLEAR, "n_clicks"),
+    State(DateRange.FROM, "value"),
+    State(DateRange.TO, "value"),
+    State(DateRange.LAST, "value"),
+    State(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
+def on_season(_apply: Any, _clear: Any, start: Any, end: Any, last: Any, source: Any) -> tuple[Any, Any, Any]:
+    try:
+        season = Season() if ctx.triggered_id == DateRange.CLEAR else season_from(start, end, last)
+    except DataError as exc:
+        return no_update, _season_alert(exc.messages), no_update
+    updated, problem = set_season(source, season)
+    if updated is None:
+        return no_update, _season_alert([problem]), no_update
+    return updated, [], summary_text(load_source(updated))
+
+
+def _season_alert(lines: list[str]) -> list[Any]:
+    return [dbc.Alert(" ".join(lines), color="danger", className="small py-1 mb-1", dismissable=True)]
+
+
+# data source (any feature, the address) -> the Season card's boxes show its season
+@callback(
+    Output(DateRange.FROM, "value"),
+    Output(DateRange.TO, "value"),
+    Output(DateRange.LAST, "value"),
+    Input(Data.SOURCE, "data"),
+)
+def on_season_shown(source: Any) -> tuple[str, str, int | str]:
+    return season_boxes(source)

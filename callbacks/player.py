@@ -13,14 +13,14 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run
-from callbacks.standings import scale_of
-from layouts.ids import Data, Page, Params, PlayerPage, Standings, Tab
+from callbacks.standings import game_choice, scale_of
+from layouts.ids import Data, GameExplain, Page, Params, PlayerPage, Standings, Tab
 from layouts.player import explanation_view, record_list
 from ratings import RatingRun
 from ratings.explain import explain
 from ratings.stats import head_to_head, player_games, player_stats
 
-__all__ = ["explain_view", "game_pick", "player_pick", "player_view"]
+__all__ = ["explain_view", "game_pick", "game_players", "player_pick", "player_view"]
 
 
 def player_pick(run: RatingRun, chosen: Any) -> tuple[list[dict[str, str]], str | None]:
@@ -142,3 +142,74 @@ def on_explain(source, current, player, game, offset, factor, tab):
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
     return explain_view(run, player, game, scale_of(run, offset, factor))
+
+
+# ---------------------------------------------------------------- Standings: why did a rating change in one game?
+def game_players(
+    run: RatingRun, game: Any, chosen: Any, click: Any = None, scale: figures.Scale | None = None
+) -> tuple[list[dict[str, str]], str | None]:
+    """The participants of ``game`` in finishing order and the one to explain: the clicked trajectory point's
+    player (the participant whose rating after that game is the point's height), else the previous choice when they
+    played, else the winner."""
+    history = run.history
+    if not isinstance(game, int) or isinstance(game, bool) or not 0 <= game < history.n_games:
+        return [], None
+    cut = history.game_slice(game)
+    order = sorted(range(cut.start, cut.stop), key=lambda i: (int(history.flat_position[i]), i))
+    names = [history.players[int(history.flat_player[i])] for i in order]
+    options = [
+        {"label": f"{'DNF' if history.flat_dnf[i] else int(history.flat_position[i])}. {name}", "value": name}
+        for i, name in zip(order, names, strict=True)
+    ]
+    points = click.get("points") if isinstance(click, dict) else None
+    if scale is not None and isinstance(points, list) and points and isinstance(points[0], dict):
+        y = points[0].get("y")
+        if isinstance(y, (int, float)) and not isinstance(y, bool):
+            shown = [float(scale.value(run.after[i])) for i in order]
+            return options, names[min(range(len(names)), key=lambda k: abs(shown[k] - float(y)))]
+    if isinstance(chosen, str) and chosen in names:
+        return options, chosen
+    return options, names[0] if names else None
+
+
+# chosen game (a picked game or a clicked trajectory point) -> whom to explain: the clicked line's player
+@callback(
+    Output(GameExplain.PLAYER, "options"),
+    Output(GameExplain.PLAYER, "value"),
+    Input(Standings.GAME, "value"),
+    Input(Standings.TRAJECTORIES, "clickData"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    State(GameExplain.PLAYER, "value"),
+    State(Standings.SCALE_OFFSET, "value"),
+    State(Standings.SCALE_FACTOR, "value"),
+)
+def on_game_players(game, click, source, current, chosen, offset, factor):
+    run = current_run(source, current)
+    # The click also moves the game picker, so both may arrive together: the click decides the player.
+    clicked = any(str(t.get("prop_id", "")).startswith(f"{Standings.TRAJECTORIES}.") for t in ctx.triggered)
+    if clicked:
+        game = clicked_game(run, click, game)
+    return game_players(run, game, chosen, click if clicked else None, scale_of(run, offset, factor))
+
+
+# source, settings, chosen game and player, scale -> that player's change in that game, term by term
+@callback(
+    Output(GameExplain.VIEW, "children"),
+    Input(Data.SOURCE, "data"),
+    Input(Params.SETTINGS, "data"),
+    Input(Standings.GAME, "value"),
+    Input(GameExplain.PLAYER, "value"),
+    Input(Standings.SCALE_OFFSET, "value"),
+    Input(Standings.SCALE_FACTOR, "value"),
+)
+def on_game_explain(source, current, game, player, offset, factor):
+    run = current_run(source, current)
+    if isinstance(player, str) and player not in [o["value"] for o in game_players(run, game, None)[0]]:
+        raise PreventUpdate  # the player picker is catching up with another game
+    return explain_view(run, player, game, scale_of(run, offset, factor))
+
+
+def clicked_game(run: RatingRun, click: Any, game: Any) -> int:
+    """The game a trajectory click points at (the Standings rule, :func:`callbacks.standings.game_choice`)."""
+    return game_choice(run, game, click, True)

@@ -13,8 +13,9 @@ from dash.exceptions import PreventUpdate
 
 from ratings import ComputationError, GameHistory, ParameterError, RatingRun
 from sources.model import DataError, Edited, Loaded, Sheet, keep_history, parse_source
-from sources.runs import jsonable, parse_params, run_for, settings_of, typed_params
+from sources.runs import jsonable, load_raw, parse_params, run_for, settings_of, typed_params
 from sources.runs import load as load_source
+from sources.views import view_of, with_view
 
 __all__ = [
     "DataError",
@@ -50,7 +51,8 @@ def edited_source(history: GameHistory, base: Any) -> dict[str, Any]:
         parsed = parse_source(base)
     except DataError:
         parsed = None
-    return Edited.of(keep_history(history), parsed).to_json()
+    edited = Edited.of(keep_history(history), parsed).to_json()
+    return with_view(edited, view_of(base)) if isinstance(base, dict) else edited
 
 
 def describe_source(source: Any) -> str:
@@ -67,8 +69,9 @@ def open_sheet(url: str, worksheet: str | None = None) -> Any:
 
 
 def history_for(source: Any) -> GameHistory:
-    """The game history of ``source``."""
-    return load_source(source).history
+    """The game history of ``source`` as read, without the aliases and season of its view (what the edit grid
+    edits, the download holds and the record form names)."""
+    return load_raw(source).history
 
 
 def records_of(history: GameHistory) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 ``?sample=poker&system=multielo&k=24&base=1.5`` (or ``sheet=<url>&worksheet=<name>``, or ``data=<content id>&file=
 <name>`` for an uploaded history kept on the server, ``data=<content id>&edited=1&from_sample=poker`` for an edit
-of a sample); only parameters that differ from the defaults are written.  A content id is unguessable without the
+of a sample; ``aliases=<id>&from=<date>&to=<date>&last=<n>`` for the view, see ``sources.views``); only parameters
+that differ from the defaults are written.  A content id is unguessable without the
 content (``sources.histories``), so the link shares the data exactly with whoever is given it.
 """
 
@@ -19,6 +20,7 @@ from callbacks.runs import parse_params
 from layouts.ids import Baseline, Data, Page, Params, Standings
 from ratings import SYSTEM_NAMES, get_system
 from sources.model import DataError, Sample, Sheet, parse_source, source_from_query
+from sources.views import View, view_of
 
 __all__ = ["RESERVED", "build_query", "default_source", "link_params", "parse_query"]
 
@@ -42,6 +44,10 @@ RESERVED = (
     "min",
     "x",
     "pin",
+    "aliases",
+    "from",
+    "to",
+    "last",
 )
 
 
@@ -67,7 +73,7 @@ def _text(value: Any) -> str:
 
 def _source_pairs(source: Any) -> list[tuple[str, str]]:
     try:
-        return parse_source(source).query()
+        return parse_source(source).query() + view_of(source).query()  # the view: aliases' id, season
     except DataError:
         return []
 
@@ -111,6 +117,9 @@ def parse_query(search: str | None) -> dict[str, Any]:
     """
     pairs = dict(parse_qsl((search or "").lstrip("?"), keep_blank_values=True))
     source = source_from_query(pairs)
+    view = View.from_query(pairs)
+    if source is not None and view is not None:
+        source["view"] = view
     system = pairs.get("system")
     if system not in SYSTEM_NAMES:
         system = None

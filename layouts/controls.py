@@ -9,7 +9,8 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from layouts.ids import Baseline, Data, Page, Params, ParamType, Standings
+from layouts.aliases import aliases_controls
+from layouts.ids import Baseline, Data, DateRange, Page, Params, ParamType, Standings
 from layouts.labels import labelled
 from ratings import SYSTEM_NAMES, ParamSpec, get_system
 from ratings.io import MAX_BYTES
@@ -310,9 +311,56 @@ def share_card() -> dbc.Card:
     )
 
 
+# ---------------------------------------------------------------- season (date range) and aliases: helper "pages"
+def season_card() -> dbc.Card:
+    """Rate and show only a season: games from/to a date (the readers' date forms), or the last N games."""
+    return _card(
+        "Season",
+        dbc.Row(
+            [
+                dbc.Col(
+                    [
+                        dbc.Label("From", html_for=DateRange.FROM, className="small mb-0"),
+                        dbc.Input(id=DateRange.FROM, size="sm", placeholder="first day", autocomplete="off"),
+                    ]
+                ),
+                dbc.Col(
+                    [
+                        dbc.Label("To", html_for=DateRange.TO, className="small mb-0"),
+                        dbc.Input(id=DateRange.TO, size="sm", placeholder="last day", autocomplete="off"),
+                    ]
+                ),
+            ],
+            className="g-2 mb-1",
+        ),
+        dbc.Label("or only the last N games", html_for=DateRange.LAST, className="small mb-0"),
+        dbc.Input(id=DateRange.LAST, type="number", min=1, step=1, size="sm", className="mb-1"),
+        html.Div(
+            [
+                dbc.Button("Apply", id=DateRange.APPLY, size="sm", color="primary", className="me-2"),
+                dbc.Button("Whole history", id=DateRange.CLEAR, size="sm", color="outline-secondary"),
+            ],
+            className="mb-1",
+        ),
+        html.Div(id=DateRange.MESSAGE),
+        html.Div(
+            "Ratings start afresh at the season's first game; the line above the tabs says what is shown.",
+            className="small text-muted",
+        ),
+    )
+
+
 def controls_column(samples: Sequence[str], sample: str | None, system: str) -> html.Div:
     """Every control card, top to bottom."""
     return html.Div(
-        [data_card(samples, sample), system_card(system), display_card(), baseline_card(), share_card()],
+        [
+            data_card(samples, sample),
+            system_card(system),
+            display_card(),
+            season_card(),
+            _card("Aliases", *aliases_controls()),
+            baseline_card(),
+            share_card(),
+        ],
         className="controls",
     )

@@ -223,3 +223,41 @@ class Compare(StrEnum):
     GRID = "compare-grid"
     CSV_BUTTON = "compare-csv-button"
     CSV = "compare-csv"
+
+
+class Aliases(StrEnum):
+    """Likely duplicate names (a warning under the data summary) and the group's aliases (merge two names)."""
+
+    SUSPECTS = "aliases-suspects"
+    PAIRS = "aliases-pairs"
+    ALIAS = "aliases-alias"
+    NAME = "aliases-name"
+    NAMES = "aliases-names"
+    MERGE = "aliases-merge"
+    LIST = "aliases-list"
+    MESSAGE = "aliases-message"
+
+
+class AliasType(StrEnum):
+    """``"type"`` values of the aliases' pattern-matching buttons (``"index"``: position in the shown list)."""
+
+    MERGE_SUSPECT = "aliases-merge-suspect"
+    REMOVE = "aliases-remove"
+
+
+class DateRange(StrEnum):
+    """The season: rate and show only games from/to a date, or the last N games."""
+
+    FROM = "range-from"
+    TO = "range-to"
+    LAST = "range-last"
+    APPLY = "range-apply"
+    CLEAR = "range-clear"
+    MESSAGE = "range-message"
+
+
+class GameExplain(StrEnum):
+    """Standings: why one player's rating changed in the one game shown (a click on a trajectory point picks both)."""
+
+    PLAYER = "game-explain-player"
+    VIEW = "game-explain-view"

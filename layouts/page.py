@@ -31,6 +31,7 @@ from layouts import fit as fit_layout
 from layouts import games as games_layout
 from layouts import player as player_layout
 from layouts import predict as predict_layout
+from layouts.aliases import suspects_box
 from layouts.controls import controls_column
 from layouts.ids import Baseline, Data, Page, Params, Tab
 
@@ -60,6 +61,7 @@ def layout() -> html.Div:
     """The whole page (built per page load, so nothing here is shared between users)."""
     config = settings.current()
     samples = sample_names()
+    tabs = [make() for make in TABS]
     sample = config.sample if config.sample in samples else (samples[0] if samples else None)
     header = dbc.Navbar(
         dbc.Container(
@@ -84,6 +86,7 @@ def layout() -> html.Div:
         [
             html.Div(id=Data.SUMMARY, className="small"),
             html.Div(id=Data.MESSAGES),
+            suspects_box(),
             dbc.Alert(id=Page.ERROR, color="danger", dismissable=True, is_open=False, className="small py-1 mb-1"),
             # values of the page address that were not used, and why (callbacks/params.py)
             dbc.Alert(
@@ -107,7 +110,7 @@ def layout() -> html.Div:
                     xl=3,
                 ),
                 dbc.Col(
-                    [status, dbc.Tabs([make() for make in TABS], id=Page.TABS, active_tab=Tab.STANDINGS)],
+                    [status, dbc.Tabs(tabs, id=Page.TABS, active_tab=Tab.STANDINGS)],
                     lg=8,
                     xl=9,
                 ),

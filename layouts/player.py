@@ -10,9 +10,10 @@ from dash import dcc, html
 
 from figures import graph_config
 from layouts.busy import busy
-from layouts.ids import PlayerPage, Tab
+from layouts.ids import GameExplain, PlayerPage, Tab
+from layouts.labels import labelled
 
-__all__ = ["explain_panel", "explanation_view", "head_to_head_grid", "record_list", "tab"]
+__all__ = ["explain_panel", "explanation_view", "game_explain_panel", "head_to_head_grid", "record_list", "tab"]
 
 
 def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
@@ -96,6 +97,22 @@ def explain_panel() -> html.Div:
             html.Label("game", htmlFor=PlayerPage.GAME, className="small mb-0"),
             dcc.Dropdown(id=PlayerPage.GAME, clearable=False, placeholder="pick a game", className="mb-2"),
             busy(html.Div(id=PlayerPage.EXPLAIN)),
+        ],
+        className="mb-3",
+    )
+
+
+def game_explain_panel() -> html.Div:
+    """Standings, under the one game: whose change to explain (a click on a trajectory point picks that player)."""
+    return html.Div(
+        [
+            html.H2("Why did the rating change?", className="h6 mt-2 mb-1"),
+            html.Div("player in this game", className="small mb-0"),
+            labelled(
+                "Player whose change is explained",
+                dcc.Dropdown(id=GameExplain.PLAYER, clearable=False, placeholder="pick a player", className="mb-2"),
+            ),
+            busy(html.Div(id=GameExplain.VIEW)),
         ],
         className="mb-3",
     )

@@ -1,4 +1,4 @@
-"""The "Standings" tab: leaderboard beside the trajectories, the chosen game below."""
+"""The "Standings" tab: leaderboard beside the trajectories, the chosen game below, and one change explained."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import dash_bootstrap_components as dbc
 from layouts.changes import game_panel
 from layouts.ids import Tab
 from layouts.leaderboard import leaderboard_panel
+from layouts.player import game_explain_panel
 from layouts.trajectories import trajectories_panel
 
 __all__ = ["tab"]
@@ -18,7 +19,7 @@ def tab() -> dbc.Tab:
         dbc.Row(
             [
                 dbc.Col(leaderboard_panel(), xxl=5, xs=12),
-                dbc.Col([trajectories_panel(), game_panel()], xxl=7, xs=12),
+                dbc.Col([trajectories_panel(), game_panel(), game_explain_panel()], xxl=7, xs=12),
             ],
             className="g-3 pt-2",
         ),

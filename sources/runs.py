@@ -28,12 +28,14 @@ import numpy as np
 from ratings import SYSTEM_NAMES, GameHistory, HistoryError, ParameterError, RatingRun, create, get_system
 from ratings.base import shared_prefix
 from ratings.params import coerce
+from sources import views
 from sources.model import LRU, DataError, Loaded, Source, Upload, keep_history, parse_source
 from sources.store import Store, StoreError, shared_store
 
 __all__ = [
     "jsonable",
     "load",
+    "load_raw",
     "parse_params",
     "read_upload",
     "run_for",
@@ -53,7 +55,14 @@ WAIT_SECONDS = 30.0
 
 
 def load(source: Any, *, force: bool = False) -> Loaded:
-    """The history of ``source`` (typed or its JSON form); :class:`DataError` when it cannot be read."""
+    """The history of ``source`` (typed or its JSON form) seen through the view it carries (aliases, season:
+    :mod:`sources.views`); :class:`DataError` when it cannot be read."""
+    view = views.view_of(source)
+    return views.apply(parse_source(source).load(force=force), view)
+
+
+def load_raw(source: Any, *, force: bool = False) -> Loaded:
+    """The history of ``source`` as read, without its view (what the edit grid edits)."""
     return parse_source(source).load(force=force)
 
 

@@ -230,3 +230,223 @@ def test_names_are_text_in_the_games_list_and_player_page(page, app_url, tmp_pat
     assert "<b>Zed</b>" in page.inner_text("#player-player") + page.inner_text("#player-head-to-head")
     assert page.locator("#player-trajectory b, #player-head-to-head b, #player-explain b").count() == 0
     assert page.console_errors == []
+
+
+# ---------------------------------------------------------------- aliases, seasons, phone navigation
+#: A second page opened on a shared link renders from scratch; on a loaded 2-core machine that took 15-19 s.
+SLOW = 60_000
+
+
+def open_slow(page, app_url: str, query: str = "") -> None:
+    """:func:`open_app` with the longer wait."""
+    page.goto(app_url + "/" + query)
+    page.wait_for_selector(".leaderboard .ag-row", timeout=SLOW)
+    page.wait_for_function("() => !document.querySelector('[data-dash-is-loading]')", timeout=SLOW)
+
+
+def _club_csv(tmp_path: Path) -> Path:
+    """Ann plays five nights; on the sixth the sheet says "Anne" (one game): a likely duplicate."""
+    rows = ["game,date,player,place"]
+    for night in range(1, 7):
+        first = "Anne" if night == 6 else "Ann"
+        order = [first, "Bob", "Cid"] if night % 2 else ["Bob", first, "Cid"]
+        rows += [f"{night},2024-0{night}-01,{p},{i + 1}" for i, p in enumerate(order)]
+    rows += ["7,2024-07-01,Ann,1", "7,2024-07-01,Cid,2"]
+    upload = tmp_path / "club.csv"
+    upload.write_text("\n".join(rows) + "\n")
+    return upload
+
+
+def board_games(page) -> dict[str, str]:
+    """Leaderboard player -> games, as the grid shows them (the player column is pinned: rows joined by index)."""
+    return page.evaluate(
+        """() => {
+            const cell = (col) => Object.fromEntries(Array.from(
+                document.querySelectorAll(`#standings-leaderboard .ag-row [col-id="${col}"]`))
+                .map(c => [c.closest('.ag-row').getAttribute('row-index'), c.innerText]));
+            const players = cell('player'), games = cell('games');
+            return Object.fromEntries(Object.keys(players).map(i => [players[i], games[i] || '']));
+        }"""
+    )
+
+
+def test_a_declared_alias_merges_players_and_the_link_and_a_reload_keep_it(page, app_url, tmp_path: Path, browser):
+    open_slow(page, app_url)
+    page.set_input_files("#data-upload input[type=file]", str(_club_csv(tmp_path)))
+    page.wait_for_function("() => document.querySelector('#data-summary').innerText.includes('7 games')")
+    page.wait_for_selector("#aliases-suspects .alert", timeout=SLOW)
+    settle(page)
+    warning = page.inner_text("#aliases-suspects")
+    assert "'Anne' (1 game) and 'Ann' (6 games): one letter apart" in warning, warning
+    assert "Anne" in board_games(page)
+    screenshot(page, "aliases-warning-desktop")
+
+    # a conflict is refused with the game named: Bob and Cid played together
+    page.fill("#aliases-alias", "Cid")
+    page.fill("#aliases-name", "Bob")
+    page.click("#aliases-merge")
+    page.wait_for_selector("#aliases-message .alert-danger", timeout=SLOW)
+    assert "game '1' (played 2024-01-01) has both 'Bob' and 'Cid'" in page.inner_text("#aliases-message")
+
+    page.click("#aliases-suspects button:has-text(\"merge 'Anne' into 'Ann'\")")
+    page.wait_for_function(
+        "() => !document.querySelector('#standings-leaderboard').innerText.includes('Anne')", timeout=SLOW
+    )
+    settle(page)
+    games = board_games(page)
+    assert set(games) == {"Ann", "Bob", "Cid"}
+    assert games["Ann"] == "7"
+    assert "'Anne' is 'Ann'" in page.inner_text("#aliases-list")
+    assert "1 alias declared" in page.inner_text("#data-summary")
+    assert page.inner_text("#aliases-suspects").strip() == ""
+    assert "aliases=" in page.url
+    screenshot(page, "aliases-merged-desktop")
+
+    page.reload()
+    page.wait_for_selector(".leaderboard .ag-row", timeout=SLOW)
+    settle(page)
+    assert board_games(page).get("Ann") == "7" and "Anne" not in board_games(page)
+
+    other = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
+    other.goto(page.url)
+    other.wait_for_selector(".leaderboard .ag-row", timeout=SLOW)
+    settle(other)
+    assert board_games(other).get("Ann") == "7" and "Anne" not in board_games(other)
+    assert "'Anne' is 'Ann'" in other.inner_text("#aliases-list")
+
+    # removing the alias brings Anne back
+    page.click("#aliases-list button:has-text('remove')")
+    page.wait_for_function(
+        "() => document.querySelector('#standings-leaderboard').innerText.includes('Anne')", timeout=SLOW
+    )
+    assert page.console_errors == []
+
+
+def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, browser):
+    open_slow(page, app_url)
+    page.fill("#range-from", "2024-01-01")
+    page.fill("#range-to", "30/06/2024")
+    page.click("#range-apply")
+    page.wait_for_function(
+        "() => document.querySelector('#data-summary').innerText.includes('games from 2024-01-01 to 2024-06-30')",
+        timeout=SLOW,
+    )
+    settle(page)
+    summary = page.inner_text("#data-summary")
+    assert summary.split(" games,")[0] + " of 150" in summary  # "N games, ..., games from ...: N of 150"
+    assert "from=2024-01-01" in page.url and "to=2024-06-30" in page.url
+    shown = int(summary.split(" games,")[0])
+    assert 0 < shown < 150
+    page.click("#page-tabs .nav-link:text-is('Games')")
+    page.wait_for_function(
+        f"() => document.querySelector('#games-count').innerText.startsWith('{shown} games')", timeout=SLOW
+    )
+    screenshot(page, "season-desktop")
+
+    # a range with no game: a clear message, and the season in use stays
+    page.fill("#range-from", "2030-01-01")
+    page.fill("#range-to", "")
+    page.click("#range-apply")
+    page.wait_for_selector("#range-message .alert-danger", timeout=SLOW)
+    assert "no game was played in the range (games from 2030-01-01)" in page.inner_text("#range-message")
+    assert f"{shown} of 150" in page.inner_text("#data-summary")
+
+    # the link keeps the season (the boxes show it), the last N games work, Whole history clears it
+    other = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
+    other.goto(page.url)
+    other.wait_for_selector(".leaderboard .ag-row", timeout=SLOW)
+    settle(other)
+    assert f"{shown} of 150" in other.inner_text("#data-summary")
+    assert other.input_value("#range-from") == "2024-01-01"
+    other.fill("#range-from", "")
+    other.fill("#range-to", "")
+    other.fill("#range-last", "20")
+    other.click("#range-apply")
+    other.wait_for_function(
+        "() => document.querySelector('#data-summary').innerText.includes('the last 20 games: 20 of 150')",
+        timeout=SLOW,
+    )
+    other.click("#range-clear")
+    other.wait_for_function(
+        "() => !document.querySelector('#data-summary').innerText.includes(' of 150')", timeout=SLOW
+    )
+    other.wait_for_function("() => document.querySelector('#range-last').value === ''", timeout=SLOW)
+    assert page.console_errors == []
+
+
+def tab_rows(page) -> list[int]:
+    """The distinct tops of the tab links (one value: one row)."""
+    return page.evaluate(
+        """() => [...new Set(Array.from(document.querySelectorAll('#page-tabs .nav-link'))
+            .map(a => Math.round(a.getBoundingClientRect().top)))]"""
+    )
+
+
+def test_phone_tabs_are_one_row_that_scrolls_sideways(browser, app_url):
+    context = browser.new_context(**PHONE)
+    small = context.new_page()
+    errors: list[str] = []
+    small.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_slow(small, app_url)
+    assert len(tab_rows(small)) == 1, tab_rows(small)
+    bar = small.evaluate(
+        "() => { const b = document.querySelector('#page-tabs'); "
+        "return [b.scrollWidth, b.clientWidth, b.getBoundingClientRect().height]; }"
+    )
+    assert bar[0] > bar[1], "the eight tabs fit at 390 px: nothing to scroll"
+    assert bar[2] < 50, f"the tab bar is {bar[2]} px high"
+    screenshot(small, "nav-phone-standings")
+    small.click("#page-tabs .nav-link:text-is('Player')")  # off screen to the right: scrolled to, then clicked
+    small.wait_for_selector("#player-head-to-head .ag-row", timeout=SLOW)
+    settle(small)
+    assert small.evaluate("() => document.querySelector('#page-tabs').scrollLeft") > 0
+    assert small.evaluate("() => document.documentElement.scrollWidth") <= 391
+    screenshot(small, "nav-phone-player")
+    small.click("#page-tabs .nav-link:text-is('Games')")
+    small.wait_for_selector("#games-grid .ag-row", timeout=SLOW)
+    settle(small)
+    assert small.evaluate("() => document.documentElement.scrollWidth") <= 391
+    screenshot(small, "nav-phone-games")
+    assert errors == []
+    context.close()
+
+
+def test_desktop_keeps_the_tabs_on_one_row(page, app_url):
+    open_slow(page, app_url)
+    assert page.locator("#page-tabs .nav-link").count() == 8
+    assert len(tab_rows(page)) == 1, tab_rows(page)
+    assert page.evaluate(
+        "() => { const b = document.querySelector('#page-tabs'); return b.scrollWidth <= b.clientWidth; }"
+    )
+    page.click("#page-tabs .nav-link:text-is('Player')")
+    page.wait_for_selector("#player-head-to-head .ag-row", timeout=SLOW)
+    screenshot(page, "nav-desktop-player")
+    assert page.console_errors == []
+
+
+def test_a_clicked_trajectory_point_explains_that_players_change(page, app_url):
+    from tests.browser.test_fixes import click_trajectory_point
+
+    open_slow(page, app_url)
+    page.wait_for_selector("#game-explain-view table", timeout=SLOW)
+    settle(page)
+    # the fourth marker of the second drawn line: that player, in that game
+    name, game = page.evaluate(
+        """() => { const t = document.querySelector('#standings-trajectories .js-plotly-plot')._fullData[1];
+                   const c = t.customdata[3];  // [game index, place, field size] (or the index alone)
+                   return [t.name, Array.isArray(c) ? c[0] : c]; }"""
+    )
+    click_trajectory_point(page, 1, 3)
+    page.wait_for_function(
+        "want => document.querySelector('#game-explain-view').innerText.startsWith(want + ' in Game ' )",
+        arg=name,
+        timeout=SLOW,
+    )
+    settle(page)
+    header = page.inner_text("#game-explain-view").splitlines()[0]
+    assert header.startswith(f"{name} in Game {game + 1}"), header
+    table = page.inner_text("#game-explain-view table")
+    assert "opponent" in table and "total" in table  # multiplayer Elo: one term per opponent, then the total
+    page.locator("#game-explain-view").scroll_into_view_if_needed()
+    screenshot(page, "standings-explain-desktop")
+    assert page.console_errors == []
