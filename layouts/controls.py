@@ -144,11 +144,14 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
     current = spec.default if value is None and spec.kind not in ("optional-float", "float-list") else value
     if spec.kind == "choice":
         body: list[Any] = [
-            dcc.Dropdown(
-                id={"type": ParamType.CHOICE, "name": name},
-                options=[{"label": c, "value": c} for c in spec.choices],
-                value=current,
-                clearable=False,
+            labelled(
+                spec.title,
+                dcc.Dropdown(
+                    id={"type": ParamType.CHOICE, "name": name},
+                    options=[{"label": c, "value": c} for c in spec.choices],
+                    value=current,
+                    clearable=False,
+                ),
             )
         ]
     elif spec.kind == "bool":
