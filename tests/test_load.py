@@ -47,7 +47,10 @@ def test_fifty_users_for_thirty_seconds_without_an_error(two_workers: str) -> No
     if not CHROMIUM.exists():
         pytest.skip("the page's requests are recorded in Chromium (make chromium)")
     load = _load_module()
-    script = load.record(two_workers, ["multielo"])["multielo"]
+    # Recorded in a thread of its own: Playwright's sync API refuses a thread whose asyncio loop is running (this
+    # worker may have run the browser tests, whose session-wide Playwright keeps one in the main thread).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as recorder:
+        script = recorder.submit(load.record, two_workers, ["multielo"]).result()["multielo"]
     assert len(script.move) >= 2, "a parameter move fires the settings callback and the views that read it"
     assert any(r.method == "GET" for r in script.load) and any(r.method == "POST" for r in script.load)
 
