@@ -214,7 +214,16 @@ def read_address(search: str | None) -> tuple[Any, ...]:
 
 def share_text(source: Any) -> str:
     """What a link to the current view holds, said plainly for the kind of data."""
-    rest = "the rating system, every changed parameter, the display settings and the pinned baseline"
+    parts = ["the rating system", "every changed parameter", "the display settings", "the pinned baseline"]
+    try:
+        view = view_of(source)
+    except DataError:
+        view = View()
+    if view.aliases is not None:
+        parts.append("the group's aliases")
+    if not view.season.whole:
+        parts.append(f"the season ({view.season})")
+    rest = ", ".join(parts[:-1]) + " and " + parts[-1]
     try:
         typed = parse_source(source)
     except DataError:

@@ -259,3 +259,13 @@ def test_the_address_carries_the_view() -> None:
         "name": "poker",
         "view": {"aliases": "a" * 32, "from": "2024-01-01", "last": "20"},
     }
+
+
+def test_the_share_card_says_when_the_link_holds_aliases_and_a_season() -> None:
+    from callbacks.url import share_text
+
+    plain = share_text({"kind": "sample", "name": "poker"})
+    assert "aliases" not in plain and "season" not in plain
+    viewed = share_text({"kind": "sample", "name": "poker", "view": {"aliases": "a" * 32, "from": "2024-01-01"}})
+    assert "the group's aliases" in viewed
+    assert "the season (games from 2024-01-01)" in viewed
