@@ -3,7 +3,8 @@
 For each variant (rho, chi) and field size (100, 500, 1000, 2000, 5000 by default) it times one game
 of new-ish players (seeded ratings, about 1 tie in 4) and prints the best of ``--repeat`` times and the
 growth exponent fitted by least squares on log(time) against log(size) over the sizes of at least 500
-(the all-pairs performance solve is O(n^2) per Newton step, section 5.3 of seed 004).  Then it replays
+(the all-pairs performance solve is O(n^2) per Newton step, section 5.3 of Ebtekar and Liu,
+"An Elo-like System for Massive Multiplayer Competitions", WWW 2021).  Then it replays
 the shared seeded 20,000-game history of benchmarks/replay.py (games of 2-30 players) and a bundled
 sample (the racing sample by default: about 2,000 races of 2-27 entrants, best of ``--repeat``).  Run
 from the repository root::

@@ -41,7 +41,8 @@ CONFIGS = [
     ("pairwise-elo", {"model": "gaussian"}),
     ("plackett-luce", {}),
     ("thurstonian", {}),
-    # Seed 000, section 5.2's tuned Thurstonian settings (dummy, initial rating, eta schedule).
+    # The tuned Thurstonian settings of Kerby, "Multiplayer generalizations of Elo rating system" (2025),
+    # section 5.2 (dummy, initial rating, eta schedule).
     ("thurstonian", {"dummy": 0.9, "initial": 0.3, "eta_knots": (0, 1, 2), "eta_values": (0.65, 0.09, 0.07)}),
 ]
 

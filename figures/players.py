@@ -23,7 +23,8 @@ __all__ = [
     "player_series",
 ]
 
-#: Names of placeholder players that are never listed (the dummy of seed 000, section 5.1, when a file has one).
+#: Names of placeholder players that are never listed (the dummy of Kerby,
+#: "Multiplayer generalizations of Elo rating system", 2025, section 5.1, when a file has one).
 PLACEHOLDER_NAMES = frozenset({"dummy", "placeholder", "?"})
 #: 24 colours made to be told apart on white (plotly's Dark24); line ``i`` of a chart takes colour ``i % 24``.
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24)

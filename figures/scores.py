@@ -13,8 +13,9 @@ __all__ = ["score_function_figure"]
 def score_function_figure(n: int, base: float) -> go.Figure:
     """The multiplayer Elo score of each place for ``n`` players under ``base``, beside the linear (base 1) scores.
 
-    The scores come from :func:`ratings.systems.multielo.score_function` (seed 001, eq. 6): each list sums to 1
-    and the last place scores 0.
+    The scores come from :func:`ratings.systems.multielo.score_function` (Cunningham, "Developing a
+    Generalized Elo Rating System for Multiplayer Games", 2021, equation 6): each list sums to 1 and the last place
+    scores 0.
     """
     places = np.arange(1, n + 1)
     chosen = score_function(n, base)

@@ -2,7 +2,7 @@
 
 Exact per-opponent breakdowns (the terms below sum to the change the replay recorded):
 
-- **Multiplayer Elo** (seed 001): ``R' = R + K (N-1) (S - E)`` with ``E = sum_i p_i / (N(N-1)/2)`` and
+- **Multiplayer Elo** (Cunningham 2021): ``R' = R + K (N-1) (S - E)`` with ``E = sum_i p_i / (N(N-1)/2)`` and
   ``p_i`` the two-player expected score against opponent ``i`` (eq. 4).  With the linear score function,
   ``S (N(N-1)/2)`` is the number of opponents beaten plus half the ties, ``sum_i s_i`` with ``s_i`` 1, 1/2 or 0
   (the mean of the linear scores ``(N-p)/(N(N-1)/2)`` over a tie group of ``t`` players from position ``p`` is
@@ -12,10 +12,14 @@ Exact per-opponent breakdowns (the terms below sum to the change the replay reco
   ("score-function bonus").  ``p_i`` comes from the system's own ``expected_scores`` on the pair (with two
   players it *is* the pairwise expected score), ``s_i`` from ``pair_scores`` and ``S``, ``S_lin`` from
   ``actual_scores``: no formula is written twice.
-- **Pairwise Elo** (seed 000 §3.2.1): the gradient is by definition a sum of pair updates; each is the system's
+- **Pairwise Elo** (Kerby 2025 §3.2.1): the gradient is by definition a sum of pair updates; each is the system's
   own ``pairwise_gradient`` on that pair (divided by ``N-1`` for the average variant), times the learning rate.
 
-A dummy player (seed 000 §5.1) is one more opponent; a rating floor that stopped a fall is its own term.
+Cunningham 2021: Danny Cunningham, "Developing a Generalized Elo Rating System for Multiplayer Games", Towards
+Data Science, 2021 (equation numbers are the article's).  Kerby 2025: Brent Kerby, "Multiplayer generalizations of
+Elo rating system", expository note, 2025 (section numbers are the note's).
+
+A dummy player (Kerby 2025 §5.1) is one more opponent; a rating floor that stopped a fall is its own term.
 
 The other systems get no per-opponent split, because their update is not a sum over opponents: Plackett-Luce and
 Thurstonian follow the gradient of the likelihood of the whole order (each stage involves every player still in it);

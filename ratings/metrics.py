@@ -1,29 +1,32 @@
 """How well ratings predicted the games that followed them.
 
 Every metric here reads the ratings held BEFORE each game (``RatingRun.before``), so a
-game is judged only by what was known before it was played.  Three metrics:
+game is judged only by what was known before it was played.  Sources: Kerby 2025 (Brent Kerby,
+"Multiplayer generalizations of Elo rating system", expository note, 2025) and Ebtekar and Liu 2021
+("An Elo-like System for Massive Multiplayer Competitions", WWW 2021); section numbers are
+theirs.  Three metrics:
 
-- **Kendall tau** (seed 000, section 5): over every pair of participants of a game with
+- **Kendall tau** (Kerby 2025, section 5): over every pair of participants of a game with
   different places, 1 if the player rated higher before the game placed lower, 0.5 if
   their ratings were equal, else 0; the total over all games divided by the number of
   such pairs.  A DNF ranks below every finisher; two DNFs are not a pair (their order is
   unobserved) and neither are two players sharing a place.  Lower is better.
-- **Pair inversion** (seed 004, section 6.3): for each participant, the fraction of
+- **Pair inversion** (Ebtekar and Liu 2021, section 6.3): for each participant, the fraction of
   opponents for whom the ratings predicted the result correctly, "defined as the
   higher-rated player either winning or tying"; averaged over every participant of every
   game (each game weighted by its number of participants).  Higher is better.
-- **Rank deviation** (seed 004, section 6.3): for each participant,
+- **Rank deviation** (Ebtekar and Liu 2021, section 6.3): for each participant,
   ``|actual rank - predicted rank| / (|P_t| - 1)``, where the predicted rank comes from
   sorting the game's participants by prior rating and, for a tie, "among the ranks
   within the tied range, we use the one that comes closest to the rating-based
   prediction"; averaged like pair inversion.  Lower is better.
 
-Seed 004 reports the last two in percent; here all three are fractions in [0, 1].
+Ebtekar and Liu (2021) report the last two in percent; here all three are fractions in [0, 1].
 
-Adaptations, where seed 004 leaves a case open:
+Adaptations, where Ebtekar and Liu (2021) leave a case open:
 
 - DNF.  The history model stores the DNFs of a game as one tie for the places after the
-  last finisher, and that is how the two seed-004 metrics see them: two DNFs form a
+  last finisher, and that is how the two Ebtekar-Liu metrics see them: two DNFs form a
   tied pair (counted correct in pair inversion, by the paper's tie rule), and a DNF's
   actual rank is the DNF range, of which the one closest to the prediction is used.
 - Equal prior ratings.  The paper sorts players by rating into a total order and does
@@ -149,12 +152,12 @@ def _size_batch(ranks: np.ndarray, ratings: np.ndarray) -> tuple[float, int, int
     higher = ratings[:, :, None] > ratings[:, None, :]  # i rated higher than j
     level = ratings[:, :, None] == ratings[:, None, :]  # equal ratings (includes i == j)
 
-    # Kendall tau (seed 000, section 5).  Each pair with different places appears once as
+    # Kendall tau (Kerby 2025, section 5).  Each pair with different places appears once as
     # (better, worse).  DNFs share one rank, so two DNFs are tied and never counted.
     pairs = int(ahead.sum())
     discordant = float((ahead & higher.transpose(0, 2, 1)).sum()) + 0.5 * float((ahead & level).sum())
 
-    # Pair inversion (seed 004, section 6.3), per entry i: correct matchups over |P_t| - 1.
+    # Pair inversion (Ebtekar and Liu 2021, section 6.3), per entry i: correct matchups over |P_t| - 1.
     # Correct: tied places (the higher-rated "tying"), or the higher-rated won.  Equal
     # ratings with different places: 0.5 (expectation over a random tie-break).
     untied = ~tied
@@ -163,7 +166,7 @@ def _size_batch(ranks: np.ndarray, ratings: np.ndarray) -> tuple[float, int, int
     correct += 0.5 * (untied & level).sum(axis=2)
     inversion = float(correct.sum()) / (n - 1)
 
-    # Rank deviation (seed 004, section 6.3).  Actual rank: the 0-based positions the
+    # Rank deviation (Ebtekar and Liu 2021, section 6.3).  Actual rank: the 0-based positions the
     # entry's tie group spans, [lo, hi]; the rank "closest to the prediction" within it
     # is the prediction clamped to [lo, hi], so the deviation is the distance from the
     # prediction to that range.  Predicted rank: uniform over [a, b], the positions of

@@ -1,8 +1,11 @@
 """The command line `python -m ratings`: a few runs in a subprocess, the rest in-process.
 
 Expected ratings come from the classic two-player Elo formula written out here
-(seed 001: with two players multiplayer Elo is classic Elo, R' = R + K (S - E),
+(Cunningham 2021: with two players multiplayer Elo is classic Elo, R' = R + K (S - E),
 E = 1 / (1 + 10^((R_opp - R) / D))), not from the package.
+
+Sources: Cunningham 2021: Danny Cunningham, "Developing a Generalized Elo Rating System for Multiplayer Games", Towards
+Data Science, 2021 (equation numbers are the article's).
 """
 
 from __future__ import annotations

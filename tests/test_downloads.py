@@ -27,7 +27,7 @@ def parse(text: str) -> list[list[str]]:
 
 
 def test_ratings_csv_is_the_leaderboard_by_hand() -> None:
-    # Multiplayer Elo defaults (K=32, D=400, start 1000); one game between equals: +-16 (seed 001, eq. 7).
+    # Multiplayer Elo defaults (K=32, D=400, start 1000); one game between equals: +-16 (Cunningham 2021, eq. 7).
     history = GameHistory.from_records(RECORDS[:2])
     rows = parse(downloads.ratings_csv(create("multielo").rate(history)))
     assert rows[0] == ["rank", "player", "rating (Elo points)", "games", "wins", "average place", "last change"]

@@ -150,7 +150,7 @@ def test_invalid_apply_changes_nothing(base: dict[str, Any]) -> None:
 def test_applied_edit_is_what_the_ratings_use(base: dict[str, Any]) -> None:
     # Swap g1 so that Bo beats Ann.  Multiplayer Elo defaults (K=32, D=400, everyone starts at 1000): a
     # two-player game between equals moves the winner by K * (N - 1) * (S - E) = 32 * 1 * (1 - 0.5) = +16
-    # (seed 001, eq. 7; hand derivation).  Game g2 then has Bo (1016) beat Cy (1000, DNF).
+    # (Cunningham 2021, eq. 7; hand derivation).  Game g2 then has Bo (1016) beat Cy (1000, DNF).
     rows = edit.grid_rows(history_for(base))
     rows[0]["place"], rows[1]["place"] = "2", "1"
     outcome = edit.apply_rows(rows, edit.fresh_state(base))

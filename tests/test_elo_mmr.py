@@ -1,4 +1,4 @@
-"""Elo-MMR against the ``elommr`` package, the paper's theorems and hand derivations (seed 004).
+"""Elo-MMR against the ``elommr`` package, the paper's theorems and hand derivations (Ebtekar and Liu 2021).
 
 References:
 - ``elommr`` 1.2.1 (pure Python port of the authors' Rust implementation; machine-facts.md: agrees
@@ -11,6 +11,9 @@ References:
   100 games, which these histories do not have; the folding itself is compared with ``max_history = 3``.
 - Theorems 5.5 (incentive compatibility) and 5.7 (bounded change) of the paper, on random games.
 - The two-player Gaussian case derived by hand below, solved with scipy.stats / scipy.optimize.
+
+Sources: Ebtekar and Liu 2021: "An Elo-like System for Massive Multiplayer Competitions", WWW 2021
+(doi:10.1145/3442381.3450091).
 """
 
 from __future__ import annotations

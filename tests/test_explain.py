@@ -13,7 +13,7 @@ from tests.conftest import history_from_rows
 def test_multielo_even_four_player_game_by_hand(small_history):
     # g1: Ann 1, Bob 2, Cid 3, Dee DNF, all at 1000, K 32, N 4.  Every pair expects 1/2, so each opponent
     # term is 2K/N (s - 1/2) = 16 (s - 1/2): Ann beat all three: 3 x 8 = +24; Bob: -8 (Ann) +8 +8 = +8;
-    # Dee (alone in DNF) lost to all three: -24.  Seed 001 eq. 7: K(N-1)(S-E) = 96 (1/2 - 1/4) = 24 for Ann.
+    # Dee (alone in DNF) lost to all three: -24.  Cunningham 2021 eq. 7: K(N-1)(S-E) = 96 (1/2 - 1/4) = 24 for Ann.
     run = create("multielo").rate(small_history)
     ann = explain(run, 0, "Ann")
     assert [(t.label, t.result) for t in ann.terms] == [("Bob", "ahead"), ("Cid", "ahead"), ("Dee", "ahead")]

@@ -1,8 +1,11 @@
 """Figure and table builders as pure functions (no browser).
 
 Expected numbers are hand derivations written next to them: with K=32 and D=400 a two-player game
-between equal ratings is classic Elo, a change of K/2 = 16 for each player (seed 001, eq. 7 with N=2,
+between equal ratings is classic Elo, a change of K/2 = 16 for each player (Cunningham 2021, eq. 7 with N=2,
 S=1 or 0, E=1/2).
+
+Sources: Cunningham 2021: Danny Cunningham, "Developing a Generalized Elo Rating System for Multiplayer Games", Towards
+Data Science, 2021 (equation numbers are the article's).
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Glicko-2 and Rank Points against Glickman's worked example, an independent re-derivation and seed 002's rules."""
+"""Glicko-2 and Rank Points against Glickman's worked example, an independent re-derivation and the INVERSUS rules.
+
+Sources: Glickman, "Example of the Glicko-2 system"; "The Online Skill Ranking of INVERSUS Deluxe" (Hypersect,
+2018), cited below as INVERSUS Deluxe.
+"""
 
 from __future__ import annotations
 
@@ -156,7 +160,7 @@ def dated(days: list[int]) -> GameHistory:
 
 @pytest.mark.parametrize(("gap", "periods"), [(28, 2.0), (7, 0.5), (1, 1 / 14)])
 def test_deviation_grows_with_days(gap: int, periods: float) -> None:
-    # Seed 002: inactivity of t rating periods (14 days each) gives phi* = sqrt(phi^2 + t sigma^2).
+    # INVERSUS Deluxe: inactivity of t rating periods (14 days each) gives phi* = sqrt(phi^2 + t sigma^2).
     run = create("glicko2").rate(dated([0, gap]))
     sigma_before, sigma_after = run.extras["sigma"]
     vol_after = run.extras["volatility"][1]
@@ -166,7 +170,7 @@ def test_deviation_grows_with_days(gap: int, periods: float) -> None:
 
 
 def test_deviation_growth_is_capped_at_the_new_player_deviation() -> None:
-    # Seed 002: the deviation never exceeds the unrated value 2.015 (about 350 Glicko points).
+    # INVERSUS Deluxe: the deviation never exceeds the unrated value 2.015 (about 350 Glicko points).
     run = create("glicko2").rate(dated([0, 365 * 60]))
     assert run.extras["sigma"][0][2] == pytest.approx(2.015 * S, rel=1e-12)
 
@@ -191,7 +195,7 @@ def test_period_days_sets_the_unit_of_time() -> None:
 @pytest.mark.parametrize(
     ("points", "target", "ceiling", "result", "expected"),
     [
-        # Seed 002: halfway to the target ...
+        # INVERSUS Deluxe: halfway to the target ...
         (1000.0, 1600.0, 9000.0, 1.0, 1300.0),
         (1000.0, 400.0, 9000.0, -1.0, 700.0),
         # ... at most 500 per game ...
@@ -217,7 +221,7 @@ def test_rank_points_step_rules(points: float, target: float, ceiling: float, re
 
 
 def seed_target(mu: np.ndarray, sigma: np.ndarray, k: float) -> np.ndarray:
-    """Seed 002: mu -/+ 3 phi on the Glicko-2 scale, remapped from [-6.045, 6.045] to [0, 10000], clamped."""
+    """INVERSUS Deluxe: mu -/+ 3 phi on the Glicko-2 scale, remapped from [-6.045, 6.045] to [0, 10000], clamped."""
     internal = (mu - 1500.0) / S + k * sigma / S
     return np.clip((internal + 6.045) / 12.09 * 10000.0, 0.0, 10000.0)
 
@@ -234,7 +238,7 @@ def test_first_wins_of_a_new_player_are_capped_at_500() -> None:
     assert targets[0] / 2 > 500
     assert run.after[winner].tolist() == pytest.approx([500.0, 1000.0, 1500.0])
     # Second place beat two of three (a win against the field): a first win, capped at 500.
-    # Seed 002: a new player sits at 0 until their first win; third and fourth lost, so stay at 0.
+    # INVERSUS Deluxe: a new player sits at 0 until their first win; third and fourth lost, so stay at 0.
     assert run.after[winner + 1].tolist() == [500.0, 500.0, 500.0]
     assert np.all(run.after[winner + 2] == 0.0) and np.all(run.after[winner + 3] == 0.0)
 
@@ -349,7 +353,7 @@ def test_winner_of_an_even_field_gains_with_both_scales(scale: str) -> None:
     if scale == "glicko":
         assert run.change[3] < 0
     else:
-        # Seed 002: everyone starts at 0 Rank Points and points never go negative, so a new
+        # INVERSUS Deluxe: everyone starts at 0 Rank Points and points never go negative, so a new
         # player's first loss cannot lower them.
         assert run.change[3] == 0
 
@@ -398,7 +402,7 @@ def test_invalid_parameters_are_refused(bad: dict[str, object]) -> None:
 
 
 def test_bounds_are_applied() -> None:
-    # Seed 002: deviation never below min_deviation; rating within [min_rating, max_rating].
+    # INVERSUS Deluxe: deviation never below min_deviation; rating within [min_rating, max_rating].
     rows = []
     for g in range(60):
         rows += [(f"g{g}", "A", 1), (f"g{g}", "B", 2)]

@@ -1,7 +1,13 @@
 """Accuracy metrics against hand derivations and an independent brute-force count.
 
-Definitions: Kendall tau from seed 000, section 5; pair inversion and rank deviation
-from seed 004, section 6.3 (see ratings/metrics.py for the DNF and equal-rating rules).
+Definitions: Kendall tau from Kerby 2025, section 5; pair inversion and rank deviation
+from Ebtekar and Liu 2021, section 6.3 (see ratings/metrics.py for the DNF and equal-rating rules).
+
+Sources:
+
+- Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note, 2025.
+- Ebtekar and Liu 2021: "An Elo-like System for Massive Multiplayer Competitions", WWW 2021
+  (doi:10.1145/3442381.3450091).
 """
 
 from __future__ import annotations
@@ -67,9 +73,9 @@ def test_listing_order_does_not_matter() -> None:
 # ---------------------------------------------------------------- DNFs and ties
 def test_dnf_pairs() -> None:
     # Places A=1, B=2, C=DNF, D=DNF; ratings A=1, B=4, C=3, D=2.
-    # Kendall tau (seed 000): pairs A-B, A-C, A-D (A placed better, rated lower: 1 each),
+    # Kendall tau (Kerby 2025): pairs A-B, A-C, A-D (A placed better, rated lower: 1 each),
     # B-C, B-D (B better and higher: 0); C-D are two DNFs, not a pair -> 3/5.
-    # Pair inversion (seed 004): wrong A-B, A-C, A-D; right B-C, B-D; C-D a tie -> right.
+    # Pair inversion (Ebtekar and Liu 2021): wrong A-B, A-C, A-D; right B-C, B-D; C-D a tie -> right.
     # Per player: A 0/3, B 2/3, C 2/3, D 2/3 -> mean 2/4 = 1/2.
     # Rank deviation: predicted ranks by rating B 0, C 1, D 2, A 3; actual A 0, B 1,
     # C and D the DNF range [2, 3].  A |3-0|/3 = 1, B |0-1|/3, C: 1 clamped to [2,3]
@@ -113,7 +119,7 @@ def test_aggregation_weights() -> None:
     # Game 1: 2 players predicted perfectly (1 pair, tau 0, pair inversion 1 for both,
     # deviation 0).  Game 2: 3 players reversed (3 pairs, tau 1, pair inversion 0,
     # deviation sum 1 + 0 + 1 = 2, see test_reversed_prediction).
-    # Tau is weighted by pairs: 3/4.  Seed 004 averages over entries: pair inversion
+    # Tau is weighted by pairs: 3/4.  Ebtekar and Liu (2021) average over entries: pair inversion
     # (1 + 1 + 0 + 0 + 0)/5 = 0.4, rank deviation (0 + 0 + 2)/5 = 0.4.
     h = history_from_rows([("g1", "A", 1), ("g1", "B", 2), ("g2", "A", 1), ("g2", "B", 2), ("g2", "C", 3)])
     e = evaluate_ratings(h, np.array([2.0, 1.0, 1.0, 2.0, 3.0]))

@@ -1,4 +1,8 @@
-"""Multiplayer Elo against values derived by hand from seed 001's formulas."""
+"""Multiplayer Elo against values derived by hand from Cunningham's (2021) formulas.
+
+Sources: Cunningham 2021: Danny Cunningham, "Developing a Generalized Elo Rating System for Multiplayer Games", Towards
+Data Science, 2021 (equation numbers are the article's).
+"""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ def play(ratings: list[float], ranks: list[int], dnf: list[bool] | None = None, 
 
 
 def test_two_player_game_is_classic_elo() -> None:
-    # Seed 001, worked example: 1200 beats 1000 with K=32, D=400 -> 1207.7 (E_A = 0.76).
+    # Cunningham 2021, worked example: 1200 beats 1000 with K=32, D=400 -> 1207.7 (E_A = 0.76).
     # Hand derivation: E_A = 1 / (1 + 10^(-200/400)) = 0.759747..., 32 * (1 - E_A) = 7.688098.
     after = play([1200, 1000], [0, 1])
     assert after == pytest.approx([1207.688098, 992.311902], abs=1e-6)
@@ -48,7 +52,7 @@ def test_ties_share_the_mean_score() -> None:
 @pytest.mark.parametrize("n", [2, 3, 5, 12, 40])
 @pytest.mark.parametrize("base", [1.0, 1.5, 3.0, 50.0])
 def test_score_function_rules(n: int, base: float) -> None:
-    # Seed 001's three rules: decreasing, last place scores 0, scores sum to 1.
+    # Cunningham's (2021) three rules: decreasing, last place scores 0, scores sum to 1.
     s = score_function(n, base)
     assert np.all(np.diff(s) < 0)
     assert s[-1] == pytest.approx(0.0, abs=1e-15)

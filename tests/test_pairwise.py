@@ -1,4 +1,7 @@
-"""Pairwise Elo against the closed forms of seed 000, sections 3.1.1, 3.1.2 and 3.2.1."""
+"""Pairwise Elo against the closed forms of Kerby 2025, sections 3.1.1, 3.1.2 and 3.2.1.
+
+Sources: Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note, 2025.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +24,12 @@ def play(ratings: list[float], ranks: list[int], dnf: list[bool] | None = None, 
 
 
 def logistic_win(r_winner: float, r_loser: float) -> float:
-    """Seed 000, section 3.1.1: the winner gains eta / (1 + e^{r_w - r_l}) (per unit eta)."""
+    """Kerby 2025, section 3.1.1: the winner gains eta / (1 + e^{r_w - r_l}) (per unit eta)."""
     return 1.0 / (1.0 + math.exp(r_winner - r_loser))
 
 
 def gaussian_win(r_winner: float, r_loser: float) -> float:
-    """Seed 000, section 3.1.2: with d = r_w - r_l, the winner gains phi(d/sqrt2) / (sqrt2 Phi(d/sqrt2))."""
+    """Kerby 2025, section 3.1.2: with d = r_w - r_l, the winner gains phi(d/sqrt2) / (sqrt2 Phi(d/sqrt2))."""
     d = (r_winner - r_loser) / math.sqrt(2.0)
     return float(stats.norm.pdf(d) / (math.sqrt(2.0) * stats.norm.cdf(d)))
 

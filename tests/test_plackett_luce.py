@@ -1,4 +1,10 @@
-"""Plackett-Luce (Kerby's exponential model) against seed 000, sections 3.1.1, 3.2.2 and 4."""
+"""Plackett-Luce (Kerby's exponential model) against Kerby 2025, sections 3.1.1, 3.2.2 and 4.
+
+Sources:
+
+- Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note, 2025.
+- Plackett, "The analysis of permutations", 1975; Luce, *Individual Choice Behavior*, 1959.
+"""
 
 from __future__ import annotations
 
@@ -178,7 +184,7 @@ def test_many_dnfs_stay_finite_and_zero_sum() -> None:
     g = plackett_luce_gradient(r, ranks, dnf)
     assert np.all(np.isfinite(g))
     assert np.sum(g) == pytest.approx(0.0, abs=1e-10)
-    assert np.all(g[dnf] < 0)  # a DNF never gains (seed 000, section 6)
+    assert np.all(g[dnf] < 0)  # a DNF never gains (Kerby 2025, section 6)
 
 
 def test_place_probabilities_are_exact_plackett_luce() -> None:
@@ -194,4 +200,4 @@ def test_place_probabilities_are_exact_plackett_luce() -> None:
 
 
 def test_default_learning_rate_is_the_seed_tuned_value() -> None:
-    assert create("plackett-luce").params.eta == 0.32  # seed 000, section 5, first table
+    assert create("plackett-luce").params.eta == 0.32  # Kerby 2025, section 5, first table

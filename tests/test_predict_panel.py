@@ -25,7 +25,7 @@ HISTORY = GameHistory.from_records(
 
 
 def test_two_player_chance_is_the_elo_expected_score() -> None:
-    # Multiplayer Elo defaults (K=32, D=400, start 1000): after game 1 Ann has 1016 and Bo 984 (+-16, seed 001
+    # Multiplayer Elo defaults (K=32, D=400, start 1000): after game 1 Ann has 1016 and Bo 984 (+-16, Cunningham 2021
     # eq. 7 for two equals).  Game 2 moves Ann again, so take a history with game 1 only.  Two players under
     # Plackett-Luce with weights 10^(R/D) give the classic Elo expectation:
     # P(Ann first) = 1 / (1 + 10^((984 - 1016) / 400)) = 1 / (1 + 10^-0.08) = 1 / 1.8317638 = 0.5459219.
@@ -83,7 +83,7 @@ def test_place_names(k: int, name: str) -> None:
 
 
 def test_score_function_figure_draws_the_base_and_the_linear_scores() -> None:
-    # Seed 001, eq. 6, by hand for N = 3: linear (N - p) / (N (N - 1) / 2) = 2/3, 1/3, 0;
+    # Cunningham 2021, eq. 6, by hand for N = 3: linear (N - p) / (N (N - 1) / 2) = 2/3, 1/3, 0;
     # base 2: (2^(N-p) - 1) / sum = (3, 1, 0) / 4 = 0.75, 0.25, 0.
     fig = figures.score_function_figure(3, 2.0)
     by_name = {t.name: list(t.y) for t in fig.data}

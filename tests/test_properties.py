@@ -1,8 +1,14 @@
-"""Invariants of the whole Elo family, checked with hypothesis (seed 000 sections 3-5, seed 001).
+"""Invariants of the whole Elo family, checked with hypothesis (Kerby 2025 sections 3-5, Cunningham 2021).
 
-Every system here updates one rating per player; the properties are the ones seed 000 states
+Every system here updates one rating per player; the properties are the ones Kerby 2025 states
 (zero-sum without a dummy, section 3.1.1 and 3.2.2; the dummy, learning-rate schedule and floor
 of section 5) and the incentive and symmetry properties expected of any rating system.
+
+Sources:
+
+- Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note, 2025.
+- Cunningham 2021: Danny Cunningham, "Developing a Generalized Elo Rating System for Multiplayer Games", Towards
+  Data Science, 2021 (equation numbers are the article's).
 """
 
 from __future__ import annotations
@@ -188,7 +194,7 @@ def test_floor_holds(name: str, params: dict[str, Any], game: Any, floor: float)
 @given(game=games(), side=st.sampled_from(["low", "high"]))
 def test_eta_schedule_is_clamped_at_the_ends(name: str, params: dict[str, Any], game: Any, side: str) -> None:
     ratings, ranks, dnf = game
-    knots, values = (-1.0, 0.0, 1.0), (0.6, 0.13, 0.09)  # the shape of seed 000's tuned schedule
+    knots, values = (-1.0, 0.0, 1.0), (0.6, 0.13, 0.09)  # the shape of Kerby's (2025) tuned schedule
     # Everyone beyond the same end of the knots moves with that end's learning rate.
     before = ratings - 4.5 if side == "low" else ratings + 4.5
     scheduled = play(name, {**params, "eta_knots": knots, "eta_values": values}, before, ranks, dnf)

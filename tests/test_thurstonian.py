@@ -1,4 +1,10 @@
-"""The Thurstonian (Gaussian) model against seed 000, sections 3.1.2, 3.2.3 and 4."""
+"""The Thurstonian (Gaussian) model against Kerby 2025, sections 3.1.2, 3.2.3 and 4.
+
+Sources:
+
+- Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note, 2025.
+- Thurstone, "A law of comparative judgment", 1927.
+"""
 
 from __future__ import annotations
 
@@ -181,7 +187,7 @@ def test_large_tie_group_is_deterministic_symmetric_and_close() -> None:
 
 
 def test_a_dnf_never_gains() -> None:
-    # Seed 000, section 6: single-rating models never raise a DNF's rating.
+    # Kerby 2025, section 6: single-rating models never raise a DNF's rating.
     rng = np.random.default_rng(9)
     for _ in range(5):
         r = list(rng.normal(0, 1.5, 7))
@@ -196,7 +202,7 @@ def test_place_probabilities_two_players() -> None:
 
 
 def test_default_learning_rate_is_the_seed_tuned_value() -> None:
-    assert create("thurstonian").params.eta == 0.26  # seed 000, section 5, first table
+    assert create("thurstonian").params.eta == 0.26  # Kerby 2025, section 5, first table
 
 
 def test_many_tied_pairs_walk_their_orderings_in_step() -> None:

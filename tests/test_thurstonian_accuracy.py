@@ -83,7 +83,7 @@ def test_the_reference_has_converged(players: int, spread: float, order: str, dn
 
 
 def test_the_reference_against_closed_forms() -> None:
-    # Seed 000 section 3.1.2: P(X_1 < X_2) = Phi((r_2 - r_1) / sqrt2); i.i.d. performances: 1/n!.
+    # Kerby 2025 section 3.1.2: P(X_1 < X_2) = Phi((r_2 - r_1) / sqrt2); i.i.d. performances: 1/n!.
     for r1, r2 in ((0.0, 0.0), (3.0, -3.0), (-2.5, 1.0), (0.0, 19.0)):
         d = (r1 - r2) / math.sqrt(2)
         log_lik, grad = reference(np.array([r1, r2]), [1, 0])

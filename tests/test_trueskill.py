@@ -2,6 +2,8 @@
 
 The package is the reference oracle here only: it is run inside each test with the same
 parameters, on the same games; ``ratings/`` never imports it.
+
+Sources: Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note, 2025.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .conftest import history_from_rows
 REL = 1e-9
 
 DEFAULTS: dict[str, float] = {}
-# Seed 000, section 5: the hand-tuned TrueSkill settings for Map Rando races.
+# Kerby 2025, section 5: the hand-tuned TrueSkill settings for Map Rando races.
 TUNED = {"sigma": 5.0, "beta": 2.5, "tau": 0.12, "draw_probability": 0.001}
 ODD = {"mu": 10.0, "sigma": 3.0, "beta": 1.0, "tau": 0.0, "draw_probability": 0.4}
 
@@ -92,7 +94,7 @@ def test_one_vs_one_win_from_defaults_matches_the_package_documentation() -> Non
     mu, sigma = run.extras["mu"][1], run.extras["sigma"][1]
     assert mu == pytest.approx([29.396, 20.604], abs=5e-4)
     assert sigma == pytest.approx([7.171, 7.171], abs=5e-4)
-    # Displayed rating: mu - 2 sigma (seed 000, section 2).
+    # Displayed rating: mu - 2 sigma (Kerby 2025, section 2).
     assert run.after == pytest.approx(mu - 2 * sigma, rel=1e-12)
 
 
@@ -205,7 +207,7 @@ def test_random_history_final_ratings_agree() -> None:
 
 
 def test_a_new_player_tied_for_last_gains_displayed_points() -> None:
-    # Seed 000, section 2: a player who quits may still gain points, commonly a new player: the
+    # Kerby 2025, section 2: a player who quits may still gain points, commonly a new player: the
     # DNFs share last place (a draw among themselves) and sigma shrinks enough for mu - 2 sigma to rise.
     rows = [("g", "A", 1), ("g", "B", 2), ("g", "C", 3), ("g", "D", "DNF"), ("g", "E", "DNF")]
     run = create("trueskill").rate(history_from_rows(rows))

@@ -2,8 +2,9 @@
 
 The synthetic world: players' true skills start equal and move by Kerby's exponential-model update with a known
 learning rate eta0 after every game, whose order is drawn from that same model (exponential performances with mean
-exp(skill), seed 000 section 3.2.2).  The update is written out here by hand from the model's likelihood, independently
-of ratings/systems/plackett_luce.py (a first test checks that the two agree).  In that world, the system with
+exp(skill), Kerby, "Multiplayer generalizations of Elo rating system", 2025, section 3.2.2).  The update is written
+out here by hand from the model's likelihood, independently of ratings/systems/plackett_luce.py (a first test checks
+that the two agree).  In that world, the system with
 eta = eta0 tracks the true skills exactly, so the search should come back near eta0.
 """
 

@@ -11,10 +11,12 @@ to 40) that halving them changes nothing at 1e-9 (checked in the tests).  Messag
 logarithms, so nothing underflows.
 
 What it shares with the production code is the mathematics of the model only: the recursion of
-seed 000 section 3.2.3 (each performance's density times the cumulative integral of the one
+Kerby 2025 section 3.2.3 (each performance's density times the cumulative integral of the one
 below) with censored DNFs (section 4), and the gradient written as the densities of
 neighbouring performances coinciding, ``d log L / d r_k = (c_{k-1} - c_k) / L``, which the tests
 check against central differences of this reference's own log-likelihood.
+
+Sources: Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note, 2025.
 """
 
 from __future__ import annotations

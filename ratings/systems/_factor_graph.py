@@ -1,7 +1,8 @@
 """Message passing on the TrueSkill factor graph of one free-for-all game (one player per team).
 
-Herbrich, Minka and Graepel (2006), "TrueSkill: a Bayesian skill rating system" (seed 000,
-section 2, reference [1]).  For the players sorted best first, the graph is a chain::
+Herbrich, Minka and Graepel, "TrueSkill: A Bayesian skill rating system", NIPS 2006 (reference [1]
+of Kerby, "Multiplayer generalizations of Elo rating system", expository note, 2025, cited
+below as Kerby 2025).  For the players sorted best first, the graph is a chain::
 
     prior_i -> skill s_i -> performance p_i = s_i + N(0, beta^2) -> team performance t_i = p_i
     d_k = t_k - t_{k+1}                      (k = 0 .. n-2, one difference per adjacent pair)
@@ -16,7 +17,7 @@ draw variants); the chain of differences is swept forward and backward until no 
 changes its variable by more than ``min_delta`` (at most ten sweeps).
 
 The schedule, the stopping rule and the normal-distribution arithmetic (a Chebyshev fit of erfc)
-are those of the Python ``trueskill`` package (0.4.5), which racetime.gg uses (seed 000, section
+are those of the Python ``trueskill`` package (0.4.5), which racetime.gg uses (Kerby 2025, section
 5), so the two agree to about 1e-11, including the package's tie asymmetry: tied players coming
 from equal ratings end slightly apart, because the sweep stops before it has fully converged.
 Every scalar is a plain Python float: a chain of a few dozen factors is far too short for numpy
@@ -51,7 +52,7 @@ __all__ = [
 MIN_DELTA = 1e-4
 #: The package stops after ten sweeps even when the change is still above ``min_delta`` (found by
 #: counting its truncation updates); with default settings it converges in 3-7, but a narrow draw
-#: margin (draw probability 0.001, seed 000's tuned setting) with ties usually reaches the cap.
+#: margin (draw probability 0.001, Kerby's (2025) tuned setting) with ties usually reaches the cap.
 MAX_SWEEPS = 10
 
 _INF = math.inf

@@ -1,6 +1,9 @@
-"""Ties and did-not-finish for Kerby's single-rating models (seed 000, section 4).
+"""Ties and did-not-finish for Kerby's single-rating models (Kerby 2025, section 4).
 
-A game is read from the worst performance upwards, the orientation of seed 000 section 3.2
+Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note,
+2025; section numbers are the note's.
+
+A game is read from the worst performance upwards, the orientation of Kerby 2025 section 3.2
 (``X_1 < X_2 < ... < X_n``): first the DNF group, whose internal order is unobserved
 (censored: the likelihood only says that every DNF performed below every finisher), then
 the finishers' tie groups from the last place to the first.

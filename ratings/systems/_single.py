@@ -1,6 +1,7 @@
 """Shared machinery of the single-rating systems (the Elo family and Kerby's models).
 
-Seed 000, sections 5.1-5.2: a fixed-rating dummy player joins every game tied with the
+Kerby 2025 (Brent Kerby, "Multiplayer generalizations of Elo rating system", expository
+note, 2025), sections 5.1-5.2: a fixed-rating dummy player joins every game tied with the
 last entrant and is never updated (``dummy_tie``: ``censored``, the default, reads that tie for
 the worst rank as an unobserved order, so the players at the bottom and the dummy are ranked
 below everyone else but not among themselves; ``draw`` reads it as a shared place); the learning
@@ -68,7 +69,7 @@ def dummy_tie_param() -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class KerbyParams(Declared):
-    """Parameters shared by Kerby's models (seed 000, sections 3.2 and 5)."""
+    """Parameters shared by Kerby's models (Kerby 2025, sections 3.2 and 5)."""
 
     RULES: ClassVar[tuple[Rule, ...]] = KNOT_RULES
 

@@ -1,4 +1,7 @@
-"""Elo-MMR: Bayesian ratings for massive multiplayer competitions (seed 004, Ebtekar and Liu).
+"""Elo-MMR: Bayesian ratings for massive multiplayer competitions.
+
+Ebtekar and Liu, "An Elo-like System for Massive Multiplayer Competitions", WWW 2021
+(doi:10.1145/3442381.3450091); section, algorithm and equation numbers below are the paper's.
 
 Every game is processed in two phases (section 3), after the skill drift of section 4:
 

@@ -1,13 +1,17 @@
-"""Glicko-2 with player-facing Rank Points (Glickman's Glicko-2; seed 002, INVERSUS Deluxe).
+"""Glicko-2 with player-facing Rank Points (Glickman's Glicko-2; the INVERSUS Deluxe article).
+
+Sources: Glickman, "Example of the Glicko-2 system" (step numbers below are his); "The Online
+Skill Ranking of INVERSUS Deluxe" (Hypersect, 2018), cited as INVERSUS Deluxe, with its section
+titles and function names.
 
 Rating model
 ------------
 Each player carries a rating ``mu``, a rating deviation ``phi`` and a volatility ``sigma``
 (Glickman, "Example of the Glicko-2 system", steps 1-8).  Internally everything runs on the
 Glicko-2 scale; the Glicko scale is ``r = 173.7178 mu + initial_rating`` and
-``RD = 173.7178 phi`` (step 2; seed 002 prints 172.7178, a typo for Glickman's constant).
+``RD = 173.7178 phi`` (step 2; the INVERSUS Deluxe article prints 172.7178, a typo for Glickman's constant).
 
-Seed 002 ("But I don't want rating periods!") makes every game one rating period for its
+The INVERSUS Deluxe article ("But I don't want rating periods!") makes every game one rating period for its
 participants.  Within a game every other participant is one match, scored 1 when the player
 finished better, 0.5 for the same place and 0 when worse.  Every did-not-finish ranks below
 every finisher.  Two DNFs play **no match** against each other: the history model records
@@ -18,23 +22,23 @@ did not compete, ``phi' = sqrt(phi^2 + sigma^2)``.
 
 The volatility step 5 solves ``f(x) = 0`` by the Illinois variant of regula falsi with
 tolerance 1e-6 as Glickman describes.  The bracket follows Glickman: ``B = ln(Delta^2 - phi^2
-- v)`` when positive (seed 002's listing subtracts the volatility instead of ``v``, which is
+- v)`` when positive (the INVERSUS Deluxe article's listing subtracts the volatility instead of ``v``, which is
 not Glickman's rule and can lose the bracket).  The side update uses ``f(C) f(B) <= 0``, so an
 iterate landing exactly on the root also ends the loop.
 
-Bounds (seed 002, "Why the numerical bounds?"): the rating stays in ``[min_rating,
+Bounds (INVERSUS Deluxe, "Why the numerical bounds?"): the rating stays in ``[min_rating,
 max_rating]`` (Glicko-2 units relative to a new player; default +-3 x 2.015 = +-6.045), the
 deviation in ``[min_deviation, initial_deviation]`` (default 0.175 and 2.015) and the
 volatility in ``[min_volatility, max_volatility]`` (default 0.04 and 0.08).  They are applied
-after every update and every inactivity step, as the seed does.
+after every update and every inactivity step, as the INVERSUS Deluxe article does.
 
-Inactivity (seed 002, ``Glicko2_ApplyInactiveRatingPeriods``): when games carry dates, before
+Inactivity (INVERSUS Deluxe, ``Glicko2_ApplyInactiveRatingPeriods``): when games carry dates, before
 a game each participant's deviation grows over ``t = days / period_days`` fractional rating
 periods since their previous dated game, ``phi* = sqrt(phi^2 + t sigma^2)``, never above the
 new-player deviation.  Without dates only the one-period step of every game applies.
 
-Rank Points (seed 002, "Player Facing Rank Points")
-----------------------------------------------------
+Rank Points (INVERSUS Deluxe, "Player Facing Rank Points")
+-----------------------------------------------------------
 The *target* is the lower end of the 99.7% interval, ``mu - 3 phi``, remapped linearly from
 ``[min_rating, max_rating]`` to ``[0, 10000]`` and clamped there; a new player's target is 0.
 Players start at 0 points.  After each game the displayed points step halfway towards the
@@ -42,9 +46,9 @@ new target, by at most 500 points, and never against the game's result:
 
 * The result of a multiplayer game is the player's score against the field: the mean of its
   match scores above.  Above 0.5 is a **win**, below 0.5 a **loss**; in a two-player game this
-  is exactly the seed's win/loss.
+  is exactly the article's win/loss.
 * A win never lowers the points and always adds at least 1 point, except that the points never
-  pass the upper end of the 99.7% interval (``mu + 3 phi``, remapped) nor 10000 (seed 002:
+  pass the upper end of the 99.7% interval (``mu + 3 phi``, remapped) nor 10000 (INVERSUS Deluxe:
   "unless it will step you past the upper end ... or the 10000 limit").
 * A loss never raises the points and always deducts at least 1 point, but never below 0.
 * An exact 0.5 (a drawn two-player game, the middle of a field, a tie for everything) is
@@ -53,7 +57,7 @@ new target, by at most 500 points, and never against the game's result:
 * A player with no match in the game (all participants DNF) keeps their points.
 
 The 500-point cap makes the first wins of a new player worth 500 each while the model
-learns (seed 002).  The seed's optional "upset bonus" is left out, as its author advises.
+learns (INVERSUS Deluxe).  The article's optional "upset bonus" is left out, as its author advises.
 Points are per-player state, replayed with everything else.
 
 Place predictions
@@ -91,15 +95,15 @@ __all__ = [
 
 #: Glicko-2 to Glicko scale factor (Glickman, step 2).
 GLICKO_SCALE = 173.7178
-#: Top of the Rank Points range (seed 002).
+#: Top of the Rank Points range (INVERSUS Deluxe).
 RANK_POINTS_MAX = 10000.0
-#: Largest change of Rank Points in one game (seed 002).
+#: Largest change of Rank Points in one game (INVERSUS Deluxe).
 RANK_POINTS_MAX_STEP = 500.0
-#: Smallest change of Rank Points after a win or a loss (seed 002).
+#: Smallest change of Rank Points after a win or a loss (INVERSUS Deluxe).
 RANK_POINTS_MIN_STEP = 1.0
-#: Fraction of the distance to the target covered per game (seed 002: halfway).
+#: Fraction of the distance to the target covered per game (INVERSUS Deluxe: halfway).
 RANK_POINTS_APPROACH = 0.5
-#: Width of the confidence interval in deviations (99.7%, seed 002).
+#: Width of the confidence interval in deviations (99.7%, INVERSUS Deluxe).
 CONFIDENCE_SIGMAS = 3.0
 #: Convergence tolerance of the volatility iteration (Glickman, step 5).
 TOLERANCE = 1e-6
@@ -166,7 +170,7 @@ class Glicko2Params(Declared):
     )
     min_rating: float = param(
         -6.045,
-        "Lowest rating, Glicko-2 scale, relative to a new player (seed 002: 3 new-player deviations below); "
+        "Lowest rating, Glicko-2 scale, relative to a new player (INVERSUS Deluxe: 3 new-player deviations below); "
         "also the 0 of Rank Points.",
         valid=Interval(-15.0, 0.0, closed="left"),
         low=-10.0,
@@ -176,7 +180,7 @@ class Glicko2Params(Declared):
     )
     max_rating: float = param(
         6.045,
-        "Highest rating, Glicko-2 scale, relative to a new player (seed 002: 3 new-player deviations above); "
+        "Highest rating, Glicko-2 scale, relative to a new player (INVERSUS Deluxe: 3 new-player deviations above); "
         "also the 10000 of Rank Points.",
         valid=Interval(0.0, 15.0, closed="right"),
         low=1.0,
@@ -186,7 +190,7 @@ class Glicko2Params(Declared):
     )
     min_deviation: float = param(
         0.175,
-        "Smallest deviation, Glicko-2 scale: keeps ratings from stagnating (seed 002: 0.175, about 30 points).",
+        "Smallest deviation, Glicko-2 scale: keeps ratings from stagnating (INVERSUS Deluxe: 0.175, about 30 points).",
         valid=Interval(0.01, 10.0),
         low=0.01,
         high=1.0,
@@ -195,7 +199,7 @@ class Glicko2Params(Declared):
     )
     min_volatility: float = param(
         0.04,
-        "Lowest volatility (seed 002: 0.04).",
+        "Lowest volatility (INVERSUS Deluxe: 0.04).",
         valid=Interval(1e-4, 1.0),
         low=0.01,
         high=0.06,
@@ -204,7 +208,7 @@ class Glicko2Params(Declared):
     )
     max_volatility: float = param(
         0.08,
-        "Highest volatility (seed 002: 0.08).",
+        "Highest volatility (INVERSUS Deluxe: 0.08).",
         valid=Interval(1e-4, 1.0),
         low=0.06,
         high=0.2,
@@ -222,7 +226,7 @@ class Glicko2Params(Declared):
     )
     scale: str = param(
         "glicko",
-        "Displayed number: the Glicko rating, or seed 002's player-facing Rank Points (0-10000).",
+        "Displayed number: the Glicko rating, or the INVERSUS Deluxe article's player-facing Rank Points (0-10000).",
         choices=("glicko", "rank-points"),
         label="display",
     )
@@ -307,7 +311,7 @@ def glicko2_period(
 
 
 def inactive_deviation(phi: np.ndarray, sigma: np.ndarray, periods: np.ndarray | float) -> np.ndarray:
-    """Deviation after ``periods`` (fractional) empty rating periods: sqrt(phi^2 + t sigma^2) (seed 002)."""
+    """Deviation after ``periods`` (fractional) empty rating periods: sqrt(phi^2 + t sigma^2) (INVERSUS Deluxe)."""
     return np.sqrt(phi * phi + np.asarray(periods, dtype=float) * sigma * sigma)
 
 
@@ -327,7 +331,7 @@ def match_scores(ranks: np.ndarray, dnf: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def rank_points_step(points: float, target: float, ceiling: float, result: float) -> float:
-    """New Rank Points after one game (seed 002), given the result's sign.
+    """New Rank Points after one game (INVERSUS Deluxe), given the result's sign.
 
     ``target`` is the remapped lower end of the 99.7% interval after the game, ``ceiling``
     the remapped upper end (both already clamped to 0..10000); ``result`` is positive for a
@@ -358,7 +362,7 @@ class Glicko2(RatingSystem):
     title = "Glicko-2 (Rank Points)"
     summary = (
         "Glickman's Glicko-2 with rating, deviation and volatility; each game is a rating period, "
-        "deviation grows with inactivity, and player-facing Rank Points track the lower 99.7% bound (seed 002)."
+        "deviation grows with inactivity, and player-facing Rank Points track the lower 99.7% bound (INVERSUS Deluxe)."
     )
     scale = "Glicko rating (or Rank Points)"
     Params = Glicko2Params
@@ -378,7 +382,7 @@ class Glicko2(RatingSystem):
         return mu, phi
 
     def _points_of(self, internal: np.ndarray) -> np.ndarray:
-        """Remap Glicko-2 ratings from [min_rating, max_rating] to [0, 10000], clamped (seed 002)."""
+        """Remap Glicko-2 ratings from [min_rating, max_rating] to [0, 10000], clamped (INVERSUS Deluxe)."""
         p = self.params
         span = p.max_rating - p.min_rating
         return np.clip((internal - p.min_rating) / span * RANK_POINTS_MAX, 0.0, RANK_POINTS_MAX)
@@ -403,7 +407,7 @@ class Glicko2(RatingSystem):
         }
 
     def _prepare(self, state: State, game: GameView) -> None:
-        """Grow each participant's deviation over the days since their last dated game (seed 002)."""
+        """Grow each participant's deviation over the days since their last dated game (INVERSUS Deluxe)."""
         if game.date is None:
             return
         p = self.params
@@ -434,7 +438,7 @@ class Glicko2(RatingSystem):
             )
             # Score against the field minus one half; sums of halves are exact in floating point.
             results[i] = float(s.sum()) - 0.5 * len(s) if len(s) else math.nan
-        # Bounds (seed 002, Glicko2_ApplyPlayerBounds).
+        # Bounds (INVERSUS Deluxe, Glicko2_ApplyPlayerBounds).
         new_mu = np.clip(new_mu, p.min_rating, p.max_rating)
         new_phi = np.clip(new_phi, p.min_deviation, p.initial_deviation)
         new_vol = np.clip(new_vol, p.min_volatility, p.max_volatility)

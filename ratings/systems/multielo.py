@@ -1,6 +1,9 @@
-"""Multiplayer Elo with score functions (seed 001, Cunningham 2021).
+"""Multiplayer Elo with score functions (Cunningham 2021).
 
-Expected score over all pairs (seed 001, eq. 4)::
+Cunningham, "Developing a Generalized Elo Rating System for Multiplayer Games", Towards Data
+Science, 26 September 2021, and his ``multielo`` Python package; equation numbers are the article's.
+
+Expected score over all pairs (Cunningham 2021, eq. 4)::
 
     E_A = sum_{i != A} 1 / (1 + 10^((R_i - R_A) / D))  /  (N (N - 1) / 2)
 
@@ -97,7 +100,7 @@ class MultiEloParams(Declared):
 
 
 def score_function(n: int, base: float = 1.0) -> np.ndarray:
-    """Scores s_1..s_n of positions 1..n (seed 001, eq. 6); they decrease, end at 0 and sum to 1."""
+    """Scores s_1..s_n of positions 1..n (Cunningham 2021, eq. 6); they decrease, end at 0 and sum to 1."""
     positions = np.arange(1, n + 1, dtype=float)
     if n == 1:
         return np.ones(1)
@@ -110,7 +113,7 @@ def score_function(n: int, base: float = 1.0) -> np.ndarray:
 
 
 def expected_scores(ratings: np.ndarray, d: float) -> np.ndarray:
-    """Expected score of each player (seed 001, eq. 4); they sum to 1."""
+    """Expected score of each player (Cunningham 2021, eq. 4); they sum to 1."""
     n = len(ratings)
     diff = (ratings[None, :] - ratings[:, None]) / d  # [A, i] = (R_i - R_A) / D
     pairwise = 1.0 / (1.0 + np.power(10.0, diff))
@@ -162,8 +165,8 @@ class MultiElo(SingleRatingSystem):
         return MULTIELO, np.array([self.params.d, self.params.base, censored], dtype=float)
 
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
-        # DNFs already share one rank below every finisher, so they are tied, as the seed's
-        # dashboard treated them.
+        # DNFs already share one rank below every finisher, so they are tied, as the poker
+        # dashboard of Cunningham 2021 treated them.
         n = len(ratings)
         actual = actual_scores(ranks, self.params.base)
         expected = expected_scores(ratings, self.params.d)

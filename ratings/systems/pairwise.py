@@ -1,4 +1,7 @@
-"""Pairwise Elo (seed 000, section 3.2.1) on the natural (logistic) scale.
+"""Pairwise Elo (Kerby 2025, section 3.2.1) on the natural (logistic) scale.
+
+Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note,
+2025; section numbers below are the note's.
 
 A game of n players is read as its n(n-1)/2 one-on-one results, each updated with a
 two-player model:
@@ -51,10 +54,10 @@ SQRT2 = float(np.sqrt(2.0))
 class PairwiseParams(KerbyParams):
     """Parameters of pairwise Elo."""
 
-    # Seed 000, section 5, first table: eta = 0.07 for the sum variant (0.75 for the average).
+    # Kerby 2025, section 5, first table: eta = 0.07 for the sum variant (0.75 for the average).
     eta: float = param(
         0.07,
-        "Learning rate: how far one pair result moves a rating (seed 000 tuned 0.07 for sum, 0.75 for average).",
+        "Learning rate: how far one pair result moves a rating (Kerby 2025 tuned 0.07 for sum, 0.75 for average).",
         valid=ETA,
         low=0.01,
         high=2.0,
@@ -126,7 +129,7 @@ def pairwise_gradient(
 
 
 class PairwiseElo(SingleRatingSystem):
-    """Elo applied to every pair of a game (seed 000, section 3.2.1)."""
+    """Elo applied to every pair of a game (Kerby 2025, section 3.2.1)."""
 
     name = "pairwise-elo"
     title = "Pairwise Elo"

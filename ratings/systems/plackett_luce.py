@@ -1,4 +1,8 @@
-"""Kerby's exponential model (Plackett-Luce), seed 000 section 3.2.2.
+"""Kerby's exponential model (Plackett-Luce), Kerby 2025 section 3.2.2.
+
+Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note,
+2025 (section numbers below are the note's); the order likelihood is the Plackett-Luce model
+(Plackett, "The analysis of permutations", 1975; Luce, *Individual Choice Behavior*, 1959).
 
 Performances are independent exponentials with mean ``exp(rho_i)`` (rate ``lambda_i =
 exp(-rho_i)``); a higher performance is better, so the order is built from the bottom: the
@@ -76,10 +80,10 @@ MAX_NODES = 20_000
 class PlackettLuceParams(KerbyParams):
     """Parameters of the exponential (Plackett-Luce) model."""
 
-    # Seed 000, section 5, first table: eta = 0.32 was the hand-tuned rate without a dummy.
+    # Kerby 2025, section 5, first table: eta = 0.32 was the hand-tuned rate without a dummy.
     eta: float = param(
         0.32,
-        "Learning rate: how far one game moves a rating (seed 000 tuned 0.32).",
+        "Learning rate: how far one game moves a rating (Kerby 2025 tuned 0.32).",
         valid=ETA,
         low=0.01,
         high=2.0,
@@ -235,7 +239,7 @@ def plackett_luce_gradient(
 
 
 class PlackettLuce(SingleRatingSystem):
-    """Exponential performances, likelihood-gradient updates (seed 000, section 3.2.2)."""
+    """Exponential performances, likelihood-gradient updates (Kerby 2025, section 3.2.2)."""
 
     name = "plackett-luce"
     title = "Plackett-Luce (exponential)"

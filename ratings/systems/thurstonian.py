@@ -1,4 +1,8 @@
-"""Kerby's Gaussian model (Thurstonian), seed 000 section 3.2.3.
+"""Kerby's Gaussian model (Thurstonian), Kerby 2025 section 3.2.3.
+
+Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note,
+2025 (section numbers below are the note's); the model is Thurstone's ("A law of comparative
+judgment", 1927) with unit-variance Gaussian performances.
 
 Performances are independent ``N(r_i, 1)``; the update is the gradient of the log-likelihood
 of the observed order.  Reading the game worst first (``X_1 < ... < X_n``), the likelihood is
@@ -152,10 +156,10 @@ class ThurstonianParams(KerbyParams):
         Rule(("eta_values",), _rates_within_eta, f"each learning rate must be {THURSTONIAN_ETA.words()}, or 0"),
     )
 
-    # Seed 000, section 5, first table: eta = 0.26 was the hand-tuned rate without a dummy.
+    # Kerby 2025, section 5, first table: eta = 0.26 was the hand-tuned rate without a dummy.
     eta: float = param(
         0.26,
-        "Learning rate: how far one game moves a rating (seed 000 tuned 0.26).",
+        "Learning rate: how far one game moves a rating (Kerby 2025 tuned 0.26).",
         valid=THURSTONIAN_ETA,
         low=0.01,
         high=1.5,
@@ -441,7 +445,7 @@ def order_log_likelihood(
 
 
 def _two_player_gradient(ratings: np.ndarray, loser: int, winner: int) -> np.ndarray:
-    """Closed form of a two-player game without a tie or a DNF (seed 000, section 3.1.2).
+    """Closed form of a two-player game without a tie or a DNF (Kerby 2025, section 3.1.2).
 
     ``P(X_loser < X_winner) = Phi(d)`` with ``d = (r_winner - r_loser) / sqrt(2)``, so the winner's
     gradient is ``phi(d) / (sqrt(2) Phi(d))`` and the loser's its negative; the ratio is taken in
@@ -486,7 +490,7 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
 
 
 class Thurstonian(SingleRatingSystem):
-    """Unit-variance Gaussian performances, likelihood-gradient updates (seed 000, section 3.2.3)."""
+    """Unit-variance Gaussian performances, likelihood-gradient updates (Kerby 2025, section 3.2.3)."""
 
     name = "thurstonian"
     title = "Thurstonian (Gaussian)"

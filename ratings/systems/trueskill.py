@@ -1,7 +1,10 @@
-"""TrueSkill for free-for-all games, as racetime.gg runs it (seed 000, sections 2 and 5).
+"""TrueSkill for free-for-all games, as racetime.gg runs it (Kerby 2025, sections 2 and 5).
 
-Each player has a skill belief N(mu, sigma^2) (Herbrich, Minka and Graepel 2006, seed 000
-reference [1]).  A game's performances are skill plus N(0, beta^2) noise; the observed order
+Kerby 2025: Brent Kerby, "Multiplayer generalizations of Elo rating system", expository note,
+2025 (section numbers are the note's).
+
+Each player has a skill belief N(mu, sigma^2) (Herbrich, Minka and Graepel, "TrueSkill: A Bayesian skill rating
+system", NIPS 2006).  A game's performances are skill plus N(0, beta^2) noise; the observed order
 says that each player outperformed the next by more than a draw margin, or, for a tie, that
 the two performances were within the margin.  The posterior is computed by expectation
 propagation on the factor graph in :mod:`ratings.systems._factor_graph`, with the schedule and
@@ -9,9 +12,9 @@ stopping rule of the Python ``trueskill`` package, so the ratings agree with tha
 (which racetime.gg uses with default settings) to about 1e-9.
 
 Every player is a one-player team.  Did-not-finish entries are tied for last, as on racetime.gg
-(so among themselves they count as draws: seed 000, section 4 explains why that makes a DNF
+(so among themselves they count as draws: Kerby 2025, section 4 explains why that makes a DNF
 gain points); ties among finishers are draws.  The displayed rating is the lower confidence
-bound ``mu - k sigma`` with k = 2 by default (seed 000, section 2).
+bound ``mu - k sigma`` with k = 2 by default (Kerby 2025, section 2).
 """
 
 from __future__ import annotations
