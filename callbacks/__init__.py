@@ -13,6 +13,7 @@ __all__ = ["FEATURES", "register"]
 #: Feature modules whose callbacks the app registers.
 FEATURES = (
     "page",
+    "gates",
     "url",
     "data",
     "params",

@@ -14,7 +14,7 @@ import figures
 from callbacks.runs import baseline_run, current_run, describe_source
 from callbacks.standings import scale_of
 from layouts.compare import comparison_columns
-from layouts.ids import Baseline, Compare, Data, Page, Params, Standings, Tab
+from layouts.ids import Baseline, Compare, Data, Page, Params, Standings, Tab, tab_gate
 from ratings.io import csv_text  # the one CSV writer (formula-safe text, numbers as numbers)
 
 __all__ = ["comparison", "comparison_csv"]
@@ -59,14 +59,15 @@ def comparison_csv(rows: list[dict[str, Any]], unit: str, base_unit: str) -> str
     Output(Compare.GRID, "rowData"),
     Output(Compare.GRID, "columnDefs"),
     Output(Compare.STATUS, "children"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
-    Input(Baseline.STORE, "data"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-    Input(Page.TABS, "active_tab"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    State(Baseline.STORE, "data"),
+    State(Standings.SCALE_OFFSET, "value"),
+    State(Standings.SCALE_FACTOR, "value"),
+    State(Page.TABS, "active_tab"),
+    Input(tab_gate(Tab.COMPARE), "data"),
 )
-def on_compare(source, current, pinned, offset, factor, tab):
+def on_compare(source, current, pinned, offset, factor, tab, _gate=None):
     if tab != Tab.COMPARE:
         raise PreventUpdate  # computed when the tab opens
     rows, status, unit, base_unit = comparison(source, current, pinned, offset, factor)

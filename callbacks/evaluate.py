@@ -9,12 +9,12 @@ from typing import Any
 
 import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
-from dash import Input, Output, callback, html
+from dash import Input, Output, State, callback, html
 from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import baseline_run, current_run
-from layouts.ids import Baseline, Data, Evaluate, Page, Params, ScoreFn, Tab
+from layouts.ids import Baseline, Data, Evaluate, Page, Params, ScoreFn, Tab, tab_gate
 from ratings import get_system
 from ratings.metrics import Evaluation, evaluate
 
@@ -129,12 +129,13 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
 # source, settings, pinned baseline -> metrics table
 @callback(
     Output(Evaluate.PANEL, "children"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
-    Input(Baseline.STORE, "data"),
-    Input(Page.TABS, "active_tab"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    State(Baseline.STORE, "data"),
+    State(Page.TABS, "active_tab"),
+    Input(tab_gate(Tab.PREDICTIONS), "data"),
 )
-def on_metrics(source, current, pinned, tab):
+def on_metrics(source, current, pinned, tab, _gate=None):
     if tab != Tab.PREDICTIONS:
         raise PreventUpdate  # computed when the tab opens
     now = evaluate(current_run(source, current))
@@ -148,9 +149,10 @@ def on_metrics(source, current, pinned, tab):
 @callback(
     Output(ScoreFn.FIGURE, "figure"),
     Output(ScoreFn.NOTE, "children"),
-    Input(Params.SETTINGS, "data"),
+    State(Params.SETTINGS, "data"),
     Input(ScoreFn.SIZE, "value"),
+    Input(tab_gate(Tab.PREDICTIONS), "data"),
 )
-def on_score_function(current, size):
+def on_score_function(current, size, _gate=None):
     current = current or {}
     return score_view(current.get("system"), current.get("params"), size)

@@ -17,7 +17,7 @@ import figures
 from callbacks.runs import DataError, current_run, load_source
 from callbacks.standings import scale_of
 from layouts.games import grid_columns
-from layouts.ids import Data, GamesList, Page, Params, Standings, Tab
+from layouts.ids import Data, GamesList, Page, Params, Standings, Tab, tab_gate
 from ratings import GameHistory, RatingRun
 from ratings.stats import filter_games
 
@@ -79,11 +79,12 @@ def clicked_game(run: RatingRun, click: Any) -> int | None:
     Output(GamesList.PLAYER, "value"),
     Output(GamesList.DATES, "min_date_allowed"),
     Output(GamesList.DATES, "max_date_allowed"),
-    Input(Data.SOURCE, "data"),
-    Input(Page.TABS, "active_tab"),
+    State(Data.SOURCE, "data"),
+    State(Page.TABS, "active_tab"),
     State(GamesList.PLAYER, "value"),
+    Input(tab_gate(Tab.GAMES), "data"),
 )
-def on_games_filters(source, tab, chosen):
+def on_games_filters(source, tab, chosen, _gate=None):
     if tab != Tab.GAMES or not source:
         raise PreventUpdate  # computed when the tab opens
     try:
@@ -108,17 +109,18 @@ def on_games_filters(source, tab, chosen):
     Output(GamesList.COUNT, "children"),
     Output(GamesList.PAGES, "active_page"),
     Output(GamesList.PAGES, "max_value"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
     Input(GamesList.PLAYER, "value"),
     Input(GamesList.DATES, "start_date"),
     Input(GamesList.DATES, "end_date"),
     Input(GamesList.PAGES, "active_page"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-    Input(Page.TABS, "active_tab"),
+    State(Standings.SCALE_OFFSET, "value"),
+    State(Standings.SCALE_FACTOR, "value"),
+    State(Page.TABS, "active_tab"),
+    Input(tab_gate(Tab.GAMES), "data"),
 )
-def on_games_list(source, current, player, start, end, page, offset, factor, tab):
+def on_games_list(source, current, player, start, end, page, offset, factor, tab, _gate=None):
     if tab != Tab.GAMES:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
@@ -134,15 +136,16 @@ def on_games_list(source, current, player, start, end, page, offset, factor, tab
 @callback(
     Output(GamesList.GAME, "children"),
     Output(GamesList.GAME_CHART, "figure"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
     Input(GamesList.GRID, "cellClicked"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-    Input(Page.TABS, "active_tab"),
+    State(Standings.SCALE_OFFSET, "value"),
+    State(Standings.SCALE_FACTOR, "value"),
+    State(Page.TABS, "active_tab"),
     State(GamesList.GRID, "rowData"),
+    Input(tab_gate(Tab.GAMES), "data"),
 )
-def on_games_game(source, current, click, offset, factor, tab, rows):
+def on_games_game(source, current, click, offset, factor, tab, rows, _gate=None):
     if tab != Tab.GAMES:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)

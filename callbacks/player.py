@@ -14,7 +14,7 @@ from dash.exceptions import PreventUpdate
 import figures
 from callbacks.runs import current_run
 from callbacks.standings import game_choice, scale_of
-from layouts.ids import Data, GameExplain, Page, Params, PlayerPage, Standings, Tab
+from layouts.ids import Data, GameExplain, Page, Params, PlayerPage, Standings, Tab, tab_gate
 from layouts.player import explanation_view, record_list
 from ratings import RatingRun
 from ratings.explain import explain
@@ -46,12 +46,13 @@ def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> tuple[Any,
 @callback(
     Output(PlayerPage.PLAYER, "options"),
     Output(PlayerPage.PLAYER, "value"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
-    Input(Page.TABS, "active_tab"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    State(Page.TABS, "active_tab"),
     State(PlayerPage.PLAYER, "value"),
+    Input(tab_gate(Tab.PLAYER), "data"),
 )
-def on_player_pick(source, current, tab, chosen):
+def on_player_pick(source, current, tab, chosen, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
     return player_pick(current_run(source, current), chosen)
@@ -62,14 +63,15 @@ def on_player_pick(source, current, tab, chosen):
     Output(PlayerPage.SUMMARY, "children"),
     Output(PlayerPage.TRAJECTORY, "figure"),
     Output(PlayerPage.HEAD_TO_HEAD, "rowData"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
     Input(PlayerPage.PLAYER, "value"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-    Input(Page.TABS, "active_tab"),
+    State(Standings.SCALE_OFFSET, "value"),
+    State(Standings.SCALE_FACTOR, "value"),
+    State(Page.TABS, "active_tab"),
+    Input(tab_gate(Tab.PLAYER), "data"),
 )
-def on_player(source, current, player, offset, factor, tab):
+def on_player(source, current, player, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
@@ -113,13 +115,14 @@ def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -
 @callback(
     Output(PlayerPage.GAME, "options"),
     Output(PlayerPage.GAME, "value"),
-    Input(Data.SOURCE, "data"),
+    State(Data.SOURCE, "data"),
     Input(PlayerPage.PLAYER, "value"),
     Input(PlayerPage.TRAJECTORY, "clickData"),
     State(Params.SETTINGS, "data"),
     State(PlayerPage.GAME, "value"),
+    Input(tab_gate(Tab.PLAYER), "data"),
 )
-def on_player_games(source, player, click, current, chosen):
+def on_player_games(source, player, click, current, chosen, _gate=None):
     run = current_run(source, current)
     clicked = ctx.triggered_id == PlayerPage.TRAJECTORY
     options, game = game_pick(run, player, chosen, click if clicked else None)
@@ -129,15 +132,16 @@ def on_player_games(source, player, click, current, chosen):
 # source, settings, picked player and game, scale, visible tab -> why the rating changed
 @callback(
     Output(PlayerPage.EXPLAIN, "children"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
     Input(PlayerPage.PLAYER, "value"),
     Input(PlayerPage.GAME, "value"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-    Input(Page.TABS, "active_tab"),
+    State(Standings.SCALE_OFFSET, "value"),
+    State(Standings.SCALE_FACTOR, "value"),
+    State(Page.TABS, "active_tab"),
+    Input(tab_gate(Tab.PLAYER), "data"),
 )
-def on_explain(source, current, player, game, offset, factor, tab):
+def on_explain(source, current, player, game, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)

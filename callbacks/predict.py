@@ -11,7 +11,7 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run, typed_params
-from layouts.ids import Data, Page, Params, Predict, Tab
+from layouts.ids import Data, Page, Params, Predict, Tab, tab_gate
 from ratings import RatingRun, create, get_system
 
 __all__ = ["MAX_PLAYERS", "default_pick", "player_options", "probability_table", "win_probabilities"]
@@ -80,12 +80,13 @@ def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
 @callback(
     Output(Predict.PLAYERS, "options"),
     Output(Predict.PLAYERS, "value"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
-    Input(Page.TABS, "active_tab"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    State(Page.TABS, "active_tab"),
     State(Predict.PLAYERS, "value"),
+    Input(tab_gate(Tab.PREDICTIONS), "data"),
 )
-def on_predict_players(source, current, tab, chosen):
+def on_predict_players(source, current, tab, chosen, _gate=None):
     if tab != Tab.PREDICTIONS:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
@@ -97,12 +98,13 @@ def on_predict_players(source, current, tab, chosen):
     Output(Predict.FIGURE, "figure"),
     Output(Predict.TABLE, "children"),
     Output(Predict.NOTE, "children"),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
     Input(Predict.PLAYERS, "value"),
-    Input(Page.TABS, "active_tab"),
+    State(Page.TABS, "active_tab"),
+    Input(tab_gate(Tab.PREDICTIONS), "data"),
 )
-def on_predict(source, current, players, tab):
+def on_predict(source, current, players, tab, _gate=None):
     if tab != Tab.PREDICTIONS:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)

@@ -39,6 +39,24 @@ class Tab(StrEnum):
     COMPARE = "compare"
 
 
+class Gate(StrEnum):
+    """Per tab, the store its callbacks wait on: it changes only while the tab is open (callbacks/gates.py)."""
+
+    GAMES = "page-gate-games"
+    PLAYER = "page-gate-player"
+    PREDICTIONS = "page-gate-predictions"
+    COMPARE = "page-gate-compare"
+
+
+def tab_gate(tab: Tab) -> Gate:
+    """The gate of ``tab`` (one of :data:`GATED_TABS`)."""
+    return Gate[tab.name]
+
+
+#: Tabs whose callbacks read the current run only through their gate (a change made elsewhere sends no request).
+GATED_TABS = tuple(Tab[gate.name] for gate in Gate)
+
+
 class Data(StrEnum):
     """Choosing the game history: sample, upload, Google Sheet."""
 

@@ -33,7 +33,7 @@ from layouts import player as player_layout
 from layouts import predict as predict_layout
 from layouts.aliases import suspects_box
 from layouts.controls import controls_column
-from layouts.ids import Baseline, Data, Page, Params, Tab
+from layouts.ids import GATED_TABS, Baseline, Data, Page, Params, Tab, tab_gate
 
 __all__ = ["TABS", "layout", "sample_names"]
 
@@ -127,5 +127,6 @@ def layout() -> html.Div:
         dcc.Store(id=Data.SOURCE),
         dcc.Store(id=Params.SETTINGS),
         dcc.Store(id=Baseline.STORE),
+        *[dcc.Store(id=tab_gate(tab)) for tab in GATED_TABS],
     ]
     return html.Div([header, body, *stores])

@@ -425,10 +425,13 @@ def test_a_failed_computation_updates_no_view_and_says_what_failed(client, faili
 
 
 def test_another_open_tab_keeps_its_last_good_result_too(client, failing_replay):
+    from layouts.ids import Tab, tab_gate
     from tests.dash_requests import post
 
+    # the Games tab is open, so a change of settings opens its gate (callbacks/gates.py) and its views recompute
+    gate = f"{tab_gate(Tab.GAMES)}.data"
     values = {"data-source.data": POKER, "params-settings.data": failing_replay, "page-tabs.active_tab": "games"}
-    response = post(client, "games-grid", values, changed=["params-settings.data"])
+    response = post(client, "games-grid", {**values, gate: 1}, changed=[gate])
     body = response.get_json()
     assert "games-grid" not in body.get("response", {})
     assert "game 6" in str(body["sideUpdate"]["page-error"]["children"])
