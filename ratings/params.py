@@ -119,6 +119,8 @@ class Rule:
 #: ``float()`` also takes ``1_000``, ``inf``, ``nan`` and digits of every script (``٣``), none of
 #: which a person means as a parameter value.
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: A number written with a decimal comma (``1,5``): refused with a hint, never read as another number.
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+,[0-9]+")
 
 
 def parse_number(value: Any) -> float:
@@ -132,7 +134,7 @@ def parse_number(value: Any) -> float:
         number = float(value)
     elif isinstance(value, str):
         text = value.strip()
-        if re.fullmatch(r"[+-]?[0-9]+,[0-9]+", text):
+        if _DECIMAL_COMMA.fullmatch(text):
             raise ValueError(f"'{text}' uses a decimal comma; write {text.replace(',', '.')}")
         if len(text) > 64 or not _DECIMAL.fullmatch(text):
             raise ValueError(f"'{text[:64]}' is not a number in plain decimal notation")

@@ -23,6 +23,8 @@ _WORD_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "
 
 
 _SERIAL_EPOCH = dt.date(1899, 12, 30)
+#: A spreadsheet day number written as text (``45352`` or ``45352.5``).
+_SERIAL = re.compile(r"\d{5}(\.\d+)?")
 
 
 def _make_date(year: int, month: int, day: int) -> dt.date | None:
@@ -87,7 +89,7 @@ def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) ->
                 del numeric[row]
                 out.row_problems[row] = Problem(f"'{text}' is not a real date", row, column, source)
             continue
-        if re.fullmatch(r"\d{5}(\.\d+)?", text) and 20_000 <= float(text) < 80_000:
+        if _SERIAL.fullmatch(text) and 20_000 <= float(text) < 80_000:
             # A spreadsheet's day number (the cell lost its date format): day 1 is 1900-01-01 in Excel,
             # LibreOffice and Google Sheets, which count from 1899-12-30 for days after February 1900.
             out.dates[row] = _SERIAL_EPOCH + dt.timedelta(days=int(float(text)))
