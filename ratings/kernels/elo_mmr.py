@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ratings.kernels.numerics import mills_ratio
+from ratings.kernels.numerics import largest_game, mills_ratio
 from ratings.systems.elo_mmr import TANH_SCALE, TOLERANCE
 
 __all__ = ["replay_elo_mmr"]
@@ -243,9 +243,7 @@ def replay_elo_mmr(
     beta2 = beta * beta
     gamma2 = theta[GAMMA2]
     limit = int(theta[MAX_HISTORY])
-    largest = 1
-    for game in range(len(offsets) - 1):
-        largest = max(largest, offsets[game + 1] - offsets[game])
+    largest = largest_game(offsets)
     mu = np.empty(largest)
     delta = np.empty(largest)
     sigma2 = np.empty(largest)

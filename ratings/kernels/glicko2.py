@@ -13,6 +13,7 @@ from numba import njit
 
 from ratings.base import NO_DATE
 from ratings.kernels.elo import pair_score
+from ratings.kernels.numerics import largest_game
 from ratings.systems.glicko2 import (
     CONFIDENCE_SIGMAS,
     GLICKO_SCALE,
@@ -136,9 +137,7 @@ def replay_glicko2(
     mu_s, sigma_s, vol_s, points_s = state
     tau = theta[TAU]
     rank_points = theta[RANK_POINTS] == 1.0
-    largest = 1
-    for game in range(len(offsets) - 1):
-        largest = max(largest, offsets[game + 1] - offsets[game])
+    largest = largest_game(offsets)
     mu = np.empty(largest)
     phi = np.empty(largest)
     new_mu = np.empty(largest)

@@ -144,3 +144,12 @@ def interp(x: float, knots: np.ndarray, values: np.ndarray) -> float:
         j += 1
     slope = (values[j + 1] - values[j]) / (knots[j + 1] - knots[j])
     return slope * (x - knots[j]) + values[j]
+
+
+@njit(cache=True)
+def largest_game(offsets: np.ndarray) -> int:
+    """The most players in one game of a history's flat ``offsets`` (at least 1): the size of a kernel's work arrays."""
+    largest = 1
+    for game in range(len(offsets) - 1):
+        largest = max(largest, offsets[game + 1] - offsets[game])
+    return largest

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from ratings.kernels.elo import multielo_gradient, pairwise_gradient
-from ratings.kernels.numerics import interp
+from ratings.kernels.numerics import interp, largest_game
 from ratings.kernels.plackett_luce import plackett_luce_gradient
 from ratings.kernels.thurstonian import thurstonian_gradient
 
@@ -68,9 +68,7 @@ def _compiled_loop(kind: int) -> Loop:
         offsets, players, ranks, dnf = games
         eta, knots, values, dummy, has_dummy, floor, has_floor, censored = rules
         n_games = len(offsets) - 1
-        largest = 1
-        for game in range(n_games):
-            largest = max(largest, offsets[game + 1] - offsets[game])
+        largest = largest_game(offsets)
         r = np.empty(largest + 1)
         rk = np.empty(largest + 1, dtype=np.int64)
         fail = np.empty(largest + 1, dtype=np.bool_)

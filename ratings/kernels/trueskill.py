@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ratings.kernels.numerics import SQRT2, erfcx_tail
+from ratings.kernels.numerics import SQRT2, erfcx_tail, largest_game
 
 __all__ = ["free_for_all", "replay_trueskill"]
 
@@ -266,9 +266,7 @@ def replay_trueskill(
     beta, tau, margin, k_display, min_delta = theta[0], theta[1], theta[2], theta[3], theta[4]
     max_sweeps = int(theta[5])
     two = theta[6]
-    largest = 1
-    for game in range(len(offsets) - 1):
-        largest = max(largest, offsets[game + 1] - offsets[game])
+    largest = largest_game(offsets)
     work = np.empty((ROWS, largest))
     order = np.empty(largest, dtype=np.int64)
     mu = np.empty(largest)
