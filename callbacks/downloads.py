@@ -14,11 +14,10 @@ from dash import Input, Output, State, callback, dcc
 from dash.exceptions import PreventUpdate
 
 import figures
-from callbacks.baseline import baseline_label
 from callbacks.runs import DataError, current_run, describe_source, history_for
 from callbacks.standings import scale_of
 from layouts.ids import Data, Downloads, Params, Predict, ScoreFn, Standings
-from ratings import RatingRun
+from ratings import SYSTEM_NAMES, RatingRun, get_system
 from ratings.io import csv_text, write_csv  # the one CSV writer and formula-quoting rule of the project
 
 __all__ = ["PNG_CHARTS", "file_stem", "history_csv", "png_configs", "ratings_csv"]
@@ -33,19 +32,17 @@ PNG_CHARTS = (
 )
 
 
-def png_configs(source: dict[str, Any] | None, current: dict[str, Any] | None) -> list[Any]:
-    """Each chart's config with a PNG file name that says the data set, the system and its changed parameters.
+def png_configs(source: dict[str, Any] | None, system: Any) -> list[Any]:
+    """Each chart's config with a PNG file name that says the data set and the system, e.g.
+    ``rating-trajectories-sample-poker-Multiplayer-Elo``.
 
-    e.g. ``rating-trajectories-sample-poker-Multiplayer-Elo-k-16`` (an image passed around keeps what it shows).
+    The parameters are left out on purpose: a chart's config cannot change without the browser drawing the chart
+    again from scratch, and five charts redrawn on every parameter move cost more than the name is worth.
     """
-    system = (current or {}).get("system")
-    try:
-        settings = baseline_label(system, (current or {}).get("params") or {}) if system else ""
-    except (KeyError, ValueError):
-        settings = ""
-    stem = file_stem(source)
+    title = get_system(system).title if system in SYSTEM_NAMES else ""
+    stem = re.sub(r"[^A-Za-z0-9]+", "-", f"{file_stem(source)} {title}").strip("-")
     return [
-        figures.graph_config(f"{name}-{stem}-{settings}"[:150], **({"responsive": True} if responsive else {}))
+        figures.graph_config(f"{name}-{stem}"[:150], **({"responsive": True} if responsive else {}))
         for _, name, responsive in PNG_CHARTS
     ]
 
@@ -113,11 +110,11 @@ def on_history_csv(_clicks, source):
     return dcc.send_string(text, f"history-{file_stem(source)}.csv", type="text/csv")
 
 
-# source, settings -> every chart's PNG file name (data set, system, parameters)
+# source, system -> every chart's PNG file name (data set, system)
 @callback(
     [Output(graph, "config") for graph, _, _ in PNG_CHARTS],
     Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
+    Input(Params.SYSTEM, "value"),
 )
-def on_png_names(source, current):
-    return png_configs(source, current)
+def on_png_names(source, system):
+    return png_configs(source, system)

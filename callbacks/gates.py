@@ -10,6 +10,8 @@ changes while the tab is open, or when the tab opens.  A change made on another 
 
 from __future__ import annotations
 
+import json
+
 from dash import Input, Output, State, clientside_callback
 
 from layouts.ids import GATED_TABS, Baseline, Data, Page, Params, Standings, tab_gate
@@ -25,18 +27,21 @@ GATE_SOURCES = (
     (Standings.SCALE_FACTOR, "value"),
 )
 
-for _tab in GATED_TABS:
-    # the open tab, the values its views read, the gate's count -> the count plus one (nothing while closed)
-    clientside_callback(
-        f"""
-        function(tab) {{
-            if (tab !== "{_tab}") {{ return window.dash_clientside.no_update; }}
-            var count = arguments[arguments.length - 1];
-            return (typeof count === "number" ? count : 0) + 1;
-        }}
-        """,
-        Output(tab_gate(_tab), "data"),
-        Input(Page.TABS, "active_tab"),
-        *[Input(ident, prop) for ident, prop in GATE_SOURCES],
-        State(tab_gate(_tab), "data"),
-    )
+# the open tab, the values its views read, the gates' counts -> the open tab's count plus one, the others as they
+# are (one callback for all the gates: each callback a change wakes costs the page a round of bookkeeping)
+clientside_callback(
+    """
+    function(tab) {
+        var tabs = TABS;
+        var counts = Array.prototype.slice.call(arguments, arguments.length - tabs.length);
+        return tabs.map(function (name, i) {
+            if (tab !== name) { return window.dash_clientside.no_update; }
+            return (typeof counts[i] === "number" ? counts[i] : 0) + 1;
+        });
+    }
+    """.replace("TABS", json.dumps([str(t) for t in GATED_TABS])),
+    *[Output(tab_gate(tab), "data") for tab in GATED_TABS],
+    Input(Page.TABS, "active_tab"),
+    *[Input(ident, prop) for ident, prop in GATE_SOURCES],
+    *[State(tab_gate(tab), "data") for tab in GATED_TABS],
+)

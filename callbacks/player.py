@@ -15,7 +15,14 @@ import figures
 from callbacks.runs import current_run
 from callbacks.standings import game_choice, scale_of
 from layouts.ids import Data, GameExplain, Page, Params, PlayerPage, Standings, Tab, tab_gate
-from layouts.player import explanation_view, record_list
+from layouts.player import (
+    PLAYER_EXPLANATION,
+    STANDINGS_EXPLANATION,
+    ExplanationView,
+    explanation_outputs,
+    explanation_view,
+    record_list,
+)
 from ratings import RatingRun
 from ratings.explain import explain
 from ratings.stats import head_to_head, player_games, player_stats
@@ -96,14 +103,14 @@ def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tu
     return options, games[0] if games else None
 
 
-def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -> Any:
-    """The explanation of ``player``'s change in ``game`` as a component (a short note when there is none)."""
+def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -> ExplanationView:
+    """The explanation of ``player``'s change in ``game`` (a short note alone when there is none)."""
     if not isinstance(player, str) or not isinstance(game, int):
-        return "Pick a game."
+        return ExplanationView("Pick a game.")
     try:
         e = explain(run, game, player)
     except ValueError as exc:
-        return str(exc)
+        return ExplanationView(str(exc))
     header = (
         f"{player} in {figures.game_label(run, game)}: {float(scale.value(e.before)):.5g} → "
         f"{float(scale.value(e.after)):.5g} ({figures.signed(float(scale.change(e.change)))} {scale.unit})"
@@ -131,7 +138,7 @@ def on_player_games(source, player, click, current, chosen, _gate=None):
 
 # source, settings, picked player and game, scale, visible tab -> why the rating changed
 @callback(
-    Output(PlayerPage.EXPLAIN, "children"),
+    *explanation_outputs(PLAYER_EXPLANATION),
     State(Data.SOURCE, "data"),
     State(Params.SETTINGS, "data"),
     Input(PlayerPage.PLAYER, "value"),
@@ -145,7 +152,7 @@ def on_explain(source, current, player, game, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
-    return explain_view(run, player, game, scale_of(run, offset, factor))
+    return explain_view(run, player, game, scale_of(run, offset, factor)).outputs()
 
 
 # ---------------------------------------------------------------- Standings: why did a rating change in one game?
@@ -199,7 +206,7 @@ def on_game_players(game, click, source, current, chosen, offset, factor):
 
 # source, settings, chosen game and player, scale -> that player's change in that game, term by term
 @callback(
-    Output(GameExplain.VIEW, "children"),
+    *explanation_outputs(STANDINGS_EXPLANATION),
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
     Input(Standings.GAME, "value"),
@@ -211,7 +218,7 @@ def on_game_explain(source, current, game, player, offset, factor):
     run = current_run(source, current)
     if isinstance(player, str) and player not in [o["value"] for o in game_players(run, game, None)[0]]:
         raise PreventUpdate  # the player picker is catching up with another game
-    return explain_view(run, player, game, scale_of(run, offset, factor))
+    return explain_view(run, player, game, scale_of(run, offset, factor)).outputs()
 
 
 def clicked_game(run: RatingRun, click: Any, game: Any) -> int:

@@ -14,7 +14,7 @@ from dash.exceptions import PreventUpdate
 import figures
 from callbacks.runs import DataError, baseline_run, current_run, settings_of
 from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
-from layouts.leaderboard import GRID_OPTIONS, leaderboard_table
+from layouts.leaderboard import GRID_OPTIONS, LeaderboardView, leaderboard_table
 from ratings import RatingRun
 from ratings.params import parse_number
 from sources.generations import announce, generation_of, superseded
@@ -58,13 +58,12 @@ def leaderboard_view(
     baseline: RatingRun | None,
     baseline_scale: Any = None,
     narrow: bool = False,
-    search: Any = None,
-) -> list[Any]:
-    """The leaderboard for ``run`` (with rank shifts against ``baseline`` when pinned), filtered by ``search``."""
+) -> LeaderboardView:
+    """The leaderboard for ``run`` (with rank shifts against ``baseline`` when pinned)."""
     scale = scale_of(run, offset, factor)
     minimum = max(0, int(_number(min_games, 0)))
     rows = figures.leaderboard_rows(run, min_games=minimum, scale=scale, baseline=baseline)
-    return leaderboard_table(rows, scale.unit, with_shift=baseline is not None, narrow=narrow, search=search)
+    return leaderboard_table(rows, scale.unit, with_shift=baseline is not None, narrow=narrow)
 
 
 def trajectories_view(
@@ -138,7 +137,6 @@ class StandingsInputs:
     x_axis: Any = None
     game: Any = None
     tab: Any = None
-    search: Any = None
     generation: Any = None
 
 
@@ -191,9 +189,9 @@ def game_changes_patch(run: RatingRun, game: int, *, scale: figures.Scale) -> Pa
 
 
 def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, drawn: Any) -> tuple[Any, ...]:
-    """The standings views for ``inputs``: (leaderboard, scale row style, trajectories, one game's bars, heatmap,
-    what is drawn), ``no_update`` for each view that the changed inputs (``triggered``; ``None`` for all) leave
-    as it is or whose tab is hidden.
+    """The standings views for ``inputs``: (leaderboard rows, its columns, its style, the empty note's style, scale
+    row style, trajectories, one game's bars, heatmap, what is drawn), ``no_update`` for each view that the changed
+    inputs (``triggered``; ``None`` for all) leave as it is or whose tab is hidden.
 
     The run is computed before any view is built, so a failure (``ComputationError``, ``ParameterError``,
     ``DataError``) raises here and the page keeps every view of the last good result together.  A chart whose
@@ -223,32 +221,31 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
     scale = scale_of(run, inputs.offset, inputs.factor)
     system = (settings_of(inputs.settings) or ("",))[0]
     shown = dict(drawn) if isinstance(drawn, dict) else {}
-    board: Any = no_update
+    rows: Any = no_update
+    columns: Any = no_update
+    grid_style: Any = no_update
+    note_style: Any = no_update
     style: Any = no_update
     lines: Any = no_update
     bars: Any = no_update
     heat: Any = no_update
     if want_board:
-        table = leaderboard_view(
+        view = leaderboard_view(
             run,
             min_games=inputs.min_games,
             offset=inputs.offset,
             factor=inputs.factor,
             baseline=baseline,
             narrow=inputs.narrow is True,
-            search=inputs.search,
         )
-        board = table
-        grid = table[0] if len(table) == 1 else None
-        if grid is not None and getattr(grid, "id", None) == Standings.LEADERBOARD_GRID:
-            # the same grid (columns, size, filter) as drawn: send only its rows (the grid keeps its sort)
-            key = _digest(inputs.source, system, grid.columnDefs, grid.style, grid.dashGridOptions)
-            if shown.get("leaderboard") == key:
-                board = Patch()
-                board[0]["props"]["rowData"] = grid.rowData
+        rows = view.rows
+        # the grid stays; its columns and size are sent only when they differ from the drawn ones (the grid then
+        # keeps the sort the user chose), and the rows are matched by player, so only changed cells redraw
+        key = _digest(view.columns, view.style)
+        if shown.get("leaderboard") != key:
+            columns, grid_style = view.columns, view.style
+            note_style = {"display": "block"} if view.empty else {"display": "none"}
             shown["leaderboard"] = key
-        else:
-            shown.pop("leaderboard", None)
         style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
     if want_lines:
         chosen = _chosen(run, inputs.players)
@@ -277,17 +274,18 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
         shown["changes"] = key
     if want_heat:
         heat = figures.change_heatmap(run, _chosen(run, inputs.players), scale=scale)
-    return board, style, lines, bars, heat, shown
+    return rows, columns, grid_style, note_style, style, lines, bars, heat, shown
 
 
-# leaderboard search box -> the grid's quick filter (rows whose text holds it; a rebuilt grid keeps it)
-@callback(
-    Output(Standings.LEADERBOARD_GRID, "dashGridOptions"),
+# leaderboard search box -> the grid's quick filter (rows whose text holds it), in the browser (no round trip)
+clientside_callback(
+    """function(text) {
+        return Object.assign({}, OPTIONS, {quickFilterText: String(text || "").slice(0, 100)});
+    }""".replace("OPTIONS", json.dumps(dict(GRID_OPTIONS))),
+    Output(Standings.LEADERBOARD, "dashGridOptions"),
     Input(Standings.LEADERBOARD_SEARCH, "value"),
     prevent_initial_call=True,
 )
-def on_search(text: Any) -> dict[str, Any]:
-    return {**GRID_OPTIONS, "quickFilterText": str(text or "")[:100]}
 
 
 def with_player(chosen: list[str] | None, clicked: Any, known: set[str]) -> list[str] | None:
@@ -301,7 +299,7 @@ def with_player(chosen: list[str] | None, clicked: Any, known: set[str]) -> list
 # a click on a leaderboard row -> that player is drawn in the trajectories chart
 @callback(
     Output(Standings.PLAYERS, "value", allow_duplicate=True),
-    Input(Standings.LEADERBOARD_GRID, "cellClicked"),
+    Input(Standings.LEADERBOARD, "cellClicked"),
     State(Standings.PLAYERS, "value"),
     State(Standings.PLAYERS, "options"),
     prevent_initial_call=True,
@@ -353,7 +351,10 @@ def on_game_pick(source, click, current, game):
 # and the heatmap, in ONE response: a failed computation updates none of them (never a mixed view), and a change
 # of parameters alone sends only the new values of the charts (dash.Patch)
 @callback(
-    Output(Standings.LEADERBOARD, "children"),
+    Output(Standings.LEADERBOARD, "rowData"),
+    Output(Standings.LEADERBOARD, "columnDefs"),
+    Output(Standings.LEADERBOARD, "style"),
+    Output(Standings.LEADERBOARD_EMPTY, "style"),
     Output(Standings.SCALE_ROW, "style"),
     Output(Standings.TRAJECTORIES, "figure"),
     Output(Standings.GAME_CHANGES, "figure"),
@@ -371,14 +372,13 @@ def on_game_pick(source, click, current, game):
     Input(Standings.GAME, "value"),
     Input(Page.TABS, "active_tab"),
     Input(Standings.GENERATION, "data"),
-    State(Standings.LEADERBOARD_SEARCH, "value"),
     State(Standings.DRAWN, "data"),
 )
 def on_standings(
-    source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, generation, search, drawn
+    source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, generation, drawn
 ):
     triggered = {str(t).rpartition(".")[0] for t in ctx.triggered_prop_ids}
-    inputs = (source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, search)
+    inputs = (source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab)
     return standings_views(
         StandingsInputs(*inputs, generation=generation),
         triggered=triggered or None,

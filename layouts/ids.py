@@ -100,14 +100,14 @@ class Standings(StrEnum):
     SCALE_OFFSET = "standings-scale-offset"
     SCALE_FACTOR = "standings-scale-factor"
     SCALE_ROW = "standings-scale-row"
-    LEADERBOARD = "standings-leaderboard"
+    LEADERBOARD = "standings-leaderboard"  # the grid itself: a change of results sets its rows, never rebuilds it
+    LEADERBOARD_EMPTY = "standings-leaderboard-empty"
     PLAYERS = "standings-players"
     X_AXIS = "standings-x-axis"
     TRAJECTORIES = "standings-trajectories"
     GAME = "standings-game"
     GAME_CHANGES = "standings-game-changes"
     HEATMAP = "standings-heatmap"
-    LEADERBOARD_GRID = "standings-leaderboard-grid"
     LEADERBOARD_SEARCH = "standings-leaderboard-search"
     NARROW = "standings-narrow"
     DRAWN = "standings-drawn"
@@ -232,6 +232,9 @@ class PlayerPage(StrEnum):
     HEAD_TO_HEAD = "player-head-to-head"
     GAME = "player-game"
     EXPLAIN = "player-explain"
+    EXPLAIN_HEADER = "player-explain-header"
+    EXPLAIN_TABLE = "player-explain-table"
+    EXPLAIN_NOTES = "player-explain-notes"
 
 
 class Compare(StrEnum):
@@ -279,3 +282,6 @@ class GameExplain(StrEnum):
 
     PLAYER = "game-explain-player"
     VIEW = "game-explain-view"
+    HEADER = "game-explain-header"
+    TABLE = "game-explain-table"
+    NOTES = "game-explain-notes"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -14,19 +15,22 @@ from layouts.busy import busy
 from layouts.ids import Standings
 from layouts.labels import labelled
 
-__all__ = ["GRID_OPTIONS", "PHONE_COLUMNS", "leaderboard_panel", "leaderboard_table"]
+__all__ = ["EMPTY_NOTE", "GRID_OPTIONS", "PHONE_COLUMNS", "LeaderboardView", "leaderboard_panel", "leaderboard_table"]
+
+#: Shown instead of the grid when the filter leaves nobody.
+EMPTY_NOTE = "No player has played enough games for the current filter."
 
 #: The leaderboard grid's options (the search box adds ``quickFilterText``).
 GRID_OPTIONS: Mapping[str, Any] = MappingProxyType({"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300})
 
 
-def _grid(rows: list[dict[str, Any]], columns: list[dict[str, Any]], style: dict[str, str], search: Any = None) -> Any:
-    """The leaderboard grid (built anew for each result, so its columns and sort start as the result says)."""
-    options = {**GRID_OPTIONS, "quickFilterText": str(search or "")[:100]}
+def _grid() -> Any:
+    """The leaderboard grid: built once with the page; each result sets its rows (and, when they change, its
+    columns and height), so the grid keeps its sort, filter and scroll and nothing in it is rebuilt."""
     return dag.AgGrid(
-        id=Standings.LEADERBOARD_GRID,
-        rowData=rows,
-        columnDefs=columns,
+        id=Standings.LEADERBOARD,
+        rowData=[],
+        columnDefs=[],
         getRowId="params.data.player",
         defaultColDef={
             "sortable": True,
@@ -35,8 +39,8 @@ def _grid(rows: list[dict[str, Any]], columns: list[dict[str, Any]], style: dict
             "wrapHeaderText": True,
             "autoHeaderHeight": True,
         },
-        dashGridOptions=options,
-        style=style,
+        dashGridOptions=dict(GRID_OPTIONS),
+        style={"height": "360px", "width": "100%"},
         className="ag-theme-quartz",
     )
 
@@ -63,8 +67,16 @@ def leaderboard_panel() -> html.Div:
             ),
             busy(
                 html.Div(
-                    [_grid([], [], {"height": "360px", "width": "100%"})],
-                    id=Standings.LEADERBOARD,
+                    [
+                        dbc.Alert(
+                            EMPTY_NOTE,
+                            id=Standings.LEADERBOARD_EMPTY,
+                            color="light",
+                            className="small",
+                            style={"display": "none"},
+                        ),
+                        _grid(),
+                    ],
                     className="leaderboard",
                 )
             ),
@@ -108,18 +120,30 @@ def _phone(column: dict[str, Any]) -> dict[str, Any]:
 PHONE_COLUMNS = ("rank", "shift", "player", "rating", "last_change")
 
 
+@dataclass(frozen=True)
+class LeaderboardView:
+    """What the leaderboard grid shows for one result: its rows, columns and height (``rows`` empty: the note)."""
+
+    rows: list[dict[str, Any]]
+    columns: list[dict[str, Any]]
+    style: dict[str, str]
+
+    @property
+    def empty(self) -> bool:
+        return not self.rows
+
+
 def leaderboard_table(
-    rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False, narrow: bool = False, search: Any = None
-) -> list[Any]:
-    """The leaderboard rows (see :func:`figures.leaderboard_rows`) in a sortable grid (filtered by ``search``).
+    rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False, narrow: bool = False
+) -> LeaderboardView:
+    """The leaderboard rows (see :func:`figures.leaderboard_rows`) as the sortable grid shows them.
 
     One grid component with plain row data (not a component per cell) keeps a long leaderboard quick
     to redraw; rows outside the visible area are not drawn.  ``narrow`` (a phone) keeps
     :data:`PHONE_COLUMNS`, narrower and unpinned, so they fit the screen without scrolling sideways.
     """
     if not rows:
-        note = dbc.Alert("No player has played enough games for the current filter.", color="light", className="small")
-        return [note, _grid([], [], {"display": "none"})]
+        return LeaderboardView([], [], {"display": "none"})
     digits = 0 if max(abs(r["rating"]) for r in rows) >= 100 else 3
     columns: list[dict[str, Any]] = [{"field": "rank", "headerName": "#", "width": 56, "pinned": "left"}]
     if with_shift:
@@ -165,7 +189,7 @@ def leaderboard_table(
     if narrow:
         columns = [_phone(c) for c in columns if c["field"] in PHONE_COLUMNS]
     height = min(540, 64 + 33 * len(rows))
-    return [_grid([_shown(r) for r in rows], columns, {"height": f"{height}px", "width": "100%"}, search)]
+    return LeaderboardView([_shown(r) for r in rows], columns, {"height": f"{height}px", "width": "100%"})
 
 
 def _shown(row: dict[str, Any]) -> dict[str, Any]:

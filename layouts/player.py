@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
-from dash import dcc, html
+from dash import Output, dcc, html
 
 from figures import graph_config
 from layouts.busy import busy
 from layouts.ids import GameExplain, PlayerPage, Tab
 from layouts.labels import labelled
 
-__all__ = ["explain_panel", "explanation_view", "game_explain_panel", "head_to_head_grid", "record_list", "tab"]
+__all__ = [
+    "PLAYER_EXPLANATION",
+    "STANDINGS_EXPLANATION",
+    "ExplanationIds",
+    "ExplanationView",
+    "explain_panel",
+    "explanation_outputs",
+    "explanation_view",
+    "game_explain_panel",
+    "head_to_head_grid",
+    "record_list",
+    "tab",
+]
 
 
 def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
@@ -60,32 +74,97 @@ def head_to_head_grid() -> dag.AgGrid:
     )
 
 
-def explanation_view(header: str, rows: Sequence[dict[str, str]], notes: Sequence[str], *, exact: bool) -> html.Div:
-    """The change of one player in one game: a header line, the rows of
-    :func:`figures.explanation_rows` as a table, and the notes in words."""
-    if exact:
-        columns = [("part", "opponent"), ("result", "result"), ("chance", "chance ahead"), ("change", "change")]
-    else:
-        columns = [("part", "what"), ("before", "before"), ("after", "after"), ("change", "change")]
-    head = html.Thead(html.Tr([html.Th(title) for _, title in columns]))
-    body = html.Tbody(
-        [
-            html.Tr(
-                [
-                    html.Td(r.get(key, ""), className="num" if key in ("chance", "change", "before", "after") else None)
-                    for key, _ in columns
-                ],
-                className="fw-semibold" if exact and r["part"] == "total" and i == len(rows) - 1 else None,
-            )
-            for i, r in enumerate(rows)
-        ]
-    )
+@dataclass(frozen=True)
+class ExplanationIds:
+    """The parts of one "why did the rating change?" block: the header line, the table and the notes."""
+
+    box: str
+    header: str
+    table: str
+    notes: str
+
+
+STANDINGS_EXPLANATION = ExplanationIds(GameExplain.VIEW, GameExplain.HEADER, GameExplain.TABLE, GameExplain.NOTES)
+PLAYER_EXPLANATION = ExplanationIds(
+    PlayerPage.EXPLAIN, PlayerPage.EXPLAIN_HEADER, PlayerPage.EXPLAIN_TABLE, PlayerPage.EXPLAIN_NOTES
+)
+
+_EXACT = (("part", "opponent"), ("result", "result"), ("chance", "chance ahead"), ("change", "change"))
+_MOVED = (("part", "what"), ("before", "before"), ("after", "after"), ("change", "change"))
+_NUMBERS = ("chance", "change", "before", "after")
+
+
+@dataclass(frozen=True)
+class ExplanationView:
+    """What one explanation block shows: a header line (or a short note alone), the table's rows and columns (none
+    for a note), and the notes in words (one per line)."""
+
+    header: str
+    rows: list[dict[str, str]] = field(default_factory=list)
+    columns: list[dict[str, Any]] = field(default_factory=list)
+    notes: str = ""
+
+    def outputs(self) -> tuple[Any, ...]:
+        """The values of the block's outputs, in :func:`explanation_outputs`' order."""
+        style = {"width": "100%"} if self.rows else {"display": "none"}
+        return self.header, self.rows, self.columns, style, self.notes
+
+
+def explanation_view(
+    header: str, rows: Sequence[dict[str, str]], notes: Sequence[str], *, exact: bool
+) -> ExplanationView:
+    """The change of one player in one game: a header line, the rows of :func:`figures.explanation_rows` as a
+    table (the exact systems' total row in bold), and the notes in words."""
+    columns = [
+        {
+            "field": key,
+            "headerName": title,
+            **({"type": "rightAligned", "width": 130} if key in _NUMBERS else {"flex": 1, "minWidth": 100}),
+            **({"cellClass": "fw-semibold"} if key == "part" else {}),
+        }
+        for key, title in (_EXACT if exact else _MOVED)
+    ]
+    shown = [dict(r) for r in rows]
+    if exact and shown and shown[-1].get("part") == "total":
+        shown[-1]["total"] = "1"
+    return ExplanationView(header, shown, columns, "\n".join(notes))
+
+
+def explanation_outputs(ids: ExplanationIds) -> list[Output]:
+    """The outputs an explanation callback writes: text and rows of components built once (never rebuilt, so a
+    change of parameters redraws only what changed)."""
+    return [
+        Output(ids.header, "children"),
+        Output(ids.table, "rowData"),
+        Output(ids.table, "columnDefs"),
+        Output(ids.table, "style"),
+        Output(ids.notes, "children"),
+    ]
+
+
+def explanation_block(ids: ExplanationIds) -> html.Div:
+    """The header line, the table (a grid; the callback fills it) and the notes of one explanation."""
     return html.Div(
         [
-            html.Div(header, className="small fw-semibold mb-1"),
-            html.Div(dbc.Table([head, body], size="sm", striped=True, className="mb-1"), className="table-responsive"),
-            *[html.P(n, className="small text-muted mb-1") for n in notes],
-        ]
+            html.Div(id=ids.header, className="small fw-semibold mb-1"),
+            dag.AgGrid(
+                id=ids.table,
+                rowData=[],
+                columnDefs=[],
+                defaultColDef={"sortable": False, "resizable": True, "suppressMovable": True},
+                dashGridOptions={
+                    "animateRows": False,
+                    "domLayout": "autoHeight",
+                    "rowHeight": 28,
+                    "headerHeight": 30,
+                    "rowClassRules": {"fw-bold": "params.data.total"},
+                },
+                style={"display": "none"},
+                className="ag-theme-quartz explanation-table mb-1",
+            ),
+            html.Div(id=ids.notes, className="small text-muted explanation-notes"),
+        ],
+        id=ids.box,
     )
 
 
@@ -96,7 +175,7 @@ def explain_panel() -> html.Div:
             html.H2("Why did the rating change?", className="h6 mt-2 mb-1"),
             html.Label("game", htmlFor=PlayerPage.GAME, className="small mb-0"),
             dcc.Dropdown(id=PlayerPage.GAME, clearable=False, placeholder="pick a game", className="mb-2"),
-            busy(html.Div(id=PlayerPage.EXPLAIN)),
+            busy(explanation_block(PLAYER_EXPLANATION)),
         ],
         className="mb-3",
     )
@@ -112,7 +191,7 @@ def game_explain_panel() -> html.Div:
                 "Player whose change is explained",
                 dcc.Dropdown(id=GameExplain.PLAYER, clearable=False, placeholder="pick a player", className="mb-2"),
             ),
-            busy(html.Div(id=GameExplain.VIEW)),
+            busy(explanation_block(STANDINGS_EXPLANATION)),
         ],
         className="mb-3",
     )

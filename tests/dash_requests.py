@@ -25,8 +25,11 @@ def _key(item: dict[str, Any]) -> str:
 
 
 def callback_spec(client: Any, output_id: str, trigger: str | None = None) -> dict[str, Any]:
-    """The dependency entry of the callback that writes ``output_id`` (and has ``trigger``, "id.prop", as input)."""
+    """The dependency entry of the server callback that writes ``output_id`` (and has ``trigger``, "id.prop", as
+    input); callbacks that run in the browser are never posted, so they are skipped."""
     for dep in client.get("/_dash-dependencies").get_json():
+        if dep.get("clientside_function"):
+            continue
         inputs = {f"{_key(i)}.{i['property']}" for i in dep["inputs"]}
         if f"{output_id}." in dep["output"] and (trigger is None or trigger in inputs):
             return dep

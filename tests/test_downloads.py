@@ -86,14 +86,15 @@ def test_the_download_callbacks_send_csv_files() -> None:
         downloads.on_history_csv(1, None)
 
 
-def test_png_file_names_say_the_data_the_system_and_its_parameters() -> None:
+def test_png_file_names_say_the_data_and_the_system() -> None:
     from callbacks.downloads import PNG_CHARTS, png_configs
 
-    configs = png_configs({"kind": "sample", "name": "poker"}, {"system": "multielo", "params": {"k": 16.0}})
+    configs = png_configs({"kind": "sample", "name": "poker"}, "multielo")
     assert len(configs) == len(PNG_CHARTS)
     names = [c["toImageButtonOptions"]["filename"] for c in configs]
-    assert names[0] == "rating-trajectories-sample-poker-Multiplayer-Elo-k-16"
-    assert all("sample-poker-Multiplayer-Elo-k-16" in n for n in names)
+    assert names[0] == "rating-trajectories-sample-poker-Multiplayer-Elo"
+    assert all(n.endswith("-sample-poker-Multiplayer-Elo") for n in names)
     assert configs[0]["responsive"] is True and configs[0]["showSendToCloud"] is False
-    plain = png_configs({"kind": "sample", "name": "chess"}, {"system": "trueskill", "params": {}})
-    assert plain[3]["toImageButtonOptions"]["filename"] == "win-probabilities-sample-chess-TrueSkill-defaults"
+    plain = png_configs({"kind": "sample", "name": "chess"}, "trueskill")
+    assert plain[3]["toImageButtonOptions"]["filename"] == "win-probabilities-sample-chess-TrueSkill"
+    assert png_configs(None, "no-such-system")[0]["toImageButtonOptions"]["filename"] == "rating-trajectories-unknown-source"

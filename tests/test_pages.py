@@ -184,9 +184,10 @@ def test_explanation_rows_and_view(small_history):
     assert game_pick(run, "Bob", 3)[1] == 1  # Bob did not play g4: his newest game instead
     assert game_pick(run, "Bob", 1, {"points": [{"x": 1, "y": 1008.0}]})[1] == 0  # a click on game 1's point
     assert game_pick(run, "Bob", 1, {"points": [{"x": 4, "y": 1.0}]})[1] == 1  # not Bob's game: kept
-    assert "did not play" in explain_view(run, "Bob", 3, figures.Scale())
+    assert "did not play" in explain_view(run, "Bob", 3, figures.Scale()).header
     view = explain_view(run, "Bob", 0, figures.scale_for(run))
-    assert "Bob in Game 1 (g1): 1000 → 1008 (+8 Elo points)" in str(view)
+    assert view.header == "Bob in Game 1 (g1): 1000 → 1008 (+8 Elo points)"
+    assert [r["part"] for r in view.rows][-1] == "total" and view.rows[-1]["change"] == "+8"
 
 
 def one_game_run(finals: dict[str, float], unit: str = "rating") -> RatingRun:

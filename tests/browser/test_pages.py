@@ -116,7 +116,7 @@ def test_player_page_defaults_to_the_leader_and_switches(page, app_url, browser)
     assert title.endswith("rating and rank after each game")
     assert page.locator("#player-head-to-head .ag-center-cols-container .ag-row").count() >= 5
     # why the rating changed in Marta's newest game: one row per opponent, then the total
-    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    page.wait_for_selector("#player-explain .ag-row", timeout=TIMEOUT)
     explanation = page.inner_text("#player-explain")
     assert explanation.startswith("Marta in Game 150")
     assert "total" in explanation and "The rows sum exactly to the change." in explanation
@@ -145,7 +145,7 @@ def test_player_page_defaults_to_the_leader_and_switches(page, app_url, browser)
 
 def test_player_page_explains_a_clicked_game_under_trueskill(page, app_url):
     open_player(page, app_url, "?system=trueskill")
-    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    page.wait_for_selector("#player-explain .ag-row", timeout=TIMEOUT)
     # a click on the chart's first point explains that game (the player's first)
     first = page.evaluate("() => document.querySelector('#player-trajectory .js-plotly-plot')._fullData[0].x[0]")
     box = page.locator("#player-trajectory .scatterlayer .trace .point").first.bounding_box()
@@ -225,7 +225,7 @@ def test_names_are_text_in_the_games_list_and_player_page(page, app_url, tmp_pat
     assert first_row_cells(page)["order"] == "1. Yan  2. <b>Zed</b>"
     assert page.locator("#games-grid b").count() == 0
     page.click("#page-tabs .nav-link:text-is('Player')")
-    page.wait_for_selector("#player-explain table", timeout=TIMEOUT)
+    page.wait_for_selector("#player-explain .ag-row", timeout=TIMEOUT)
     settle(page)
     assert "<b>Zed</b>" in page.inner_text("#player-player") + page.inner_text("#player-head-to-head")
     assert page.locator("#player-trajectory b, #player-head-to-head b, #player-explain b").count() == 0
@@ -428,7 +428,7 @@ def test_a_clicked_trajectory_point_explains_that_players_change(page, app_url):
     from tests.browser.test_fixes import click_trajectory_point
 
     open_slow(page, app_url)
-    page.wait_for_selector("#game-explain-view table", timeout=SLOW)
+    page.wait_for_selector("#game-explain-view .ag-row", timeout=SLOW)
     settle(page)
     # the fourth marker of the second drawn line: that player, in that game
     name, game = page.evaluate(
@@ -445,7 +445,7 @@ def test_a_clicked_trajectory_point_explains_that_players_change(page, app_url):
     settle(page)
     header = page.inner_text("#game-explain-view").splitlines()[0]
     assert header.startswith(f"{name} in Game {game + 1}"), header
-    table = page.inner_text("#game-explain-view table")
+    table = page.inner_text("#game-explain-table")
     assert "opponent" in table and "total" in table  # multiplayer Elo: one term per opponent, then the total
     page.locator("#game-explain-view").scroll_into_view_if_needed()
     screenshot(page, "standings-explain-desktop")
