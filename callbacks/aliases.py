@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import ALL, Input, Output, State, callback, ctx, html, no_update
+from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from callbacks.data import summary_text
@@ -96,8 +96,9 @@ def remove(source: Any, index: int) -> Declared:
     Output(Aliases.SUSPECTS, "children"),
     Output(Aliases.PAIRS, "data"),
     Output(Aliases.LIST, "children"),
-    Output(Aliases.NAMES, "children"),
+    Output(Aliases.NAMES_DATA, "data"),
     Input(Data.SOURCE, "data"),
+    prevent_initial_call=True,
 )
 def on_source(source: Any) -> tuple[Any, ...]:
     suspects = suspects_of(source)
@@ -106,7 +107,7 @@ def on_source(source: Any) -> tuple[Any, ...]:
         players = load_source(_aliased_only(source)).history.players if isinstance(source, dict) else ()
     except DataError:
         aliases, players = {}, ()
-    names = [html.Option(value=p) for p in sorted(players, key=str.casefold)]
+    names = sorted(players, key=str.casefold)
     pairs = [[s.rare, s.common] for s in suspects]
     return suspects_warning(suspects), pairs, alias_list(aliases), names
 

@@ -119,6 +119,7 @@ def on_pin(_pin: int | None, _unpin: int | None, source: Any, current: Any) -> A
     Output(Baseline.STATUS, "children"),
     Input(Baseline.STORE, "data"),
     Input(Data.SOURCE, "data"),
+    prevent_initial_call=True,
 )
 def on_baseline(pinned: Any, source: Any) -> tuple[bool, str]:
     return status(pinned, source)

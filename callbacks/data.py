@@ -223,6 +223,7 @@ def on_data(
     Output(Data.SAMPLE, "value"),
     Output(Data.SAMPLE, "placeholder"),
     Input(Data.SOURCE, "data"),
+    prevent_initial_call=True,
 )
 def on_source_shown(source: dict[str, Any] | None) -> tuple[Any, Any]:
     return sample_shown(source)
@@ -310,6 +311,7 @@ def _season_alert(lines: list[str]) -> list[Any]:
     Output(DateRange.TO, "value"),
     Output(DateRange.LAST, "value"),
     Input(Data.SOURCE, "data"),
+    prevent_initial_call=True,
 )
 def on_season_shown(source: Any) -> tuple[str, str, int | str]:
     return season_boxes(source)

@@ -115,6 +115,7 @@ def on_history_csv(_clicks, source):
     [Output(graph, "config") for graph, _, _ in PNG_CHARTS],
     Input(Data.SOURCE, "data"),
     Input(Params.SYSTEM, "value"),
+    prevent_initial_call=True,
 )
 def on_png_names(source, system):
     return png_configs(source, system)

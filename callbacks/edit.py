@@ -357,6 +357,7 @@ def grid_for(source: Any, tab: Any, state: Any) -> tuple[Any, Any]:
     Input(Data.SOURCE, "data"),
     Input(Page.TABS, "active_tab"),
     State(Edit.STORE, "data"),
+    prevent_initial_call=True,
 )
 def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any, Any]:
     rows, store = grid_for(source, tab, state)

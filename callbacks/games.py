@@ -83,6 +83,7 @@ def clicked_game(run: RatingRun, click: Any) -> int | None:
     State(Page.TABS, "active_tab"),
     State(GamesList.PLAYER, "value"),
     Input(tab_gate(Tab.GAMES), "data"),
+    prevent_initial_call=True,
 )
 def on_games_filters(source, tab, chosen, _gate=None):
     if tab != Tab.GAMES or not source:
@@ -119,6 +120,7 @@ def on_games_filters(source, tab, chosen, _gate=None):
     State(Standings.SCALE_FACTOR, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.GAMES), "data"),
+    prevent_initial_call=True,
 )
 def on_games_list(source, current, player, start, end, page, offset, factor, tab, _gate=None):
     if tab != Tab.GAMES:
@@ -144,6 +146,7 @@ def on_games_list(source, current, player, start, end, page, offset, factor, tab
     State(Page.TABS, "active_tab"),
     State(GamesList.GRID, "rowData"),
     Input(tab_gate(Tab.GAMES), "data"),
+    prevent_initial_call=True,
 )
 def on_games_game(source, current, click, offset, factor, tab, rows, _gate=None):
     if tab != Tab.GAMES:

@@ -44,4 +44,5 @@ clientside_callback(
     Input(Page.TABS, "active_tab"),
     *[Input(ident, prop) for ident, prop in GATE_SOURCES],
     *[State(tab_gate(tab), "data") for tab in GATED_TABS],
+    prevent_initial_call=True,
 )

@@ -98,6 +98,7 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
     Input({"type": ParamType.LIST, "name": ALL}, "value"),
     Input({"type": ParamType.BOOL, "name": ALL}, "value"),
     State(Params.SYSTEM, "value"),
+    prevent_initial_call=False,  # the page's first settings: the controls as the layout draws them
 )
 def on_params(
     numbers: list[Any], switches: list[Any], choices: list[Any], lists: list[Any], bools: list[Any], system: str

@@ -58,6 +58,7 @@ def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> tuple[Any,
     State(Page.TABS, "active_tab"),
     State(PlayerPage.PLAYER, "value"),
     Input(tab_gate(Tab.PLAYER), "data"),
+    prevent_initial_call=True,
 )
 def on_player_pick(source, current, tab, chosen, _gate=None):
     if tab != Tab.PLAYER:
@@ -77,6 +78,7 @@ def on_player_pick(source, current, tab, chosen, _gate=None):
     State(Standings.SCALE_FACTOR, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.PLAYER), "data"),
+    prevent_initial_call=True,
 )
 def on_player(source, current, player, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
@@ -128,6 +130,7 @@ def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -
     State(Params.SETTINGS, "data"),
     State(PlayerPage.GAME, "value"),
     Input(tab_gate(Tab.PLAYER), "data"),
+    prevent_initial_call=True,
 )
 def on_player_games(source, player, click, current, chosen, _gate=None):
     run = current_run(source, current)
@@ -147,6 +150,7 @@ def on_player_games(source, player, click, current, chosen, _gate=None):
     State(Standings.SCALE_FACTOR, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.PLAYER), "data"),
+    prevent_initial_call=True,
 )
 def on_explain(source, current, player, game, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
@@ -194,6 +198,7 @@ def game_players(
     State(GameExplain.PLAYER, "value"),
     State(Standings.SCALE_OFFSET, "value"),
     State(Standings.SCALE_FACTOR, "value"),
+    prevent_initial_call=True,
 )
 def on_game_players(game, click, source, current, chosen, offset, factor):
     run = current_run(source, current)
@@ -213,6 +218,7 @@ def on_game_players(game, click, source, current, chosen, offset, factor):
     Input(GameExplain.PLAYER, "value"),
     Input(Standings.SCALE_OFFSET, "value"),
     Input(Standings.SCALE_FACTOR, "value"),
+    prevent_initial_call=True,
 )
 def on_game_explain(source, current, game, player, offset, factor):
     run = current_run(source, current)

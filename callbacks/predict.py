@@ -85,6 +85,7 @@ def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
     State(Page.TABS, "active_tab"),
     State(Predict.PLAYERS, "value"),
     Input(tab_gate(Tab.PREDICTIONS), "data"),
+    prevent_initial_call=True,
 )
 def on_predict_players(source, current, tab, chosen, _gate=None):
     if tab != Tab.PREDICTIONS:
@@ -103,6 +104,7 @@ def on_predict_players(source, current, tab, chosen, _gate=None):
     Input(Predict.PLAYERS, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.PREDICTIONS), "data"),
+    prevent_initial_call=True,
 )
 def on_predict(source, current, players, tab, _gate=None):
     if tab != Tab.PREDICTIONS:

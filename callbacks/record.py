@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import ALL, Input, Output, State, callback, ctx, html, no_update
+from dash import ALL, Input, Output, State, callback, ctx, no_update
 
 from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, source_summary, status_lines
 from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
@@ -133,13 +133,18 @@ def _alert(text: str, ok: bool) -> list[Any]:
 
 
 # data source -> player names offered in the form, a fresh submission token
-@callback(Output(Record.NAMES, "children"), Output(Record.TOKEN, "data"), Input(Data.SOURCE, "data"))
+@callback(
+    Output(Record.NAMES_DATA, "data"),
+    Output(Record.TOKEN, "data"),
+    Input(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
 def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     try:
         players = history_for(source).players if source else ()
     except DataError:
         players = ()
-    return [html.Option(value=p) for p in sorted(players, key=str.casefold)], new_submission_token()
+    return sorted(players, key=str.casefold), new_submission_token()
 
 
 # Record / Write / Cancel buttons, form, source, edit store -> confirm step, status, session history or sheet

@@ -320,6 +320,7 @@ def on_leaderboard_click(clicked, chosen, options):
     Input(Data.SOURCE, "data"),
     State(Params.SETTINGS, "data"),
     State(Standings.PLAYERS, "value"),
+    prevent_initial_call=True,
 )
 def on_players(source, current, chosen):
     if not source:
@@ -339,6 +340,7 @@ def on_players(source, current, chosen):
     Input(Standings.TRAJECTORIES, "clickData"),
     State(Params.SETTINGS, "data"),
     State(Standings.GAME, "value"),
+    prevent_initial_call=True,
 )
 def on_game_pick(source, click, current, game):
     run = current_run(source, current)
@@ -373,6 +375,7 @@ def on_game_pick(source, click, current, game):
     Input(Page.TABS, "active_tab"),
     Input(Standings.GENERATION, "data"),
     State(Standings.DRAWN, "data"),
+    prevent_initial_call=True,
 )
 def on_standings(
     source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, generation, drawn
@@ -401,6 +404,7 @@ clientside_callback(
     Output(Standings.GENERATION, "data"),
     Input(Params.SETTINGS, "data"),
     State(Standings.GENERATION, "data"),
+    prevent_initial_call=True,
 )
 
 
@@ -413,4 +417,5 @@ clientside_callback(
     Output(Standings.NARROW, "data"),
     Input(Data.SOURCE, "data"),
     State(Standings.NARROW, "data"),
+    prevent_initial_call=True,
 )

@@ -248,6 +248,7 @@ def share_text(source: Any) -> str:
     Input(Standings.MIN_GAMES, "value"),
     Input(Standings.X_AXIS, "value"),
     Input(Baseline.STORE, "data"),
+    prevent_initial_call=True,
 )
 def write_address(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[str, str, str]:
     query = build_query(source, current, min_games=min_games, by_date=x_axis == "date", pin=view_id(pinned))
@@ -269,4 +270,5 @@ clientside_callback(
     Output(Page.URL_WRITER, "children"),
     Output(Page.SHARE_URL, "value"),
     Input(Page.SHARE_QUERY, "data"),
+    prevent_initial_call=True,
 )

@@ -8,6 +8,7 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
+from layouts.datalist import name_list
 from layouts.ids import Aliases, AliasType
 from ratings.aliases import Suspect
 
@@ -107,7 +108,7 @@ def aliases_controls() -> list[Any]:
             size="sm",
             className="mb-1",
         ),
-        html.Datalist(id=Aliases.NAMES),
+        *name_list(Aliases.NAMES, Aliases.NAMES_DATA),
         html.Div(id=Aliases.MESSAGE),
         html.Div(id=Aliases.LIST, children=alias_list({})),
         html.Div(

@@ -8,6 +8,7 @@ import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
+from layouts.datalist import name_list
 from layouts.ids import Edit, Record, RecordType, Tab
 from layouts.labels import labelled
 
@@ -154,7 +155,7 @@ def record_panel() -> html.Div:
             ),
             dbc.Label("Date of the game", html_for=Record.DATE, className="small mb-0"),
             dbc.Input(id=Record.DATE, type="date", size="sm", className="mb-1", style={"maxWidth": "12rem"}),
-            html.Datalist(id=Record.NAMES),
+            *name_list(Record.NAMES, Record.NAMES_DATA),
             *[_player_line(i) for i in range(FORM_ROWS)],
             dbc.Button("Record game", id=Record.SUBMIT, color="primary", size="sm", className="mt-1"),
             dbc.Collapse(

@@ -142,6 +142,7 @@ class Record(StrEnum):
 
     DATE = "record-date"
     NAMES = "record-names"
+    NAMES_DATA = "record-names-data"
     SUBMIT = "record-submit"
     CONFIRM_BOX = "record-confirm-box"
     CONFIRM_TEXT = "record-confirm-text"
@@ -254,6 +255,7 @@ class Aliases(StrEnum):
     ALIAS = "aliases-alias"
     NAME = "aliases-name"
     NAMES = "aliases-names"
+    NAMES_DATA = "aliases-names-data"
     MERGE = "aliases-merge"
     LIST = "aliases-list"
     MESSAGE = "aliases-message"

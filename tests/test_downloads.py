@@ -97,4 +97,5 @@ def test_png_file_names_say_the_data_and_the_system() -> None:
     assert configs[0]["responsive"] is True and configs[0]["showSendToCloud"] is False
     plain = png_configs({"kind": "sample", "name": "chess"}, "trueskill")
     assert plain[3]["toImageButtonOptions"]["filename"] == "win-probabilities-sample-chess-TrueSkill"
-    assert png_configs(None, "no-such-system")[0]["toImageButtonOptions"]["filename"] == "rating-trajectories-unknown-source"
+    unknown = png_configs(None, "no-such-system")[0]["toImageButtonOptions"]["filename"]
+    assert unknown == "rating-trajectories-unknown-source"

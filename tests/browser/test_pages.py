@@ -279,6 +279,10 @@ def test_a_declared_alias_merges_players_and_the_link_and_a_reload_keep_it(page,
     warning = page.inner_text("#aliases-suspects")
     assert "'Anne' (1 game) and 'Ann' (6 games): one letter apart" in warning, warning
     assert "Anne" in board_games(page)
+    # the name boxes suggest the file's players, written into the datalist as plain options (layouts.datalist)
+    suggested = page.eval_on_selector_all("#aliases-names option", "options => options.map(o => o.value)")
+    assert suggested == sorted(board_games(page), key=str.casefold) and "Anne" in suggested
+    assert page.eval_on_selector_all("#aliases-names option", "options => options.every(o => !o.children.length)")
     screenshot(page, "aliases-warning-desktop")
 
     # a conflict is refused with the game named: Bob and Cid played together
