@@ -9,7 +9,7 @@ from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
 from callbacks.runs import parse_params
 from callbacks.url import link_params
 from layouts.controls import default_shown, param_controls
-from layouts.ids import Data, Page, Params, ParamType
+from layouts.ids import Page, Params, ParamType
 from ratings import SYSTEM_NAMES, get_system
 from ratings.params import parse_number
 
@@ -141,22 +141,6 @@ clientside_callback(
     Input({"type": ParamType.VALUE, "name": MATCH}, "value"),
     State({"type": ParamType.SLIDER, "name": MATCH}, "min"),
     State({"type": ParamType.SLIDER, "name": MATCH}, "max"),
-    prevent_initial_call=True,
-)
-
-# settings or data changed -> on a phone, fold the open Settings panel away so the result of the change shows
-# (the panel is about 1,600 px tall there; wide screens always show it, by CSS, whatever is_open says)
-clientside_callback(
-    """
-    function(settings, source) {
-        if (window.innerWidth >= 992) { return window.dash_clientside.no_update; }
-        window.scrollTo({top: 0});
-        return false;
-    }
-    """,
-    Output(Page.CONTROLS_COLLAPSE, "is_open", allow_duplicate=True),
-    Input(Params.SETTINGS, "data"),
-    Input(Data.SOURCE, "data"),
     prevent_initial_call=True,
 )
 

@@ -240,11 +240,14 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
         )
         rows = view.rows
         # the grid stays; its columns and size are sent only when they differ from the drawn ones (the grid then
-        # keeps the sort the user chose), and the rows are matched by player, so only changed cells redraw
-        key = _digest(view.columns, view.style)
+        # keeps the sort the user chose), and the rows are matched by player, so only changed cells redraw.  An
+        # empty result hides the grid and shows the note, leaving the columns as they are.
+        key = "empty" if view.empty else _digest(view.columns, view.style)
         if shown.get("leaderboard") != key:
-            columns, grid_style = view.columns, view.style
+            grid_style = view.style
             note_style = {"display": "block"} if view.empty else {"display": "none"}
+            if not view.empty:
+                columns = view.columns
             shown["leaderboard"] = key
         style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
     if want_lines:
@@ -387,25 +390,6 @@ def on_standings(
         triggered=triggered or None,
         drawn=drawn,
     )
-
-
-# settings -> this page's change number (and, the first time, its random id): the standings callback announces it,
-# and older work of the same page still running stops (sources.generations)
-clientside_callback(
-    """function(settings, known) {
-        var page = known && known.page;
-        if (!page) {
-            var bytes = new Uint8Array(16);
-            window.crypto.getRandomValues(bytes);
-            page = Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
-        }
-        return {page: page, n: ((known && known.n) || 0) + 1};
-    }""",
-    Output(Standings.GENERATION, "data"),
-    Input(Params.SETTINGS, "data"),
-    State(Standings.GENERATION, "data"),
-    prevent_initial_call=True,
-)
 
 
 # the page opened (its first data) -> whether the screen is a phone's (the leaderboard keeps fewer columns there)

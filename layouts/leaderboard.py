@@ -21,7 +21,10 @@ __all__ = ["EMPTY_NOTE", "GRID_OPTIONS", "PHONE_COLUMNS", "LeaderboardView", "le
 EMPTY_NOTE = "No player has played enough games for the current filter."
 
 #: The leaderboard grid's options (the search box adds ``quickFilterText``).
-GRID_OPTIONS: Mapping[str, Any] = MappingProxyType({"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300})
+#: No "No Rows To Show" overlay: the page says in its own words when the filter leaves nobody (EMPTY_NOTE).
+GRID_OPTIONS: Mapping[str, Any] = MappingProxyType(
+    {"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300, "suppressNoRowsOverlay": True}
+)
 
 
 def _grid() -> Any:
@@ -145,18 +148,19 @@ def leaderboard_table(
     if not rows:
         return LeaderboardView([], [], {"display": "none"})
     digits = 0 if max(abs(r["rating"]) for r in rows) >= 100 else 3
-    columns: list[dict[str, Any]] = [{"field": "rank", "headerName": "#", "width": 56, "pinned": "left"}]
-    if with_shift:
-        columns.append(
-            {
-                "field": "shift",
-                "headerName": "±",
-                "width": 64,
-                "valueFormatter": SHIFT,
-                "cellClassRules": UP_DOWN,
-                "headerTooltip": "places moved up (▲) or down (▼) compared with the pinned baseline",
-            }
-        )
+    columns: list[dict[str, Any]] = [
+        {"field": "rank", "headerName": "#", "width": 56, "pinned": "left"},
+        # always there, hidden without a baseline, so that pinning one only shows it where it belongs
+        {
+            "field": "shift",
+            "headerName": "±",
+            "width": 64,
+            "valueFormatter": SHIFT,
+            "cellClassRules": UP_DOWN,
+            "headerTooltip": "places moved up (▲) or down (▼) compared with the pinned baseline",
+            "hide": not with_shift,
+        },
+    ]
     columns += [
         {"field": "player", "minWidth": 110, "flex": 2, "cellClass": "fw-semibold", "pinned": "left"},
         {

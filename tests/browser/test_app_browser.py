@@ -40,8 +40,27 @@ def wait_value(page, selector: str, expected: str, attribute: str | None = None)
     )
 
 
+#: The leaderboard as the user sees it: header, then each row, cells in column order (tab-separated).  The grid
+#: keeps its row and cell elements across results and places them by position, so the elements' order in the
+#: page (what ``innerText`` follows) is not the order on screen.
+BOARD_JS = """() => {
+    const grid = document.querySelector('#standings-leaderboard');
+    const byColumn = (a, b) => +a.getAttribute('aria-colindex') - +b.getAttribute('aria-colindex');
+    const text = (cells) => cells.sort(byColumn).map(c => c.innerText.trim()).join('\\t');
+    const rows = {};
+    grid.querySelectorAll('.ag-row').forEach(r => {
+        const i = +r.getAttribute('row-index');
+        (rows[i] = rows[i] || []).push(...r.querySelectorAll('.ag-cell'));
+    });
+    const head = text(Array.from(grid.querySelectorAll('.ag-header-cell')));
+    return [head, ...Object.keys(rows).sort((a, b) => a - b).map(i => text(rows[i]))].join('\\n');
+}"""
+#: True once the leaderboard as seen (BOARD_JS) differs from ``old``.
+BOARD_CHANGED_JS = f"(old) => ({BOARD_JS})() !== old"
+
+
 def leaderboard_text(page) -> str:
-    return page.inner_text("#standings-leaderboard")
+    return page.evaluate(BOARD_JS)
 
 
 def trajectory_data(page) -> list[dict]:
@@ -98,9 +117,7 @@ def test_moving_a_parameter_changes_leaderboard_and_chart(page, app_url):
     thumb.focus()
     page.keyboard.press("End")  # K to the top of its range (100)
     wait_value(page, param_selector("param", "k"), "100")
-    page.wait_for_function(
-        "(old) => document.querySelector('#standings-leaderboard').innerText !== old", arg=before_table, timeout=TIMEOUT
-    )
+    page.wait_for_function(BOARD_CHANGED_JS, arg=before_table, timeout=TIMEOUT)
     settle(page)
     assert trajectory_data(page) != before_chart
     assert "k=100" in page.url
@@ -152,9 +169,7 @@ def test_a_failed_computation_keeps_every_view_of_the_last_good_result(page, app
     # a good value again: every view moves on together
     box.fill("0.5")
     box.press("Enter")
-    page.wait_for_function(
-        "(old) => document.querySelector('#standings-leaderboard').innerText !== old", arg=table, timeout=TIMEOUT
-    )
+    page.wait_for_function(BOARD_CHANGED_JS, arg=table, timeout=TIMEOUT)
     settle(page)
     assert trajectory_data(page) != lines and bar_values(page) != bars
 

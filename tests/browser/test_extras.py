@@ -6,7 +6,7 @@ import pytest
 
 from ratings.samples import load_sample
 from tests.browser.conftest import screenshot
-from tests.browser.test_app_browser import TIMEOUT, leaderboard_text, open_app, settle
+from tests.browser.test_app_browser import BOARD_CHANGED_JS, TIMEOUT, leaderboard_text, open_app, settle
 
 pytestmark = pytest.mark.browser
 
@@ -31,9 +31,7 @@ def standings_text(page) -> str:
 def wait_standings_change(page, old: str) -> str:
     """Open the Standings tab and wait until the leaderboard differs from ``old``; returns the new text."""
     page.click("#page-tabs >> text=Standings")
-    page.wait_for_function(
-        "(old) => document.querySelector('#standings-leaderboard').innerText !== old", arg=old, timeout=TIMEOUT
-    )
+    page.wait_for_function(BOARD_CHANGED_JS, arg=old, timeout=TIMEOUT)
     settle(page)
     return leaderboard_text(page)
 

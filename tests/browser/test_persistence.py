@@ -9,6 +9,7 @@ import pytest
 
 from tests.browser.conftest import screenshot
 from tests.browser.test_app_browser import (
+    BOARD_CHANGED_JS,
     TIMEOUT,
     leaderboard_text,
     open_app,
@@ -60,9 +61,7 @@ def test_upload_edit_and_baseline_survive_a_reload_and_travel_in_the_link(page, 
     page.click("#edit-apply")
     page.wait_for_selector("#edit-status .alert-success", timeout=TIMEOUT)
     page.click("#page-tabs >> text=Standings")
-    page.wait_for_function(
-        "(old) => document.querySelector('#standings-leaderboard').innerText !== old", arg=upload_board
-    )
+    page.wait_for_function(BOARD_CHANGED_JS, arg=upload_board)
     assert "what-if edit of upload club.csv" in page.inner_text("#data-summary")
 
     # pin the baseline, then change K and the minimum games
