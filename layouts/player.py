@@ -119,7 +119,7 @@ def explanation_view(
         {
             "field": key,
             "headerName": title,
-            **({"type": "rightAligned", "width": 130} if key in _NUMBERS else {"flex": 1, "minWidth": 100}),
+            **({"type": "rightAligned", "width": 92} if key in _NUMBERS else {"flex": 1, "minWidth": 72}),
             **({"cellClass": "fw-semibold"} if key == "part" else {}),
         }
         for key, title in (_EXACT if exact else _MOVED)
@@ -151,7 +151,13 @@ def explanation_block(ids: ExplanationIds) -> html.Div:
                 id=ids.table,
                 rowData=[],
                 columnDefs=[],
-                defaultColDef={"sortable": False, "resizable": True, "suppressMovable": True},
+                defaultColDef={
+                    "sortable": False,
+                    "resizable": True,
+                    "suppressMovable": True,
+                    "wrapHeaderText": True,
+                    "autoHeaderHeight": True,
+                },
                 dashGridOptions={
                     "animateRows": False,
                     "domLayout": "autoHeight",
