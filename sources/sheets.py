@@ -58,6 +58,7 @@ from requests.adapters import HTTPAdapter
 
 from ratings.history import GameHistory, HistoryError
 from ratings.io import MAX_BYTES, MAX_SHEET_ROWS, ReadResult, read_table
+from ratings.io.cells import shortened
 from sources.cache import LastGoodCache
 
 __all__ = [
@@ -160,14 +161,14 @@ def parse_sheet_ref(sheet: str, worksheet: str | int | None = None) -> SheetRef:
         match = _URL_PATH_RE.fullmatch(parts.path)
         if parts.scheme not in ("http", "https") or host != "docs.google.com" or match is None:
             raise SheetError(
-                f"'{_short(text)}' is not a Google Sheets link. Use a link of the form "
+                f"'{shortened(text)}' is not a Google Sheets link. Use a link of the form "
                 "https://docs.google.com/spreadsheets/d/<key>/edit or just the key.",
                 "address",
             )
         key = match.group(1)
         if key == "e" or not _KEY_RE.fullmatch(key):
             raise SheetError(
-                f"'{_short(text)}' does not contain a usable sheet key (links of the form /d/e/... are "
+                f"'{shortened(text)}' does not contain a usable sheet key (links of the form /d/e/... are "
                 "'published to the web' links: use the sheet's own /d/<key>/edit link).",
                 "address",
             )
@@ -177,7 +178,7 @@ def parse_sheet_ref(sheet: str, worksheet: str | int | None = None) -> SheetRef:
     else:
         if not _KEY_RE.fullmatch(text):
             raise SheetError(
-                f"'{_short(text)}' is neither a Google Sheets link nor a sheet key (a key is 20 or more letters, "
+                f"'{shortened(text)}' is neither a Google Sheets link nor a sheet key (a key is 20 or more letters, "
                 "digits, '-' or '_').",
                 "address",
             )
@@ -195,12 +196,8 @@ def parse_sheet_ref(sheet: str, worksheet: str | int | None = None) -> SheetRef:
 def _gid(digits: str, text: str) -> int:
     """A worksheet gid: plain ASCII digits, at most :data:`MAX_GID` (``1e9`` is not gid 1)."""
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 10 or int(digits) > MAX_GID:
-        raise SheetError(f"The gid in '{_short(text)}' is not a worksheet number.", "address")
+        raise SheetError(f"The gid in '{shortened(text)}' is not a worksheet number.", "address")
     return int(digits)
-
-
-def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # ---------------------------------------------------------------------------------------------------- settings
@@ -595,7 +592,7 @@ class GspreadBackend:
             raise SheetError("Could not reach Google to sign in the service account.", "network") from None
         except google.auth.exceptions.GoogleAuthError as exc:
             raise config_error(
-                f"Google refused to sign in {self.email or 'the service account'} ({_short(str(exc), 300)}). Check "
+                f"Google refused to sign in {self.email or 'the service account'} ({shortened(str(exc), 300)}). Check "
                 "GOOGLE_SERVICE_ACCOUNT_JSON: the key may have been deleted or disabled in the Google Cloud console."
             ) from None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import io
+import struct
 import zipfile
 from pathlib import Path
 
@@ -72,6 +73,22 @@ def test_damaged_bytes_inside_a_spreadsheet(fixture: str, flips: list[tuple[floa
     for where, value in flips:
         data[int(where * len(data))] = value
     result_or_located_message(bytes(data), fixture)
+
+
+def test_a_damaged_zip_directory_is_quoted_briefly() -> None:
+    """Every local header of an .xlsx claims a 3,000-byte part name, so the header's name runs into the compressed
+    bytes and ``zipfile`` reports the mismatch quoting all of them (over 4,000 characters before the message was
+    capped; found by ``test_damaged_bytes_inside_a_spreadsheet``)."""
+    data = bytearray((FIXTURES / "long.xlsx").read_bytes())
+    start = data.find(b"PK\x03\x04")
+    while start >= 0:
+        data[start + 26 : start + 28] = struct.pack("<H", 3000)  # the local header's file-name length
+        start = data.find(b"PK\x03\x04", start + 4)
+    with pytest.raises(HistoryError) as caught:
+        upload(bytes(data), "long.xlsx")
+    (problem,) = caught.value.problems
+    assert str(problem).startswith("long.xlsx: the Excel file cannot be read (File name in directory")
+    assert len(str(problem)) < 300
 
 
 # Names people type, and names that attack: formulas, markup, placeholders, control characters, long ones.

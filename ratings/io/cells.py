@@ -30,6 +30,12 @@ def is_blank(value: Any) -> bool:
         return True
 
 
+def shortened(text: str, limit: int = 80) -> str:
+    """``text`` as a message quotes it: at most ``limit`` characters, cut with ``...`` (a cell, an address, or an
+    exception's own text, which for a damaged file can quote kilobytes of its bytes)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _cell(value: Any) -> Cell:
     """One cell as text (or a date when the spreadsheet stored a date); never guesses a type from text."""
     if isinstance(value, str):

@@ -19,7 +19,7 @@ import math
 import re
 from typing import Any
 
-from ratings.io.cells import is_blank
+from ratings.io.cells import is_blank, shortened
 
 __all__ = ["DNF_WORDS", "MAX_PLACE", "header_ordinal", "ordinal_name", "parse_place"]
 
@@ -90,7 +90,7 @@ def parse_place(value: Any) -> int | None:
     folded = " ".join(text.casefold().split())
     if folded in DNF_WORDS:
         return None
-    shown = text if len(text) <= 40 else text[:37] + "..."
+    shown = shortened(text, 40)
     if _WHOLE.match(text):
         whole = text.split(".")[0]
         if len(whole.lstrip("+-0")) > 7:

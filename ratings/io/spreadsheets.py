@@ -19,7 +19,7 @@ from typing import Any, TypeGuard
 from xml.parsers import expat
 
 from ratings.history import HistoryError, Problem
-from ratings.io.cells import _column_letter, is_blank
+from ratings.io.cells import _column_letter, is_blank, shortened
 from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_COLUMNS, MAX_TEXT_CHARS, MAX_XML_TOKEN, _Tally, _too_big
 
 
@@ -399,11 +399,17 @@ def _xlsx_rows(data: bytes, source: str | None, notes: list[str], tally: _Tally)
     except HistoryError:
         raise
     except _Damaged as exc:
-        raise HistoryError([Problem(f"the Excel file cannot be read: {exc}", source=source)]) from None
+        raise HistoryError(
+            [Problem(f"the Excel file cannot be read: {shortened(str(exc), 200)}", source=source)]
+        ) from None
     except expat.ExpatError as exc:
-        raise HistoryError([Problem(f"the Excel file is damaged (its XML is broken: {exc})", source=source)]) from None
+        raise HistoryError(
+            [Problem(f"the Excel file is damaged (its XML is broken: {shortened(str(exc), 200)})", source=source)]
+        ) from None
     except (*damaged, IndexError) as exc:
-        raise HistoryError([Problem(f"the Excel file cannot be read ({exc})", source=source)]) from None
+        raise HistoryError(
+            [Problem(f"the Excel file cannot be read ({shortened(str(exc), 200)})", source=source)]
+        ) from None
 
 
 _ODS_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -549,9 +555,9 @@ def _ods_rows(data: bytes, source: str | None, notes: list[str], tally: _Tally) 
     except HistoryError:
         raise
     except _Damaged as exc:
-        raise HistoryError([Problem(f"the ODS file is damaged ({exc})", source=source)]) from None
+        raise HistoryError([Problem(f"the ODS file is damaged ({shortened(str(exc), 200)})", source=source)]) from None
     except (*damaged, expat.ExpatError, ValueError) as exc:
-        raise HistoryError([Problem(f"the ODS file is damaged ({exc})", source=source)]) from None
+        raise HistoryError([Problem(f"the ODS file is damaged ({shortened(str(exc), 200)})", source=source)]) from None
     if not sheet.names:
         raise HistoryError([Problem("the ODS file has no sheets", source=source)])
     _sheet_note(sheet.names, notes)
