@@ -77,8 +77,10 @@ def clicked_game(run: RatingRun, click: Any) -> int | None:
 @callback(
     Output(GamesList.PLAYER, "options"),
     Output(GamesList.PLAYER, "value"),
-    Output(GamesList.DATES, "min_date_allowed"),
-    Output(GamesList.DATES, "max_date_allowed"),
+    Output(GamesList.DATE_FROM, "min"),
+    Output(GamesList.DATE_FROM, "max"),
+    Output(GamesList.DATE_TO, "min"),
+    Output(GamesList.DATE_TO, "max"),
     State(Data.SOURCE, "data"),
     State(Page.TABS, "active_tab"),
     State(GamesList.PLAYER, "value"),
@@ -98,8 +100,7 @@ def on_games_filters(source, tab, chosen, _gate=None):
     return (
         player_options(history),
         no_update if kept == chosen else kept,
-        first and first.isoformat(),
-        last and last.isoformat(),
+        *(2 * [first and first.isoformat(), last and last.isoformat()]),
     )
 
 
@@ -113,8 +114,8 @@ def on_games_filters(source, tab, chosen, _gate=None):
     State(Data.SOURCE, "data"),
     State(Params.SETTINGS, "data"),
     Input(GamesList.PLAYER, "value"),
-    Input(GamesList.DATES, "start_date"),
-    Input(GamesList.DATES, "end_date"),
+    Input(GamesList.DATE_FROM, "value"),
+    Input(GamesList.DATE_TO, "value"),
     Input(GamesList.PAGES, "active_page"),
     State(Standings.SCALE_OFFSET, "value"),
     State(Standings.SCALE_FACTOR, "value"),

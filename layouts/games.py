@@ -28,14 +28,24 @@ def _filters() -> dbc.Row:
             ),
             dbc.Col(
                 [
-                    html.Label("dates", htmlFor=GamesList.DATES, className="small mb-0 d-block"),
-                    dcc.DatePickerRange(
-                        id=GamesList.DATES,
-                        display_format="YYYY-MM-DD",
-                        clearable=True,
-                        start_date_placeholder_text="from",
-                        end_date_placeholder_text="to",
-                        className="games-dates",
+                    # the browser's own date fields (a calendar on click, typing on a keyboard, the phone's
+                    # picker): no date-picker library on the page
+                    dbc.Row(
+                        [
+                            dbc.Col(
+                                [
+                                    dbc.Label("from", html_for=GamesList.DATE_FROM, className="small mb-0"),
+                                    dbc.Input(id=GamesList.DATE_FROM, type="date", size="sm", debounce=400),
+                                ]
+                            ),
+                            dbc.Col(
+                                [
+                                    dbc.Label("to", html_for=GamesList.DATE_TO, className="small mb-0"),
+                                    dbc.Input(id=GamesList.DATE_TO, type="date", size="sm", debounce=400),
+                                ]
+                            ),
+                        ],
+                        className="g-2 games-dates",
                     ),
                 ],
                 md=6,

@@ -216,7 +216,8 @@ class GamesList(StrEnum):
     """The games list: filters, the page of games, and the clicked game's one-game view."""
 
     PLAYER = "games-player"
-    DATES = "games-dates"
+    DATE_FROM = "games-date-from"
+    DATE_TO = "games-date-to"
     COUNT = "games-count"
     GRID = "games-grid"
     PAGES = "games-pages"

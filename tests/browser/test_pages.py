@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from tests.browser.test_app_browser import TIMEOUT, open_app, param_selector, se
 
 pytestmark = pytest.mark.browser
 
+SAMPLE = Path(__file__).resolve().parents[2] / "ratings" / "samples" / "poker.csv"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
@@ -53,6 +55,27 @@ def test_games_list_filters_pages_and_shows_a_clicked_game(page, app_url):
         "() => document.querySelector('#games-count').innerText.includes('showing 26-50')", timeout=TIMEOUT
     )
     assert first_row_cells(page)["number"] == "125"
+
+    # filter by dates (the browser's own date fields): the games of the second half of 2023, counted here from
+    # the bundled file itself (one game per row, its date in the first column)
+    with SAMPLE.open(newline="") as handle:
+        dates = [row["date"] for row in csv.DictReader(handle)]
+    expected = sum("2023-07-01" <= day <= "2023-12-31" for day in dates)
+    assert 0 < expected < len(dates) == 150
+    page.fill("#games-date-from", "2023-07-01")
+    page.fill("#games-date-to", "2023-12-31")
+    page.wait_for_function(
+        "want => document.querySelector('#games-count').innerText.startsWith(want)",
+        arg=f"{expected} of 150 games, newest first; showing 1-",
+        timeout=TIMEOUT,
+    )
+    assert first_row_cells(page)["date"] <= "2023-12-31"
+    screenshot(page, "games-desktop-dates")
+    for field in ("#games-date-from", "#games-date-to"):
+        page.fill(field, "")
+    page.wait_for_function(
+        "() => document.querySelector('#games-count').innerText.startsWith('150 games')", timeout=TIMEOUT
+    )
 
     # filter by a player: every listed game has them, with their place and change
     pick(page, "games-player", "Marta")
