@@ -68,20 +68,19 @@ def leaderboard_panel() -> html.Div:
                 [html.H2("Leaderboard", className="h6 mb-0 me-2"), search],
                 className="d-flex align-items-center justify-content-between mb-1 gap-2",
             ),
-            busy(
-                html.Div(
-                    [
-                        dbc.Alert(
-                            EMPTY_NOTE,
-                            id=Standings.LEADERBOARD_EMPTY,
-                            color="light",
-                            className="small",
-                            style={"display": "none"},
-                        ),
-                        _grid(),
-                    ],
-                    className="leaderboard",
-                )
+            html.Div(
+                # the note is written with the grid's rows and carries Dash's busy mark, which the grid does not
+                busy(
+                    dbc.Alert(
+                        EMPTY_NOTE,
+                        id=Standings.LEADERBOARD_EMPTY,
+                        color="light",
+                        className="small",
+                        style={"display": "none"},
+                    ),
+                    _grid(),
+                ),
+                className="leaderboard",
             ),
             html.Div("Click a player to draw their line in the chart.", className="small text-muted"),
             dcc.Store(id=Standings.NARROW),

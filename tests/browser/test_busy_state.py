@@ -19,12 +19,11 @@ SLOW_K = {1366: 37.125, 390: 37.375}
 #: How long that replay takes: long enough for the busy look, which starts 150 ms into a change, to be seen.
 SLOW_SECONDS = 2.5
 
-#: Opacity of the leaderboard block and whether its spinner shows.
+#: Opacity of the leaderboard grid and whether the spinner of its block shows.
 LOOK = """() => {
-    const block = document.querySelector('#standings-leaderboard').closest('.busy');
-    const inner = block.firstElementChild;
-    return [parseFloat(getComputedStyle(inner).opacity),
-            getComputedStyle(block, '::after').visibility === 'visible'];
+    const grid = document.querySelector('#standings-leaderboard');
+    const spinner = grid.closest('.busy').querySelector(':scope > .busy-spinner');
+    return [parseFloat(getComputedStyle(grid).opacity), getComputedStyle(spinner).visibility === 'visible'];
 }"""
 
 
