@@ -13,18 +13,14 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run
-from callbacks.standings import game_choice, scale_of
+from callbacks.standings import explain_view, game_choice, game_players, scale_of
 from layouts.ids import Data, GameExplain, Page, Params, PlayerPage, Standings, Tab, tab_gate
 from layouts.player import (
     PLAYER_EXPLANATION,
-    STANDINGS_EXPLANATION,
-    ExplanationView,
     explanation_outputs,
-    explanation_view,
     record_list,
 )
 from ratings import RatingRun
-from ratings.explain import explain
 from ratings.stats import head_to_head, player_games, player_stats
 
 __all__ = ["explain_view", "game_pick", "game_players", "player_pick", "player_view"]
@@ -105,21 +101,6 @@ def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tu
     return options, games[0] if games else None
 
 
-def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -> ExplanationView:
-    """The explanation of ``player``'s change in ``game`` (a short note alone when there is none)."""
-    if not isinstance(player, str) or not isinstance(game, int):
-        return ExplanationView("Pick a game.")
-    try:
-        e = explain(run, game, player)
-    except ValueError as exc:
-        return ExplanationView(str(exc))
-    header = (
-        f"{player} in {figures.game_label(run, game)}: {float(scale.value(e.before)):.5g} → "
-        f"{float(scale.value(e.after)):.5g} ({figures.signed(float(scale.change(e.change)))} {scale.unit})"
-    )
-    return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)
-
-
 # source, picked player, a click on their chart -> the game picker (their games, newest first)
 @callback(
     Output(PlayerPage.GAME, "options"),
@@ -160,33 +141,6 @@ def on_explain(source, current, player, game, offset, factor, tab, _gate=None):
 
 
 # ---------------------------------------------------------------- Standings: why did a rating change in one game?
-def game_players(
-    run: RatingRun, game: Any, chosen: Any, click: Any = None, scale: figures.Scale | None = None
-) -> tuple[list[dict[str, str]], str | None]:
-    """The participants of ``game`` in finishing order and the one to explain: the clicked trajectory point's
-    player (the participant whose rating after that game is the point's height), else the previous choice when they
-    played, else the winner."""
-    history = run.history
-    if not isinstance(game, int) or isinstance(game, bool) or not 0 <= game < history.n_games:
-        return [], None
-    cut = history.game_slice(game)
-    order = sorted(range(cut.start, cut.stop), key=lambda i: (int(history.flat_position[i]), i))
-    names = [history.players[int(history.flat_player[i])] for i in order]
-    options = [
-        {"label": f"{'DNF' if history.flat_dnf[i] else int(history.flat_position[i])}. {name}", "value": name}
-        for i, name in zip(order, names, strict=True)
-    ]
-    points = click.get("points") if isinstance(click, dict) else None
-    if scale is not None and isinstance(points, list) and points and isinstance(points[0], dict):
-        y = points[0].get("y")
-        if isinstance(y, (int, float)) and not isinstance(y, bool):
-            shown = [float(scale.value(run.after[i])) for i in order]
-            return options, names[min(range(len(names)), key=lambda k: abs(shown[k] - float(y)))]
-    if isinstance(chosen, str) and chosen in names:
-        return options, chosen
-    return options, names[0] if names else None
-
-
 # chosen game (a picked game or a clicked trajectory point) -> whom to explain: the clicked line's player
 @callback(
     Output(GameExplain.PLAYER, "options"),
@@ -207,24 +161,6 @@ def on_game_players(game, click, source, current, chosen, offset, factor):
     if clicked:
         game = clicked_game(run, click, game)
     return game_players(run, game, chosen, click if clicked else None, scale_of(run, offset, factor))
-
-
-# source, settings, chosen game and player, scale -> that player's change in that game, term by term
-@callback(
-    *explanation_outputs(STANDINGS_EXPLANATION),
-    Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
-    Input(Standings.GAME, "value"),
-    Input(GameExplain.PLAYER, "value"),
-    Input(Standings.SCALE_OFFSET, "value"),
-    Input(Standings.SCALE_FACTOR, "value"),
-    prevent_initial_call=True,
-)
-def on_game_explain(source, current, game, player, offset, factor):
-    run = current_run(source, current)
-    if isinstance(player, str) and player not in [o["value"] for o in game_players(run, game, None)[0]]:
-        raise PreventUpdate  # the player picker is catching up with another game
-    return explain_view(run, player, game, scale_of(run, offset, factor)).outputs()
 
 
 def clicked_game(run: RatingRun, click: Any, game: Any) -> int:

@@ -13,16 +13,20 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import DataError, baseline_run, current_run, settings_of
-from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
+from layouts.ids import Baseline, Data, GameExplain, Page, Params, Standings, Tab
 from layouts.leaderboard import GRID_OPTIONS, LeaderboardView, leaderboard_table
+from layouts.player import STANDINGS_EXPLANATION, ExplanationView, explanation_outputs, explanation_view
 from ratings import RatingRun
+from ratings.explain import explain
 from ratings.params import parse_number
 from sources.generations import announce, generation_of, superseded
 
 __all__ = [
     "baseline_run",
     "current_run",
+    "explain_view",
     "game_choice",
+    "game_players",
     "game_options",
     "leaderboard_view",
     "player_choice",
@@ -122,6 +126,48 @@ def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clic
     return n - 1
 
 
+def game_players(
+    run: RatingRun, game: Any, chosen: Any, click: Any = None, scale: figures.Scale | None = None
+) -> tuple[list[dict[str, str]], str | None]:
+    """The participants of ``game`` in finishing order and the one to explain: the clicked trajectory point's
+    player (the participant whose rating after that game is the point's height), else the previous choice when they
+    played, else the winner."""
+    history = run.history
+    if not isinstance(game, int) or isinstance(game, bool) or not 0 <= game < history.n_games:
+        return [], None
+    cut = history.game_slice(game)
+    order = sorted(range(cut.start, cut.stop), key=lambda i: (int(history.flat_position[i]), i))
+    names = [history.players[int(history.flat_player[i])] for i in order]
+    options = [
+        {"label": f"{'DNF' if history.flat_dnf[i] else int(history.flat_position[i])}. {name}", "value": name}
+        for i, name in zip(order, names, strict=True)
+    ]
+    points = click.get("points") if isinstance(click, dict) else None
+    if scale is not None and isinstance(points, list) and points and isinstance(points[0], dict):
+        y = points[0].get("y")
+        if isinstance(y, (int, float)) and not isinstance(y, bool):
+            shown = [float(scale.value(run.after[i])) for i in order]
+            return options, names[min(range(len(names)), key=lambda k: abs(shown[k] - float(y)))]
+    if isinstance(chosen, str) and chosen in names:
+        return options, chosen
+    return options, names[0] if names else None
+
+
+def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -> ExplanationView:
+    """The explanation of ``player``'s change in ``game`` (a short note alone when there is none)."""
+    if not isinstance(player, str) or not isinstance(game, int):
+        return ExplanationView("Pick a game.")
+    try:
+        e = explain(run, game, player)
+    except ValueError as exc:
+        return ExplanationView(str(exc))
+    header = (
+        f"{player} in {figures.game_label(run, game)}: {float(scale.value(e.before)):.5g} → "
+        f"{float(scale.value(e.after)):.5g} ({figures.signed(float(scale.change(e.change)))} {scale.unit})"
+    )
+    return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)
+
+
 @dataclass(frozen=True)
 class StandingsInputs:
     """The standings callback's inputs as the browser sent them (untrusted JSON)."""
@@ -138,6 +184,7 @@ class StandingsInputs:
     game: Any = None
     tab: Any = None
     generation: Any = None
+    explained: Any = None
 
 
 #: The inputs each view depends on (the open tab decides whether a view is drawn at all).
@@ -145,6 +192,7 @@ _SCALE = frozenset({Data.SOURCE, Params.SETTINGS, Standings.SCALE_OFFSET, Standi
 LEADERBOARD_INPUTS = frozenset({*_SCALE, Standings.MIN_GAMES, Baseline.STORE, Standings.NARROW})
 TRAJECTORY_INPUTS = frozenset({*_SCALE, Standings.PLAYERS, Standings.X_AXIS, Baseline.STORE})
 GAME_INPUTS = frozenset({*_SCALE, Standings.GAME})
+EXPLAIN_INPUTS = frozenset({*GAME_INPUTS, GameExplain.PLAYER})
 HEATMAP_INPUTS = frozenset({*_SCALE, Standings.PLAYERS})
 
 
@@ -190,7 +238,8 @@ def game_changes_patch(run: RatingRun, game: int, *, scale: figures.Scale) -> Pa
 
 def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, drawn: Any) -> tuple[Any, ...]:
     """The standings views for ``inputs``: (leaderboard rows, its columns, its style, the empty note's style, scale
-    row style, trajectories, one game's bars, heatmap, what is drawn), ``no_update`` for each view that the changed
+    row style, trajectories, one game's bars, heatmap, the five outputs of the game's explanation
+    (:func:`layouts.player.explanation_outputs`), what is drawn), ``no_update`` for each view that the changed
     inputs (``triggered``; ``None`` for all) leave as it is or whose tab is hidden.
 
     The run is computed before any view is built, so a failure (``ComputationError``, ``ParameterError``,
@@ -206,8 +255,9 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
     want_board = standings_open and wanted(LEADERBOARD_INPUTS)
     want_lines = standings_open and wanted(TRAJECTORY_INPUTS)
     want_game = standings_open and wanted(GAME_INPUTS)
+    want_explain = standings_open and wanted(EXPLAIN_INPUTS)
     want_heat = inputs.tab == Tab.OVERVIEW and wanted(HEATMAP_INPUTS)
-    if not (want_board or want_lines or want_game or want_heat):
+    if not (want_board or want_lines or want_game or want_explain or want_heat):
         raise PreventUpdate
     generation = generation_of(inputs.generation)
     if generation is not None:
@@ -277,7 +327,21 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
         shown["changes"] = key
     if want_heat:
         heat = figures.change_heatmap(run, _chosen(run, inputs.players), scale=scale)
-    return rows, columns, grid_style, note_style, style, lines, bars, heat, shown
+    explained: tuple[Any, ...] = (no_update,) * 5
+    player = inputs.explained
+    # the player picker may still hold a player of the previous game (it follows the game in its own callback)
+    if want_explain and not (isinstance(player, str) and player not in _names(game_players(run, game, None)[0])):
+        header, table_rows, table_columns, table_style, notes = explain_view(run, player, game, scale).outputs()
+        key = _digest(table_columns, table_style)
+        if shown.get("explanation") == key:
+            table_columns = table_style = no_update
+        shown["explanation"] = key
+        explained = (header, table_rows, table_columns, table_style, notes)
+    return rows, columns, grid_style, note_style, style, lines, bars, heat, *explained, shown
+
+
+def _names(options: list[dict[str, str]]) -> list[str]:
+    return [option["value"] for option in options]
 
 
 # leaderboard search box -> the grid's quick filter (rows whose text holds it), in the browser (no round trip)
@@ -352,9 +416,10 @@ def on_game_pick(source, click, current, game):
     return (no_update if clicked else game_options(run)), (no_update if value == game else value)
 
 
-# source, settings, display options, baseline, players, game, visible tab -> leaderboard, trajectories, one game's bars
-# and the heatmap, in ONE response: a failed computation updates none of them (never a mixed view), and a change
-# of parameters alone sends only the new values of the charts (dash.Patch)
+# source, settings, display options, baseline, players, game, explained player, visible tab -> leaderboard,
+# trajectories, one game's bars and its explanation, and the heatmap, in ONE response (each callback a change wakes
+# costs the page a round of bookkeeping over every component); a failed computation updates none of them (never a
+# mixed view), and a change of parameters alone sends only the new values of the charts (dash.Patch)
 @callback(
     Output(Standings.LEADERBOARD, "rowData"),
     Output(Standings.LEADERBOARD, "columnDefs"),
@@ -364,6 +429,7 @@ def on_game_pick(source, click, current, game):
     Output(Standings.TRAJECTORIES, "figure"),
     Output(Standings.GAME_CHANGES, "figure"),
     Output(Standings.HEATMAP, "figure"),
+    *explanation_outputs(STANDINGS_EXPLANATION),
     Output(Standings.DRAWN, "data"),
     Input(Data.SOURCE, "data"),
     Input(Params.SETTINGS, "data"),
@@ -377,16 +443,17 @@ def on_game_pick(source, click, current, game):
     Input(Standings.GAME, "value"),
     Input(Page.TABS, "active_tab"),
     Input(Standings.GENERATION, "data"),
+    Input(GameExplain.PLAYER, "value"),
     State(Standings.DRAWN, "data"),
     prevent_initial_call=True,
 )
 def on_standings(
-    source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, generation, drawn
+    source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, generation, explained, drawn
 ):
     triggered = {str(t).rpartition(".")[0] for t in ctx.triggered_prop_ids}
     inputs = (source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab)
     return standings_views(
-        StandingsInputs(*inputs, generation=generation),
+        StandingsInputs(*inputs, generation=generation, explained=explained),
         triggered=triggered or None,
         drawn=drawn,
     )
