@@ -7,7 +7,7 @@ from typing import Any
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, html, no_update
 
 from callbacks.runs import parse_params
-from callbacks.url import link_params
+from callbacks.url import SHARE_OUTPUTS, SHARE_STATES, link_params, share_query
 from layouts.controls import default_shown, param_controls
 from layouts.ids import Page, Params, ParamType
 from ratings import SYSTEM_NAMES, get_system
@@ -87,33 +87,43 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
     return {item["id"]["name"]: value for item, value in zip(ids, values, strict=True)}
 
 
-# every parameter control -> settings store (valid only) and the error line
+# every parameter control -> settings store (valid only), the error line and the shareable query (in this one
+# answer: a parameter change wakes one request fewer)
 @callback(
     Output(Params.SETTINGS, "data"),
     Output(Params.ERROR, "children"),
     Output(Params.ERROR, "is_open"),
+    *SHARE_OUTPUTS,
     Input({"type": ParamType.VALUE, "name": ALL}, "value"),
     Input({"type": ParamType.ON, "name": ALL}, "value"),
     Input({"type": ParamType.CHOICE, "name": ALL}, "value"),
     Input({"type": ParamType.LIST, "name": ALL}, "value"),
     Input({"type": ParamType.BOOL, "name": ALL}, "value"),
     State(Params.SYSTEM, "value"),
-    prevent_initial_call=False,  # the page's first settings: the controls as the layout draws them
+    *SHARE_STATES,
+    prevent_initial_call="initial_duplicate",  # the page's first settings: the controls as the layout draws them
 )
 def on_params(
-    numbers: list[Any], switches: list[Any], choices: list[Any], lists: list[Any], bools: list[Any], system: str
-) -> tuple[Any, Any, Any]:
+    numbers: list[Any],
+    switches: list[Any],
+    choices: list[Any],
+    lists: list[Any],
+    bools: list[Any],
+    system: str,
+    *shown: Any,
+) -> tuple[Any, ...]:
     groups = ctx.inputs_list
     raw: dict[str, Any] = {}
     for values, ids in zip((numbers, choices, lists, bools), (groups[0], groups[2], groups[3], groups[4]), strict=True):
         raw.update(_by_name(values, ids))
     on = _by_name(switches, groups[1])
     if system not in SYSTEM_NAMES or set(raw) != {s.name for s in get_system(system).parameters()}:
-        return no_update, no_update, no_update  # controls of another system are still on screen
+        return no_update, no_update, no_update, no_update, no_update  # another system's controls are still shown
     settings_, error = collect(system, raw, on)
     if settings_ is None:
-        return no_update, f"{error}. The last valid result stays on screen.", True
-    return settings_, "", False
+        return no_update, f"{error}. The last valid result stays on screen.", True, no_update, no_update
+    source, min_games, x_axis, pinned = shown
+    return settings_, "", False, *share_query(source, settings_, min_games, x_axis, pinned)
 
 
 # slider <-> exact number box of one parameter, in the browser (no round trip)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from dash import Input, Output, callback, clientside_callback, no_update
+from dash import Input, Output, State, callback, clientside_callback, no_update
 
 import settings
 from callbacks.baseline import from_view, view_id
@@ -244,15 +244,35 @@ def share_text(source: Any) -> str:
     Output(Page.SHARE_LINK, "href"),
     Output(Page.SHARE_TEXT, "children"),
     Input(Data.SOURCE, "data"),
-    Input(Params.SETTINGS, "data"),
+    State(Params.SETTINGS, "data"),  # a parameter change writes the query in callbacks/params.py (one request)
     Input(Standings.MIN_GAMES, "value"),
     Input(Standings.X_AXIS, "value"),
     Input(Baseline.STORE, "data"),
     prevent_initial_call=True,
 )
 def write_address(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[str, str, str]:
+    query, href = share_query(source, current, min_games, x_axis, pinned)
+    return query, href, share_text(source)
+
+
+#: What a parameter change sends with its settings: the new shareable query and link (same order as share_query).
+SHARE_OUTPUTS = (
+    Output(Page.SHARE_QUERY, "data", allow_duplicate=True),
+    Output(Page.SHARE_LINK, "href", allow_duplicate=True),
+)
+#: What the shareable query is built from besides the settings (same order as share_query's last four).
+SHARE_STATES = (
+    State(Data.SOURCE, "data"),
+    State(Standings.MIN_GAMES, "value"),
+    State(Standings.X_AXIS, "value"),
+    State(Baseline.STORE, "data"),
+)
+
+
+def share_query(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[str, str]:
+    """The shareable query of the view and the share link's href."""
     query = build_query(source, current, min_games=min_games, by_date=x_axis == "date", pin=view_id(pinned))
-    return query, query or "?", share_text(source)
+    return query, query or "?"
 
 
 # shareable query -> browser address bar (no reload, no history entry)
