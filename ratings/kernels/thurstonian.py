@@ -242,6 +242,8 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     total = 0.0
     for j in range(g):
         total += t[m - 1, j + _PAD]
+    if not total > 0.0:  # the quadrature lost the mass: the reference's logarithmic computation
+        return False
     log_lik = t_scale[m - 1] + math.log(step * total)
     # Backward: b_{k-1} = integral from the right of u_k b_k.
     back[m - 1, :g] = 1.0
