@@ -305,3 +305,16 @@ def test_thurstonian_kernel_computes_games_of_256_players(monkeypatch: pytest.Mo
     monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
     assert np.isfinite(system.rate(history).after).all()
     assert calls == []
+
+
+@pytest.mark.parametrize("variant", ["rho", "chi"])
+def test_elo_mmr_kernel_agrees_on_large_contests(variant: str) -> None:
+    """Contests of 300 players with ties, where the kernel starts each rank group's Newton solve at the root
+    of the group above (the reference: at the group's median rating): the same roots, to 1e-9."""
+    rng = np.random.default_rng(12)
+    games = []
+    for g in range(4):
+        players = rng.choice(400, size=300, replace=False)
+        places = np.sort(rng.integers(1, 200, size=300))  # about a third of the places are shared
+        games.append(Game(f"g{g}", tuple(Entry(f"p{q}", int(p)) for q, p in zip(players, places, strict=True))))
+    assert_agree(create("elo-mmr", variant=variant), GameHistory(games))
