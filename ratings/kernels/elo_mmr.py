@@ -95,9 +95,10 @@ def _sort_descending(values: np.ndarray, out: np.ndarray) -> None:
     # A min-heap, so that repeatedly moving its root to the end leaves the array in descending order.
     for start in range(n // 2 - 1, -1, -1):
         _sift_down(out, start, n)
+    root = n - n  # a computed 0: a literal would compile _sift_down a second time, specialised for it
     for end in range(n - 1, 0, -1):
-        out[0], out[end] = out[end], out[0]
-        _sift_down(out, 0, end)
+        out[root], out[end] = out[end], out[root]
+        _sift_down(out, root, end)
 
 
 @njit(cache=True)
