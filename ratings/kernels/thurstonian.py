@@ -186,22 +186,24 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     # integration's stencil (from _PAD), and so is ``work``.  Element loops rather than slice
     # assignments, here and below: numba compiles a slice assignment with its shape checks and their
     # formatted messages, seconds of compile time for nothing.
-    u = np.empty((m, wide))
-    t = np.empty((m, wide))
-    back = np.empty((m, wide))
-    f = np.empty(wide)
-    work = np.empty(wide)
-    sides = np.empty((nb, wide))
+    rows = np.empty((3 * m + nb + 2, wide))  # one allocation, carved into views
+    u = rows[:m]
+    t = rows[m : 2 * m]
+    back = rows[2 * m : 3 * m]
+    sides = rows[3 * m : 3 * m + nb]
+    f = rows[3 * m + nb]
+    work = rows[3 * m + nb + 1]
     for j in range(_PAD):
         work[j] = 0.0
         work[_PAD + g + j] = 0.0
         for k in range(m):
             t[k, j] = 0.0
             t[k, _PAD + g + j] = 0.0
-    u_scale = np.empty(m)
-    t_scale = np.empty(m)
-    b_scale = np.empty(m)
-    side_scale = np.empty(nb)
+    scales = np.empty(3 * m + nb)
+    u_scale = scales[:m]
+    t_scale = scales[m : 2 * m]
+    b_scale = scales[2 * m : 3 * m]
+    side_scale = scales[3 * m :]
     for k in range(m):
         u_scale[k] = _density(r[chain[k]], lo, step, g, u[k])
     if nb == 1:
