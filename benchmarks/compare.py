@@ -232,7 +232,8 @@ def size_sections(peers: dict[str, Peer], quick: bool, repeat_default: int) -> l
             "",
             f"## {label}: {summary['games']} games, {summary['players']} players, {entries} results",
             "",
-            f"Median of {repeat} replays after a warm-up replay (peers that take over 10 s: one replay).",
+            f"Median of {repeat} replays after a warm-up replay (peers that take over 10 s: one replay). The ratios",
+            "are of CPU seconds (the machine is shared: a preempted replay takes longer wall time, not more CPU).",
             "",
             "| replay | median s | CPU s | peak MB | updates/s | ours / peer | ours / numba loop |",
             "|---|---:|---:|---:|---:|---:|---:|",
@@ -246,7 +247,7 @@ def size_sections(peers: dict[str, Peer], quick: bool, repeat_default: int) -> l
                 seconds, cpu, peak = once, once_cpu, float("nan")
             else:
                 seconds, cpu, peak = measure(partial(peer.run, prepared), repeat)
-            peer_times[key] = seconds
+            peer_times[key] = cpu
             print(f"  {peer.name:<40}{seconds:>10.4f} s  CPU {cpu:.4f} s", flush=True)
             memory = "n/a" if peak != peak else f"{peak:.1f}"  # NaN: timed once, not traced
             rows.append(
@@ -258,11 +259,9 @@ def size_sections(peers: dict[str, Peer], quick: bool, repeat_default: int) -> l
             system = create(name)
             seconds, cpu, peak = measure(partial(system.rate, history), repeat)
             ratios = [
-                f"{seconds / peer_times[k]:.3g} ({peers[k].name})"
-                for k in COUNTERPARTS.get(name, [])
-                if k in peer_times
+                f"{cpu / peer_times[k]:.3g} ({peers[k].name})" for k in COUNTERPARTS.get(name, []) if k in peer_times
             ]
-            versus = f"{seconds / reference:.3g}" if reference else ""
+            versus = f"{cpu / reference:.3g}" if reference else ""
             print(f"  ours {name:<35}{seconds:>10.4f} s  CPU {cpu:.4f} s  {'; '.join(ratios)}", flush=True)
             rows.append(
                 f"| ours: `{name}` | {seconds:.4f} | {cpu:.4f} | {peak:.1f} | {entries / seconds:,.0f} | "
