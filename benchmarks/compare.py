@@ -6,22 +6,22 @@ Histories (seeded):
 - M: the bundled racing sample (``ratings.samples``);
 - L: 500 players, 20,000 games of 4-10 players, 10% of games with one tie (about 140,000 results);
 - XL: 1,000 contests of 2 to 4,000 players drawn from 10,000 (about 2 million results), for ``elo-mmr`` and
-  ``trueskill`` and their peers (Elo-MMR-Py, the ``trueskill`` package).  A replay that would pass
-  :data:`XL_CAP_SECONDS` is timed on the first contests only (doubling their number while it stays under a
-  quarter of the cap) and its whole time extrapolated by its cost model (Elo-MMR: the sum of squared contest
-  sizes, its performance solver being quadratic in a contest's size; the others: the number of results); the
-  table says so.
+  ``trueskill`` and their peers (Elo-MMR-Py, the ``trueskill`` package).  Every replay is timed on the first
+  :data:`XL_TIMED` contests (real replays, wall and CPU); the whole history's time is then estimated from
+  them by each replay's cost model (Elo-MMR: the sum of squared contest sizes, its performance solver being
+  quadratic in a contest's size; the others: the number of results), in a column of its own.
 
 Growth exponents: the replay time of every system over history length (1,000 to 64,000 games of 4-10
 players from 500) and over game size (400 games of exactly 4 to 256 players from 2,000), and the least-squares
 slope of log time against log size: 1 is linear.
 
-For each system and size: the median wall-clock replay time (``rate``, which runs the compiled kernel where
-the system has one), the peak of Python and numpy allocations during a replay (tracemalloc: every per-entry and
-per-player array; the kernels' few per-game work arrays are not seen), and player-updates per second (results
-replayed per second).  The peers (benchmarks/peers.py) replay the same histories in the same run; every
-ratio is ours / theirs, so below 1 means ours is faster.  The kernels' compile time is measured in a fresh
-process with an empty cache, and their load time with a warm one.
+For each system and size: the median wall-clock replay time and the CPU time of the same replays (the machine
+is shared: a replay preempted by other work takes longer wall time, not more CPU) of ``rate``, which runs the
+compiled kernel where the system has one, the peak of Python and numpy allocations during a replay
+(tracemalloc: every per-entry and per-player array; the kernels' few per-game work arrays are not seen), and
+player-updates per second (results replayed per second). The peers (benchmarks/peers.py) replay the same
+histories in the same run; every ratio is ours / theirs, so below 1 means ours is faster. The kernels' compile
+time is measured in a fresh process with an empty cache, and their load time with a warm one.
 
     python benchmarks/compare.py                   # or: make bench (installs requirements-bench.txt)
     python benchmarks/compare.py --quick           # S and M only, for a smoke run
@@ -108,8 +108,8 @@ def sizes(quick: bool) -> dict[str, GameHistory]:
     return out
 
 
-#: Past this, an XL replay is timed on its first contests and extrapolated (see the module docstring).
-XL_CAP_SECONDS = 120.0
+#: XL replays are timed on this many first contests (see the module docstring).
+XL_TIMED = 100
 GROWTH_LENGTHS = (1_000, 4_000, 16_000, 64_000)
 GROWTH_SIZES = (4, 16, 64, 256)
 
@@ -118,49 +118,39 @@ def xl_history() -> GameHistory:
     return seeded_history(1_000, 10_000, 2, 4_000, tie_rate=0.1, seed=4)
 
 
-def capped(
-    run_first: Callable[[int], float], history: GameHistory, cost: Callable[[np.ndarray], float]
-) -> tuple[float, int]:
-    """``(seconds, games timed)``: the time of ``run_first(n_games)``, or, past the cap, an extrapolation.
-
-    ``run_first(k)`` times a replay of the first ``k`` games.  The number of games doubles from 8 while a
-    replay takes under a quarter of :data:`XL_CAP_SECONDS`; the last time is scaled by ``cost`` (of the game
-    sizes) of the whole history over that of the games timed.
-    """
-    sizes = np.diff(history.offsets)
-    k = 8
-    while True:
-        k = min(k, history.n_games)
-        seconds = run_first(k)
-        if k == history.n_games:
-            return seconds, k
-        if seconds > XL_CAP_SECONDS / 4:
-            return seconds * cost(sizes) / cost(sizes[:k]), k
-        k *= 2
-
-
 def slope(xs: list[float], ys: list[float]) -> float:
     """Least-squares slope of log y against log x."""
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
 
 
-def measure(work: Callable[[], Any], repeat: int) -> tuple[float, float]:
-    """Median seconds of ``repeat`` calls (after one untimed call) and the peak traced allocation in MB."""
+def measure(work: Callable[[], Any], repeat: int) -> tuple[float, float, float]:
+    """Median wall seconds and median CPU seconds of ``repeat`` calls (after one untimed call), and the peak
+    traced allocation in MB."""
     work()
     times = []
+    cpu = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         work()
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - used)
     tracemalloc.start()
     work()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return statistics.median(times), peak / 1e6
+    return statistics.median(times), statistics.median(cpu), peak / 1e6
+
+
+def timed_once(work: Callable[[], Any]) -> tuple[float, float]:
+    """Wall and CPU seconds of one call."""
+    started, used = time.perf_counter(), time.process_time()
+    work()
+    return time.perf_counter() - started, time.process_time() - used
 
 
 def compile_times() -> tuple[dict[str, float], dict[str, float]]:
-    """Seconds of each system's first kernel call with an empty cache, then with the cache it left."""
+    """Seconds of each system's first kernel call with an empty cache, then with the cache it left, with the
+    whole warm-up's wall (``wall``) and CPU (``cpu``) seconds."""
     script = (
         "import json, time; started = time.perf_counter(); from ratings.kernels import warm_up; "
         "seconds = warm_up(); seconds['wall'] = time.perf_counter() - started; print(json.dumps(seconds))"
@@ -169,10 +159,17 @@ def compile_times() -> tuple[dict[str, float], dict[str, float]]:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
         results = []
         for _ in range(2):
+            before = os.times()
             done = subprocess.run(
                 [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=ROOT
             )
-            results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            after = os.times()
+            seconds = json.loads(done.stdout.strip().splitlines()[-1])
+            # CPU of the process and of every process it waited for (warm_up's child).
+            seconds["cpu"] = (after.children_user + after.children_system) - (
+                before.children_user + before.children_system
+            )
+            results.append(seconds)
     return results[0], results[1]
 
 
@@ -206,20 +203,21 @@ def compile_section() -> list[str]:
     lines = [
         "## Kernel compile time",
         "",
-        "First call of each system's kernel in a fresh process (`ratings.kernels.warm_up()`); systems sharing",
-        "a kernel are listed in warm-up order and the first pays for the shared loop.  With an empty cache,",
-        "`warm_up` compiles its two kernel groups (the single-rating loop; Elo-MMR, TrueSkill and Glicko-2)",
-        "side by side in child processes and reports their figures; the wall time is the whole `warm_up()`.",
+        "First call of each system's kernel in a fresh process (`ratings.kernels.warm_up()`), in seconds; systems",
+        "sharing compiled code are listed in warm-up order and the first pays for it.  With an empty cache,",
+        "`warm_up` compiles Thurstonian and Elo-MMR in one child process while the calling process compiles the",
+        "others; the wall time is the whole `warm_up()`, the CPU time that of both processes.",
         "",
         "| system | empty cache, s | warm cache, s |",
         "|---|---:|---:|",
     ]
-    lines += [f"| {k} | {cold[k]:.2f} | {warm[k]:.3f} |" for k in cold if not k.startswith("wall")]
+    lines += [f"| {k} | {cold[k]:.2f} | {warm[k]:.3f} |" for k in cold if k not in ("wall", "cpu")]
     lines.append(
-        f"| **sum** | **{sum(v for k, v in cold.items() if k != 'wall'):.1f}** | "
-        f"**{sum(v for k, v in warm.items() if k != 'wall'):.2f}** |"
+        f"| **sum** | **{sum(v for k, v in cold.items() if k not in ('wall', 'cpu')):.1f}** | "
+        f"**{sum(v for k, v in warm.items() if k not in ('wall', 'cpu')):.2f}** |"
     )
     lines.append(f"| **wall time of warm_up()** | **{cold['wall']:.1f}** | **{warm['wall']:.2f}** |")
+    lines.append(f"| **CPU time of warm_up() (with its child)** | **{cold['cpu']:.1f}** | **{warm['cpu']:.2f}** |")
     return lines
 
 
@@ -234,36 +232,39 @@ def size_sections(peers: dict[str, Peer], quick: bool, repeat_default: int) -> l
             "",
             f"## {label}: {summary['games']} games, {summary['players']} players, {entries} results",
             "",
-            f"Median of {repeat} replays after a warm-up replay (peers that take over 10 s: one replay).",
+            f"Median of {repeat} replays after a warm-up replay (peers that take over 10 s: one replay). The ratios",
+            "are of CPU seconds (the machine is shared: a preempted replay takes longer wall time, not more CPU).",
             "",
-            "| replay | median s | peak MB | updates/s | ours / peer | ours / numba loop |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| replay | median s | CPU s | peak MB | updates/s | ours / peer | ours / numba loop |",
+            "|---|---:|---:|---:|---:|---:|---:|",
         ]
         peer_times: dict[str, float] = {}
         rows: list[str] = []
         for key, peer in peers.items():
             prepared = peer.prepare(history)
-            started = time.perf_counter()
-            peer.run(prepared)
-            once = time.perf_counter() - started
-            seconds, peak = (once, float("nan")) if once > 10 else measure(partial(peer.run, prepared), repeat)
-            peer_times[key] = seconds
-            print(f"  {peer.name:<40}{seconds:>10.4f} s", flush=True)
+            once, once_cpu = timed_once(partial(peer.run, prepared))
+            if once > 10:
+                seconds, cpu, peak = once, once_cpu, float("nan")
+            else:
+                seconds, cpu, peak = measure(partial(peer.run, prepared), repeat)
+            peer_times[key] = cpu
+            print(f"  {peer.name:<40}{seconds:>10.4f} s  CPU {cpu:.4f} s", flush=True)
             memory = "n/a" if peak != peak else f"{peak:.1f}"  # NaN: timed once, not traced
-            rows.append(f"| {peer.name} ({peer.version}) | {seconds:.4f} | {memory} | {entries / seconds:,.0f} | | |")
+            rows.append(
+                f"| {peer.name} ({peer.version}) | {seconds:.4f} | {cpu:.4f} | {memory} "
+                f"| {entries / seconds:,.0f} | | |"
+            )
         reference = peer_times.get("numba-elo")
         for name in SYSTEM_NAMES:
             system = create(name)
-            seconds, peak = measure(partial(system.rate, history), repeat if name != "thurstonian" else 1)
+            seconds, cpu, peak = measure(partial(system.rate, history), repeat)
             ratios = [
-                f"{seconds / peer_times[k]:.3g} ({peers[k].name})"
-                for k in COUNTERPARTS.get(name, [])
-                if k in peer_times
+                f"{cpu / peer_times[k]:.3g} ({peers[k].name})" for k in COUNTERPARTS.get(name, []) if k in peer_times
             ]
-            versus = f"{seconds / reference:.3g}" if reference else ""
-            print(f"  ours {name:<35}{seconds:>10.4f} s  {'; '.join(ratios)}", flush=True)
+            versus = f"{cpu / reference:.3g}" if reference else ""
+            print(f"  ours {name:<35}{seconds:>10.4f} s  CPU {cpu:.4f} s  {'; '.join(ratios)}", flush=True)
             rows.append(
-                f"| ours: `{name}` | {seconds:.4f} | {peak:.1f} | {entries / seconds:,.0f} | "
+                f"| ours: `{name}` | {seconds:.4f} | {cpu:.4f} | {peak:.1f} | {entries / seconds:,.0f} | "
                 f"{'; '.join(ratios)} | {versus} |"
             )
         lines += rows
@@ -274,55 +275,42 @@ def xl_section(peers: dict[str, Peer]) -> list[str]:
     history = xl_history()
     entries = int(history.offsets[-1])
     print(f"\nXL: {history.n_games} contests, {history.n_players} players, {entries} results", flush=True)
-    quadratic = lambda sizes: float(np.sum(sizes.astype(float) ** 2))  # noqa: E731
-    linear = lambda sizes: float(np.sum(sizes))  # noqa: E731
-    prefixes: dict[int, GameHistory] = {}
-
-    def first(k: int) -> GameHistory:
-        if k not in prefixes:
-            prefixes[k] = history if k == history.n_games else GameHistory(history.games[:k])
-        return prefixes[k]
-
-    def ours(name: str, k: int) -> float:
-        system, part = create(name), first(k)
-        started = time.perf_counter()
-        system.rate(part)
-        return time.perf_counter() - started
-
-    def theirs(peer: Peer, k: int) -> float:
-        prepared = peer.prepare(first(k))
-        started = time.perf_counter()
-        peer.run(prepared)
-        return time.perf_counter() - started
-
-    create("elo-mmr").rate(first(8))  # kernels loaded before timing
-    create("trueskill").rate(first(8))
-    items: list[tuple[str, Callable[[int], float], Callable[[np.ndarray], float]]] = [
-        ("ours: `elo-mmr`", partial(ours, "elo-mmr"), quadratic),
-        ("ours: `trueskill`", partial(ours, "trueskill"), linear),
+    part = GameHistory(history.games[:XL_TIMED])
+    part_entries = int(part.offsets[-1])
+    sizes = np.diff(history.offsets).astype(float)
+    cost = {"quadratic": lambda x: float(np.sum(x**2)), "linear": lambda x: float(np.sum(x))}
+    scale = {k: f(sizes) / f(sizes[:XL_TIMED]) for k, f in cost.items()}
+    create("elo-mmr").rate(GameHistory(history.games[:8]))  # kernels loaded before timing
+    create("trueskill").rate(GameHistory(history.games[:8]))
+    items: list[tuple[str, Callable[[], Any], str]] = [
+        ("ours: `elo-mmr`", partial(create("elo-mmr").rate, part), "quadratic"),
+        ("ours: `trueskill`", partial(create("trueskill").rate, part), "linear"),
     ]
-    for key, cost in (("elo-mmr-py", quadratic), ("trueskill", linear)):
+    for key, model in (("elo-mmr-py", "quadratic"), ("trueskill", "linear")):
         if key in peers:
-            items.append((f"{peers[key].name} ({peers[key].version})", partial(theirs, peers[key]), cost))
+            items.append(
+                (f"{peers[key].name} ({peers[key].version})", partial(peers[key].run, peers[key].prepare(part)), model)
+            )
     lines = [
         f"## XL: {history.n_games} contests of 2-4,000 players, {history.n_players} players, {entries} results",
         "",
-        f"One replay each (one thread).  Past {XL_CAP_SECONDS:.0f} s a replay is timed on its first contests and",
-        "extrapolated (Elo-MMR by the sum of squared contest sizes, the others by results): see the last column.",
+        f"One replay each (one thread) of the first {XL_TIMED} contests ({part_entries:,} results), timed for real;",
+        "the last column estimates the whole XL from it by the replay's cost model (Elo-MMR: the sum of squared",
+        f"contest sizes, x{scale['quadratic']:.2f} here; the others: the results, x{scale['linear']:.2f}).",
         "",
-        "| replay | s | updates/s | timed on |",
-        "|---|---:|---:|---|",
+        f"| replay | {XL_TIMED} contests, s | CPU s | updates/s | whole XL, estimated s |",
+        "|---|---:|---:|---:|---:|",
     ]
-    for label, run_first, cost in items:
+    for label, work, model in items:
         try:
-            seconds, k = capped(run_first, history, cost)
+            seconds, cpu = timed_once(work)
         except (ArithmeticError, ValueError) as exc:  # the trueskill package gives up on very large games
             print(f"  {label:<45} failed: {type(exc).__name__}: {exc}", flush=True)
-            lines.append(f"| {label} | failed | | {type(exc).__name__}: {exc} |")
+            lines.append(f"| {label} | failed: {type(exc).__name__}: {exc} | | | |")
             continue
-        note = "the whole history" if k == history.n_games else f"the first {k} contests; **extrapolated**"
-        print(f"  {label:<45}{seconds:>10.2f} s  ({note})", flush=True)
-        lines.append(f"| {label} | {seconds:.2f} | {entries / seconds:,.0f} | {note} |")
+        estimate = seconds * scale[model]
+        print(f"  {label:<45}{seconds:>10.2f} s  CPU {cpu:.2f} s  (whole XL about {estimate:.0f} s)", flush=True)
+        lines.append(f"| {label} | {seconds:.2f} | {cpu:.2f} | {part_entries / seconds:,.0f} | {estimate:.0f} |")
     return lines
 
 
@@ -448,7 +436,9 @@ def main(argv: list[str] | None = None) -> int:
     if "growth" in only:
         sections["growth"] = growth_section()
     output = Path(args.output)
-    old = output.read_text(encoding="utf-8") if output.exists() and set(only) != set(SECTIONS) else ""
+    # Merged into the existing file: its other sections (page latency, incremental replay, load) are other
+    # benchmarks' and stay.
+    old = output.read_text(encoding="utf-8") if output.exists() else ""
     if old:
         text = merge(old, sections, header)
     else:

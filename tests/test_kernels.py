@@ -283,3 +283,38 @@ def test_a_failing_kernel_reports_as_the_per_game_path(name: str, params: dict[s
         system.rate(history)
     assert str(batch.value) == str(reference.value)
     assert batch.value.game == reference.value.game
+
+
+def test_thurstonian_kernel_computes_games_of_256_players(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The growth benchmark's largest games (256 players, one with a tie): the kernel computes every one
+    (the per-game path overflowed here before the grid's step shrank with the crowd) and agrees with it."""
+    rng = np.random.default_rng(11)
+    games = []
+    for g in range(3):
+        players = rng.choice(300, size=256, replace=False)
+        places = rng.permutation(256) + 1
+        if g == 1:  # the first two share first place
+            places[places == 2] = 1
+            places[places > 2] -= 1
+        games.append(Game(f"g{g}", tuple(Entry(f"p{q}", int(p)) for q, p in zip(players, places, strict=True))))
+    history = GameHistory(games)
+    system = create("thurstonian")
+    assert_agree(system, history)
+    calls: list[int] = []
+    play = system._play
+    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
+    assert np.isfinite(system.rate(history).after).all()
+    assert calls == []
+
+
+@pytest.mark.parametrize("variant", ["rho", "chi"])
+def test_elo_mmr_kernel_agrees_on_large_contests(variant: str) -> None:
+    """Contests of 300 players with ties, where the kernel starts each rank group's Newton solve at the root
+    of the group above (the reference: at the group's median rating): the same roots, to 1e-9."""
+    rng = np.random.default_rng(12)
+    games = []
+    for g in range(4):
+        players = rng.choice(400, size=300, replace=False)
+        places = np.sort(rng.integers(1, 200, size=300))  # about a third of the places are shared
+        games.append(Game(f"g{g}", tuple(Entry(f"p{q}", int(p)) for q, p in zip(players, places, strict=True))))
+    assert_agree(create("elo-mmr", variant=variant), GameHistory(games))

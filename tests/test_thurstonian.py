@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import integrate, special, stats
 
 from ratings import create
 from ratings.base import GameView
@@ -242,3 +242,37 @@ def test_large_game_with_a_large_tie_stays_bounded() -> None:
     assert np.sum(g) == pytest.approx(0.0, abs=1e-9)
     assert g[3] == pytest.approx(g[8], abs=1e-12)
     assert np.array_equal(g, thurstonian_gradient(r, ranks, np.zeros(30, bool)))
+
+
+def expected_normal_order_statistic(k: int, n: int) -> float:
+    """E of the k-th smallest of n standard normals, by adaptive quadrature of its density
+    ``n! / ((k-1)! (n-k)!) Phi(x)^(k-1) (1 - Phi(x))^(n-k) phi(x)`` (David and Nagaraja,
+    *Order Statistics*, 2003, eq. 2.1.6): independent of the model's grid and messages."""
+    log_c = special.gammaln(n + 1) - special.gammaln(k) - special.gammaln(n - k + 1)
+
+    def integrand(x: float) -> float:
+        log_density = log_c + (k - 1) * special.log_ndtr(x) + (n - k) * special.log_ndtr(-x) - 0.5 * x * x
+        return x * math.exp(log_density - 0.5 * math.log(2 * math.pi))
+
+    return integrate.quad(integrand, -12.0, 12.0, limit=200, epsabs=1e-13, epsrel=1e-12)[0]
+
+
+@pytest.mark.parametrize("n", [64, 256])
+def test_a_crowd_of_equal_ratings_moves_by_the_expected_normal_order_statistics(n: int) -> None:
+    # Equal ratings r: given the order, the performances are the order statistics of n standard
+    # normals about r, so the gradient E[X_k | order] - r_k is the k-th expected order statistic.
+    # 256 players overflowed the quadrature on the calibrated step (its last sum came out negative).
+    r = np.full(n, 0.3)
+    log_lik, grad = order_log_likelihood(r, np.arange(n))
+    assert log_lik == pytest.approx(-special.gammaln(n + 1), abs=1e-6)  # every order equally likely
+    for k in (1, 2, n // 4, n // 2, n - 1, n):
+        assert grad[k - 1] == pytest.approx(expected_normal_order_statistic(k, n), abs=1e-6)
+
+
+def test_a_256_player_game_with_a_tie_replays() -> None:
+    rng = np.random.default_rng(9)
+    ranks = np.concatenate([[0, 0], np.arange(1, 255)])  # the two winners tie
+    r = rng.normal(0.0, 0.5, 256)
+    g = thurstonian_gradient(r, ranks, np.zeros(256, bool))
+    assert np.all(np.isfinite(g))
+    assert np.sum(g) == pytest.approx(0.0, abs=1e-9)

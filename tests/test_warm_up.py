@@ -7,6 +7,11 @@ and one-player games, must not raise one.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from numba import njit
 from numba.core import event
 
@@ -35,3 +40,17 @@ def test_no_replay_compiles_after_warm_up() -> None:
         fresh(1.0)
     compiled = sorted({e.data["dispatcher"].py_func.__qualname__ for _, e in recorder.buffer if e.is_start})
     assert compiled == [fresh.py_func.__qualname__]
+
+
+def test_the_gradients_load_from_the_cache_after_warm_up() -> None:
+    # The gradients are numba cfuncs, whose compiles the numba:compile events above do not announce: in a
+    # fresh process after warm_up() each must come from the on-disk cache (numba counts those loads).
+    warm_up()
+    script = (
+        "from ratings.kernels.single import compiled_gradient, MULTIELO, PAIRWISE, PLACKETT_LUCE, THURSTONIAN; "
+        "print([compiled_gradient(k).cache_hits for k in (MULTIELO, PAIRWISE, PLACKETT_LUCE, THURSTONIAN)])"
+    )
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=root)
+    assert done.stdout.strip() == "[1, 1, 1, 1]"

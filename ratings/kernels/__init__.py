@@ -110,11 +110,11 @@ def _tiny_history() -> GameHistory:
     )
 
 
-#: Systems whose kernels are compiled together in one process by :func:`warm_up`, the costliest first: the
-#: single-rating systems share one replay loop (the first call compiles every gradient it dispatches to).
+#: How :func:`warm_up` splits the compile on a cold cache: the first group (the costliest: the Thurstonian
+#: gradient and Elo-MMR's solvers) in one child process, the second in the calling process meanwhile.
 WARM_UP_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("multielo", "pairwise-elo", "plackett-luce", "thurstonian"),
-    ("elo-mmr", "trueskill", "glicko2"),
+    ("thurstonian", "elo-mmr"),
+    ("multielo", "pairwise-elo", "plackett-luce", "trueskill", "glicko2"),
 )
 #: Written into :data:`CACHE_DIR` once every kernel is compiled there: a restart then only loads machine code.
 _WARM_MARK = "warm"
@@ -134,61 +134,61 @@ def _first_calls(names: list[str] | tuple[str, ...]) -> dict[str, float]:
     return seconds
 
 
-def _compile_in_processes(processes: int) -> dict[str, float]:
-    """Compile the :data:`WARM_UP_GROUPS` into the on-disk cache in up to ``processes`` child processes at once.
-
-    numba compiles in the interpreter, one function at a time, so on a cold cache one process uses one core;
-    the groups share no kernel, so children compiling them side by side fill the cache in about the time of the
-    costliest group.  Returns each system's first-call seconds as its child measured them; a child that fails
-    leaves its systems to be compiled in this process.
-    """
+def _start_child(group: tuple[str, ...]) -> subprocess.Popen[str] | None:
+    """A child process compiling ``group`` into the on-disk cache (None if it cannot start)."""
     env = {
         **os.environ,
         "NUMBA_CACHE_DIR": str(CACHE_DIR.parent),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(_PACKAGE.parent.parent), os.environ.get("PYTHONPATH")])),
     }
     script = "import json, sys; from ratings.kernels import _first_calls; print(json.dumps(_first_calls(sys.argv[1:])))"
-    pending = list(WARM_UP_GROUPS)
-    running: list[subprocess.Popen[str]] = []
-    seconds: dict[str, float] = {}
-    while pending or running:
-        while pending and len(running) < processes:
-            group = pending.pop(0)
-            running.append(
-                subprocess.Popen(
-                    [sys.executable, "-c", script, *group],
-                    env=env,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    text=True,
-                )
-            )
-        child = running.pop(0)
-        out, _ = child.communicate()
-        if child.returncode == 0:
-            with contextlib.suppress(ValueError, IndexError):  # an unreadable answer: compiled here instead
-                seconds.update(json.loads(out.strip().splitlines()[-1]))
-    return seconds
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-c", script, *group],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+    except OSError:
+        return None
+
+
+def _child_seconds(child: subprocess.Popen[str] | None) -> dict[str, float]:
+    """The first-call seconds the child measured ({} if it failed: its systems are then compiled here)."""
+    if child is None:
+        return {}
+    out, _ = child.communicate()
+    if child.returncode == 0:
+        with contextlib.suppress(ValueError, IndexError):
+            return dict(json.loads(out.strip().splitlines()[-1]))
+    return {}
 
 
 def warm_up(processes: int | None = None) -> dict[str, float]:
     """Compile (or load from the on-disk cache) every kernel; seconds of the first call per system.
 
-    With a cold cache and more than one core (``processes``, default: the CPU count), the kernel groups are
-    compiled side by side in child processes (:func:`_compile_in_processes`) and the figures are theirs; this
-    process then loads the machine code from the cache.  With a warm cache each figure is the time to load the
-    machine code (milliseconds).  Systems sharing a kernel (the single-rating systems share one replay loop)
-    are listed in :data:`SYSTEMS_WITH_KERNELS` order, and the first of them pays for the shared part.
+    numba compiles in the interpreter, one function at a time, so on a cold cache one process uses one
+    core.  With a cold cache and more than one core (``processes``, default: the CPU count), one child
+    process compiles the first of :data:`WARM_UP_GROUPS` into the cache while this process compiles the
+    second (they share only small helpers), then this process loads the child's machine code from the
+    cache: about the time of the costlier group instead of the sum.  The child's figures are reported for
+    its systems.  With a warm cache no child starts and each figure is the time to load machine code
+    (milliseconds).  Systems sharing compiled code are listed in :data:`SYSTEMS_WITH_KERNELS` order.
     """
     processes = (os.cpu_count() or 1) if processes is None else processes
     mark = CACHE_DIR / _WARM_MARK
-    compiled: dict[str, float] = {}
+    child = None
+    here: dict[str, float] = {}
     if processes > 1 and not mark.exists():
-        compiled = _compile_in_processes(processes)
-    seconds = _first_calls(SYSTEMS_WITH_KERNELS)
+        child = _start_child(WARM_UP_GROUPS[0])
+        if child is not None:
+            here = _first_calls(WARM_UP_GROUPS[1])
+    compiled = _child_seconds(child)
+    seconds = _first_calls([name for name in SYSTEMS_WITH_KERNELS if name not in here])
     try:
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         mark.touch()
     except OSError:
         pass
-    return {name: compiled.get(name, seconds[name]) for name in SYSTEMS_WITH_KERNELS}
+    return {name: here.get(name, compiled.get(name, seconds.get(name, 0.0))) for name in SYSTEMS_WITH_KERNELS}

@@ -50,14 +50,18 @@ def _start(guess: float, lo: float, hi: float) -> float:
 
 @njit(cache=True)
 def _performance_value(
-    x: float, k: int, mu: np.ndarray, delta: np.ndarray, group: np.ndarray, constant: float, chi: bool
+    x: float, k: int, mu: np.ndarray, inv: np.ndarray, group: np.ndarray, constant: float, chi: bool
 ) -> tuple[float, float]:
-    """``Q`` of rank group ``k`` at ``x`` (times two in the logistic model) and its derivative."""
+    """``Q`` of rank group ``k`` at ``x`` (times two in the logistic model) and its derivative.
+
+    ``inv`` is each player's ``1 / delta`` (Gaussian) or ``TANH_SCALE / delta`` (logistic), computed once per
+    game by :func:`performances` instead of once per term and Newton step (the same numbers: one division).
+    """
     value = 0.0
     slope = 0.0
     if chi:
         for j in range(len(mu)):
-            inv_d = 1.0 / delta[j]
+            inv_d = inv[j]
             z = (x - mu[j]) * inv_d
             if group[j] == k:  # a tie: -z / delta
                 value -= z * inv_d
@@ -69,7 +73,7 @@ def _performance_value(
                 slope -= (side * z + m) * m * inv_d * inv_d
         return value, slope
     for j in range(len(mu)):
-        inv_s = TANH_SCALE / delta[j]
+        inv_s = inv[j]
         half = 0.5 * inv_s
         t = math.tanh((x - mu[j]) * half)
         twice = 2.0 if group[j] == k else 1.0  # a tie is a win plus a loss
@@ -91,9 +95,10 @@ def _sort_descending(values: np.ndarray, out: np.ndarray) -> None:
     # A min-heap, so that repeatedly moving its root to the end leaves the array in descending order.
     for start in range(n // 2 - 1, -1, -1):
         _sift_down(out, start, n)
+    root = n - n  # a computed 0: a literal would compile _sift_down a second time, specialised for it
     for end in range(n - 1, 0, -1):
-        out[0], out[end] = out[end], out[0]
-        _sift_down(out, 0, end)
+        out[root], out[end] = out[end], out[root]
+        _sift_down(out, root, end)
 
 
 @njit(cache=True)
@@ -152,19 +157,26 @@ def performances(mu: np.ndarray, delta: np.ndarray, group: np.ndarray, chi: bool
             scale = 1.0 / (TANH_SCALE / delta[j])
             lo = min(lo, mu[j] - 2.0 * reach * scale)
             hi = max(hi, mu[j] + 2.0 * reach * scale)
+    inv = np.empty(n)
+    for j in range(n):
+        inv[j] = 1.0 / delta[j] if chi else TANH_SCALE / delta[j]
     ordered = np.empty(n)
     _sort_descending(mu, ordered)
     below = 0.0  # sum of 1/s over better groups
     end = 0
+    x = 0.0
     for k in range(g):
         end += counts[k]
         above = total - below - group_sum[k]
         constant = above - below
         below += group_sum[k]
         a, b = lo, hi
-        x = _start(ordered[(end - counts[k] + end - 1) // 2], a, b)
+        # The reference starts at the median rating of the group (in sorted order); the root of the group
+        # above is nearer in a large game (consecutive groups' roots differ little), so Newton takes fewer
+        # steps to the same root (within TOLERANCE: the solver stops on a Newton step below it).
+        x = _start(ordered[(end - counts[k] + end - 1) // 2] if k == 0 else x, a, b)
         for _ in range(MAX_ITER):
-            value, slope = _performance_value(x, k, mu, delta, group, constant, chi)
+            value, slope = _performance_value(x, k, mu, inv, group, constant, chi)
             x, a, b, done = _newton_step(x, value, slope, a, b)
             if done:
                 break

@@ -182,21 +182,24 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     m = len(chain)
     nb = len(bottom)
     wide = g + 2 * _PAD
-    # One allocation for every row (carved into views below).
-    buffer = np.empty(3 * m * wide + (nb + 2) * wide + 3 * m + nb)
-    rows = buffer[: 3 * m * wide].reshape(3 * m, wide)  # rows of ``wide``, of which the first g are used
+    # Rows of ``wide``, of which the first g are used; t_k = f_{k-1} u_k is zero padded for the
+    # integration's stencil (from _PAD), and so is ``work``.  Element loops rather than slice
+    # assignments, here and below: numba compiles a slice assignment with its shape checks and their
+    # formatted messages, seconds of compile time for nothing.
+    rows = np.empty((3 * m + nb + 2, wide))  # one allocation, carved into views
     u = rows[:m]
-    t = rows[m : 2 * m]  # t_k = f_{k-1} u_k, zero padded for the integration's stencil (from _PAD)
-    back = rows[2 * m :]
-    t[:, :_PAD] = 0.0
-    t[:, _PAD + g :] = 0.0
-    rest = buffer[3 * m * wide :]
-    f = rest[:g]
-    work = rest[wide : 2 * wide]
-    work[:_PAD] = 0.0
-    work[_PAD + g :] = 0.0
-    sides = rest[2 * wide : (2 + nb) * wide].reshape(nb, wide)
-    scales = rest[(2 + nb) * wide :]
+    t = rows[m : 2 * m]
+    back = rows[2 * m : 3 * m]
+    sides = rows[3 * m : 3 * m + nb]
+    f = rows[3 * m + nb]
+    work = rows[3 * m + nb + 1]
+    for j in range(_PAD):
+        work[j] = 0.0
+        work[_PAD + g + j] = 0.0
+        for k in range(m):
+            t[k, j] = 0.0
+            t[k, _PAD + g + j] = 0.0
+    scales = np.empty(3 * m + nb)
     u_scale = scales[:m]
     t_scale = scales[m : 2 * m]
     b_scale = scales[2 * m : 3 * m]
@@ -223,7 +226,9 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
                 log_cdf[d, j] = log_ndtr(lo + step * j - r[bottom[d]])
                 total += log_cdf[d, j]
             f[j] = total
-        f_scale = f.max()
+        f_scale = -math.inf
+        for j in range(g):
+            f_scale = max(f_scale, f[j])
         for j in range(g):
             f0 = math.exp(f[j] - f_scale)
             t[0, j + _PAD] = f0 * u[0, j]
@@ -242,9 +247,12 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     total = 0.0
     for j in range(g):
         total += t[m - 1, j + _PAD]
+    if not total > 0.0:  # the quadrature lost the mass: the reference's logarithmic computation
+        return False
     log_lik = t_scale[m - 1] + math.log(step * total)
     # Backward: b_{k-1} = integral from the right of u_k b_k.
-    back[m - 1, :g] = 1.0
+    for j in range(g):
+        back[m - 1, j] = 1.0
     b_scale[m - 1] = 0.0
     top = 1.0
     for k in range(m - 1, 0, -1):
@@ -296,25 +304,23 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
 
 
 @njit(cache=True)
-def _event_order(order: np.ndarray, dnf_players: np.ndarray, weight: float, r: np.ndarray, out: np.ndarray) -> bool:
-    """One worst-first finisher order: the DNFs are the bottom, else the last finisher."""
-    if len(dnf_players) > 0:
-        return _order(r, order, dnf_players, weight, out)
-    return _order(r, order[1:], order[:1], weight, out)
-
-
-@njit(cache=True)
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
-    out[:] = 0.0
+    n = len(r)
+    low = high = r[0]
+    undefined = False
+    for i in range(n):
+        out[i] = 0.0
+        low = min(low, r[i])
+        high = max(high, r[i])
+        undefined |= r[i] != r[i]
     fin = finishers_worst_first(ranks, dnf)
     if len(fin) == 0:
         return True
-    spread = r.max() - r.min()
-    if not spread <= MAX_SPREAD:  # diverging ratings (also NaN): the per-game replay reports it
-        out[:] = math.nan
+    if undefined or not high - low <= MAX_SPREAD:  # diverging ratings (also NaN): the per-game replay reports it
+        for i in range(n):
+            out[i] = math.nan
         return True
-    n = len(r)
     failed = np.empty(n - len(fin), dtype=np.int64)
     k = 0
     for i in range(n):
@@ -349,7 +355,13 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         return True
     order = fin.copy()
     while True:  # every ordering of every tied group, odometer-wise (each group starts in index order)
-        if not _event_order(order, failed, 1.0 / orderings, r, out):
+        # One worst-first finisher order: the DNFs are the bottom, else the last finisher (one call site of
+        # _order, whose body numba inlines: each call site would be optimised again).
+        if len(failed) > 0:
+            chain, bottom = order, failed
+        else:
+            chain, bottom = order[1:], order[:1]
+        if not _order(r, chain, bottom, 1.0 / orderings, out):
             return False
         k = groups - 1
         while k >= 0 and not _next_permutation(order, starts[k], starts[k + 1]):
@@ -389,4 +401,5 @@ def _equalise_ties(r: np.ndarray, order: np.ndarray, starts: np.ndarray, out: np
                 for b in range(start, j):
                     means[ranked[b]] = total / (j - start)
                 start = j
-    out[:] = means
+    for i in range(len(out)):
+        out[i] = means[i]

@@ -212,10 +212,13 @@ def free_for_all(
         q = 1.0 / (1.0 / lp)
         w[DN_P, i] = w[TV_P, i] = q
         w[DN_T, i] = w[TV_T, i] = q * (lt / lp)
+    # Index 0 as a computed integer: a literal 0 makes numba compile _down, _truncate and _to_previous a second
+    # time, specialised for the constant (a second or more of first-call compile).
+    first = m - m
     for _ in range(max_sweeps):
         if m == 1:
-            _down(w, 0)
-            delta = _truncate(w, 0, tied_with_next[0], margin, two)
+            _down(w, first)
+            delta = _truncate(w, first, tied_with_next[first], margin, two)
         else:
             delta = 0.0
             for k in range(m - 1):
@@ -230,7 +233,7 @@ def free_for_all(
                 _to_previous(w, k)
         if delta <= min_delta:
             break
-    _to_previous(w, 0)
+    _to_previous(w, first)
     _to_next(w, m - 1)
     for i in range(n):
         cp = w[TV_P, i] - w[DN_P, i]
