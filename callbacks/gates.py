@@ -34,7 +34,8 @@ GATE_SOURCES = (
 # - settings -> this page's change number (and, the first time, its random id): the standings callback announces
 #   it, and older work of the same page still running stops (sources.generations);
 # - settings or data -> on a phone, the open Settings panel folded away so the result of the change shows (the panel
-#   is about 1,600 px tall there; wide screens always show it, by CSS, whatever is_open says).
+#   is about 1,600 px tall there; wide screens always show it, by CSS, whatever is_open says);
+# - the shareable query -> the address bar (no reload, no history entry) and the Share card's link box.
 clientside_callback(
     """
     function(tab) {
@@ -46,8 +47,18 @@ clientside_callback(
         var changed = (window.dash_clientside.callback_context.triggered || []).map(function (t) {
             return t.prop_id.split(".")[0];
         });
+        var query = arguments[QUERY_AT];
+        var onlyQuery = changed.length === 1 && changed[0] === QUERY;
+        var link = nu;
+        if (changed.indexOf(QUERY) >= 0 && query !== undefined && query !== null) {
+            var target = window.location.pathname + query;
+            if (window.location.pathname + window.location.search !== target) {
+                window.history.replaceState(window.history.state, "", target);
+            }
+            link = window.location.origin + target;
+        }
         var gates = tabs.map(function (name, i) {
-            if (tab !== name) { return nu; }
+            if (tab !== name || onlyQuery) { return nu; }
             return (typeof counts[i] === "number" ? counts[i] : 0) + 1;
         });
         var generation = nu;
@@ -65,16 +76,20 @@ clientside_callback(
             window.scrollTo({top: 0});
             fold = false;
         }
-        return gates.concat([generation, fold]);
+        return gates.concat([generation, fold, link]);
     }
     """.replace("TABS", json.dumps([str(t) for t in GATED_TABS]))
+    .replace("QUERY_AT", str(1 + len(GATE_SOURCES)))
+    .replace("QUERY", json.dumps(str(Page.SHARE_QUERY)))
     .replace("SETTINGS", json.dumps(str(Params.SETTINGS)))
     .replace("SOURCE", json.dumps(str(Data.SOURCE))),
     *[Output(tab_gate(tab), "data") for tab in GATED_TABS],
     Output(Standings.GENERATION, "data"),
     Output(Page.CONTROLS_COLLAPSE, "is_open", allow_duplicate=True),
+    Output(Page.SHARE_URL, "value"),
     Input(Page.TABS, "active_tab"),
     *[Input(ident, prop) for ident, prop in GATE_SOURCES],
+    Input(Page.SHARE_QUERY, "data"),
     *[State(tab_gate(tab), "data") for tab in GATED_TABS],
     State(Standings.GENERATION, "data"),
     prevent_initial_call=True,

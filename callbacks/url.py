@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from dash import Input, Output, State, callback, clientside_callback, no_update
+from dash import Input, Output, State, callback, no_update
 
 import settings
 from callbacks.baseline import from_view, view_id
@@ -273,22 +273,3 @@ def share_query(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: 
     """The shareable query of the view and the share link's href."""
     query = build_query(source, current, min_games=min_games, by_date=x_axis == "date", pin=view_id(pinned))
     return query, query or "?"
-
-
-# shareable query -> browser address bar (no reload, no history entry)
-clientside_callback(
-    """
-    function(query) {
-        if (query === undefined || query === null) { return window.dash_clientside.no_update; }
-        var target = window.location.pathname + query;
-        if (window.location.pathname + window.location.search !== target) {
-            window.history.replaceState(window.history.state, "", target);
-        }
-        return ["", window.location.origin + target];
-    }
-    """,
-    Output(Page.URL_WRITER, "children"),
-    Output(Page.SHARE_URL, "value"),
-    Input(Page.SHARE_QUERY, "data"),
-    prevent_initial_call=True,
-)

@@ -19,7 +19,6 @@ class Page(StrEnum):
     SHARE_COPY = "page-share-copy"
     SHARE_TEXT = "page-share-text"
     URL_STATE = "page-url-state"
-    URL_WRITER = "page-url-writer"
     TABS = "page-tabs"
     CONTROLS_TOGGLE = "page-controls-toggle"
     CONTROLS_COLLAPSE = "page-controls-collapse"

@@ -123,7 +123,6 @@ def layout() -> html.Div:
         dcc.Location(id=Page.LOCATION, refresh=False),
         dcc.Store(id=Page.URL_STATE),
         dcc.Store(id=Page.SHARE_QUERY),
-        html.Div(id=Page.URL_WRITER, hidden=True),
         dcc.Store(id=Data.SOURCE),
         dcc.Store(id=Params.SETTINGS),
         dcc.Store(id=Baseline.STORE),
