@@ -31,8 +31,6 @@ GATE_SOURCES = (
 # bookkeeping over every component, so three small ones cost three rounds):
 # - the open tab, the values its views read, the gates' counts -> the open tab's gate plus one, the others as they
 #   are;
-# - settings -> this page's change number (and, the first time, its random id): the standings callback announces
-#   it, and older work of the same page still running stops (sources.generations);
 # - settings or data -> on a phone, the open Settings panel folded away so the result of the change shows (the panel
 #   is about 1,600 px tall there; wide screens always show it, by CSS, whatever is_open says);
 # - the shareable query -> the address bar (no reload, no history entry) and the Share card's link box.
@@ -42,8 +40,7 @@ clientside_callback(
         var nu = window.dash_clientside.no_update;
         var tabs = TABS;
         var n = arguments.length;
-        var counts = Array.prototype.slice.call(arguments, n - tabs.length - 1, n - 1);
-        var known = arguments[n - 1];
+        var counts = Array.prototype.slice.call(arguments, n - tabs.length, n);
         var changed = (window.dash_clientside.callback_context.triggered || []).map(function (t) {
             return t.prop_id.split(".")[0];
         });
@@ -61,22 +58,12 @@ clientside_callback(
             if (tab !== name || onlyQuery) { return nu; }
             return (typeof counts[i] === "number" ? counts[i] : 0) + 1;
         });
-        var generation = nu;
-        if (changed.indexOf(SETTINGS) >= 0) {
-            var page = known && known.page;
-            if (!page) {
-                var bytes = new Uint8Array(16);
-                window.crypto.getRandomValues(bytes);
-                page = Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
-            }
-            generation = {page: page, n: ((known && known.n) || 0) + 1};
-        }
         var fold = nu;
         if ((changed.indexOf(SETTINGS) >= 0 || changed.indexOf(SOURCE) >= 0) && window.innerWidth < 992) {
             window.scrollTo({top: 0});
             fold = false;
         }
-        return gates.concat([generation, fold, link]);
+        return gates.concat([fold, link]);
     }
     """.replace("TABS", json.dumps([str(t) for t in GATED_TABS]))
     .replace("QUERY_AT", str(1 + len(GATE_SOURCES)))
@@ -84,13 +71,11 @@ clientside_callback(
     .replace("SETTINGS", json.dumps(str(Params.SETTINGS)))
     .replace("SOURCE", json.dumps(str(Data.SOURCE))),
     *[Output(tab_gate(tab), "data") for tab in GATED_TABS],
-    Output(Standings.GENERATION, "data"),
     Output(Page.CONTROLS_COLLAPSE, "is_open", allow_duplicate=True),
     Output(Page.SHARE_URL, "value"),
     Input(Page.TABS, "active_tab"),
     *[Input(ident, prop) for ident, prop in GATE_SOURCES],
     Input(Page.SHARE_QUERY, "data"),
     *[State(tab_gate(tab), "data") for tab in GATED_TABS],
-    State(Standings.GENERATION, "data"),
     prevent_initial_call=True,
 )

@@ -10,11 +10,12 @@ the newer one that started on another.  A request that cannot be told apart (no 
 from __future__ import annotations
 
 import re
+import secrets
 from typing import Any
 
 from sources.store import Store, shared_store
 
-__all__ = ["Generation", "announce", "generation_of", "superseded"]
+__all__ = ["Generation", "announce", "generation_of", "next_generation", "superseded"]
 
 _PAGE = re.compile(r"[0-9a-f]{32}")
 _LIMIT = 10**12
@@ -44,6 +45,15 @@ def generation_of(value: Any) -> Generation | None:
     if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number < _LIMIT:
         return None
     return Generation((page, number))
+
+
+def next_generation(known: Any) -> dict[str, Any]:
+    """The page's next change number after ``known`` (its store's value, untrusted), with a new random page id
+    when ``known`` holds none: what the page stores and sends with the change."""
+    generation = generation_of(known)
+    if generation is None:
+        return {"page": secrets.token_hex(16), "n": 1}
+    return {"page": generation.page, "n": min(generation.number + 1, _LIMIT - 1)}
 
 
 def _latest(generation: Generation, store: Store) -> int:

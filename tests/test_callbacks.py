@@ -512,6 +512,21 @@ def test_the_patch_puts_the_new_run_where_the_figure_has_it():
             assert value == whole.layout.shapes[0].y0 == whole.layout.annotations[0].y
 
 
+def test_each_change_gets_the_next_number_of_its_page():
+    import re
+
+    from sources.generations import next_generation
+
+    first = next_generation(None)  # the page's first change: a new random id
+    assert re.fullmatch(r"[0-9a-f]{32}", first["page"]) and first["n"] == 1
+    assert next_generation(None)["page"] != first["page"]
+    assert next_generation({"page": first["page"], "n": 7}) == {"page": first["page"], "n": 8}
+    # what the page sends is untrusted: anything that is not an id and a count starts afresh
+    for hostile in ({"page": "<b>x</b>", "n": 3}, {"page": first["page"], "n": "3"}, [1, 2], "x"):
+        fresh = next_generation(hostile)
+        assert fresh["n"] == 1 and fresh["page"] != first["page"]
+
+
 def test_a_newer_change_of_the_same_page_stops_older_work():
     from dash.exceptions import PreventUpdate
 
