@@ -106,6 +106,7 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
     State(Params.SYSTEM, "value"),
     *SHARE_STATES,
     State(Standings.GENERATION, "data"),
+    State(Params.ERROR, "is_open"),
     prevent_initial_call="initial_duplicate",  # the page's first settings: the controls as the layout draws them
 )
 def on_params(
@@ -127,10 +128,11 @@ def on_params(
     settings_, error = collect(system, raw, on)
     if settings_ is None:
         return no_update, f"{error}. The last valid result stays on screen.", True, no_update, no_update, no_update
-    source, min_games, x_axis, pinned, generation = shown
+    source, min_games, x_axis, pinned, generation, error_shown = shown
     # the change's number goes out with the settings, so the standings callback starts as soon as they arrive
     query = share_query(source, settings_, min_games, x_axis, pinned)
-    return settings_, "", False, *query, next_generation(generation)
+    cleared = ("", False) if error_shown else (no_update, no_update)  # an unchanged output costs the page nothing
+    return settings_, *cleared, *query, next_generation(generation)
 
 
 # slider <-> exact number box of one parameter, in the browser (no round trip)

@@ -140,6 +140,11 @@ def test_invalid_parameter_shows_the_message_and_keeps_the_result(page, app_url)
     assert "parameter 'd'" in page.inner_text("#params-error")
     settle(page)
     assert leaderboard_text(page) == table
+    # a valid value again: the message goes and the result follows
+    box.fill("500")
+    box.press("Enter")
+    page.wait_for_selector("#params-error", state="hidden", timeout=TIMEOUT)
+    page.wait_for_function(BOARD_CHANGED_JS, arg=table, timeout=TIMEOUT)
 
 
 def bar_values(page) -> list[float]:
