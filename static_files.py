@@ -20,9 +20,12 @@ is no longer the file's, is revalidated as before (no long cache).
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import sys
 import threading
+import time
 
 import brotli
 from dash.fingerprint import check_fingerprint
@@ -34,7 +37,7 @@ if sys.version_info >= (3, 14):
 else:
     from backports import zstd
 
-__all__ = ["IMMUTABLE", "STATIC_PREFIXES", "compress_static", "fingerprinted", "strongest"]
+__all__ = ["IMMUTABLE", "STATIC_PREFIXES", "compress_static", "fingerprinted", "precompress", "strongest"]
 
 #: The routes of files that are the same for every visitor (Dash's component scripts, the app's assets).
 STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/")
@@ -97,6 +100,34 @@ def fingerprinted(server: Flask) -> bool:
         return path is not None and stamp == str(os.path.getmtime(path))
     except OSError:
         return False
+
+
+def _forget_pending() -> None:
+    # A compression under way in a parent process never finishes in a forked child: let the child start its own.
+    _pending.clear()
+
+
+os.register_at_fork(after_in_child=_forget_pending)
+
+
+def precompress(server: Flask, deadline: float, encoding: str = "zstd") -> int:
+    """Compress the page's scripts and style sheets now, for browsers accepting ``encoding``, waiting for them until
+    ``deadline`` (``time.monotonic()``): with gunicorn --preload the master does it once, before the workers fork,
+    and every worker starts with them.  How many are ready."""
+    client = server.test_client()
+    page = client.get("/").get_data(as_text=True)
+    urls = sorted(set(re.findall(r'(?:src|href)="(/(?:assets|_dash-component-suites)/[^"]+)"', page)))
+    for url in urls:
+        if time.monotonic() >= deadline:
+            break
+        client.get(html.unescape(url), headers={"Accept-Encoding": encoding})
+    while time.monotonic() < deadline:
+        with _lock:
+            if not _pending:
+                break
+        time.sleep(0.05)
+    with _lock:
+        return sum(1 for key in _compressed if key[1] == encoding)
 
 
 def compress_static(server: Flask) -> None:
