@@ -7,15 +7,15 @@ waited behind it.  This worker changes what happens between the main loop and th
 
 1. **Stamp.**  When the main loop hands a connection on, it records the time (``X-Request-Start: t=<seconds>``,
    replacing any value a client sent), so the app's gate (:mod:`sources.admission`) sees how long a request waited.
-2. **Read, then route.**  Reader threads read each request's head once data has arrived (and the body of a small
-   callback request, to learn which outputs it asks for); a connection with nothing sent yet waits on the poller.
-3. **Light lane.**  Requests that do no replay get threads of their own (``RATINGS_LIGHT_THREADS``, default 4, and
-   as many reader threads): pages, scripts, assets, layout, dependencies, background-job polls, and callbacks
-   whose kind the gate has seen to be light (they read memoised results: :meth:`sources.admission.Gate.is_light`).
-4. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
+2. **Light lane.**  Threads of their own (``RATINGS_LIGHT_THREADS``, default 4) read each request's head once data
+   has arrived (and the body of a small callback request, to learn which outputs it asks for; a connection with
+   nothing sent yet waits on the poller, not on a thread) and serve right there the requests that do no replay:
+   pages, scripts, assets, layout, dependencies, background-job polls, and callbacks whose kind the gate has seen
+   to be light (they read memoised results: :meth:`sources.admission.Gate.is_light`).
+3. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
    (:meth:`sources.admission.Gate.arrive`: the time it already waited, the work running, the heavy work admitted
    but not begun, and its own expected time).  When it could not finish within ``RATINGS_BUSY_SECONDS`` it is
-   refused at once by the reader with the busy answer the page understands (:func:`security.busy_answer`);
+   refused at once on the light lane with the busy answer the page understands (:func:`security.busy_answer`);
    otherwise it joins the N threads of the heavy lane, counted against later arrivals until it begins.
 
 The app learns the verdict through the WSGI environ (``ratings.arrival``, ``ratings.light``, ``ratings.refused``),
@@ -146,9 +146,7 @@ class ThreadWorker(gthread.ThreadWorker):
     """gunicorn's ``gthread`` worker with a light lane and arrival judgement (see the module docstring)."""
 
     def init_process(self) -> None:
-        threads = light_threads()
-        self.reader_pool = futures.ThreadPoolExecutor(threads, thread_name_prefix="reader")
-        self.light_pool = futures.ThreadPoolExecutor(threads, thread_name_prefix="light")
+        self.light_pool = futures.ThreadPoolExecutor(light_threads(), thread_name_prefix="light")
         self.gate = process_gate()
         super().init_process()
 
@@ -164,7 +162,7 @@ class ThreadWorker(gthread.ThreadWorker):
 
     def enqueue_req(self, conn: Any) -> None:
         conn.ratings_queued_at = time.time()
-        fs = self.reader_pool.submit(self._dispatch, conn)
+        fs = self.light_pool.submit(self._dispatch, conn)
         fs.add_done_callback(lambda fut: self._finish(conn, fut))
 
     def _finish(self, conn: Any, fut: futures.Future[Any]) -> None:
@@ -181,7 +179,7 @@ class ThreadWorker(gthread.ThreadWorker):
         return _HANDED_ON
 
     def _dispatch(self, conn: Any) -> Any:
-        """On a reader thread: read the request's head, then refuse it here or hand it to its lane."""
+        """On a light thread: read the request's head, then serve it here, refuse it, or hand it to the heavy lane."""
         try:
             if not conn.initialized and not conn.data_ready and not conn.wait_for_data(0):
                 # Nothing sent yet (a browser's spare connection): wait on the poller, not on a thread.
@@ -189,7 +187,7 @@ class ThreadWorker(gthread.ThreadWorker):
             conn.sock.setblocking(True)
             conn.init()
             if conn.is_http2:
-                return self._hand_on(self.light_pool, conn)
+                return self.handle(conn)
             req = next(conn.parser)
             kind = callback_kind(req) if req else None
         except Exception as exc:  # gthread's handle() deals with it as it would have
@@ -198,10 +196,10 @@ class ThreadWorker(gthread.ThreadWorker):
         conn.parser = _Replay(conn, req)
         if kind is None:
             conn.ratings_verdict = {}
-            return self._hand_on(self.light_pool, conn)
+            return self.handle(conn)
         if kind and self.gate.is_light(kind):
             conn.ratings_verdict = {LIGHT: True}
-            return self._hand_on(self.light_pool, conn)
+            return self.handle(conn)
         arrival = self.gate.arrive(kind, max(time.time() - conn.ratings_queued_at, 0.0))
         if arrival is None:
             conn.ratings_verdict = {REFUSED: True}
@@ -229,10 +227,8 @@ class ThreadWorker(gthread.ThreadWorker):
         try:
             super().run()
         finally:
-            self.reader_pool.shutdown(wait=False)
             self.light_pool.shutdown(wait=False)
 
     def handle_quit(self, sig: Any, frame: Any) -> None:
-        self.reader_pool.shutdown(wait=False)
         self.light_pool.shutdown(wait=False)
         super().handle_quit(sig, frame)
