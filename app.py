@@ -10,6 +10,7 @@ from dash import Dash
 import background
 import callbacks
 import security
+import serving
 import settings
 import static_files
 from layouts import page
@@ -47,6 +48,9 @@ server.secret_key = config.secret_key
 # before protect(), which serves the page once and so ends the app's set-up)
 static_files.compress_static(server)
 security.protect(app, debug=config.debug)
+# Under gunicorn --preload the master computes the samples' default runs and compresses the scripts (bounded by
+# RATINGS_PREWARM_SECONDS) before the workers fork, so the first visitors wait for neither.
+serving.prewarm(server, config.prewarm_seconds, config.sample)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)

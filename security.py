@@ -7,7 +7,8 @@
   ``Referrer-Policy: no-referrer`` (the address may name a group's sheet).
 - Dash's hot-reload route answers 404 unless the app runs in debug mode.
 - Overload: a callback request that could not finish within ``RATINGS_BUSY_SECONDS`` (queue included) is refused at
-  once by :class:`sources.admission.Gate`: the answer (200, ``Retry-After``) updates none of the callback's outputs
+  once by the process's :class:`sources.admission.Gate` (under the Procfile's worker, :mod:`serving`, when it
+  arrives): the answer (200, ``Retry-After``) updates none of the callback's outputs
   and shows :data:`sources.admission.BUSY_MESSAGE` in the page's error banner.  Background-job polls are never
   refused.
 - Dash's first-request setup (which registers every script path) runs before the app is served: under a threaded
@@ -33,7 +34,7 @@ from callbacks.runs import DataError
 from layouts.ids import Page
 from ratings import ComputationError, ParameterError, UnknownSystemError
 from ratings.io import MAX_BYTES
-from sources.admission import BUSY_MESSAGE, Gate, queued_seconds
+from sources.admission import ARRIVAL, BUSY_MESSAGE, LIGHT, REFUSED, Arrival, process_gate, queued_seconds
 
 __all__ = ["MAX_REQUEST_BYTES", "busy_answer", "callback_error", "content_security_policy", "protect"]
 
@@ -76,7 +77,7 @@ def protect(app: Dash, *, debug: bool = False) -> None:
         if not debug and request.path in blocked:
             abort(404)
 
-    gate = Gate.from_environ()
+    gate = process_gate()
     server.extensions["ratings_gate"] = gate
     update = prefix + "_dash-update-component"
 
@@ -90,7 +91,15 @@ def protect(app: Dash, *, debug: bool = False) -> None:
         if not isinstance(known, dict) or "callback" not in known:
             # Not a callback this server runs (a clientside one, or made up): Dash itself would answer 500.
             return Response("no such callback on this server", status=400, mimetype="text/plain")
-        ticket = gate.enter(str(kind)[:300], queued_seconds(request.headers.get("X-Request-Start")))
+        environ = request.environ
+        arrival = environ.get(ARRIVAL)
+        if environ.get(REFUSED) is True:  # judged on arrival by the threaded worker (serving.py)
+            ticket = None
+        elif isinstance(arrival, Arrival):
+            ticket = gate.begin(arrival)
+        else:
+            queued = queued_seconds(request.headers.get("X-Request-Start"))
+            ticket = gate.enter(str(kind)[:300], queued, may_refuse=environ.get(LIGHT) is not True)
         if ticket is None:
             return busy_answer()
         g.ratings_ticket = ticket

@@ -1,34 +1,234 @@
-"""gunicorn's threaded worker, stamping each request with the time it was accepted (``X-Request-Start``).
+"""gunicorn's threaded worker with two lanes and overload judged on arrival.
 
-The Procfile runs ``gunicorn app:server --worker-class serving.ThreadWorker --threads N``.  A threaded worker
-accepts connections at once and queues them for its threads; the stamp lets the app's admission control
-(:mod:`sources.admission`) see how long a request waited in that queue and refuse it early when it could no longer
-be answered in time.  A value a client sent in the header is replaced, so only the worker's own clock counts.
+The Procfile runs ``gunicorn app:server --worker-class serving.ThreadWorker --threads N``.  gunicorn's ``gthread``
+worker accepts connections in its main loop and queues each for a pool of N threads; a request was only looked at
+when a thread picked it up, so under load a queue of replays built inside the worker, unseen, and a page load
+waited behind it.  This worker changes what happens between the main loop and the threads:
+
+1. **Stamp.**  When the main loop hands a connection on, it records the time (``X-Request-Start: t=<seconds>``,
+   replacing any value a client sent), so the app's gate (:mod:`sources.admission`) sees how long a request waited.
+2. **Light lane.**  Threads of their own (``RATINGS_LIGHT_THREADS``, default 4) read each request's head once data
+   has arrived (and the body of a small callback request, to learn which outputs it asks for; a connection with
+   nothing sent yet waits on the poller, not on a thread) and serve right there the requests that do no replay:
+   pages, scripts, assets, layout, dependencies, background-job polls, and callbacks whose kind the gate has seen
+   to be light (they read memoised results: :meth:`sources.admission.Gate.is_light`).
+3. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
+   (:meth:`sources.admission.Gate.arrive`: the time it already waited, the work running, the heavy work admitted
+   but not begun, and its own expected time).  When it could not finish within ``RATINGS_BUSY_SECONDS`` it is
+   refused at once on the light lane with the busy answer the page understands (:func:`security.busy_answer`);
+   otherwise it joins the N threads of the heavy lane, counted against later arrivals until it begins.
+
+The app learns the verdict through the WSGI environ (``ratings.arrival``, ``ratings.light``, ``ratings.refused``),
+set by this worker only, never from a request's headers.  A light callback is never refused (it is cheap, and a
+page load needs it); its CPU time is still learnt, so a kind that turns out heavy moves to the heavy lane.  Under
+any other server (``python app.py``, a sync worker) the app judges each callback when it begins, as before.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent import futures
 from typing import Any
 
 from gunicorn.workers import gthread
 
-__all__ = ["HEADER", "ThreadWorker"]
+from sources.admission import ARRIVAL, LIGHT, REFUSED, Arrival, process_gate
+
+__all__ = ["HEADER", "ThreadWorker", "callback_kind", "light_threads", "prewarm"]
 
 #: The header carrying the stamp (``t=<seconds since the epoch>``, nginx's and Heroku's convention).
 HEADER = "X-REQUEST-START"
+#: The route of Dash's callback requests.
+UPDATE = "/_dash-update-component"
+#: A callback body up to this size is read on the light lane to learn its kind; a larger one (an upload) is heavy.
+PEEK_BYTES = 256 * 1024
+#: What the light lane returns for a request it handed to the heavy lane (that lane finishes the connection).
+_HANDED_ON = object()
+
+_local = threading.local()
 
 
-class ThreadWorker(gthread.ThreadWorker):  # type: ignore[misc]
-    """gunicorn's ``gthread`` worker; each request carries ``X-Request-Start: t=<when it was queued>``."""
+def light_threads(environ: Mapping[str, str] | None = None) -> int:
+    """``RATINGS_LIGHT_THREADS``: threads of the light lane per worker (default 4, at least 1)."""
+    env = os.environ if environ is None else environ
+    text = (env.get("RATINGS_LIGHT_THREADS") or "").strip()
+    try:
+        count = int(text) if text else 4
+    except ValueError:
+        raise SystemExit(f"RATINGS_LIGHT_THREADS must be a whole number of threads, got '{text}'") from None
+    return max(count, 1)
+
+
+def prewarm(server: Any, seconds: float, sample: str) -> None:
+    """Under gunicorn (with ``--preload``: once, in the master, before the workers fork), fill what every first
+    visitor would otherwise wait for, within ``seconds`` (``RATINGS_PREWARM_SECONDS``) in all: the bundled samples'
+    runs with every system at its default parameters (``sample``, the one the page opens on, first) in the shared
+    memo, then the page's scripts compressed (:func:`static_files.precompress`).  Elsewhere (``python app.py``,
+    tests importing the app) it does nothing."""
+    if seconds <= 0 or not os.environ.get("SERVER_SOFTWARE", "").startswith("gunicorn"):
+        return
+    import logging
+
+    import static_files
+    from ratings import SYSTEM_NAMES
+    from ratings.samples import SAMPLES
+    from sources import runs
+
+    log = logging.getLogger("gunicorn.error")  # gunicorn's own log, set up before it loads the app
+    started = time.monotonic()
+    deadline = started + seconds
+    names = [sample, *(name for name in SAMPLES if name != sample)]
+    sources = [{"kind": "sample", "name": name} for name in names if name in SAMPLES]
+    computed = runs.prewarm(sources, SYSTEM_NAMES, deadline)
+    compressed = static_files.precompress(server, deadline)
+    log.info(
+        "start-up: %d of %d default runs computed, %d scripts compressed, in %.1f s (RATINGS_PREWARM_SECONDS=%g)",
+        computed,
+        len(sources) * len(SYSTEM_NAMES),
+        compressed,
+        time.monotonic() - started,
+        seconds,
+    )
+
+
+class _Replay:
+    """The connection's parser, giving back the request the light lane already read (or its error) first."""
+
+    def __init__(self, conn: Any, req: Any = None, error: BaseException | None = None) -> None:
+        self._conn = conn
+        self._parser = conn.parser
+        self._req = req
+        self._error = error
+
+    def __iter__(self) -> _Replay:
+        return self
+
+    def __next__(self) -> Any:
+        self._conn.parser = self._parser  # from now on the real parser
+        if self._error is not None:
+            raise self._error
+        return self._req
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._parser, name)
+
+
+def _header(req: Any, name: str) -> str | None:
+    return next((value for key, value in req.headers if key.upper() == name), None)
+
+
+def callback_kind(req: Any) -> str | None:
+    """The outputs a callback request asks for (Dash's ``output``), ``""`` for a callback whose body is too large to
+    read here or unreadable, None for any other request (a page, a script, a background-job poll)."""
+    if req.method != "POST" or req.path.rstrip("/") != UPDATE or "job=" in (req.query or ""):
+        return None
+    try:
+        length = int(_header(req, "CONTENT-LENGTH") or "-1")
+    except ValueError:
+        length = -1
+    if not 0 <= length <= PEEK_BYTES:
+        return ""
+    body = req.body.read()
+    req.body = io.BytesIO(body)
+    try:
+        kind = json.loads(body).get("output")
+    except (ValueError, AttributeError):
+        return ""
+    return kind[:300] if isinstance(kind, str) else ""
+
+
+class ThreadWorker(gthread.ThreadWorker):
+    """gunicorn's ``gthread`` worker with a light lane and arrival judgement (see the module docstring)."""
+
+    def init_process(self) -> None:
+        self.light_pool = futures.ThreadPoolExecutor(light_threads(), thread_name_prefix="light")
+        self.gate = process_gate()
+        super().init_process()
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        app: Callable[..., Iterable[bytes]] = self.wsgi  # type: ignore[has-type]
+
+        def with_verdict(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+            environ.update(getattr(_local, "verdict", {}))
+            return app(environ, start_response)
+
+        self.wsgi = with_verdict
 
     def enqueue_req(self, conn: Any) -> None:
         conn.ratings_queued_at = time.time()
-        super().enqueue_req(conn)
+        fs = self.light_pool.submit(self._dispatch, conn)
+        fs.add_done_callback(lambda fut: self._finish(conn, fut))
+
+    def _finish(self, conn: Any, fut: futures.Future[Any]) -> None:
+        if not fut.cancelled() and fut.exception() is None and fut.result() is _HANDED_ON:
+            return  # the lane it went to finishes the connection
+        self.method_queue.defer(self.finish_request, conn, fut)
+
+    def _hand_on(self, pool: futures.ThreadPoolExecutor, conn: Any) -> Any:
+        try:
+            fs = pool.submit(self.handle, conn)
+        except RuntimeError:  # the lane is shutting down: serve it here
+            return self.handle(conn)
+        fs.add_done_callback(lambda fut: self._finish(conn, fut))
+        return _HANDED_ON
+
+    def _dispatch(self, conn: Any) -> Any:
+        """On a light thread: read the request's head, then serve it here, refuse it, or hand it to the heavy lane."""
+        try:
+            if not conn.initialized and not conn.data_ready and not conn.wait_for_data(0):
+                # Nothing sent yet (a browser's spare connection): wait on the poller, not on a thread.
+                return gthread._DEFER
+            conn.sock.setblocking(True)
+            conn.init()
+            if conn.is_http2:
+                return self.handle(conn)
+            req = next(conn.parser)
+            kind = callback_kind(req) if req else None
+        except Exception as exc:  # gthread's handle() deals with it as it would have
+            conn.parser = _Replay(conn, error=exc)
+            return self.handle(conn)
+        conn.parser = _Replay(conn, req)
+        if kind is None:
+            conn.ratings_verdict = {}
+            return self.handle(conn)
+        if kind and self.gate.is_light(kind):
+            conn.ratings_verdict = {LIGHT: True}
+            return self.handle(conn)
+        arrival = self.gate.arrive(kind, max(time.time() - conn.ratings_queued_at, 0.0))
+        if arrival is None:
+            conn.ratings_verdict = {REFUSED: True}
+            return self.handle(conn)  # the busy answer, at once
+        conn.ratings_verdict = {ARRIVAL: arrival}
+        return self._hand_on(self.tpool, conn)
 
     def handle_request(self, req: Any, conn: Any) -> Any:
         stamp = getattr(conn, "ratings_queued_at", None)
         if stamp is not None:
             req.headers = [(name, value) for name, value in req.headers if name.upper() != HEADER]
             req.headers.append((HEADER, f"t={stamp:.6f}"))
-        return super().handle_request(req, conn)
+        verdict = getattr(conn, "ratings_verdict", None) or {}
+        conn.ratings_verdict = {}
+        _local.verdict = verdict
+        try:
+            return super().handle_request(req, conn)
+        finally:
+            _local.verdict = {}
+            arrival = verdict.get(ARRIVAL)
+            if isinstance(arrival, Arrival):
+                self.gate.discard(arrival)  # a no-op when the app began it
+
+    def run(self) -> None:
+        try:
+            super().run()
+        finally:
+            self.light_pool.shutdown(wait=False)
+
+    def handle_quit(self, sig: Any, frame: Any) -> None:
+        self.light_pool.shutdown(wait=False)
+        super().handle_quit(sig, frame)

@@ -10,6 +10,8 @@ Every setting has a safe default, so ``python app.py`` works with no environment
 - ``RATINGS_SAMPLE``: the bundled sample shown when no sheet is configured (default ``poker``).
 - ``RATINGS_SYSTEM``: the rating system selected when the page opens (default ``multielo``).
 - ``DASH_DEBUG``: ``1`` turns on Dash's debug mode for ``python app.py``.
+- ``RATINGS_PREWARM_SECONDS``: under gunicorn, how long start-up may spend computing the bundled samples' default
+  runs and compressing the page's scripts before serving (default 20; 0 turns it off; :func:`serving.prewarm`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Settings:
     sample: str
     system: str
     debug: bool
+    prewarm_seconds: float
 
 
 def _text(environ: dict[str, str], name: str) -> str | None:
@@ -58,6 +61,11 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         port = int(port_text)
     except ValueError:
         raise SystemExit(f"PORT must be a whole number, got '{port_text}'") from None
+    prewarm_text = _text(env, "RATINGS_PREWARM_SECONDS") or "20"
+    try:
+        prewarm = max(float(prewarm_text), 0.0)
+    except ValueError:
+        raise SystemExit(f"RATINGS_PREWARM_SECONDS must be a number of seconds, got '{prewarm_text}'") from None
     return Settings(
         secret_key=secret,
         host=_text(env, "HOST") or "127.0.0.1",
@@ -67,6 +75,7 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         sample=_text(env, "RATINGS_SAMPLE") or "poker",
         system=_text(env, "RATINGS_SYSTEM") or "multielo",
         debug=(_text(env, "DASH_DEBUG") or "0").lower() in ("1", "true", "yes"),
+        prewarm_seconds=prewarm if prewarm == prewarm else 0.0,
     )
 
 

@@ -9,26 +9,41 @@ That takes about 7 s of one core for all of them, so no visitor waits for it: th
 start is answered at once by flask-compress's quick level and starts the strong compression in a background
 thread; once it is done, every later request gets the strong copy.  A browser that accepts neither zstd nor brotli
 gets flask-compress's gzip.
+
+Fingerprinted files are cached by browsers for a year without asking again (``Cache-Control: public,
+max-age=31536000, immutable``): Dash's component scripts, whose URL carries the package version and the file's
+modification time (``dash_core_components.v4_4_1m1700000000.min.js``), and the app's assets requested under the URL
+Dash writes into the page (``/assets/app.css?m=<modification time>``).  A changed file gets a new URL, so a
+returning visitor downloads nothing but what changed.  An asset requested without its fingerprint, or with one that
+is no longer the file's, is revalidated as before (no long cache).
 """
 
 from __future__ import annotations
 
+import html
+import os
+import re
 import sys
 import threading
+import time
 
 import brotli
+from dash.fingerprint import check_fingerprint
 from flask import Flask, Response, request
+from werkzeug.security import safe_join
 
 if sys.version_info >= (3, 14):
     from compression import zstd
 else:
     from backports import zstd
 
-__all__ = ["STATIC_PREFIXES", "compress_static", "strongest"]
+__all__ = ["IMMUTABLE", "STATIC_PREFIXES", "compress_static", "fingerprinted", "precompress", "strongest"]
 
 #: The routes of files that are the same for every visitor (Dash's component scripts, the app's assets).
 STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/")
 _TYPES = {"application/javascript", "text/javascript", "text/css"}
+#: The caching of a file whose URL changes whenever the file does.
+IMMUTABLE = "public, max-age=31536000, immutable"
 ZSTD_LEVEL = 19
 BROTLI_QUALITY = 9
 
@@ -70,9 +85,66 @@ def _start(key: tuple[str, str, str], raw: bytes, encoding: str) -> None:
     threading.Thread(target=work, name="static-compression", daemon=True).start()
 
 
+def fingerprinted(server: Flask) -> bool:
+    """Whether the current request names a static file by a URL that changes with the file: a component script with
+    Dash's fingerprint, or an asset whose ``m`` is the file's current modification time (as Dash writes it)."""
+    if request.path.startswith(STATIC_PREFIXES[0]):
+        return check_fingerprint(request.path)[1]
+    stamp = request.args.get("m")
+    blueprint = server.blueprints.get(request.blueprint or "")
+    filename = (request.view_args or {}).get("filename")
+    if not stamp or blueprint is None or not blueprint.static_folder or not isinstance(filename, str):
+        return False
+    path = safe_join(str(blueprint.static_folder), filename)
+    try:
+        return path is not None and stamp == str(os.path.getmtime(path))
+    except OSError:
+        return False
+
+
+def _forget_pending() -> None:
+    # A compression under way in a parent process never finishes in a forked child: let the child start its own.
+    _pending.clear()
+
+
+os.register_at_fork(after_in_child=_forget_pending)
+
+
+def precompress(server: Flask, deadline: float, encoding: str = "zstd") -> int:
+    """Compress the page's scripts and style sheets now, for browsers accepting ``encoding``, waiting for them until
+    ``deadline`` (``time.monotonic()``): with gunicorn --preload the master does it once, before the workers fork,
+    and every worker starts with them.  How many are ready."""
+    client = server.test_client()
+    page = client.get("/").get_data(as_text=True)
+    urls = sorted(set(re.findall(r'(?:src|href)="(/(?:assets|_dash-component-suites)/[^"]+)"', page)))
+    for url in urls:
+        if time.monotonic() >= deadline:
+            break
+        client.get(html.unescape(url), headers={"Accept-Encoding": encoding})
+    while time.monotonic() < deadline:
+        with _lock:
+            if not _pending:
+                break
+        time.sleep(0.05)
+    with _lock:
+        return sum(1 for key in _compressed if key[1] == encoding)
+
+
 def compress_static(server: Flask) -> None:
     """Serve the static files of ``server`` compressed once (register after Dash made the app, so this runs before
-    flask-compress, which leaves a response that already has a ``Content-Encoding`` alone)."""
+    flask-compress, which leaves a response that already has a ``Content-Encoding`` alone), and fingerprinted ones
+    cached for a year."""
+
+    @server.after_request
+    def _cached_for_a_year(response: Response) -> Response:
+        if (
+            request.method in ("GET", "HEAD")
+            and response.status_code in (200, 304)
+            and request.path.startswith(STATIC_PREFIXES)
+            and fingerprinted(server)
+        ):
+            response.headers["Cache-Control"] = IMMUTABLE
+        return response
 
     @server.after_request
     def _compressed_once(response: Response) -> Response:

@@ -5,15 +5,19 @@ page's own requests once)::
 
     .venv/bin/python benchmarks/load.py                      # 50 users, 30 s per system, the Procfile's workers
     .venv/bin/python benchmarks/load.py --systems multielo,thurstonian --users 50 --duration 30 \
-        --configs sync:2,gthread:2x4 --markdown /tmp/load.md
+        --configs procfile,procfile@RATINGS_PREWARM_SECONDS=0,gthread:2x8,sync:2 --markdown /tmp/load.md
+
+``--configs`` compares servers in one run: ``procfile`` is the Procfile as it is, ``CLASS:WORKERS[xTHREADS]`` another
+gunicorn worker class (``gthread`` is gunicorn's own threaded worker, without the app's lanes), and ``@NAME=VALUE``
+sets an environment variable of that server.
 
 It prints a Markdown table (``--markdown PATH`` also writes it) and asserts nothing.
 
 What a simulated user does
 --------------------------
-1. **Recording (once per system, before the load).**  Headless Chromium opens ``/?sample=racing&system=NAME`` on the
-   server under test and records every request the page makes until it is drawn and quiet (the page load), then
-   presses ArrowRight once on the slider of a parameter every result depends on (``PARAMETER`` of
+1. **Recording (once per system, before the load, on a server of its own).**  Headless Chromium opens
+   ``/?sample=racing&system=NAME`` and records every request the page makes until it is drawn and quiet (the page
+   load), then presses ArrowRight once on the slider of a parameter every result depends on (``PARAMETER`` of
    ``page_latency.py``) and records every callback request that one move fires.  The generator therefore replays
    exactly the requests the real page fires, whatever the callbacks of the day are.
 2. **Page load.**  Every request of the recording, in *waves*: requests the browser had in flight together are sent
@@ -21,13 +25,16 @@ What a simulated user does
    waits for the previous wave.  Every callback body is rebuilt from this user's own answers (the values of the
    stores, the controls), as Dash's renderer does.  The scripts are fetched too (a first visit, compressed).
 3. **Moves**, until the run ends: think for a time drawn uniformly from ``--think`` (default 2-6 s, mean 4 s), then
-   move the parameter to a new value ``old ± n steps`` (n from -10 to 10, within the slider's range, so users
-   sometimes meet values another user already computed, as people on a shared slider do) and send the move's
-   requests in waves as above.  The time of a move runs from its first request to its last answer.
-Users start spread over the first ``--ramp`` seconds (default 5).  An error is a transport failure, a status
-other than 200/204, or an answer that is not Dash's JSON; a refusal by the overload guard (an answer with
-``Retry-After`` that shows "the server is busy") is counted on its own, and a move or page load with a refusal is not
-timed.
+   (one time in ten) load the page again as a returning visitor, whose browser kept the files the server called
+   ``immutable``, or else move the parameter to a new value ``old ± n steps`` (n from -10 to 10, within the
+   slider's range, so users sometimes meet values another user already computed, as people on a shared slider do)
+   and send the move's requests in waves as above.  The time of a move runs from its first request to its last
+   answer.
+Users start spread over the first ``--ramp`` seconds (default 5), on a server started afresh for each system and
+configuration with an empty store, as after a deploy: every user's first page load is a first visit.  An error is a
+transport failure, a status other than 200/204, or an answer that is not Dash's JSON; a refusal by the overload
+guard (an answer with ``Retry-After`` that shows "the server is busy") is counted on its own, and a move or page
+load with a refusal is not timed.
 """
 
 from __future__ import annotations
@@ -258,6 +265,7 @@ class Tally:
 
     moves: list[float] = field(default_factory=list)
     loads: list[float] = field(default_factory=list)
+    returns: list[float] = field(default_factory=list)
     requests: int = 0
     errors: list[str] = field(default_factory=list)
     refused: int = 0
@@ -285,6 +293,7 @@ class User:
         *,
         think: tuple[float, float],
         timeout: float,
+        reload: float = 0.1,
     ) -> None:
         import requests
 
@@ -295,11 +304,14 @@ class User:
         self.rng = rng
         self.think = think
         self.timeout = timeout
+        self.reload = reload
         self.session = requests.Session()
         adapter = requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=BROWSER_CONNECTIONS)
         self.session.mount("http://", adapter)
         self.state: dict[str, Any] = {}
         self.value = script.after
+        #: Files the server allowed this browser to keep (``immutable``): a returning visit does not ask again.
+        self.cached: set[str] = set()
 
     def _send(self, req: Req, override: dict[str, Any]) -> Outcome:
         import requests
@@ -337,6 +349,8 @@ class User:
             response = self.session.post(self.base + req.path, data=req.body, timeout=self.timeout)
         else:
             response = self.session.get(self.base + req.path, timeout=self.timeout)
+            if "immutable" in response.headers.get("Cache-Control", ""):
+                self.cached.add(req.path)
         if "Retry-After" in response.headers:  # refused by the overload guard (security.busy_answer)
             return Outcome(False, True, response.status_code)
         if response.status_code in (200, 204, 304):
@@ -352,11 +366,16 @@ class User:
                 ok = ok and outcome.ok
         return ok
 
-    def page_load(self) -> None:
+    def page_load(self, returning: bool = False) -> None:
+        """The page's requests; a returning visitor skips the files its browser kept and starts from fresh state."""
+        reqs = self.script.load
+        if returning:
+            reqs = [r for r in reqs if r.method != "GET" or r.path not in self.cached]
+            self.state = {}
         started = time.perf_counter()
-        if self._phase(self.script.load, {}):
+        if self._phase(reqs, {}):
             with self.tally.lock:
-                self.tally.loads.append(time.perf_counter() - started)
+                (self.tally.returns if returning else self.tally.loads).append(time.perf_counter() - started)
 
     def move(self) -> None:
         s = self.script
@@ -381,7 +400,10 @@ class User:
             if time.monotonic() + pause >= until:
                 return
             time.sleep(pause)
-            self.move()
+            if self.rng.random() < self.reload:
+                self.page_load(returning=True)
+            else:
+                self.move()
 
 
 def run_load(
@@ -487,7 +509,8 @@ class Line:
     def cells(self) -> list[str]:
         t = self.tally
         mv = [percentile(t.moves, q) for q in (50, 95, 99)]
-        ld = [percentile(t.loads, q) for q in (50, 95)]
+        ld = [percentile(t.loads, q) for q in (50, 95, 99)]
+        rt = [percentile(t.returns, q) for q in (50, 95)]
         return [
             str(self.users),
             self.config,
@@ -495,7 +518,8 @@ class Line:
             f"{t.requests / self.wall:.0f}",
             f"{len(t.moves)} ({self.posts_per_move})",
             " / ".join(f"{v:.2f}" for v in mv),
-            " / ".join(f"{v:.2f}" for v in ld),
+            f"{len(t.loads)}: " + " / ".join(f"{v:.2f}" for v in ld),
+            f"{len(t.returns)}: " + " / ".join(f"{v:.2f}" for v in rt),
             str(len(t.errors)),
             str(t.refused),
             str(t.retried),
@@ -509,7 +533,8 @@ HEADER = [
     "req/s",
     "moves (requests each)",
     "move p50 / p95 / p99 s",
-    "page load p50 / p95 s",
+    "first visits: page load p50 / p95 / p99 s",
+    "returning: page load p50 / p95 s",
     "errors",
     "refused (busy)",
     "resent (closed keep-alive)",
@@ -522,18 +547,26 @@ def table(lines: list[Line]) -> list[str]:
     return rows
 
 
-def parse_configs(text: str) -> list[tuple[str, int, int]]:
-    """``sync:2,gthread:2x4`` -> [("sync", 2, 1), ("gthread", 2, 4)]; ``procfile`` is the Procfile as it is."""
+def parse_configs(text: str) -> list[tuple[str, int, int, dict[str, str]]]:
+    """``sync:2,gthread:2x4`` -> [("sync", 2, 1, {}), ("gthread", 2, 4, {})]; ``procfile`` is the Procfile as it
+    is; ``@NAME=VALUE`` after either sets an environment variable of that server
+    (``procfile@RATINGS_PREWARM_SECONDS=0``)."""
     out = []
     for part in text.split(","):
-        part = part.strip()
-        if part == "procfile":
-            out.append(("", 2, 1))
+        head, *assignments = part.strip().split("@")
+        env = {}
+        for assignment in assignments:
+            name, equals, value = assignment.partition("=")
+            if not equals or not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
+                raise SystemExit(f"--configs: '{assignment}' is not NAME=VALUE")
+            env[name] = value
+        if head == "procfile":
+            out.append(("", 2, 1, env))
             continue
-        match = re.fullmatch(r"([\w.]+):(\d+)(?:x(\d+))?", part)
+        match = re.fullmatch(r"([\w.]+):(\d+)(?:x(\d+))?", head)
         if not match:
-            raise SystemExit(f"--configs: '{part}' is not CLASS:WORKERS or CLASS:WORKERSxTHREADS")
-        out.append((match[1], int(match[2]), int(match[3] or 1)))
+            raise SystemExit(f"--configs: '{head}' is not CLASS:WORKERS or CLASS:WORKERSxTHREADS")
+        out.append((match[1], int(match[2]), int(match[3] or 1), env))
     return out
 
 
@@ -550,22 +583,27 @@ def main(argv: list[str] | None = None) -> None:
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     low, high = (float(x) for x in args.think.split(","))
     lines: list[Line] = []
-    for worker_class, workers, threads in parse_configs(args.configs):
+    # Recorded once, on a server of its own (recording computes runs and compresses scripts: the measured servers
+    # must start cold).
+    with serve() as url:
+        print(f"# recording {', '.join(systems)} in Chromium", file=sys.stderr, flush=True)
+        scripts = record(url, systems)
+    for worker_class, workers, threads, extra in parse_configs(args.configs):
         label = f"{worker_class or 'Procfile'} {workers}" + (f"x{threads}" if threads > 1 else "")
+        label += "".join(f", {name}={value}" for name, value in extra.items())
         if args.busy is not None:
             label += f", budget {args.busy} s"
-        env = {} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}
-        with serve(worker_class, workers, threads, env) as url:
-            print(f"# {label}: recording {', '.join(systems)} in Chromium", file=sys.stderr, flush=True)
-            scripts = record(url, systems)
-            for system in systems:
+        env = ({} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}) | extra
+        for system in systems:
+            # A fresh server for each system, started as a host starts it: its first visitors are first visits.
+            with serve(worker_class, workers, threads, env) as url:
                 script = scripts[system]
                 tally, wall = run_load(url, script, users=args.users, duration=args.duration, think=(low, high))
-                line = Line(args.users, label, system, tally, wall, len(script.move))
-                lines.append(line)
-                print(" | ".join(line.cells()), file=sys.stderr, flush=True)
-                for error in sorted(set(tally.errors))[:5]:
-                    print(f"    error: {error}", file=sys.stderr)
+            line = Line(args.users, label, system, tally, wall, len(script.move))
+            lines.append(line)
+            print(" | ".join(line.cells()), file=sys.stderr, flush=True)
+            for error in sorted(set(tally.errors))[:5]:
+                print(f"    error: {error}", file=sys.stderr)
     text = "\n".join(table(lines))
     print(text)
     if args.markdown:

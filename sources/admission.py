@@ -3,7 +3,7 @@
 Each web worker process keeps a :class:`Gate`.  Before a callback request runs, the gate estimates when it would
 finish:
 
-    expected = queued + backlog + own
+    expected = queued + backlog + waiting + own
 
 - ``queued``: how long the request already waited before the worker began it, from the ``X-Request-Start`` header
   (``t=<seconds since the epoch>``; milliseconds and microseconds are recognised too).  The app's threaded gunicorn
@@ -12,6 +12,9 @@ finish:
 - ``backlog``: the CPU time the requests already running in this process still need.  Python code in one process
   shares one core (the GIL), so a new request finishes after them: for each, its kind's expected CPU time minus the
   CPU time its thread has used so far (Linux's per-thread CPU clock).
+- ``waiting``: under the app's threaded worker, the expected CPU time of the heavy requests this process admitted
+  on arrival that have not begun yet (they are judged when the worker's main loop hands them on, not when a thread
+  picks them up: :meth:`Gate.arrive`), so a queue never builds inside the worker unseen.
 - ``own``: the expected CPU time of this kind of request: an exponentially weighted mean of the CPU time (the
   thread's own clock, so time spent waiting for the GIL does not count) that requests for the same outputs took in
   this process.  A kind never seen yet is assumed to take :data:`FIRST_GUESS` seconds.
@@ -20,6 +23,11 @@ When ``expected`` exceeds the budget (``RATINGS_BUSY_SECONDS``, default 5 s) the
 page says the server is busy and keeps what it shows, instead of waiting for an answer that would come too late
 (or never, past gunicorn's timeout).  A result computed before is cheap (the shared memo of :mod:`sources.runs`), so
 the mean of a kind falls as the memo fills and those requests are admitted again.
+
+Light requests: a kind whose mean is below :data:`LIGHT_SECONDS` reads memoised results and does no replay; the
+threaded worker serves those (and pages, scripts, layout, dependencies) on a lane of their own threads, so a queue
+of replays never delays a page load.  :func:`process_gate` is the one gate of a process, shared by the app and the
+worker.
 """
 
 from __future__ import annotations
@@ -30,7 +38,19 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["BUSY_MESSAGE", "FIRST_GUESS", "Gate", "Ticket", "queued_seconds"]
+__all__ = [
+    "ARRIVAL",
+    "LIGHT",
+    "REFUSED",
+    "BUSY_MESSAGE",
+    "FIRST_GUESS",
+    "LIGHT_SECONDS",
+    "Arrival",
+    "Gate",
+    "Ticket",
+    "process_gate",
+    "queued_seconds",
+]
 
 #: What the page says when a request is refused.
 BUSY_MESSAGE = (
@@ -41,6 +61,14 @@ BUSY_MESSAGE = (
 FIRST_GUESS = 0.05
 #: Weight of the newest observation in a kind's mean.
 WEIGHT = 0.2
+#: A kind whose expected CPU time is below this is light: it does no replay (it reads memoised results), so the
+#: threaded worker (:mod:`serving`) serves it on its light lane, never behind a queue of replays.
+LIGHT_SECONDS = 0.2
+#: WSGI environ keys set by the threaded worker (:mod:`serving`) for the app, never taken from a request: the
+#: :class:`Arrival` of a heavy request admitted on arrival, a light callback's mark, a refusal decided on arrival.
+ARRIVAL = "ratings.arrival"
+LIGHT = "ratings.light"
+REFUSED = "ratings.refused"
 #: Kinds remembered per process (the output names come from requests, so their number is bounded here).
 MAX_KINDS = 512
 
@@ -76,6 +104,15 @@ def _thread_cpu(ident: int) -> float | None:
 
 
 @dataclass
+class Arrival:
+    """A heavy request admitted when it arrived, waiting for a thread (until :meth:`Gate.begin` or
+    :meth:`Gate.discard`)."""
+
+    kind: str
+    expected: float
+
+
+@dataclass
 class Ticket:
     """A request admitted by the gate, until :meth:`Gate.leave`."""
 
@@ -93,6 +130,7 @@ class Gate:
         self._lock = threading.Lock()
         self._means: dict[str, float] = {}
         self._running: dict[int, Ticket] = {}
+        self._waiting: dict[int, Arrival] = {}
         self.refused = 0
 
     @classmethod
@@ -124,13 +162,57 @@ class Gate:
             total += max(ticket.expected - used, 0.0)
         return total
 
-    def enter(self, kind: str, queued: float = 0.0) -> Ticket | None:
-        """Admit a request of ``kind`` that waited ``queued`` seconds (a :class:`Ticket`), or refuse it (None)."""
+    def is_light(self, kind: str) -> bool:
+        """Whether requests of ``kind`` took less than :data:`LIGHT_SECONDS` of CPU on average in this process (a
+        kind never seen is not: it may be a replay)."""
+        with self._lock:
+            mean = self._means.get(kind)
+        return mean is not None and mean < LIGHT_SECONDS
+
+    def waiting(self) -> float:
+        """CPU seconds the requests admitted on arrival but not begun yet are expected to need."""
+        with self._lock:
+            return sum(arrival.expected for arrival in self._waiting.values())
+
+    def _admits(self, kind: str, queued: float) -> float | None:
         own = self.expected(kind)
-        if queued + self.backlog() + own > self.budget:
+        if queued + self.backlog() + self.waiting() + own > self.budget:
             with self._lock:
                 self.refused += 1
             return None
+        return own
+
+    def arrive(self, kind: str, queued: float = 0.0) -> Arrival | None:
+        """Judge a request of ``kind`` when it arrives (``queued`` seconds ago), before it waits for a thread: an
+        :class:`Arrival` counted against later arrivals until it begins, or None (refused)."""
+        own = self._admits(kind, queued)
+        if own is None:
+            return None
+        arrival = Arrival(kind, own)
+        with self._lock:
+            self._waiting[id(arrival)] = arrival
+        return arrival
+
+    def begin(self, arrival: Arrival) -> Ticket:
+        """The request admitted on arrival starts on the current thread (never refused now)."""
+        with self._lock:
+            self._waiting.pop(id(arrival), None)
+        return self._ticket(arrival.kind, arrival.expected)
+
+    def discard(self, arrival: Arrival) -> None:
+        """The request admitted on arrival ended without beginning (a no-op once it began)."""
+        with self._lock:
+            self._waiting.pop(id(arrival), None)
+
+    def enter(self, kind: str, queued: float = 0.0, *, may_refuse: bool = True) -> Ticket | None:
+        """Admit a request of ``kind`` that waited ``queued`` seconds (a :class:`Ticket`), or refuse it (None);
+        with ``may_refuse=False`` (a light request) it is admitted whatever the load, and its time still learnt."""
+        if not may_refuse:
+            return self._ticket(kind, self.expected(kind))
+        own = self._admits(kind, queued)
+        return None if own is None else self._ticket(kind, own)
+
+    def _ticket(self, kind: str, own: float) -> Ticket:
         ident = threading.get_ident()
         ticket = Ticket(kind, own, ident, _thread_cpu(ident))
         with self._lock:
@@ -151,3 +233,17 @@ class Gate:
             if old is None and len(self._means) >= MAX_KINDS:
                 self._means.pop(next(iter(self._means)))
             self._means[ticket.kind] = spent if old is None else (1 - WEIGHT) * old + WEIGHT * spent
+
+
+_process_gate: Gate | None = None
+_process_lock = threading.Lock()
+
+
+def process_gate() -> Gate:
+    """This process's gate, made from the environment on first use: the app (:mod:`security`) and the threaded
+    worker (:mod:`serving`) judge requests against the same one."""
+    global _process_gate
+    with _process_lock:
+        if _process_gate is None:
+            _process_gate = Gate.from_environ()
+        return _process_gate

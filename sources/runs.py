@@ -25,7 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from ratings import SYSTEM_NAMES, GameHistory, HistoryError, ParameterError, RatingRun, create, get_system
+from ratings import (
+    SYSTEM_NAMES,
+    ComputationError,
+    GameHistory,
+    HistoryError,
+    ParameterError,
+    RatingRun,
+    create,
+    get_system,
+)
 from ratings.base import shared_prefix
 from ratings.params import coerce
 from sources import views
@@ -37,9 +46,11 @@ __all__ = [
     "load",
     "load_raw",
     "parse_params",
+    "prewarm",
     "read_upload",
     "run_for",
     "settings_of",
+    "shared_name",
     "typed_params",
 ]
 
@@ -136,6 +147,24 @@ def run_for(source: Source | dict[str, Any], system: str, params: dict[str, Any]
     return _RUNS.get_or_make(key, lambda: _remembered(system, canonical, key, typed, loaded.history))
 
 
+def prewarm(sources: list[dict[str, Any]], systems: tuple[str, ...], deadline: float) -> int:
+    """Compute the run of each source (JSON form) with each system at its default parameters into the memo, in that
+    order, until ``deadline`` (``time.monotonic()``; a run under way is finished); how many are ready.  What cannot
+    be read or computed is skipped (a visitor gets the clear message when asking for it)."""
+    done = 0
+    for source in sources:
+        for system in systems:
+            if time.monotonic() >= deadline:
+                return done
+            try:
+                run_for(source, system, {})
+            except (DataError, HistoryError, ParameterError, ComputationError, ValueError) as exc:
+                log.warning("not computed ahead: %s with %s: %s", source, system, exc)
+                continue
+            done += 1
+    return done
+
+
 def _remembered(system: str, canonical: str, key: str, typed: dict[str, Any], history: GameHistory) -> RatingRun:
     """The run of ``key``, resumed from the recent run of the same settings that shares most games with it."""
     setting = f"{system}|{canonical}"
@@ -146,20 +175,39 @@ def _remembered(system: str, canonical: str, key: str, typed: dict[str, Any], hi
     return run
 
 
+def shared_name(key: str) -> str:
+    """The shared store's name of the run memoised under ``key`` (``source key|system|canonical parameters``)."""
+    return "run:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _read_shared(store: Store, name: str, rater: Any, history: GameHistory) -> RatingRun | None:
+    """The run stored under ``name``, or None when it is absent or cannot be read back."""
+    packed = store.get(name)
+    if packed is None:
+        return None
+    try:
+        return _unpack(packed, rater, history)
+    except (ValueError, KeyError, OSError):
+        log.warning("a shared run could not be read; computing it again")
+        return None
+
+
 def _shared_run(
     key: str, system: str, typed: dict[str, Any], history: GameHistory, parent: RatingRun | None = None
 ) -> RatingRun:
     rater = create(system, **typed)
-    name = "run:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+    name = shared_name(key)
     try:
         store = shared_store()
+        # Reading a finished run takes no lock: the lock is only for computing, so that readers never queue
+        # behind a worker that is computing some other run, nor behind each other.
+        found = _read_shared(store, name, rater, history)
+        if found is not None:
+            return found
         with _claim(store, name):
-            packed = store.get(name)
-            if packed is not None:
-                try:
-                    return _unpack(packed, rater, history)
-                except (ValueError, KeyError, OSError):
-                    log.warning("a shared run could not be read; computing it again")
+            found = _read_shared(store, name, rater, history)  # another worker may have finished it meanwhile
+            if found is not None:
+                return found
             run = rater.rate(history, resume=parent)
             store.put(name, _pack(run))
             return run

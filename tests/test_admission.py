@@ -1,7 +1,7 @@
 """The overload gate (sources.admission) on its own: the queue stamp, the estimate and what it learns.
 
 Expected values are worked out by hand from the rule in the module docstring: refuse when
-``queued + backlog + own > budget``.
+``queued + backlog + waiting + own > budget``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from sources.admission import FIRST_GUESS, Gate, queued_seconds
+from sources.admission import FIRST_GUESS, LIGHT_SECONDS, Gate, process_gate, queued_seconds
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,43 @@ def test_the_budget_comes_from_the_environment() -> None:
     assert Gate.from_environ({"RATINGS_BUSY_SECONDS": "0"}).budget == float("inf")  # 0 turns refusals off
     with pytest.raises(SystemExit, match="RATINGS_BUSY_SECONDS"):
         Gate.from_environ({"RATINGS_BUSY_SECONDS": "soon"})
+
+
+def test_heavy_requests_admitted_on_arrival_count_until_they_begin() -> None:
+    gate = Gate(budget=1.0)
+    gate._means["replay"] = 0.4  # learnt before
+    # 0 + 0 + 0 + 0.4 admitted; then 0.4 waiting + 0.4 = 0.8 admitted; then 0.8 + 0.4 = 1.2 > 1 refused
+    first = gate.arrive("replay")
+    second = gate.arrive("replay")
+    assert first is not None and second is not None
+    assert gate.waiting() == pytest.approx(0.8)
+    assert gate.arrive("replay") is None
+    assert gate.refused == 1
+    # A request that waited already is judged with its wait: 0.7 queued + 0.8 waiting + 0.05 > 1.
+    assert gate.arrive("unknown", queued=0.7) is None
+    # Beginning moves it from waiting to running (never refused then); discarding a begun one changes nothing.
+    ticket = gate.begin(first)
+    assert gate.waiting() == pytest.approx(0.4)
+    assert gate.backlog() == pytest.approx(0.4, abs=0.05)
+    gate.discard(first)
+    assert gate.waiting() == pytest.approx(0.4)
+    gate.discard(second)  # it ended without beginning (the app answered 400, say)
+    assert gate.waiting() == 0.0
+    gate.leave(ticket)
+    assert gate.backlog() == 0.0
+
+
+def test_light_kinds_are_those_expected_below_the_light_threshold_and_are_never_refused() -> None:
+    gate = Gate(budget=0.01)
+    assert not gate.is_light("never seen")  # it may be a replay
+    gate._means["leaderboard"] = LIGHT_SECONDS / 2
+    gate._means["replay"] = LIGHT_SECONDS * 2
+    assert gate.is_light("leaderboard") and not gate.is_light("replay")
+    assert gate.enter("replay") is None  # over the budget of 0.01 s
+    ticket = gate.enter("replay", may_refuse=False)
+    assert ticket is not None and ticket.expected == LIGHT_SECONDS * 2
+    gate.leave(ticket)
+
+
+def test_one_gate_per_process() -> None:
+    assert process_gate() is process_gate()

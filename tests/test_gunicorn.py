@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import urllib.request
 
@@ -24,8 +25,13 @@ def _post(url: str, payload: dict) -> tuple[int, dict]:
 
 
 @pytest.fixture(scope="module")
-def gunicorn_url(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    with gunicorn({}, tmp_path_factory.mktemp("gunicorn-logs")) as url:
+def logs(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    return tmp_path_factory.mktemp("gunicorn-logs")
+
+
+@pytest.fixture(scope="module")
+def gunicorn_url(logs):  # type: ignore[no-untyped-def]
+    with gunicorn({}, logs) as url:
         yield url
 
 
@@ -125,3 +131,50 @@ def test_scripts_are_gzipped_once_and_equal_to_the_files(gunicorn_url):
     bodies = {r.raw.read(decode_content=False) for r in zipped}
     assert all(r.headers["Content-Encoding"] == "gzip" for r in zipped)
     assert len(bodies) == 1 and gzip.decompress(bodies.pop()) == plain.content
+
+
+class _Req:
+    """The parts of gunicorn's parsed request that the threaded worker reads."""
+
+    def __init__(self, method: str, path: str, body: bytes = b"", query: str = "") -> None:
+        self.method, self.path, self.query = method, path, query
+        self.headers = [("CONTENT-LENGTH", str(len(body)))]
+        self.body = io.BytesIO(body)
+
+
+def test_the_threaded_worker_reads_which_callback_a_request_asks_for_and_leaves_the_body_readable() -> None:
+    from serving import PEEK_BYTES, callback_kind
+
+    body = json.dumps({"output": "standings-leaderboard.rowData", "inputs": []}).encode()
+    req = _Req("POST", "/_dash-update-component", body)
+    assert callback_kind(req) == "standings-leaderboard.rowData"
+    assert req.body.read() == body  # the app still reads the whole body
+    assert callback_kind(_Req("GET", "/")) is None  # pages, scripts: light
+    assert callback_kind(_Req("GET", "/_dash-layout")) is None
+    assert callback_kind(_Req("POST", "/_dash-update-component", body, query="cacheKey=1&job=2")) is None  # a poll
+    assert callback_kind(_Req("POST", "/_dash-update-component", b"not json")) == ""  # unknown: heavy
+    big = _Req("POST", "/_dash-update-component", b"x" * (PEEK_BYTES + 1))  # an upload: not read here
+    assert callback_kind(big) == "" and big.body.tell() == 0
+
+
+def test_light_threads_setting() -> None:
+    from serving import light_threads
+
+    assert light_threads({}) == 4
+    assert light_threads({"RATINGS_LIGHT_THREADS": "2"}) == 2
+    assert light_threads({"RATINGS_LIGHT_THREADS": "0"}) == 1
+    with pytest.raises(SystemExit, match="RATINGS_LIGHT_THREADS"):
+        light_threads({"RATINGS_LIGHT_THREADS": "many"})
+
+
+def test_start_up_computes_the_samples_default_runs_and_compresses_the_scripts_once(gunicorn_url, logs) -> None:
+    # serving.prewarm in the --preload master: 3 samples x 7 systems at default parameters, then the page's scripts.
+    from ratings import SYSTEM_NAMES
+    from ratings.samples import SAMPLES
+
+    text = (logs / "error.log").read_text()
+    total = len(SAMPLES) * len(SYSTEM_NAMES)
+    lines = [line for line in text.splitlines() if "start-up:" in line]
+    assert len(lines) == 1, text[-2000:]  # once, in the master, not once per worker
+    assert f"{total} of {total} default runs computed" in lines[0]
+    assert int(lines[0].split("computed, ")[1].split(" scripts")[0]) >= 10
