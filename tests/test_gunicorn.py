@@ -94,10 +94,15 @@ def test_a_real_callback_answers(gunicorn_url):
     payload = {
         "output": dep["output"],
         "outputs": [
-            {"id": o.split(".")[0], "property": o.split(".")[1]} for o in dep["output"].strip(".").split("...")
+            {"id": o.split(".")[0], "property": o.split(".")[1].split("@")[0]}
+            for o in dep["output"].strip(".").split("...")
         ],
         "inputs": inputs,
-        "state": [{"id": "params-system", "property": "value", "value": "multielo"}],
+        # the system; the view the shareable query is built from (nothing yet) and the page's change number
+        "state": [
+            {"id": s["id"], "property": s["property"], "value": "multielo" if s["id"] == "params-system" else None}
+            for s in dep["state"]
+        ],
         "changedPropIds": ['{"name":"k","type":"param"}.value'],
     }
     # Several requests so that both workers are likely to answer at least one.
