@@ -337,7 +337,12 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
             table_columns = table_style = no_update
         shown["explanation"] = key
         explained = (header, table_rows, table_columns, table_style, notes)
-    return rows, columns, grid_style, note_style, style, lines, bars, heat, *explained, shown
+    # what is drawn is written only when it changed (every output set costs the page a round of updates)
+    return rows, columns, grid_style, note_style, style, lines, bars, heat, *explained, _changed(shown, drawn)
+
+
+def _changed(value: dict[str, Any], before: Any) -> Any:
+    return no_update if value == before else value
 
 
 def _names(options: list[dict[str, str]]) -> list[str]:
