@@ -59,7 +59,9 @@ def gunicorn(env: dict[str, str], logs: Path, *, workers: int = 2, start_timeout
     if not binary.exists():
         pytest.skip(f"gunicorn is not installed next to {sys.executable}")
     port = free_port()
-    environ = {**os.environ, "SECRET_KEY": "test-secret-shared-by-workers", "PYTHONUNBUFFERED": "1", **env}
+    # start-up prewarm (serving.prewarm) only where a test asks for it (the production-like ones): 4-10 s per start
+    defaults = {"SECRET_KEY": "test-secret-shared-by-workers", "PYTHONUNBUFFERED": "1", "RATINGS_PREWARM_SECONDS": "0"}
+    environ = {**os.environ, **defaults, **env}
     environ.pop("PORT", None)
     command = [str(binary), *procfile("web", workers)[1:], "--bind", f"127.0.0.1:{port}"]
     command += ["--access-logfile", str(logs / "access.log"), "--access-logformat", 'pid=%(p)s "%(r)s" %(s)s']

@@ -31,7 +31,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
 
 @pytest.fixture(scope="module")
 def gunicorn_url(logs):  # type: ignore[no-untyped-def]
-    with gunicorn({}, logs) as url:
+    with gunicorn({"RATINGS_PREWARM_SECONDS": "20"}, logs) as url:  # as the Procfile starts it
         yield url
 
 

@@ -39,7 +39,7 @@ def _load_module() -> Any:
 
 @pytest.fixture(scope="module")
 def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {"RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("load-store"))}
+    env = {"RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("load-store")), "RATINGS_PREWARM_SECONDS": "20"}
     with gunicorn(env, tmp_path_factory.mktemp("load-logs"), workers=2) as url:
         yield url
 
@@ -68,7 +68,11 @@ def test_fifty_users_for_thirty_seconds_without_an_error(two_workers: str) -> No
 
 @pytest.fixture(scope="module")
 def one_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {"RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("flood-store")), "RATINGS_BUSY_SECONDS": "1.5"}
+    env = {
+        "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("flood-store")),
+        "RATINGS_BUSY_SECONDS": "1.5",
+        "RATINGS_PREWARM_SECONDS": "20",
+    }
     with gunicorn(env, tmp_path_factory.mktemp("flood-logs"), workers=1) as url:
         yield url
 
