@@ -37,6 +37,7 @@ from typing import Any
 
 from gunicorn.workers import gthread
 
+import settings
 from sources.admission import ARRIVAL, LIGHT, REFUSED, Arrival, process_gate
 
 __all__ = ["HEADER", "ThreadWorker", "callback_kind", "light_threads", "prewarm"]
@@ -56,12 +57,7 @@ _local = threading.local()
 def light_threads(environ: Mapping[str, str] | None = None) -> int:
     """``RATINGS_LIGHT_THREADS``: threads of the light lane per worker (default 4, at least 1)."""
     env = os.environ if environ is None else environ
-    text = (env.get("RATINGS_LIGHT_THREADS") or "").strip()
-    try:
-        count = int(text) if text else 4
-    except ValueError:
-        raise SystemExit(f"RATINGS_LIGHT_THREADS must be a whole number of threads, got '{text}'") from None
-    return max(count, 1)
+    return max(int(settings.env_number(env, "RATINGS_LIGHT_THREADS", 4, "a whole number of threads")), 1)
 
 
 def prewarm(server: Any, seconds: float, sample: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = ["Settings", "load"]
@@ -46,6 +47,18 @@ def _text(environ: dict[str, str], name: str) -> str | None:
     return value or None
 
 
+def env_number(environ: Mapping[str, str], name: str, default: float, what: str) -> float:
+    """The number in ``environ[name]`` (``default`` when unset or blank); a value that is not a number stops the
+    process with ``NAME must be <what>, got '...'``.  The one reader of numeric settings."""
+    text = _text(dict(environ), name)
+    if text is None:
+        return default
+    try:
+        return int(text) if what.startswith("a whole number") else float(text)
+    except ValueError:
+        raise SystemExit(f"{name} must be {what}, got '{text}'") from None
+
+
 def load(environ: dict[str, str] | None = None) -> Settings:
     """Read the settings from ``environ`` (default: ``os.environ``)."""
     env = dict(os.environ if environ is None else environ)
@@ -56,16 +69,8 @@ def load(environ: dict[str, str] | None = None) -> Settings:
             "SECRET_KEY is not set: using a random key. With several workers set SECRET_KEY to the same value "
             "for all of them."
         )
-    port_text = _text(env, "PORT") or "8050"
-    try:
-        port = int(port_text)
-    except ValueError:
-        raise SystemExit(f"PORT must be a whole number, got '{port_text}'") from None
-    prewarm_text = _text(env, "RATINGS_PREWARM_SECONDS") or "20"
-    try:
-        prewarm = max(float(prewarm_text), 0.0)
-    except ValueError:
-        raise SystemExit(f"RATINGS_PREWARM_SECONDS must be a number of seconds, got '{prewarm_text}'") from None
+    port = int(env_number(env, "PORT", 8050, "a whole number"))
+    prewarm = max(env_number(env, "RATINGS_PREWARM_SECONDS", 20.0, "a number of seconds"), 0.0)
     return Settings(
         secret_key=secret,
         host=_text(env, "HOST") or "127.0.0.1",

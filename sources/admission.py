@@ -38,6 +38,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import settings
+
 __all__ = [
     "ARRIVAL",
     "LIGHT",
@@ -137,11 +139,7 @@ class Gate:
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Gate:
         """A gate with the budget ``RATINGS_BUSY_SECONDS`` (default 5; 0 or less turns refusals off)."""
         env = os.environ if environ is None else environ
-        text = (env.get("RATINGS_BUSY_SECONDS") or "").strip()
-        try:
-            budget = float(text) if text else 5.0
-        except ValueError:
-            raise SystemExit(f"RATINGS_BUSY_SECONDS must be a number of seconds, got '{text}'") from None
+        budget = settings.env_number(env, "RATINGS_BUSY_SECONDS", 5.0, "a number of seconds")
         return cls(budget if budget > 0 else float("inf"))
 
     def expected(self, kind: str) -> float:
