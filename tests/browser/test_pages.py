@@ -349,6 +349,21 @@ def test_a_declared_alias_merges_players_and_the_link_and_a_reload_keep_it(page,
     assert page.console_errors == []
 
 
+def last_twenty_then_whole_history(page) -> None:
+    """Empty the Season's dates, Apply "the last 20 games", then *Whole history* once that is drawn."""
+    page.fill("#range-from", "")
+    page.fill("#range-to", "")
+    page.fill("#range-last", "20")
+    page.click("#range-apply")
+    page.wait_for_function(
+        "() => document.querySelector('#data-summary').innerText.includes('the last 20 games: 20 of 150')",
+        timeout=SLOW,
+    )
+    settle(page)  # the season's boxes are rewritten from the new data after it arrives: let that finish first
+    page.click("#range-clear")
+    page.wait_for_function("() => !document.querySelector('#data-summary').innerText.includes(' of 150')", timeout=SLOW)
+
+
 def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, browser):
     open_slow(page, app_url)
     page.fill("#range-from", "2024-01-01")
@@ -385,19 +400,7 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
     settle(other)
     assert f"{shown} of 150" in other.inner_text("#data-summary")
     assert other.input_value("#range-from") == "2024-01-01"
-    other.fill("#range-from", "")
-    other.fill("#range-to", "")
-    other.fill("#range-last", "20")
-    other.click("#range-apply")
-    other.wait_for_function(
-        "() => document.querySelector('#data-summary').innerText.includes('the last 20 games: 20 of 150')",
-        timeout=SLOW,
-    )
-    settle(other)  # the season's boxes are rewritten from the new data after it arrives: let that finish first
-    other.click("#range-clear")
-    other.wait_for_function(
-        "() => !document.querySelector('#data-summary').innerText.includes(' of 150')", timeout=SLOW
-    )
+    last_twenty_then_whole_history(other)
     assert page.console_errors == []
 
 
@@ -409,17 +412,7 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
 )
 def test_whole_history_empties_the_season_boxes_and_the_address(page, app_url):
     open_slow(page, app_url, "?sample=poker&from=2024-01-01&to=2024-06-30")
-    page.fill("#range-from", "")
-    page.fill("#range-to", "")
-    page.fill("#range-last", "20")
-    page.click("#range-apply")
-    page.wait_for_function(
-        "() => document.querySelector('#data-summary').innerText.includes('the last 20 games: 20 of 150')",
-        timeout=SLOW,
-    )
-    settle(page)
-    page.click("#range-clear")
-    page.wait_for_function("() => !document.querySelector('#data-summary').innerText.includes(' of 150')", timeout=SLOW)
+    last_twenty_then_whole_history(page)
     page.wait_for_function("() => document.querySelector('#range-last').value === ''", timeout=SLOW)
     page.wait_for_function("() => !window.location.search.includes('last=')", timeout=SLOW)
 
