@@ -19,7 +19,16 @@ from ratings.seasons import Season, SeasonError
 from sources.model import Sample, Sheet, parse_source
 from sources.views import View, view_of, with_view
 
-__all__ = ["Choice", "choose_source", "season_boxes", "season_from", "set_season", "summary_text"]
+__all__ = [
+    "SAMPLE_SHOWN",
+    "Choice",
+    "choose_source",
+    "sample_shown",
+    "season_boxes",
+    "season_from",
+    "set_season",
+    "summary_text",
+]
 
 
 @dataclass
@@ -146,12 +155,18 @@ def messages(choice: Choice) -> list[Any]:
     return out
 
 
-def sample_shown(source: dict[str, Any] | None) -> tuple[Any, Any]:
+def sample_shown(source: Any) -> tuple[Any, Any]:
     """The sample dropdown's value and placeholder for the source in use: blank, naming the data, when it is no sample.
 
-    ``no_update`` for both when nothing new is in use.
+    ``no_update`` for both when nothing new is in use.  The callbacks that can change the *kind* of data in use (this
+    module's data callback, an applied edit, a recorded game) set the dropdown with their new source; no callback
+    reads the data store to set it.  The dropdown is an input of the data callback, so such a reader would close a
+    loop (data -> dropdown -> data) in the callback graph, and Dash's renderer can stall on a loop: when the loop's
+    callbacks are requested while another callback is still running, it holds them all and never sends them (the
+    Season's boxes and the address then kept a season the data no longer had).  ``tests/test_callback_graph.py``
+    keeps the graph free of loops.
     """
-    if source is None:
+    if not isinstance(source, dict):
         return no_update, no_update
     try:
         typed = parse_source(source)
@@ -162,13 +177,16 @@ def sample_shown(source: dict[str, Any] | None) -> tuple[Any, Any]:
     return None, f"none (using {describe_source(source)})"
 
 
-# address, sample dropdown, upload, sheet buttons (or Enter in the sheet box) -> data source store, summary, messages
+# address, sample dropdown, upload, sheet buttons (or Enter in the sheet box) -> data source store, summary, messages,
+# the sample dropdown showing the data in use
 @callback(
     Output(Data.SOURCE, "data"),
     Output(Data.SUMMARY, "children"),
     Output(Data.MESSAGES, "children"),
     Output(Data.SHEET_URL, "value"),
     Output(Data.UPLOAD, "contents"),
+    Output(Data.SAMPLE, "value"),
+    Output(Data.SAMPLE, "placeholder"),
     Input(Page.URL_STATE, "data"),
     Input(Data.SAMPLE, "value"),
     Input(Data.UPLOAD, "contents"),
@@ -215,18 +233,15 @@ def on_data(
         messages(choice),
         sheet_value,
         cleared,
+        *sample_shown(source),
     )
 
 
-# data source in use (from any feature: data, edit, record) -> the sample dropdown shows it, or says what is in use
-@callback(
-    Output(Data.SAMPLE, "value"),
-    Output(Data.SAMPLE, "placeholder"),
-    Input(Data.SOURCE, "data"),
-    prevent_initial_call=True,
+#: The sample dropdown's outputs for the other callbacks that can change the kind of data in use (see sample_shown).
+SAMPLE_SHOWN = (
+    Output(Data.SAMPLE, "value", allow_duplicate=True),
+    Output(Data.SAMPLE, "placeholder", allow_duplicate=True),
 )
-def on_source_shown(source: dict[str, Any] | None) -> tuple[Any, Any]:
-    return sample_shown(source)
 
 
 # ---------------------------------------------------------------- the season (date range, last N games)

@@ -22,6 +22,7 @@ from typing import Any
 from dash import Input, Output, State, callback, ctx, no_update
 
 import figures
+from callbacks.data import SAMPLE_SHOWN, sample_shown, summary_text
 from callbacks.runs import DataError, describe_source, edited_source, history_for, load_source, records_of
 from layouts.ids import Data, Edit, Page, Tab
 from ratings import GameHistory, HistoryError
@@ -371,6 +372,7 @@ def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any, Any]:
     Output(Edit.GRID, "selectedRows", allow_duplicate=True),
     Output(Edit.STATUS, "children"),
     Output(Data.SUMMARY, "children", allow_duplicate=True),
+    *SAMPLE_SHOWN,
     Input(Edit.APPLY, "n_clicks"),
     Input(Edit.UNDO, "n_clicks"),
     Input(Edit.REVERT, "n_clicks"),
@@ -394,13 +396,12 @@ def on_edit(_apply: Any, _undo: Any, _revert: Any, rows: Any, state: Any) -> tup
         [] if outcome.rows is not None else no_update,
         status_lines(outcome),
         source_summary(outcome.source),
+        *sample_shown(outcome.source),
     )
 
 
 def source_summary(source: dict[str, Any] | None) -> Any:
     """The data summary line for a source the edit put in use (``no_update`` when none)."""
-    from callbacks.data import summary_text
-
     if source is None:
         return no_update
     try:

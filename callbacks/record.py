@@ -16,6 +16,7 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 
+from callbacks.data import SAMPLE_SHOWN, sample_shown
 from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, source_summary, status_lines
 from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
 from layouts.ids import Data, Edit, Record, RecordType
@@ -158,6 +159,7 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     Output(Edit.STORE, "data", allow_duplicate=True),
     Output(Edit.GRID, "rowData", allow_duplicate=True),
     Output(Data.SUMMARY, "children", allow_duplicate=True),
+    *SAMPLE_SHOWN,
     Output({"type": RecordType.PLAYER, "index": ALL}, "value"),
     Output({"type": RecordType.PLACE, "index": ALL}, "value"),
     Input(Record.SUBMIT, "n_clicks"),
@@ -178,7 +180,7 @@ def on_record(_submit, _confirm, _cancel, date, players, places, token, pending,
     out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state)
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
     # Wildcard outputs take one value per component, never a bare no_update (which Dash refuses with a 500).
-    return (*out, _each(players, recorded), _each(places, recorded))
+    return (*out, *sample_shown(out[5]), _each(players, recorded), _each(places, recorded))
 
 
 def _each(fields: list[Any], empty: bool) -> list[Any]:

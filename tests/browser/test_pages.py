@@ -404,12 +404,6 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
     assert page.console_errors == []
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known bug, open (session 5 note): on a loaded machine the Season boxes and the address sometimes keep "
-    "the applied season after Whole history, although the data and the summary are the whole history; the "
-    "callbacks that follow the data's change did not update them",
-)
 def test_whole_history_empties_the_season_boxes_and_the_address(page, app_url):
     open_slow(page, app_url, "?sample=poker&from=2024-01-01&to=2024-06-30")
     last_twenty_then_whole_history(page)
