@@ -79,7 +79,7 @@ PARAMETER = {
     "plackett-luce": "eta",
     "thurstonian": "eta",
     "trueskill": "beta",
-    "glicko2": "initial_deviation",
+    "glicko2": "tau",  # a step of the new-player deviation moves a 20,000-game leaderboard below its precision
     "elo-mmr": "beta",
 }
 #: The histories, in the order they are measured: key -> (games, players) of a generated upload, None for a sample.

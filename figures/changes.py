@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from figures.build import figure
 from figures.games import game_label
 from figures.scale import Scale
 from figures.text import place_text, plain
@@ -77,25 +78,23 @@ def game_changes_figure(run: RatingRun, g: int, *, scale: Scale | None = None) -
     """Each participant of game ``g``, best place first: the rating change as a bar, labelled with the place."""
     scale = scale or Scale(unit=run.scale)
     bars = game_change_values(run, g, scale=scale)
-    fig = go.Figure(
-        go.Bar(
-            x=bars.labels,
-            y=bars.change,
-            marker_color=bars.colors,
-            text=bars.text,
-            textposition="outside",
-            hovertext=bars.hovertext,
-            hoverinfo="text",
-        )
-    )
-    fig.update_layout(
-        title={"text": f"{plain(game_label(run, g))}: rating change by place", "font": {"size": 15}},
-        xaxis_title="place. player",
-        yaxis_title=f"change ({scale.unit})",
-        margin={"l": 60, "r": 10, "t": 40, "b": 40},
-        template="plotly_white",
-    )
-    return fig
+    bar = {
+        "type": "bar",
+        "x": bars.labels,
+        "y": bars.change,
+        "marker": {"color": bars.colors},
+        "text": bars.text,
+        "textposition": "outside",
+        "hovertext": bars.hovertext,
+        "hoverinfo": "text",
+    }
+    layout = {
+        "title": {"text": f"{plain(game_label(run, g))}: rating change by place", "font": {"size": 15}},
+        "xaxis": {"title": {"text": "place. player"}},
+        "yaxis": {"title": {"text": f"change ({scale.unit})"}},
+        "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
+    }
+    return figure([bar], layout)
 
 
 def oddities(run: RatingRun) -> np.ndarray:

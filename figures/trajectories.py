@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from figures.build import figure
 from figures.games import plain_game_labels
 from figures.players import PlayerSeries, player_color, player_dash, player_series
 from figures.scale import Scale
@@ -110,7 +111,6 @@ def trajectory_figure(
     scale = scale or Scale(unit=run.scale)
     by_date = by_date and run.history.has_dates
     baseline_text = plain(baseline_name)
-    fig = go.Figure()
     # Thousands of SVG markers make the browser slow to redraw: long series are drawn as lines only
     # (hover and click still find the nearest game).
     index = run.history.player_index
@@ -123,73 +123,99 @@ def trajectory_figure(
     second_axis = bscale is not None and bscale.unit != scale.unit
     values = {i: (y, custom) for i, y, custom in trajectory_values(run, players, scale=scale, baseline=baseline).traces}
     labels = plain_game_labels(run.history)
+    traces: list[dict[str, Any]] = []
     for player, slot, with_base in _trace_slots(run, players, baseline):
         series = player_series(run, player)
         assert series is not None
         y, changes = values[slot]
         color = player_color(players, player)
         name = plain(player)
-        fig.add_trace(
-            go.Scatter(
-                x=_x_values(run, series.games, by_date),
-                y=y,
-                mode=mode,
-                name=name,
-                legendgroup=name,
-                line={"color": color, "width": 2, "dash": player_dash(players, player)},
-                marker={"size": 5},
+        traces.append(
+            {
+                "type": "scatter",
+                "x": _x_values(run, series.games, by_date),
+                "y": y,
+                "mode": mode,
+                "name": name,
+                "legendgroup": name,
+                "line": {"color": color, "width": 2, "dash": player_dash(players, player)},
+                "marker": {"size": 5},
                 # The words once per trace (the template); per point only the game's name (text), its index,
                 # place and field size (customdata; none changes with the parameters) and the change (hovertext).
-                customdata=_points(series),
-                text=[labels[g] for g in series.games.tolist()],
-                hovertext=changes,
-                hovertemplate=(
+                "customdata": _points(series),
+                "text": [labels[g] for g in series.games.tolist()],
+                "hovertext": changes,
+                "hovertemplate": (
                     f"<b>{name}</b><br>%{{text}}<br>place %{{customdata[1]}} of %{{customdata[2]}}, "
                     "change %{hovertext}<br>rating %{y:.4g}<extra></extra>"
                 ),
-            )
+            }
         )
         if with_base:
             assert baseline is not None and bscale is not None
             base_series = player_series(baseline, player)
             assert base_series is not None
             bx_by_date = by_date and baseline.history.has_dates
-            fig.add_trace(
-                go.Scatter(
-                    x=_x_values(baseline, base_series.games, bx_by_date),
-                    y=bscale.value(base_series.after),
-                    mode="lines",
-                    name=f"{name} ({baseline_text})",
-                    legendgroup=name,
-                    showlegend=False,
-                    line={"color": color, "width": 1.5, "dash": "dash"},
-                    customdata=base_series.games.tolist(),
-                    yaxis="y2" if second_axis else "y",
-                    hovertemplate=f"<b>{name}</b> ({baseline_text})<br>game %{{x}}<br>rating %{{y:.4g}}<extra></extra>",
-                )
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": _x_values(baseline, base_series.games, bx_by_date),
+                    "y": np.asarray(bscale.value(base_series.after), dtype=float),
+                    "mode": "lines",
+                    "name": f"{name} ({baseline_text})",
+                    "legendgroup": name,
+                    "showlegend": False,
+                    "line": {"color": color, "width": 1.5, "dash": "dash"},
+                    "customdata": base_series.games.tolist(),
+                    "yaxis": "y2" if second_axis else "y",
+                    "hovertemplate": (
+                        f"<b>{name}</b> ({baseline_text})<br>game %{{x}}<br>rating %{{y:.4g}}<extra></extra>"
+                    ),
+                }
             )
-    fig.add_hline(
-        y=float(scale.value(run.initial)),
-        line={"dash": "dash", "color": "#6c757d", "width": 1},
-        annotation_text="initial rating",
-        annotation_position="bottom right",
-    )
+    initial = float(scale.value(run.initial))
     title = "Rating after each game"
     if baseline is not None:
         title += f" (dashed: {baseline_text})"
-    fig.update_layout(
-        title={"text": title, "font": {"size": 15}},
-        xaxis_title="date" if by_date else "game number",
-        yaxis_title=scale.unit,
-        hovermode="closest",
-        margin={"l": 60, "r": 10, "t": 40, "b": 40},
-        legend={"orientation": "h", "y": -0.18},
-        template="plotly_white",
-        uirevision="trajectories",
-    )
+    layout: dict[str, Any] = {
+        # the initial rating: a dashed line across the plot, labelled at its right end
+        "shapes": [
+            {
+                "type": "line",
+                "line": {"color": "#6c757d", "dash": "dash", "width": 1},
+                "x0": 0,
+                "x1": 1,
+                "xref": "x domain",
+                "y0": initial,
+                "y1": initial,
+                "yref": "y",
+            }
+        ],
+        "annotations": [
+            {
+                "showarrow": False,
+                "text": "initial rating",
+                "x": 1,
+                "xanchor": "right",
+                "xref": "x domain",
+                "y": initial,
+                "yanchor": "top",
+                "yref": "y",
+            }
+        ],
+        "title": {"text": title, "font": {"size": 15}},
+        "xaxis": {"title": {"text": "date" if by_date else "game number"}},
+        "yaxis": {"title": {"text": scale.unit}},
+        "hovermode": "closest",
+        "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
+        "legend": {"orientation": "h", "y": -0.18},
+        "uirevision": "trajectories",
+    }
     if second_axis and bscale is not None:
-        fig.update_layout(
-            yaxis2={"title": {"text": f"{bscale.unit} (dashed: {baseline_text})"}, "overlaying": "y", "side": "right"},
-            margin={"r": 60},
-        )
-    return fig
+        layout["yaxis2"] = {
+            "title": {"text": f"{bscale.unit} (dashed: {baseline_text})"},
+            "overlaying": "y",
+            "side": "right",
+        }
+        layout["margin"]["r"] = 60
+    return figure(traces, layout)

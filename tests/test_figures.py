@@ -117,6 +117,33 @@ def test_baseline_of_another_system_gets_its_own_axis(duel_run):
     assert same.data[1].yaxis in (None, "y") and "yaxis2" not in same.layout.to_plotly_json()
 
 
+@pytest.mark.parametrize("option", ["plain", "by date", "baseline", "baseline of another system"])
+def test_trajectories_built_without_validation_are_what_plotly_validates(duel_run, option):
+    """figures.build skips plotly.py's per-property validation for speed: plotly's validating constructor must take
+    the same dictionaries and send the same JSON (a misspelt property or a value of the wrong kind raises here)."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    baseline = {
+        "baseline": create("multielo", k=16.0).rate(duel_run.history),
+        "baseline of another system": create("trueskill").rate(duel_run.history),
+    }.get(option)
+    fig = figures.trajectory_figure(duel_run, ["Ann", "Bob", "Cid"], by_date=option == "by date", baseline=baseline)
+    checked = go.Figure(fig.to_plotly_json())  # validates every property (skip_invalid is False)
+    assert json.loads(pio.to_json(checked)) == json.loads(pio.to_json(fig, validate=False))
+    assert fig.layout.template.layout.paper_bgcolor == "white"  # plotly_white's, filled in as validation would
+
+
+def test_game_changes_built_without_validation_are_what_plotly_validates(duel_run):
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    for g in range(duel_run.history.n_games):
+        fig = figures.game_changes_figure(duel_run, g)
+        checked = go.Figure(fig.to_plotly_json())  # validates every property, as in the test above
+        assert json.loads(pio.to_json(checked)) == json.loads(pio.to_json(fig, validate=False))
+
+
 def test_game_changes_bars_in_place_order(duel_run):
     fig = figures.game_changes_figure(duel_run, 0)
     bar = fig.data[0]
