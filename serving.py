@@ -64,8 +64,8 @@ def prewarm(server: Any, seconds: float, sample: str) -> None:
     """Under gunicorn (with ``--preload``: once, in the master, before the workers fork), fill what every first
     visitor would otherwise wait for, within ``seconds`` (``RATINGS_PREWARM_SECONDS``) in all: the bundled samples'
     runs with every system at its default parameters (``sample``, the one the page opens on, first) in the shared
-    memo, then the page's scripts compressed (:func:`static_files.precompress`).  Elsewhere (``python app.py``,
-    tests importing the app) it does nothing."""
+    memo and, at the same time, the page's scripts compressed (:func:`static_files.precompress`).  Elsewhere
+    (``python app.py``, tests importing the app) it does nothing."""
     if seconds <= 0 or not os.environ.get("SERVER_SOFTWARE", "").startswith("gunicorn"):
         return
     import logging
@@ -80,8 +80,11 @@ def prewarm(server: Any, seconds: float, sample: str) -> None:
     deadline = started + seconds
     names = [sample, *(name for name in SAMPLES if name != sample)]
     sources = [{"kind": "sample", "name": name} for name in names if name in SAMPLES]
-    computed = runs.prewarm(sources, SYSTEM_NAMES, deadline)
-    compressed = static_files.precompress(server, deadline)
+    # Both at once: the compression (zstd and brotli release the GIL) on the second core while the runs are computed.
+    with futures.ThreadPoolExecutor(1, thread_name_prefix="prewarm-static") as pool:
+        compressing = pool.submit(static_files.precompress, server, deadline)
+        computed = runs.prewarm(sources, SYSTEM_NAMES, deadline)
+        compressed = compressing.result()
     log.info(
         "start-up: %d of %d default runs computed, %d scripts compressed, in %.1f s (RATINGS_PREWARM_SECONDS=%g)",
         computed,
