@@ -174,6 +174,55 @@ def compile_times() -> tuple[dict[str, float], dict[str, float]]:
     return results[0], results[1]
 
 
+#: Run in a fresh process with an empty cache: every system's first call in this one process (no warm-up child),
+#: with numba's compile events recorded; prints each compiled function's own compile CPU seconds (the compiles
+#: of the functions it calls excluded) and the process's CPU seconds for the whole.
+_PROFILE_SCRIPT = """
+import json, time
+from numba.core import event
+
+own, stack = {}, []
+
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.process_time(), 0.0])
+
+    def on_end(self, ev):
+        started, nested = stack.pop()
+        spent = time.process_time() - started
+        func = getattr(ev.data.get("dispatcher"), "py_func", None)
+        name = f"{func.__module__}.{func.__qualname__}" if func is not None else "other"
+        own[name] = own.get(name, 0.0) + spent - nested
+        if stack:
+            stack[-1][1] += spent
+
+
+event.register("numba:compile", Listener())
+started = time.process_time()
+from ratings.kernels import SYSTEMS_WITH_KERNELS, _first_calls
+
+_first_calls(SYSTEMS_WITH_KERNELS)
+print(json.dumps({"own": own, "cpu": time.process_time() - started}))
+"""
+
+
+def compile_profile() -> dict[str, Any]:
+    """Own compile CPU seconds of every compiled function, from one process compiling every kernel (see
+    :data:`_PROFILE_SCRIPT`), and that process's CPU seconds (``cpu``)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-c", _PROFILE_SCRIPT], env=env, capture_output=True, text=True, check=True, cwd=ROOT
+        )
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+
+
 def machine() -> list[str]:
     cpu = platform.processor() or platform.machine()
     try:
@@ -183,7 +232,7 @@ def machine() -> list[str]:
                 break
     except OSError:
         pass
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    load = load_average()
     packages = []
     for name in ("numpy", "scipy", "numba", "llvmlite", "trueskill", "openskill", "elo-mmr-py"):
         try:
@@ -199,7 +248,10 @@ def machine() -> list[str]:
 
 
 def compile_section() -> list[str]:
+    load_before = load_average()
     cold, warm = compile_times()
+    profile = compile_profile()
+    load_after = load_average()
     print("compile (cold cache):", {k: round(v, 2) for k, v in cold.items()}, flush=True)
     lines = [
         "## Kernel compile time",
@@ -208,6 +260,7 @@ def compile_section() -> list[str]:
         "sharing compiled code are listed in warm-up order and the first pays for it.  With an empty cache,",
         "`warm_up` compiles Thurstonian and Elo-MMR in one child process while the calling process compiles the",
         "others; the wall time is the whole `warm_up()`, the CPU time that of both processes.",
+        f"Load average {load_before} before, {load_after} after.",
         "",
         "| system | empty cache, s | warm cache, s |",
         "|---|---:|---:|",
@@ -219,6 +272,22 @@ def compile_section() -> list[str]:
     )
     lines.append(f"| **wall time of warm_up()** | **{cold['wall']:.1f}** | **{warm['wall']:.2f}** |")
     lines.append(f"| **CPU time of warm_up() (with its child)** | **{cold['cpu']:.1f}** | **{warm['cpu']:.2f}** |")
+    own: dict[str, float] = profile["own"]
+    counted = sum(own.values())
+    lines += [
+        "",
+        f"Where the compile goes: every kernel compiled in one process with an empty cache ({profile['cpu']:.1f} s",
+        "CPU in all), each compiled function's own compile (numba's `numba:compile` events, the compiles of the",
+        "functions it calls excluded; numba's own numpy implementations under their names), CPU seconds, costliest",
+        f"first; the remaining {profile['cpu'] - counted:.1f} s are outside those events (the `cfunc` wrappers of",
+        "the gradients, importing, the cache's files, the replays).",
+        "",
+        "| compiled function | own compile, CPU s |",
+        "|---|---:|",
+    ]
+    ranked = sorted(own.items(), key=lambda item: -item[1])
+    lines += [f"| `{name}` | {seconds:.2f} |" for name, seconds in ranked[:15]]
+    lines.append(f"| {len(ranked) - 15} others | {sum(seconds for _, seconds in ranked[15:]):.2f} |")
     return lines
 
 
