@@ -7,9 +7,10 @@ Histories (seeded):
 - L: 500 players, 20,000 games of 4-10 players, 10% of games with one tie (about 140,000 results);
 - XL: 1,000 contests of 2 to 4,000 players drawn from 10,000 (about 2 million results), for ``elo-mmr`` and
   ``trueskill`` and their peers (Elo-MMR-Py, the ``trueskill`` package).  Every replay is timed on the first
-  :data:`XL_TIMED` contests (real replays, wall and CPU); the whole history's time is then estimated from
-  them by each replay's cost model (Elo-MMR: the sum of squared contest sizes, its performance solver being
-  quadratic in a contest's size; the others: the number of results), in a column of its own.
+  :data:`XL_TIMED` contests (real replays, wall and CPU); ours are also timed on the whole history, the
+  peers' whole-history time is estimated from them by each replay's cost model (Elo-MMR-Py: the sum of
+  squared contest sizes, its performance solver being quadratic in a contest's size; the trueskill package:
+  the number of results).
 
 Growth exponents: the replay time of every system over history length (1,000 to 64,000 games of 4-10
 players from 500) and over game size (400 games of exactly 4 to 256 players from 2,000), and the least-squares
@@ -173,6 +174,55 @@ def compile_times() -> tuple[dict[str, float], dict[str, float]]:
     return results[0], results[1]
 
 
+#: Run in a fresh process with an empty cache: every system's first call in this one process (no warm-up child),
+#: with numba's compile events recorded; prints each compiled function's own compile CPU seconds (the compiles
+#: of the functions it calls excluded) and the process's CPU seconds for the whole.
+_PROFILE_SCRIPT = """
+import json, time
+from numba.core import event
+
+own, stack = {}, []
+
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.process_time(), 0.0])
+
+    def on_end(self, ev):
+        started, nested = stack.pop()
+        spent = time.process_time() - started
+        func = getattr(ev.data.get("dispatcher"), "py_func", None)
+        name = f"{func.__module__}.{func.__qualname__}" if func is not None else "other"
+        own[name] = own.get(name, 0.0) + spent - nested
+        if stack:
+            stack[-1][1] += spent
+
+
+event.register("numba:compile", Listener())
+started = time.process_time()
+from ratings.kernels import SYSTEMS_WITH_KERNELS, _first_calls
+
+_first_calls(SYSTEMS_WITH_KERNELS)
+print(json.dumps({"own": own, "cpu": time.process_time() - started}))
+"""
+
+
+def compile_profile() -> dict[str, Any]:
+    """Own compile CPU seconds of every compiled function, from one process compiling every kernel (see
+    :data:`_PROFILE_SCRIPT`), and that process's CPU seconds (``cpu``)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-c", _PROFILE_SCRIPT], env=env, capture_output=True, text=True, check=True, cwd=ROOT
+        )
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+
+
 def machine() -> list[str]:
     cpu = platform.processor() or platform.machine()
     try:
@@ -182,7 +232,7 @@ def machine() -> list[str]:
                 break
     except OSError:
         pass
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    load = load_average()
     packages = []
     for name in ("numpy", "scipy", "numba", "llvmlite", "trueskill", "openskill", "elo-mmr-py"):
         try:
@@ -198,7 +248,10 @@ def machine() -> list[str]:
 
 
 def compile_section() -> list[str]:
+    load_before = load_average()
     cold, warm = compile_times()
+    profile = compile_profile()
+    load_after = load_average()
     print("compile (cold cache):", {k: round(v, 2) for k, v in cold.items()}, flush=True)
     lines = [
         "## Kernel compile time",
@@ -207,6 +260,7 @@ def compile_section() -> list[str]:
         "sharing compiled code are listed in warm-up order and the first pays for it.  With an empty cache,",
         "`warm_up` compiles Thurstonian and Elo-MMR in one child process while the calling process compiles the",
         "others; the wall time is the whole `warm_up()`, the CPU time that of both processes.",
+        f"Load average {load_before} before, {load_after} after.",
         "",
         "| system | empty cache, s | warm cache, s |",
         "|---|---:|---:|",
@@ -218,6 +272,22 @@ def compile_section() -> list[str]:
     )
     lines.append(f"| **wall time of warm_up()** | **{cold['wall']:.1f}** | **{warm['wall']:.2f}** |")
     lines.append(f"| **CPU time of warm_up() (with its child)** | **{cold['cpu']:.1f}** | **{warm['cpu']:.2f}** |")
+    own: dict[str, float] = profile["own"]
+    counted = sum(own.values())
+    lines += [
+        "",
+        f"Where the compile goes: every kernel compiled in one process with an empty cache ({profile['cpu']:.1f} s",
+        "CPU in all), each compiled function's own compile (numba's `numba:compile` events, the compiles of the",
+        "functions it calls excluded; numba's own numpy implementations under their names), CPU seconds, costliest",
+        f"first; the remaining {profile['cpu'] - counted:.1f} s are outside those events (the `cfunc` wrappers of",
+        "the gradients, importing, the cache's files, the replays).",
+        "",
+        "| compiled function | own compile, CPU s |",
+        "|---|---:|",
+    ]
+    ranked = sorted(own.items(), key=lambda item: -item[1])
+    lines += [f"| `{name}` | {seconds:.2f} |" for name, seconds in ranked[:15]]
+    lines.append(f"| {len(ranked) - 15} others | {sum(seconds for _, seconds in ranked[15:]):.2f} |")
     return lines
 
 
@@ -282,35 +352,41 @@ def xl_section(peers: dict[str, Peer]) -> list[str]:
     scale = {k: f(sizes) / f(sizes[:XL_TIMED]) for k, f in cost.items()}
     create("elo-mmr").rate(GameHistory(history.games[:8]))  # kernels loaded before timing
     create("trueskill").rate(GameHistory(history.games[:8]))
-    items: list[tuple[str, Callable[[], Any], str]] = [
-        ("ours: `elo-mmr`", partial(create("elo-mmr").rate, part), "quadratic"),
-        ("ours: `trueskill`", partial(create("trueskill").rate, part), "linear"),
+    # Ours: also the whole XL, timed for real; the peers: estimated from the first contests by their cost model.
+    items: list[tuple[str, Callable[[GameHistory], Any], str | None]] = [
+        ("ours: `elo-mmr`", create("elo-mmr").rate, None),
+        ("ours: `trueskill`", create("trueskill").rate, None),
     ]
     for key, model in (("elo-mmr-py", "quadratic"), ("trueskill", "linear")):
         if key in peers:
-            items.append(
-                (f"{peers[key].name} ({peers[key].version})", partial(peers[key].run, peers[key].prepare(part)), model)
-            )
+            peer = peers[key]
+            items.append((f"{peer.name} ({peer.version})", lambda h, peer=peer: peer.run(peer.prepare(h)), model))
     lines = [
         f"## XL: {history.n_games} contests of 2-4,000 players, {history.n_players} players, {entries} results",
         "",
         f"One replay each (one thread) of the first {XL_TIMED} contests ({part_entries:,} results), timed for real;",
-        "the last column estimates the whole XL from it by the replay's cost model (Elo-MMR: the sum of squared",
-        f"contest sizes, x{scale['quadratic']:.2f} here; the others: the results, x{scale['linear']:.2f}).",
+        "ours are also timed on the whole XL (wall and CPU seconds), the peers' whole XL is estimated from their",
+        "first contests by the replay's cost model (Elo-MMR-Py: the sum of squared contest sizes, its performance",
+        f"solver being quadratic in a contest's size, x{scale['quadratic']:.2f} here; the trueskill package: the",
+        f"results, x{scale['linear']:.2f}).",
         "",
-        f"| replay | {XL_TIMED} contests, s | CPU s | updates/s | whole XL, estimated s |",
+        f"| replay | {XL_TIMED} contests, s | CPU s | updates/s | whole XL, s |",
         "|---|---:|---:|---:|---:|",
     ]
-    for label, work, model in items:
+    for label, replay, model in items:
         try:
-            seconds, cpu = timed_once(work)
+            seconds, cpu = timed_once(partial(replay, part))
         except (ArithmeticError, ValueError) as exc:  # the trueskill package gives up on very large games
             print(f"  {label:<45} failed: {type(exc).__name__}: {exc}", flush=True)
             lines.append(f"| {label} | failed: {type(exc).__name__}: {exc} | | | |")
             continue
-        estimate = seconds * scale[model]
-        print(f"  {label:<45}{seconds:>10.2f} s  CPU {cpu:.2f} s  (whole XL about {estimate:.0f} s)", flush=True)
-        lines.append(f"| {label} | {seconds:.2f} | {cpu:.2f} | {part_entries / seconds:,.0f} | {estimate:.0f} |")
+        if model is None:
+            whole, whole_cpu = timed_once(partial(replay, history))
+            total = f"**{whole:.1f}** (CPU {whole_cpu:.1f})"
+        else:
+            total = f"{seconds * scale[model]:.0f}, estimated"
+        print(f"  {label:<45}{seconds:>10.2f} s  CPU {cpu:.2f} s  (whole XL: {total})", flush=True)
+        lines.append(f"| {label} | {seconds:.2f} | {cpu:.2f} | {part_entries / seconds:,.0f} | {total} |")
     return lines
 
 
@@ -324,8 +400,9 @@ def growth_section() -> list[str]:
         "from 500, and against log(players per game), for 400 games of exactly 4-256 players from 2,000",
         "(CPU seconds of the process, best of 3 replays below 1 s, else one: wall-clock time on a busy machine",
         "penalises long replays, which are preempted more often).  1 is linear.  Per game, the Elo family and",
-        "Glicko-2 compare every pair and Elo-MMR's performance solver sums over every player for each rank, so",
-        "their time grows about as size^2 (with 400 games of that size: a slope near 2 in game size).",
+        "Glicko-2 compare every pair and Elo-MMR's performance solver sums over every player for each rank (below",
+        "512 ranks; larger contests interpolate that sum), so their time grows about as size^2 (with 400 games of",
+        "that size: a slope near 2 in game size).",
         "",
         "| system | "
         + " | ".join(f"{n // 1000}k games, s" for n in GROWTH_LENGTHS)

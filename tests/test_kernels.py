@@ -318,3 +318,45 @@ def test_elo_mmr_kernel_agrees_on_large_contests(variant: str) -> None:
         places = np.sort(rng.integers(1, 200, size=300))  # about a third of the places are shared
         games.append(Game(f"g{g}", tuple(Entry(f"p{q}", int(p)) for q, p in zip(players, places, strict=True))))
     assert_agree(create("elo-mmr", variant=variant), GameHistory(games))
+
+
+def test_elo_mmr_interpolated_tanh_sum_agrees_with_the_full_sum() -> None:
+    """The Chebyshev panels of the logistic solver against the sum over every player, on random contests
+    (spread ratings and uncertainties, points inside and beyond the ratings, at and between nodes): within
+    1e-12 of ``sum_j 1 / s_j`` (and the slope of ``sum_j 1 / (2 s_j^2)``), the bound of ``panel_width``."""
+    from ratings.kernels.elo_mmr import PANEL_DEGREE, panel_sums, panel_width, tanh_sums
+    from ratings.systems.elo_mmr import TANH_SCALE
+
+    rng = np.random.default_rng(21)
+    for n in (2, 40, 3000):
+        mu = rng.normal(1500.0, rng.choice([50.0, 400.0, 2000.0]), size=n)
+        delta = np.sqrt(rng.uniform(80.0, 350.0, size=n) ** 2 + rng.choice([20.0, 200.0]) ** 2)
+        inv = TANH_SCALE / delta
+        scale, scale_slope = inv.sum(), (0.5 * inv * inv).sum()
+        lo = mu.min() - 3000.0
+        width = panel_width(delta)
+        n_panels = int(np.ceil((mu.max() + 3000.0 - lo) / width))
+        built = np.zeros(n_panels, dtype=np.bool_)
+        values = np.empty((n_panels, PANEL_DEGREE + 1))
+        slopes = np.empty((n_panels, PANEL_DEGREE + 1))
+        points = np.concatenate([rng.uniform(lo, lo + n_panels * width, 400), lo + width * np.arange(n_panels)])
+        for x in points:
+            value, slope = panel_sums(x, lo, width, mu, inv, built, values, slopes)
+            full_value, full_slope = tanh_sums(x, mu, inv)
+            assert abs(value - full_value) <= 1e-12 * scale
+            assert abs(slope - full_slope) <= 1e-12 * scale_slope
+
+
+def test_elo_mmr_kernel_agrees_on_contests_it_interpolates() -> None:
+    """Contests of 1,200 players (most ranks distinct, some shared): the logistic solver interpolates the tanh
+    sum there (``PANEL_MIN_GROUPS``) where the per-game reference sums every player: the same ratings to 1e-9."""
+    from ratings.kernels.elo_mmr import PANEL_MIN_GROUPS
+
+    rng = np.random.default_rng(13)
+    games = []
+    for g in range(3):
+        players = rng.choice(1500, size=1200, replace=False)
+        places = np.sort(rng.integers(1, 1100, size=1200))
+        assert len(np.unique(places)) >= PANEL_MIN_GROUPS
+        games.append(Game(f"g{g}", tuple(Entry(f"p{q}", int(p)) for q, p in zip(players, places, strict=True))))
+    assert_agree(create("elo-mmr"), GameHistory(games))

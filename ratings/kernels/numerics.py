@@ -102,12 +102,12 @@ def log_sum_exp(values: np.ndarray) -> float:
     top = -np.inf
     for v in values:
         top = max(top, v)
-    if not np.isfinite(top):
+    if not math.isfinite(top):
         top = 0.0
     total = 0.0
     for v in values:
         total += math.exp(v - top)
-    return top + np.log(total)
+    return -math.inf if total == 0.0 else top + math.log(total)
 
 
 #: Terms of the asymptotic series of erfcx; below ERFCX_TAIL_MIN it would not reach full precision.

@@ -204,7 +204,9 @@ def plackett_luce_gradient(
     top = r[fin[0]]
     for i in fin:
         top = max(top, r[i])
-    lam = np.exp(-(r - top))
+    lam = np.empty(len(r))  # by a loop: an array expression compiles its own ufunc loops
+    for i in range(len(r)):
+        lam[i] = math.exp(-(r[i] - top))
     start = np.int64(0)  # not a literal 0 (see _tie_correction)
     while start < len(fin):
         stop = start + 1
