@@ -7,7 +7,7 @@ from typing import Any
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, html, no_update
 
 from callbacks.runs import parse_params
-from callbacks.url import SHARE_INPUTS, SHARE_OUTPUTS, link_params, share_query, share_text
+from callbacks.url import SHARE_OUTPUTS, SHARE_STATES, link_params, share_query
 from layouts.controls import default_shown, param_controls
 from layouts.ids import Page, Params, ParamType, Standings
 from ratings import SYSTEM_NAMES, get_system
@@ -88,12 +88,10 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
     return {item["id"]["name"]: value for item, value in zip(ids, values, strict=True)}
 
 
-# every parameter control, the data, the display settings, the pinned baseline -> settings store (valid only), the
-# error line, the shareable query, link and what it holds, and this page's change number.  A parameter change is one
-# request (the standings callback waits for no other); the standings callback announces the number, and older work
-# of the same page still running stops (sources.generations).  The shareable query has this one writer: built from
-# the controls and the data together, it cannot be overwritten by an answer that saw only one of them (on a page
-# opened from a link, the address once lost its parameters that way).
+# every parameter control -> settings store (valid only), the error line, the shareable query and this page's change
+# number (in this one answer: a parameter change wakes one request fewer, and the standings callback waits for no
+# other); the standings callback announces the number, and older work of the same page still running stops
+# (sources.generations)
 @callback(
     Output(Params.SETTINGS, "data"),
     Output(Params.ERROR, "children"),
@@ -105,13 +103,10 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
     Input({"type": ParamType.CHOICE, "name": ALL}, "value"),
     Input({"type": ParamType.LIST, "name": ALL}, "value"),
     Input({"type": ParamType.BOOL, "name": ALL}, "value"),
-    *SHARE_INPUTS,
     State(Params.SYSTEM, "value"),
-    State(Params.SETTINGS, "data"),
+    *SHARE_STATES,
     State(Standings.GENERATION, "data"),
     State(Params.ERROR, "is_open"),
-    State(Page.SHARE_QUERY, "data"),
-    State(Page.SHARE_TEXT, "children"),
     prevent_initial_call="initial_duplicate",  # the page's first settings: the controls as the layout draws them
 )
 def on_params(
@@ -120,43 +115,24 @@ def on_params(
     choices: list[Any],
     lists: list[Any],
     bools: list[Any],
-    source: Any,
-    min_games: Any,
-    x_axis: Any,
-    pinned: Any,
     system: str,
-    previous: Any,
-    generation: Any,
-    error_shown: Any,
-    query_shown: Any,
-    text_shown: Any,
+    *shown: Any,
 ) -> tuple[Any, ...]:
-    # What to send is decided by comparing with what the page holds, never by which input fired: Dash merges a new
-    # control's first call into a data change's call, and then names only the data as the trigger.
     groups = ctx.inputs_list
     raw: dict[str, Any] = {}
     for values, ids in zip((numbers, choices, lists, bools), (groups[0], groups[2], groups[3], groups[4]), strict=True):
         raw.update(_by_name(values, ids))
     on = _by_name(switches, groups[1])
-    text = share_text(source)
-    text_out = text if text != text_shown else no_update  # an unchanged output costs the page nothing
     if system not in SYSTEM_NAMES or set(raw) != {s.name for s in get_system(system).parameters()}:
-        return (no_update,) * 5 + (text_out, no_update)  # controls of another system are still on screen
+        return (no_update,) * 6  # controls of another system are still on screen
     settings_, error = collect(system, raw, on)
     if settings_ is None:
-        message = f"{error}. The last valid result stays on screen."
-        current = previous  # the last valid settings stay on screen, and the address keeps them
-        shown: tuple[Any, ...] = (no_update, message, True)
-    else:
-        current = settings_
-        shown = (settings_ if settings_ != previous else no_update, *(("", False) if error_shown else (no_update,) * 2))
-    if current is None:
-        return (*shown, no_update, no_update, text_out, no_update)
-    query, href = share_query(source, current, min_games, x_axis, pinned)
-    address = (query, href) if query != query_shown else (no_update, no_update)
+        return no_update, f"{error}. The last valid result stays on screen.", True, no_update, no_update, no_update
+    source, min_games, x_axis, pinned, generation, error_shown = shown
     # the change's number goes out with the settings, so the standings callback starts as soon as they arrive
-    number = next_generation(generation) if shown[0] is not no_update else no_update
-    return (*shown, *address, text_out, number)
+    query = share_query(source, settings_, min_games, x_axis, pinned)
+    cleared = ("", False) if error_shown else (no_update, no_update)  # an unchanged output costs the page nothing
+    return settings_, *cleared, *query, next_generation(generation)
 
 
 # slider <-> exact number box of one parameter, in the browser (no round trip)
