@@ -7,7 +7,7 @@ from typing import Any
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, html, no_update
 
 from callbacks.runs import parse_params
-from callbacks.url import SHARE_OUTPUTS, SHARE_STATES, link_params, share_query
+from callbacks.url import link_params
 from layouts.controls import default_shown, param_controls
 from layouts.ids import Page, Params, ParamType, Standings
 from ratings import SYSTEM_NAMES, get_system
@@ -88,15 +88,14 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
     return {item["id"]["name"]: value for item, value in zip(ids, values, strict=True)}
 
 
-# every parameter control -> settings store (valid only), the error line, the shareable query and this page's change
-# number (in this one answer: a parameter change wakes one request fewer, and the standings callback waits for no
-# other); the standings callback announces the number, and older work of the same page still running stops
-# (sources.generations)
+# every parameter control -> settings store (valid only), the error line and this page's change number (in this one
+# answer, so the standings callback waits for no other request); the standings callback announces the number, and
+# older work of the same page still running stops (sources.generations).  The shareable query follows the settings
+# in callbacks/url.py.
 @callback(
     Output(Params.SETTINGS, "data"),
     Output(Params.ERROR, "children"),
     Output(Params.ERROR, "is_open"),
-    *SHARE_OUTPUTS,
     Output(Standings.GENERATION, "data"),
     Input({"type": ParamType.VALUE, "name": ALL}, "value"),
     Input({"type": ParamType.ON, "name": ALL}, "value"),
@@ -104,7 +103,6 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
     Input({"type": ParamType.LIST, "name": ALL}, "value"),
     Input({"type": ParamType.BOOL, "name": ALL}, "value"),
     State(Params.SYSTEM, "value"),
-    *SHARE_STATES,
     State(Standings.GENERATION, "data"),
     State(Params.ERROR, "is_open"),
     prevent_initial_call="initial_duplicate",  # the page's first settings: the controls as the layout draws them
@@ -124,15 +122,14 @@ def on_params(
         raw.update(_by_name(values, ids))
     on = _by_name(switches, groups[1])
     if system not in SYSTEM_NAMES or set(raw) != {s.name for s in get_system(system).parameters()}:
-        return (no_update,) * 6  # controls of another system are still on screen
+        return (no_update,) * 4  # controls of another system are still on screen
     settings_, error = collect(system, raw, on)
     if settings_ is None:
-        return no_update, f"{error}. The last valid result stays on screen.", True, no_update, no_update, no_update
-    source, min_games, x_axis, pinned, generation, error_shown = shown
+        return no_update, f"{error}. The last valid result stays on screen.", True, no_update
+    generation, error_shown = shown
     # the change's number goes out with the settings, so the standings callback starts as soon as they arrive
-    query = share_query(source, settings_, min_games, x_axis, pinned)
     cleared = ("", False) if error_shown else (no_update, no_update)  # an unchanged output costs the page nothing
-    return settings_, *cleared, *query, next_generation(generation)
+    return settings_, *cleared, next_generation(generation)
 
 
 # slider <-> exact number box of one parameter, in the browser (no round trip)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from dash import Input, Output, State, callback, no_update
+from dash import Input, Output, callback, no_update
 
 import settings
 from callbacks.baseline import from_view, view_id
@@ -238,13 +238,16 @@ def share_text(source: Any) -> str:
     )
 
 
-# data source, valid settings, display settings, pinned baseline -> shareable query, link and what it holds
+# data source, valid settings, display settings, pinned baseline -> shareable query, link and what it holds (the one
+# writer of the query: two writers' answers, each built from part of the page, could land in either order)
 @callback(
     Output(Page.SHARE_QUERY, "data"),
     Output(Page.SHARE_LINK, "href"),
     Output(Page.SHARE_TEXT, "children"),
     Input(Data.SOURCE, "data"),
-    State(Params.SETTINGS, "data"),  # a parameter change writes the query in callbacks/params.py (one request)
+    # an input, not a state: on a page opened from a link, an answer built from the settings of before the link's
+    # parameters were applied sometimes landed last and the address lost them; as an input, Dash waits for them
+    Input(Params.SETTINGS, "data"),
     Input(Standings.MIN_GAMES, "value"),
     Input(Standings.X_AXIS, "value"),
     Input(Baseline.STORE, "data"),
@@ -253,20 +256,6 @@ def share_text(source: Any) -> str:
 def write_address(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[str, str, str]:
     query, href = share_query(source, current, min_games, x_axis, pinned)
     return query, href, share_text(source)
-
-
-#: What a parameter change sends with its settings: the new shareable query and link (same order as share_query).
-SHARE_OUTPUTS = (
-    Output(Page.SHARE_QUERY, "data", allow_duplicate=True),
-    Output(Page.SHARE_LINK, "href", allow_duplicate=True),
-)
-#: What the shareable query is built from besides the settings (same order as share_query's last four).
-SHARE_STATES = (
-    State(Data.SOURCE, "data"),
-    State(Standings.MIN_GAMES, "value"),
-    State(Standings.X_AXIS, "value"),
-    State(Baseline.STORE, "data"),
-)
 
 
 def share_query(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[str, str]:
