@@ -52,8 +52,10 @@ unit: $(VENV)/.dev redis
 	$(VENV)/bin/pytest -m "not browser"
 
 # Two processes (the machine's two cores); a module's tests stay in one process, so a module's servers start once.
+# Modules go out longest first (tests/module_seconds.json, read by tests/conftest.py; --no-loadscope-reorder keeps
+# that order), so no long module starts last with the other process idle; the 20 slowest tests are listed.
 test: $(VENV)/.dev chromium redis lint types
-	$(VENV)/bin/pytest -n 2 --dist loadfile
+	$(VENV)/bin/pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
 
 # Every system against its peers (requirements-bench.txt); writes BENCHMARKS.md.
 bench: $(VENV)/.bench

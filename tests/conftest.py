@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections import defaultdict
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -107,3 +110,47 @@ def failing_replay(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 
     monkeypatch.setattr(Thurstonian, "rate", rate)
     return {"system": "thurstonian", "params": {"eta": FAILING_ETA}}
+
+
+# ------------------------------------------------------------------------------ the two xdist workers, balanced
+#: Seconds each test module took in a whole run (setup, call and teardown of its tests), as
+#: ``pytest -n 2 --dist loadfile --write-module-seconds`` measured them last.
+MODULE_SECONDS = Path(__file__).with_name("module_seconds.json")
+#: What a module missing from MODULE_SECONDS is assumed to take (a new module is usually a small one).
+UNKNOWN_MODULE_SECONDS = 5.0
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--write-module-seconds",
+        action="store_true",
+        help=f"after a whole run, write each test module's total seconds to {MODULE_SECONDS.name}",
+    )
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest module first (its tests keep their order): with ``--dist loadfile --no-loadscope-reorder`` xdist
+    hands out modules in this order, so a long module never starts last and leaves the other worker idle."""
+    try:
+        seconds = json.loads(MODULE_SECONDS.read_text())
+    except (OSError, ValueError):
+        return
+    items.sort(key=lambda item: -float(seconds.get(_module(item.nodeid), UNKNOWN_MODULE_SECONDS)))
+
+
+_measured: defaultdict[str, float] = defaultdict(float)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _measured[_module(report.nodeid)] += report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # On the xdist controller (or a run without xdist), which sees every worker's reports.
+    if session.config.getoption("--write-module-seconds") and not hasattr(session.config, "workerinput"):
+        ordered = dict(sorted(((m, round(s, 1)) for m, s in _measured.items()), key=lambda ms: -ms[1]))
+        MODULE_SECONDS.write_text(json.dumps(ordered, indent=1) + "\n")

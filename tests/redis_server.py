@@ -87,7 +87,9 @@ class RedisServer:
                 "--logfile",
                 self._log,
             ]
-            self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self._process = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            )
             if self._wait_ready():
                 return self
             last = self._output()
@@ -124,14 +126,11 @@ class RedisServer:
             return f"exit status {self._process.returncode}, no log"
 
     def stop(self) -> None:
-        """Stop the server (SIGTERM, then SIGKILL after 10 s) and remove its directory."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(timeout=10)
+        """Stop the server (SIGTERM to its process group, SIGKILL after 3 s) and remove its directory."""
+        from tests.servers import stop_group
+
+        if self._process is not None:
+            stop_group(self._process)
         self._process = None
         if self._directory is not None:
             self._directory.cleanup()

@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 import requests
 
-__all__ = ["ROOT", "celery_worker", "free_port", "gunicorn"]
+__all__ = ["ROOT", "celery_worker", "free_port", "gunicorn", "stop_group"]
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -42,13 +43,20 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=5)
+def stop_group(proc: subprocess.Popen[bytes], grace: float = 3.0) -> None:
+    """Stop a process started with ``start_new_session=True`` and every process it forked (gunicorn's and Celery's
+    workers): SIGTERM to its process group, ``grace`` seconds to exit, then SIGKILL to the group.
+
+    A graceful gunicorn or Celery shutdown waits for open connections and jobs (up to 30 s each); a test's server
+    holds nothing worth waiting for, and killing the whole group leaves no orphaned worker behind.
+    """
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=grace)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # the leader's children too, even when the leader has exited
+    proc.wait(timeout=10)
 
 
 @contextlib.contextmanager
@@ -66,7 +74,9 @@ def gunicorn(env: dict[str, str], logs: Path, *, workers: int = 2, start_timeout
     command = [str(binary), *procfile("web", workers)[1:], "--bind", f"127.0.0.1:{port}"]
     command += ["--access-logfile", str(logs / "access.log"), "--access-logformat", 'pid=%(p)s "%(r)s" %(s)s']
     command += ["--error-logfile", str(logs / "error.log")]
-    proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + start_timeout
     try:
@@ -80,7 +90,7 @@ def gunicorn(env: dict[str, str], logs: Path, *, workers: int = 2, start_timeout
             time.sleep(0.25)
         yield url
     finally:
-        _stop(proc)
+        stop_group(proc)
 
 
 @contextlib.contextmanager
@@ -95,7 +105,9 @@ def celery_worker(
     log = logs / "celery.log"
     command = [str(binary), *procfile("worker", 1)[1:]]
     command += ["--logfile", str(log), "--without-gossip", "--without-mingle", "--without-heartbeat"]
-    proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     deadline = time.monotonic() + start_timeout
     try:
         while "ready." not in (log.read_text() if log.exists() else ""):
@@ -105,4 +117,4 @@ def celery_worker(
             time.sleep(0.25)
         yield proc
     finally:
-        _stop(proc)
+        stop_group(proc)

@@ -10,6 +10,7 @@ rules (limits, encodings, places), never taken from the reader's output.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import struct
 import zipfile
@@ -220,9 +221,12 @@ def rows_csv(rows: int) -> bytes:
     return out.getvalue().encode()
 
 
+@functools.cache
 def zip_bomb_xlsx() -> bytes:
-    """A .xlsx whose worksheet unpacks to 210 MB of blanks in one row (past the 200 MB bound; ~200 kB zipped)."""
-    blanks = hostile._repeated(b" " * 100_000, 2_100)
+    """A .xlsx whose worksheet unpacks to 210 MB of blanks in one row (past the 200 MB bound; ~200 kB zipped).
+
+    Written as it streams, in 100 kB pieces, and once per run (two cases read it)."""
+    blanks = hostile._repeated(b" " * 100_000, 2_100, block=1)
     return hostile._xlsx([b"<worksheet><sheetData>", b'<row r="1">', *blanks, b"</row></sheetData></worksheet>"])
 
 

@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -50,25 +49,34 @@ ROOT = Path(__file__).resolve().parent.parent
 MEMORY_LIMIT = 1024**3  # RLIMIT_AS of the reading subprocess
 WALL_LIMIT = 30.0  # seconds: a hang detector on a shared 2-core machine
 
-# The subprocess: limit the address space, read the upload, report the problems and the peak memory.
+# The subprocess: limit the address space, read each upload named on the command line (path, name, path, name...),
+# report each one's problems, peak memory and seconds, one JSON line per file.
 READER = """
-import base64, json, resource, sys
+import base64, json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
 from ratings.history import HistoryError
 from sources.uploads import read_upload
-path, name = sys.argv[1], sys.argv[2]
-with open(path, "rb") as handle:
-    contents = "data:application/octet-stream;base64," + base64.b64encode(handle.read()).decode()
-try:
-    result = read_upload(contents, name)
-    outcome = {{"games": result.history.n_games}}
-except HistoryError as error:
-    outcome = {{"problems": [[p.message, p.row, p.column, p.source] for p in error.problems]}}
-# The peak resident memory of this process image (VmHWM); getrusage's ru_maxrss would also count the
-# forked copy of the test process from before exec.
-with open("/proc/self/status") as status:
-    outcome["max_rss_mb"] = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
-print(json.dumps(outcome))
+files = sys.argv[1:]
+for number in range(0, len(files), 2):
+    path, name = files[number], files[number + 1]
+    if number:  # each file's peak is its own: the kernel's high-water mark (VmHWM) starts again from now
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+    started = time.monotonic()
+    with open(path, "rb") as handle:
+        contents = "data:application/octet-stream;base64," + base64.b64encode(handle.read()).decode()
+    try:
+        result = read_upload(contents, name)
+        outcome = {{"games": result.history.n_games}}
+    except HistoryError as error:
+        outcome = {{"problems": [[p.message, p.row, p.column, p.source] for p in error.problems]}}
+    del contents
+    outcome["seconds"] = time.monotonic() - started
+    # The peak resident memory of this process image (VmHWM); getrusage's ru_maxrss would also count the
+    # forked copy of the test process from before exec.
+    with open("/proc/self/status") as status:
+        outcome["max_rss_mb"] = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+    print(json.dumps(outcome), flush=True)
 """
 
 ROWS = f"more than {MAX_SHEET_ROWS:,} rows, blank rows included"
@@ -87,41 +95,61 @@ EXPECTED: dict[str, tuple[str, int, str | None]] = {
 }
 
 
-def read_in_subprocess(path: Path, name: str) -> tuple[dict[str, Any], float]:
+def read_all_in_subprocess(files: list[tuple[Path, str]]) -> list[tuple[dict[str, Any], float]]:
+    """Each ``(path, name)`` read by ``read_upload`` in turn, in one subprocess limited to MEMORY_LIMIT (the reader
+    imported once): each file's outcome and its seconds, from reading the file to the answer."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
     script = READER.format(limit=MEMORY_LIMIT)
-    started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", script, str(path), name],
+        [sys.executable, "-c", script, *(str(part) for path, name in files for part in (path, name))],
         capture_output=True,
         text=True,
-        timeout=WALL_LIMIT * 2,
+        timeout=WALL_LIMIT * 2 * len(files),
         cwd=ROOT,
         env=env,
     )
-    elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout), elapsed
+    outcomes = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(outcomes) == len(files), done.stdout[-2000:]
+    return [(outcome, outcome.pop("seconds")) for outcome in outcomes]
+
+
+def read_in_subprocess(path: Path, name: str) -> tuple[dict[str, Any], float]:
+    (answer,) = read_all_in_subprocess([(path, name)])
+    return answer
 
 
 def test_every_hostile_input_is_checked() -> None:
     assert set(EXPECTED) == set(hostile.HOSTILE)
 
 
+@pytest.fixture(scope="module")
+def hostile_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict[str, Any], float]]:
+    """Every hostile file, generated here and read in one capped subprocess: its outcome and seconds, by case."""
+    directory = tmp_path_factory.mktemp("hostile")
+    files = []
+    for case in sorted(EXPECTED):
+        name, make = hostile.HOSTILE[case]
+        data = make()
+        assert len(data) <= MAX_BYTES, case  # small enough to be accepted as an upload: the content is the attack
+        (directory / case).mkdir()
+        path = directory / case / name
+        path.write_bytes(data)
+        files.append((path, name))
+    return dict(zip(sorted(EXPECTED), read_all_in_subprocess(files), strict=True))
+
+
 @pytest.mark.parametrize("case", sorted(EXPECTED))
-def test_hostile_upload_is_refused_quickly_within_memory(case: str, tmp_path: Path) -> None:
-    name, make = hostile.HOSTILE[case]
-    data = make()
-    assert len(data) <= MAX_BYTES  # small enough to be accepted as an upload: the content is the attack
-    path = tmp_path / name
-    path.write_bytes(data)
-    outcome, elapsed = read_in_subprocess(path, name)
+def test_hostile_upload_is_refused_quickly_within_memory(
+    case: str, hostile_outcomes: dict[str, tuple[dict[str, Any], float]]
+) -> None:
+    outcome, elapsed = hostile_outcomes[case]
     words, row, column = EXPECTED[case]
     assert "problems" in outcome, outcome
     assert len(outcome["problems"]) == 1
     message, got_row, got_column, source = outcome["problems"][0]
     assert words in message
-    assert (got_row, got_column, source) == (row, column, name)
+    assert (got_row, got_column, source) == (row, column, hostile.HOSTILE[case][0])
     assert outcome["max_rss_mb"] < 400, outcome
     assert elapsed < WALL_LIMIT
 
