@@ -65,6 +65,7 @@ bench: $(VENV)/.bench
 bench-page: $(VENV)/.dev chromium
 	$(PY) benchmarks/page_latency.py $(BENCH_ARGS)
 	$(PY) benchmarks/edit_apply.py
+	$(PY) benchmarks/first_visit.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
