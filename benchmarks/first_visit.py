@@ -31,6 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 CHROMIUM = "/usr/lib/chromium/chromium"
 UPDATE = "/_dash-update-component"
@@ -62,6 +63,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["RATINGS_STORE_DIR"] = tempfile.mkdtemp(prefix="first-visit-")
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    from page_latency import commit
     from werkzeug.serving import make_server
 
     import app as app_module
@@ -85,7 +87,7 @@ def main() -> None:
         totals.append(sum(r[0] for r in rows))
     load = os.getloadavg()
     print(
-        f"First visit of `/{args.query}`: {len(bodies)} callback requests; commit {_commit()}; load average "
+        f"First visit of `/{args.query}`: {len(bodies)} callback requests; commit {commit()}; load average "
         f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}."
     )
     print("CPU of all the requests, per round: " + ", ".join(f"{t * 1000:.0f} ms" for t in totals) + ".")
@@ -97,17 +99,6 @@ def main() -> None:
     for seconds, status, size, output in sorted(rows, reverse=True):
         shown = output if len(output) <= 90 else output[:87] + "..."
         print(f"| {shown} | {seconds * 1000:.1f} | {status} | {size / 1000:.1f} |")
-
-
-def _commit() -> str:
-    head = ROOT / ".git" / "HEAD"
-    try:
-        ref = head.read_text().strip()
-        if ref.startswith("ref: "):
-            return (ROOT / ".git" / ref[5:]).read_text().strip()[:7]
-        return ref[:7]
-    except OSError:
-        return "unknown"
 
 
 if __name__ == "__main__":
