@@ -40,7 +40,7 @@ from gunicorn.workers import gthread
 import settings
 from sources.admission import ARRIVAL, LIGHT, REFUSED, Arrival, process_gate
 
-__all__ = ["HEADER", "ThreadWorker", "callback_kind", "light_threads", "prewarm"]
+__all__ = ["HEADER", "ThreadWorker", "callback_kind", "light_threads", "make_ready", "prewarm"]
 
 #: The header carrying the stamp (``t=<seconds since the epoch>``, nginx's and Heroku's convention).
 HEADER = "X-REQUEST-START"
@@ -62,37 +62,44 @@ def light_threads(environ: Mapping[str, str] | None = None) -> int:
 
 def prewarm(server: Any, seconds: float, sample: str) -> None:
     """Under gunicorn (with ``--preload``: once, in the master, before the workers fork), fill what every first
-    visitor would otherwise wait for, within ``seconds`` (``RATINGS_PREWARM_SECONDS``) in all: the bundled samples'
-    runs with every system at its default parameters (``sample``, the one the page opens on, first) in the shared
-    memo and, at the same time, the page's scripts compressed (:func:`static_files.precompress`).  Elsewhere
-    (``python app.py``, tests importing the app) it does nothing."""
+    visitor would otherwise wait for, within ``seconds`` (``RATINGS_PREWARM_SECONDS``) in all: :func:`make_ready` for
+    every bundled sample (``sample``, the one the page opens on, first).  Elsewhere (``python app.py``, tests
+    importing the app) it does nothing."""
     if seconds <= 0 or not os.environ.get("SERVER_SOFTWARE", "").startswith("gunicorn"):
         return
     import logging
 
-    import static_files
-    from ratings import SYSTEM_NAMES
     from ratings.samples import SAMPLES
-    from sources import runs
 
     log = logging.getLogger("gunicorn.error")  # gunicorn's own log, set up before it loads the app
     started = time.monotonic()
-    deadline = started + seconds
     names = [sample, *(name for name in SAMPLES if name != sample)]
-    sources = [{"kind": "sample", "name": name} for name in names if name in SAMPLES]
+    computed, total, compressed = make_ready(server, started + seconds, [n for n in names if n in SAMPLES])
+    log.info(
+        "start-up: %d of %d default runs computed, %d scripts compressed, in %.1f s (RATINGS_PREWARM_SECONDS=%g)",
+        computed,
+        total,
+        compressed,
+        time.monotonic() - started,
+        seconds,
+    )
+
+
+def make_ready(server: Any, deadline: float, samples: list[str]) -> tuple[int, int, int]:
+    """The runs of ``samples`` with every system at its default parameters in the shared memo and, at the same time,
+    the page's scripts compressed (:func:`static_files.precompress`), until ``deadline`` (``time.monotonic()``):
+    (runs computed, runs asked for, scripts compressed).  The browser tests' server is made ready by it too."""
+    import static_files
+    from ratings import SYSTEM_NAMES
+    from sources import runs
+
+    sources = [{"kind": "sample", "name": name} for name in samples]
     # Both at once: the compression (zstd and brotli release the GIL) on the second core while the runs are computed.
     with futures.ThreadPoolExecutor(1, thread_name_prefix="prewarm-static") as pool:
         compressing = pool.submit(static_files.precompress, server, deadline)
         computed = runs.prewarm(sources, SYSTEM_NAMES, deadline)
         compressed = compressing.result()
-    log.info(
-        "start-up: %d of %d default runs computed, %d scripts compressed, in %.1f s (RATINGS_PREWARM_SECONDS=%g)",
-        computed,
-        len(sources) * len(SYSTEM_NAMES),
-        compressed,
-        time.monotonic() - started,
-        seconds,
-    )
+    return computed, len(sources) * len(SYSTEM_NAMES), compressed
 
 
 class _Replay:

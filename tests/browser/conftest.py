@@ -45,21 +45,18 @@ def app_url() -> Iterator[str]:
     """The app served by werkzeug from a thread on a free loopback port, ready as gunicorn serves it.
 
     gunicorn's start-up (serving.prewarm, which runs only under gunicorn) computes the sample's default runs and
-    compresses the page's scripts before serving; done here too, before the first test, so that no test's first page
-    load pays for them within its timeout (compressing took 28 s at load average 10, and the first test to open the
-    page failed waiting for its leaderboard).
+    compresses the page's scripts before serving; done here too (serving.make_ready), before the first test, so that
+    no test's first page load pays for them within its timeout (compressing took 28 s at load average 10, and the
+    first test to open the page failed waiting for its leaderboard).
     """
     from werkzeug.serving import make_server
 
     import app as app_module
-    import static_files
-    from ratings import SYSTEM_NAMES
-    from sources import runs
+    import serving
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    deadline = time.monotonic() + 300  # a bound, not a wait: each step returns as soon as it is done
-    runs.prewarm([{"kind": "sample", "name": app_module.config.sample}], SYSTEM_NAMES, deadline)
-    static_files.precompress(app_module.server, deadline)
+    # a bound, not a wait: each step returns as soon as it is done
+    serving.make_ready(app_module.server, time.monotonic() + 300, [app_module.config.sample])
 
     server = make_server("127.0.0.1", 0, app_module.server, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
