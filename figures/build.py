@@ -11,6 +11,7 @@ accepts the same dictionaries unchanged: the output is what a validated figure w
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from typing import Any
 
@@ -24,15 +25,13 @@ THEME = "plotly_white"
 
 
 @cache
-def _theme_json(name: str) -> dict[str, Any]:
-    return pio.templates[name].to_plotly_json()
+def _theme_json() -> dict[str, Any]:
+    return pio.templates[THEME].to_plotly_json()
 
 
-def theme(name: str = THEME) -> dict[str, Any]:
-    """The named template as plotly.js reads it (a fresh copy: a figure may change its own)."""
-    import copy
-
-    return copy.deepcopy(_theme_json(name))
+def theme() -> dict[str, Any]:
+    """:data:`THEME` as plotly.js reads it (a fresh copy: a figure may change its own)."""
+    return copy.deepcopy(_theme_json())
 
 
 def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:

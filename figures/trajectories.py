@@ -121,7 +121,8 @@ def trajectory_figure(
         bscale = baseline_scale or Scale(unit=baseline.scale)
     # A baseline on another scale (another system) gets its own axis on the right.
     second_axis = bscale is not None and bscale.unit != scale.unit
-    values = {i: (y, custom) for i, y, custom in trajectory_values(run, players, scale=scale, baseline=baseline).traces}
+    solid = trajectory_values(run, players, scale=scale, baseline=baseline)
+    values = {i: (y, custom) for i, y, custom in solid.traces}
     labels = plain_game_labels(run.history)
     traces: list[dict[str, Any]] = []
     for player, slot, with_base in _trace_slots(run, players, baseline):
@@ -173,7 +174,7 @@ def trajectory_figure(
                     ),
                 }
             )
-    initial = float(scale.value(run.initial))
+    initial = solid.initial
     title = "Rating after each game"
     if baseline is not None:
         title += f" (dashed: {baseline_text})"
