@@ -349,16 +349,21 @@ def test_a_declared_alias_merges_players_and_the_link_and_a_reload_keep_it(page,
     assert page.console_errors == []
 
 
+def apply_season(page, start: str, end: str, last: str = "", shows: str | None = None) -> None:
+    """Fill the Season's boxes, press Apply and, with ``shows``, wait until the data summary says it."""
+    page.fill("#range-from", start)
+    page.fill("#range-to", end)
+    page.fill("#range-last", last)
+    page.click("#range-apply")
+    if shows is not None:
+        page.wait_for_function(
+            f"() => document.querySelector('#data-summary').innerText.includes({shows!r})", timeout=SLOW
+        )
+
+
 def last_twenty_then_whole_history(page) -> None:
     """Empty the Season's dates, Apply "the last 20 games", then *Whole history* once that is drawn."""
-    page.fill("#range-from", "")
-    page.fill("#range-to", "")
-    page.fill("#range-last", "20")
-    page.click("#range-apply")
-    page.wait_for_function(
-        "() => document.querySelector('#data-summary').innerText.includes('the last 20 games: 20 of 150')",
-        timeout=SLOW,
-    )
+    apply_season(page, "", "", "20", shows="the last 20 games: 20 of 150")
     settle(page)  # the season's boxes are rewritten from the new data after it arrives: let that finish first
     page.click("#range-clear")
     page.wait_for_function("() => !document.querySelector('#data-summary').innerText.includes(' of 150')", timeout=SLOW)
@@ -366,13 +371,7 @@ def last_twenty_then_whole_history(page) -> None:
 
 def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, browser):
     open_slow(page, app_url)
-    page.fill("#range-from", "2024-01-01")
-    page.fill("#range-to", "30/06/2024")
-    page.click("#range-apply")
-    page.wait_for_function(
-        "() => document.querySelector('#data-summary').innerText.includes('games from 2024-01-01 to 2024-06-30')",
-        timeout=SLOW,
-    )
+    apply_season(page, "2024-01-01", "30/06/2024", shows="games from 2024-01-01 to 2024-06-30")
     settle(page)
     summary = page.inner_text("#data-summary")
     assert summary.split(" games,")[0] + " of 150" in summary  # "N games, ..., games from ...: N of 150"
@@ -386,9 +385,7 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
     screenshot(page, "season-desktop")
 
     # a range with no game: a clear message, and the season in use stays
-    page.fill("#range-from", "2030-01-01")
-    page.fill("#range-to", "")
-    page.click("#range-apply")
+    apply_season(page, "2030-01-01", "")
     page.wait_for_selector("#range-message .alert-danger", timeout=SLOW)
     assert "no game was played in the range (games from 2030-01-01)" in page.inner_text("#range-message")
     assert f"{shown} of 150" in page.inner_text("#data-summary")
