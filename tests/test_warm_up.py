@@ -54,3 +54,20 @@ def test_the_gradients_load_from_the_cache_after_warm_up() -> None:
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=root)
     assert done.stdout.strip() == "[1, 1, 1, 1]"
+
+
+def test_every_compiled_function_is_cached_under_the_source_digest() -> None:
+    # numba checks a cached function only against its own file's time stamp; the digest-named directory is what
+    # keeps an edited kernel from loading old machine code, so nothing may be cached anywhere else (the gradients'
+    # cfunc wrappers, created on first use, once went to numba's default place beside single.py).
+    from ratings.kernels import CACHE_DIR, elo, elo_mmr, glicko2, numerics, plackett_luce, single, thurstonian
+    from ratings.kernels import trueskill as trueskill_kernel
+    from ratings.kernels.single import MULTIELO, PAIRWISE, PLACKETT_LUCE, THURSTONIAN, compiled_gradient
+
+    caches = [compiled_gradient(k)._cache for k in (MULTIELO, PAIRWISE, PLACKETT_LUCE, THURSTONIAN)]
+    modules = (elo, elo_mmr, glicko2, numerics, plackett_luce, single, thurstonian, trueskill_kernel)
+    dispatchers = [v for m in modules for v in vars(m).values() if hasattr(v, "_cache") and hasattr(v, "py_func")]
+    assert len(dispatchers) > 20
+    caches += [d._cache for d in dispatchers]
+    outside = [c._cache_path for c in caches if not Path(c._cache_path).is_relative_to(CACHE_DIR)]
+    assert outside == []

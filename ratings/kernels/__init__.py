@@ -9,9 +9,11 @@ machine code from :data:`CACHE_DIR`.
 numba checks a cached function against the time stamp of the file that defines it only, not
 against the functions and constants it takes from other modules (numba issue #6845), so an
 edited gradient or constant would silently keep its old machine code.  The cache therefore lives
-in a directory named by a digest of every source the kernels read (this package and
-``ratings/systems``): ``numba-<digest>`` under ``NUMBA_CACHE_DIR`` when set, else under this
-package's ``__pycache__`` (or ``~/.cache/ratings`` where that is read-only).
+in a directory named by a digest of every source the kernels read (this package,
+``ratings/systems``, ``ratings/base.py`` and ``ratings/numerics.py``): ``numba-<digest>`` under
+``NUMBA_CACHE_DIR`` when set, else under this package's ``__pycache__`` (or ``~/.cache/ratings``
+where that is read-only).  Every compiled function, the gradients' ``cfunc`` wrappers included, is
+cached there (:func:`caching_here`), none in numba's default place beside its source.
 
 Call :func:`warm_up` at start-up so that no user waits for a compile.
 """
@@ -26,21 +28,28 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from numba.core import config as numba_config
 
 from ratings.history import Entry, Game, GameHistory
 
-__all__ = ["CACHE_DIR", "SYSTEMS_WITH_KERNELS", "WARM_UP_GROUPS", "source_digest", "warm_up"]
+__all__ = ["CACHE_DIR", "SYSTEMS_WITH_KERNELS", "WARM_UP_GROUPS", "caching_here", "source_digest", "warm_up"]
 
 _PACKAGE = Path(__file__).resolve().parent
+
+
+#: The modules outside this package and ``ratings/systems`` whose values compiled code reads
+#: (``NO_DATE`` in the Glicko-2 kernel, ``LOG_SQRT_2PI`` in the Thurstonian grid).
+_ALSO_READ = ("base.py", "numerics.py")
 
 
 def source_digest() -> str:
     """A digest of every source file the compiled kernels depend on."""
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE.glob("*.py")) + sorted((_PACKAGE.parent / "systems").glob("*.py")):
+    sources = sorted(_PACKAGE.glob("*.py")) + sorted((_PACKAGE.parent / "systems").glob("*.py"))
+    for path in sources + [_PACKAGE.parent / name for name in _ALSO_READ]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -70,11 +79,24 @@ def _prune(root: Path, keep: Path) -> None:
 CACHE_DIR = _cache_root() / f"numba-{source_digest()}"
 _prune(CACHE_DIR.parent, CACHE_DIR)
 
-# The cache location is read when a function is decorated, so the kernel modules are imported here,
-# inside the setting, which is then given back to any other numba code of the process.
-_previous = numba_config.CACHE_DIR  # type: ignore[attr-defined]
-numba_config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]
-try:
+
+@contextlib.contextmanager
+def caching_here() -> Iterator[None]:
+    """numba's cache location set to :data:`CACHE_DIR` inside, given back to any other numba code after.
+
+    numba reads the location when a function is decorated (``njit``, or ``cfunc``: the gradients'
+    wrappers are created on first use, see :func:`ratings.kernels.single.compiled_gradient`), so every
+    kernel is decorated inside this.
+    """
+    previous = numba_config.CACHE_DIR  # type: ignore[attr-defined]
+    numba_config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        numba_config.CACHE_DIR = previous  # type: ignore[attr-defined]
+
+
+with caching_here():
     from ratings.kernels import (  # noqa: F401
         elo,
         elo_mmr,
@@ -85,8 +107,6 @@ try:
         thurstonian,
         trueskill,
     )
-finally:
-    numba_config.CACHE_DIR = _previous  # type: ignore[attr-defined]
 
 #: Registry names of the systems whose :meth:`~ratings.base.RatingSystem.rate` runs a kernel.
 SYSTEMS_WITH_KERNELS: tuple[str, ...] = (
