@@ -8,8 +8,8 @@ machine code from :data:`CACHE_DIR`.
 
 numba checks a cached function against the file that defines it only (its content hash in numba
 0.68, its time stamp before), not against the functions and constants it takes from other modules
-(numba issue #6845), so an edited gradient or constant would silently keep its old machine code.  The cache therefore lives
-in a directory named by a digest of every source the kernels read (this package,
+(numba issue #6845), so an edited gradient or constant would silently keep its old machine code.
+The cache therefore lives in a directory named by a digest of every source the kernels read (this package,
 ``ratings/systems``, ``ratings/base.py`` and ``ratings/numerics.py``): ``numba-<digest>`` under
 ``NUMBA_CACHE_DIR`` when set, else under this package's ``__pycache__`` (or ``~/.cache/ratings``
 where that is read-only).  Every compiled function, the gradients' ``cfunc`` wrappers included, is
