@@ -282,6 +282,14 @@ def compile_section(peer: Path | None = None) -> list[str]:
             f"empty cache {peer_cold['wall']:.1f} s wall and {peer_cold['cpu']:.1f} s CPU, warm cache "
             f"{peer_warm['wall']:.2f} s wall and {peer_warm['cpu']:.2f} s CPU.",
         ]
+    lines += [
+        "",
+        "The warm column is what the app's start-up costs once the cache is built: `python -m ratings.kernels`",
+        "run as a build step (the same sources, the same kind of CPU: numba keys each entry by the CPU's name",
+        "and features) compiles it, and `warm_up()` at start-up then only loads machine code.  The cache is named",
+        "by a digest of the sources and does not depend on the checkout's path or its files' time stamps",
+        "(`tests/test_warm_up.py` moves a warm cache with a copy of the package: nothing compiles).",
+    ]
     own: dict[str, float] = profile["own"]
     counted = sum(own.values())
     lines += [
