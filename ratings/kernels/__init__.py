@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from numba.core import caching as numba_caching
 from numba.core import config as numba_config
 from numba.core.caching import UserProvidedCacheLocator
 
@@ -132,7 +133,10 @@ def caching_here() -> Iterator[None]:
     kernel is decorated inside this.
     """
     previous = numba_config.CACHE_LOCATOR_CLASSES  # type: ignore[attr-defined]
-    numba_config.CACHE_LOCATOR_CLASSES = f"{__name__}.{KernelCacheLocator.__name__}"  # type: ignore[attr-defined]
+    # Ours first; any other cached function decorated meanwhile (a library imported here for the first time)
+    # falls through to the locators numba would have used.
+    others = previous or ",".join(cls.__name__ for cls in numba_caching.CacheImpl._locator_classes)
+    numba_config.CACHE_LOCATOR_CLASSES = f"{__name__}.{KernelCacheLocator.__name__},{others}"  # type: ignore[attr-defined]
     try:
         yield
     finally:

@@ -28,9 +28,9 @@ INDEPENDENT = 1.0
 
 
 @njit(cache=True)
-def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Indices of the finishers from the worst place to the best, tied players in index order: the first
-    of ``order``'s elements (at least ``len(ranks)``), written there."""
+def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
+    """Indices of the finishers from the worst place to the best, tied players in index order."""
+    order = np.empty(len(ranks), dtype=np.int64)
     k = 0
     for i in range(len(ranks)):
         if not dnf[i]:
@@ -189,7 +189,7 @@ def plackett_luce_gradient(
     False (nothing computed) for a tied group larger than EXACT_SUBSETS.
     """
     out[:] = 0.0
-    fin = finishers_worst_first(ranks, dnf, np.empty(len(ranks), dtype=np.int64))
+    fin = finishers_worst_first(ranks, dnf)
     if len(fin) == 0:
         return True
     start = np.int64(0)  # not a literal 0 (see _tie_correction)

@@ -186,11 +186,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     # integration's stencil (from _PAD), and so is ``work``.  Element loops rather than slice
     # assignments, here and below: numba compiles a slice assignment with its shape checks and their
     # formatted messages, seconds of compile time for nothing.
-    # One allocation a game, carved into views: the rows, their log-scales and the DNFs' log-cdf table.
-    n_rows = 3 * m + nb + 2
-    n_scales = 3 * m + nb
-    memory = np.empty(n_rows * wide + n_scales + (nb * g if nb > 1 else 0))
-    rows = memory[: n_rows * wide].reshape((n_rows, wide))
+    rows = np.empty((3 * m + nb + 2, wide))  # one allocation, carved into views
     u = rows[:m]
     t = rows[m : 2 * m]
     back = rows[2 * m : 3 * m]
@@ -203,7 +199,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         for k in range(m):
             t[k, j] = 0.0
             t[k, _PAD + g + j] = 0.0
-    scales = memory[n_rows * wide : n_rows * wide + n_scales]
+    scales = np.empty(3 * m + nb)
     u_scale = scales[:m]
     t_scale = scales[m : 2 * m]
     b_scale = scales[2 * m : 3 * m]
@@ -223,7 +219,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         for j in range(g):
             t[0, j + _PAD] = (f[j] * a + c) * u[0, j]
     else:
-        log_cdf = memory[n_rows * wide + n_scales :].reshape((nb, g))
+        log_cdf = np.zeros((nb, g))
         for j in range(g):
             total = 0.0
             for d in range(nb):
@@ -318,24 +314,21 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         low = min(low, r[i])
         high = max(high, r[i])
         undefined |= r[i] != r[i]
-    # One allocation for the finishers (worst first), the DNFs, the tied groups' start positions in
-    # ``fin`` and the order being averaged over.
-    indices = np.empty(4 * n + 1, dtype=np.int64)
-    fin = finishers_worst_first(ranks, dnf, indices)
+    fin = finishers_worst_first(ranks, dnf)
     if len(fin) == 0:
         return True
     if undefined or not high - low <= MAX_SPREAD:  # diverging ratings (also NaN): the per-game replay reports it
         for i in range(n):
             out[i] = math.nan
         return True
-    failed = indices[n : 2 * n - len(fin)]
+    failed = np.empty(n - len(fin), dtype=np.int64)
     k = 0
     for i in range(n):
         if dnf[i]:
             failed[k] = i
             k += 1
     # Tied groups (start positions in fin) and the number of orderings to average over.
-    starts = indices[2 * n : 3 * n + 1]
+    starts = np.empty(len(fin) + 1, dtype=np.int64)
     groups = 0
     orderings = 1
     for i in range(len(fin)):
@@ -360,9 +353,7 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         out[fin[1]] = gain
         out[fin[0]] = -gain
         return True
-    order = indices[3 * n + 1 : 3 * n + 1 + len(fin)]
-    for i in range(len(fin)):
-        order[i] = fin[i]
+    order = fin.copy()
     while True:  # every ordering of every tied group, odometer-wise (each group starts in index order)
         # One worst-first finisher order: the DNFs are the bottom, else the last finisher (one call site of
         # _order, whose body numba inlines: each call site would be optimised again).

@@ -187,13 +187,9 @@ def grid_plan(ratings: np.ndarray, chain: np.ndarray, bottom: np.ndarray) -> tup
     compiled kernel runs this very function (:func:`numba.njit` of it).
     """
     m = len(chain)
-    # Two allocations carved into views (the compiled kernel runs this once per game or more).
-    floats = np.empty(m + len(bottom))
-    counts = np.empty(2 * m, dtype=np.int64)
-    value = floats[:m]
-    below = floats[m:]  # the bottom's ratings, highest first (insertion sort: they are few)
-    size = counts[:m]
-    members = counts[m:]  # chain players in each block
+    value = np.empty(m)
+    size = np.empty(m, dtype=np.int64)
+    members = np.empty(m, dtype=np.int64)  # chain players in each block
     blocks = 0
     for k in range(m):
         value[blocks] = ratings[chain[k]]
@@ -206,6 +202,7 @@ def grid_plan(ratings: np.ndarray, chain: np.ndarray, bottom: np.ndarray) -> tup
             members[blocks - 2] += members[blocks - 1]
             value[blocks - 2] = total / size[blocks - 2]
             blocks -= 1
+    below = np.empty(len(bottom))  # the bottom's ratings, highest first (insertion sort: they are few)
     for d in range(len(bottom)):
         below[d] = ratings[bottom[d]]
         i = d
