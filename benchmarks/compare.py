@@ -27,6 +27,7 @@ time is measured in a fresh process with an empty cache, and their load time wit
     python benchmarks/compare.py                   # or: make bench (installs requirements-bench.txt)
     python benchmarks/compare.py --quick           # S and M only, for a smoke run
     python benchmarks/compare.py --only compile,xl,growth   # those sections only, merged into BENCHMARKS.md
+    python benchmarks/compare.py --only compile --compile-peer /work/main   # compile timed beside another checkout
 
 Nothing here is asserted: on a shared machine the figures are for comparing within one run.
 """
@@ -149,20 +150,20 @@ def timed_once(work: Callable[[], Any]) -> tuple[float, float]:
     return time.perf_counter() - started, time.process_time() - used
 
 
-def compile_times() -> tuple[dict[str, float], dict[str, float]]:
+def compile_times(root: Path = ROOT) -> tuple[dict[str, float], dict[str, float]]:
     """Seconds of each system's first kernel call with an empty cache, then with the cache it left, with the
-    whole warm-up's wall (``wall``) and CPU (``cpu``) seconds."""
+    whole warm-up's wall (``wall``) and CPU (``cpu``) seconds (of the checkout at ``root``)."""
     script = (
         "import json, time; started = time.perf_counter(); from ratings.kernels import warm_up; "
         "seconds = warm_up(); seconds['wall'] = time.perf_counter() - started; print(json.dumps(seconds))"
     )
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(root)}
         results = []
         for _ in range(2):
             before = os.times()
             done = subprocess.run(
-                [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=ROOT
+                [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=root
             )
             after = os.times()
             seconds = json.loads(done.stdout.strip().splitlines()[-1])
@@ -247,8 +248,9 @@ def machine() -> list[str]:
     ]
 
 
-def compile_section() -> list[str]:
+def compile_section(peer: Path | None = None) -> list[str]:
     load_before = load_average()
+    peer_times = compile_times(peer) if peer is not None else None
     cold, warm = compile_times()
     profile = compile_profile()
     load_after = load_average()
@@ -272,6 +274,22 @@ def compile_section() -> list[str]:
     )
     lines.append(f"| **wall time of warm_up()** | **{cold['wall']:.1f}** | **{warm['wall']:.2f}** |")
     lines.append(f"| **CPU time of warm_up() (with its child)** | **{cold['cpu']:.1f}** | **{warm['cpu']:.2f}** |")
+    if peer is not None and peer_times is not None:
+        peer_cold, peer_warm = peer_times
+        lines += [
+            "",
+            f"Side by side in this run (measured just before, its own empty cache): the checkout at `{peer}`, "
+            f"empty cache {peer_cold['wall']:.1f} s wall and {peer_cold['cpu']:.1f} s CPU, warm cache "
+            f"{peer_warm['wall']:.2f} s wall and {peer_warm['cpu']:.2f} s CPU.",
+        ]
+    lines += [
+        "",
+        "The warm column is what the app's start-up costs once the cache is built: `python -m ratings.kernels`",
+        "run as a build step (the same sources, the same kind of CPU: numba keys each entry by the CPU's name",
+        "and features) compiles it, and `warm_up()` at start-up then only loads machine code.  The cache is named",
+        "by a digest of the sources and does not depend on the checkout's path or its files' time stamps",
+        "(`tests/test_warm_up.py` moves a warm cache with a copy of the package: nothing compiles).",
+    ]
     own: dict[str, float] = profile["own"]
     counted = sum(own.values())
     lines += [
@@ -482,6 +500,9 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(SECTIONS),
         help=f"comma-separated sections among {', '.join(SECTIONS)}; the others are kept from --output",
     )
+    parser.add_argument(
+        "--compile-peer", type=Path, help="another checkout (e.g. main) whose warm_up is timed beside this one's"
+    )
     args = parser.parse_args(argv)
     only = [part.strip() for part in args.only.split(",") if part.strip()]
     if unknown := set(only) - set(SECTIONS):
@@ -505,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"peer {key} skipped: {exc}", file=sys.stderr)
     sections: dict[str, list[str]] = {}
     if "compile" in only:
-        sections["compile"] = compile_section()
+        sections["compile"] = compile_section(args.compile_peer)
     if "sizes" in only:
         sections["sizes"] = size_sections(peers, args.quick, args.repeat)
     if "xl" in only:

@@ -16,6 +16,10 @@ them) in a fresh process with an empty numba cache, for this checkout and for ev
 given (another checkout, e.g. main), alternating, so that the figures share the machine's load.
 ``--sizes`` likewise prints the median replay time of those systems on benchmarks/compare.py's
 histories S and M (kernels compiled beforehand, in each checkout's own cache) and the ratios.
+``--ratio`` prints issue 9's Thurstonian / Plackett-Luce target on compare.py's history L: the two
+replays alternate ``--repeat`` times (default 21) in one process per checkout, and the medians of
+their CPU seconds and the ratio are printed for each checkout (run in turn, so compare across the
+checkouts only what one line shows against another measured minutes apart).
 """
 
 from __future__ import annotations
@@ -132,6 +136,46 @@ def compare_sizes(roots: list[Path], repeat: int) -> None:
         print(f"{key:22s}" + "".join(f"{1000 * t:19.2f} ms" for t in times) + f"   {ratios}")
 
 
+_RATIO = """
+import json, statistics, sys, time
+sys.path.insert(0, "benchmarks")
+from compare import seeded_history
+from ratings.systems import create
+history = seeded_history(20_000, 500, 4, 10, tie_rate=0.1, seed=3)  # compare.py's L
+systems = {name: create(name) for name in ("plackett-luce", "thurstonian")}
+cpu = {name: [] for name in systems}
+for system in systems.values():
+    system.rate(history)
+for _ in range(int(sys.argv[1])):
+    for name, system in systems.items():
+        used = time.process_time()
+        system.rate(history)
+        cpu[name].append(time.process_time() - used)
+print(json.dumps({name: statistics.median(v) for name, v in cpu.items()}))
+"""
+
+
+def compare_ratio(roots: list[Path], repeat: int) -> None:
+    """Thurstonian / Plackett-Luce CPU seconds on L in every checkout (each in its own kernel cache)."""
+    for root in roots:
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        env.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "kerby-bench-cache"))
+        env["NUMBA_CACHE_DIR"] = str(Path(env["NUMBA_CACHE_DIR"]) / str(root).strip("/").replace("/", "-"))
+        done = subprocess.run(
+            [sys.executable, "-c", _RATIO, str(repeat)], env=env, cwd=root, capture_output=True, text=True
+        )
+        if done.returncode:
+            raise SystemExit(done.stderr[-2000:])
+        cpu = json.loads(done.stdout.strip().splitlines()[-1])
+        pl, th = cpu["plackett-luce"], cpu["thurstonian"]
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(
+            f"{str(root):28s} plackett-luce {1000 * pl:7.2f} ms  thurstonian {1000 * th:7.2f} ms  "
+            f"ratio {th / pl:5.2f}  (median CPU of {repeat}; load {load})",
+            flush=True,
+        )
+
+
 def compare_compile(roots: list[Path], repeat: int) -> None:
     """Print the compile seconds of every checkout, alternating between them ``repeat`` times."""
     for r in range(repeat):
@@ -151,10 +195,14 @@ def main() -> None:
     parser.add_argument("--compile", action="store_true", help="compile seconds of the shared loop's kernels")
     parser.add_argument("--root", action="append", type=Path, default=[], help="another checkout to compare")
     parser.add_argument("--sizes", action="store_true", help="replay times on S and M against --root")
+    parser.add_argument("--ratio", action="store_true", help="Thurstonian / Plackett-Luce on L against --root")
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     if args.compile:
         compare_compile([ROOT, *args.root], args.repeat)
+        return
+    if args.ratio:
+        compare_ratio([ROOT, *args.root], args.repeat if args.repeat > 1 else 21)
         return
     if args.sizes:
         compare_sizes([ROOT, *args.root], max(args.repeat, 5))

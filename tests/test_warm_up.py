@@ -54,3 +54,56 @@ def test_the_gradients_load_from_the_cache_after_warm_up() -> None:
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=root)
     assert done.stdout.strip() == "[1, 1, 1, 1]"
+
+
+def test_every_compiled_function_is_cached_under_the_source_digest() -> None:
+    # numba checks a cached function only against its own file's time stamp; the digest-named directory is what
+    # keeps an edited kernel from loading old machine code, so nothing may be cached anywhere else (the gradients'
+    # cfunc wrappers, created on first use, once went to numba's default place beside single.py).
+    from ratings.kernels import CACHE_DIR, elo, elo_mmr, glicko2, numerics, plackett_luce, single, thurstonian
+    from ratings.kernels import trueskill as trueskill_kernel
+    from ratings.kernels.single import MULTIELO, PAIRWISE, PLACKETT_LUCE, THURSTONIAN, compiled_gradient
+
+    caches = [compiled_gradient(k)._cache for k in (MULTIELO, PAIRWISE, PLACKETT_LUCE, THURSTONIAN)]
+    modules = (elo, elo_mmr, glicko2, numerics, plackett_luce, single, thurstonian, trueskill_kernel)
+    dispatchers = [v for m in modules for v in vars(m).values() if hasattr(v, "_cache") and hasattr(v, "py_func")]
+    assert len(dispatchers) > 20
+    caches += [d._cache for d in dispatchers]
+    outside = [c._cache_path for c in caches if not Path(c._cache_path).is_relative_to(CACHE_DIR)]
+    assert outside == []
+
+
+def test_a_warm_cache_moved_with_the_sources_loads_without_compiling(tmp_path: Path) -> None:
+    # What a build-time `python -m ratings.kernels` relies on: the package and its warm cache copied elsewhere
+    # (a platform builds in one directory and runs in another; the copy's files get new time stamps) load there
+    # with no compile at all.  numba's own user-directory cache would miss here: it names its folders by a hash
+    # of their absolute path.
+    import shutil
+
+    from ratings.kernels import CACHE_DIR
+
+    warm_up()
+    root = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(
+        root / "ratings", copy / "ratings", ignore=shutil.ignore_patterns("__pycache__"), copy_function=shutil.copy
+    )
+    shutil.copytree(CACHE_DIR, copy / "ratings" / "kernels" / "__pycache__" / CACHE_DIR.name, copy_function=shutil.copy)
+    script = (
+        "from numba.core import event\n"
+        "from ratings import create\n"
+        "from ratings.kernels import CACHE_DIR, SYSTEMS_WITH_KERNELS, _tiny_history\n"
+        "from ratings.kernels.single import compiled_gradient, MULTIELO, PAIRWISE, PLACKETT_LUCE, THURSTONIAN\n"
+        "with event.install_recorder('numba:compile') as recorder:\n"
+        "    for name in SYSTEMS_WITH_KERNELS:\n"
+        "        create(name).rate(_tiny_history())\n"
+        "print(CACHE_DIR)\n"
+        "print(sum(1 for _, e in recorder.buffer if e.is_start))\n"
+        "print([compiled_gradient(k).cache_hits for k in (MULTIELO, PAIRWISE, PLACKETT_LUCE, THURSTONIAN)])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(copy)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=copy)
+    cache_dir, compiles, hits = done.stdout.strip().splitlines()[-3:]
+    assert Path(cache_dir).is_relative_to(copy)
+    assert (compiles, hits) == ("0", "[1, 1, 1, 1]")

@@ -6,14 +6,18 @@ its per-game hooks stay as the reference the kernel is tested against
 the first call in a fresh installation compiles them (seconds), later processes load the
 machine code from :data:`CACHE_DIR`.
 
-numba checks a cached function against the time stamp of the file that defines it only, not
-against the functions and constants it takes from other modules (numba issue #6845), so an
-edited gradient or constant would silently keep its old machine code.  The cache therefore lives
-in a directory named by a digest of every source the kernels read (this package and
-``ratings/systems``): ``numba-<digest>`` under ``NUMBA_CACHE_DIR`` when set, else under this
-package's ``__pycache__`` (or ``~/.cache/ratings`` where that is read-only).
+numba checks a cached function against the file that defines it only (its content hash in numba
+0.68, its time stamp before), not against the functions and constants it takes from other modules
+(numba issue #6845), so an edited gradient or constant would silently keep its old machine code.
+The cache therefore lives in a directory named by a digest of every source the kernels read (this package,
+``ratings/systems``, ``ratings/base.py`` and ``ratings/numerics.py``): ``numba-<digest>`` under
+``NUMBA_CACHE_DIR`` when set, else under this package's ``__pycache__`` (or ``~/.cache/ratings``
+where that is read-only).  Every compiled function, the gradients' ``cfunc`` wrappers included, is
+cached there (:func:`caching_here`), none in numba's default place beside its source, and the cache
+does not depend on where the checkout lies (:class:`KernelCacheLocator`).
 
-Call :func:`warm_up` at start-up so that no user waits for a compile.
+Call :func:`warm_up` at start-up so that no user waits for a compile; ``python -m ratings.kernels``
+does it as a build step, so that the start-up only loads machine code.
 """
 
 from __future__ import annotations
@@ -26,21 +30,39 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from numba.core import caching as numba_caching
 from numba.core import config as numba_config
+from numba.core.caching import UserProvidedCacheLocator
 
 from ratings.history import Entry, Game, GameHistory
 
-__all__ = ["CACHE_DIR", "SYSTEMS_WITH_KERNELS", "WARM_UP_GROUPS", "source_digest", "warm_up"]
+__all__ = [
+    "CACHE_DIR",
+    "SYSTEMS_WITH_KERNELS",
+    "WARM_UP_GROUPS",
+    "KernelCacheLocator",
+    "caching_here",
+    "source_digest",
+    "warm_up",
+]
 
 _PACKAGE = Path(__file__).resolve().parent
+
+
+#: The modules outside this package and ``ratings/systems`` whose values compiled code reads
+#: (``NO_DATE`` in the Glicko-2 kernel, ``LOG_SQRT_2PI`` in the Thurstonian grid).
+_ALSO_READ = ("base.py", "numerics.py")
 
 
 def source_digest() -> str:
     """A digest of every source file the compiled kernels depend on."""
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE.glob("*.py")) + sorted((_PACKAGE.parent / "systems").glob("*.py")):
+    sources = sorted(_PACKAGE.glob("*.py")) + sorted((_PACKAGE.parent / "systems").glob("*.py"))
+    for path in sources + [_PACKAGE.parent / name for name in _ALSO_READ]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -70,11 +92,58 @@ def _prune(root: Path, keep: Path) -> None:
 CACHE_DIR = _cache_root() / f"numba-{source_digest()}"
 _prune(CACHE_DIR.parent, CACHE_DIR)
 
-# The cache location is read when a function is decorated, so the kernel modules are imported here,
-# inside the setting, which is then given back to any other numba code of the process.
-_previous = numba_config.CACHE_DIR  # type: ignore[attr-defined]
-numba_config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]
-try:
+
+class KernelCacheLocator(UserProvidedCacheLocator):
+    """numba's cache locator for the kernels: :data:`CACHE_DIR`, one directory per source folder by its name
+    alone (numba's own user-directory locator adds a hash of the folder's absolute path).
+
+    So the cache does not depend on where the checkout lies: one compiled at build time in one directory
+    loads in another (a platform's build directory, then the app's), as long as the sources are the same
+    (the digest in :data:`CACHE_DIR`'s name) and the CPU is (numba keys each entry by the CPU's name and
+    features, and compiles anew, correctly, on another).  numba 0.68 stamps each entry with its source
+    file's content hash, not its time stamp, so a copy that changes time stamps keeps the cache valid too.
+    """
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        super().__init__(py_func, py_file)
+        self._cache_path = str(CACHE_DIR / Path(py_file).parent.name)
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> KernelCacheLocator | None:
+        if Path(py_file).resolve().parent not in _SOURCE_FOLDERS:
+            return None
+        locator = cls(py_func, py_file)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
+
+
+#: The folders whose compiled functions :class:`KernelCacheLocator` places (their names differ).
+_SOURCE_FOLDERS = (_PACKAGE, _PACKAGE.parent / "systems")
+
+
+@contextlib.contextmanager
+def caching_here() -> Iterator[None]:
+    """numba's cache locator set to :class:`KernelCacheLocator` inside, given back to any other numba code after.
+
+    numba picks the locator when a function is decorated (``njit``, or ``cfunc``: the gradients'
+    wrappers are created on first use, see :func:`ratings.kernels.single.compiled_gradient`), so every
+    kernel is decorated inside this.
+    """
+    previous = numba_config.CACHE_LOCATOR_CLASSES  # type: ignore[attr-defined]
+    # Ours first; any other cached function decorated meanwhile (a library imported here for the first time)
+    # falls through to the locators numba would have used.
+    others = previous or ",".join(cls.__name__ for cls in numba_caching.CacheImpl._locator_classes)
+    numba_config.CACHE_LOCATOR_CLASSES = f"{__name__}.{KernelCacheLocator.__name__},{others}"  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        numba_config.CACHE_LOCATOR_CLASSES = previous  # type: ignore[attr-defined]
+
+
+with caching_here():
     from ratings.kernels import (  # noqa: F401
         elo,
         elo_mmr,
@@ -85,8 +154,6 @@ try:
         thurstonian,
         trueskill,
     )
-finally:
-    numba_config.CACHE_DIR = _previous  # type: ignore[attr-defined]
 
 #: Registry names of the systems whose :meth:`~ratings.base.RatingSystem.rate` runs a kernel.
 SYSTEMS_WITH_KERNELS: tuple[str, ...] = (

@@ -96,8 +96,11 @@ _ENTRIES = {MULTIELO: _multielo, PAIRWISE: _pairwise, PLACKETT_LUCE: _plackett_l
 @functools.cache
 def compiled_gradient(kind: int) -> Any:
     """The :func:`numba.cfunc` of the gradient ``kind`` (compiled, or loaded from the cache, on first use:
-    a process compiles only the gradients its systems use)."""
-    return cfunc(SIGNATURE, cache=True, error_model="numpy")(_ENTRIES[kind])
+    a process compiles only the gradients its systems use), cached in the kernels' own cache directory."""
+    from ratings.kernels import caching_here
+
+    with caching_here():
+        return cfunc(SIGNATURE, cache=True, error_model="numpy")(_ENTRIES[kind])
 
 
 @njit(cache=True, error_model="numpy")
