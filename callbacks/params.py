@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, html, no_update
 
 from callbacks.runs import parse_params
-from callbacks.url import link_params
+from callbacks.url import link_params, settings_pairs
 from layouts.controls import default_shown, param_controls
 from layouts.ids import Page, Params, ParamType, Standings
 from ratings import SYSTEM_NAMES, get_system
@@ -88,15 +89,16 @@ def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:
     return {item["id"]["name"]: value for item, value in zip(ids, values, strict=True)}
 
 
-# every parameter control -> settings store (valid only), the error line and this page's change number (in this one
-# answer, so the standings callback waits for no other request); the standings callback announces the number, and
-# older work of the same page still running stops (sources.generations).  The shareable query follows the settings
-# in callbacks/url.py.
+# every parameter control -> settings store (valid only), the error line, this page's change number and the settings'
+# part of the shareable query (all in this one answer, so neither the standings callback nor the address waits for
+# another request); the standings callback announces the number, and older work of the same page still running stops
+# (sources.generations); the browser joins the query's parts (callbacks/gates.py).
 @callback(
     Output(Params.SETTINGS, "data"),
     Output(Params.ERROR, "children"),
     Output(Params.ERROR, "is_open"),
     Output(Standings.GENERATION, "data"),
+    Output(Page.SHARE_PARAMS, "data"),
     Input({"type": ParamType.VALUE, "name": ALL}, "value"),
     Input({"type": ParamType.ON, "name": ALL}, "value"),
     Input({"type": ParamType.CHOICE, "name": ALL}, "value"),
@@ -122,14 +124,14 @@ def on_params(
         raw.update(_by_name(values, ids))
     on = _by_name(switches, groups[1])
     if system not in SYSTEM_NAMES or set(raw) != {s.name for s in get_system(system).parameters()}:
-        return (no_update,) * 4  # controls of another system are still on screen
+        return (no_update,) * 5  # controls of another system are still on screen
     settings_, error = collect(system, raw, on)
     if settings_ is None:
-        return no_update, f"{error}. The last valid result stays on screen.", True, no_update
+        return no_update, f"{error}. The last valid result stays on screen.", True, no_update, no_update
     generation, error_shown = shown
     # the change's number goes out with the settings, so the standings callback starts as soon as they arrive
     cleared = ("", False) if error_shown else (no_update, no_update)  # an unchanged output costs the page nothing
-    return settings_, *cleared, next_generation(generation)
+    return settings_, *cleared, next_generation(generation), urlencode(settings_pairs(settings_))
 
 
 # slider <-> exact number box of one parameter, in the browser (no round trip)
