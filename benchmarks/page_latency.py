@@ -5,9 +5,15 @@ requirements)::
 
     make bench-page                                   # everything: 10-14 min on the shared 2-core machine (load 10-16)
     .venv/bin/python benchmarks/page_latency.py [--systems a,b] [--moves N] [--histories racing,upload1500,upload20000]
-                                                [--markdown PATH]
+                                                [--markdown PATH] [--peer DIR [--rounds N]]
 
 It prints a Markdown table (and with ``--markdown`` also writes it to PATH); nothing in tests/ depends on it.
+
+``--peer DIR`` compares this checkout with another one side by side (for example ``git worktree add --detach
+../main-peer main``): the two are measured one after the other, each by its own copy of this benchmark in a process of
+its own (with this virtual environment), alternating for ``--rounds`` rounds (peer first in odd rounds, this checkout
+first in even ones), and a table of the medians per round and their ratio follows.  The shared machine's load drifts
+within minutes, so only a comparison made like this says whether a change helped.
 
 What is measured
 ----------------
@@ -612,9 +618,9 @@ def first_load_lines(loads: list[FirstLoad]) -> list[str]:
     return out
 
 
-def commit() -> str:
+def commit(root: Path = ROOT) -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
         return out.stdout.strip() or "?"
     except OSError:
         return "?"
@@ -630,6 +636,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--histories", default=",".join(HISTORIES), help="comma-separated: " + ", ".join(HISTORIES))
     parser.add_argument("--markdown", type=Path, help="also write the report to this file")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one change or page")
+    parser.add_argument("--peer", type=Path, help="another checkout to measure side by side (see the module docstring)")
+    parser.add_argument("--rounds", type=int, default=2, help="with --peer: alternating rounds (default 2)")
     args = parser.parse_args(argv)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     args.histories = [h.strip() for h in args.histories.split(",") if h.strip()]
@@ -645,8 +653,67 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def _medians(markdown: str) -> dict[tuple[str, str], tuple[float, float, str]]:
+    """(history, system) -> (new-value median ms, revisit median ms, requests per change) from a report's table."""
+    out: dict[tuple[str, str], tuple[float, float, str]] = {}
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 9 or not cells[2].replace(".", "").isdigit():
+            continue
+        system = cells[1].split(" (")[0]
+        out[(cells[0], system)] = (float(cells[2]), float(cells[6].split(" (")[0]), cells[8])
+    return out
+
+
+def compare(args: argparse.Namespace, argv: list[str]) -> None:
+    """This checkout and ``args.peer`` side by side: alternating runs of each one's own benchmark, then the table."""
+    own = [a for a in argv if a not in ("--peer", str(args.peer), "--rounds", str(args.rounds))]
+    own = [a for i, a in enumerate(own) if a != "--markdown" and (i == 0 or own[i - 1] != "--markdown")]
+    sides = {"this": ROOT, "peer": args.peer.resolve()}
+    found: dict[str, list[dict[tuple[str, str], tuple[float, float, str]]]] = {"this": [], "peer": []}
+    runs: list[str] = []
+    for round_ in range(args.rounds):
+        order = ("peer", "this") if round_ % 2 == 0 else ("this", "peer")
+        for side in order:
+            out = Path(tempfile.mkstemp(prefix=f"page-latency-{side}-", suffix=".md")[1])
+            load = os.getloadavg()
+            started = dt.datetime.now(dt.UTC).strftime("%H:%M")
+            script = sides[side] / "benchmarks" / "page_latency.py"
+            log(f"round {round_ + 1}: {side} ({sides[side]}) ...")
+            subprocess.run([sys.executable, str(script), *own, "--markdown", str(out)], cwd=sides[side], check=True)
+            found[side].append(_medians(out.read_text(encoding="utf-8")))
+            name = f"{side} ({sides[side].name}, commit {commit(sides[side])})"
+            runs.append(
+                f"- round {round_ + 1}, {name}: started {started} UTC, "
+                f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+            )
+    keys = [k for k in found["this"][0] if all(k in r for rs in found.values() for r in rs)]
+    lines = [
+        "| history | system | peer: new value, median ms per round | this | ratio (median of rounds) "
+        "| peer: revisit | this | ratio | requests (peer, this) |",
+        "|" + "---|" * 9,
+    ]
+    for key in keys:
+        cells = []
+        for at in (0, 1):
+            peer = [r[key][at] for r in found["peer"]]
+            this = [r[key][at] for r in found["this"]]
+            ratio = statistics.median(this) / statistics.median(peer)
+            cells += [", ".join(f"{v:.0f}" for v in peer), ", ".join(f"{v:.0f}" for v in this), f"{ratio:.2f}"]
+        requests = f"{found['peer'][0][key][2]}, {found['this'][0][key][2]}"
+        lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + f" | {requests} |")
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    text = "\n".join([f"## Page latency side by side ({now}; {' '.join(own) or 'defaults'})", "", *runs, "", *lines])
+    print(text + "\n")
+    if args.markdown:
+        args.markdown.write_text(text + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.peer is not None:
+        compare(args, list(sys.argv[1:] if argv is None else argv))
+        return
     from generated import write_community_csv
     from playwright.sync_api import sync_playwright
 
