@@ -10,10 +10,11 @@ requirements)::
 It prints a Markdown table (and with ``--markdown`` also writes it to PATH); nothing in tests/ depends on it.
 
 ``--peer DIR`` compares this checkout with another one side by side (for example ``git worktree add --detach
-../main-peer main``): the two are measured one after the other, each by its own copy of this benchmark in a process of
-its own (with this virtual environment), alternating for ``--rounds`` rounds (peer first in odd rounds, this checkout
-first in even ones), and a table of the medians per round and their ratio follows.  The shared machine's load drifts
-within minutes, so only a comparison made like this says whether a change helped.
+../main-peer main``): the two apps are measured one after the other by this benchmark, each in a process of its own
+(with this virtual environment; ``PAGE_LATENCY_APP`` names the app's checkout), alternating for ``--rounds`` rounds
+(peer first in odd rounds, this checkout first in even ones), and a table of the medians per round and their ratio
+follows.  The shared machine's load drifts within minutes, so only a comparison made like this says whether a change
+helped.
 
 What is measured
 ----------------
@@ -40,6 +41,9 @@ directory (``RATINGS_STORE_DIR``), so nothing computed by an earlier run is reus
   moves follow.  The ``replays``
   column counts the histories replayed per change by the server (from the store's writes): 1 is expected for a new
   value and 0 for a revisit.
+- **Page CPU**: the CPU time of the page's main thread (Chromium's ``ThreadTime`` metric over CDP) from just before
+  the key press to the end of the quiet period (so it includes the 300 ms watch and Playwright's polling, the same for
+  every change): unlike the time waited, it hardly moves with the shared machine's load.
 - **Bytes**: the request bodies POSTed to ``/_dash-update-component`` per change (``request.post_data_buffer``)
   and the number of those requests, from Playwright's request events; the decoded response bytes from a ``fetch``
   hook in the page.  The slowest callback column names the callback whose round trip was longest (median over the
@@ -74,9 +78,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
+#: The checkout whose app is served: this one, or (``--peer``) the one named by PAGE_LATENCY_APP, so both sides of a
+#: comparison are measured by the same benchmark.
+ROOT = Path(os.environ.get("PAGE_LATENCY_APP") or Path(__file__).resolve().parents[1]).resolve()
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 #: The parameter moved for each system: one that every result depends on.
 PARAMETER = {
@@ -278,6 +284,7 @@ class Move:
     received: int  # decoded
     wire: int  # compressed, headers included
     replays: int
+    cpu_ms: float = float("nan")  # the renderer's main thread, key press to finish plus the quiet period
     calls: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -329,8 +336,15 @@ class Session:
         self._updates: set[str] = set()
         cdp = context.new_cdp_session(self.page)
         cdp.send("Network.enable")
+        cdp.send("Performance.enable")
         cdp.on("Network.requestWillBeSent", self._on_sent)
         cdp.on("Network.loadingFinished", self._on_finished)
+        self.cdp = cdp
+
+    def thread_ms(self) -> float:
+        """CPU time of the page's main thread so far (Chromium's ``ThreadTime`` metric), in ms."""
+        metrics = self.cdp.send("Performance.getMetrics")["metrics"]
+        return 1000 * next(m["value"] for m in metrics if m["name"] == "ThreadTime")
 
     def _on_sent(self, event: dict[str, Any]) -> None:
         if UPDATE in event["request"]["url"]:
@@ -368,6 +382,7 @@ class Session:
             forget_runs(switch)
         replays = switch.replays
         notes: list[str] = []
+        cpu_before = self.thread_ms()
         try:
             self.page.locator(slider).press(key)
             self.page.wait_for_function(SETTLED_SCRIPT, timeout=timeout_s * 1000)
@@ -378,6 +393,7 @@ class Session:
             notes.append(f"no finish within {timeout_s:.0f} s ({type(exc).__name__})")
             finished = False
         switch.forget = False
+        cpu_ms = self.thread_ms() - cpu_before
         result = self.page.evaluate(RESULT_SCRIPT)
         outputs = [short_output(o) for o, _ in self.posts]
         twice = sorted({o for o in outputs if outputs.count(o) > 1})
@@ -398,6 +414,7 @@ class Session:
             received=sum(int(c["bytes"]) for c in result["calls"]),
             wire=sum(self.wire),
             replays=switch.replays - replays,
+            cpu_ms=cpu_ms,
             calls=result["calls"],
             notes=notes,
         )
@@ -554,13 +571,14 @@ def table(rows: list[Row]) -> list[str]:
     head = (
         "| history | system (parameter) | new value: median ms | min | max | moves | revisit: median ms (min-max) "
         "| KB posted / change | requests / change | KB received / change (decoded, wire) "
-        "| replays / change (new, revisit) | slowest callback, new value (median ms) |"
+        "| replays / change (new, revisit) | slowest callback, new value (median ms) "
+        "| page main-thread CPU ms / change, new value (median) |"
     )
-    lines = [head, "|" + "---|" * 12]
+    lines = [head, "|" + "---|" * 13]
     for row in rows:
         name = f"{row.system} ({row.parameter})"
         if row.skipped:
-            lines.append(f"| {row.history} | {name} | {row.skipped} |" + " |" * 9)
+            lines.append(f"| {row.history} | {name} | {row.skipped} |" + " |" * 10)
             continue
         fresh = [m.ms for m in row.fresh if m.ms is not None]
         again = [m.ms for m in row.revisit if m.ms is not None]
@@ -575,9 +593,10 @@ def table(rows: list[Row]) -> list[str]:
         wire = _median([m.wire / 1000 for m in every])
         replays = ", ".join(f"{_median([float(m.replays) for m in group]):g}" for group in (row.fresh, row.revisit))
         slowest = slowest_callback(row.fresh)
+        cpu = _median([m.cpu_ms for m in row.fresh if m.ms is not None])
         lines.append(
             f"| {row.history} | {name} | {med} | {low} | {high} | {moves} | {rmed} ({rlow}-{rhigh}) | {posted:.1f} "
-            f"| {requests:g} | {received:.0f}, {wire:.0f} | {replays} | {slowest} |"
+            f"| {requests:g} | {received:.0f}, {wire:.0f} | {replays} | {slowest} | {cpu:.0f} |"
         )
     return lines
 
@@ -653,24 +672,26 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _medians(markdown: str) -> dict[tuple[str, str], tuple[float, float, str]]:
-    """(history, system) -> (new-value median ms, revisit median ms, requests per change) from a report's table."""
-    out: dict[tuple[str, str], tuple[float, float, str]] = {}
+def _medians(markdown: str) -> dict[tuple[str, str], tuple[float, float, float, str]]:
+    """(history, system) -> (new-value median ms, revisit median ms, main-thread CPU ms, requests per change) from a
+    report's table."""
+    out: dict[tuple[str, str], tuple[float, float, float, str]] = {}
     for line in markdown.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 9 or not cells[2].replace(".", "").isdigit():
+        if len(cells) < 13 or not cells[2].replace(".", "").isdigit():
             continue
         system = cells[1].split(" (")[0]
-        out[(cells[0], system)] = (float(cells[2]), float(cells[6].split(" (")[0]), cells[8])
+        out[(cells[0], system)] = (float(cells[2]), float(cells[6].split(" (")[0]), float(cells[12]), cells[8])
     return out
 
 
 def compare(args: argparse.Namespace, argv: list[str]) -> None:
-    """This checkout and ``args.peer`` side by side: alternating runs of each one's own benchmark, then the table."""
+    """This checkout and ``args.peer`` side by side: alternating runs of this benchmark on each one's app, then the
+    table."""
     own = [a for a in argv if a not in ("--peer", str(args.peer), "--rounds", str(args.rounds))]
     own = [a for i, a in enumerate(own) if a != "--markdown" and (i == 0 or own[i - 1] != "--markdown")]
     sides = {"this": ROOT, "peer": args.peer.resolve()}
-    found: dict[str, list[dict[tuple[str, str], tuple[float, float, str]]]] = {"this": [], "peer": []}
+    found: dict[str, list[dict[tuple[str, str], tuple[float, float, float, str]]]] = {"this": [], "peer": []}
     runs: list[str] = []
     for round_ in range(args.rounds):
         order = ("peer", "this") if round_ % 2 == 0 else ("this", "peer")
@@ -678,9 +699,10 @@ def compare(args: argparse.Namespace, argv: list[str]) -> None:
             out = Path(tempfile.mkstemp(prefix=f"page-latency-{side}-", suffix=".md")[1])
             load = os.getloadavg()
             started = dt.datetime.now(dt.UTC).strftime("%H:%M")
-            script = sides[side] / "benchmarks" / "page_latency.py"
             log(f"round {round_ + 1}: {side} ({sides[side]}) ...")
-            subprocess.run([sys.executable, str(script), *own, "--markdown", str(out)], cwd=sides[side], check=True)
+            env = {**os.environ, "PAGE_LATENCY_APP": str(sides[side])}
+            command = [sys.executable, str(Path(__file__).resolve()), *own, "--markdown", str(out)]
+            subprocess.run(command, cwd=sides[side], env=env, check=True)
             found[side].append(_medians(out.read_text(encoding="utf-8")))
             name = f"{side} ({sides[side].name}, commit {commit(sides[side])})"
             runs.append(
@@ -690,17 +712,18 @@ def compare(args: argparse.Namespace, argv: list[str]) -> None:
     keys = [k for k in found["this"][0] if all(k in r for rs in found.values() for r in rs)]
     lines = [
         "| history | system | peer: new value, median ms per round | this | ratio (median of rounds) "
-        "| peer: revisit | this | ratio | requests (peer, this) |",
-        "|" + "---|" * 9,
+        "| peer: revisit | this | ratio | peer: main-thread CPU ms (new value) | this | ratio "
+        "| requests (peer, this) |",
+        "|" + "---|" * 12,
     ]
     for key in keys:
         cells = []
-        for at in (0, 1):
+        for at in (0, 1, 2):
             peer = [r[key][at] for r in found["peer"]]
             this = [r[key][at] for r in found["this"]]
             ratio = statistics.median(this) / statistics.median(peer)
             cells += [", ".join(f"{v:.0f}" for v in peer), ", ".join(f"{v:.0f}" for v in this), f"{ratio:.2f}"]
-        requests = f"{found['peer'][0][key][2]}, {found['this'][0][key][2]}"
+        requests = f"{found['peer'][0][key][3]}, {found['this'][0][key][3]}"
         lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + f" | {requests} |")
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     text = "\n".join([f"## Page latency side by side ({now}; {' '.join(own) or 'defaults'})", "", *runs, "", *lines])
