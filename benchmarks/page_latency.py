@@ -266,6 +266,7 @@ def serve() -> tuple[Any, str, RunMemoSwitch]:
     import app as app_module
     from sources import store
 
+    log(f"serving the app of {Path(app_module.__file__).parent}")
     switch = RunMemoSwitch(store.open_store())
     store.use_store(switch)
     server = make_server("127.0.0.1", 0, app_module.server, threaded=True)
@@ -743,6 +744,7 @@ def main(argv: list[str] | None = None) -> None:
     from tests.browser.conftest import CHROMIUM, FLAGS
 
     started = time.perf_counter()
+    sys.path.insert(0, str(ROOT))  # first again: a helper imported above may have put its own checkout before it
     server, base, switch = serve()
     workdir = Path(tempfile.mkdtemp(prefix="page-latency-"))
     rows: list[Row] = []
