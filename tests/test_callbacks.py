@@ -515,9 +515,36 @@ def test_a_parameter_change_sends_only_the_new_values_of_the_charts(client):
         ("data", 0, "hovertext"),
         ("data", 0, "marker", "color"),
     }
+    # what did not change is not sent: the scale row's look
+    assert "standings-scale-row" in first["response"] and "standings-scale-row" not in changed["response"]
     # another system: a whole new figure (its axis says its unit)
     other = _standings(client, {"system": "trueskill", "params": {}}, changed=["params-settings.data"], drawn=drawn)
     assert "data" in other["response"]["standings-trajectories"]["figure"]
+
+
+def test_the_explanations_notes_are_sent_only_when_they_change(client):
+    from tests.dash_requests import post
+
+    def explain(params, drawn):
+        values = {
+            "data-source.data": POKER,
+            "params-settings.data": {"system": "multielo", "params": params},
+            "standings-game.value": 149,
+            "page-tabs.active_tab": "standings",
+            "standings-drawn.data": drawn,
+            "game-explain-player.value": "Priya",  # she played the last game (the sample's file)
+        }
+        body = post(client, "standings-leaderboard", values, changed=["params-settings.data"]).get_json()["response"]
+        return body, body.get("standings-drawn", {}).get("data", drawn)
+
+    notes = "game-explain-notes"
+    first, drawn = explain({"k": 32}, None)
+    assert "K = 32" in str(first[notes]["children"])
+    # the notes quote K (multielo's change is K(N-1)(S-E) shared out): a new K sends them, a new d does not
+    new_k, drawn = explain({"k": 16}, drawn)
+    assert "K = 16" in str(new_k[notes]["children"])
+    new_d, _ = explain({"k": 16, "d": 300}, drawn)
+    assert "game-explain-header" in new_d and "game-explain-table" in new_d and notes not in new_d
 
 
 def test_the_patch_puts_the_new_run_where_the_figure_has_it():
