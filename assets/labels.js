@@ -19,13 +19,32 @@
     });
   }
   var pending = false;
-  new MutationObserver(function () {
-    if (!pending) {
-      pending = true;
-      window.requestAnimationFrame(function () {
-        pending = false;
-        label();
-      });
+  // Only a change that adds or moves nodes in or around a labelled wrapper can add a control to name: a redrawn
+  // chart or grid (thousands of nodes a parameter change) leaves the whole page's search alone.
+  function touchesLabels(record) {
+    var target = record.target;
+    if (target.nodeType !== 1 || !record.addedNodes.length) {
+      return false;
     }
+    if (target.closest("[data-label]")) {
+      return true;
+    }
+    for (var i = 0; i < record.addedNodes.length; i++) {
+      var node = record.addedNodes[i];
+      if (node.nodeType === 1 && (node.hasAttribute("data-label") || node.querySelector("[data-label]"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+  new MutationObserver(function (records) {
+    if (pending || !records.some(touchesLabels)) {
+      return;
+    }
+    pending = true;
+    window.requestAnimationFrame(function () {
+      pending = false;
+      label();
+    });
   }).observe(document.documentElement, { childList: true, subtree: true });
 })();

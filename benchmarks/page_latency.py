@@ -5,9 +5,16 @@ requirements)::
 
     make bench-page                                   # everything: 10-14 min on the shared 2-core machine (load 10-16)
     .venv/bin/python benchmarks/page_latency.py [--systems a,b] [--moves N] [--histories racing,upload1500,upload20000]
-                                                [--markdown PATH]
+                                                [--markdown PATH] [--peer DIR [--rounds N]]
 
 It prints a Markdown table (and with ``--markdown`` also writes it to PATH); nothing in tests/ depends on it.
+
+``--peer DIR`` compares this checkout with another one side by side (for example ``git worktree add --detach
+../main-peer main``): the two apps are measured one after the other by this benchmark, each in a process of its own
+(with this virtual environment; ``PAGE_LATENCY_APP`` names the app's checkout), alternating for ``--rounds`` rounds
+(peer first in odd rounds, this checkout first in even ones), and a table of the medians per round and their ratio
+follows.  The shared machine's load drifts within minutes, so only a comparison made like this says whether a change
+helped.
 
 What is measured
 ----------------
@@ -34,6 +41,9 @@ directory (``RATINGS_STORE_DIR``), so nothing computed by an earlier run is reus
   moves follow.  The ``replays``
   column counts the histories replayed per change by the server (from the store's writes): 1 is expected for a new
   value and 0 for a revisit.
+- **Page CPU**: the CPU time of the page's main thread (Chromium's ``ThreadTime`` metric over CDP) from just before
+  the key press to the end of the quiet period (so it includes the 300 ms watch and Playwright's polling, the same for
+  every change): unlike the time waited, it hardly moves with the shared machine's load.
 - **Bytes**: the request bodies POSTed to ``/_dash-update-component`` per change (``request.post_data_buffer``)
   and the number of those requests, from Playwright's request events; the decoded response bytes from a ``fetch``
   hook in the page.  The slowest callback column names the callback whose round trip was longest (median over the
@@ -68,9 +78,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
+#: The checkout whose app is served: this one, or (``--peer``) the one named by PAGE_LATENCY_APP, so both sides of a
+#: comparison are measured by the same benchmark.
+ROOT = Path(os.environ.get("PAGE_LATENCY_APP") or Path(__file__).resolve().parents[1]).resolve()
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 #: The parameter moved for each system: one that every result depends on.
 PARAMETER = {
@@ -254,6 +266,7 @@ def serve() -> tuple[Any, str, RunMemoSwitch]:
     import app as app_module
     from sources import store
 
+    log(f"serving the app of {Path(app_module.__file__).parent}")
     switch = RunMemoSwitch(store.open_store())
     store.use_store(switch)
     server = make_server("127.0.0.1", 0, app_module.server, threaded=True)
@@ -272,6 +285,7 @@ class Move:
     received: int  # decoded
     wire: int  # compressed, headers included
     replays: int
+    cpu_ms: float = float("nan")  # the renderer's main thread, key press to finish plus the quiet period
     calls: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -323,8 +337,15 @@ class Session:
         self._updates: set[str] = set()
         cdp = context.new_cdp_session(self.page)
         cdp.send("Network.enable")
+        cdp.send("Performance.enable")
         cdp.on("Network.requestWillBeSent", self._on_sent)
         cdp.on("Network.loadingFinished", self._on_finished)
+        self.cdp = cdp
+
+    def thread_ms(self) -> float:
+        """CPU time of the page's main thread so far (Chromium's ``ThreadTime`` metric), in ms."""
+        metrics = self.cdp.send("Performance.getMetrics")["metrics"]
+        return 1000 * next(m["value"] for m in metrics if m["name"] == "ThreadTime")
 
     def _on_sent(self, event: dict[str, Any]) -> None:
         if UPDATE in event["request"]["url"]:
@@ -362,6 +383,7 @@ class Session:
             forget_runs(switch)
         replays = switch.replays
         notes: list[str] = []
+        cpu_before = self.thread_ms()
         try:
             self.page.locator(slider).press(key)
             self.page.wait_for_function(SETTLED_SCRIPT, timeout=timeout_s * 1000)
@@ -372,6 +394,7 @@ class Session:
             notes.append(f"no finish within {timeout_s:.0f} s ({type(exc).__name__})")
             finished = False
         switch.forget = False
+        cpu_ms = self.thread_ms() - cpu_before
         result = self.page.evaluate(RESULT_SCRIPT)
         outputs = [short_output(o) for o, _ in self.posts]
         twice = sorted({o for o in outputs if outputs.count(o) > 1})
@@ -392,6 +415,7 @@ class Session:
             received=sum(int(c["bytes"]) for c in result["calls"]),
             wire=sum(self.wire),
             replays=switch.replays - replays,
+            cpu_ms=cpu_ms,
             calls=result["calls"],
             notes=notes,
         )
@@ -548,13 +572,14 @@ def table(rows: list[Row]) -> list[str]:
     head = (
         "| history | system (parameter) | new value: median ms | min | max | moves | revisit: median ms (min-max) "
         "| KB posted / change | requests / change | KB received / change (decoded, wire) "
-        "| replays / change (new, revisit) | slowest callback, new value (median ms) |"
+        "| replays / change (new, revisit) | slowest callback, new value (median ms) "
+        "| page main-thread CPU ms / change, new value (median) |"
     )
-    lines = [head, "|" + "---|" * 12]
+    lines = [head, "|" + "---|" * 13]
     for row in rows:
         name = f"{row.system} ({row.parameter})"
         if row.skipped:
-            lines.append(f"| {row.history} | {name} | {row.skipped} |" + " |" * 9)
+            lines.append(f"| {row.history} | {name} | {row.skipped} |" + " |" * 10)
             continue
         fresh = [m.ms for m in row.fresh if m.ms is not None]
         again = [m.ms for m in row.revisit if m.ms is not None]
@@ -569,9 +594,10 @@ def table(rows: list[Row]) -> list[str]:
         wire = _median([m.wire / 1000 for m in every])
         replays = ", ".join(f"{_median([float(m.replays) for m in group]):g}" for group in (row.fresh, row.revisit))
         slowest = slowest_callback(row.fresh)
+        cpu = _median([m.cpu_ms for m in row.fresh if m.ms is not None])
         lines.append(
             f"| {row.history} | {name} | {med} | {low} | {high} | {moves} | {rmed} ({rlow}-{rhigh}) | {posted:.1f} "
-            f"| {requests:g} | {received:.0f}, {wire:.0f} | {replays} | {slowest} |"
+            f"| {requests:g} | {received:.0f}, {wire:.0f} | {replays} | {slowest} | {cpu:.0f} |"
         )
     return lines
 
@@ -612,9 +638,9 @@ def first_load_lines(loads: list[FirstLoad]) -> list[str]:
     return out
 
 
-def commit() -> str:
+def commit(root: Path = ROOT) -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
         return out.stdout.strip() or "?"
     except OSError:
         return "?"
@@ -630,6 +656,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--histories", default=",".join(HISTORIES), help="comma-separated: " + ", ".join(HISTORIES))
     parser.add_argument("--markdown", type=Path, help="also write the report to this file")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one change or page")
+    parser.add_argument("--peer", type=Path, help="another checkout to measure side by side (see the module docstring)")
+    parser.add_argument("--rounds", type=int, default=2, help="with --peer: alternating rounds (default 2)")
     args = parser.parse_args(argv)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     args.histories = [h.strip() for h in args.histories.split(",") if h.strip()]
@@ -645,14 +673,78 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def _medians(markdown: str) -> dict[tuple[str, str], tuple[float, float, float, str]]:
+    """(history, system) -> (new-value median ms, revisit median ms, main-thread CPU ms, requests per change) from a
+    report's table."""
+    out: dict[tuple[str, str], tuple[float, float, float, str]] = {}
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 13 or not cells[2].replace(".", "").isdigit():
+            continue
+        system = cells[1].split(" (")[0]
+        out[(cells[0], system)] = (float(cells[2]), float(cells[6].split(" (")[0]), float(cells[12]), cells[8])
+    return out
+
+
+def compare(args: argparse.Namespace, argv: list[str]) -> None:
+    """This checkout and ``args.peer`` side by side: alternating runs of this benchmark on each one's app, then the
+    table."""
+    own = [a for a in argv if a not in ("--peer", str(args.peer), "--rounds", str(args.rounds))]
+    own = [a for i, a in enumerate(own) if a != "--markdown" and (i == 0 or own[i - 1] != "--markdown")]
+    sides = {"this": ROOT, "peer": args.peer.resolve()}
+    found: dict[str, list[dict[tuple[str, str], tuple[float, float, float, str]]]] = {"this": [], "peer": []}
+    runs: list[str] = []
+    for round_ in range(args.rounds):
+        order = ("peer", "this") if round_ % 2 == 0 else ("this", "peer")
+        for side in order:
+            out = Path(tempfile.mkstemp(prefix=f"page-latency-{side}-", suffix=".md")[1])
+            load = os.getloadavg()
+            started = dt.datetime.now(dt.UTC).strftime("%H:%M")
+            log(f"round {round_ + 1}: {side} ({sides[side]}) ...")
+            env = {**os.environ, "PAGE_LATENCY_APP": str(sides[side])}
+            command = [sys.executable, str(Path(__file__).resolve()), *own, "--markdown", str(out)]
+            subprocess.run(command, cwd=sides[side], env=env, check=True)
+            found[side].append(_medians(out.read_text(encoding="utf-8")))
+            name = f"{side} ({sides[side].name}, commit {commit(sides[side])})"
+            runs.append(
+                f"- round {round_ + 1}, {name}: started {started} UTC, "
+                f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+            )
+    keys = [k for k in found["this"][0] if all(k in r for rs in found.values() for r in rs)]
+    lines = [
+        "| history | system | peer: new value, median ms per round | this | ratio (median of rounds) "
+        "| peer: revisit | this | ratio | peer: main-thread CPU ms (new value) | this | ratio "
+        "| requests (peer, this) |",
+        "|" + "---|" * 12,
+    ]
+    for key in keys:
+        cells = []
+        for at in (0, 1, 2):
+            peer = [r[key][at] for r in found["peer"]]
+            this = [r[key][at] for r in found["this"]]
+            ratio = statistics.median(this) / statistics.median(peer)
+            cells += [", ".join(f"{v:.0f}" for v in peer), ", ".join(f"{v:.0f}" for v in this), f"{ratio:.2f}"]
+        requests = f"{found['peer'][0][key][3]}, {found['this'][0][key][3]}"
+        lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + f" | {requests} |")
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    text = "\n".join([f"## Page latency side by side ({now}; {' '.join(own) or 'defaults'})", "", *runs, "", *lines])
+    print(text + "\n")
+    if args.markdown:
+        args.markdown.write_text(text + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.peer is not None:
+        compare(args, list(sys.argv[1:] if argv is None else argv))
+        return
     from generated import write_community_csv
     from playwright.sync_api import sync_playwright
 
     from tests.browser.conftest import CHROMIUM, FLAGS
 
     started = time.perf_counter()
+    sys.path.insert(0, str(ROOT))  # first again: a helper imported above may have put its own checkout before it
     server, base, switch = serve()
     workdir = Path(tempfile.mkdtemp(prefix="page-latency-"))
     rows: list[Row] = []

@@ -14,6 +14,7 @@ import json
 
 from dash import Input, Output, State, clientside_callback
 
+from callbacks.url import JOIN_QUERY_JS
 from layouts.ids import GATED_TABS, Baseline, Data, Page, Params, Standings, tab_gate
 
 __all__ = ["GATE_SOURCES"]
@@ -33,10 +34,12 @@ GATE_SOURCES = (
 #   are;
 # - settings or data -> on a phone, the open Settings panel folded away so the result of the change shows (the panel
 #   is about 1,600 px tall there; wide screens always show it, by CSS, whatever is_open says);
-# - the shareable query -> the address bar (no reload, no history entry) and the Share card's link box.
+# - the shareable query's two parts (the settings'; the data's and display's), each with one writer -> joined, the
+#   address bar (no reload, no history entry), the Share card's link box and its "open this view" link.
 clientside_callback(
     """
     function(tab) {
+        JOIN_QUERY
         var nu = window.dash_clientside.no_update;
         var tabs = TABS;
         var n = arguments.length;
@@ -44,15 +47,18 @@ clientside_callback(
         var changed = (window.dash_clientside.callback_context.triggered || []).map(function (t) {
             return t.prop_id.split(".")[0];
         });
-        var query = arguments[QUERY_AT];
-        var onlyQuery = changed.length === 1 && changed[0] === QUERY;
-        var link = nu;
-        if (changed.indexOf(QUERY) >= 0 && query !== undefined && query !== null) {
+        var query = joinQuery(arguments[QUERY_AT], arguments[QUERY_AT + 1]);
+        var isPart = function (c) { return c === PARAMS_PART || c === VIEW_PART; };
+        var onlyQuery = changed.length > 0 && changed.every(isPart);
+        var queryChanged = changed.some(isPart);
+        var link = nu, href = nu;
+        if (queryChanged && query !== null) {
             var target = window.location.pathname + query;
             if (window.location.pathname + window.location.search !== target) {
                 window.history.replaceState(window.history.state, "", target);
             }
             link = window.location.origin + target;
+            href = query || "?";
         }
         var gates = tabs.map(function (name, i) {
             if (tab !== name || onlyQuery) { return nu; }
@@ -63,19 +69,23 @@ clientside_callback(
             window.scrollTo({top: 0});
             fold = false;
         }
-        return gates.concat([fold, link]);
+        return gates.concat([fold, link, href]);
     }
     """.replace("TABS", json.dumps([str(t) for t in GATED_TABS]))
     .replace("QUERY_AT", str(1 + len(GATE_SOURCES)))
-    .replace("QUERY", json.dumps(str(Page.SHARE_QUERY)))
+    .replace("PARAMS_PART", json.dumps(str(Page.SHARE_PARAMS)))
+    .replace("VIEW_PART", json.dumps(str(Page.SHARE_VIEW)))
     .replace("SETTINGS", json.dumps(str(Params.SETTINGS)))
-    .replace("SOURCE", json.dumps(str(Data.SOURCE))),
+    .replace("SOURCE", json.dumps(str(Data.SOURCE)))
+    .replace("JOIN_QUERY", JOIN_QUERY_JS),
     *[Output(tab_gate(tab), "data") for tab in GATED_TABS],
     Output(Page.CONTROLS_COLLAPSE, "is_open", allow_duplicate=True),
     Output(Page.SHARE_URL, "value"),
+    Output(Page.SHARE_LINK, "href"),
     Input(Page.TABS, "active_tab"),
     *[Input(ident, prop) for ident, prop in GATE_SOURCES],
-    Input(Page.SHARE_QUERY, "data"),
+    Input(Page.SHARE_PARAMS, "data"),
+    Input(Page.SHARE_VIEW, "data"),
     *[State(tab_gate(tab), "data") for tab in GATED_TABS],
     prevent_initial_call=True,
 )

@@ -299,7 +299,9 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
             if not view.empty:
                 columns = view.columns
             shown["leaderboard"] = key
-        style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
+        row_style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
+        if shown.get("scale_row") != row_style:  # sent only when it changes (each set output costs the page a round)
+            style = shown["scale_row"] = row_style
     if want_lines:
         chosen = _chosen(run, inputs.players)
         label = inputs.pinned.get("label", "baseline") if isinstance(inputs.pinned, dict) else "baseline"
@@ -336,6 +338,10 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
         if shown.get("explanation") == key:
             table_columns = table_style = no_update
         shown["explanation"] = key
+        notes_key = _digest(notes)  # the notes in words often stay the same (a parameter they do not quote)
+        if shown.get("explanation_notes") == notes_key:
+            notes = no_update
+        shown["explanation_notes"] = notes_key
         explained = (header, table_rows, table_columns, table_style, notes)
     # what is drawn is written only when it changed (every output set costs the page a round of updates)
     return rows, columns, grid_style, note_style, style, lines, bars, heat, *explained, _changed(shown, drawn)

@@ -22,7 +22,17 @@ from ratings import SYSTEM_NAMES, get_system
 from sources.model import DataError, Sample, Sheet, parse_source, source_from_query
 from sources.views import View, view_of
 
-__all__ = ["RESERVED", "build_query", "default_source", "link_params", "parse_query"]
+__all__ = [
+    "JOIN_QUERY_JS",
+    "RESERVED",
+    "build_query",
+    "default_source",
+    "display_pairs",
+    "link_params",
+    "parse_query",
+    "settings_pairs",
+    "view_part",
+]
 
 #: The minimum-games box's value on a fresh page.
 DEFAULT_MIN_GAMES = 1
@@ -78,6 +88,36 @@ def _source_pairs(source: Any) -> list[tuple[str, str]]:
         return []
 
 
+def settings_pairs(current: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The query pairs of the ``current`` settings: the system and every parameter that differs from its default."""
+    if not current or current.get("system") not in SYSTEM_NAMES:
+        return []
+    system = current["system"]
+    pairs = [("system", system)]
+    params = current.get("params") or {}
+    for spec in get_system(system).parameters():
+        if spec.name not in params:
+            continue
+        value = params[spec.name]
+        default = list(spec.default) if isinstance(spec.default, tuple) else spec.default
+        if value != default:
+            pairs.append((spec.name, _text(value)))
+    return pairs
+
+
+def display_pairs(min_games: Any = None, *, by_date: bool = False, pin: str | None = None) -> list[tuple[str, str]]:
+    """The query pairs of the display settings: minimum games when not the default 1, trajectories by date, the
+    pinned baseline's id."""
+    pairs = []
+    if isinstance(min_games, int) and not isinstance(min_games, bool) and min_games != DEFAULT_MIN_GAMES:
+        pairs.append(("min", str(min_games)))
+    if by_date:
+        pairs.append(("x", "date"))
+    if pin:
+        pairs.append(("pin", pin))
+    return pairs
+
+
 def build_query(
     source: dict[str, Any] | None,
     current: dict[str, Any] | None,
@@ -86,27 +126,32 @@ def build_query(
     by_date: bool = False,
     pin: str | None = None,
 ) -> str:
-    """The query string (with ``?``): ``source``, the ``current`` settings and the display settings
-    (minimum games when not the default 1, trajectories by date, the pinned baseline's id)."""
+    """The query string (with ``?``): ``source``, the ``current`` settings and the display settings.
+
+    The page writes the same string from two parts, each with one writer (:data:`JOIN_QUERY_JS`): the settings
+    part (:func:`settings_pairs`, with the settings) and the view part (the source's pairs before it, the display
+    pairs after it)."""
     pairs = _source_pairs(source) if source is not None else []
-    if current and current.get("system") in SYSTEM_NAMES:
-        system = current["system"]
-        pairs.append(("system", system))
-        params = current.get("params") or {}
-        for spec in get_system(system).parameters():
-            if spec.name not in params:
-                continue
-            value = params[spec.name]
-            default = list(spec.default) if isinstance(spec.default, tuple) else spec.default
-            if value != default:
-                pairs.append((spec.name, _text(value)))
-    if isinstance(min_games, int) and not isinstance(min_games, bool) and min_games != DEFAULT_MIN_GAMES:
-        pairs.append(("min", str(min_games)))
-    if by_date:
-        pairs.append(("x", "date"))
-    if pin:
-        pairs.append(("pin", pin))
+    pairs += settings_pairs(current) + display_pairs(min_games, by_date=by_date, pin=pin)
     return "?" + urlencode(pairs) if pairs else ""
+
+
+def view_part(source: Any, min_games: Any, x_axis: Any, pinned: Any) -> dict[str, str]:
+    """The view's part of the shareable query: ``{"head": the source's pairs, "tail": the display pairs}``, each
+    url-encoded (the settings' part goes between them)."""
+    head = _source_pairs(source) if source is not None else []
+    tail = display_pairs(min_games, by_date=x_axis == "date", pin=view_id(pinned))
+    return {"head": urlencode(head), "tail": urlencode(tail)}
+
+
+#: ``joinQuery(settingsPart, viewPart)`` in the browser (a statement for a clientside callback's body): the shareable
+#: query (with ``?``, or ``""``) from the two parts, ``null`` while either is not known yet (the address bar is then
+#: left as it is).  The same pairs in the same order as :func:`build_query`.
+JOIN_QUERY_JS = """var joinQuery = function (settingsPart, viewPart) {
+            if (typeof settingsPart !== "string" || !viewPart || typeof viewPart.head !== "string") { return null; }
+            var parts = [viewPart.head, settingsPart, viewPart.tail].filter(function (p) { return !!p; });
+            return parts.length ? "?" + parts.join("&") : "";
+        };"""
 
 
 def parse_query(search: str | None) -> dict[str, Any]:
@@ -238,27 +283,17 @@ def share_text(source: Any) -> str:
     )
 
 
-# data source, valid settings, display settings, pinned baseline -> shareable query, link and what it holds (the one
-# writer of the query: two writers' answers, each built from part of the page, could land in either order)
+# data source, display settings, pinned baseline -> the view's part of the shareable query and what a link holds (the
+# one writer of that part; the settings' part is written with the settings, callbacks/params.py, and the browser
+# joins the two, callbacks/gates.py: a parameter change costs no request of its own for the address)
 @callback(
-    Output(Page.SHARE_QUERY, "data"),
-    Output(Page.SHARE_LINK, "href"),
+    Output(Page.SHARE_VIEW, "data"),
     Output(Page.SHARE_TEXT, "children"),
     Input(Data.SOURCE, "data"),
-    # an input, not a state: on a page opened from a link, an answer built from the settings of before the link's
-    # parameters were applied sometimes landed last and the address lost them; as an input, Dash waits for them
-    Input(Params.SETTINGS, "data"),
     Input(Standings.MIN_GAMES, "value"),
     Input(Standings.X_AXIS, "value"),
     Input(Baseline.STORE, "data"),
     prevent_initial_call=True,
 )
-def write_address(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[str, str, str]:
-    query, href = share_query(source, current, min_games, x_axis, pinned)
-    return query, href, share_text(source)
-
-
-def share_query(source: Any, current: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[str, str]:
-    """The shareable query of the view and the share link's href."""
-    query = build_query(source, current, min_games=min_games, by_date=x_axis == "date", pin=view_id(pinned))
-    return query, query or "?"
+def write_address(source: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[dict[str, str], str]:
+    return view_part(source, min_games, x_axis, pinned), share_text(source)

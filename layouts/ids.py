@@ -13,7 +13,8 @@ class Page(StrEnum):
     """The page frame: URL, tabs, the collapsible control column."""
 
     LOCATION = "page-location"
-    SHARE_QUERY = "page-share-query"
+    SHARE_PARAMS = "page-share-params"
+    SHARE_VIEW = "page-share-view"
     SHARE_LINK = "page-share-link"
     SHARE_URL = "page-share-url"
     SHARE_COPY = "page-share-copy"

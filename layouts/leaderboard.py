@@ -21,9 +21,17 @@ __all__ = ["EMPTY_NOTE", "GRID_OPTIONS", "PHONE_COLUMNS", "LeaderboardView", "le
 EMPTY_NOTE = "No player has played enough games for the current filter."
 
 #: The leaderboard grid's options (the search box adds ``quickFilterText``).
-#: No "No Rows To Show" overlay: the page says in its own words when the filter leaves nobody (EMPTY_NOTE).
+#: No "No Rows To Show" overlay: the page says in its own words when the filter leaves nobody (EMPTY_NOTE).  New rows
+#: (a changed parameter) keep the scroll position: the grid does not scroll to the top, which also spares it a forced
+#: layout on every change.
 GRID_OPTIONS: Mapping[str, Any] = MappingProxyType(
-    {"rowHeight": 32, "animateRows": False, "tooltipShowDelay": 300, "suppressNoRowsOverlay": True}
+    {
+        "rowHeight": 32,
+        "animateRows": False,
+        "tooltipShowDelay": 300,
+        "suppressNoRowsOverlay": True,
+        "suppressScrollOnNewData": True,
+    }
 )
 
 

@@ -122,7 +122,8 @@ def layout() -> html.Div:
     stores = [
         dcc.Location(id=Page.LOCATION, refresh=False),
         dcc.Store(id=Page.URL_STATE),
-        dcc.Store(id=Page.SHARE_QUERY),
+        dcc.Store(id=Page.SHARE_PARAMS),
+        dcc.Store(id=Page.SHARE_VIEW),
         dcc.Store(id=Data.SOURCE),
         dcc.Store(id=Params.SETTINGS),
         dcc.Store(id=Baseline.STORE),

@@ -119,7 +119,9 @@ def explanation_view(
         {
             "field": key,
             "headerName": title,
-            **({"type": "rightAligned", "width": 92} if key in _NUMBERS else {"flex": 1, "minWidth": 72}),
+            # numbers narrow and text wide enough for its header's longest word ("opponent") at phone width
+            **({"type": "rightAligned", "width": 84} if key in _NUMBERS else {"flex": 1, "minWidth": 64}),
+            **({"minWidth": 96} if key == "part" else {}),
             **({"cellClass": "fw-semibold"} if key == "part" else {}),
         }
         for key, title in (_EXACT if exact else _MOVED)

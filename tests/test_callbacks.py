@@ -177,6 +177,33 @@ def test_switches_say_what_they_do_rather_than_a_bare_on():
     assert switch.value is False and switch.label == "use a dummy rating"
 
 
+def test_a_box_moves_its_slider_only_for_a_plain_number_within_its_range():
+    # the rule the browser applied before the server kept the pair together (a slider clamping a value would write its
+    # end back into the box; a decimal comma is for the server's parser to refuse with a message)
+    assert params.slider_for("1.5", 1, 2) == 1.5
+    assert params.slider_for(" .5 ", 0, 1) == 0.5
+    assert params.slider_for("1e3", 0, 2000) == 1000.0
+    assert params.slider_for(32, 1, 64) == 32.0
+    for text in ("1,5", "", None, "inf", "nan", "1.5x", "3"):
+        assert params.slider_for(text, 1, 2) is None, text
+    assert params.slider_for("1.5", None, 2) is None  # no range known: the slider stays put
+
+
+def test_a_moved_slider_writes_its_box_and_a_typed_box_moves_its_slider():
+    boxes, sliders, ranges = {"k": 32, "d": 400}, {"k": 24, "d": 400}, {"k": (1, 64), "d": (100, 800)}
+    values, box_out, slider_out = params.follow(boxes, sliders, ranges, {(ParamType.SLIDER, "k")})
+    assert values == {"k": 24, "d": 400} and box_out == {"k": 24} and slider_out == {}
+    values, box_out, slider_out = params.follow({**boxes, "k": "12.5"}, sliders, ranges, {(ParamType.VALUE, "k")})
+    assert values == {"k": "12.5", "d": 400} and box_out == {} and slider_out == {"k": 12.5}
+    # a typed value off the slider's range is used (the server validates it) and leaves the slider where it is
+    values, box_out, slider_out = params.follow({**boxes, "k": "100"}, sliders, ranges, {(ParamType.VALUE, "k")})
+    assert values["k"] == "100" and slider_out == {}
+    # both changed in one call (the box moved the slider): the box's text is the value
+    both = {(ParamType.VALUE, "k"), (ParamType.SLIDER, "k")}
+    values, box_out, _ = params.follow({**boxes, "k": "12.5"}, {**sliders, "k": 12.5}, ranges, both)
+    assert values["k"] == "12.5" and box_out == {}
+
+
 # ------------------------------------------------------------------ address
 def test_address_round_trip():
     current = {"system": "multielo", "params": {"k": 24.0, "d": 400.0, "base": 1.5, "dummy": 900.0, "floor": None}}
@@ -488,9 +515,36 @@ def test_a_parameter_change_sends_only_the_new_values_of_the_charts(client):
         ("data", 0, "hovertext"),
         ("data", 0, "marker", "color"),
     }
+    # what did not change is not sent: the scale row's look
+    assert "standings-scale-row" in first["response"] and "standings-scale-row" not in changed["response"]
     # another system: a whole new figure (its axis says its unit)
     other = _standings(client, {"system": "trueskill", "params": {}}, changed=["params-settings.data"], drawn=drawn)
     assert "data" in other["response"]["standings-trajectories"]["figure"]
+
+
+def test_the_explanations_notes_are_sent_only_when_they_change(client):
+    from tests.dash_requests import post
+
+    def explain(params, drawn):
+        values = {
+            "data-source.data": POKER,
+            "params-settings.data": {"system": "multielo", "params": params},
+            "standings-game.value": 149,
+            "page-tabs.active_tab": "standings",
+            "standings-drawn.data": drawn,
+            "game-explain-player.value": "Priya",  # she played the last game (the sample's file)
+        }
+        body = post(client, "standings-leaderboard", values, changed=["params-settings.data"]).get_json()["response"]
+        return body, body.get("standings-drawn", {}).get("data", drawn)
+
+    notes = "game-explain-notes"
+    first, drawn = explain({"k": 32}, None)
+    assert "K = 32" in str(first[notes]["children"])
+    # the notes quote K (multielo's change is K(N-1)(S-E) shared out): a new K sends them, a new d does not
+    new_k, drawn = explain({"k": 16}, drawn)
+    assert "K = 16" in str(new_k[notes]["children"])
+    new_d, _ = explain({"k": 16, "d": 300}, drawn)
+    assert "game-explain-header" in new_d and "game-explain-table" in new_d and notes not in new_d
 
 
 def test_the_patch_puts_the_new_run_where_the_figure_has_it():

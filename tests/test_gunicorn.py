@@ -93,14 +93,18 @@ def test_a_real_callback_answers(gunicorn_url):
             inputs.append([])
     payload = {
         "output": dep["output"],
+        # a pattern-matching output (each number's box and slider, kept together) is a list: none here
         "outputs": [
-            {"id": o.split(".")[0], "property": o.split(".")[1].split("@")[0]}
+            [] if o.startswith("{") else {"id": o.split(".")[0], "property": o.split(".")[1].split("@")[0]}
             for o in dep["output"].strip(".").split("...")
         ],
         "inputs": inputs,
-        # the system; the view the shareable query is built from (nothing yet) and the page's change number
+        # the system, the page's change number (none yet) and the error line's state; the sliders' ranges are a
+        # pattern-matching state, a list, empty as the sliders are
         "state": [
-            {"id": s["id"], "property": s["property"], "value": "multielo" if s["id"] == "params-system" else None}
+            []
+            if s["id"].startswith("{")
+            else {"id": s["id"], "property": s["property"], "value": "multielo" if s["id"] == "params-system" else None}
             for s in dep["state"]
         ],
         "changedPropIds": ['{"name":"k","type":"param"}.value'],

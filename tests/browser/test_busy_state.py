@@ -19,11 +19,14 @@ SLOW_K = {1366: 37.125, 390: 37.375}
 #: How long that replay takes: long enough for the busy look, which starts 150 ms into a change, to be seen.
 SLOW_SECONDS = 2.5
 
-#: Opacity of the leaderboard grid and whether the spinner of its block shows.
+#: Opacity of the leaderboard grid, whether the spinner of its block shows, and the opacity of the game's explanation
+#: table (a grid too: neither carries Dash's mark on its own element).
 LOOK = """() => {
     const grid = document.querySelector('#standings-leaderboard');
     const spinner = grid.closest('.busy').querySelector(':scope > .busy-spinner');
-    return [parseFloat(getComputedStyle(grid).opacity), getComputedStyle(spinner).visibility === 'visible'];
+    const explained = document.querySelector('#game-explain-table');
+    return [parseFloat(getComputedStyle(grid).opacity), getComputedStyle(spinner).visibility === 'visible',
+            parseFloat(getComputedStyle(explained).opacity)];
 }"""
 
 
@@ -52,7 +55,9 @@ def test_a_slow_change_dims_the_results_under_a_spinner_until_the_new_ones_are_d
     try:
         open_app(page, app_url)
         # a settled page is not dimmed (its last fade back may still be running for a tenth of a second)
-        page.wait_for_function(f"() => {{ const [o, s] = ({LOOK})(); return o === 1 && !s; }}", timeout=TIMEOUT)
+        page.wait_for_function(
+            f"() => {{ const [o, s, e] = ({LOOK})(); return o === 1 && !s && e === 1; }}", timeout=TIMEOUT
+        )
         before = leaderboard_text(page)
         if phone:  # the controls are folded away on a phone
             page.click("#page-controls-toggle")
@@ -60,13 +65,18 @@ def test_a_slow_change_dims_the_results_under_a_spinner_until_the_new_ones_are_d
         box = page.locator(param_selector("param", "k"))
         box.fill(str(SLOW_K[width]))
         box.press("Enter")
-        # while the server replays (SLOW_SECONDS), the leaderboard block dims and shows its spinner
-        page.wait_for_function(f"() => {{ const [o, s] = ({LOOK})(); return o < 0.6 && s; }}", timeout=TIMEOUT)
+        # while the server replays (SLOW_SECONDS), the leaderboard block dims and shows its spinner, and the game's
+        # explanation table under the charts dims too
+        page.wait_for_function(
+            f"() => {{ const [o, s, e] = ({LOOK})(); return o < 0.6 && s && e < 0.6; }}", timeout=TIMEOUT
+        )
         page.evaluate("() => window.scrollTo(0, 0)")
         screenshot(page, name)
         # the new result is drawn, and the block is clear again
         page.wait_for_function(BOARD_CHANGED_JS, arg=before, timeout=TIMEOUT)
         settle(page)
-        page.wait_for_function(f"() => {{ const [o, s] = ({LOOK})(); return o === 1 && !s; }}", timeout=TIMEOUT)
+        page.wait_for_function(
+            f"() => {{ const [o, s, e] = ({LOOK})(); return o === 1 && !s && e === 1; }}", timeout=TIMEOUT
+        )
     finally:
         context.close()
