@@ -65,7 +65,7 @@ checks: $(VENV)/.dev
 # Modules go out longest first (tests/module_seconds.json, read by tests/conftest.py; --no-loadscope-reorder keeps
 # that order), so no long module starts last with the other process idle; the 20 slowest tests are listed.
 test: $(VENV)/.dev chromium redis checks
-	$(VENV)/bin/pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=20
+	$(VENV)/bin/pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
 
 # Every system against its peers (requirements-bench.txt); writes BENCHMARKS.md.
 bench: $(VENV)/.bench
