@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 CHROMIUM := /usr/lib/chromium/chromium
 REDIS_SERVER := /usr/bin/redis-server
 
-.PHONY: run test lint types unit bench bench-page clean chromium redis
+.PHONY: run test lint types kernels checks unit bench bench-page clean chromium redis
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,10 +51,20 @@ types: $(VENV)/.dev
 unit: $(VENV)/.dev redis
 	$(VENV)/bin/pytest -m "not browser"
 
+# Compiles the numba kernels into their on-disk cache (ratings/kernels/__pycache__/numba-<digest>; about 45 s of CPU
+# on a fresh clone, nothing when it is warm): pytest's workers and every server and subprocess the tests start then
+# load machine code instead of compiling.
+kernels: $(VENV)/.dev
+	$(PY) -c "from ratings.kernels import warm_up; warm_up()"
+
+# ruff and mypy (one process each) side by side with the kernels' compile (two processes), output kept per step.
+checks: $(VENV)/.dev
+	@$(MAKE) --no-print-directory -j 3 --output-sync=target lint types kernels
+
 # Two processes (the machine's two cores); a module's tests stay in one process, so a module's servers start once.
 # Modules go out longest first (tests/module_seconds.json, read by tests/conftest.py; --no-loadscope-reorder keeps
 # that order), so no long module starts last with the other process idle; the 20 slowest tests are listed.
-test: $(VENV)/.dev chromium redis lint types
+test: $(VENV)/.dev chromium redis checks
 	$(VENV)/bin/pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
 
 # Every system against its peers (requirements-bench.txt); writes BENCHMARKS.md.

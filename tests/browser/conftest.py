@@ -76,6 +76,22 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+@pytest.fixture(autouse=True)
+def _close_contexts_left_open(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Close every browser context a test opened and left open (a second visitor's page, or one a failing test
+    never reached closing): its page would otherwise stay loaded, running its timers in the session's browser, for
+    the rest of the session."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    browser = request.getfixturevalue("browser")
+    before = set(browser.contexts)
+    yield
+    for context in browser.contexts:
+        if context not in before:
+            context.close()
+
+
 @pytest.fixture
 def page(browser: object) -> Iterator[object]:
     """A desktop-sized page (1366x900) that records console errors on ``page.console_errors``."""
