@@ -39,6 +39,7 @@ redis:
 	fi
 
 run: $(VENV)/.runtime
+	$(PY) -m ratings.kernels
 	$(PY) app.py
 
 lint: $(VENV)/.dev
@@ -51,11 +52,11 @@ types: $(VENV)/.dev
 unit: $(VENV)/.dev redis
 	$(VENV)/bin/pytest -m "not browser"
 
-# Compiles the numba kernels into their on-disk cache (ratings/kernels/__pycache__/numba-<digest>; about 45 s of CPU
-# on a fresh clone, nothing when it is warm): pytest's workers and every server and subprocess the tests start then
-# load machine code instead of compiling.
+# Compiles the numba kernels into their on-disk cache (ratings/kernels/__pycache__/numba-<digest>; about 35-45 s of
+# CPU on a fresh clone, a second's load when warm; the same build step as `make run` and bin/post_compile): pytest's
+# workers and every server and subprocess the tests start then load machine code instead of compiling.
 kernels: $(VENV)/.dev
-	$(PY) -c "from ratings.kernels import warm_up; warm_up()"
+	$(PY) -m ratings.kernels
 
 # ruff and mypy (one process each) side by side with the kernels' compile (two processes), output kept per step.
 checks: $(VENV)/.dev
