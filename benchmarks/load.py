@@ -7,8 +7,11 @@ page's own requests once)::
     .venv/bin/python benchmarks/load.py --systems multielo,thurstonian --users 50 --duration 30 \
         --configs procfile,procfile@RATINGS_PREWARM_SECONDS=0,gthread:2x8,sync:2 --markdown /tmp/load.md
 
-``--configs`` compares servers in one run: ``procfile`` is the Procfile as it is, ``CLASS:WORKERS[xTHREADS]`` another
-gunicorn worker class (``gthread`` is gunicorn's own threaded worker, without the app's lanes), and ``@NAME=VALUE``
+``--peer main`` measures another commit side by side: every row runs on this checkout, then on that commit's tree
+(exported with ``git archive``, served with this checkout's environment), rows interleaved so both meet the same
+machine.  ``--configs`` compares servers in one run: ``procfile`` is the Procfile as it is,
+``CLASS:WORKERS[xTHREADS]`` another gunicorn worker class (``gthread`` is gunicorn's own threaded worker, without the
+app's lanes), and ``@NAME=VALUE``
 sets an environment variable of that server.
 
 It prints a Markdown table (``--markdown PATH`` also writes it) and asserts nothing.
@@ -435,23 +438,45 @@ def run_load(
 
 
 # ------------------------------------------------------------------------------------------------- serving
-def procfile_command(workers: int) -> list[str]:
-    """The Procfile's ``web`` command with its worker count set (tests/servers.py reads it the same way)."""
-    from tests.servers import procfile
+def procfile_command(workers: int, root: Path = ROOT) -> list[str]:
+    """The ``web`` command of ``root``'s Procfile with its worker count set (as tests/servers.py reads it)."""
+    for line in (root / "Procfile").read_text().splitlines():
+        name, _, command = line.partition(":")
+        if name.strip() == "web":
+            return shlex.split(re.sub(r"\$\{[A-Z_]+_CONCURRENCY:-\d+\}", str(workers), command))
+    raise LookupError(f"{root / 'Procfile'} has no 'web' process")
 
-    return procfile("web", workers)
+
+def export(ref: str) -> Path:
+    """The tree of the commit ``ref`` of this repository, written to a new temporary directory (``git archive``:
+    the repository and its worktrees are left as they are)."""
+    target = Path(tempfile.mkdtemp(prefix=f"load-{re.sub(r'[^A-Za-z0-9]+', '-', ref)}-"))
+    archive = subprocess.run(["git", "archive", "--format=tar", ref], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target
+
+
+def commit_of(ref: str) -> str:
+    """The short commit ``ref`` names here."""
+    found = subprocess.run(["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True)
+    return found.stdout.strip() or ref
 
 
 @contextlib.contextmanager
 def serve(
-    worker_class: str = "", workers: int = 2, threads: int = 1, env: dict[str, str] | None = None
+    worker_class: str = "",
+    workers: int = 2,
+    threads: int = 1,
+    env: dict[str, str] | None = None,
+    root: Path = ROOT,
 ) -> Iterator[str]:
-    """gunicorn as the Procfile runs it (``worker_class`` empty: the Procfile's own class), on a free loopback port,
-    with a fresh store directory; yields its base URL."""
+    """gunicorn as ``root``'s Procfile runs it (``worker_class`` empty: the Procfile's own class), on a free loopback
+    port, with a fresh store directory; yields its base URL.  ``root`` is this checkout or an exported peer
+    (:func:`export`), served with this checkout's environment (the same requirements)."""
     from tests.servers import free_port
 
     port = free_port()
-    command = [str(Path(sys.executable).parent / "gunicorn"), *procfile_command(workers)[1:]]
+    command = [str(Path(sys.executable).parent / "gunicorn"), *procfile_command(workers, root)[1:]]
     command += ["--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"]
     if worker_class:
         command += ["--worker-class", worker_class]
@@ -462,12 +487,12 @@ def serve(
     environ.pop("PORT", None)
     log = Path(store) / "gunicorn.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, cwd=root, env=environ, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         import requests
 
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + 600  # a peer's first start compiles its kernels
         while True:
             with contextlib.suppress(requests.RequestException):
                 if requests.get(url + "/_dash-layout", timeout=5).status_code == 200:
@@ -578,33 +603,55 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--think", default="2,6", help="think time between moves: LOW,HIGH seconds (uniform)")
     parser.add_argument("--configs", default="procfile", help="worker classes and counts, e.g. sync:2,gthread:2x4")
     parser.add_argument("--busy", help="RATINGS_BUSY_SECONDS for the server (the overload budget; 0 turns it off)")
+    parser.add_argument(
+        "--peer",
+        help="a commit (e.g. main) measured side by side: each row runs on it too, right after this checkout's",
+    )
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     low, high = (float(x) for x in args.think.split(","))
     lines: list[Line] = []
-    # Recorded once, on a server of its own (recording computes runs and compresses scripts: the measured servers
-    # must start cold).
-    with serve() as url:
-        print(f"# recording {', '.join(systems)} in Chromium", file=sys.stderr, flush=True)
-        scripts = record(url, systems)
-    for worker_class, workers, threads, extra in parse_configs(args.configs):
-        label = f"{worker_class or 'Procfile'} {workers}" + (f"x{threads}" if threads > 1 else "")
-        label += "".join(f", {name}={value}" for name, value in extra.items())
-        if args.busy is not None:
-            label += f", budget {args.busy} s"
-        env = ({} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}) | extra
-        for system in systems:
-            # A fresh server for each system, started as a host starts it: its first visitors are first visits.
-            with serve(worker_class, workers, threads, env) as url:
-                script = scripts[system]
-                tally, wall = run_load(url, script, users=args.users, duration=args.duration, think=(low, high))
-            line = Line(args.users, label, system, tally, wall, len(script.move))
-            lines.append(line)
-            print(" | ".join(line.cells()), file=sys.stderr, flush=True)
-            for error in sorted(set(tally.errors))[:5]:
-                print(f"    error: {error}", file=sys.stderr)
-    text = "\n".join(table(lines))
+    trees = [("this checkout", ROOT)] + (
+        [(f"{args.peer} ({commit_of(args.peer)})", export(args.peer))] if args.peer else []
+    )
+    scripts: dict[str, dict[str, Script]] = {}
+    for tree, root in trees:
+        # Recorded once per tree, on a server of its own (recording computes runs, compresses scripts and fills
+        # memos: the measured servers must start cold); each tree replays the requests its own page makes.
+        with serve(root=root) as url:
+            print(f"# recording {', '.join(systems)} in Chromium on {tree}", file=sys.stderr, flush=True)
+            scripts[tree] = record(url, systems)
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    for system in systems:
+        for worker_class, workers, threads, extra in parse_configs(args.configs):
+            label = f"{worker_class or 'Procfile'} {workers}" + (f"x{threads}" if threads > 1 else "")
+            label += "".join(f", {name}={value}" for name, value in extra.items())
+            if args.busy is not None:
+                label += f", budget {args.busy} s"
+            env = ({} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}) | extra
+            for tree, root in trees:
+                # A fresh server for each row, started as a host starts it: its first visitors are first visits.
+                with serve(worker_class, workers, threads, env, root=root) as url:
+                    script = scripts[tree][system]
+                    tally, wall = run_load(url, script, users=args.users, duration=args.duration, think=(low, high))
+                shown = label if len(trees) == 1 else f"{tree}: {label}"
+                line = Line(args.users, shown, system, tally, wall, len(script.move))
+                lines.append(line)
+                load = os.getloadavg()[0]
+                print(" | ".join(line.cells()) + f" | load {load:.1f}", file=sys.stderr, flush=True)
+                for error in sorted(set(tally.errors))[:5]:
+                    print(f"    error: {error}", file=sys.stderr)
+    load = os.getloadavg()
+    text = "\n".join(
+        [
+            f"{args.users} users, {args.duration:.0f} s per row, commit {commit_of('HEAD')}"
+            + (f" beside {args.peer} ({commit_of(args.peer)})" if args.peer else "")
+            + f"; started {started}, load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}.",
+            "",
+            *table(lines),
+        ]
+    )
     print(text)
     if args.markdown:
         args.markdown.write_text(text + "\n")
