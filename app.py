@@ -48,6 +48,8 @@ server.secret_key = config.secret_key
 # scripts and style sheets compressed once, hard (after Dash's own compression is installed, so this runs first;
 # before protect(), which serves the page once and so ends the app's set-up)
 static_files.compress_static(server)
+# the layout and the callback list built and compressed once per process (the same for every visitor)
+static_files.page_once(app)
 # identical callback requests answered once from the shared store (before protect(): a memoised answer is never
 # refused by the overload gate)
 answer_memo.install(app, enabled=config.answer_memo)
