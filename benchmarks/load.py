@@ -273,6 +273,8 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     refused: int = 0
     retried: int = 0
+    #: First visits ended, timed or not (a refusal or an error leaves one untimed).
+    visited: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, outcome: Outcome) -> None:
@@ -376,9 +378,12 @@ class User:
             reqs = [r for r in reqs if r.method != "GET" or r.path not in self.cached]
             self.state = {}
         started = time.perf_counter()
-        if self._phase(reqs, {}):
-            with self.tally.lock:
+        ok = self._phase(reqs, {})
+        with self.tally.lock:
+            if ok:
                 (self.tally.returns if returning else self.tally.loads).append(time.perf_counter() - started)
+            if not returning:
+                self.tally.visited += 1
 
     def move(self) -> None:
         s = self.script
@@ -419,10 +424,11 @@ def run_load(
     ramp: float = 5.0,
     timeout: float = 60.0,
     seed: int = 14,
+    tally: Tally | None = None,
 ) -> tuple[Tally, float]:
     """``users`` simulated users on one system for ``duration`` seconds; the tally and the wall time it took
     (the last moves may finish after ``duration``: nothing is cut short)."""
-    tally = Tally()
+    tally = Tally() if tally is None else tally
     until = time.monotonic() + duration
     started = time.perf_counter()
     threads = []
@@ -500,14 +506,87 @@ def serve(
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"gunicorn did not start: {shlex.join(command)}\n{log.read_text()[-2000:]}")
             time.sleep(0.25)
+        _served[url] = proc.pid
         yield url
     finally:
+        _served.pop(url, None)
         proc.terminate()
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+#: The gunicorn master of each URL being served.
+_served: dict[str, int] = {}
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by the process ``pid`` and its living descendants (Linux ``/proc``)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [child for child, p in parents.items() if p == parent and child not in tree]
+        tree.update(children)
+        frontier += children
+    return sum(times.get(member, 0.0) for member in tree)
+
+
+@dataclass
+class Cpu:
+    """CPU seconds of the server (gunicorn and its workers) and of this load generator: over the whole run, and
+    until every user's first visit had ended (``burst``: its length in seconds, and the CPU in it)."""
+
+    server: float = float("nan")
+    client: float = float("nan")
+    burst: float = float("nan")
+    burst_server: float = float("nan")
+    burst_client: float = float("nan")
+
+
+def measured_load(url: str, script: Script, *, users: int, **kwargs: Any) -> tuple[Tally, float, Cpu]:
+    """:func:`run_load`, and the CPU the server and this load generator used (:class:`Cpu`)."""
+    pid = _served.get(url)
+    cpu = Cpu()
+    if pid is None:
+        tally, wall = run_load(url, script, users=users, **kwargs)
+        return tally, wall, cpu
+    started = time.perf_counter()
+    server_before, client_before = tree_cpu(pid), time.process_time()
+    done = threading.Event()
+    tally_box: list[Tally] = []
+
+    def watch() -> None:  # until every first visit has ended (or failed), then note the CPU so far
+        while not done.wait(0.25):
+            if tally_box and tally_box[0].visited >= users:
+                cpu.burst = time.perf_counter() - started
+                cpu.burst_server = tree_cpu(pid) - server_before
+                cpu.burst_client = time.process_time() - client_before
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    tally = Tally()
+    tally_box.append(tally)
+    tally, wall = run_load(url, script, users=users, tally=tally, **kwargs)
+    done.set()
+    watcher.join()
+    cpu.server = tree_cpu(pid) - server_before
+    cpu.client = time.process_time() - client_before
+    return tally, wall, cpu
 
 
 # ------------------------------------------------------------------------------------------------- report
@@ -530,6 +609,7 @@ class Line:
     tally: Tally
     wall: float
     posts_per_move: int
+    cpu: Cpu = field(default_factory=lambda: Cpu())
 
     def cells(self) -> list[str]:
         t = self.tally
@@ -548,6 +628,8 @@ class Line:
             str(len(t.errors)),
             str(t.refused),
             str(t.retried),
+            f"{self.cpu.burst:.1f}: {self.cpu.burst_server:.1f} / {self.cpu.burst_client:.1f}",
+            f"{self.cpu.server:.0f} / {self.cpu.client:.0f}",
         ]
 
 
@@ -563,6 +645,8 @@ HEADER = [
     "errors",
     "refused (busy)",
     "resent (closed keep-alive)",
+    "first visits: all ended at s: CPU s server / load generator",
+    "whole run: CPU s server / load generator",
 ]
 
 
@@ -634,9 +718,11 @@ def main(argv: list[str] | None = None) -> None:
                 # A fresh server for each row, started as a host starts it: its first visitors are first visits.
                 with serve(worker_class, workers, threads, env, root=root) as url:
                     script = scripts[tree][system]
-                    tally, wall = run_load(url, script, users=args.users, duration=args.duration, think=(low, high))
+                    tally, wall, cpu = measured_load(
+                        url, script, users=args.users, duration=args.duration, think=(low, high)
+                    )
                 shown = label if len(trees) == 1 else f"{tree}: {label}"
-                line = Line(args.users, shown, system, tally, wall, len(script.move))
+                line = Line(args.users, shown, system, tally, wall, len(script.move), cpu)
                 lines.append(line)
                 load = os.getloadavg()[0]
                 print(" | ".join(line.cells()) + f" | load {load:.1f}", file=sys.stderr, flush=True)
