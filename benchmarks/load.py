@@ -195,6 +195,28 @@ def record(base_url: str, systems: list[str], timeout: float = 180.0) -> dict[st
     return scripts
 
 
+def _script_path(directory: Path, commit: str, system: str) -> Path:
+    return directory / f"{commit}-{system}.json"
+
+
+def _read_script(directory: Path, commit: str, system: str) -> Script | None:
+    """A recording kept by :func:`_write_script`, or None."""
+    try:
+        raw = json.loads(_script_path(directory, commit, system).read_text())
+    except (OSError, ValueError):
+        return None
+    for phase in ("load", "move"):
+        raw[phase] = [Req(**req) for req in raw[phase]]
+    return Script(**raw)
+
+
+def _write_script(directory: Path, commit: str, script: Script) -> None:
+    import dataclasses
+
+    directory.mkdir(parents=True, exist_ok=True)
+    _script_path(directory, commit, script.system).write_text(json.dumps(dataclasses.asdict(script)))
+
+
 def waves(reqs: list[Req]) -> list[list[Req]]:
     """Requests grouped as the browser sent them: a request sent after an answer of the current group arrived
     starts a new group (it may depend on that answer)."""
@@ -691,6 +713,11 @@ def main(argv: list[str] | None = None) -> None:
         "--peer",
         help="a commit (e.g. main) measured side by side: each row runs on it too, right after this checkout's",
     )
+    parser.add_argument(
+        "--recordings",
+        type=Path,
+        help="a directory keeping the recorded requests per commit and system, reused by later runs",
+    )
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -703,9 +730,17 @@ def main(argv: list[str] | None = None) -> None:
     for tree, root in trees:
         # Recorded once per tree, on a server of its own (recording computes runs, compresses scripts and fills
         # memos: the measured servers must start cold); each tree replays the requests its own page makes.
-        with serve(root=root) as url:
-            print(f"# recording {', '.join(systems)} in Chromium on {tree}", file=sys.stderr, flush=True)
-            scripts[tree] = record(url, systems)
+        commit = commit_of(args.peer) if root != ROOT else commit_of("HEAD")
+        saved = {name: _read_script(args.recordings, commit, name) for name in systems} if args.recordings else {}
+        missing = [name for name in systems if saved.get(name) is None]
+        if missing:
+            with serve(root=root) as url:
+                print(f"# recording {', '.join(missing)} in Chromium on {tree}", file=sys.stderr, flush=True)
+                saved |= record(url, missing)
+        scripts[tree] = {name: script for name, script in saved.items() if script is not None}
+        if args.recordings:
+            for name, script in scripts[tree].items():
+                _write_script(args.recordings, commit, script)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for system in systems:
         for worker_class, workers, threads, extra in parse_configs(args.configs):
