@@ -739,7 +739,7 @@ def main(argv: list[str] | None = None) -> None:
                 saved |= record(url, missing)
         scripts[tree] = {name: script for name, script in saved.items() if script is not None}
         if args.recordings:
-            for name, script in scripts[tree].items():
+            for script in scripts[tree].values():
                 _write_script(args.recordings, commit, script)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for system in systems:
