@@ -2,10 +2,11 @@
 
 :data:`DECLARED` names each memoisable callback by one of its outputs (ids from :mod:`layouts.ids`) with the reason
 its answer follows from the request alone: no per-user server state, no randomness, no clock, no writes.  A callback
-not declared is computed for every request as before; the record form's callback is deliberately absent (it hands
-each visitor a fresh submission token).  What an answer reads that may change (a Google Sheet's shared copy) is noted
-while it is computed and checked on every hit; an answer that wrote to the store or met an error is not kept
-(:mod:`sources.answers`).
+not declared is computed for every request as before; two are deliberately absent: the record form's (it hands each
+visitor a fresh submission token) and the settings' (a page's first settings draw the page's own random id, by which
+its older work is stopped; :mod:`sources.generations`).  Drawing either marks an answer as not to be kept, too.
+What an answer reads that may change (a Google Sheet's shared copy) is noted while it is computed and checked on
+every hit; an answer that wrote to the store or met an error is not kept (:mod:`sources.answers`).
 
 :func:`install` registers the hooks on the Flask server (before the overload gate, so a memoised answer is never
 refused): a hit is sent as the stored compressed bytes, with ``X-Ratings-Answer: hit``; a miss is computed once while
@@ -51,6 +52,9 @@ class Declared:
     component: str
     prop: str
     why: str
+    #: Inputs (component, property) whose values are left out of the key: they decide whether the callback runs at
+    #: all (a page's change number), never what it answers.
+    unkeyed: tuple[tuple[str, str], ...] = ()
 
     @property
     def output(self) -> str:
@@ -63,10 +67,16 @@ _SOURCE = "reads the data source named in the request (a sample, or content kept
 DECLARED: tuple[Declared, ...] = (
     Declared(Page.URL_STATE, "data", "parses the address's query, which is in the request"),
     Declared(Params.CONTROLS, "children", "draws the chosen system's controls from its parameter declarations"),
-    Declared(Params.SETTINGS, "data", "checks the control values sent; the generation counter comes in the request"),
     Declared(Data.SOURCE, "data", f"{_SOURCE}; an upload or a sheet read writes to the store and is not kept"),
     Declared(DateRange.FROM, "value", "shows the season carried in the source sent"),
-    Declared(Standings.LEADERBOARD, "rowData", f"{_SOURCE} and rates it with the settings sent"),
+    Declared(
+        Standings.LEADERBOARD,
+        "rowData",
+        f"{_SOURCE} and rates it with the settings sent; the page's change number (its own random page id) only "
+        "lets the page's older work stop early (a superseded request answers 204, which is never kept), so it is "
+        "left out of the key, and on a hit there is no work left to stop",
+        unkeyed=((Standings.GENERATION, "data"),),
+    ),
     Declared(Standings.PLAYERS, "options", f"{_SOURCE}; lists its players"),
     Declared(Standings.GAME, "options", f"{_SOURCE}; lists its games"),
     Declared(GameExplain.PLAYER, "options", f"{_SOURCE}; lists a game's players"),
@@ -137,13 +147,13 @@ def install(app: Any, *, enabled: bool = True) -> AnswerMemo:
 
     server = app.server
 
-    def kinds() -> list[str]:
+    def kinds() -> dict[str, list[str]]:
         # Dash moves the callbacks declared with the global ``@callback`` into the app on its first request (which
         # security.protect() serves at start-up), so the keys are looked up on first use, not now.
         found, problems = memoisable_keys(app.callback_map)
         for problem in problems:
             log.warning("answer memo: the declaration %s; not memoised", problem)
-        return list(found)
+        return {key: [f"{component}.{prop}" for component, prop in d.unkeyed] for key, d in found.items()}
 
     memo = AnswerMemo(kinds, code_version())
     memo.enabled = enabled

@@ -207,23 +207,41 @@ class Found:
     encoding: str
 
 
+#: Memoised callbacks: callback map key -> the inputs (``id.property``) whose values are left out of the key.
+Kinds = Mapping[str, Iterable[str]] | Iterable[str]
+
+
+def _kinds(kinds: Kinds) -> dict[str, frozenset[str]]:
+    if isinstance(kinds, Mapping):
+        return {str(kind): frozenset(unkeyed) for kind, unkeyed in kinds.items()}
+    return {str(kind): frozenset() for kind in kinds}
+
+
+def _without(item: Any, unkeyed: frozenset[str]) -> Any:
+    """A body's input or state entry with its value left out when it is one of ``unkeyed``."""
+    if isinstance(item, dict) and isinstance(item.get("id"), str) and f"{item['id']}.{item.get('property')}" in unkeyed:
+        return {name: value for name, value in item.items() if name != "value"}
+    return item
+
+
 class AnswerMemo:
     """The answers of the declared callbacks (``kinds``: their callback map keys) in the shared store."""
 
-    def __init__(self, kinds: Iterable[str] | Callable[[], Iterable[str]], version: str, store: Store | None = None):
+    def __init__(self, kinds: Kinds | Callable[[], Kinds], version: str, store: Store | None = None) -> None:
         self._kinds = kinds
-        self._resolved: frozenset[str] | None = None if callable(kinds) else frozenset(kinds)
+        self._resolved: dict[str, frozenset[str]] | None = None if callable(kinds) else _kinds(kinds)
         self.version = version
         self._store = store
         #: False: nothing is memoised or answered from the memo (``RATINGS_ANSWER_MEMO=0``, benchmarks).
         self.enabled = True
 
     @property
-    def kinds(self) -> frozenset[str]:
-        """The callback map keys memoised (given, or found by the callable given on first use)."""
+    def kinds(self) -> dict[str, frozenset[str]]:
+        """The callback map keys memoised, each with the inputs (``id.property``) left out of its key (given, or
+        found by the callable given on first use)."""
         if self._resolved is None:
             kinds = self._kinds
-            self._resolved = frozenset(kinds() if callable(kinds) else kinds)
+            self._resolved = _kinds(kinds() if callable(kinds) else kinds)
         return self._resolved
 
     def store(self) -> Store:
@@ -231,11 +249,20 @@ class AnswerMemo:
 
     def name(self, kind: Any, body: Any, size: int = 0) -> str | None:
         """The memo's name for a request of callback ``kind`` with ``body`` (parsed JSON; ``size`` bytes), or None
-        when it is not memoised (an undeclared callback, or a body too large)."""
+        when it is not memoised (an undeclared callback, or a body too large).  The values of the kind's unkeyed
+        inputs are left out (their ids stay)."""
         if not self.enabled or not isinstance(kind, str) or not isinstance(body, dict) or size > MAX_BODY:
             return None
-        if kind not in self.kinds:
+        unkeyed = self.kinds.get(kind)
+        if unkeyed is None:
             return None
+        if unkeyed:
+            body = {
+                name: [_without(item, unkeyed) for item in value]
+                if name in ("inputs", "state") and isinstance(value, list)
+                else value
+                for name, value in body.items()
+            }
         try:
             canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=True)
         except (TypeError, ValueError):

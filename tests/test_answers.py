@@ -76,7 +76,7 @@ def test_every_declaration_names_one_server_callback(memo: AnswerMemo) -> None:
     found, problems = answer_memo.memoisable_keys(app_module.app.callback_map)
     assert problems == []
     assert len(found) == len(answer_memo.DECLARED)
-    assert memo.kinds == frozenset(found)
+    assert set(memo.kinds) == set(found)
     for declared in answer_memo.DECLARED:
         assert declared.why.strip(), f"{declared.output} says why it may be memoised"
 
@@ -90,6 +90,52 @@ def test_the_record_forms_fresh_token_is_never_memoised(memo: AnswerMemo, client
     assert tokens[0] != tokens[1]
     assert answers.HEADER not in first.headers and answers.HEADER not in second.headers
     assert not any(Record.TOKEN in kind for kind in memo.kinds)
+
+
+def test_a_pages_own_random_ids_are_never_memoised(memo: AnswerMemo) -> None:
+    """The settings callback draws each page's own id on its first settings (its older work is stopped by it), and the
+    record form draws a submission token: neither callback is declared, and drawing either marks an answer as one
+    not to keep, whatever callback draws it."""
+    from sources.generations import next_generation
+    from sources.record import new_submission_token
+
+    declared = {d.output for d in answer_memo.DECLARED}
+    assert f"{Params.SETTINGS}.data" not in declared and f"{Record.TOKEN}.data" not in declared
+    for draw in (lambda: next_generation(None), new_submission_token):
+        with answers.tracking() as reads:
+            draw()
+        assert reads.volatile is not None
+    with answers.tracking() as reads:
+        next_generation({"page": "a" * 32, "n": 3})  # the next number of a known page is not random
+    assert reads.volatile is None
+
+
+def test_pages_with_their_own_change_numbers_share_the_standings_answer(memo: AnswerMemo, client: Any) -> None:
+    """Every page sends its own change number (a random page id) with the standings request; it only decides whether
+    the work is still wanted, so pages otherwise alike share one answer, and a superseded request is never kept."""
+    settings = {"system": "multielo", "params": {"k": 27.75}}
+    source = {"kind": "sample", "name": "chess"}
+    pages = [{"page": letter * 32, "n": 1} for letter in "abc"]
+
+    def standings(generation: Any, settings: Any = settings) -> Any:
+        values = {f"{Data.SOURCE}.data": source, f"{Params.SETTINGS}.data": settings}
+        values |= {f"{Standings.GENERATION}.data": generation, f"{Page.TABS}.active_tab": "standings"}
+        return post(client, Standings.LEADERBOARD, values | {f"{Standings.MIN_GAMES}.value": 0})
+
+    memo.enabled = False
+    computed = [standings(page) for page in pages[:2]]
+    assert computed[0].data == computed[1].data, "the change number changes nothing in the answer"
+    memo.enabled = True
+    kept, hit = standings(pages[0]), standings(pages[1])
+    assert kept.headers.get(answers.HEADER) == "kept" and hit.headers.get(answers.HEADER) == "hit"
+    assert json.loads(hit.data) == json.loads(computed[0].data)
+    from sources.generations import Generation, announce
+
+    announce(Generation((pages[2]["page"], 5)))  # page c has moved on: its change 1 is stale
+    other = {"system": "multielo", "params": {"k": 28.25}}
+    assert standings(pages[2], other).status_code == 204  # nothing computed, nothing kept
+    fresh = standings({"page": "d" * 32, "n": 1}, other)
+    assert fresh.status_code == 200 and fresh.headers.get(answers.HEADER) == "kept"
 
 
 def test_declared_callbacks_answer_the_same_request_the_same_way(memo: AnswerMemo, client: Any) -> None:
@@ -265,3 +311,31 @@ def test_the_code_version_follows_the_code_and_the_settings(tmp_path: Any) -> No
     assert code_version(tmp_path, {"RATINGS_SAMPLE": "chess"}) != before
     (tmp_path / "ratings" / "sample.csv").write_text("b")
     assert code_version(tmp_path, {}) != before
+
+
+@pytest.mark.slow
+def test_under_the_procfiles_workers_a_repeated_request_is_answered_from_the_memo(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Through gunicorn as the Procfile runs it (serving.ThreadWorker finds the answer on arrival): the same request
+    over and over, on two workers, gets the computed answer from the memo; the record form's token stays fresh."""
+    from tests.dash_requests import HttpClient
+    from tests.servers import gunicorn
+
+    env = {"RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("answers-store"))}
+    with gunicorn(env, tmp_path_factory.mktemp("answers-logs"), workers=2) as url:
+        http = HttpClient(url)
+        values = {f"{Data.SOURCE}.data": SAMPLE, f"{Params.SETTINGS}.data": SETTINGS}
+        values |= {f"{Standings.MIN_GAMES}.value": 0, f"{Page.TABS}.active_tab": "standings"}
+        answered = [post(http, Standings.LEADERBOARD, values) for _ in range(6)]
+        assert all(a.status_code == 200 for a in answered)
+        assert answered[0].response.headers.get(answers.HEADER) == "kept"
+        assert all(a.response.headers.get(answers.HEADER) == "hit" for a in answered[1:])
+        assert all(json.loads(a.get_data()) == json.loads(answered[0].get_data()) for a in answered[1:])
+        tokens = {
+            json.loads(post(http, Record.NAMES_DATA, {f"{Data.SOURCE}.data": SAMPLE}).get_data())["response"][
+                Record.TOKEN
+            ]["data"]
+            for _ in range(4)
+        }
+        assert len(tokens) == 4
