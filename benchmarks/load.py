@@ -14,7 +14,9 @@ machine.  ``--configs`` compares servers in one run: ``procfile`` is the Procfil
 app's lanes), and ``@NAME=VALUE``
 sets an environment variable of that server.
 
-It prints a Markdown table (``--markdown PATH`` also writes it) and asserts nothing.
+It prints a Markdown table (``--markdown PATH`` also writes it) and asserts nothing.  ``--cost`` measures instead what
+one first visit costs the server, by kind of request (the recorded page load replayed one request after another,
+CPU of gunicorn's process tree).
 
 What a simulated user does
 --------------------------
@@ -611,6 +613,41 @@ def measured_load(url: str, script: Script, *, users: int, **kwargs: Any) -> tup
     return tally, wall, cpu
 
 
+def visit_cost(url: str, script: Script, rounds: int = 10) -> dict[str, tuple[int, float]]:
+    """Server CPU of one first visit, by kind of request: the recorded page load replayed ``rounds`` times one request
+    after another on one connection (after one visit that fills the memos), as the browser asks (compressed).  Per
+    kind (``static``, ``page``, ``callback``, ``all``): (requests per visit, server CPU seconds per visit)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    pid = _served[url]
+    split = urlsplit(url)
+    conn = http.client.HTTPConnection(split.hostname or "127.0.0.1", split.port or 80, timeout=60)
+    headers = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+
+    def kind(req: Req) -> str:
+        if req.method == "POST":
+            return "callback"
+        return "static" if req.path.startswith(("/_dash-component-suites/", "/assets/")) else "page"
+
+    def send(reqs: list[Req]) -> None:
+        for req in reqs:
+            extra = {"Content-Type": "application/json"} if req.method == "POST" else {}
+            conn.request(req.method, req.path, body=req.body, headers=headers | extra)
+            conn.getresponse().read()
+
+    send(script.load)
+    out: dict[str, tuple[int, float]] = {}
+    for name in ("static", "page", "callback", "all"):
+        reqs = [r for r in script.load if name == "all" or kind(r) == name]
+        before = tree_cpu(pid)
+        for _ in range(rounds):
+            send(reqs)
+        out[name] = (len(reqs), (tree_cpu(pid) - before) / rounds)
+    conn.close()
+    return out
+
+
 # ------------------------------------------------------------------------------------------------- report
 def percentile(values: list[float], q: float) -> float:
     """The ``q`` quantile (0-100) by linear interpolation (numpy's default), NaN for no values."""
@@ -718,6 +755,11 @@ def main(argv: list[str] | None = None) -> None:
         type=Path,
         help="a directory keeping the recorded requests per commit and system, reused by later runs",
     )
+    parser.add_argument(
+        "--cost",
+        action="store_true",
+        help="instead of the load: the server CPU of one first visit by kind of request (one after another, 10 times)",
+    )
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -742,6 +784,17 @@ def main(argv: list[str] | None = None) -> None:
             for script in scripts[tree].values():
                 _write_script(args.recordings, commit, script)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if args.cost:
+        print(f"Server CPU of one first visit (ms), replayed one request after another; started {started}.")
+        print("| tree | system | static files | page, layout, dependencies | callbacks | all |")
+        print("|---|---|---|---|---|---|")
+        for system in systems:
+            for tree, root in trees:
+                with serve(root=root) as url:
+                    cost = visit_cost(url, scripts[tree][system])
+                cells = [f"{cost[k][1] * 1000:.0f} ({cost[k][0]})" for k in ("static", "page", "callback", "all")]
+                print(f"| {tree} | {system} | " + " | ".join(cells) + f" | load {os.getloadavg()[0]:.1f}", flush=True)
+        return
     for system in systems:
         for worker_class, workers, threads, extra in parse_configs(args.configs):
             label = f"{worker_class or 'Procfile'} {workers}" + (f"x{threads}" if threads > 1 else "")
