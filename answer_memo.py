@@ -99,12 +99,6 @@ DECLARED: tuple[Declared, ...] = (
 )
 
 
-def _outputs(key: str) -> list[str]:
-    """The outputs of a callback map key (``..a.b...c.d..`` or ``a.b``), without Dash's duplicate-output suffix."""
-    parts = key.strip(".").split("...") if key.startswith("..") else [key]
-    return [part.split("@")[0] for part in parts]
-
-
 def _plain_outputs(key: str) -> list[str]:
     """The outputs of a key that are not duplicate outputs (Dash appends ``@<hash>`` to those)."""
     parts = key.strip(".").split("...") if key.startswith("..") else [key]
