@@ -7,6 +7,7 @@ import time
 
 from dash import Dash
 
+import answer_memo
 import background
 import callbacks
 import security
@@ -47,6 +48,11 @@ server.secret_key = config.secret_key
 # scripts and style sheets compressed once, hard (after Dash's own compression is installed, so this runs first;
 # before protect(), which serves the page once and so ends the app's set-up)
 static_files.compress_static(server)
+# the layout and the callback list built and compressed once per process (the same for every visitor)
+static_files.page_once(app)
+# identical callback requests answered once from the shared store (before protect(): a memoised answer is never
+# refused by the overload gate)
+answer_memo.install(app, enabled=config.answer_memo)
 security.protect(app, debug=config.debug)
 # Under gunicorn --preload the master computes the samples' default runs and compresses the scripts (bounded by
 # RATINGS_PREWARM_SECONDS) before the workers fork, so the first visitors wait for neither.

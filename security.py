@@ -34,6 +34,7 @@ from callbacks.runs import DataError
 from layouts.ids import Page
 from ratings import ComputationError, ParameterError, UnknownSystemError
 from ratings.io import MAX_BYTES
+from sources import answers
 from sources.admission import ARRIVAL, BUSY_MESSAGE, LIGHT, REFUSED, Arrival, process_gate, queued_seconds
 
 __all__ = ["MAX_REQUEST_BYTES", "busy_answer", "callback_error", "content_security_policy", "protect"]
@@ -140,7 +141,9 @@ _PLAIN = (ComputationError, ParameterError, UnknownSystemError)
 
 
 def callback_error(exc: Exception) -> None:
-    """Dash's ``on_error``: log the unexpected, show one plain line, update nothing else."""
+    """Dash's ``on_error``: log the unexpected, show one plain line, update nothing else (and never memoise the
+    answer: the error may pass)."""
+    answers.volatile("an error")
     if isinstance(exc, DataError):
         message = f"Not updated: {'; '.join(exc.messages)}. The last good result stays on screen."
     elif isinstance(exc, _PLAIN):

@@ -11,7 +11,8 @@ waited behind it.  This worker changes what happens between the main loop and th
    has arrived (and the body of a small callback request, to learn which outputs it asks for; a connection with
    nothing sent yet waits on the poller, not on a thread) and serve right there the requests that do no replay:
    pages, scripts, assets, layout, dependencies, background-job polls, and callbacks whose kind the gate has seen
-   to be light (they read memoised results: :meth:`sources.admission.Gate.is_light`).
+   to be light (they read memoised results: :meth:`sources.admission.Gate.is_light`), and any callback whose answer
+   the shared memo of answers holds (:mod:`answer_memo`: the answer is found here and sent as stored).
 3. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
    (:meth:`sources.admission.Gate.arrive`: the time it already waited, the work running, the heavy work admitted
    but not begun, and its own expected time).  When it could not finish within ``RATINGS_BUSY_SECONDS`` it is
@@ -39,8 +40,19 @@ from gunicorn.workers import gthread
 
 import settings
 from sources.admission import ARRIVAL, LIGHT, REFUSED, Arrival, process_gate
+from sources.answers import ENVIRON as ANSWER
+from sources.answers import Found, encoding_for
 
-__all__ = ["HEADER", "ThreadWorker", "callback_kind", "light_threads", "make_ready", "prewarm"]
+__all__ = [
+    "HEADER",
+    "ThreadWorker",
+    "callback_kind",
+    "light_threads",
+    "make_ready",
+    "memoised",
+    "peek_callback",
+    "prewarm",
+]
 
 #: The header carrying the stamp (``t=<seconds since the epoch>``, nginx's and Heroku's convention).
 HEADER = "X-REQUEST-START"
@@ -131,21 +143,39 @@ def _header(req: Any, name: str) -> str | None:
 def callback_kind(req: Any) -> str | None:
     """The outputs a callback request asks for (Dash's ``output``), ``""`` for a callback whose body is too large to
     read here or unreadable, None for any other request (a page, a script, a background-job poll)."""
+    return peek_callback(req)[0]
+
+
+def peek_callback(req: Any) -> tuple[str | None, Any, int]:
+    """:func:`callback_kind`, the parsed body (None when not read) and its size in bytes; the body stays readable
+    for the app."""
     if req.method != "POST" or req.path.rstrip("/") != UPDATE or "job=" in (req.query or ""):
-        return None
+        return None, None, 0
     try:
         length = int(_header(req, "CONTENT-LENGTH") or "-1")
     except ValueError:
         length = -1
     if not 0 <= length <= PEEK_BYTES:
-        return ""
-    body = req.body.read()
-    req.body = io.BytesIO(body)
+        return "", None, 0
+    data = req.body.read()
+    req.body = io.BytesIO(data)
     try:
-        kind = json.loads(body).get("output")
+        body = json.loads(data)
+        kind = body.get("output")
     except (ValueError, AttributeError):
-        return ""
-    return kind[:300] if isinstance(kind, str) else ""
+        return "", None, len(data)
+    return (kind[:300] if isinstance(kind, str) else ""), body, len(data)
+
+
+def memoised(kind: str, body: Any, size: int, req: Any) -> Found | None:
+    """The memoised answer to this callback request (:mod:`answer_memo`), if the app keeps one for it."""
+    import answer_memo
+
+    memo = answer_memo.process_memo()
+    name = memo.name(kind, body, size) if memo is not None else None
+    if memo is None or name is None:
+        return None
+    return memo.find(name, encoding_for(_header(req, "ACCEPT-ENCODING")))
 
 
 class ThreadWorker(gthread.ThreadWorker):
@@ -195,13 +225,17 @@ class ThreadWorker(gthread.ThreadWorker):
             if conn.is_http2:
                 return self.handle(conn)
             req = next(conn.parser)
-            kind = callback_kind(req) if req else None
+            kind, body, size = peek_callback(req) if req else (None, None, 0)
+            found = memoised(kind, body, size, req) if kind else None
         except Exception as exc:  # gthread's handle() deals with it as it would have
             conn.parser = _Replay(conn, error=exc)
             return self.handle(conn)
         conn.parser = _Replay(conn, req)
         if kind is None:
             conn.ratings_verdict = {}
+            return self.handle(conn)
+        if found is not None:  # answered from the shared memo, at once
+            conn.ratings_verdict = {ANSWER: found}
             return self.handle(conn)
         if kind and self.gate.is_light(kind):
             conn.ratings_verdict = {LIGHT: True}

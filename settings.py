@@ -12,6 +12,7 @@ Every setting has a safe default, so ``python app.py`` works with no environment
 - ``DASH_DEBUG``: ``1`` turns on Dash's debug mode for ``python app.py``.
 - ``RATINGS_PREWARM_SECONDS``: under gunicorn, how long start-up may spend computing the bundled samples' default
   runs and compressing the page's scripts before serving (default 20; 0 turns it off; :func:`serving.prewarm`).
+- ``RATINGS_ANSWER_MEMO``: ``0`` turns off the shared memo of callback answers (:mod:`answer_memo`; default on).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Settings:
     system: str
     debug: bool
     prewarm_seconds: float
+    answer_memo: bool = True
 
 
 def _text(environ: dict[str, str], name: str) -> str | None:
@@ -81,6 +83,7 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         system=_text(env, "RATINGS_SYSTEM") or "multielo",
         debug=(_text(env, "DASH_DEBUG") or "0").lower() in ("1", "true", "yes"),
         prewarm_seconds=prewarm if prewarm == prewarm else 0.0,
+        answer_memo=(_text(env, "RATINGS_ANSWER_MEMO") or "1").lower() not in ("0", "false", "no", "off"),
     )
 
 

@@ -7,11 +7,16 @@ page's own requests once)::
     .venv/bin/python benchmarks/load.py --systems multielo,thurstonian --users 50 --duration 30 \
         --configs procfile,procfile@RATINGS_PREWARM_SECONDS=0,gthread:2x8,sync:2 --markdown /tmp/load.md
 
-``--configs`` compares servers in one run: ``procfile`` is the Procfile as it is, ``CLASS:WORKERS[xTHREADS]`` another
-gunicorn worker class (``gthread`` is gunicorn's own threaded worker, without the app's lanes), and ``@NAME=VALUE``
+``--peer main`` measures another commit side by side: every row runs on this checkout, then on that commit's tree
+(exported with ``git archive``, served with this checkout's environment), rows interleaved so both meet the same
+machine.  ``--configs`` compares servers in one run: ``procfile`` is the Procfile as it is,
+``CLASS:WORKERS[xTHREADS]`` another gunicorn worker class (``gthread`` is gunicorn's own threaded worker, without the
+app's lanes), and ``@NAME=VALUE``
 sets an environment variable of that server.
 
-It prints a Markdown table (``--markdown PATH`` also writes it) and asserts nothing.
+It prints a Markdown table (``--markdown PATH`` also writes it) and asserts nothing.  ``--cost`` measures instead what
+one first visit costs the server, by kind of request (the recorded page load replayed one request after another,
+CPU of gunicorn's process tree).
 
 What a simulated user does
 --------------------------
@@ -192,6 +197,28 @@ def record(base_url: str, systems: list[str], timeout: float = 180.0) -> dict[st
     return scripts
 
 
+def _script_path(directory: Path, commit: str, system: str) -> Path:
+    return directory / f"{commit}-{system}.json"
+
+
+def _read_script(directory: Path, commit: str, system: str) -> Script | None:
+    """A recording kept by :func:`_write_script`, or None."""
+    try:
+        raw = json.loads(_script_path(directory, commit, system).read_text())
+    except (OSError, ValueError):
+        return None
+    for phase in ("load", "move"):
+        raw[phase] = [Req(**req) for req in raw[phase]]
+    return Script(**raw)
+
+
+def _write_script(directory: Path, commit: str, script: Script) -> None:
+    import dataclasses
+
+    directory.mkdir(parents=True, exist_ok=True)
+    _script_path(directory, commit, script.system).write_text(json.dumps(dataclasses.asdict(script)))
+
+
 def waves(reqs: list[Req]) -> list[list[Req]]:
     """Requests grouped as the browser sent them: a request sent after an answer of the current group arrived
     starts a new group (it may depend on that answer)."""
@@ -270,6 +297,8 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     refused: int = 0
     retried: int = 0
+    #: First visits ended, timed or not (a refusal or an error leaves one untimed).
+    visited: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, outcome: Outcome) -> None:
@@ -373,9 +402,12 @@ class User:
             reqs = [r for r in reqs if r.method != "GET" or r.path not in self.cached]
             self.state = {}
         started = time.perf_counter()
-        if self._phase(reqs, {}):
-            with self.tally.lock:
+        ok = self._phase(reqs, {})
+        with self.tally.lock:
+            if ok:
                 (self.tally.returns if returning else self.tally.loads).append(time.perf_counter() - started)
+            if not returning:
+                self.tally.visited += 1
 
     def move(self) -> None:
         s = self.script
@@ -416,10 +448,11 @@ def run_load(
     ramp: float = 5.0,
     timeout: float = 60.0,
     seed: int = 14,
+    tally: Tally | None = None,
 ) -> tuple[Tally, float]:
     """``users`` simulated users on one system for ``duration`` seconds; the tally and the wall time it took
     (the last moves may finish after ``duration``: nothing is cut short)."""
-    tally = Tally()
+    tally = Tally() if tally is None else tally
     until = time.monotonic() + duration
     started = time.perf_counter()
     threads = []
@@ -435,23 +468,45 @@ def run_load(
 
 
 # ------------------------------------------------------------------------------------------------- serving
-def procfile_command(workers: int) -> list[str]:
-    """The Procfile's ``web`` command with its worker count set (tests/servers.py reads it the same way)."""
-    from tests.servers import procfile
+def procfile_command(workers: int, root: Path = ROOT) -> list[str]:
+    """The ``web`` command of ``root``'s Procfile with its worker count set (as tests/servers.py reads it)."""
+    for line in (root / "Procfile").read_text().splitlines():
+        name, _, command = line.partition(":")
+        if name.strip() == "web":
+            return shlex.split(re.sub(r"\$\{[A-Z_]+_CONCURRENCY:-\d+\}", str(workers), command))
+    raise LookupError(f"{root / 'Procfile'} has no 'web' process")
 
-    return procfile("web", workers)
+
+def export(ref: str) -> Path:
+    """The tree of the commit ``ref`` of this repository, written to a new temporary directory (``git archive``:
+    the repository and its worktrees are left as they are)."""
+    target = Path(tempfile.mkdtemp(prefix=f"load-{re.sub(r'[^A-Za-z0-9]+', '-', ref)}-"))
+    archive = subprocess.run(["git", "archive", "--format=tar", ref], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target
+
+
+def commit_of(ref: str) -> str:
+    """The short commit ``ref`` names here."""
+    found = subprocess.run(["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True)
+    return found.stdout.strip() or ref
 
 
 @contextlib.contextmanager
 def serve(
-    worker_class: str = "", workers: int = 2, threads: int = 1, env: dict[str, str] | None = None
+    worker_class: str = "",
+    workers: int = 2,
+    threads: int = 1,
+    env: dict[str, str] | None = None,
+    root: Path = ROOT,
 ) -> Iterator[str]:
-    """gunicorn as the Procfile runs it (``worker_class`` empty: the Procfile's own class), on a free loopback port,
-    with a fresh store directory; yields its base URL."""
+    """gunicorn as ``root``'s Procfile runs it (``worker_class`` empty: the Procfile's own class), on a free loopback
+    port, with a fresh store directory; yields its base URL.  ``root`` is this checkout or an exported peer
+    (:func:`export`), served with this checkout's environment (the same requirements)."""
     from tests.servers import free_port
 
     port = free_port()
-    command = [str(Path(sys.executable).parent / "gunicorn"), *procfile_command(workers)[1:]]
+    command = [str(Path(sys.executable).parent / "gunicorn"), *procfile_command(workers, root)[1:]]
     command += ["--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"]
     if worker_class:
         command += ["--worker-class", worker_class]
@@ -462,12 +517,12 @@ def serve(
     environ.pop("PORT", None)
     log = Path(store) / "gunicorn.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, cwd=root, env=environ, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         import requests
 
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + 600  # a peer's first start compiles its kernels
         while True:
             with contextlib.suppress(requests.RequestException):
                 if requests.get(url + "/_dash-layout", timeout=5).status_code == 200:
@@ -475,14 +530,122 @@ def serve(
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"gunicorn did not start: {shlex.join(command)}\n{log.read_text()[-2000:]}")
             time.sleep(0.25)
+        _served[url] = proc.pid
         yield url
     finally:
+        _served.pop(url, None)
         proc.terminate()
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+#: The gunicorn master of each URL being served.
+_served: dict[str, int] = {}
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by the process ``pid`` and its living descendants (Linux ``/proc``)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [child for child, p in parents.items() if p == parent and child not in tree]
+        tree.update(children)
+        frontier += children
+    return sum(times.get(member, 0.0) for member in tree)
+
+
+@dataclass
+class Cpu:
+    """CPU seconds of the server (gunicorn and its workers) and of this load generator: over the whole run, and
+    until every user's first visit had ended (``burst``: its length in seconds, and the CPU in it)."""
+
+    server: float = float("nan")
+    client: float = float("nan")
+    burst: float = float("nan")
+    burst_server: float = float("nan")
+    burst_client: float = float("nan")
+
+
+def measured_load(url: str, script: Script, *, users: int, **kwargs: Any) -> tuple[Tally, float, Cpu]:
+    """:func:`run_load`, and the CPU the server and this load generator used (:class:`Cpu`)."""
+    pid = _served.get(url)
+    cpu = Cpu()
+    if pid is None:
+        tally, wall = run_load(url, script, users=users, **kwargs)
+        return tally, wall, cpu
+    started = time.perf_counter()
+    server_before, client_before = tree_cpu(pid), time.process_time()
+    done = threading.Event()
+    tally_box: list[Tally] = []
+
+    def watch() -> None:  # until every first visit has ended (or failed), then note the CPU so far
+        while not done.wait(0.25):
+            if tally_box and tally_box[0].visited >= users:
+                cpu.burst = time.perf_counter() - started
+                cpu.burst_server = tree_cpu(pid) - server_before
+                cpu.burst_client = time.process_time() - client_before
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    tally = Tally()
+    tally_box.append(tally)
+    tally, wall = run_load(url, script, users=users, tally=tally, **kwargs)
+    done.set()
+    watcher.join()
+    cpu.server = tree_cpu(pid) - server_before
+    cpu.client = time.process_time() - client_before
+    return tally, wall, cpu
+
+
+def visit_cost(url: str, script: Script, rounds: int = 10) -> dict[str, tuple[int, float]]:
+    """Server CPU of one first visit, by kind of request: the recorded page load replayed ``rounds`` times one request
+    after another on one connection (after one visit that fills the memos), as the browser asks (compressed).  Per
+    kind (``static``, ``page``, ``callback``, ``all``): (requests per visit, server CPU seconds per visit)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    pid = _served[url]
+    split = urlsplit(url)
+    conn = http.client.HTTPConnection(split.hostname or "127.0.0.1", split.port or 80, timeout=60)
+    headers = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+
+    def kind(req: Req) -> str:
+        if req.method == "POST":
+            return "callback"
+        return "static" if req.path.startswith(("/_dash-component-suites/", "/assets/")) else "page"
+
+    def send(reqs: list[Req]) -> None:
+        for req in reqs:
+            extra = {"Content-Type": "application/json"} if req.method == "POST" else {}
+            conn.request(req.method, req.path, body=req.body, headers=headers | extra)
+            conn.getresponse().read()
+
+    send(script.load)
+    out: dict[str, tuple[int, float]] = {}
+    for name in ("static", "page", "callback", "all"):
+        reqs = [r for r in script.load if name == "all" or kind(r) == name]
+        before = tree_cpu(pid)
+        for _ in range(rounds):
+            send(reqs)
+        out[name] = (len(reqs), (tree_cpu(pid) - before) / rounds)
+    conn.close()
+    return out
 
 
 # ------------------------------------------------------------------------------------------------- report
@@ -505,6 +668,7 @@ class Line:
     tally: Tally
     wall: float
     posts_per_move: int
+    cpu: Cpu = field(default_factory=lambda: Cpu())
 
     def cells(self) -> list[str]:
         t = self.tally
@@ -523,6 +687,8 @@ class Line:
             str(len(t.errors)),
             str(t.refused),
             str(t.retried),
+            f"{self.cpu.burst:.1f}: {self.cpu.burst_server:.1f} / {self.cpu.burst_client:.1f}",
+            f"{self.cpu.server:.0f} / {self.cpu.client:.0f}",
         ]
 
 
@@ -538,6 +704,8 @@ HEADER = [
     "errors",
     "refused (busy)",
     "resent (closed keep-alive)",
+    "first visits: all ended at s: CPU s server / load generator",
+    "whole run: CPU s server / load generator",
 ]
 
 
@@ -578,33 +746,86 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--think", default="2,6", help="think time between moves: LOW,HIGH seconds (uniform)")
     parser.add_argument("--configs", default="procfile", help="worker classes and counts, e.g. sync:2,gthread:2x4")
     parser.add_argument("--busy", help="RATINGS_BUSY_SECONDS for the server (the overload budget; 0 turns it off)")
+    parser.add_argument(
+        "--peer",
+        help="a commit (e.g. main) measured side by side: each row runs on it too, right after this checkout's",
+    )
+    parser.add_argument(
+        "--recordings",
+        type=Path,
+        help="a directory keeping the recorded requests per commit and system, reused by later runs",
+    )
+    parser.add_argument(
+        "--cost",
+        action="store_true",
+        help="instead of the load: the server CPU of one first visit by kind of request (one after another, 10 times)",
+    )
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     low, high = (float(x) for x in args.think.split(","))
     lines: list[Line] = []
-    # Recorded once, on a server of its own (recording computes runs and compresses scripts: the measured servers
-    # must start cold).
-    with serve() as url:
-        print(f"# recording {', '.join(systems)} in Chromium", file=sys.stderr, flush=True)
-        scripts = record(url, systems)
-    for worker_class, workers, threads, extra in parse_configs(args.configs):
-        label = f"{worker_class or 'Procfile'} {workers}" + (f"x{threads}" if threads > 1 else "")
-        label += "".join(f", {name}={value}" for name, value in extra.items())
-        if args.busy is not None:
-            label += f", budget {args.busy} s"
-        env = ({} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}) | extra
+    trees = [("this checkout", ROOT)] + (
+        [(f"{args.peer} ({commit_of(args.peer)})", export(args.peer))] if args.peer else []
+    )
+    scripts: dict[str, dict[str, Script]] = {}
+    for tree, root in trees:
+        # Recorded once per tree, on a server of its own (recording computes runs, compresses scripts and fills
+        # memos: the measured servers must start cold); each tree replays the requests its own page makes.
+        commit = commit_of(args.peer) if root != ROOT else commit_of("HEAD")
+        saved = {name: _read_script(args.recordings, commit, name) for name in systems} if args.recordings else {}
+        missing = [name for name in systems if saved.get(name) is None]
+        if missing:
+            with serve(root=root) as url:
+                print(f"# recording {', '.join(missing)} in Chromium on {tree}", file=sys.stderr, flush=True)
+                saved |= record(url, missing)
+        scripts[tree] = {name: script for name, script in saved.items() if script is not None}
+        if args.recordings:
+            for script in scripts[tree].values():
+                _write_script(args.recordings, commit, script)
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if args.cost:
+        print(f"Server CPU of one first visit (ms), replayed one request after another; started {started}.")
+        print("| tree | system | static files | page, layout, dependencies | callbacks | all |")
+        print("|---|---|---|---|---|---|")
         for system in systems:
-            # A fresh server for each system, started as a host starts it: its first visitors are first visits.
-            with serve(worker_class, workers, threads, env) as url:
-                script = scripts[system]
-                tally, wall = run_load(url, script, users=args.users, duration=args.duration, think=(low, high))
-            line = Line(args.users, label, system, tally, wall, len(script.move))
-            lines.append(line)
-            print(" | ".join(line.cells()), file=sys.stderr, flush=True)
-            for error in sorted(set(tally.errors))[:5]:
-                print(f"    error: {error}", file=sys.stderr)
-    text = "\n".join(table(lines))
+            for tree, root in trees:
+                with serve(root=root) as url:
+                    cost = visit_cost(url, scripts[tree][system])
+                cells = [f"{cost[k][1] * 1000:.0f} ({cost[k][0]})" for k in ("static", "page", "callback", "all")]
+                print(f"| {tree} | {system} | " + " | ".join(cells) + f" | load {os.getloadavg()[0]:.1f}", flush=True)
+        return
+    for system in systems:
+        for worker_class, workers, threads, extra in parse_configs(args.configs):
+            label = f"{worker_class or 'Procfile'} {workers}" + (f"x{threads}" if threads > 1 else "")
+            label += "".join(f", {name}={value}" for name, value in extra.items())
+            if args.busy is not None:
+                label += f", budget {args.busy} s"
+            env = ({} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}) | extra
+            for tree, root in trees:
+                # A fresh server for each row, started as a host starts it: its first visitors are first visits.
+                with serve(worker_class, workers, threads, env, root=root) as url:
+                    script = scripts[tree][system]
+                    tally, wall, cpu = measured_load(
+                        url, script, users=args.users, duration=args.duration, think=(low, high)
+                    )
+                shown = label if len(trees) == 1 else f"{tree}: {label}"
+                line = Line(args.users, shown, system, tally, wall, len(script.move), cpu)
+                lines.append(line)
+                load = os.getloadavg()[0]
+                print(" | ".join(line.cells()) + f" | load {load:.1f}", file=sys.stderr, flush=True)
+                for error in sorted(set(tally.errors))[:5]:
+                    print(f"    error: {error}", file=sys.stderr)
+    load = os.getloadavg()
+    text = "\n".join(
+        [
+            f"{args.users} users, {args.duration:.0f} s per row, commit {commit_of('HEAD')}"
+            + (f" beside {args.peer} ({commit_of(args.peer)})" if args.peer else "")
+            + f"; started {started}, load average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}.",
+            "",
+            *table(lines),
+        ]
+    )
     print(text)
     if args.markdown:
         args.markdown.write_text(text + "\n")

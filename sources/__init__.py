@@ -8,6 +8,8 @@
 - :mod:`sources.record`: ``new_game`` validates a form; ``add_game`` adds it to a session history (pure);
   ``record_game`` appends it to a writable sheet once per submission token.
 - :mod:`sources.cache`: the per-process last-good-copy cache behind ``SheetSource``.
+- :mod:`sources.answers`: the shared memo of callback answers (keys, what an answer read, compression); which
+  callbacks use it is declared by the app (``answer_memo.py``).
 
 ``sources`` uses ``ratings``; ``ratings`` never imports ``sources``; neither imports Dash or plotly.
 """

@@ -13,6 +13,7 @@ import re
 import secrets
 from typing import Any
 
+from sources import answers
 from sources.store import Store, shared_store
 
 __all__ = ["Generation", "announce", "generation_of", "next_generation", "superseded"]
@@ -52,6 +53,7 @@ def next_generation(known: Any) -> dict[str, Any]:
     when ``known`` holds none: what the page stores and sends with the change."""
     generation = generation_of(known)
     if generation is None:
+        answers.volatile("drew a new page id")  # each page its own: never handed to another from the memo
         return {"page": secrets.token_hex(16), "n": 1}
     return {"page": generation.page, "n": min(generation.number + 1, _LIMIT - 1)}
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ratings import GameHistory, HistoryError
+from sources import answers
 from sources.histories import CONTENT_ID, MissingHistory, fetch, keep
 from sources.store import StoreError, shared_store
 
@@ -339,11 +340,14 @@ class Sheet:
         from sources.sheets import SheetError, load_settings
 
         ttl = self.ttl if self.ttl is not None else load_settings().cache_seconds
-        pointer = self._pointer()
+        raw, pointer = self._pointer()
         if pointer is not None and not force and time.time() - pointer[1] < ttl:
             shared = self._from_pointer(pointer, ())
             if shared is not None:
+                # an answer drawn from this copy holds while the copy is the shared one and fresh
+                answers.depends_on(self._pointer_key, raw, pointer[1] + ttl)
                 return shared
+        answers.volatile("read the sheet")  # a read, a failure's note with the copy's age: computed every time
         try:
             read = self.opener().read(force=force)
         except (SheetError, HistoryError) as exc:
@@ -368,22 +372,27 @@ class Sheet:
             self._set_pointer(cid, stamp)
         return Loaded(history, f"upload:{cid}", self.label, warnings)
 
-    def _pointer(self) -> tuple[str, float] | None:
+    @property
+    def _pointer_key(self) -> str:
+        return f"pointer:{self.key}"
+
+    def _pointer(self) -> tuple[bytes, tuple[str, float] | None]:
+        """The shared pointer to the newest copy as stored, and read: (content id, time read); None if none."""
         try:
-            raw = shared_store().get(f"pointer:{self.key}")
+            raw = shared_store().get(self._pointer_key)
         except StoreError:
-            return None
+            return b"", None
         if raw is None:
-            return None
+            return b"", None
         try:
             cid, stamp = json.loads(raw)
-            return (str(cid), float(stamp))
+            return raw, (str(cid), float(stamp))
         except (ValueError, TypeError):
-            return None
+            return raw, None
 
     def _set_pointer(self, cid: str, stamp: float) -> None:
         try:
-            shared_store().put(f"pointer:{self.key}", json.dumps([cid, stamp]).encode())
+            shared_store().put(self._pointer_key, json.dumps([cid, stamp]).encode())
         except StoreError as exc:
             log.warning("could not share the sheet's copy: %s", exc)
 

@@ -41,6 +41,7 @@ from ratings.io.dates import parse_date
 from ratings.io.names import clean_name, name_key
 from ratings.io.places import ordinal_name, parse_place
 from ratings.io.writing import place_cells, safe_cell
+from sources import answers
 from sources.sheets import SheetError, SheetSource
 
 __all__ = [
@@ -125,6 +126,7 @@ def new_submission_token(now: dt.datetime | None = None) -> str:
     random tail so two forms opened in the same minute differ, e.g. ``web 2026-11-23 14:05 k7q2m``.
     """
     when = (now or dt.datetime.now(dt.UTC)).strftime("%Y-%m-%d %H:%M")
+    answers.volatile("drew a submission token")  # each form its own: never handed to another from the memo
     tail = "".join(secrets.choice(_TOKEN_LETTERS) for _ in range(5))
     return f"web {when} {tail}"
 

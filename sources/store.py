@@ -34,6 +34,14 @@ class StoreError(RuntimeError):
     """The shared store cannot be reached (for example Redis is down); the message is for the user."""
 
 
+def _unavailable() -> StoreError:
+    """The error to raise when the store fails; an answer computed meanwhile is not memoised (it may pass)."""
+    from sources import answers
+
+    answers.volatile("the store failed")
+    return StoreError(UNAVAILABLE)
+
+
 class Store(Protocol):
     """Bytes by key, each entry expiring ``expire`` seconds after its last use."""
 
@@ -69,7 +77,7 @@ class DiskStore:
             self._cache = diskcache.Cache(directory, size_limit=size_limit, eviction_policy="least-recently-used")
         except (sqlite3.Error, OSError) as exc:
             log.warning("store directory %s unusable: %s", directory, exc)
-            raise StoreError(UNAVAILABLE) from None
+            raise _unavailable() from None
 
     def get(self, key: str) -> bytes | None:
         try:
@@ -79,7 +87,7 @@ class DiskStore:
             self._cache.touch(key, expire=self._expire, retry=True)
         except (sqlite3.Error, OSError) as exc:
             log.warning("store directory %s unreadable: %s", self.directory, exc)
-            raise StoreError(UNAVAILABLE) from None
+            raise _unavailable() from None
         return bytes(value)
 
     def put(self, key: str, value: bytes) -> None:
@@ -87,14 +95,14 @@ class DiskStore:
             self._cache.set(key, value, expire=self._expire, retry=True)
         except (sqlite3.Error, OSError) as exc:
             log.warning("store directory %s unwritable: %s", self.directory, exc)
-            raise StoreError(UNAVAILABLE) from None
+            raise _unavailable() from None
 
     def acquire(self, key: str, ttl: float) -> bool:
         try:
             return bool(self._cache.add(key, b"1", expire=ttl, retry=True))
         except (sqlite3.Error, OSError) as exc:
             log.warning("store directory %s unwritable: %s", self.directory, exc)
-            raise StoreError(UNAVAILABLE) from None
+            raise _unavailable() from None
 
     def release(self, key: str) -> None:
         try:
@@ -128,7 +136,7 @@ class RedisStore:
             value, _ = pipe.execute()
         except self._errors as exc:
             log.warning("Redis unavailable while reading: %s", exc)
-            raise StoreError(UNAVAILABLE) from None
+            raise _unavailable() from None
         return None if value is None else bytes(value)
 
     def put(self, key: str, value: bytes) -> None:
@@ -136,14 +144,14 @@ class RedisStore:
             self._redis.set(self._prefix + key, value, px=self._expire_ms)
         except self._errors as exc:
             log.warning("Redis unavailable while writing: %s", exc)
-            raise StoreError(UNAVAILABLE) from None
+            raise _unavailable() from None
 
     def acquire(self, key: str, ttl: float) -> bool:
         try:
             return bool(self._redis.set(self._prefix + key, b"1", nx=True, px=max(1, round(ttl * 1000))))
         except self._errors as exc:
             log.warning("Redis unavailable while taking a lock: %s", exc)
-            raise StoreError(UNAVAILABLE) from None
+            raise _unavailable() from None
 
     def release(self, key: str) -> None:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -70,3 +71,33 @@ def test_callback_answers_are_not_kept(client):
     client.get("/_dash-layout", headers={"Accept-Encoding": "zstd"})
     time.sleep(0.5)
     assert [k for k in static_files._compressed if not k[0].startswith(static_files.STATIC_PREFIXES)] == []
+
+
+@pytest.mark.parametrize("path", ["/_dash-layout", "/_dash-dependencies"])
+def test_the_layout_and_callback_list_are_built_once_and_stay_what_dash_builds(client, path):
+    """page_once serves the bytes built the first time; they are what Dash builds afresh (the layout from
+    layouts.page.layout(), serialised by Dash's own to_json), in every encoding, with the security headers."""
+    from dash._utils import to_json
+
+    import app
+    from layouts import page
+
+    plain = [client.get(path, headers={"Accept-Encoding": "identity"}) for _ in range(2)]
+    packed = [client.get(path, headers={"Accept-Encoding": "zstd"}) for _ in range(2)]
+    assert plain[0].data == plain[1].data and "Content-Encoding" not in plain[1].headers
+    assert packed[1].headers["Content-Encoding"] == "zstd"
+    assert zstd.decompress(packed[1].data) == plain[1].data
+    for response in (*plain, *packed):
+        assert response.status_code == 200 and "Content-Security-Policy" in response.headers
+    if path == "/_dash-layout":
+        assert plain[1].data.decode() == to_json(page.layout())
+    else:
+        assert len(json.loads(plain[1].data)) == len(app.app.callback_map)
+
+
+def test_the_page_is_built_for_every_visitor(client):
+    """Dash signs a token of its own into each page load (end_id: background-job handles are bound to the page that
+    started them); two visitors must not share one."""
+    first, second = (client.get("/", headers={"Accept-Encoding": "identity"}) for _ in range(2))
+    tokens = [re.search(rb'"end_id":"([^"]+)"', r.data) for r in (first, second)]
+    assert tokens[0] and tokens[1] and tokens[0][1] != tokens[1][1]
