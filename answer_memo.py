@@ -80,7 +80,7 @@ DECLARED: tuple[Declared, ...] = (
     Declared(Standings.PLAYERS, "options", f"{_SOURCE}; lists its players"),
     Declared(Standings.GAME, "options", f"{_SOURCE}; lists its games"),
     Declared(GameExplain.PLAYER, "options", f"{_SOURCE}; lists a game's players"),
-    Declared(Page.SHARE_QUERY, "data", "writes the shareable address from the values sent"),
+    Declared(Page.SHARE_VIEW, "data", "writes the view's part of the shareable address from the values sent"),
     Declared(Standings.TRAJECTORIES, "config", "names the charts' picture files after the source and system sent"),
     Declared(Baseline.UNPIN, "disabled", "describes the pinned baseline sent (kept by content id)"),
     Declared(Aliases.SUSPECTS, "children", f"{_SOURCE}; its aliases are kept by content id"),

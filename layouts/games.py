@@ -100,7 +100,7 @@ def games_grid() -> dag.AgGrid:
         id=GamesList.GRID,
         rowData=[],
         columnDefs=grid_columns(with_player=False),
-        getRowId="params.data.index",
+        getRowId="'' + params.data.index",  # AG Grid row ids are text (a number draws its warning #25)
         defaultColDef={
             "sortable": False,
             "resizable": True,
