@@ -35,7 +35,8 @@ directory (``RATINGS_STORE_DIR``), so nothing computed by an earlier run is reus
 - **New value vs revisit**: the server memoises runs by (history, system, parameters), so alternating between two
   values replays the history only twice.  "New value" moves therefore forget the memoised runs just before the key
   press (this process holds the server: ``sources.runs``' per-process memo is cleared and the shared store is
-  wrapped so that stored runs read as absent); that is what a user waits for on a value nobody has computed yet.
+  wrapped so that stored runs and memoised callback answers read as absent); that is what a user waits for on a
+  value nobody has computed yet.
   "Revisit" moves keep the memo (a value computed before, by this user or another).  New-value moves of one
   (history, system) stop after ``--moves`` or once they have taken 15 s (at least 2 are made); as many revisit
   moves follow.  The ``replays``
@@ -206,8 +207,14 @@ DRAWN_SCRIPT = """
 
 
 # ------------------------------------------------------------------------------------------------- server side
+#: What a "new value" move must not find in the store: memoised runs, and memoised callback answers (the shared
+#: answer memo, sources.answers, keyed by the request: a value met by an earlier move would be answered from it).
+FORGOTTEN = ("run:", "answer:")
+
+
 class RunMemoSwitch:
-    """The shared store, wrapped: while :attr:`forget` is set, stored runs read as absent; replays are counted.
+    """The shared store, wrapped: while :attr:`forget` is set, stored runs and memoised answers read as absent;
+    replays are counted.
 
     ``sources.runs`` stores every run it computes under a ``run:`` key right after replaying the history, and takes
     the lock ``lock:run:...`` just before, so the time between the two is the replay (plus checking the store).
@@ -222,7 +229,7 @@ class RunMemoSwitch:
         self._lock = threading.Lock()
 
     def get(self, key: str) -> bytes | None:
-        if self.forget and key.startswith("run:"):
+        if self.forget and key.startswith(FORGOTTEN):
             return None
         return self.inner.get(key)
 
