@@ -39,7 +39,6 @@ redis:
 	fi
 
 run: $(VENV)/.runtime
-	$(PY) -m ratings.kernels
 	$(PY) app.py
 
 lint: $(VENV)/.dev
@@ -53,7 +52,7 @@ unit: $(VENV)/.dev redis
 	$(VENV)/bin/pytest -m "not browser"
 
 # Compiles the numba kernels into their on-disk cache (ratings/kernels/__pycache__/numba-<digest>; about 35-45 s of
-# CPU on a fresh clone, a second's load when warm; the same build step as `make run` and bin/post_compile): pytest's
+# CPU on a fresh clone, a second's load when warm; the build step bin/post_compile runs on a PaaS): pytest's
 # workers and every server and subprocess the tests start then load machine code instead of compiling.
 kernels: $(VENV)/.dev
 	$(PY) -m ratings.kernels
