@@ -9,10 +9,13 @@ Every setting has a safe default, so ``python app.py`` works with no environment
 - ``RATINGS_WORKSHEET``: the worksheet (tab) of that sheet to read (default: the first).
 - ``RATINGS_SAMPLE``: the bundled sample shown when no sheet is configured (default ``poker``).
 - ``RATINGS_SYSTEM``: the rating system selected when the page opens (default ``multielo``).
-- ``DASH_DEBUG``: ``1`` turns on Dash's debug mode for ``python app.py``.
+- ``DASH_DEBUG``: on (``1``) turns on Dash's debug mode for ``python app.py`` (default off).
 - ``RATINGS_PREWARM_SECONDS``: under gunicorn, how long start-up may spend computing the bundled samples' default
   runs and compressing the page's scripts before serving (default 20; 0 turns it off; :func:`serving.prewarm`).
-- ``RATINGS_ANSWER_MEMO``: ``0`` turns off the shared memo of callback answers (:mod:`answer_memo`; default on).
+- ``RATINGS_ANSWER_MEMO``: off (``0``) turns off the shared memo of callback answers (:mod:`answer_memo`; default on).
+
+An on/off setting reads ``1``, ``true``, ``yes``, ``on`` as on and ``0``, ``false``, ``no``, ``off`` as off (any case);
+anything else stops the process with a message naming the variable, as a number that is not a number does.
 """
 
 from __future__ import annotations
@@ -61,6 +64,26 @@ def env_number(environ: Mapping[str, str], name: str, default: float, what: str)
         raise SystemExit(f"{name} must be {what}, got '{text}'") from None
 
 
+#: The words an on/off setting accepts (lower case), by the value they mean.
+FLAG_WORDS: dict[str, bool] = {
+    **dict.fromkeys(("1", "true", "yes", "on"), True),
+    **dict.fromkeys(("0", "false", "no", "off"), False),
+}
+
+
+def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
+    """The on/off value of ``environ[name]`` (``default`` when unset or blank; the words are :data:`FLAG_WORDS`); any
+    other value stops the process with ``NAME must be on or off (...), got '...'``.  The one reader of on/off
+    settings."""
+    text = _text(dict(environ), name)
+    if text is None:
+        return default
+    try:
+        return FLAG_WORDS[text.lower()]
+    except KeyError:
+        raise SystemExit(f"{name} must be on or off ({', '.join(FLAG_WORDS)}), got '{text}'") from None
+
+
 def load(environ: dict[str, str] | None = None) -> Settings:
     """Read the settings from ``environ`` (default: ``os.environ``)."""
     env = dict(os.environ if environ is None else environ)
@@ -81,9 +104,9 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         worksheet=_text(env, "RATINGS_WORKSHEET"),
         sample=_text(env, "RATINGS_SAMPLE") or "poker",
         system=_text(env, "RATINGS_SYSTEM") or "multielo",
-        debug=(_text(env, "DASH_DEBUG") or "0").lower() in ("1", "true", "yes"),
+        debug=env_flag(env, "DASH_DEBUG", False),
         prewarm_seconds=prewarm if prewarm == prewarm else 0.0,
-        answer_memo=(_text(env, "RATINGS_ANSWER_MEMO") or "1").lower() not in ("0", "false", "no", "off"),
+        answer_memo=env_flag(env, "RATINGS_ANSWER_MEMO", True),
     )
 
 

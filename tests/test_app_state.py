@@ -74,6 +74,20 @@ def test_settings_from_environment(caplog):
         settings.load({"SECRET_KEY": "s", "PORT": "eighty"})
 
 
+@pytest.mark.parametrize(
+    ("text", "debug", "memo"),
+    [("1", True, True), ("Yes", True, True), ("on", True, True), ("0", False, False), ("OFF", False, False)],
+)
+def test_on_off_settings_read_the_same_words(text, debug, memo):
+    # Before one reader, DASH_DEBUG=on was off and RATINGS_ANSWER_MEMO=nope was on: two word lists.
+    read = settings.load({"SECRET_KEY": "s", "DASH_DEBUG": text, "RATINGS_ANSWER_MEMO": text})
+    assert (read.debug, read.answer_memo) == (debug, memo)
+    unset = settings.load({"SECRET_KEY": "s", "DASH_DEBUG": " ", "RATINGS_ANSWER_MEMO": ""})
+    assert (unset.debug, unset.answer_memo) == (False, True)
+    with pytest.raises(SystemExit, match="RATINGS_ANSWER_MEMO must be on or off .*got 'nope'"):
+        settings.load({"SECRET_KEY": "s", "RATINGS_ANSWER_MEMO": "nope"})
+
+
 def test_layout_is_built_per_page_load_from_ids_in_one_place():
     first, second = page.layout(), page.layout()
     assert first is not second
