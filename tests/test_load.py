@@ -18,6 +18,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,23 +68,33 @@ def test_fifty_users_for_thirty_seconds_without_an_error(two_workers: str) -> No
 
 
 @pytest.fixture(scope="module")
-def one_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {
-        "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("flood-store")),
-        "RATINGS_BUSY_SECONDS": "1.5",
-        "RATINGS_PREWARM_SECONDS": "20",
-    }
+def one_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, Any]]]:
+    """One worker with a 1.5 s budget, and an uploaded history heavy enough that every replay is a heavy request:
+    the racing sample four times over (8,000 races), kept in the server's store as the upload callback keeps a file.
+    (On the racing sample alone a replay now takes a few tens of milliseconds, below the light lane's threshold, so
+    once the first answer was learnt the rest of a flood that reached the worker a little spread out went to the
+    light lane, which never refuses: the test then failed under foreign load.)"""
+    from ratings import GameHistory
+    from ratings.samples import load_sample
+    from sources.histories import keep
+    from sources.store import DiskStore
+
+    directory = tmp_path_factory.mktemp("flood-store")
+    racing = load_sample("racing")
+    laps = [replace(game, id=f"{game.id} (lap {lap})", date=None) for lap in range(4) for game in racing.games]
+    cid = keep(GameHistory(laps), DiskStore(str(directory)))
+    env = {"RATINGS_STORE_DIR": str(directory), "RATINGS_BUSY_SECONDS": "1.5", "RATINGS_PREWARM_SECONDS": "20"}
     with gunicorn(env, tmp_path_factory.mktemp("flood-logs"), workers=1) as url:
-        yield url
+        yield url, {"kind": "upload", "id": cid, "filename": "racing-four-laps.csv"}
 
 
-def test_a_flood_is_refused_early_with_a_busy_message(one_worker: str) -> None:
-    client = HttpClient(one_worker, timeout=60)
-    source = {"kind": "sample", "name": "racing"}
+def test_a_flood_is_refused_early_with_a_busy_message(one_worker: tuple[str, dict[str, Any]]) -> None:
+    url, source = one_worker
+    client = HttpClient(url, timeout=60)
 
     def leaderboard(i: int) -> tuple[float, int, dict[str, Any], bool]:
-        # Thurstonian on 2,000 races with a learning rate nobody asked before: a replay each (no shared memo).
-        settings = {"system": "thurstonian", "params": {"eta": round(0.05 + 0.001 * i, 4)}}
+        # Elo-MMR on 8,000 races with a beta nobody asked before: a replay of some 0.4 s CPU each (no shared memo).
+        settings = {"system": "elo-mmr", "params": {"beta": 300.0 + i}}
         started = time.monotonic()
         response = post(client, "standings-leaderboard", {"data-source.data": source, "params-settings.data": settings})
         took = time.monotonic() - started
