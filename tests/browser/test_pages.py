@@ -342,11 +342,9 @@ def test_a_declared_alias_merges_players_and_the_link_and_a_reload_keep_it(page,
     assert board_games(page).get("Ann") == "7" and "Anne" not in board_games(page)
 
     other = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
-    assert "tab=games" in page.url
-    other.goto(page.url)  # opens on the Games tab, as the link says
-    other.wait_for_selector("#games-grid .ag-row", timeout=SLOW)
+    other.goto(page.url)
+    other.wait_for_selector(".leaderboard .ag-row", timeout=SLOW)
     settle(other)
-    assert other.inner_text("#games-count").startswith(f"{shown} games")
     assert board_games(other).get("Ann") == "7" and "Anne" not in board_games(other)
     assert "'Anne' is 'Ann'" in other.inner_text("#aliases-list")
 
@@ -402,9 +400,11 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
 
     # the link keeps the season (the boxes show it), the last N games work, Whole history clears it
     other = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
-    other.goto(page.url)
-    other.wait_for_selector(".leaderboard .ag-row", timeout=SLOW)
+    assert "tab=games" in page.url
+    other.goto(page.url)  # opens on the Games tab, as the link says
+    other.wait_for_selector("#games-grid .ag-row", timeout=SLOW)
     settle(other)
+    assert other.inner_text("#games-count").startswith(f"{shown} games")
     assert f"{shown} of 150" in other.inner_text("#data-summary")
     assert other.input_value("#range-from") == "2024-01-01"
     last_twenty_then_whole_history(other)
