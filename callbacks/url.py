@@ -121,7 +121,7 @@ def display_pairs(
         pairs.append(("x", "date"))
     if pin:
         pairs.append(("pin", pin))
-    if tab in _TABS and tab != Tab.STANDINGS:
+    if isinstance(tab, str) and tab in _TABS and tab != Tab.STANDINGS:
         pairs.append(("tab", str(tab)))
     return pairs
 
