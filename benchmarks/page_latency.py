@@ -693,11 +693,25 @@ def _medians(markdown: str) -> dict[tuple[str, str], tuple[float, float, float, 
     return out
 
 
+def _without(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """``argv`` without the ``options`` and their values (``--rounds 3`` or ``--rounds=3``; a value equal to one of
+    them, as ``--moves 3`` beside ``--rounds 3``, stays)."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in options:
+            skip = True
+        elif not arg.startswith(tuple(f"{o}=" for o in options)):
+            kept.append(arg)
+    return kept
+
+
 def compare(args: argparse.Namespace, argv: list[str]) -> None:
     """This checkout and ``args.peer`` side by side: alternating runs of this benchmark on each one's app, then the
     table."""
-    own = [a for a in argv if a not in ("--peer", str(args.peer), "--rounds", str(args.rounds))]
-    own = [a for i, a in enumerate(own) if a != "--markdown" and (i == 0 or own[i - 1] != "--markdown")]
+    own = _without(argv, ("--peer", "--rounds", "--markdown"))
     sides = {"this": ROOT, "peer": args.peer.resolve()}
     found: dict[str, list[dict[tuple[str, str], tuple[float, float, float, str]]]] = {"this": [], "peer": []}
     runs: list[str] = []

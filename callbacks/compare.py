@@ -66,7 +66,7 @@ def comparison_csv(rows: list[dict[str, Any]], unit: str, base_unit: str) -> str
     State(Standings.SCALE_FACTOR, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.COMPARE), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_compare(source, current, pinned, offset, factor, tab, _gate=None):
     if tab != Tab.COMPARE:

@@ -110,12 +110,29 @@ def on_history_csv(_clicks, source):
     return dcc.send_string(text, f"history-{file_stem(source)}.csv", type="text/csv")
 
 
-# source, system -> every chart's PNG file name (data set, system)
+# source, system -> every chart's PNG file name (data set, system): the charts always on the page, and those of the
+# Predictions tab (also when its content mounts, layouts.page)
+_ALWAYS = tuple(i for i, (graph, _, _) in enumerate(PNG_CHARTS) if graph not in (Predict.FIGURE, ScoreFn.FIGURE))
+_PREDICTIONS = tuple(i for i in range(len(PNG_CHARTS)) if i not in _ALWAYS)
+
+
 @callback(
-    [Output(graph, "config") for graph, _, _ in PNG_CHARTS],
+    [Output(PNG_CHARTS[i][0], "config") for i in _ALWAYS],
     Input(Data.SOURCE, "data"),
     Input(Params.SYSTEM, "value"),
     prevent_initial_call=True,
 )
 def on_png_names(source, system):
-    return png_configs(source, system)
+    configs = png_configs(source, system)
+    return [configs[i] for i in _ALWAYS]
+
+
+@callback(
+    [Output(PNG_CHARTS[i][0], "config") for i in _PREDICTIONS],
+    Input(Data.SOURCE, "data"),
+    Input(Params.SYSTEM, "value"),
+    prevent_initial_call=False,
+)
+def on_predictions_png_names(source, system):
+    configs = png_configs(source, system)
+    return [configs[i] for i in _PREDICTIONS]

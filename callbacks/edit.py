@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dash import Input, Output, State, callback, ctx, no_update
+from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.data import SAMPLE_SHOWN, sample_shown, summary_text
@@ -358,7 +359,7 @@ def grid_for(source: Any, tab: Any, state: Any) -> tuple[Any, Any]:
     Input(Data.SOURCE, "data"),
     Input(Page.TABS, "active_tab"),
     State(Edit.STORE, "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any, Any]:
     rows, store = grid_for(source, tab, state)
@@ -382,6 +383,8 @@ def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any, Any]:
 )
 def on_edit(_apply: Any, _undo: Any, _revert: Any, rows: Any, state: Any) -> tuple[Any, ...]:
     trigger = ctx.triggered_id
+    if not {Edit.APPLY: _apply, Edit.UNDO: _undo, Edit.REVERT: _revert}.get(trigger):
+        raise PreventUpdate  # the tab's content mounting (no button pressed yet): nothing to do
     if trigger == Edit.APPLY:
         outcome = apply_rows(rows, state)
     elif trigger == Edit.UNDO:

@@ -134,7 +134,7 @@ def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> 
     State(Baseline.STORE, "data"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.PREDICTIONS), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_metrics(source, current, pinned, tab, _gate=None):
     if tab != Tab.PREDICTIONS:
@@ -153,7 +153,7 @@ def on_metrics(source, current, pinned, tab, _gate=None):
     State(Params.SETTINGS, "data"),
     Input(ScoreFn.SIZE, "value"),
     Input(tab_gate(Tab.PREDICTIONS), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_score_function(current, size, _gate=None):
     current = current or {}

@@ -85,7 +85,7 @@ def clicked_game(run: RatingRun, click: Any) -> int | None:
     State(Page.TABS, "active_tab"),
     State(GamesList.PLAYER, "value"),
     Input(tab_gate(Tab.GAMES), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_games_filters(source, tab, chosen, _gate=None):
     if tab != Tab.GAMES or not source:
@@ -121,7 +121,7 @@ def on_games_filters(source, tab, chosen, _gate=None):
     State(Standings.SCALE_FACTOR, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.GAMES), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_games_list(source, current, player, start, end, page, offset, factor, tab, _gate=None):
     if tab != Tab.GAMES:
@@ -147,7 +147,7 @@ def on_games_list(source, current, player, start, end, page, offset, factor, tab
     State(Page.TABS, "active_tab"),
     State(GamesList.GRID, "rowData"),
     Input(tab_gate(Tab.GAMES), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_games_game(source, current, click, offset, factor, tab, rows, _gate=None):
     if tab != Tab.GAMES:

@@ -54,7 +54,7 @@ def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> tuple[Any,
     State(Page.TABS, "active_tab"),
     State(PlayerPage.PLAYER, "value"),
     Input(tab_gate(Tab.PLAYER), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_player_pick(source, current, tab, chosen, _gate=None):
     if tab != Tab.PLAYER:
@@ -74,7 +74,7 @@ def on_player_pick(source, current, tab, chosen, _gate=None):
     State(Standings.SCALE_FACTOR, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.PLAYER), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_player(source, current, player, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
@@ -111,7 +111,7 @@ def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tu
     State(Params.SETTINGS, "data"),
     State(PlayerPage.GAME, "value"),
     Input(tab_gate(Tab.PLAYER), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_player_games(source, player, click, current, chosen, _gate=None):
     run = current_run(source, current)
@@ -131,7 +131,7 @@ def on_player_games(source, player, click, current, chosen, _gate=None):
     State(Standings.SCALE_FACTOR, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.PLAYER), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_explain(source, current, player, game, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:

@@ -85,7 +85,7 @@ def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
     State(Page.TABS, "active_tab"),
     State(Predict.PLAYERS, "value"),
     Input(tab_gate(Tab.PREDICTIONS), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_predict_players(source, current, tab, chosen, _gate=None):
     if tab != Tab.PREDICTIONS:
@@ -104,7 +104,7 @@ def on_predict_players(source, current, tab, chosen, _gate=None):
     Input(Predict.PLAYERS, "value"),
     State(Page.TABS, "active_tab"),
     Input(tab_gate(Tab.PREDICTIONS), "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_predict(source, current, players, tab, _gate=None):
     if tab != Tab.PREDICTIONS:

@@ -15,6 +15,7 @@ from typing import Any
 
 import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, no_update
+from dash.exceptions import PreventUpdate
 
 from callbacks.data import SAMPLE_SHOWN, sample_shown
 from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, source_summary, status_lines
@@ -138,7 +139,7 @@ def _alert(text: str, ok: bool) -> list[Any]:
     Output(Record.NAMES_DATA, "data"),
     Output(Record.TOKEN, "data"),
     Input(Data.SOURCE, "data"),
-    prevent_initial_call=True,
+    prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
 def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     try:
@@ -175,6 +176,8 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     prevent_initial_call=True,
 )
 def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):
+    if not {Record.SUBMIT: _submit, Record.CONFIRM: _confirm, Record.CANCEL: _cancel}.get(ctx.triggered_id):
+        raise PreventUpdate  # the tab's content mounting (no button pressed yet): nothing to do
     players = players if isinstance(players, list) else []
     places = places if isinstance(places, list) else []
     out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state)

@@ -2,9 +2,10 @@
 
 ``?sample=poker&system=multielo&k=24&base=1.5`` (or ``sheet=<url>&worksheet=<name>``, or ``data=<content id>&file=
 <name>`` for an uploaded history kept on the server, ``data=<content id>&edited=1&from_sample=poker`` for an edit
-of a sample; ``aliases=<id>&from=<date>&to=<date>&last=<n>`` for the view, see ``sources.views``); only parameters
-that differ from the defaults are written.  A content id is unguessable without the
-content (``sources.histories``), so the link shares the data exactly with whoever is given it.
+of a sample; ``aliases=<id>&from=<date>&to=<date>&last=<n>`` for the view, see ``sources.views``; ``tab=player`` for
+a tab other than the Standings); only parameters that differ from the defaults are written.  A content id is
+unguessable without the content (``sources.histories``), so the link shares the data exactly with whoever is given
+it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dash import Input, Output, callback, no_update
 import settings
 from callbacks.baseline import from_view, view_id
 from callbacks.runs import parse_params
-from layouts.ids import Baseline, Data, Page, Params, Standings
+from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
 from ratings import SYSTEM_NAMES, get_system
 from sources.model import DataError, Sample, Sheet, parse_source, source_from_query
 from sources.views import View, view_of
@@ -58,7 +59,10 @@ RESERVED = (
     "from",
     "to",
     "last",
+    "tab",
 )
+#: The tabs a link can open.
+_TABS = frozenset(str(t) for t in Tab)
 
 
 def default_source(config: settings.Settings | None = None) -> dict[str, Any]:
@@ -105,9 +109,11 @@ def settings_pairs(current: dict[str, Any] | None) -> list[tuple[str, str]]:
     return pairs
 
 
-def display_pairs(min_games: Any = None, *, by_date: bool = False, pin: str | None = None) -> list[tuple[str, str]]:
+def display_pairs(
+    min_games: Any = None, *, by_date: bool = False, pin: str | None = None, tab: Any = None
+) -> list[tuple[str, str]]:
     """The query pairs of the display settings: minimum games when not the default 1, trajectories by date, the
-    pinned baseline's id."""
+    pinned baseline's id, the open tab when not the Standings."""
     pairs = []
     if isinstance(min_games, int) and not isinstance(min_games, bool) and min_games != DEFAULT_MIN_GAMES:
         pairs.append(("min", str(min_games)))
@@ -115,6 +121,8 @@ def display_pairs(min_games: Any = None, *, by_date: bool = False, pin: str | No
         pairs.append(("x", "date"))
     if pin:
         pairs.append(("pin", pin))
+    if isinstance(tab, str) and tab in _TABS and tab != Tab.STANDINGS:
+        pairs.append(("tab", str(tab)))
     return pairs
 
 
@@ -125,6 +133,7 @@ def build_query(
     min_games: Any = None,
     by_date: bool = False,
     pin: str | None = None,
+    tab: Any = None,
 ) -> str:
     """The query string (with ``?``): ``source``, the ``current`` settings and the display settings.
 
@@ -132,15 +141,15 @@ def build_query(
     part (:func:`settings_pairs`, with the settings) and the view part (the source's pairs before it, the display
     pairs after it)."""
     pairs = _source_pairs(source) if source is not None else []
-    pairs += settings_pairs(current) + display_pairs(min_games, by_date=by_date, pin=pin)
+    pairs += settings_pairs(current) + display_pairs(min_games, by_date=by_date, pin=pin, tab=tab)
     return "?" + urlencode(pairs) if pairs else ""
 
 
-def view_part(source: Any, min_games: Any, x_axis: Any, pinned: Any) -> dict[str, str]:
+def view_part(source: Any, min_games: Any, x_axis: Any, pinned: Any, tab: Any = None) -> dict[str, str]:
     """The view's part of the shareable query: ``{"head": the source's pairs, "tail": the display pairs}``, each
     url-encoded (the settings' part goes between them)."""
     head = _source_pairs(source) if source is not None else []
-    tail = display_pairs(min_games, by_date=x_axis == "date", pin=view_id(pinned))
+    tail = display_pairs(min_games, by_date=x_axis == "date", pin=view_id(pinned), tab=tab)
     return {"head": urlencode(head), "tail": urlencode(tail)}
 
 
@@ -181,6 +190,7 @@ def parse_query(search: str | None) -> dict[str, Any]:
         "min_games": min_games,
         "x": "date" if pairs.get("x") == "date" else None,
         "pin": (pairs.get("pin") or "")[:64] or None,
+        "tab": pairs.get("tab") if pairs.get("tab") in _TABS else None,
     }
 
 
@@ -235,13 +245,14 @@ def url_state(search: str | None, config: settings.Settings | None = None) -> tu
     return state, system
 
 
-# page address (on load) -> url state store, system dropdown, display settings, pinned baseline
+# page address (on load) -> url state store, system dropdown, display settings, pinned baseline, the open tab
 @callback(
     Output(Page.URL_STATE, "data"),
     Output(Params.SYSTEM, "value"),
     Output(Standings.MIN_GAMES, "value"),
     Output(Standings.X_AXIS, "value"),
     Output(Baseline.STORE, "data", allow_duplicate=True),
+    Output(Page.TABS, "active_tab"),
     Input(Page.LOCATION, "search"),
     prevent_initial_call="initial_duplicate",
 )
@@ -254,6 +265,7 @@ def read_address(search: str | None) -> tuple[Any, ...]:
         state["min_games"] if state["min_games"] is not None else no_update,
         state["x"] or no_update,
         pinned if pinned is not None else no_update,
+        state["tab"] or no_update,
     )
 
 
@@ -283,9 +295,9 @@ def share_text(source: Any) -> str:
     )
 
 
-# data source, display settings, pinned baseline -> the view's part of the shareable query and what a link holds (the
-# one writer of that part; the settings' part is written with the settings, callbacks/params.py, and the browser
-# joins the two, callbacks/gates.py: a parameter change costs no request of its own for the address)
+# data source, display settings, pinned baseline, open tab -> the view's part of the shareable query and what a link
+# holds (the one writer of that part; the settings' part is written with the settings, callbacks/params.py, and the
+# browser joins the two, callbacks/gates.py: a parameter change costs no request of its own for the address)
 @callback(
     Output(Page.SHARE_VIEW, "data"),
     Output(Page.SHARE_TEXT, "children"),
@@ -293,7 +305,8 @@ def share_text(source: Any) -> str:
     Input(Standings.MIN_GAMES, "value"),
     Input(Standings.X_AXIS, "value"),
     Input(Baseline.STORE, "data"),
+    Input(Page.TABS, "active_tab"),
     prevent_initial_call=True,
 )
-def write_address(source: Any, min_games: Any, x_axis: Any, pinned: Any) -> tuple[dict[str, str], str]:
-    return view_part(source, min_games, x_axis, pinned), share_text(source)
+def write_address(source: Any, min_games: Any, x_axis: Any, pinned: Any, tab: Any = None) -> tuple[dict[str, str], str]:
+    return view_part(source, min_games, x_axis, pinned, tab), share_text(source)

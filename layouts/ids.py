@@ -24,6 +24,7 @@ class Page(StrEnum):
     CONTROLS_TOGGLE = "page-controls-toggle"
     CONTROLS_COLLAPSE = "page-controls-collapse"
     ERROR = "page-error"
+    MOUNTED = "page-mounted"
 
 
 class Tab(StrEnum):
@@ -55,6 +56,27 @@ def tab_gate(tab: Tab) -> Gate:
 
 #: Tabs whose callbacks read the current run only through their gate (a change made elsewhere sends no request).
 GATED_TABS = tuple(Tab[gate.name] for gate in Gate)
+
+
+class TabBody(StrEnum):
+    """Per lazily mounted tab, the box its content is put in the first time the tab opens (callbacks/page.py)."""
+
+    EDIT = "page-tab-body-edit"
+    PREDICTIONS = "page-tab-body-predictions"
+    FIT = "page-tab-body-fit"
+    GAMES = "page-tab-body-games"
+    PLAYER = "page-tab-body-player"
+    COMPARE = "page-tab-body-compare"
+
+
+def tab_body(tab: Tab) -> TabBody:
+    """The box of ``tab`` (one of :data:`LAZY_TABS`)."""
+    return TabBody[tab.name]
+
+
+#: Tabs whose content is mounted only when first opened (and kept afterwards): a page shows the Standings first, and
+#: every mounted component costs Dash's renderer a little on each of the many store updates of a change.
+LAZY_TABS = tuple(Tab[body.name] for body in TabBody)
 
 
 class Data(StrEnum):

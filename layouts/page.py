@@ -9,7 +9,13 @@ Each feature owns three things in its own modules:
 - ``callbacks/<feature>.py`` with its ``@callback`` functions, each a short adapter to a pure function.
 
 To add a feature, import its layout module below and append its ``tab`` to :data:`TABS`
-(and import its callbacks module in ``callbacks/__init__.py``).  Shared state lives in the stores made
+(and import its callbacks module in ``callbacks/__init__.py``).  A tab named in ``layouts.ids.LAZY_TABS`` is
+mounted only when first opened: the page holds an empty box in its place (:func:`layout`), and
+``callbacks.page`` puts :func:`tab_content` into it the first time the tab opens, where it then stays (so what
+the user typed in it survives switching tabs).  Its callbacks that show the current state fire when their outputs
+mount (``prevent_initial_call=False``: they are not on the first page, so that costs the first page nothing); a
+callback with an input in such a tab and an output outside it fires on the mount too, with that input's initial
+value, and must ignore it (a button's ``n_clicks`` of ``None``).  Shared state lives in the stores made
 here: ``Data.SOURCE`` (where the history comes from), ``Params.SETTINGS`` (the valid system and parameters
 in use), ``Baseline.STORE`` (the pinned settings, or nothing); ``callbacks.runs.run_for`` turns a source
 and settings into a rating run.
@@ -18,6 +24,7 @@ and settings into a rating run.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import dash_bootstrap_components as dbc
 from dash import dcc, html
@@ -33,9 +40,9 @@ from layouts import player as player_layout
 from layouts import predict as predict_layout
 from layouts.aliases import suspects_box
 from layouts.controls import controls_column
-from layouts.ids import GATED_TABS, Baseline, Data, Page, Params, Tab, tab_gate
+from layouts.ids import GATED_TABS, LAZY_TABS, Baseline, Data, Page, Params, Tab, tab_body, tab_gate
 
-__all__ = ["TABS", "layout", "sample_names"]
+__all__ = ["TABS", "full_layout", "layout", "sample_names", "tab_content"]
 
 #: The feature tabs, in order.  Each entry builds one ``dbc.Tab``.
 TABS: list[Callable[[], dbc.Tab]] = [
@@ -57,11 +64,39 @@ def sample_names() -> list[str]:
     return list(SAMPLES)
 
 
+def _tabs(*, mounted: bool) -> list[dbc.Tab]:
+    """Every feature's tab; unless ``mounted``, a lazy tab holds only the box its content goes in."""
+    tabs = [make() for make in TABS]
+    for tab in tabs:
+        if tab.tab_id in LAZY_TABS:
+            waiting = html.Div("Opening…", className="small text-muted pt-2")
+            tab.children = html.Div(tab.children if mounted else waiting, id=tab_body(Tab(tab.tab_id)))
+    return tabs
+
+
+def tab_content(tab: Tab) -> Any:
+    """What the box of ``tab`` (one of :data:`layouts.ids.LAZY_TABS`) gets the first time the tab opens."""
+    for make in TABS:
+        built = make()
+        if built.tab_id == tab:
+            return built.children
+    raise KeyError(tab)
+
+
 def layout() -> html.Div:
-    """The whole page (built per page load, so nothing here is shared between users)."""
+    """The whole page (built per page load, so nothing here is shared between users); the lazy tabs empty."""
+    return _page(mounted=False)
+
+
+def full_layout() -> html.Div:
+    """The page with every tab's content in place: every component a callback may name (the tests check this)."""
+    return _page(mounted=True)
+
+
+def _page(*, mounted: bool) -> html.Div:
     config = settings.current()
     samples = sample_names()
-    tabs = [make() for make in TABS]
+    tabs = _tabs(mounted=mounted)
     sample = config.sample if config.sample in samples else (samples[0] if samples else None)
     header = dbc.Navbar(
         dbc.Container(
@@ -128,5 +163,6 @@ def layout() -> html.Div:
         dcc.Store(id=Params.SETTINGS),
         dcc.Store(id=Baseline.STORE),
         *[dcc.Store(id=tab_gate(tab)) for tab in GATED_TABS],
+        dcc.Store(id=Page.MOUNTED, data=[]),  # the lazy tabs whose content is in place
     ]
     return html.Div([header, body, *stores])

@@ -105,16 +105,64 @@ def test_layout_is_built_per_page_load_from_ids_in_one_place():
     assert len(seen) == len(set(seen)), "an id is used twice"
 
 
+def _outputs(dep: dict) -> list[str]:
+    """The ids of a dependency's outputs (``a.children`` or ``..a.children...b.data..``; ``@`` duplicates named)."""
+    text = dep["output"]
+    parts = text.strip(".").split("...") if text.startswith("..") else [text]
+    return [part.rsplit(".", 1)[0] for part in parts if part]
+
+
 def test_every_callback_refers_to_components_on_the_page():
-    on_page = {c.id for c in _components(page.layout()) if isinstance(getattr(c, "id", None), str)}
+    """Every id a callback names is on the page once every tab is open (Dash does not check this in the browser:
+    the lazy tabs' components are not on the first page, app.py)."""
+    on_page = {c.id for c in _components(page.full_layout()) if isinstance(getattr(c, "id", None), str)}
     deps = app_module.server.test_client().get("/_dash-dependencies").get_json()
     assert deps
     for dep in deps:
-        for item in [*dep["inputs"], *dep["state"]]:
-            if item["id"].startswith("{"):
-                assert json.loads(item["id"])["type"] in _all_id_values()
-            else:
-                assert item["id"] in on_page, item
+        items = [item["id"] for item in [*dep["inputs"], *dep["state"]]] + _outputs(dep)
+        for item in items:
+            if item.startswith("{"):
+                assert json.loads(item)["type"] in _all_id_values()
+            elif item not in {ids.Fit.FIGURE}:  # drawn with a fit's result (layouts.fit.fit_view)
+                assert item in on_page, (item, dep["output"])
+
+
+def _ids(node) -> set[str]:
+    return {c.id for c in _components(node) if isinstance(getattr(c, "id", None), str)}
+
+
+def test_the_first_page_mounts_only_the_shown_tabs():
+    """The tabs not shown first hold an empty box; their controls (the edit grid, the player picker...) are not on
+    the first page, and about 200 of the page's components wait for their tab."""
+    first, whole = page.layout(), page.full_layout()
+    first_ids = _ids(first)
+    for tab in ids.LAZY_TABS:
+        content = _ids(page.tab_content(tab))
+        assert content and not content & first_ids, tab
+        assert ids.tab_body(tab) in first_ids
+    for shown in (ids.Standings.LEADERBOARD, ids.Standings.TRAJECTORIES, ids.Standings.HEATMAP, ids.Params.SYSTEM):
+        assert shown in first_ids
+    for hidden in (ids.Edit.GRID, ids.PlayerPage.PLAYER, ids.Predict.PLAYERS, ids.GamesList.GRID, ids.Compare.GRID):
+        assert hidden in _ids(whole) and hidden not in first_ids
+    assert len(list(_components(whole))) - len(list(_components(first))) >= 180
+
+
+def test_a_tab_is_mounted_once_with_its_content():
+    from dash import no_update
+    from dash.exceptions import PreventUpdate
+
+    from callbacks.page import mount
+
+    *boxes, mounted = mount(ids.Tab.PLAYER, [ids.Tab.EDIT])
+    assert mounted == [ids.Tab.EDIT, ids.Tab.PLAYER]
+    for tab, box in zip(ids.LAZY_TABS, boxes, strict=True):
+        if tab == ids.Tab.PLAYER:
+            assert ids.PlayerPage.PLAYER in _ids(box)
+        else:
+            assert box is no_update  # the Edit tab's content (and what was typed in it) stays as it is
+    for tab, done in ((ids.Tab.PLAYER, [ids.Tab.PLAYER]), (ids.Tab.STANDINGS, []), (ids.Tab.OVERVIEW, None)):
+        with pytest.raises(PreventUpdate):
+            mount(tab, done)
 
 
 def test_no_per_user_state_in_module_globals():

@@ -8,7 +8,7 @@ import datetime as dt
 
 import numpy as np
 import pytest
-from dash import dcc
+from dash import dcc, no_update
 
 import settings
 from callbacks import baseline, data, params, standings, url
@@ -213,6 +213,19 @@ def test_address_round_trip():
     assert state["source"] == POKER and state["system"] == "multielo"
     assert state["params"] == {"k": "24", "base": "1.5", "dummy": "900"}
     assert parse_params("multielo", state["params"])[0] == {"k": 24.0, "base": 1.5, "dummy": 900.0}
+
+
+def test_address_names_the_open_tab_unless_it_is_the_standings():
+    current = {"system": "multielo", "params": {}}
+    assert url.build_query(POKER, current, tab="player") == "?sample=poker&system=multielo&tab=player"
+    assert url.build_query(POKER, current, tab="standings") == "?sample=poker&system=multielo"
+    assert url.build_query(POKER, current, tab=["player"]) == "?sample=poker&system=multielo"  # not a tab
+    assert url.parse_query("?sample=poker&tab=edit")["tab"] == "edit"
+    assert url.parse_query("?sample=poker&tab=nowhere")["tab"] is None
+    assert url.view_part(POKER, 1, None, None, "games")["tail"] == "tab=games"
+    # the link opens on its tab (the last output of the address's reader); without one the tab is left alone
+    assert url.read_address("?sample=poker&tab=compare")[-1] == "compare"
+    assert url.read_address("?sample=poker")[-1] is no_update
 
 
 def test_address_with_sheet_and_upload():

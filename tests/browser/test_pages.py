@@ -52,7 +52,8 @@ def test_games_list_filters_pages_and_shows_a_clicked_game(page, app_url):
     # next page: games 125 down to 101
     page.click("#games-pages >> text=2")
     page.wait_for_function(
-        "() => document.querySelector('#games-count').innerText.includes('showing 26-50')", timeout=TIMEOUT
+        "() => (document.querySelector('#games-count') || {innerText: ''}).innerText.includes('showing 26-50')",
+        timeout=TIMEOUT,
     )
     assert first_row_cells(page)["number"] == "125"
 
@@ -65,7 +66,7 @@ def test_games_list_filters_pages_and_shows_a_clicked_game(page, app_url):
     page.fill("#games-date-from", "2023-07-01")
     page.fill("#games-date-to", "2023-12-31")
     page.wait_for_function(
-        "want => document.querySelector('#games-count').innerText.startsWith(want)",
+        "want => (document.querySelector('#games-count') || {innerText: ''}).innerText.startsWith(want)",
         arg=f"{expected} of 150 games, newest first; showing 1-",
         timeout=TIMEOUT,
     )
@@ -74,12 +75,15 @@ def test_games_list_filters_pages_and_shows_a_clicked_game(page, app_url):
     for field in ("#games-date-from", "#games-date-to"):
         page.fill(field, "")
     page.wait_for_function(
-        "() => document.querySelector('#games-count').innerText.startsWith('150 games')", timeout=TIMEOUT
+        "() => (document.querySelector('#games-count') || {innerText: ''}).innerText.startsWith('150 games')",
+        timeout=TIMEOUT,
     )
 
     # filter by a player: every listed game has them, with their place and change
     pick(page, "games-player", "Marta")
-    page.wait_for_function("() => document.querySelector('#games-count').innerText.includes(' of 150 games')")
+    page.wait_for_function(
+        "() => (document.querySelector('#games-count') || {innerText: ''}).innerText.includes(' of 150 games')"
+    )
     row = first_row_cells(page)
     assert "Marta" in row["order"]
     assert " of " in row["place"]
@@ -92,7 +96,7 @@ def test_games_list_filters_pages_and_shows_a_clicked_game(page, app_url):
             .innerText.trim()"""
     )
     page.wait_for_function(
-        "want => document.querySelector('#games-game').innerText.startsWith('Game ' + want)",
+        "want => (document.querySelector('#games-game') || {innerText: ''}).innerText.startsWith('Game ' + want)",
         arg=second,
         timeout=TIMEOUT,
     )
@@ -114,7 +118,8 @@ def test_games_list_at_phone_width(browser, app_url):
     assert first_row_cells(small)["number"] == "150"
     small.click('#games-grid .ag-center-cols-container .ag-row[row-index="2"] [col-id="order"]')
     small.wait_for_function(
-        "() => document.querySelector('#games-game').innerText.startsWith('Game 148')", timeout=TIMEOUT
+        "() => (document.querySelector('#games-game') || {innerText: ''}).innerText.startsWith('Game 148')",
+        timeout=TIMEOUT,
     )
     screenshot(small, "games-phone")
     assert errors == []
@@ -191,7 +196,8 @@ def test_compare_tab_against_a_pinned_baseline(page, app_url, browser):
     open_app(page, app_url)
     page.click("#page-tabs .nav-link:text-is('Compare')")
     page.wait_for_function(
-        "() => document.querySelector('#compare-status').innerText.startsWith('Pin a baseline')", timeout=TIMEOUT
+        "() => (document.querySelector('#compare-status') || {innerText: ''}).innerText.startsWith('Pin a baseline')",
+        timeout=TIMEOUT,
     )
     page.click("#baseline-pin")
     page.wait_for_selector("#baseline-unpin:not([disabled])", timeout=TIMEOUT)
@@ -219,8 +225,8 @@ def test_compare_tab_against_a_pinned_baseline(page, app_url, browser):
 
     context = browser.new_context(**PHONE)
     small = context.new_page()
-    open_app(small, app_url, "?" + page.url.split("?", 1)[1])  # the shared address holds the baseline
-    small.click("#page-tabs .nav-link:text-is('Compare')")
+    assert "tab=compare" in page.url
+    small.goto(app_url + "/?" + page.url.split("?", 1)[1])  # the shared address holds the baseline and the tab
     small.wait_for_selector("#compare-grid .ag-center-cols-container .ag-row", timeout=TIMEOUT)
     settle(small)
     width = small.evaluate("() => document.documentElement.scrollWidth")
@@ -242,7 +248,8 @@ def test_names_are_text_in_the_games_list_and_player_page(page, app_url, tmp_pat
     page.wait_for_function("() => document.querySelector('#data-summary').innerText.includes('2 games')")
     page.click("#page-tabs .nav-link:text-is('Games')")
     page.wait_for_function(
-        "() => document.querySelector('#games-count').innerText.startsWith('2 games')", timeout=TIMEOUT
+        "() => (document.querySelector('#games-count') || {innerText: ''}).innerText.startsWith('2 games')",
+        timeout=TIMEOUT,
     )
     settle(page)
     assert first_row_cells(page)["order"] == "1. Yan  2. <b>Zed</b>"
@@ -380,7 +387,8 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
     assert 0 < shown < 150
     page.click("#page-tabs .nav-link:text-is('Games')")
     page.wait_for_function(
-        f"() => document.querySelector('#games-count').innerText.startsWith('{shown} games')", timeout=SLOW
+        f"() => (document.querySelector('#games-count') || {{innerText: ''}}).innerText.startsWith('{shown} games')",
+        timeout=SLOW,
     )
     screenshot(page, "season-desktop")
 
@@ -392,9 +400,11 @@ def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, bro
 
     # the link keeps the season (the boxes show it), the last N games work, Whole history clears it
     other = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
-    other.goto(page.url)
-    other.wait_for_selector(".leaderboard .ag-row", timeout=SLOW)
+    assert "tab=games" in page.url
+    other.goto(page.url)  # opens on the Games tab, as the link says
+    other.wait_for_selector("#games-grid .ag-row", timeout=SLOW)
     settle(other)
+    assert other.inner_text("#games-count").startswith(f"{shown} games")
     assert f"{shown} of 150" in other.inner_text("#data-summary")
     assert other.input_value("#range-from") == "2024-01-01"
     last_twenty_then_whole_history(other)
