@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ratings.kernels.jit import helper
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
@@ -34,7 +34,7 @@ from ratings.systems.thurstonian import CONSISTENCY, CORRECTION, MAX_SPREAD, ROW
 __all__ = ["thurstonian_gradient"]
 
 #: The reference's grid, compiled (one definition of where the grid lies and how fine it is).
-_plan = njit(cache=True)(reference.grid_plan)
+_plan = helper(reference.grid_plan)
 _W1, _W2, _W3, _W4, _W5 = CORRECTION
 #: Half-width of the correction stencil (the work arrays carry this much zero padding each side).
 _PAD = len(CORRECTION)
@@ -42,7 +42,7 @@ _PAD = len(CORRECTION)
 _TINY = 1e-300
 
 
-@njit(cache=True)
+@helper
 def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
     """Euler-Maclaurin corrected cumulative integral of ``v[_PAD : _PAD + g]`` (zero padded) into
     ``out[:g]``; returns its last value (the total, by which the reference divides the message).
@@ -74,7 +74,7 @@ def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
     return out[g - 1]
 
 
-@njit(cache=True)
+@helper
 def _integrate_right(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
     """The same integral from the right (the transpose of :func:`_integrate`); returns its first value."""
     for j in range(g):
@@ -101,7 +101,7 @@ def _integrate_right(v: np.ndarray, g: int, step: float, out: np.ndarray) -> flo
     return out[0]
 
 
-@njit(cache=True)
+@helper
 def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> float:
     """``phi(lo + step j - rating)`` over its largest value on the grid, into ``row``; returns that value's log."""
     peak = int(round((rating - lo) / step))
@@ -138,7 +138,7 @@ def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> 
     return -0.5 * z * z - LOG_SQRT_2PI
 
 
-@njit(cache=True)
+@helper
 def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarray, g: int) -> tuple[float, float]:
     """``sum_j t_j b_j`` and ``sum_j t_j u_j b'_j`` (``t`` padded), four partial
     sums each (independent chains of additions instead of one)."""
@@ -162,14 +162,14 @@ def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarra
     return (s0 + s1) + (s2 + s3), (c0 + c1) + (c2 + c3)
 
 
-@njit(cache=True)
+@helper
 def _share(total: float, log_scale: float) -> float:
     if total == 0.0:
         return 0.0
     return math.copysign(math.exp(math.log(abs(total)) + log_scale), total)
 
 
-@njit(cache=True)
+@helper
 def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray) -> bool:
     """Add ``weight`` times the gradient of one order's log-likelihood to ``out``; False if it needs logarithms.
 
@@ -284,7 +284,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     return True
 
 
-@njit(cache=True)
+@helper
 def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     """Advance ``a[lo:hi]`` to its next lexicographic permutation; at the last, sort it back and return False."""
     i = hi - 2
@@ -303,7 +303,7 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     return i >= lo
 
 
-@njit(cache=True)
+@helper
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
     n = len(r)
@@ -373,7 +373,7 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
     return True
 
 
-@njit(cache=True)
+@helper
 def _equalise_ties(r: np.ndarray, order: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
     """Give tied players with equal ratings the mean of their updates (the rule of
     :func:`ratings.systems._orders.symmetrize`, which the reference applies to its sampled designs).

@@ -1,0 +1,25 @@
+"""The two ways a kernel function is compiled: :data:`entry` (called from Python) and :data:`helper` (only
+called from compiled code).
+
+Both cache their machine code (:data:`ratings.kernels.CACHE_DIR`) and use numpy's error model: a division
+by zero gives an infinity or a NaN, as in the per-game reference code on numpy arrays, instead of raising
+``ZeroDivisionError`` (the replay's checks of finite results report it).  One error model for every function
+also means numba compiles its own implementations (``np.empty``, ``max``, ...) once, not once per model.
+
+A :data:`helper` has no CPython wrapper (the code that unboxes Python arguments, which numba otherwise
+generates, optimises and compiles for every function) and no C wrapper: a caller links the helper's code
+and inlines it, and a cached caller loads with its helpers' code inside.  Calling a helper from Python
+fails; tests call it through a compiled function of their own.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+from numba.extending import register_jitable
+
+__all__ = ["entry", "helper"]
+
+#: A function called from Python (a replay, or a function the tests compare with scipy).
+entry = njit(cache=True, error_model="numpy")
+#: A function called only from compiled code.
+helper = register_jitable(error_model="numpy", no_cfunc_wrapper=True)
