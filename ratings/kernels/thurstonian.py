@@ -102,14 +102,17 @@ def _integrate_right(v: np.ndarray, g: int, step: float, out: np.ndarray) -> flo
 
 
 @helper
-def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> float:
-    """``phi(lo + step j - rating)`` over its largest value on the grid, into ``row``; returns that value's log."""
+def _density(rating: float, lo: float, step: float, shrink: float, g: int, row: np.ndarray) -> float:
+    """``phi(lo + step j - rating)`` over its largest value on the grid, into ``row``; returns that value's log.
+
+    ``shrink`` is ``exp(-step^2)``, the ratio of consecutive ratios (the same for every row of a grid).
+    """
     peak = int(round((rating - lo) / step))
     peak = min(max(peak, 0), g - 1)
     z = lo + step * peak - rating
     row[peak] = 1.0
-    shrink = math.exp(-step * step)
-    ratio = math.exp(-z * step - 0.5 * step * step)  # row[j + 1] / row[j] at j = peak
+    up = math.exp(-z * step - 0.5 * step * step)  # row[j + 1] / row[j] at j = peak
+    ratio = up
     value = 1.0
     j = peak + 1
     while j < g:
@@ -122,7 +125,7 @@ def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> 
     while j < g:
         row[j] = 0.0
         j += 1
-    ratio = math.exp(z * step - 0.5 * step * step)  # row[j - 1] / row[j] at j = peak
+    ratio = shrink / up  # row[j - 1] / row[j] at j = peak: exp(z step - step^2 / 2)
     value = 1.0
     j = peak - 1
     while j >= 0:
@@ -164,8 +167,11 @@ def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarra
 
 @helper
 def _share(total: float, log_scale: float) -> float:
+    """``total * exp(log_scale)``, in logarithms where the factor alone would overflow or underflow."""
     if total == 0.0:
         return 0.0
+    if abs(log_scale) < 700.0:
+        return total * math.exp(log_scale)
     return math.copysign(math.exp(math.log(abs(total)) + log_scale), total)
 
 
@@ -204,10 +210,11 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     t_scale = scales[m : 2 * m]
     b_scale = scales[2 * m : 3 * m]
     side_scale = scales[3 * m :]
+    shrink = math.exp(-step * step)
     for k in range(m):
-        u_scale[k] = _density(r[chain[k]], lo, step, g, u[k])
+        u_scale[k] = _density(r[chain[k]], lo, step, shrink, g, u[k])
     if nb == 1:
-        density_scale = _density(r[bottom[0]], lo, step, g, sides[0])
+        density_scale = _density(r[bottom[0]], lo, step, shrink, g, sides[0])
         side_scale[0] = density_scale
         for j in range(g):
             t[0, j + _PAD] = sides[0, j]  # borrowed as the integration's input
