@@ -40,6 +40,9 @@ _W1, _W2, _W3, _W4, _W5 = CORRECTION
 _PAD = len(CORRECTION)
 #: Below this a density's value is flushed to zero (its recurrence would continue in subnormals).
 _TINY = 1e-300
+#: The stages' likelihoods agree to CONSISTENCY in logarithms: their ratio lies between these.
+_AGREE_LOW = math.exp(-CONSISTENCY)
+_AGREE_HIGH = math.exp(CONSISTENCY)
 
 
 @helper
@@ -261,6 +264,8 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     for j in range(g):
         back[m - 1, j] = 1.0
     b_scale[m - 1] = 0.0
+    b_top = np.empty(m)  # b_top[k]: the total by which back[k + 1]'s integral was divided, giving back[k]
+    b_top[m - 1] = 1.0
     top = 1.0
     for k in range(m - 1, 0, -1):
         inverse = 1.0 / top
@@ -268,15 +273,25 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
             work[j + _PAD] = u[k, j] * back[k, j] * inverse
         b_scale[k - 1] = b_scale[k] + math.log(top) + u_scale[k]
         top = _integrate_right(work, g, step, back[k - 1])
+        b_top[k - 1] = top
     # The stages' likelihoods agree (else mass was lost to underflow); neighbours' coincidences.
     for k in range(m - 1):
         stage, total = _stage_sums(t[k], back[k], back[k + 1], u[k + 1], g)
         stage *= step
-        if not (stage > 0.0 and abs(math.log(stage) + t_scale[k] + b_scale[k] - log_lik) <= CONSISTENCY):
+        # The stage's log-likelihood is log(stage) + t_scale[k] + b_scale[k], and b_scale[k] is
+        # b_scale[k + 1] + u_scale[k + 1] + log(b_top[k + 1]): compared as a ratio with exp(share) where that
+        # fits, the exponential the neighbours' share needs anyway, instead of a logarithm of its own.
+        share = t_scale[k] + u_scale[k + 1] + b_scale[k + 1] - log_lik
+        if abs(share) < 700.0:
+            factor = math.exp(share)
+            ratio = stage * b_top[k + 1] * factor
+            if not (stage > 0.0 and _AGREE_LOW <= ratio <= _AGREE_HIGH):
+                return False
+        elif not (stage > 0.0 and abs(math.log(stage) + t_scale[k] + b_scale[k] - log_lik) <= CONSISTENCY):
             return False
         if not (step * total >= SMALLEST_SUM or total == 0.0):
             return False
-        c = _share(step * total, t_scale[k] + u_scale[k + 1] + b_scale[k + 1] - log_lik)
+        c = step * total * factor if abs(share) < 700.0 else _share(step * total, share)
         out[chain[k]] -= weight * c
         out[chain[k + 1]] += weight * c
     for d in range(nb):  # a bottom player and chain[0]
