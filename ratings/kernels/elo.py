@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ratings.kernels.jit import helper
+from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import SQRT2, expit, mills_ratio
 
 __all__ = ["GAUSSIAN", "AVERAGE", "COMPARED", "multielo_gradient", "pair_score", "pairwise_gradient", "score_function"]
@@ -51,7 +51,7 @@ def score_function(n: int, base: float) -> np.ndarray:
     return out
 
 
-@helper
+@inlined
 def multielo_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     """``(N - 1)(S_i - E_i)`` for every player ``i``; DNFs already share the rank below the finishers."""
     n = len(r)
@@ -106,7 +106,7 @@ def pair_score(rank_i: int, rank_j: int) -> float:
     return 0.0
 
 
-@helper
+@inlined
 def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     """Each player's summed (or averaged) pair updates; two DNFs are not compared."""
     n = len(r)

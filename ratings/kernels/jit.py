@@ -18,12 +18,16 @@ from __future__ import annotations
 from numba import njit
 from numba.extending import register_jitable
 
-__all__ = ["entry", "helper", "raising_entry", "raising_helper"]
+__all__ = ["entry", "helper", "inlined", "raising_entry", "raising_helper"]
 
 #: A function called from Python (a replay, or a function the tests compare with scipy).
 entry = njit(cache=True, error_model="numpy")
 #: A function called only from compiled code.
 helper = register_jitable(error_model="numpy", no_cfunc_wrapper=True)
+#: A function with one caller (a gradient, called by its ``cfunc``), inlined there by numba before typing: no
+#: library of its own, which the caller's would link and optimise again (on the Thurstonian kernel alone,
+#: 9.25 s of compile CPU against 9.96 s, medians of 3; from Python it compiles as an ordinary function).
+inlined = njit(error_model="numpy", inline="always")
 #: :data:`entry` and :data:`helper` with numba's default error model (a division by zero raises), for Glicko-2's
 #: replay: it took 58 ms of CPU on compare.py's history L with numpy's model against 50 ms with this one (both
 #: needed: either one alone on numpy's model was as slow; 2026-11-26, medians of 9 replays, alternating runs).

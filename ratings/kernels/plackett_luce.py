@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ratings.kernels.jit import helper
+from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import log_sum_exp, logaddexp
 from ratings.systems.plackett_luce import EXACT_SUBSETS, MAX_NODES, T_STEP
 
@@ -180,7 +180,7 @@ def _independent_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: 
         out[fin[j]] += math.exp(log_fin[j] + log_inv)
 
 
-@helper
+@inlined
 def plackett_luce_gradient(
     r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray
 ) -> bool:

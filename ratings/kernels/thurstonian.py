@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ratings.kernels.jit import helper
+from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
@@ -325,7 +325,7 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     return i >= lo
 
 
-@helper
+@inlined
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
     n = len(r)
