@@ -19,7 +19,9 @@ histories S and M (kernels compiled beforehand, in each checkout's own cache) an
 ``--ratio`` prints issue 9's Thurstonian / Plackett-Luce target on compare.py's history L: the two
 replays alternate ``--repeat`` times (default 21) in one process per checkout, and the medians of
 their CPU seconds and the ratio are printed for each checkout (run in turn, so compare across the
-checkouts only what one line shows against another measured minutes apart).
+checkouts only what one line shows against another measured minutes apart).  ``--every`` prints the median
+replay CPU of every system with a kernel on L, checkouts alternating ``--rounds`` times, and each one's ratio
+to this checkout's.
 """
 
 from __future__ import annotations
@@ -142,7 +144,7 @@ sys.path.insert(0, "benchmarks")
 from compare import seeded_history
 from ratings.systems import create
 history = seeded_history(20_000, 500, 4, 10, tie_rate=0.1, seed=3)  # compare.py's L
-systems = {name: create(name) for name in ("plackett-luce", "thurstonian")}
+systems = {name: create(name) for name in sys.argv[2:]}
 cpu = {name: [] for name in systems}
 for system in systems.values():
     system.rate(history)
@@ -155,18 +157,40 @@ print(json.dumps({name: statistics.median(v) for name, v in cpu.items()}))
 """
 
 
+def l_replay_cpu(root: Path, repeat: int, names: tuple[str, ...]) -> dict[str, float]:
+    """Median CPU seconds of each system's replay of L in ``root`` (its own kernel cache), replays alternating."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "kerby-bench-cache"))
+    env["NUMBA_CACHE_DIR"] = str(Path(env["NUMBA_CACHE_DIR"]) / str(root).strip("/").replace("/", "-"))
+    done = subprocess.run(
+        [sys.executable, "-c", _RATIO, str(repeat), *names], env=env, cwd=root, capture_output=True, text=True
+    )
+    if done.returncode:
+        raise SystemExit(done.stderr[-2000:])
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+#: Every system with a kernel (``--every``), as ``ratings.kernels.SYSTEMS_WITH_KERNELS`` lists them.
+EVERY = ("multielo", "pairwise-elo", "plackett-luce", "glicko2", "trueskill", "elo-mmr", "thurstonian")
+
+
+def compare_every(roots: list[Path], repeat: int, rounds: int) -> None:
+    """Median replay CPU of every system on L in every checkout, checkouts alternating ``rounds`` times."""
+    for r in range(rounds):
+        first = None
+        for root in roots:
+            cpu = l_replay_cpu(root, repeat, EVERY)
+            first = first or cpu
+            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+            print(f"round {r + 1} {str(root):26s} (load {load}, {time.strftime('%H:%M:%S')} UTC)", flush=True)
+            for name in EVERY:
+                print(f"  {name:14s} {1000 * cpu[name]:9.2f} ms CPU   / first checkout {cpu[name] / first[name]:5.2f}")
+
+
 def compare_ratio(roots: list[Path], repeat: int) -> None:
     """Thurstonian / Plackett-Luce CPU seconds on L in every checkout (each in its own kernel cache)."""
     for root in roots:
-        env = {**os.environ, "PYTHONPATH": str(root)}
-        env.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "kerby-bench-cache"))
-        env["NUMBA_CACHE_DIR"] = str(Path(env["NUMBA_CACHE_DIR"]) / str(root).strip("/").replace("/", "-"))
-        done = subprocess.run(
-            [sys.executable, "-c", _RATIO, str(repeat)], env=env, cwd=root, capture_output=True, text=True
-        )
-        if done.returncode:
-            raise SystemExit(done.stderr[-2000:])
-        cpu = json.loads(done.stdout.strip().splitlines()[-1])
+        cpu = l_replay_cpu(root, repeat, ("plackett-luce", "thurstonian"))
         pl, th = cpu["plackett-luce"], cpu["thurstonian"]
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(
@@ -196,6 +220,8 @@ def main() -> None:
     parser.add_argument("--root", action="append", type=Path, default=[], help="another checkout to compare")
     parser.add_argument("--sizes", action="store_true", help="replay times on S and M against --root")
     parser.add_argument("--ratio", action="store_true", help="Thurstonian / Plackett-Luce on L against --root")
+    parser.add_argument("--every", action="store_true", help="every kernel's replay CPU on L against --root")
+    parser.add_argument("--rounds", type=int, default=2, help="alternations of the checkouts for --every")
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     if args.compile:
@@ -203,6 +229,9 @@ def main() -> None:
         return
     if args.ratio:
         compare_ratio([ROOT, *args.root], args.repeat if args.repeat > 1 else 21)
+        return
+    if args.every:
+        compare_every([ROOT, *args.root], max(args.repeat, 5), args.rounds)
         return
     if args.sizes:
         compare_sizes([ROOT, *args.root], max(args.repeat, 5))

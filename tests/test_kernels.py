@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy import special
 
 from ratings import ComputationError, Entry, Game, GameHistory, create
@@ -212,34 +213,56 @@ def test_warm_up_times_every_kernel() -> None:
 
 
 # ---------------------------------------------------------------------- numerics against scipy
+
+
+def compiled(helper: Any) -> Any:
+    """``helper`` (a :data:`ratings.kernels.jit.helper`) called from compiled code, as the kernels call it: called
+    from Python it would run as plain Python, not as the compiled code under test."""
+
+    @njit
+    def call(*args: Any) -> Any:
+        return helper(*args)
+
+    return call
+
+
 GRID = np.concatenate(
     [np.linspace(-60.0, 40.0, 2001), [-1e4, -1e3, -200.0, -38.5, -37.0, -20.0001, -20.0, 6.0, 6.0001]]
 )
 
 
 def test_ndtr_matches_scipy() -> None:
-    from ratings.kernels.numerics import ndtr
+    from ratings.kernels import numerics
+
+    ndtr = compiled(numerics.ndtr)
 
     got = np.array([ndtr(x) for x in GRID])
     np.testing.assert_allclose(got, special.ndtr(GRID), rtol=1e-13, atol=1e-300)
 
 
 def test_log_ndtr_matches_scipy() -> None:
-    from ratings.kernels.numerics import log_ndtr
+    from ratings.kernels import numerics
+
+    log_ndtr = compiled(numerics.log_ndtr)
 
     got = np.array([log_ndtr(x) for x in GRID])
     np.testing.assert_allclose(got, special.log_ndtr(GRID), rtol=1e-13, atol=1e-300)
 
 
 def test_erfcx_tail_matches_scipy() -> None:
-    from ratings.kernels.numerics import ERFCX_TAIL_MIN, erfcx_tail
+    from ratings.kernels import numerics
+    from ratings.kernels.numerics import ERFCX_TAIL_MIN
+
+    erfcx_tail = compiled(numerics.erfcx_tail)
 
     y = np.concatenate([np.linspace(ERFCX_TAIL_MIN, 80.0, 500), [1e3, 1e6, 1e150]])
     np.testing.assert_allclose([erfcx_tail(v) for v in y], special.erfcx(y), rtol=2e-15, atol=0)
 
 
 def test_interp_matches_numpy() -> None:
-    from ratings.kernels.numerics import interp
+    from ratings.kernels import numerics
+
+    interp = compiled(numerics.interp)
 
     knots, values = np.array([-1.0, 0.0, 0.5, 2.0]), np.array([0.3, 0.1, 0.1, 0.7])
     x = np.concatenate([np.linspace(-3.0, 4.0, 701), knots, [np.nan]])
@@ -248,8 +271,10 @@ def test_interp_matches_numpy() -> None:
 
 
 def test_mills_ratio_and_expit_match_scipy() -> None:
-    from ratings.kernels.numerics import expit, mills_ratio
+    from ratings.kernels import numerics
     from ratings.numerics import mills_ratio as reference
+
+    expit, mills_ratio = compiled(numerics.expit), compiled(numerics.mills_ratio)
 
     # Both compute exp(-x^2/2 - log Phi(x) - ...): the cancellation costs about x^2 ulps, so far tails are left out.
     moderate = GRID[GRID > -300.0]
@@ -346,9 +371,13 @@ def test_elo_mmr_interpolated_tanh_sum_agrees_with_the_full_sum() -> None:
     """The Chebyshev panels of the logistic solver against the sum over every player, on random contests
     (spread ratings and uncertainties, points inside and beyond the ratings, at and between nodes): within
     1e-12 of ``sum_j 1 / s_j`` (and the slope of ``sum_j 1 / (2 s_j^2)``), the bound of ``panel_width``."""
-    from ratings.kernels.elo_mmr import PANEL_DEGREE, panel_sums, panel_width, tanh_sums
+    from ratings.kernels import elo_mmr
+    from ratings.kernels.elo_mmr import PANEL_DEGREE
     from ratings.systems.elo_mmr import TANH_SCALE
 
+    panel_sums, panel_width, tanh_sums = (
+        compiled(f) for f in (elo_mmr.panel_sums, elo_mmr.panel_width, elo_mmr.tanh_sums)
+    )
     rng = np.random.default_rng(21)
     for n in (2, 40, 3000):
         mu = rng.normal(1500.0, rng.choice([50.0, 400.0, 2000.0]), size=n)

@@ -29,6 +29,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -124,23 +125,30 @@ class KernelCacheLocator(UserProvidedCacheLocator):
 _SOURCE_FOLDERS = (_PACKAGE, _PACKAGE.parent / "systems")
 
 
+#: Held while :func:`caching_here` has numba's (process-wide) locator setting swapped.
+_LOCATOR_LOCK = threading.RLock()
+
+
 @contextlib.contextmanager
 def caching_here() -> Iterator[None]:
     """numba's cache locator set to :class:`KernelCacheLocator` inside, given back to any other numba code after.
 
     numba picks the locator when a function is decorated (``njit``, or ``cfunc``: the gradients'
     wrappers are created on first use, see :func:`ratings.kernels.single.compiled_gradient`), so every
-    kernel is decorated inside this.
+    kernel is decorated inside this.  The setting is one global of numba's, so one thread at a time
+    swaps it (a lock, re-entrant for nested use): two threads creating gradients at once would
+    otherwise interleave, and the last to leave would give back the other's setting, ours, for good.
     """
-    previous = numba_config.CACHE_LOCATOR_CLASSES  # type: ignore[attr-defined]
-    # Ours first; any other cached function decorated meanwhile (a library imported here for the first time)
-    # falls through to the locators numba would have used.
-    others = previous or ",".join(cls.__name__ for cls in numba_caching.CacheImpl._locator_classes)
-    numba_config.CACHE_LOCATOR_CLASSES = f"{__name__}.{KernelCacheLocator.__name__},{others}"  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        numba_config.CACHE_LOCATOR_CLASSES = previous  # type: ignore[attr-defined]
+    with _LOCATOR_LOCK:
+        previous = numba_config.CACHE_LOCATOR_CLASSES  # type: ignore[attr-defined]
+        # Ours first; any other cached function decorated meanwhile (a library imported here for the first
+        # time) falls through to the locators numba would have used.
+        others = previous or ",".join(cls.__name__ for cls in numba_caching.CacheImpl._locator_classes)
+        numba_config.CACHE_LOCATOR_CLASSES = f"{__name__}.{KernelCacheLocator.__name__},{others}"  # type: ignore[attr-defined]
+        try:
+            yield
+        finally:
+            numba_config.CACHE_LOCATOR_CLASSES = previous  # type: ignore[attr-defined]
 
 
 with caching_here():

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import SQRT2, expit, mills_ratio
 
 __all__ = ["GAUSSIAN", "AVERAGE", "COMPARED", "multielo_gradient", "pair_score", "pairwise_gradient", "score_function"]
@@ -32,7 +32,7 @@ AVERAGE = 1.0
 COMPARED = 2.0
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def score_function(n: int, base: float) -> np.ndarray:
     """Scores of positions 1..n: linear for base 1, else ``(base^(n-p) - 1) / sum`` scaled by ``base^-(n-1)``."""
     out = np.empty(n)
@@ -51,7 +51,7 @@ def score_function(n: int, base: float) -> np.ndarray:
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@inlined
 def multielo_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     """``(N - 1)(S_i - E_i)`` for every player ``i``; DNFs already share the rank below the finishers."""
     n = len(r)
@@ -96,7 +96,7 @@ def multielo_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
         out[i] = (n - 1) * (actual / tied - out[i] / pairs)
 
 
-@njit(cache=True)
+@helper
 def pair_score(rank_i: int, rank_j: int) -> float:
     """1 if i finished ahead of j, 1/2 for a shared place, 0 if behind."""
     if rank_i < rank_j:
@@ -106,7 +106,7 @@ def pair_score(rank_i: int, rank_j: int) -> float:
     return 0.0
 
 
-@njit(cache=True, error_model="numpy")
+@inlined
 def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     """Each player's summed (or averaged) pair updates; two DNFs are not compared."""
     n = len(r)

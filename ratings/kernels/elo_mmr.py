@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ratings.kernels.jit import entry, helper
 from ratings.kernels.numerics import largest_game, mills_ratio
 from ratings.systems.elo_mmr import TANH_SCALE, TOLERANCE
 
@@ -26,7 +26,7 @@ FIRST_WIDTH = 8
 CHI, MU0, SIGMA_LIMIT, DISPLAY_K, RHO, BETA, GAMMA2, MAX_HISTORY = 0, 1, 2, 3, 4, 5, 6, 7
 
 
-@njit(cache=True)
+@helper
 def _newton_step(x: float, value: float, slope: float, lo: float, hi: float) -> tuple[float, float, float, bool]:
     """One safeguarded step on a sure bracket of a decreasing function: ``(next x, lo, hi, done)``."""
     if value == 0.0:
@@ -41,14 +41,14 @@ def _newton_step(x: float, value: float, slope: float, lo: float, hi: float) -> 
     return nxt, lo, hi, small or hi - lo <= TOLERANCE
 
 
-@njit(cache=True)
+@helper
 def _start(guess: float, lo: float, hi: float) -> float:
     """The guess clipped into the bracket; at (or beyond) an end, the middle instead."""
     x = min(max(guess, lo), hi)
     return 0.5 * (lo + hi) if x <= lo or x >= hi else x
 
 
-@njit(cache=True)
+@helper
 def _performance_value(
     x: float, k: int, mu: np.ndarray, inv: np.ndarray, group: np.ndarray, constant: float, chi: bool
 ) -> tuple[float, float]:
@@ -82,7 +82,7 @@ def _performance_value(
     return constant + value, slope
 
 
-@njit(cache=True)
+@helper
 def _sort_descending(values: np.ndarray, out: np.ndarray) -> None:
     """``out`` = ``values`` from largest to smallest, by heap sort (Williams 1964).
 
@@ -101,7 +101,7 @@ def _sort_descending(values: np.ndarray, out: np.ndarray) -> None:
         _sift_down(out, root, end)
 
 
-@njit(cache=True)
+@helper
 def _sift_down(heap: np.ndarray, root: int, end: int) -> None:
     """Restore the min-heap property below ``root`` within ``heap[:end]``."""
     while True:
@@ -117,7 +117,7 @@ def _sift_down(heap: np.ndarray, root: int, end: int) -> None:
             return
 
 
-@njit(cache=True)
+@helper
 def tanh_sums(x: float, mu: np.ndarray, inv: np.ndarray) -> tuple[float, float]:
     """``S(x) = sum_j t_j / s_j`` with ``t_j = tanh((x - mu_j) / (2 s_j))``, and its derivative
     ``S'(x) = sum_j (1 - t_j^2) / (2 s_j^2)``, every player summed (``inv`` holds ``1 / s_j``)."""
@@ -142,7 +142,7 @@ _CHEB = np.cos(np.arange(PANEL_DEGREE + 1) * math.pi / PANEL_DEGREE)
 PANEL_MIN_GROUPS = 512
 
 
-@njit(cache=True)
+@helper
 def panel_width(delta: np.ndarray) -> float:
     """Width of the panels on which :func:`panel_sums` interpolates the tanh sum, with its error bound.
 
@@ -169,7 +169,7 @@ def panel_width(delta: np.ndarray) -> float:
     return math.sqrt(3.0) * smallest / 2.0
 
 
-@njit(cache=True)
+@helper
 def panel_sums(
     x: float,
     lo: float,
@@ -208,7 +208,7 @@ def panel_sums(
     return num_value / den, num_slope / den
 
 
-@njit(cache=True)
+@helper
 def performances(mu: np.ndarray, delta: np.ndarray, group: np.ndarray, chi: bool, out: np.ndarray) -> None:
     """Every player's performance: one root of ``Q`` per dense rank group (Theorem 3.2).
 
@@ -311,7 +311,7 @@ def performances(mu: np.ndarray, delta: np.ndarray, group: np.ndarray, chi: bool
             out[members[m]] = x
 
 
-@njit(cache=True)
+@helper
 def robust_average(p0: float, w0: float, hist_p: np.ndarray, hist_w: np.ndarray, beta: float) -> float:
     """The zero of ``L'`` in equation (10) for one player (terms of weight 0 are unused)."""
     out_scale = beta * TANH_SCALE
@@ -342,7 +342,7 @@ def robust_average(p0: float, w0: float, hist_p: np.ndarray, hist_w: np.ndarray,
     return x
 
 
-@njit(cache=True)
+@helper
 def _grow(table: np.ndarray, width: int) -> np.ndarray:
     """``table`` with zero columns appended up to ``width`` (a loop: a slice assignment compiles numba's
     shape-mismatch error formatting, seconds of first-call compile)."""
@@ -353,7 +353,7 @@ def _grow(table: np.ndarray, width: int) -> np.ndarray:
     return wider
 
 
-@njit(cache=True)
+@entry
 def replay_elo_mmr(
     theta: np.ndarray,
     games: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from ratings.base import NO_DATE
 from ratings.kernels.elo import pair_score
+from ratings.kernels.jit import raising_entry, raising_helper
 from ratings.kernels.numerics import largest_game
 from ratings.systems.glicko2 import (
     CONFIDENCE_SIGMAS,
@@ -32,14 +32,14 @@ TAU, INITIAL_RATING, INITIAL_DEVIATION, MIN_RATING, MAX_RATING = 0, 1, 2, 3, 4
 MIN_DEVIATION, MIN_VOLATILITY, MAX_VOLATILITY, PERIOD_DAYS, RANK_POINTS = 5, 6, 7, 8, 9
 
 
-@njit(cache=True)
+@raising_helper
 def _volatility_f(x: float, a: float, phi2: float, v: float, delta2: float, tau2: float) -> float:
     ex = math.exp(x)
     denom = phi2 + v + ex
     return ex * (delta2 - phi2 - v - ex) / (2.0 * denom * denom) - (x - a) / tau2
 
 
-@njit(cache=True)
+@raising_helper
 def _new_volatility(sigma: float, phi2: float, v: float, delta: float, tau: float) -> float:
     """Step 5: the root of f(x) = 0, x = ln(sigma'^2), by the Illinois variant of regula falsi."""
     a = math.log(sigma * sigma)
@@ -73,7 +73,7 @@ def _new_volatility(sigma: float, phi2: float, v: float, delta: float, tau: floa
     return math.exp(big_a / 2.0)
 
 
-@njit(cache=True)
+@raising_helper
 def _rank_points_step(points: float, target: float, ceiling: float, result: float) -> float:
     """The player-facing Rank Points step: halfway to the target, capped, never against the result."""
     step = RANK_POINTS_APPROACH * (target - points)
@@ -88,7 +88,7 @@ def _rank_points_step(points: float, target: float, ceiling: float, result: floa
     return min(max(points + step, 0.0), RANK_POINTS_MAX)
 
 
-@njit(cache=True)
+@raising_helper
 def _clip(x: float, low: float, high: float) -> float:
     """``numpy.clip`` of one value: NaN stays NaN (a failed update must reach the finiteness check)."""
     if math.isnan(x):
@@ -96,13 +96,13 @@ def _clip(x: float, low: float, high: float) -> float:
     return min(max(x, low), high)
 
 
-@njit(cache=True)
+@raising_helper
 def _points_of(internal: float, theta: np.ndarray) -> float:
     span = theta[MAX_RATING] - theta[MIN_RATING]
     return _clip((internal - theta[MIN_RATING]) / span * RANK_POINTS_MAX, 0.0, RANK_POINTS_MAX)
 
 
-@njit(cache=True)
+@raising_helper
 def _record(
     state: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     p: int,
@@ -116,7 +116,7 @@ def _record(
     display[k] = state[3][p] if rank_points else state[0][p]
 
 
-@njit(cache=True)
+@raising_entry
 def replay_glicko2(
     theta: np.ndarray,
     games: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],

@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from ratings.kernels.jit import helper
 
 __all__ = [
     "ERFCX_TAIL_MIN",
@@ -43,7 +44,7 @@ LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _SERIES_TERMS = 12
 
 
-@njit(cache=True)
+@helper
 def ndtr(x: float) -> float:
     """Standard normal distribution function Phi(x)."""
     z = x * SQRT1_2
@@ -53,7 +54,7 @@ def ndtr(x: float) -> float:
     return 1.0 - y if z > 0 else y
 
 
-@njit(cache=True)
+@helper
 def log_ndtr(x: float) -> float:
     """log Phi(x), accurate far into the lower tail."""
     if x > 0.0:
@@ -69,13 +70,13 @@ def log_ndtr(x: float) -> float:
     return -0.5 * x * x - math.log(-x) - LOG_SQRT_2PI + math.log(total)
 
 
-@njit(cache=True)
+@helper
 def mills_ratio(x: float) -> float:
     """phi(x) / Phi(x) without underflow (tends to -x as x -> -inf)."""
     return math.exp(-0.5 * x * x - LOG_SQRT_2PI - log_ndtr(x))
 
 
-@njit(cache=True)
+@helper
 def expit(x: float) -> float:
     """The logistic function 1 / (1 + exp(-x)), 0 or 1 instead of overflowing."""
     if x < -745.0:
@@ -83,7 +84,7 @@ def expit(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-@njit(cache=True)
+@helper
 def logaddexp(x: float, y: float) -> float:
     """log(e^x + e^y) without overflow (numpy's rule: equal arguments give x + log 2)."""
     if x == y:
@@ -96,7 +97,7 @@ def logaddexp(x: float, y: float) -> float:
     return d  # NaN
 
 
-@njit(cache=True)
+@helper
 def log_sum_exp(values: np.ndarray) -> float:
     """log(sum(exp(values))), shifted by the maximum; -inf when every value is -inf."""
     top = -np.inf
@@ -115,7 +116,7 @@ _ERFCX_TERMS = 20
 ERFCX_TAIL_MIN = 26.0
 
 
-@njit(cache=True)
+@helper
 def erfcx_tail(y: float) -> float:
     """The scaled complementary error function e^(y^2) erfc(y) for y >= 26 (asymptotic series).
 
@@ -131,7 +132,7 @@ def erfcx_tail(y: float) -> float:
     return total / (y * math.sqrt(math.pi))
 
 
-@njit(cache=True)
+@helper
 def interp(x: float, knots: np.ndarray, values: np.ndarray) -> float:
     """Piecewise-linear through ``(knots, values)``, constant beyond the ends, as ``numpy.interp``."""
     last = len(knots) - 1
@@ -146,7 +147,7 @@ def interp(x: float, knots: np.ndarray, values: np.ndarray) -> float:
     return slope * (x - knots[j]) + values[j]
 
 
-@njit(cache=True)
+@helper
 def largest_game(offsets: np.ndarray) -> int:
     """The most players in one game of a history's flat ``offsets`` (at least 1): the size of a kernel's work arrays."""
     largest = 1

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import log_sum_exp, logaddexp
 from ratings.systems.plackett_luce import EXACT_SUBSETS, MAX_NODES, T_STEP
 
@@ -27,7 +27,7 @@ __all__ = ["INDEPENDENT", "finishers_worst_first", "plackett_luce_gradient"]
 INDEPENDENT = 1.0
 
 
-@njit(cache=True)
+@helper
 def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
     """Indices of the finishers from the worst place to the best, tied players in index order."""
     order = np.empty(len(ranks), dtype=np.int64)
@@ -43,7 +43,7 @@ def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
     return order[:k]
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _order_gradient(r: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
     """``g_k = -1 + lambda_k sum_{i <= k} 1 / Lambda_i`` along the worst-first order, in log space."""
     k = len(fin)
@@ -58,7 +58,7 @@ def _order_gradient(r: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
         out[fin[i]] = -1.0 + math.exp(-r[fin[i]] + log_inv)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _binomial(m: int, k: int | np.integer) -> float:
     out = 1.0
     for i in range(1, k + 1):
@@ -66,7 +66,7 @@ def _binomial(m: int, k: int | np.integer) -> float:
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _tie_correction(
     lam: np.ndarray, fin: np.ndarray, start: int | np.integer, stop: int | np.integer, out: np.ndarray
 ) -> None:
@@ -111,7 +111,7 @@ def _tie_correction(
         out[fin[i]] += lam[fin[i]] * (factor - factor_base)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
     """Add the gradient of log P(every DNF performs below every finisher), by quadrature over t = log y."""
     n_dnf = 0
@@ -163,7 +163,7 @@ def _censored_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.
         out[fin[j]] += total - math.exp(log_fin[j] - log_big)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _independent_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
     """Add the gradient of ``sum_d log(lambda_d / (lambda_d + Lambda))`` (each DNF below every finisher)."""
     log_fin = np.empty(len(fin))
@@ -180,7 +180,7 @@ def _independent_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: 
         out[fin[j]] += math.exp(log_fin[j] + log_inv)
 
 
-@njit(cache=True, error_model="numpy")
+@inlined
 def plackett_luce_gradient(
     r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray
 ) -> bool:

@@ -28,9 +28,10 @@ import functools
 from typing import Any
 
 import numpy as np
-from numba import carray, cfunc, njit, types
+from numba import carray, cfunc, types
 
 from ratings.kernels.elo import multielo_gradient, pairwise_gradient
+from ratings.kernels.jit import entry
 from ratings.kernels.numerics import interp, largest_game
 from ratings.kernels.plackett_luce import plackett_luce_gradient
 from ratings.kernels.thurstonian import thurstonian_gradient
@@ -103,7 +104,7 @@ def compiled_gradient(kind: int) -> Any:
         return cfunc(SIGNATURE, cache=True, error_model="numpy")(_ENTRIES[kind])
 
 
-@njit(cache=True, error_model="numpy")
+@entry
 def _loop(
     gradient: Any,
     theta: np.ndarray,

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
@@ -34,15 +34,18 @@ from ratings.systems.thurstonian import CONSISTENCY, CORRECTION, MAX_SPREAD, ROW
 __all__ = ["thurstonian_gradient"]
 
 #: The reference's grid, compiled (one definition of where the grid lies and how fine it is).
-_plan = njit(cache=True)(reference.grid_plan)
+_plan = helper(reference.grid_plan)
 _W1, _W2, _W3, _W4, _W5 = CORRECTION
 #: Half-width of the correction stencil (the work arrays carry this much zero padding each side).
 _PAD = len(CORRECTION)
 #: Below this a density's value is flushed to zero (its recurrence would continue in subnormals).
 _TINY = 1e-300
+#: The stages' likelihoods agree to CONSISTENCY in logarithms: their ratio lies between these.
+_AGREE_LOW = math.exp(-CONSISTENCY)
+_AGREE_HIGH = math.exp(CONSISTENCY)
 
 
-@njit(cache=True)
+@helper
 def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
     """Euler-Maclaurin corrected cumulative integral of ``v[_PAD : _PAD + g]`` (zero padded) into
     ``out[:g]``; returns its last value (the total, by which the reference divides the message).
@@ -74,7 +77,7 @@ def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
     return out[g - 1]
 
 
-@njit(cache=True)
+@helper
 def _integrate_right(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
     """The same integral from the right (the transpose of :func:`_integrate`); returns its first value."""
     for j in range(g):
@@ -101,15 +104,18 @@ def _integrate_right(v: np.ndarray, g: int, step: float, out: np.ndarray) -> flo
     return out[0]
 
 
-@njit(cache=True)
-def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> float:
-    """``phi(lo + step j - rating)`` over its largest value on the grid, into ``row``; returns that value's log."""
+@helper
+def _density(rating: float, lo: float, step: float, shrink: float, g: int, row: np.ndarray) -> float:
+    """``phi(lo + step j - rating)`` over its largest value on the grid, into ``row``; returns that value's log.
+
+    ``shrink`` is ``exp(-step^2)``, the ratio of consecutive ratios (the same for every row of a grid).
+    """
     peak = int(round((rating - lo) / step))
     peak = min(max(peak, 0), g - 1)
     z = lo + step * peak - rating
     row[peak] = 1.0
-    shrink = math.exp(-step * step)
-    ratio = math.exp(-z * step - 0.5 * step * step)  # row[j + 1] / row[j] at j = peak
+    up = math.exp(-z * step - 0.5 * step * step)  # row[j + 1] / row[j] at j = peak
+    ratio = up
     value = 1.0
     j = peak + 1
     while j < g:
@@ -122,7 +128,7 @@ def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> 
     while j < g:
         row[j] = 0.0
         j += 1
-    ratio = math.exp(z * step - 0.5 * step * step)  # row[j - 1] / row[j] at j = peak
+    ratio = shrink / up  # row[j - 1] / row[j] at j = peak: exp(z step - step^2 / 2)
     value = 1.0
     j = peak - 1
     while j >= 0:
@@ -138,7 +144,7 @@ def _density(rating: float, lo: float, step: float, g: int, row: np.ndarray) -> 
     return -0.5 * z * z - LOG_SQRT_2PI
 
 
-@njit(cache=True)
+@helper
 def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarray, g: int) -> tuple[float, float]:
     """``sum_j t_j b_j`` and ``sum_j t_j u_j b'_j`` (``t`` padded), four partial
     sums each (independent chains of additions instead of one)."""
@@ -162,14 +168,17 @@ def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarra
     return (s0 + s1) + (s2 + s3), (c0 + c1) + (c2 + c3)
 
 
-@njit(cache=True)
+@helper
 def _share(total: float, log_scale: float) -> float:
+    """``total * exp(log_scale)``, in logarithms where the factor alone would overflow or underflow."""
     if total == 0.0:
         return 0.0
+    if abs(log_scale) < 700.0:
+        return total * math.exp(log_scale)
     return math.copysign(math.exp(math.log(abs(total)) + log_scale), total)
 
 
-@njit(cache=True)
+@helper
 def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray) -> bool:
     """Add ``weight`` times the gradient of one order's log-likelihood to ``out``; False if it needs logarithms.
 
@@ -204,10 +213,11 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     t_scale = scales[m : 2 * m]
     b_scale = scales[2 * m : 3 * m]
     side_scale = scales[3 * m :]
+    shrink = math.exp(-step * step)
     for k in range(m):
-        u_scale[k] = _density(r[chain[k]], lo, step, g, u[k])
+        u_scale[k] = _density(r[chain[k]], lo, step, shrink, g, u[k])
     if nb == 1:
-        density_scale = _density(r[bottom[0]], lo, step, g, sides[0])
+        density_scale = _density(r[bottom[0]], lo, step, shrink, g, sides[0])
         side_scale[0] = density_scale
         for j in range(g):
             t[0, j + _PAD] = sides[0, j]  # borrowed as the integration's input
@@ -254,6 +264,8 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     for j in range(g):
         back[m - 1, j] = 1.0
     b_scale[m - 1] = 0.0
+    b_top = np.empty(m)  # b_top[k]: the total by which back[k + 1]'s integral was divided, giving back[k]
+    b_top[m - 1] = 1.0
     top = 1.0
     for k in range(m - 1, 0, -1):
         inverse = 1.0 / top
@@ -261,15 +273,25 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
             work[j + _PAD] = u[k, j] * back[k, j] * inverse
         b_scale[k - 1] = b_scale[k] + math.log(top) + u_scale[k]
         top = _integrate_right(work, g, step, back[k - 1])
+        b_top[k - 1] = top
     # The stages' likelihoods agree (else mass was lost to underflow); neighbours' coincidences.
     for k in range(m - 1):
         stage, total = _stage_sums(t[k], back[k], back[k + 1], u[k + 1], g)
         stage *= step
-        if not (stage > 0.0 and abs(math.log(stage) + t_scale[k] + b_scale[k] - log_lik) <= CONSISTENCY):
+        # The stage's log-likelihood is log(stage) + t_scale[k] + b_scale[k], and b_scale[k] is
+        # b_scale[k + 1] + u_scale[k + 1] + log(b_top[k + 1]): compared as a ratio with exp(share) where that
+        # fits, the exponential the neighbours' share needs anyway, instead of a logarithm of its own.
+        share = t_scale[k] + u_scale[k + 1] + b_scale[k + 1] - log_lik
+        if abs(share) < 700.0:
+            factor = math.exp(share)
+            ratio = stage * b_top[k + 1] * factor
+            if not (stage > 0.0 and _AGREE_LOW <= ratio <= _AGREE_HIGH):
+                return False
+        elif not (stage > 0.0 and abs(math.log(stage) + t_scale[k] + b_scale[k] - log_lik) <= CONSISTENCY):
             return False
         if not (step * total >= SMALLEST_SUM or total == 0.0):
             return False
-        c = _share(step * total, t_scale[k] + u_scale[k + 1] + b_scale[k + 1] - log_lik)
+        c = step * total * factor if abs(share) < 700.0 else _share(step * total, share)
         out[chain[k]] -= weight * c
         out[chain[k + 1]] += weight * c
     for d in range(nb):  # a bottom player and chain[0]
@@ -284,7 +306,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     return True
 
 
-@njit(cache=True)
+@helper
 def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     """Advance ``a[lo:hi]`` to its next lexicographic permutation; at the last, sort it back and return False."""
     i = hi - 2
@@ -303,7 +325,7 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     return i >= lo
 
 
-@njit(cache=True)
+@inlined
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
     n = len(r)
@@ -373,7 +395,7 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
     return True
 
 
-@njit(cache=True)
+@helper
 def _equalise_ties(r: np.ndarray, order: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
     """Give tied players with equal ratings the mean of their updates (the rule of
     :func:`ratings.systems._orders.symmetrize`, which the reference applies to its sampled designs).

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ratings.kernels.jit import entry, helper
 from ratings.kernels.numerics import SQRT2, erfcx_tail, largest_game
 
 __all__ = ["free_for_all", "replay_trueskill"]
@@ -38,7 +38,7 @@ DV_P, DV_T, F_P, F_T, TR_P, TR_T = range(12, 18)
 ROWS = 18
 
 
-@njit(cache=True)
+@helper
 def _erfc(x: float) -> float:
     """Numerical Recipes' ``erfcc`` Chebyshev fit, nested as the ``trueskill`` package nests it."""
     z = abs(x)
@@ -55,24 +55,24 @@ def _erfc(x: float) -> float:
     return 2.0 - r if x < 0.0 else r
 
 
-@njit(cache=True)
+@helper
 def _cdf(x: float) -> float:
     return 0.5 * _erfc(-x / SQRT2)
 
 
-@njit(cache=True)
+@helper
 def _pdf(x: float, two: float) -> float:
     return _INV_SQRT_2PI * math.exp(-(math.pow(x, two) / 2.0))
 
 
-@njit(cache=True)
+@helper
 def _mills(x: float, two: float) -> float:
     if x < _TAIL:
         return _SQRT_2_OVER_PI / erfcx_tail(-x / SQRT2)
     return _pdf(x, two) / _cdf(x)
 
 
-@njit(cache=True)
+@helper
 def _win_vw(t: float, eps: float, two: float) -> tuple[float, float]:
     x = t - eps
     v = _mills(x, two)
@@ -80,7 +80,7 @@ def _win_vw(t: float, eps: float, two: float) -> tuple[float, float]:
     return v, (_W_MIN if w < _W_MIN else (_W_MAX if w > _W_MAX else w))
 
 
-@njit(cache=True)
+@helper
 def _draw_vw(t: float, eps: float, two: float) -> tuple[float, float]:
     s = abs(t)
     a = eps - s
@@ -101,24 +101,24 @@ def _draw_vw(t: float, eps: float, two: float) -> tuple[float, float]:
     return (-v if t < 0 else v), (_W_MAX if w == 1.0 else w)
 
 
-@njit(cache=True)
+@helper
 def _inverse(p: float) -> float:
     return 1.0 / p if p else math.inf
 
 
-@njit(cache=True)
+@helper
 def _mean(p: float, t: float) -> float:
     return t / p if p else 0.0
 
 
-@njit(cache=True)
+@helper
 def _sum_message(ap: float, at: float, bp: float, bt: float, sign: float) -> tuple[float, float]:
     """The sum factor's message for a = b +- c from cavities a and b: variances add, means add or subtract."""
     p = 1.0 / (_inverse(ap) + _inverse(bp))
     return p, p * (_mean(ap, at) + sign * _mean(bp, bt))
 
 
-@njit(cache=True)
+@helper
 def _down(w: np.ndarray, k: int) -> None:
     """d_k = t_k - t_{k+1}."""
     p, t = _sum_message(w[TV_P, k] - w[LO_P, k], w[TV_T, k] - w[LO_T, k], w[TV_P, k + 1] - w[UP_P, k + 1],
@@ -129,7 +129,7 @@ def _down(w: np.ndarray, k: int) -> None:
     w[F_T, k] = t
 
 
-@njit(cache=True)
+@helper
 def _truncate(w: np.ndarray, k: int, tied: bool, margin: float, two: float) -> float:
     """Moment-match the truncated cavity of d_k; returns the package's change measure."""
     cp = w[DV_P, k] - w[TR_P, k]
@@ -155,7 +155,7 @@ def _truncate(w: np.ndarray, k: int, tied: bool, margin: float, two: float) -> f
     return b if b > a else a
 
 
-@njit(cache=True)
+@helper
 def _to_next(w: np.ndarray, k: int) -> None:
     """t_{k+1} = t_k - d_k."""
     p, t = _sum_message(w[TV_P, k] - w[LO_P, k], w[TV_T, k] - w[LO_T, k], w[DV_P, k] - w[F_P, k],
@@ -166,7 +166,7 @@ def _to_next(w: np.ndarray, k: int) -> None:
     w[UP_T, k + 1] = t
 
 
-@njit(cache=True)
+@helper
 def _to_previous(w: np.ndarray, k: int) -> None:
     """t_k = d_k + t_{k+1}."""
     p, t = _sum_message(w[DV_P, k] - w[F_P, k], w[DV_T, k] - w[F_T, k], w[TV_P, k + 1] - w[UP_P, k + 1],
@@ -177,7 +177,7 @@ def _to_previous(w: np.ndarray, k: int) -> None:
     w[LO_T, k] = t
 
 
-@njit(cache=True)
+@helper
 def free_for_all(
     mu: np.ndarray,
     sigma: np.ndarray,
@@ -249,7 +249,7 @@ def free_for_all(
         sigma[i] = math.sqrt(1.0 / sp)
 
 
-@njit(cache=True)
+@entry
 def replay_trueskill(
     theta: np.ndarray,
     games: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
