@@ -10,6 +10,12 @@ Apply of an edit near the end of a long history, or a game recorded at its end, 
 edit on (from the last checkpoint before it).  A run read back from the shared store has no checkpoints; it still
 serves games appended after its end.
 
+One replay at a time per process: the compiled kernels release the GIL while they run (``nogil``), so the worker's
+other threads (pages, scripts, answers already computed: :mod:`serving`'s light lane) keep being served during a
+replay; replays themselves take :data:`_REPLAYING` in turn, as they did when the GIL ordered them, so a burst of
+them still finishes one after another instead of all late together, and the overload gate's estimate (the CPU
+still needed by the requests ahead, :mod:`sources.admission`) stays what it measures.
+
 Settings are ``{"system": name, "params": {name: JSON value}}``; everything taken from a request is checked here
 (:func:`settings_of`, :func:`typed_params`) before it reaches the library.
 """
@@ -20,6 +26,7 @@ import hashlib
 import io
 import json
 import logging
+import threading
 import time
 from typing import Any
 
@@ -55,6 +62,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: Held while this process replays a history (see the module docstring).
+_REPLAYING = threading.Lock()
 
 _RUNS: LRU[RatingRun] = LRU(64)
 #: The latest runs of each (system, parameters), newest first: what a new history may resume from.
@@ -208,11 +218,16 @@ def _shared_run(
             found = _read_shared(store, name, rater, history)  # another worker may have finished it meanwhile
             if found is not None:
                 return found
-            run = rater.rate(history, resume=parent)
+            run = _replay(rater, history, parent)
             store.put(name, _pack(run))
             return run
     except StoreError:
-        return rater.rate(history, resume=parent)  # the shared memo is an optimisation: compute here without it
+        return _replay(rater, history, parent)  # the shared memo is an optimisation: compute here without it
+
+
+def _replay(rater: Any, history: GameHistory, parent: RatingRun | None) -> RatingRun:
+    with _REPLAYING:
+        return rater.rate(history, resume=parent)
 
 
 class _claim:

@@ -1,11 +1,14 @@
 """The two ways a kernel function is compiled: :data:`entry` (called from Python) and :data:`helper` (only
 called from compiled code).
 
-An entry caches its machine code (:data:`ratings.kernels.CACHE_DIR`).  Both use numpy's error model: a
-division by zero gives an infinity or a NaN, as in the per-game reference code on numpy arrays, instead of
-raising ``ZeroDivisionError`` (the replay's checks of finite results report it).  One error model also means
-numba compiles its own implementations (``np.empty``, ``max``, ...) once, not once per model; the exception,
-Glicko-2 (:data:`raising_entry`), is measured below.
+An entry caches its machine code (:data:`ratings.kernels.CACHE_DIR`) and releases the GIL while it runs
+(``nogil``: it touches no Python object), so that a web worker's other threads go on serving pages while one of
+them replays a history; the app still runs one replay at a time per process (:mod:`sources.runs`).
+
+Both use numpy's error model: a division by zero gives an infinity or a NaN, as in the per-game reference code
+on numpy arrays, instead of raising ``ZeroDivisionError`` (the replay's checks of finite results report it). One
+error model also means numba compiles its own implementations (``np.empty``, ``max``, ...) once, not once per
+model; the exception, Glicko-2 (:data:`raising_entry`), is measured below.
 
 A :data:`helper` has no CPython wrapper (the code that unboxes Python arguments, which numba otherwise
 generates, optimises and compiles for every function) and no C wrapper: a caller links the helper's code
@@ -21,7 +24,7 @@ from numba.extending import register_jitable
 __all__ = ["entry", "helper", "inlined", "raising_entry", "raising_helper"]
 
 #: A function called from Python (a replay, or a function the tests compare with scipy).
-entry = njit(cache=True, error_model="numpy")
+entry = njit(cache=True, error_model="numpy", nogil=True)
 #: A function called only from compiled code.
 helper = register_jitable(error_model="numpy", no_cfunc_wrapper=True)
 #: A function with one caller (a gradient, called by its ``cfunc``), inlined there by numba before typing: no
@@ -31,5 +34,5 @@ inlined = njit(error_model="numpy", inline="always")
 #: :data:`entry` and :data:`helper` with numba's default error model (a division by zero raises), for Glicko-2's
 #: replay: it took 58 ms of CPU on compare.py's history L with numpy's model against 50 ms with this one (both
 #: needed: either one alone on numpy's model was as slow; 2026-11-26, medians of 9 replays, alternating runs).
-raising_entry = njit(cache=True)
+raising_entry = njit(cache=True, nogil=True)
 raising_helper = register_jitable(no_cfunc_wrapper=True)
