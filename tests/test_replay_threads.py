@@ -2,7 +2,7 @@
 
 A worker (``serving.ThreadWorker``) serves pages on its light lane while its heavy threads replay histories.  A
 compiled kernel that kept the GIL stopped every other thread of the worker for as long as it ran (a page's layout
-waited a median 181-339 ms during Elo-MMR replays of 8,000 races, against 3-7 ms with the GIL released:
+waited a median 139-158 ms during Elo-MMR replays of 8,000 races, against 3-4 ms with the GIL released:
 ``benchmarks/light_lane.py``).  Released, replays could all run at once and all finish late; :mod:`sources.runs`
 keeps them one at a time, as the GIL did.
 """
