@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from ratings import SYSTEM_NAMES, get_system
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import TIMEOUT, screenshot, settle
 
 pytestmark = pytest.mark.browser
 
-TIMEOUT = 20_000
 GOOD_CSV = "game,date,player,place\n1,2024-03-01,Zed,1\n1,2024-03-01,Yan,2\n2,2024-03-08,Yan,1\n2,2024-03-08,Xia,DNF\n"
 BROKEN_CSV = "game,date,player,place\n1,2024-03-01,Zed,first\n1,2024-03-01,,2\n"
 
@@ -69,11 +68,6 @@ def trajectory_data(page) -> list[dict]:
         """() => document.querySelector('#standings-trajectories .js-plotly-plot')._fullData.map(t => (
             {name: t.name, dash: (t.line || {}).dash || 'solid', y: Array.from(t.y).slice(0, 5)}))"""
     )
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-dash-is-loading]')", timeout=TIMEOUT)
 
 
 def test_page_loads_without_console_errors_and_screenshots(page, app_url, browser):
