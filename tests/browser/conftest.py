@@ -132,14 +132,21 @@ DASH_IDLE_JS = """() => {
   return !busy && !document.querySelector('[data-dash-is-loading="true"]');
 }"""
 
-#: True once Dash has been idle (DASH_IDLE_JS) without a break for ``quiet`` ms, counted from the first idle check
-#: of this wait (``token`` tells one wait from the last).  The quiet spell covers what follows an answer a moment
-#: later instead of at once: a grid or a chart that sets a property of its own after drawing (dash-ag-grid's
-#: virtualRowData, plotly's relayout), which requests the next callback on a later tick.
+#: True when no Bootstrap transition is under way: no collapse opening or closing (``.collapsing``) and no tab pane
+#: fading in or out (active without ``show``).
+TRANSITIONS_OVER_JS = "() => !document.querySelector('.collapsing, .tab-pane.fade.active:not(.show)')"
+
+#: True once Dash has been idle (DASH_IDLE_JS) with no transition under way (TRANSITIONS_OVER_JS) without a break
+#: for ``quiet`` ms, counted from the first such check of this wait (``token`` tells one wait from the last).  The
+#: quiet spell covers what follows an answer a moment later instead of at once: a grid or a chart that sets a
+#: property of its own after drawing (dash-ag-grid's virtualRowData, plotly's relayout), which requests the next
+#: callback on a later tick.
 SETTLED_JS = (
     """([token, quiet]) => {
   const idle = ("""
     + DASH_IDLE_JS
+    + """)() && ("""
+    + TRANSITIONS_OVER_JS
     + """)();
   const now = performance.now();
   const mark = window.__settle;
@@ -158,8 +165,20 @@ _settles = itertools.count()
 
 
 def settle(page: object, timeout: float = TIMEOUT) -> None:
-    """Wait until Dash has finished what the last action started: no callback in flight for :data:`QUIET_MS`
-    without a break (checked every 20 ms).  Returns as soon as that holds; fails after ``timeout``."""
+    """Wait until Dash has finished what the last action started: no callback in flight and no panel opening,
+    closing or fading, for :data:`QUIET_MS` without a break (checked every 20 ms).  Returns as soon as that holds;
+    fails after ``timeout``."""
     page.wait_for_function(  # type: ignore[attr-defined]
         SETTLED_JS, arg=[next(_settles), QUIET_MS], polling=20, timeout=timeout
+    )
+
+
+def hover(page: object, graph: str, x: float, y: float) -> None:
+    """Move the mouse to ``(x, y)`` over the plotly chart in ``graph`` and wait until plotly has taken it as a hover
+    on a point (its ``_hoverdata``; a click is then a click on that point)."""
+    page.mouse.move(x, y)  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "sel => (document.querySelector(sel + ' .js-plotly-plot')._hoverdata || []).length > 0",
+        arg=graph,
+        timeout=TIMEOUT,
     )

@@ -98,7 +98,7 @@ def test_page_loads_without_console_errors_and_screenshots(page, app_url, browse
     screenshot(small, "phone")
     small.click("#page-controls-toggle")
     small.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
-    small.wait_for_timeout(500)
+    settle(small)  # the panel has finished opening
     screenshot(small, "phone-controls")
     assert errors == []
     phone.close()
