@@ -167,7 +167,8 @@ _settles = itertools.count()
 def settle(page: object, timeout: float = TIMEOUT) -> None:
     """Wait until Dash has finished what the last action started: no callback in flight and no panel opening,
     closing or fading, for :data:`QUIET_MS` without a break (checked every 20 ms).  Returns as soon as that holds;
-    fails after ``timeout``."""
+    fails after ``timeout``.  Not for a debounced box (the leaderboard search, the games list's dates): its callback
+    is asked for only after the box's delay (300-400 ms), so wait for what it changes instead."""
     page.wait_for_function(  # type: ignore[attr-defined]
         SETTLED_JS, arg=[next(_settles), QUIET_MS], polling=20, timeout=timeout
     )
