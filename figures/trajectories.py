@@ -21,6 +21,8 @@ __all__ = ["MARKER_LIMIT", "TrajectoryValues", "trajectory_figure", "trajectory_
 
 #: Most points a trajectory chart draws with markers (beyond, lines only).
 MARKER_LIMIT = 1500
+#: Behind the "initial rating" label: the plot's white, slightly see-through (the lines under it stay faintly seen).
+INITIAL_LABEL_BACKGROUND = "rgba(255, 255, 255, 0.85)"
 
 
 def typed_array(values: np.ndarray) -> dict[str, str]:
@@ -192,10 +194,15 @@ def trajectory_figure(
                 "yref": "y",
             }
         ],
+        # On a background of its own: the lines' right ends crowd that corner, and at phone width (a plot about
+        # 300 px wide) they ran through the words.  Drawn above the traces (plotly's info layer), nearly opaque.
         "annotations": [
             {
                 "showarrow": False,
                 "text": "initial rating",
+                "font": {"size": 11, "color": "#495057"},
+                "bgcolor": INITIAL_LABEL_BACKGROUND,
+                "borderpad": 1,
                 "x": 1,
                 "xanchor": "right",
                 "xref": "x domain",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = "/usr/lib/chromium/chromium"
+#: How long (ms) any wait for the page may take before the test fails.
+TIMEOUT = 20_000
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 #: Flags that keep a headless Chromium off the network (machine-facts.md: the last one matters most).
 FLAGS = [
@@ -105,9 +108,78 @@ def page(browser: object) -> Iterator[object]:
     context.close()
 
 
-def screenshot(pg: object, name: str) -> Path:
-    """Save a full-page screenshot into tests/screenshots/ (gitignored) and return its path."""
+def screenshot(pg: object, name: str, selector: str | None = None) -> Path:
+    """Save a full-page screenshot (or of the element ``selector`` picks, scrolled into view) into tests/screenshots/
+    (gitignored) and return its path."""
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    pg.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    if selector is None:
+        pg.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    else:
+        pg.locator(selector).screenshot(path=str(path))  # type: ignore[attr-defined]
     return path
+
+
+#: True when Dash has no callback in flight: the renderer's queues (``window.store``'s ``callbacks``: requested,
+#: prioritized, blocked, executing, watched, executed, stored; ``completed`` is a count) are empty and no element
+#: carries ``data-dash-is-loading`` (set on a running callback's outputs).  dash[testing]'s ``wait_for_callbacks``
+#: reads the same queues.
+DASH_IDLE_JS = """() => {
+  const store = window.store;
+  if (!store) return false;
+  const queues = store.getState().callbacks;
+  const busy = Object.values(queues).some(q => Array.isArray(q) && q.length > 0);
+  return !busy && !document.querySelector('[data-dash-is-loading="true"]');
+}"""
+
+#: True when no Bootstrap transition is under way: no collapse opening or closing (``.collapsing``) and no tab pane
+#: fading in or out (active without ``show``).
+TRANSITIONS_OVER_JS = "() => !document.querySelector('.collapsing, .tab-pane.fade.active:not(.show)')"
+
+#: True once Dash has been idle (DASH_IDLE_JS) with no transition under way (TRANSITIONS_OVER_JS) without a break
+#: for ``quiet`` ms, counted from the first such check of this wait (``token`` tells one wait from the last).  The
+#: quiet spell covers what follows an answer a moment later instead of at once: a grid or a chart that sets a
+#: property of its own after drawing (dash-ag-grid's virtualRowData, plotly's relayout), which requests the next
+#: callback on a later tick.
+SETTLED_JS = (
+    """([token, quiet]) => {
+  const idle = ("""
+    + DASH_IDLE_JS
+    + """)() && ("""
+    + TRANSITIONS_OVER_JS
+    + """)();
+  const now = performance.now();
+  const mark = window.__settle;
+  if (!idle || !mark || mark.token !== token) {
+    window.__settle = {token, since: idle ? now : null};
+    return false;
+  }
+  if (mark.since === null) { mark.since = now; return false; }
+  return now - mark.since >= quiet;
+}"""
+)
+
+#: The quiet spell of :func:`settle`, in ms.
+QUIET_MS = 100
+_settles = itertools.count()
+
+
+def settle(page: object, timeout: float = TIMEOUT) -> None:
+    """Wait until Dash has finished what the last action started: no callback in flight and no panel opening,
+    closing or fading, for :data:`QUIET_MS` without a break (checked every 20 ms).  Returns as soon as that holds;
+    fails after ``timeout``.  Not for a debounced box (the leaderboard search, the games list's dates): its callback
+    is asked for only after the box's delay (300-400 ms), so wait for what it changes instead."""
+    page.wait_for_function(  # type: ignore[attr-defined]
+        SETTLED_JS, arg=[next(_settles), QUIET_MS], polling=20, timeout=timeout
+    )
+
+
+def hover(page: object, graph: str, x: float, y: float) -> None:
+    """Move the mouse to ``(x, y)`` over the plotly chart in ``graph`` and wait until plotly has taken it as a hover
+    on a point (its ``_hoverdata``; a click is then a click on that point)."""
+    page.mouse.move(x, y)  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "sel => (document.querySelector(sel + ' .js-plotly-plot')._hoverdata || []).length > 0",
+        arg=graph,
+        timeout=TIMEOUT,
+    )

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from ratings import SYSTEM_NAMES, get_system
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import TIMEOUT, screenshot, settle
 
 pytestmark = pytest.mark.browser
 
-TIMEOUT = 20_000
 GOOD_CSV = "game,date,player,place\n1,2024-03-01,Zed,1\n1,2024-03-01,Yan,2\n2,2024-03-08,Yan,1\n2,2024-03-08,Xia,DNF\n"
 BROKEN_CSV = "game,date,player,place\n1,2024-03-01,Zed,first\n1,2024-03-01,,2\n"
 
@@ -71,11 +70,6 @@ def trajectory_data(page) -> list[dict]:
     )
 
 
-def settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-dash-is-loading]')", timeout=TIMEOUT)
-
-
 def test_page_loads_without_console_errors_and_screenshots(page, app_url, browser):
     open_app(page, app_url)
     assert "150 games" in page.inner_text("#data-summary")
@@ -104,7 +98,7 @@ def test_page_loads_without_console_errors_and_screenshots(page, app_url, browse
     screenshot(small, "phone")
     small.click("#page-controls-toggle")
     small.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
-    small.wait_for_timeout(500)
+    settle(small)  # the panel has finished opening
     screenshot(small, "phone-controls")
     assert errors == []
     phone.close()

@@ -7,7 +7,7 @@ import pytest
 
 from sources.admission import BUSY_MESSAGE
 from tests.browser.conftest import screenshot
-from tests.browser.test_app_browser import TIMEOUT, leaderboard_text, open_app, param_selector
+from tests.browser.test_app_browser import TIMEOUT, leaderboard_text, open_app, param_selector, settle
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +32,7 @@ def test_a_refused_change_says_the_server_is_busy_and_keeps_the_results(browser,
         thumb.focus()
         page.keyboard.press("End")
         page.get_by_text("The server is busy").wait_for(timeout=TIMEOUT)
-        page.wait_for_timeout(500)
+        settle(page)  # every refused callback has answered: nothing more can reach the leaderboard
         banner = page.locator("#page-error")
         assert BUSY_MESSAGE in banner.inner_text()
         assert leaderboard_text(page) == before, "the last results stay on screen"

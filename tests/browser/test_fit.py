@@ -34,6 +34,13 @@ def _progress_seen(page) -> list[str]:
     return seen
 
 
+def _wait_running(page) -> None:
+    """Wait until the job has reported progress from its worker (it is running, not only queued)."""
+    page.wait_for_function(
+        "() => document.querySelector('#fit-progress').innerText.includes('evaluations')", timeout=JOB_TIMEOUT
+    )
+
+
 def test_fit_shows_progress_and_a_result_that_can_be_applied(page, app_url):
     open_app(page, app_url, "?system=plackett-luce")
     _open_fit(page, "Home")
@@ -62,7 +69,7 @@ def test_cancel_stops_the_job_and_the_page_stays_usable(page, app_url):
     _open_fit(page, "End")
     page.click("#fit-run")
     page.wait_for_selector("#fit-cancel:not([disabled])", timeout=TIMEOUT)
-    page.wait_for_timeout(1500)
+    _wait_running(page)
     page.click("#fit-cancel")
     page.wait_for_selector("#fit-run:not([disabled])", timeout=TIMEOUT)  # far sooner than the 120 s budget
     assert page.locator("#fit-cancel").is_disabled()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.test_app_browser import TIMEOUT, leaderboard_text, open_app, settle
-from tests.browser.test_fit import JOB_TIMEOUT, _open_fit, _progress_seen
+from tests.browser.test_fit import JOB_TIMEOUT, _open_fit, _progress_seen, _wait_running
 from tests.servers import celery_worker, gunicorn
 
 pytestmark = pytest.mark.browser
@@ -41,7 +41,7 @@ def test_a_cancelled_celery_job_leaves_the_page_usable(page, celery_app_url):
     _open_fit(page, "End")
     page.click("#fit-run")
     page.wait_for_selector("#fit-cancel:not([disabled])", timeout=TIMEOUT)
-    page.wait_for_timeout(1500)
+    _wait_running(page)
     page.click("#fit-cancel")
     page.wait_for_selector("#fit-run:not([disabled])", timeout=TIMEOUT)
     page.click("#page-tabs >> text=Standings")

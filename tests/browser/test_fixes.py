@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import hover, screenshot
 from tests.browser.test_app_browser import TIMEOUT, open_app, param_selector, settle
 
 pytestmark = pytest.mark.browser
@@ -42,8 +42,7 @@ def click_trajectory_point(page, trace: int, point: int) -> None:
     marker.scroll_into_view_if_needed()
     box = marker.bounding_box()
     assert box is not None
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_timeout(200)
+    hover(page, "#standings-trajectories", box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
@@ -173,8 +172,7 @@ def test_every_visible_control_has_an_accessible_name_and_no_grid_warning(browse
     counted = 0
     for tab in ("Standings", "All games", "Edit history", "Predictions"):
         pg.click(f"#page-tabs >> text={tab}")
-        settle(pg)
-        pg.wait_for_timeout(500)
+        settle(pg)  # the tab's callbacks answered and its pane has faded in
         assert pg.evaluate(UNLABELLED_JS) == [], tab
         counted += pg.evaluate(
             "() => document.querySelectorAll('input, [role=slider], [role=combobox], button').length"
@@ -291,7 +289,7 @@ def test_phone_settings_fold_after_a_change_and_tables_fit(browser, app_url):
     # a change made in the open Settings panel folds it away, so the result shows
     small.click("#page-controls-toggle")
     small.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
-    small.wait_for_timeout(500)
+    settle(small)  # the panel has finished opening
     box = small.locator(param_selector("param", "k"))
     box.fill("40")
     box.press("Enter")

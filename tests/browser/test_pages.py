@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import hover, screenshot
 from tests.browser.test_app_browser import TIMEOUT, open_app, param_selector, settle
 
 pytestmark = pytest.mark.browser
@@ -177,8 +177,7 @@ def test_player_page_explains_a_clicked_game_under_trueskill(page, app_url):
     # a click on the chart's first point explains that game (the player's first)
     first = page.evaluate("() => document.querySelector('#player-trajectory .js-plotly-plot')._fullData[0].x[0]")
     box = page.locator("#player-trajectory .scatterlayer .trace .point").first.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_timeout(200)
+    hover(page, "#player-trajectory", box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_function(
         "n => /in Game \\d+/.exec(document.querySelector('#player-explain').innerText)[0] === 'in Game ' + n",

@@ -1,0 +1,120 @@
+"""What must stay whole on a phone (390 px) and on a desktop screen: every system's "why did the rating change?"
+table, and the trajectory chart's "initial rating" label."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratings import SYSTEM_NAMES
+from tests.browser.conftest import TIMEOUT, screenshot, settle
+
+pytestmark = pytest.mark.browser
+
+#: (name, browser context options): a phone as the other phone tests use, and the desktop size of ``page``.
+SCREENS = [
+    ("phone", {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}),
+    ("desktop", {"viewport": {"width": 1366, "height": 900}}),
+]
+
+#: The standings' explanation table as drawn: its box, the screen's width, how far its columns run past the grid's
+#: own edge (its horizontal scroll), and the texts of cells and headers cut short (wider than their box).
+EXPLANATION_FIT_JS = """() => {
+  const grid = document.querySelector('#game-explain-table');
+  const box = grid.getBoundingClientRect();
+  const body = grid.querySelector('.ag-center-cols-viewport');
+  const cut = Array.from(grid.querySelectorAll('.ag-cell-value, .ag-header-cell-text'))
+    .filter(c => c.scrollWidth > c.clientWidth + 1)
+    .map(c => c.innerText);
+  return {left: box.left, right: box.right, screen: document.documentElement.clientWidth,
+          past: body.scrollWidth - body.clientWidth, cut};
+}"""
+
+#: The "initial rating" label of the trajectory chart: its text's box, the plot area and the screen, the opacity of
+#: the label's background, and how many drawn line segments (or markers) of the chart's traces pass under the text.
+#: Points are placed with plotly's own axis maps (calc value -> pixel), as plotly drew them.
+INITIAL_LABEL_JS = """() => {
+  const gd = document.querySelector('#standings-trajectories .js-plotly-plot');
+  const label = Array.from(gd.querySelectorAll('.annotation'))
+    .find(a => a.querySelector('.annotation-text').textContent === 'initial rating');
+  const text = label.querySelector('.annotation-text').getBoundingClientRect();
+  const bg = label.querySelector('rect.bg');
+  const svg = gd.querySelector('.main-svg').getBoundingClientRect();
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  const pad = 2;  // half a marker: a point this close to the text covers part of it
+  const r = {l: text.left - pad, r: text.right + pad, t: text.top - pad, b: text.bottom + pad};
+  const inside = (p) => p.x >= r.l && p.x <= r.r && p.y >= r.t && p.y <= r.b;
+  // does the segment a-b meet the rectangle?  (Liang-Barsky clipping)
+  const meets = (a, b) => {
+    let t0 = 0, t1 = 1;
+    const dx = b.x - a.x, dy = b.y - a.y;
+    for (const [p, q] of [[-dx, a.x - r.l], [dx, r.r - a.x], [-dy, a.y - r.t], [dy, r.b - a.y]]) {
+      if (p === 0) { if (q < 0) return false; continue; }
+      const t = q / p;
+      if (p < 0) { if (t > t1) return false; if (t > t0) t0 = t; }
+      else { if (t < t0) return false; if (t < t1) t1 = t; }
+    }
+    return true;
+  };
+  let under = 0;
+  for (const trace of gd.calcdata) {
+    const t = trace[0].trace;
+    if (t.visible !== true || (t.yaxis && t.yaxis !== 'y')) continue;
+    const points = trace.filter(p => Number.isFinite(p.x) && Number.isFinite(p.y))
+      .map(p => ({x: svg.left + xa._offset + xa.c2p(p.x), y: svg.top + ya._offset + ya.c2p(p.y)}));
+    const lines = t.mode.includes('lines');
+    points.forEach((p, i) => {
+      if (inside(p) || (lines && i > 0 && meets(points[i - 1], p))) under += 1;
+    });
+  }
+  return {text: [text.left, text.right, text.top, text.bottom],
+          plot: [svg.left + xa._offset, svg.left + xa._offset + xa._length],
+          screen: document.documentElement.clientWidth,
+          background: +getComputedStyle(bg).fillOpacity, under};
+}"""
+
+
+def open_screen(browser, app_url: str, options: dict, query: str = "") -> object:
+    context = browser.new_context(**options)
+    pg = context.new_page()
+    pg.goto(app_url + "/" + query)
+    pg.wait_for_selector("#game-explain-table .ag-row", timeout=TIMEOUT)
+    settle(pg)
+    return pg
+
+
+@pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
+def test_every_systems_explanation_table_is_whole_and_on_screen(browser, app_url, screen, options):
+    pg = open_screen(browser, app_url, options)
+    problems = {}
+    for system in SYSTEM_NAMES:
+        pg.goto(f"{app_url}/?system={system}")
+        pg.wait_for_selector("#game-explain-table .ag-row", timeout=TIMEOUT)
+        settle(pg)
+        fit = pg.evaluate(EXPLANATION_FIT_JS)
+        wrong = []
+        if fit["left"] < 0 or fit["right"] > fit["screen"]:
+            wrong.append(f"table at {fit['left']:.0f}-{fit['right']:.0f} px on a {fit['screen']} px screen")
+        if fit["past"] > 0:
+            wrong.append(f"columns run {fit['past']} px past the table's edge")
+        if fit["cut"]:
+            wrong.append(f"cut short: {fit['cut']}")
+        if wrong:
+            problems[system] = wrong
+        if system == "glicko2":  # the longest numbers (volatility, its change in e-05)
+            screenshot(pg, f"explain-{screen}-{system}", "#game-explain-view")
+    screenshot(pg, f"explain-{screen}")
+    assert problems == {}
+    pg.context.close()
+
+
+@pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
+def test_the_initial_rating_label_is_readable_over_the_lines(browser, app_url, screen, options):
+    pg = open_screen(browser, app_url, options)
+    pg.wait_for_selector("#standings-trajectories .annotation", timeout=TIMEOUT)
+    label = pg.evaluate(INITIAL_LABEL_JS)
+    left, right, _, _ = label["text"]
+    assert label["plot"][0] <= left and right <= label["plot"][1] <= label["screen"], label
+    # lines do pass under it (the sample's lines end around the initial rating): it must sit on its own background
+    assert label["under"] == 0 or label["background"] >= 0.8, label
+    screenshot(pg, f"trajectories-{screen}", "#standings-trajectories")
+    pg.context.close()
