@@ -47,6 +47,8 @@ from dash.fingerprint import check_fingerprint
 from flask import Flask, Response, request
 from werkzeug.security import safe_join
 
+from sources.forksafe import ForkSafeLock
+
 if sys.version_info >= (3, 14):
     from compression import zstd
 else:
@@ -81,8 +83,8 @@ BROTLI_QUALITY = 9
 
 _compressed: dict[tuple[str, str, str], bytes] = {}
 _pending: set[tuple[str, str, str]] = set()
-_lock = threading.Lock()
-_one_at_a_time = threading.Lock()  # the background compressions take one core, never both
+_lock = ForkSafeLock()
+_one_at_a_time = ForkSafeLock()  # the background compressions take one core, never both
 
 
 def strongest(accept_encoding: str) -> str | None:
@@ -220,7 +222,7 @@ def page_once(app: Any) -> None:
     prefix = app.config.routes_pathname_prefix or "/"
     paths = {prefix + "_dash-layout", prefix + "_dash-dependencies"}
     built: dict[tuple[str, str], tuple[bytes, str]] = {}
-    lock = threading.Lock()
+    lock = ForkSafeLock()
 
     @server.before_request
     def _built_before() -> Response | None:

@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import settings
+from sources.forksafe import ForkSafeLock
 
 __all__ = [
     "ARRIVAL",
@@ -129,7 +130,7 @@ class Gate:
 
     def __init__(self, budget: float = 5.0) -> None:
         self.budget = budget
-        self._lock = threading.Lock()
+        self._lock = ForkSafeLock()
         self._means: dict[str, float] = {}
         self._running: dict[int, Ticket] = {}
         self._waiting: dict[int, Arrival] = {}
@@ -234,7 +235,7 @@ class Gate:
 
 
 _process_gate: Gate | None = None
-_process_lock = threading.Lock()
+_process_lock = ForkSafeLock()
 
 
 def process_gate() -> Gate:

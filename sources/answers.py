@@ -38,7 +38,6 @@ import importlib.metadata
 import json
 import logging
 import os
-import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping
@@ -46,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sources.forksafe import ForkSafeLock
 from sources.store import Store, StoreError, shared_store
 
 __all__ = [
@@ -138,7 +138,7 @@ class tracking:
 _TREES = ("callbacks", "figures", "layouts", "ratings", "sources")
 _LIBRARIES = ("dash", "plotly", "dash-ag-grid", "dash-bootstrap-components", "numpy", "scipy", "pandas", "numba")
 _version: str | None = None
-_version_lock = threading.Lock()
+_version_lock = ForkSafeLock()
 
 
 def code_version(root: Path | None = None, environ: Mapping[str, str] | None = None) -> str:

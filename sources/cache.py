@@ -7,11 +7,12 @@ and it stays available as the last good copy if the refresh fails.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from sources.forksafe import ForkSafeLock
 
 __all__ = ["Cached", "LastGoodCache"]
 
@@ -38,7 +39,7 @@ class LastGoodCache(Generic[T]):
     def __init__(self, clock: Callable[[], float] = time.monotonic, max_entries: int = 64) -> None:
         self._clock = clock
         self._max = max_entries
-        self._lock = threading.Lock()
+        self._lock = ForkSafeLock()
         self._items: dict[Hashable, Cached[T]] = {}
 
     def now(self) -> float:

@@ -16,13 +16,13 @@ import datetime as dt
 import hashlib
 import json
 import re
-import threading
 import zlib
 from collections import OrderedDict
 from typing import Any
 
 from ratings import Entry, Game, GameHistory
 from sources import answers
+from sources.forksafe import ForkSafeLock
 from sources.store import Store, shared_store
 
 __all__ = ["CONTENT_ID", "MissingHistory", "content_id", "fetch", "fetch_json", "keep", "keep_json", "serialise"]
@@ -79,7 +79,7 @@ def content_id(serialised: bytes) -> str:
 
 
 _recent: OrderedDict[str, GameHistory] = OrderedDict()
-_recent_lock = threading.Lock()
+_recent_lock = ForkSafeLock()
 _RECENT = 16
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -25,6 +24,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from ratings import GameHistory, HistoryError
 from sources import answers
+from sources.forksafe import ForkSafeLock
 from sources.histories import CONTENT_ID, MissingHistory, fetch, keep
 from sources.store import StoreError, shared_store
 
@@ -78,8 +78,8 @@ class LRU(Generic[T]):
     def __init__(self, maxsize: int) -> None:
         self._max = maxsize
         self._items: OrderedDict[Hashable, T] = OrderedDict()
-        self._lock = threading.Lock()
-        self._making: dict[Hashable, threading.Lock] = {}
+        self._lock = ForkSafeLock()
+        self._making: dict[Hashable, ForkSafeLock] = {}
 
     def get(self, key: Hashable) -> T | None:
         with self._lock:
@@ -94,7 +94,7 @@ class LRU(Generic[T]):
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-            key_lock = self._making.setdefault(key, threading.Lock())
+            key_lock = self._making.setdefault(key, ForkSafeLock())
         with key_lock:
             with self._lock:
                 if key in self._items:

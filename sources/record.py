@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +41,7 @@ from ratings.io.names import clean_name, name_key
 from ratings.io.places import ordinal_name, parse_place
 from ratings.io.writing import place_cells, safe_cell
 from sources import answers
+from sources.forksafe import ForkSafeLock
 from sources.sheets import SheetError, SheetSource
 
 __all__ = [
@@ -57,7 +57,7 @@ __all__ = [
 SOURCE = "new game"
 #: How many of the sheet's last games are compared when the sheet has no game-id column.
 RECENT_GAMES = 5
-_LOCK = threading.Lock()
+_LOCK = ForkSafeLock()
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ import hashlib
 import io
 import json
 import logging
-import threading
 import time
 from typing import Any
 
@@ -45,6 +44,7 @@ from ratings import (
 from ratings.base import shared_prefix
 from ratings.params import coerce
 from sources import views
+from sources.forksafe import ForkSafeLock
 from sources.model import LRU, DataError, Loaded, Source, Upload, keep_history, parse_source
 from sources.store import Store, StoreError, shared_store
 
@@ -64,7 +64,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Held while this process replays a history (see the module docstring).
-_REPLAYING = threading.Lock()
+_REPLAYING = ForkSafeLock()
 
 _RUNS: LRU[RatingRun] = LRU(64)
 #: The latest runs of each (system, parameters), newest first: what a new history may resume from.

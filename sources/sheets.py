@@ -60,6 +60,7 @@ from ratings.history import GameHistory, HistoryError
 from ratings.io import MAX_BYTES, MAX_SHEET_ROWS, ReadResult, read_table
 from ratings.io.cells import shortened
 from sources.cache import LastGoodCache
+from sources.forksafe import ForkSafeLock
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -812,7 +813,7 @@ class SheetSource:
 
 
 _CLIENTS: dict[tuple[str, str], gspread.Client] = {}
-_CLIENTS_LOCK = threading.Lock()
+_CLIENTS_LOCK = ForkSafeLock()
 
 
 def _service_account_client(info: dict[str, Any]) -> gspread.Client:

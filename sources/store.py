@@ -17,9 +17,10 @@ import logging
 import os
 import sqlite3
 import tempfile
-import threading
 from collections.abc import Mapping
 from typing import Protocol
+
+from sources.forksafe import ForkSafeLock
 
 __all__ = ["store_directory", "DiskStore", "RedisStore", "Store", "StoreError", "open_store", "shared_store"]
 
@@ -180,7 +181,7 @@ def open_store(environ: Mapping[str, str] | None = None) -> Store:
     return DiskStore(directory, size_limit=int(megabytes * (1 << 20)), expire=days * DAY)
 
 
-_lock = threading.Lock()
+_lock = ForkSafeLock()
 _shared: Store | None = None
 
 
