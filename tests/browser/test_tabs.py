@@ -17,15 +17,10 @@ from tests.browser.test_app_browser import (
     param_selector,
     settle,
 )
+from tests.browser.test_persistence import CLUB  # the same three-game club file
 
 pytestmark = pytest.mark.browser
 
-CLUB = (
-    "game,date,player,place\n"
-    "1,2024-03-01,Zed,1\n1,2024-03-01,Yan,2\n1,2024-03-01,Xia,3\n"
-    "2,2024-03-08,Yan,1\n2,2024-03-08,Xia,2\n2,2024-03-08,Zed,3\n"
-    "3,2024-03-15,Xia,1\n3,2024-03-15,Zed,2\n3,2024-03-15,Yan,3\n"
-)
 #: Controls of the tabs not shown first (one of each).
 HIDDEN_CONTROLS = ("#edit-grid", "#record-date", "#predict-players", "#fit-run", "#games-grid", "#player-player")
 
