@@ -119,8 +119,9 @@ def explanation_view(
         {
             "field": key,
             "headerName": title,
-            # numbers narrow and text wide enough for its header's longest word ("opponent") at phone width
-            **({"type": "rightAligned", "width": 84} if key in _NUMBERS else {"flex": 1, "minWidth": 64}),
+            # the columns share the width; at phone width numbers keep 72 px (assets/app.css sizes their text to fit)
+            # and text enough for its header's longest word ("opponent")
+            **({"type": "rightAligned", "flex": 1, "minWidth": 72} if key in _NUMBERS else {"flex": 1, "minWidth": 64}),
             **({"minWidth": 96} if key == "part" else {}),
             **({"cellClass": "fw-semibold"} if key == "part" else {}),
         }

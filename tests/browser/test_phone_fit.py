@@ -10,9 +10,11 @@ from tests.browser.conftest import TIMEOUT, screenshot, settle
 
 pytestmark = pytest.mark.browser
 
-#: (name, browser context options): a phone as the other phone tests use, and the desktop size of ``page``.
+#: (name, browser context options): a phone as the other phone tests use, a narrow phone (360 px, common among
+#: Android phones), and the desktop size of ``page``.
 SCREENS = [
     ("phone", {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}),
+    ("narrow-phone", {"viewport": {"width": 360, "height": 780}, "is_mobile": True, "has_touch": True}),
     ("desktop", {"viewport": {"width": 1366, "height": 900}}),
 ]
 
