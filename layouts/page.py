@@ -23,6 +23,7 @@ and settings into a rating run.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -74,13 +75,16 @@ def _tabs(*, mounted: bool) -> list[dbc.Tab]:
     return tabs
 
 
+@functools.cache
+def _builders() -> dict[str, Callable[[], dbc.Tab]]:
+    """Each feature tab's builder by its ``tab_id`` (each tab built once per process to read its id)."""
+    return {make().tab_id: make for make in TABS}
+
+
 def tab_content(tab: Tab) -> Any:
-    """What the box of ``tab`` (one of :data:`layouts.ids.LAZY_TABS`) gets the first time the tab opens."""
-    for make in TABS:
-        built = make()
-        if built.tab_id == tab:
-            return built.children
-    raise KeyError(tab)
+    """What the box of ``tab`` (one of :data:`layouts.ids.LAZY_TABS`) gets the first time the tab opens: only that
+    tab is built."""
+    return _builders()[tab]().children
 
 
 def layout() -> html.Div:
