@@ -115,17 +115,20 @@ print(json.dumps(out))
 """
 
 
-def replay_seconds(root: Path, repeat: int) -> dict[str, float]:
-    """Median replay seconds of the shared loop's systems on S and M, in ``root``'s own kernel cache."""
+def _run_in(root: Path, script: str, *args: str) -> dict[str, float]:
+    """Run ``script`` on ``root``'s code, in its own kernel cache; the JSON object it prints last."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     env.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "kerby-bench-cache"))
     env["NUMBA_CACHE_DIR"] = str(Path(env["NUMBA_CACHE_DIR"]) / str(root).strip("/").replace("/", "-"))
-    done = subprocess.run(
-        [sys.executable, "-c", _SIZES, str(repeat), *SINGLE], env=env, cwd=root, capture_output=True, text=True
-    )
+    done = subprocess.run([sys.executable, "-c", script, *args], env=env, cwd=root, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(done.stderr[-2000:])
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def replay_seconds(root: Path, repeat: int) -> dict[str, float]:
+    """Median replay seconds of the shared loop's systems on S and M, in ``root``'s own kernel cache."""
+    return _run_in(root, _SIZES, str(repeat), *SINGLE)
 
 
 def compare_sizes(roots: list[Path], repeat: int) -> None:
@@ -159,15 +162,7 @@ print(json.dumps({name: statistics.median(v) for name, v in cpu.items()}))
 
 def l_replay_cpu(root: Path, repeat: int, names: tuple[str, ...]) -> dict[str, float]:
     """Median CPU seconds of each system's replay of L in ``root`` (its own kernel cache), replays alternating."""
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    env.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "kerby-bench-cache"))
-    env["NUMBA_CACHE_DIR"] = str(Path(env["NUMBA_CACHE_DIR"]) / str(root).strip("/").replace("/", "-"))
-    done = subprocess.run(
-        [sys.executable, "-c", _RATIO, str(repeat), *names], env=env, cwd=root, capture_output=True, text=True
-    )
-    if done.returncode:
-        raise SystemExit(done.stderr[-2000:])
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    return _run_in(root, _RATIO, str(repeat), *names)
 
 
 #: Every system with a kernel (``--every``), as ``ratings.kernels.SYSTEMS_WITH_KERNELS`` lists them.
