@@ -123,8 +123,7 @@ _PREDICTIONS = tuple(i for i in range(len(PNG_CHARTS)) if i not in _ALWAYS)
     prevent_initial_call=True,
 )
 def on_png_names(source, system):
-    configs = png_configs(source, system)
-    return [configs[i] for i in _ALWAYS]
+    return _png_names(source, system, _ALWAYS)
 
 
 @callback(
@@ -134,5 +133,10 @@ def on_png_names(source, system):
     prevent_initial_call=False,
 )
 def on_predictions_png_names(source, system):
+    return _png_names(source, system, _PREDICTIONS)
+
+
+def _png_names(source: Any, system: Any, charts: tuple[int, ...]) -> list[Any]:
+    """The PNG configs of ``charts`` (indices into ``PNG_CHARTS``)."""
     configs = png_configs(source, system)
-    return [configs[i] for i in _PREDICTIONS]
+    return [configs[i] for i in charts]
