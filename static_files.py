@@ -40,6 +40,7 @@ import re
 import sys
 import threading
 import time
+import zlib
 from typing import Any
 
 import brotli
@@ -55,10 +56,13 @@ else:
     from backports import zstd
 
 __all__ = [
+    "ENCODINGS",
     "IMMUTABLE",
     "LAZY_SCRIPTS",
     "STATIC_PREFIXES",
     "compress_static",
+    "encode",
+    "encoding_for",
     "fingerprinted",
     "page_once",
     "precompress",
@@ -80,6 +84,8 @@ LAZY_SCRIPTS = (
 IMMUTABLE = "public, max-age=31536000, immutable"
 ZSTD_LEVEL = 19
 BROTLI_QUALITY = 9
+#: Content encodings answers are sent in, preferred first.
+ENCODINGS = ("zstd", "br", "gzip")
 
 _compressed: dict[tuple[str, str, str], bytes] = {}
 _pending: set[tuple[str, str, str]] = set()
@@ -87,16 +93,29 @@ _lock = ForkSafeLock()
 _one_at_a_time = ForkSafeLock()  # the background compressions take one core, never both
 
 
+def encoding_for(accept_encoding: str | None, offered: tuple[str, ...] = ENCODINGS) -> str:
+    """The first of ``offered`` (preferred first) that a client's ``Accept-Encoding`` names, else ``""`` (none).
+    The one reader of that header."""
+    accepted = {part.split(";")[0].strip().lower() for part in (accept_encoding or "").split(",")}
+    return next((name for name in offered if name in accepted), "")
+
+
 def strongest(accept_encoding: str) -> str | None:
     """The encoding used for a static file: ``zstd`` when the browser accepts it, else ``br``, else ``None``."""
-    accepted = {part.split(";")[0].strip().lower() for part in accept_encoding.split(",")}
-    return "zstd" if "zstd" in accepted else "br" if "br" in accepted else None
+    return encoding_for(accept_encoding, ("zstd", "br")) or None
 
 
-def _compress(data: bytes, encoding: str) -> bytes:
+def encode(data: bytes, encoding: str, *, hard: bool = False) -> bytes:
+    """``data`` compressed with ``encoding`` (``""``: as it is): at flask-compress's quick levels (an answer, per
+    request), or with ``hard`` at the strongest (a file compressed once: :data:`ZSTD_LEVEL`, :data:`BROTLI_QUALITY`)."""
     if encoding == "zstd":
-        return bytes(zstd.compress(data, ZSTD_LEVEL))
-    return bytes(brotli.compress(data, quality=BROTLI_QUALITY))
+        return bytes(zstd.compress(data, ZSTD_LEVEL if hard else 3))
+    if encoding == "br":
+        return bytes(brotli.compress(data, quality=BROTLI_QUALITY if hard else 4))
+    if encoding == "gzip":
+        compressor = zlib.compressobj(9 if hard else 6, zlib.DEFLATED, 31)
+        return compressor.compress(data) + compressor.flush()
+    return data
 
 
 def _start(key: tuple[str, str, str], raw: bytes, encoding: str) -> None:
@@ -109,7 +128,7 @@ def _start(key: tuple[str, str, str], raw: bytes, encoding: str) -> None:
     def work() -> None:
         try:
             with _one_at_a_time:
-                data = _compress(raw, encoding)
+                data = encode(raw, encoding, hard=True)
             with _lock:
                 _compressed[key] = data
         finally:
@@ -216,8 +235,6 @@ def page_once(app: Any) -> None:
     """Serve the layout and the callback list of ``app`` as built the first time (per encoding): they depend on no
     request (register after Dash made the app, so this runs before flask-compress).  Not the page: see the module
     docstring."""
-    from sources.answers import encode, encoding_for
-
     server = app.server
     prefix = app.config.routes_pathname_prefix or "/"
     paths = {prefix + "_dash-layout", prefix + "_dash-dependencies"}

@@ -39,7 +39,6 @@ import json
 import logging
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +46,7 @@ from typing import Any
 
 from sources.forksafe import ForkSafeLock
 from sources.store import Store, StoreError, shared_store
+from static_files import encode, encoding_for  # answers are kept compressed as they are sent
 
 __all__ = [
     "ENVIRON",
@@ -169,33 +169,6 @@ def code_version(root: Path | None = None, environ: Mapping[str, str] | None = N
         with _version_lock:
             _version = version
     return version
-
-
-# ------------------------------------------------------------------------------------------ compression
-#: Content encodings the memo keeps answers in, preferred first (flask-compress's quick levels).
-_ENCODINGS = ("zstd", "br", "gzip")
-
-
-def encoding_for(accept_encoding: str | None) -> str:
-    """The encoding an answer is sent in: the first of zstd, br, gzip the client accepts, else ``""`` (none)."""
-    accepted = {part.split(";")[0].strip().lower() for part in (accept_encoding or "").split(",")}
-    return next((name for name in _ENCODINGS if name in accepted), "")
-
-
-def encode(data: bytes, encoding: str) -> bytes:
-    """``data`` compressed with ``encoding`` (``""``: as it is)."""
-    if encoding == "zstd":
-        from static_files import zstd
-
-        return bytes(zstd.compress(data, 3))
-    if encoding == "br":
-        import brotli
-
-        return bytes(brotli.compress(data, quality=4))
-    if encoding == "gzip":
-        compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
-        return compressor.compress(data) + compressor.flush()
-    return data
 
 
 # ------------------------------------------------------------------------------------------ the memo
