@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from sources.forksafe import ForkSafeLock
-from sources.store import Store, StoreError, shared_store
+from sources.store import Store, StoreError, shared_store, wait_for_lock
 from static_files import encode, encoding_for  # answers are kept compressed as they are sent
 
 __all__ = [
@@ -281,24 +281,16 @@ class AnswerMemo:
         None)``; or, when another request held it and finished meanwhile, ``(False, its answer)``; ``(False, None)``
         when waiting gave nothing (compute without the right)."""
         lock = f"lock:{name}"
-        deadline = time.monotonic() + WAIT_SECONDS
-        pause = 0.005
         try:
             store = self.store()
-            while True:
-                if store.acquire(lock, WAIT_SECONDS):
-                    found = self.find(name, encoding)  # finished between the look and the lock
-                    if found is not None:
-                        store.release(lock)
-                        return False, found
-                    return True, None
-                if time.monotonic() >= deadline:
-                    return False, None
-                time.sleep(pause)
-                pause = min(pause * 1.5, 0.05)
-                found = self.find(name, encoding)
-                if found is not None:
-                    return False, found
+            held, found = wait_for_lock(store, lock, WAIT_SECONDS, lambda: self.find(name, encoding))
+            if not held:
+                return False, found
+            found = self.find(name, encoding)  # finished between the look and the lock
+            if found is not None:
+                store.release(lock)
+                return False, found
+            return True, None
         except StoreError:
             return False, None
 

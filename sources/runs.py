@@ -46,7 +46,7 @@ from ratings.params import coerce
 from sources import views
 from sources.forksafe import ForkSafeLock
 from sources.model import LRU, DataError, Loaded, Source, Upload, keep_history, parse_source
-from sources.store import Store, StoreError, shared_store
+from sources.store import Store, StoreError, shared_store, wait_for_lock
 
 __all__ = [
     "jsonable",
@@ -242,13 +242,7 @@ class _claim:
         self._held = False
 
     def __enter__(self) -> _claim:
-        deadline = time.monotonic() + WAIT_SECONDS
-        pause = 0.002
-        while not self._held and time.monotonic() < deadline:
-            self._held = self._store.acquire(self._key, WAIT_SECONDS)
-            if not self._held:
-                time.sleep(pause)
-                pause = min(pause * 1.5, 0.05)
+        self._held, _ = wait_for_lock(self._store, self._key, WAIT_SECONDS)
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -17,12 +17,22 @@ import logging
 import os
 import sqlite3
 import tempfile
-from collections.abc import Mapping
-from typing import Protocol
+import time
+from collections.abc import Callable, Mapping
+from typing import Protocol, TypeVar
 
 from sources.forksafe import ForkSafeLock
 
-__all__ = ["store_directory", "DiskStore", "RedisStore", "Store", "StoreError", "open_store", "shared_store"]
+__all__ = [
+    "store_directory",
+    "DiskStore",
+    "RedisStore",
+    "Store",
+    "StoreError",
+    "open_store",
+    "shared_store",
+    "wait_for_lock",
+]
 
 log = logging.getLogger(__name__)
 
@@ -199,3 +209,27 @@ def use_store(store: Store | None) -> None:
     global _shared
     with _lock:
         _shared = store
+
+
+T = TypeVar("T")
+
+
+def wait_for_lock(
+    store: Store, key: str, seconds: float, ready: Callable[[], T | None] = lambda: None
+) -> tuple[bool, T | None]:
+    """Take the lock ``key`` in ``store`` (held at most ``seconds``), waiting for it at most ``seconds``: ``(True,
+    None)`` once taken; ``(False, value)`` as soon as ``ready()``, asked after each pause, gives a value (what the
+    lock's holder was making, finished meanwhile); ``(False, None)`` when the wait ran out.  A :class:`StoreError`
+    passes through.  The one wait for a lock in the store (runs, the answer memo)."""
+    deadline = time.monotonic() + seconds
+    pause = 0.002
+    while True:
+        if store.acquire(key, seconds):
+            return True, None
+        if time.monotonic() >= deadline:
+            return False, None
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.05)
+        value = ready()
+        if value is not None:
+            return False, value
