@@ -39,6 +39,7 @@ from layouts.ids import (
     Standings,
 )
 from sources.answers import ENVIRON, HEADER, AnswerMemo, Found, code_version, encode, encoding_for, tracking
+from static_files import with_body
 
 __all__ = ["DECLARED", "Declared", "install", "memoisable_keys", "process_memo"]
 
@@ -156,10 +157,7 @@ def install(app: Any, *, enabled: bool = True) -> AnswerMemo:
     update = (app.config.routes_pathname_prefix or "/") + "_dash-update-component"
 
     def answer(found: Found) -> Response:
-        response = Response(found.data, status=200, mimetype="application/json")
-        if found.encoding:
-            response.headers["Content-Encoding"] = found.encoding
-        response.headers["Content-Length"] = str(len(found.data))
+        response = with_body(Response(status=200, mimetype="application/json"), found.data, found.encoding)
         response.headers[HEADER] = "hit"
         response.vary.add("Accept-Encoding")
         return response
@@ -202,13 +200,8 @@ def install(app: Any, *, enabled: bool = True) -> AnswerMemo:
         data = encode(response.get_data(), encoding)
         if memo.keep(name, data, encoding, tracker.reads):
             response.headers[HEADER] = "kept"
-        if encoding:  # compressed here once; flask-compress leaves an encoded answer alone
-            response.direct_passthrough = False
-            response.set_data(data)
-            response.headers["Content-Encoding"] = encoding
-            response.headers["Content-Length"] = str(len(data))
-            response.vary.add("Accept-Encoding")
-        return response
+        # compressed here once; flask-compress leaves an encoded answer alone
+        return with_body(response, data, encoding) if encoding else response
 
     @server.teardown_request
     def _release(_exc: BaseException | None) -> None:

@@ -67,6 +67,7 @@ __all__ = [
     "page_once",
     "precompress",
     "strongest",
+    "with_body",
 ]
 
 #: The routes of files that are the same for every visitor (Dash's component scripts, the app's assets).
@@ -116,6 +117,17 @@ def encode(data: bytes, encoding: str, *, hard: bool = False) -> bytes:
         compressor = zlib.compressobj(9 if hard else 6, zlib.DEFLATED, 31)
         return compressor.compress(data) + compressor.flush()
     return data
+
+
+def with_body(response: Response, data: bytes, encoding: str) -> Response:
+    """``response`` sending ``data``, a body already compressed with ``encoding`` (``""``: sent as it is); the one
+    place an encoded body is put on a response (static files, the page's layout, memoised answers)."""
+    response.direct_passthrough = False
+    response.set_data(data)  # Content-Length too
+    if encoding:
+        response.headers["Content-Encoding"] = encoding
+        response.vary.add("Accept-Encoding")
+    return response
 
 
 def _start(key: tuple[str, str, str], raw: bytes, encoding: str) -> None:
@@ -221,11 +233,7 @@ def compress_static(server: Flask) -> None:
             response.direct_passthrough = False
             _start(key, response.get_data(), encoding)
             return response  # flask-compress's quick level this time
-        response.direct_passthrough = False
-        response.set_data(data)
-        response.headers["Content-Encoding"] = encoding
-        response.headers["Content-Length"] = str(len(data))
-        response.vary.add("Accept-Encoding")
+        with_body(response, data, encoding)
         if etag and not weak:
             response.set_etag(f"{etag}:{encoding}")
         return response
@@ -251,11 +259,7 @@ def page_once(app: Any) -> None:
         if found is None:
             return None
         data, mimetype = found
-        response = Response(data, status=200, mimetype=mimetype)
-        if encoding:
-            response.headers["Content-Encoding"] = encoding
-            response.vary.add("Accept-Encoding")
-        return response
+        return with_body(Response(status=200, mimetype=mimetype), data, encoding)
 
     @server.after_request
     def _keep_built(response: Response) -> Response:
@@ -271,8 +275,4 @@ def page_once(app: Any) -> None:
         data = encode(response.get_data(), encoding)
         with lock:
             built.setdefault((request.path, encoding), (data, response.mimetype or "text/html"))
-        if encoding:
-            response.set_data(data)
-            response.headers["Content-Encoding"] = encoding
-            response.vary.add("Accept-Encoding")
-        return response
+        return with_body(response, data, encoding) if encoding else response
