@@ -38,7 +38,17 @@ from layouts.ids import (
     ScoreFn,
     Standings,
 )
-from sources.answers import ENVIRON, HEADER, AnswerMemo, Found, code_version, encode, encoding_for, tracking
+from sources.answers import (
+    ENVIRON,
+    HEADER,
+    AnswerMemo,
+    Found,
+    Missed,
+    code_version,
+    encode,
+    encoding_for,
+    tracking,
+)
 from static_files import with_body
 
 __all__ = ["DECLARED", "Declared", "install", "memoisable_keys", "process_memo"]
@@ -169,13 +179,16 @@ def install(app: Any, *, enabled: bool = True) -> AnswerMemo:
         handed = request.environ.get(ENVIRON)
         if isinstance(handed, Found):  # found by the threaded worker on arrival (serving.py)
             return answer(handed)
-        body = request.get_json(silent=True)
-        kind = body.get("output") if isinstance(body, dict) else None
-        name = memo.name(kind, body, request.content_length or 0)
-        if name is None:
-            return None
         encoding = encoding_for(request.headers.get("Accept-Encoding"))
-        found = memo.find(name, encoding)
+        if isinstance(handed, Missed):  # looked up on arrival and not there: straight to the claim (it looks again)
+            name, found = handed.name, None
+        else:
+            body = request.get_json(silent=True)
+            kind = body.get("output") if isinstance(body, dict) else None
+            named = memo.name(kind, body, request.content_length or 0)
+            if named is None:
+                return None
+            name, found = named, memo.find(named, encoding)
         if found is None:
             held, found = memo.claim(name, encoding)
             if found is None:

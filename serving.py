@@ -41,7 +41,7 @@ from gunicorn.workers import gthread
 import settings
 from sources.admission import ARRIVAL, LIGHT, REFUSED, Arrival, process_gate
 from sources.answers import ENVIRON as ANSWER
-from sources.answers import Found, encoding_for
+from sources.answers import Found, Missed, encoding_for
 
 __all__ = [
     "HEADER",
@@ -167,15 +167,16 @@ def peek_callback(req: Any) -> tuple[str | None, Any, int]:
     return (kind[:300] if isinstance(kind, str) else ""), body, len(data)
 
 
-def memoised(kind: str, body: Any, size: int, req: Any) -> Found | None:
-    """The memoised answer to this callback request (:mod:`answer_memo`), if the app keeps one for it."""
+def memoised(kind: str, body: Any, size: int, req: Any) -> Found | Missed | None:
+    """The memoised answer to this callback request (:mod:`answer_memo`) if the app keeps one for it, else its memo
+    name (the callback is memoised but the answer not there yet), else None (not memoised)."""
     import answer_memo
 
     memo = answer_memo.process_memo()
     name = memo.name(kind, body, size) if memo is not None else None
     if memo is None or name is None:
         return None
-    return memo.find(name, encoding_for(_header(req, "ACCEPT-ENCODING")))
+    return memo.find(name, encoding_for(_header(req, "ACCEPT-ENCODING"))) or Missed(name)
 
 
 class ThreadWorker(gthread.ThreadWorker):
@@ -234,17 +235,18 @@ class ThreadWorker(gthread.ThreadWorker):
         if kind is None:
             conn.ratings_verdict = {}
             return self.handle(conn)
-        if found is not None:  # answered from the shared memo, at once
+        if isinstance(found, Found):  # answered from the shared memo, at once
             conn.ratings_verdict = {ANSWER: found}
             return self.handle(conn)
+        missed = {} if found is None else {ANSWER: found}  # the memo's name, for the app not to work it out again
         if kind and self.gate.is_light(kind):
-            conn.ratings_verdict = {LIGHT: True}
+            conn.ratings_verdict = {LIGHT: True, **missed}
             return self.handle(conn)
         arrival = self.gate.arrive(kind, max(time.time() - conn.ratings_queued_at, 0.0))
         if arrival is None:
             conn.ratings_verdict = {REFUSED: True}
             return self.handle(conn)  # the busy answer, at once
-        conn.ratings_verdict = {ARRIVAL: arrival}
+        conn.ratings_verdict = {ARRIVAL: arrival, **missed}
         return self._hand_on(self.tpool, conn)
 
     def handle_request(self, req: Any, conn: Any) -> Any:

@@ -55,6 +55,7 @@ __all__ = [
     "AnswerMemo",
     "Dependency",
     "Found",
+    "Missed",
     "Reads",
     "code_version",
     "depends_on",
@@ -68,7 +69,8 @@ log = logging.getLogger(__name__)
 
 #: Response header saying how the answer was produced: ``hit`` (from the memo) or ``kept`` (computed and memoised).
 HEADER = "X-Ratings-Answer"
-#: WSGI environ key under which the threaded worker (:mod:`serving`) hands a memo hit it found to the app.
+#: WSGI environ key under which the threaded worker (:mod:`serving`) hands the app what it found on arrival: a memo
+#: hit (:class:`Found`) or the name it missed (:class:`Missed`).
 ENVIRON = "ratings.answer"
 #: A request body larger than this (an upload) is never memoised.
 MAX_BODY = 256 * 1024
@@ -178,6 +180,14 @@ class Found:
 
     data: bytes
     encoding: str
+
+
+@dataclass(frozen=True)
+class Missed:
+    """A request the threaded worker looked up on arrival and did not find: its memo name, handed to the app so that
+    the body is not read, keyed and looked up a second time (:func:`AnswerMemo.claim` looks again under the lock)."""
+
+    name: str
 
 
 #: Memoised callbacks: callback map key -> the inputs (``id.property``) whose values are left out of the key.
