@@ -17,7 +17,9 @@ waited behind it.  This worker changes what happens between the main loop and th
    (:meth:`sources.admission.Gate.arrive`: the time it already waited, the work running, the heavy work admitted
    but not begun, and its own expected time).  When it could not finish within ``RATINGS_BUSY_SECONDS`` it is
    refused at once on the light lane with the busy answer the page understands (:func:`security.busy_answer`);
-   otherwise it joins the N threads of the heavy lane, counted against later arrivals until it begins.
+   otherwise it joins the N threads of the heavy lane, counted against later arrivals until it begins.  Of a kind
+   the gate has not measured yet, it admits only two different requests at once (one piece of work: the same
+   answer-memo name, or the same body), so a flood right after a restart is refused early too.
 
 The app learns the verdict through the WSGI environ (``ratings.arrival``, ``ratings.light``, ``ratings.refused``),
 set by this worker only, never from a request's headers.  A light callback is never refused (it is cheap, and a
@@ -27,6 +29,7 @@ any other server (``python app.py``, a sync worker) the app judges each callback
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -179,6 +182,16 @@ def memoised(kind: str, body: Any, size: int, req: Any) -> Found | Missed | None
     return memo.find(name, encoding_for(_header(req, "ACCEPT-ENCODING"))) or Missed(name)
 
 
+def _same_work(found: Missed | None, req: Any, body: Any) -> str | None:
+    """What makes two callback requests one piece of work, for the gate's cap on unmeasured kinds: the answer memo's
+    name where the callback is memoised, else a digest of the body read by :func:`peek_callback` (None if unread)."""
+    if found is not None:
+        return found.name
+    if body is None or not isinstance(req.body, io.BytesIO):
+        return None
+    return hashlib.blake2b(req.body.getvalue(), digest_size=16).hexdigest()
+
+
 class ThreadWorker(gthread.ThreadWorker):
     """gunicorn's ``gthread`` worker with a light lane and arrival judgement (see the module docstring)."""
 
@@ -242,7 +255,7 @@ class ThreadWorker(gthread.ThreadWorker):
         if kind and self.gate.is_light(kind):
             conn.ratings_verdict = {LIGHT: True, **missed}
             return self.handle(conn)
-        arrival = self.gate.arrive(kind, max(time.time() - conn.ratings_queued_at, 0.0))
+        arrival = self.gate.arrive(kind, max(time.time() - conn.ratings_queued_at, 0.0), _same_work(found, req, body))
         if arrival is None:
             conn.ratings_verdict = {REFUSED: True}
             return self.handle(conn)  # the busy answer, at once

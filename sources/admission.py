@@ -17,7 +17,13 @@ finish:
   picks them up: :meth:`Gate.arrive`), so a queue never builds inside the worker unseen.
 - ``own``: the expected CPU time of this kind of request: an exponentially weighted mean of the CPU time (the
   thread's own clock, so time spent waiting for the GIL does not count) that requests for the same outputs took in
-  this process.  A kind never seen yet is assumed to take :data:`FIRST_GUESS` seconds.
+  this process.  A kind never measured yet is assumed to take :data:`FIRST_GUESS` seconds, and at most
+  :data:`UNMEASURED_AT_ONCE` different requests of it are admitted and unfinished at a time: after a restart, a
+  flood of one kind nobody has timed yet would otherwise all be admitted at that guess (thirty replays of half a
+  second each against a 1.5 s budget, the last answered after 17 s).  Once the first of them finishes, the kind is
+  measured and judged by its time.  Requests the threaded worker knows to be the same (one answer-memo name, so
+  all but the first wait for its answer) count once; a page load asks for many kinds, one request each, so the cap
+  does not touch it.
 
 When ``expected`` exceeds the budget (``RATINGS_BUSY_SECONDS``, default 5 s) the request is refused at once: the
 page says the server is busy and keeps what it shows, instead of waiting for an answer that would come too late
@@ -48,6 +54,7 @@ __all__ = [
     "BUSY_MESSAGE",
     "FIRST_GUESS",
     "LIGHT_SECONDS",
+    "UNMEASURED_AT_ONCE",
     "Arrival",
     "Gate",
     "Ticket",
@@ -62,6 +69,9 @@ BUSY_MESSAGE = (
 )
 #: Expected CPU seconds of a kind of request the process has not served yet.
 FIRST_GUESS = 0.05
+#: Requests of one kind never measured that may be admitted and unfinished at once: two, because replays run one at
+#: a time in a process (:mod:`sources.runs`), so more would only queue behind the first at an unknown cost.
+UNMEASURED_AT_ONCE = 2
 #: Weight of the newest observation in a kind's mean.
 WEIGHT = 0.2
 #: A kind whose expected CPU time is below this is light: it does no replay (it reads memoised results), so the
@@ -113,6 +123,7 @@ class Arrival:
 
     kind: str
     expected: float
+    same: str | None = None
 
 
 @dataclass
@@ -123,6 +134,7 @@ class Ticket:
     expected: float
     thread: int
     cpu_start: float | None
+    same: str | None = None
 
 
 class Gate:
@@ -173,21 +185,32 @@ class Gate:
         with self._lock:
             return sum(arrival.expected for arrival in self._waiting.values())
 
-    def _admits(self, kind: str, queued: float) -> float | None:
+    def _unmeasured_refused(self, kind: str, same: str | None) -> bool:
+        """Whether ``kind`` is not measured yet and :data:`UNMEASURED_AT_ONCE` different requests of it are admitted
+        and unfinished (``same``: the request's answer-memo name, shared by requests with one answer)."""
+        with self._lock:
+            if kind in self._means:
+                return False
+            flights: list[Arrival | Ticket] = [*self._waiting.values(), *self._running.values()]
+        names = {f.same if f.same is not None else id(f) for f in flights if f.kind == kind}
+        return (same is None or same not in names) and len(names) >= UNMEASURED_AT_ONCE
+
+    def _admits(self, kind: str, queued: float, same: str | None = None) -> float | None:
         own = self.expected(kind)
-        if queued + self.backlog() + self.waiting() + own > self.budget:
+        if self._unmeasured_refused(kind, same) or queued + self.backlog() + self.waiting() + own > self.budget:
             with self._lock:
                 self.refused += 1
             return None
         return own
 
-    def arrive(self, kind: str, queued: float = 0.0) -> Arrival | None:
-        """Judge a request of ``kind`` when it arrives (``queued`` seconds ago), before it waits for a thread: an
-        :class:`Arrival` counted against later arrivals until it begins, or None (refused)."""
-        own = self._admits(kind, queued)
+    def arrive(self, kind: str, queued: float = 0.0, same: str | None = None) -> Arrival | None:
+        """Judge a request of ``kind`` when it arrives (``queued`` seconds ago; ``same``: its answer-memo name, if
+        any), before it waits for a thread: an :class:`Arrival` counted against later arrivals until it begins, or
+        None (refused)."""
+        own = self._admits(kind, queued, same)
         if own is None:
             return None
-        arrival = Arrival(kind, own)
+        arrival = Arrival(kind, own, same)
         with self._lock:
             self._waiting[id(arrival)] = arrival
         return arrival
@@ -196,7 +219,7 @@ class Gate:
         """The request admitted on arrival starts on the current thread (never refused now)."""
         with self._lock:
             self._waiting.pop(id(arrival), None)
-        return self._ticket(arrival.kind, arrival.expected)
+        return self._ticket(arrival.kind, arrival.expected, arrival.same)
 
     def discard(self, arrival: Arrival) -> None:
         """The request admitted on arrival ended without beginning (a no-op once it began)."""
@@ -211,9 +234,9 @@ class Gate:
         own = self._admits(kind, queued)
         return None if own is None else self._ticket(kind, own)
 
-    def _ticket(self, kind: str, own: float) -> Ticket:
+    def _ticket(self, kind: str, own: float, same: str | None = None) -> Ticket:
         ident = threading.get_ident()
-        ticket = Ticket(kind, own, ident, _thread_cpu(ident))
+        ticket = Ticket(kind, own, ident, _thread_cpu(ident), same)
         with self._lock:
             self._running[id(ticket)] = ticket
         return ticket

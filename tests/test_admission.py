@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from sources.admission import FIRST_GUESS, LIGHT_SECONDS, Gate, process_gate, queued_seconds
+from sources.admission import FIRST_GUESS, LIGHT_SECONDS, UNMEASURED_AT_ONCE, Gate, process_gate, queued_seconds
 
 
 @pytest.mark.parametrize(
@@ -131,3 +131,30 @@ def test_light_kinds_are_those_expected_below_the_light_threshold_and_are_never_
 
 def test_one_gate_per_process() -> None:
     assert process_gate() is process_gate()
+
+
+def test_a_kind_never_measured_is_admitted_one_round_of_threads_at_a_time() -> None:
+    # After a restart nothing is measured: a flood of one kind would all be admitted at FIRST_GUESS each (here
+    # 3 * 0.05 = 0.15 s, far below the budget), so the gate admits at most UNMEASURED_AT_ONCE (2) of it unfinished.
+    assert UNMEASURED_AT_ONCE == 2
+    gate = Gate(budget=5.0)
+    admitted = [gate.arrive("replay") for _ in range(2)]
+    assert all(arrival is not None for arrival in admitted)
+    assert gate.arrive("replay") is None, "a third, before any of the kind finished, is refused"
+    assert gate.refused == 1
+    assert gate.arrive("other kind") is not None, "the cap is per kind"
+    # Requests with one answer-memo name wait for the first's answer: they count once.
+    memo = Gate(budget=5.0)
+    assert all(memo.arrive("replay", same="answer-1") is not None for _ in range(5))
+    assert memo.arrive("replay", same="answer-2") is not None
+    assert memo.arrive("replay", same="answer-3") is None, "a third different answer of an unmeasured kind"
+    assert memo.arrive("replay", same="answer-1") is not None, "the same as one in flight"
+    # One of them begins and finishes: the kind is measured (its CPU time), and judged by the budget from then on.
+    first = admitted[0]
+    assert first is not None
+    ticket = gate.begin(first)
+    _burn(0.1)
+    gate.leave(ticket)
+    assert gate.expected("replay") == pytest.approx(0.1, abs=0.05)
+    # 1 replay and 1 other waiting: ~0.1 + 0.05, plus ~0.1 each, is within 5 s, and no cap applies to a measured kind.
+    assert all(gate.arrive("replay") is not None for _ in range(3))
