@@ -69,9 +69,10 @@ BUSY_MESSAGE = (
 )
 #: Expected CPU seconds of a kind of request the process has not served yet.
 FIRST_GUESS = 0.05
-#: Requests of one kind never measured that may be admitted and unfinished at once: two, because replays run one at
-#: a time in a process (:mod:`sources.runs`), so more would only queue behind the first at an unknown cost.
-UNMEASURED_AT_ONCE = 2
+#: Requests of one kind never measured that may be admitted and unfinished at once: few (replays run one at a time in
+#: a process, :mod:`sources.runs`, so more only queue at an unknown cost), but enough for one visitor typing or
+#: dragging faster than the first answer comes (each change is a request of its own).
+UNMEASURED_AT_ONCE = 4
 #: Weight of the newest observation in a kind's mean.
 WEIGHT = 0.2
 #: A kind whose expected CPU time is below this is light: it does no replay (it reads memoised results), so the
