@@ -185,11 +185,13 @@ def _tiny_history() -> GameHistory:
     )
 
 
-#: How :func:`warm_up` splits the compile on a cold cache: the first group (the costliest: the Thurstonian
-#: gradient and Elo-MMR's solvers) in one child process, the second in the calling process meanwhile.
+#: How :func:`warm_up` splits the compile on a cold cache: the first group in one child process, the second in the
+#: calling process meanwhile.  Balanced by measurement: each group compiled alone in a fresh process took 11.2 and
+#: 11.0 s of CPU (the Thurstonian gradient with TrueSkill, the rest), where the earlier split (Thurstonian with
+#: Elo-MMR) took 13.2 and 9.0 s (2026-11-27, one run each, load 2.7-3.3).
 WARM_UP_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("thurstonian", "elo-mmr"),
-    ("multielo", "pairwise-elo", "plackett-luce", "trueskill", "glicko2"),
+    ("thurstonian", "trueskill"),
+    ("multielo", "pairwise-elo", "plackett-luce", "glicko2", "elo-mmr"),
 )
 #: Written into :data:`CACHE_DIR` once every kernel is compiled there: a restart then only loads machine code.
 _WARM_MARK = "warm"
