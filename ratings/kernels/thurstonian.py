@@ -46,27 +46,21 @@ _AGREE_LOW = math.exp(-CONSISTENCY)
 _AGREE_HIGH = math.exp(CONSISTENCY)
 
 
-#: The corrections loops run over the grid rounded up to a multiple of this (the vector width, doubles in
-#: AVX-512), so that no point is left to a scalar remainder loop; the rows carry zeros up to there.
+#: The corrections loops run over the grid's g points rounded up to a multiple of this, the ``span`` (the vector
+#: width, doubles in AVX-512), so that no point is left to a scalar remainder loop; the rows carry zeros up to there.
 _LANES = 8
 
 
 @helper
-def _span(g: int) -> int:
-    """``g`` rounded up to a multiple of :data:`_LANES`."""
-    return (g + _LANES - 1) // _LANES * _LANES
-
-
-@helper
-def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
+def _integrate(v: np.ndarray, g: int, span: int, step: float, out: np.ndarray) -> float:
     """Euler-Maclaurin corrected cumulative integral of ``v[_PAD : _PAD + g]`` (zero padded, to
-    ``_span(g) + 2 * _PAD``) into ``out[:g]`` (``out`` has at least ``_span(g)`` elements); returns its
+    ``span + 2 * _PAD``) into ``out[:g]`` (``out`` has at least ``span`` elements); returns its
     last value (the total, by which the reference divides the message).
 
     The corrections first, in a loop without a carried dependency (so that it vectorises), then the
     running sum four points at a time (its chain of dependent additions one per four points).
     """
-    for j in range(_span(g)):
+    for j in range(span):
         c = j + _PAD
         out[j] = (
             0.5 * v[c]
@@ -96,9 +90,9 @@ def _integrate(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
 
 
 @helper
-def _integrate_right(v: np.ndarray, g: int, step: float, out: np.ndarray) -> float:
+def _integrate_right(v: np.ndarray, g: int, span: int, step: float, out: np.ndarray) -> float:
     """The same integral from the right (the transpose of :func:`_integrate`); returns its first value."""
-    for j in range(_span(g)):
+    for j in range(span):
         c = j + _PAD
         out[j] = (
             0.5 * v[c]
@@ -210,9 +204,10 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         return False
     m = len(chain)
     nb = len(bottom)
-    wide = _span(g) + 2 * _PAD
+    span = (g + _LANES - 1) // _LANES * _LANES
+    wide = span + 2 * _PAD
     # Rows of ``wide``, of which the first g are used; t_k = f_{k-1} u_k is zero padded for the
-    # integration's stencil (from _PAD, and up to _span(g) after it), and so is ``work``.  Element
+    # integration's stencil (from _PAD, and up to span after it), and so is ``work``.  Element
     # loops rather than slice assignments, here and below: numba compiles a slice assignment with its
     # shape checks and their formatted messages, seconds of compile time for nothing.
     rows = np.empty((3 * m + nb + 2, wide))  # one allocation, carved into views
@@ -243,7 +238,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         side_scale[0] = density_scale
         for j in range(g):
             t[0, j + _PAD] = sides[0, j]  # borrowed as the integration's input
-        top = _integrate(t[0], g, step, f)
+        top = _integrate(t[0], g, span, step, f)
         start = log_ndtr(lo - r[bottom[0]])
         f_scale = max(density_scale + math.log(top), start)
         a = math.exp(density_scale - f_scale)
@@ -271,7 +266,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
             side_scale[d] = f_scale
     t_scale[0] = f_scale + u_scale[0]
     for k in range(1, m):  # forward: f_{k-1} = integral of t_{k-1}, then t_k = f_{k-1} u_k
-        top = _integrate(t[k - 1], g, step, f)
+        top = _integrate(t[k - 1], g, span, step, f)
         inverse = 1.0 / top
         for j in range(g):
             t[k, j + _PAD] = f[j] * inverse * u[k, j]
@@ -294,7 +289,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         for j in range(g):
             work[j + _PAD] = u[k, j] * back[k, j] * inverse
         b_scale[k - 1] = b_scale[k] + math.log(top) + u_scale[k]
-        top = _integrate_right(work, g, step, back[k - 1])
+        top = _integrate_right(work, g, span, step, back[k - 1])
         b_top[k - 1] = top
     # The stages' likelihoods agree (else mass was lost to underflow); neighbours' coincidences.
     for k in range(m - 1):
@@ -345,6 +340,19 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     return i >= lo
 
 
+@helper
+def _orderings_allowed(r: np.ndarray, fin: np.ndarray, failed: np.ndarray) -> int:
+    """How many orderings of tied groups the reference enumerates for this game (more: it samples a design).
+
+    A helper, so that :func:`grid_plan` is compiled once, under the helpers' flags, as :func:`_order` calls it
+    (called in the inlined gradient, it compiled a second time under its ``cfunc``'s flags).
+    """
+    chain = fin if len(failed) > 0 else fin[1:]
+    bottom = failed if len(failed) > 0 else fin[:1]
+    points = _plan(r, chain, bottom)[2]
+    return int(min(max(ROW_BUDGET / (len(r) * points), 2.0), MAX_ROWS))
+
+
 @inlined
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
@@ -384,10 +392,7 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
             orderings *= size  # a group of size m has m! orderings
     starts[groups] = len(fin)
     if orderings > 1:
-        chain = fin if len(failed) > 0 else fin[1:]
-        bottom = failed if len(failed) > 0 else fin[:1]
-        points = _plan(r, chain, bottom)[2]
-        if orderings > int(min(max(ROW_BUDGET / (n * points), 2.0), MAX_ROWS)):
+        if orderings > _orderings_allowed(r, fin, failed):
             return False
     elif n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
         d = (r[fin[1]] - r[fin[0]]) / SQRT2
