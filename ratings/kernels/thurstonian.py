@@ -310,15 +310,13 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         for j in range(g):
             t[k, j + _PAD] = f[j] * inverse * u[k, j]
         t_scale[k] = t_scale[k - 1] + math.log(top) + u_scale[k]
-    total = 0.0
+    # Backward: b_{k-1} = integral from the right of u_k b_k, from b_{m-1} = 1.
     for j in range(g):
-        total += t[m - 1, j + _PAD]
+        back[m - 1, j] = 1.0
+    total = _stage_sums(t[m - 1, _PAD:], back[m - 1], back[m - 1], u[m - 1], g)[0]  # the last stage's (b = 1)
     if not total > 0.0:  # the quadrature lost the mass: the reference's logarithmic computation
         return False
     log_lik = t_scale[m - 1] + math.log(step * total)
-    # Backward: b_{k-1} = integral from the right of u_k b_k.
-    for j in range(g):
-        back[m - 1, j] = 1.0
     b_scale[m - 1] = 0.0
     b_top = np.empty(m)  # b_top[k]: the total by which back[k + 1]'s integral was divided, giving back[k]
     b_top[m - 1] = 1.0
