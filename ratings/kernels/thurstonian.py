@@ -7,7 +7,8 @@ form of a two-player game (see that module for the derivation).
 
 What the compiled code does differently changes only roundings: a density row is built by the
 recurrence ``phi(z + h) = phi(z) exp(-z h - h^2 / 2)`` outward from its largest value (two
-multiplications a point instead of an exponential), and the work arrays are reused.
+multiplications a point instead of an exponential, in four interleaved chains), the sums are
+vectorised (in another order of addition), and the work arrays are reused.
 
 Tied finishers are averaged over every ordering of their groups, as the reference does while
 the orderings are few enough to enumerate (groups of at most
