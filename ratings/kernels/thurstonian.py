@@ -47,12 +47,23 @@ _AGREE_LOW = math.exp(-CONSISTENCY)
 _AGREE_HIGH = math.exp(CONSISTENCY)
 
 
+#: A :data:`~ratings.kernels.jit.helper` whose sums LLVM may reassociate, so that it vectorises them (LLVM's
+#: ``reassoc`` flag only: NaNs, infinities and signed zeros keep their meaning, and the checks that read
+#: them with it).  A sum in another order differs in its last bits, far inside the agreement of 1e-9.
+_reassociated = register_jitable(error_model="numpy", no_cfunc_wrapper=True, fastmath={"reassoc"})
+
+
+#: A :data:`~ratings.kernels.jit.helper` whose ``a * b + c`` LLVM may fuse into one instruction (``contract``:
+#: one rounding instead of two; nothing else changes).
+_contracted = register_jitable(error_model="numpy", no_cfunc_wrapper=True, fastmath={"contract"})
+
+
 #: The corrections loops run over the grid's g points rounded up to a multiple of this, the ``span`` (the vector
 #: width, doubles in AVX-512), so that no point is left to a scalar remainder loop; the rows carry zeros up to there.
 _LANES = 8
 
 
-@helper
+@_contracted
 def _integrate(rows: np.ndarray, source: int, g: int, span: int, step: float, target: int) -> float:
     """Euler-Maclaurin corrected cumulative integral of ``v[_PAD : _PAD + g]`` (``v`` the row ``source`` of
     ``rows``, zero padded to ``span + 2 * _PAD``) into ``out[:g]`` (the row ``target``); returns its last
@@ -62,14 +73,16 @@ def _integrate(rows: np.ndarray, source: int, g: int, span: int, step: float, ta
     that is not inlined costs an atomic increment and decrement of the allocation's reference count
     (numba's NRT, about 3% of the replay's samples, perf, 2026-11-27).
 
-    The corrections first, in a loop without a carried dependency (so that it vectorises), then the
-    running sum four points at a time (its chain of dependent additions one per four points).
+    The corrections first, times the step, in a loop without a carried dependency (so that it vectorises),
+    then the running sum four points at a time (its chain of dependent additions one per four points), each
+    point ``step * sum - correction`` in one fused multiply-add (seven integrations of 94 points: 661 against
+    738 ns as ``step * (sum - correction)``, compiled loop, 2026-11-27).
     """
     v = rows[source]
     out = rows[target]
     for j in range(span):
         c = j + _PAD
-        out[j] = (
+        out[j] = step * (
             0.5 * v[c]
             + _W1 * (v[c + 1] - v[c - 1])
             + _W2 * (v[c + 2] - v[c - 2])
@@ -83,27 +96,27 @@ def _integrate(rows: np.ndarray, source: int, g: int, span: int, step: float, ta
         a = v[j + _PAD]
         ab = a + v[j + 1 + _PAD]
         abc = ab + v[j + 2 + _PAD]
-        out[j] = step * ((total + a) - out[j])
-        out[j + 1] = step * ((total + ab) - out[j + 1])
-        out[j + 2] = step * ((total + abc) - out[j + 2])
+        out[j] = step * (total + a) - out[j]
+        out[j + 1] = step * (total + ab) - out[j + 1]
+        out[j + 2] = step * (total + abc) - out[j + 2]
         total += abc + v[j + 3 + _PAD]
-        out[j + 3] = step * (total - out[j + 3])
+        out[j + 3] = step * total - out[j + 3]
         j += 4
     while j < g:
         total += v[j + _PAD]
-        out[j] = step * (total - out[j])
+        out[j] = step * total - out[j]
         j += 1
     return out[g - 1]
 
 
-@helper
+@_contracted
 def _integrate_right(rows: np.ndarray, source: int, g: int, span: int, step: float, target: int) -> float:
     """The same integral from the right (the transpose of :func:`_integrate`); returns its first value."""
     v = rows[source]
     out = rows[target]
     for j in range(span):
         c = j + _PAD
-        out[j] = (
+        out[j] = step * (
             0.5 * v[c]
             - _W1 * (v[c + 1] - v[c - 1])
             - _W2 * (v[c + 2] - v[c - 2])
@@ -117,15 +130,15 @@ def _integrate_right(rows: np.ndarray, source: int, g: int, span: int, step: flo
         a = v[j + _PAD]
         ab = a + v[j - 1 + _PAD]
         abc = ab + v[j - 2 + _PAD]
-        out[j] = step * ((total + a) - out[j])
-        out[j - 1] = step * ((total + ab) - out[j - 1])
-        out[j - 2] = step * ((total + abc) - out[j - 2])
+        out[j] = step * (total + a) - out[j]
+        out[j - 1] = step * (total + ab) - out[j - 1]
+        out[j - 2] = step * (total + abc) - out[j - 2]
         total += abc + v[j - 3 + _PAD]
-        out[j - 3] = step * (total - out[j - 3])
+        out[j - 3] = step * total - out[j - 3]
         j -= 4
     while j >= 0:
         total += v[j + _PAD]
-        out[j] = step * (total - out[j])
+        out[j] = step * total - out[j]
         j -= 1
     return out[0]
 
@@ -198,12 +211,6 @@ def _density(rating: float, lo: float, step: float, shrink: float, g: int, rows:
     # row[j - 1] / row[j] at j = peak: exp(z step - step^2 / 2)
     _tail(rows, target, peak - 1, peak, -1, shrink / up, shrink)
     return -0.5 * z * z - LOG_SQRT_2PI
-
-
-#: A :data:`~ratings.kernels.jit.helper` whose sums LLVM may reassociate, so that it vectorises them (LLVM's
-#: ``reassoc`` flag only: NaNs, infinities and signed zeros keep their meaning, and the checks that read
-#: them with it).  A sum in another order differs in its last bits, far inside the agreement of 1e-9.
-_reassociated = register_jitable(error_model="numpy", no_cfunc_wrapper=True, fastmath={"reassoc"})
 
 
 @_reassociated
