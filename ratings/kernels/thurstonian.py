@@ -293,7 +293,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
         for j in range(g):
             t[0, j + _PAD] = (f[j] * a + c) * u[0, j]
     else:
-        log_cdf = np.zeros((nb, g))
+        log_cdf = np.empty((nb, g))  # every element written below (np.zeros: two more compiled generics)
         for j in range(g):
             total = 0.0
             for d in range(nb):
@@ -395,7 +395,7 @@ def _orderings_allowed(r: np.ndarray, fin: np.ndarray, failed: np.ndarray) -> in
     chain = fin if len(failed) > 0 else fin[1:]
     bottom = failed if len(failed) > 0 else fin[:1]
     points = _plan(r, chain, bottom)[2]
-    return int(min(max(ROW_BUDGET / (len(r) * points), 2.0), MAX_ROWS))
+    return int(min(max(ROW_BUDGET / (len(r) * points), 2.0), float(MAX_ROWS)))  # min of two floats, compiled anyway
 
 
 @inlined
