@@ -354,6 +354,58 @@ def test_thurstonian_kernel_computes_games_of_256_players(monkeypatch: pytest.Mo
     assert_agree(system, history, fast)
 
 
+@pytest.mark.parametrize(("g", "lo", "step"), [(93, -10.0, 0.2), (161, -8.0, 0.1)])
+def test_thurstonian_integrals_of_the_normal_density_match_scipy(g: int, lo: float, step: float) -> None:
+    """The kernel's corrected cumulative integrals, both ways, of the standard normal density on a grid whose
+    size is not a multiple of the corrections' vector width (the row zero padded beyond it, the targets
+    filled with NaN first): the normal distribution function (scipy's ndtr) at every point, to 1e-9."""
+    from scipy import stats
+
+    from ratings.kernels import thurstonian as kernel
+
+    integrate, integrate_right = compiled(kernel._integrate), compiled(kernel._integrate_right)
+    span = -(-g // kernel._LANES) * kernel._LANES
+    rows = np.full((3, span + 2 * kernel._PAD), np.nan)
+    rows[0] = 0.0
+    x = lo + step * np.arange(g)
+    rows[0, kernel._PAD : kernel._PAD + g] = stats.norm.pdf(x)
+    last = integrate(rows, 0, g, span, step, 1)
+    first = integrate_right(rows, 0, g, span, step, 2)
+    np.testing.assert_allclose(rows[1, :g], special.ndtr(x), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(rows[2, :g], special.ndtr(-x), rtol=0, atol=1e-9)
+    assert (last, first) == (rows[1, g - 1], rows[2, 0])
+
+
+@pytest.mark.parametrize(("g", "step"), [(93, 0.2), (200, 0.05), (40, 0.9)])
+def test_thurstonian_density_rows_match_the_normal_density(g: int, step: float) -> None:
+    """A density row over its largest value on the grid (built by multiplications outward from the peak) is
+    the normal density (scipy's) over its value there, to 1e-11 relative; values below 1e-300 are zeros
+    (below 1e-305 in the reference: not subnormals, not leftovers); ratings on the grid, off either end by a
+    little and by far, where the row underflows within a few points."""
+    from scipy import stats
+
+    from ratings.kernels import thurstonian as kernel
+
+    density = compiled(kernel._density)
+    lo = -3.0
+    x = lo + step * np.arange(g)
+    hi = x[-1]
+    rng = np.random.default_rng(5)
+    ratings = [*rng.uniform(lo, hi, 6), lo, hi, lo - 2.0, hi + 2.0, lo - 40.0, hi + 40.0]
+    for rating in ratings:
+        rows = np.full((2, g), np.nan)
+        log_peak = density(rating, lo, step, np.exp(-step * step), g, rows, 1)
+        peak = min(max(round((rating - lo) / step), 0), g - 1)
+        expected = np.exp(stats.norm.logpdf(x - rating) - stats.norm.logpdf(x[peak] - rating))
+        assert log_peak == pytest.approx(stats.norm.logpdf(x[peak] - rating), rel=1e-13)
+        assert np.isnan(rows[0]).all()
+        row = rows[1]
+        big = expected >= 1e-290
+        np.testing.assert_allclose(row[big], expected[big], rtol=1e-11, atol=0)
+        assert (row[expected < 1e-305] == 0.0).all()
+        assert ((row == 0.0) | (row >= 1e-300)).all()
+
+
 @pytest.mark.parametrize("variant", ["rho", "chi"])
 def test_elo_mmr_kernel_agrees_on_large_contests(variant: str) -> None:
     """Contests of 300 players with ties, where the kernel starts each rank group's Newton solve at the root
