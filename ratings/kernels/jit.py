@@ -1,5 +1,6 @@
-"""The two ways a kernel function is compiled: :data:`entry` (called from Python) and :data:`helper` (only
-called from compiled code).
+"""How a kernel function is compiled: :data:`entry` (called from Python) or :data:`helper` (only called from
+compiled code), and their few variants (:data:`inlined`, the raising error model, LLVM's fast-math flags for
+the loops of one kernel that gain by them).
 
 An entry caches its machine code (:data:`ratings.kernels.CACHE_DIR`) and releases the GIL while it runs
 (``nogil``: it touches no Python object), so that a web worker's other threads go on serving pages while one of
@@ -21,7 +22,7 @@ from __future__ import annotations
 from numba import njit
 from numba.extending import register_jitable
 
-__all__ = ["entry", "helper", "inlined", "raising_entry", "raising_helper"]
+__all__ = ["contracted", "entry", "helper", "inlined", "raising_entry", "raising_helper", "reassociated"]
 
 #: A function called from Python (a replay, or a function the tests compare with scipy).
 entry = njit(cache=True, error_model="numpy", nogil=True)
@@ -36,3 +37,10 @@ inlined = njit(error_model="numpy", inline="always")
 #: needed: either one alone on numpy's model was as slow; 2026-11-26, medians of 9 replays, alternating runs).
 raising_entry = njit(cache=True, nogil=True)
 raising_helper = register_jitable(no_cfunc_wrapper=True)
+#: A :data:`helper` whose sums LLVM may reassociate, so that it vectorises them (LLVM's
+#: ``reassoc`` flag only: NaNs, infinities and signed zeros keep their meaning, and the checks that read
+#: them with it).  A sum in another order differs in its last bits, far inside the agreement of 1e-9.
+reassociated = register_jitable(error_model="numpy", no_cfunc_wrapper=True, fastmath={"reassoc"})
+#: A :data:`helper` whose ``a * b + c`` LLVM may fuse into one instruction (``contract``:
+#: one rounding instead of two; nothing else changes).
+contracted = register_jitable(error_model="numpy", no_cfunc_wrapper=True, fastmath={"contract"})

@@ -24,9 +24,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba.extending import register_jitable
 
-from ratings.kernels.jit import helper, inlined
+from ratings.kernels.jit import contracted, helper, inlined, reassociated
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
@@ -47,23 +46,12 @@ _AGREE_LOW = math.exp(-CONSISTENCY)
 _AGREE_HIGH = math.exp(CONSISTENCY)
 
 
-#: A :data:`~ratings.kernels.jit.helper` whose sums LLVM may reassociate, so that it vectorises them (LLVM's
-#: ``reassoc`` flag only: NaNs, infinities and signed zeros keep their meaning, and the checks that read
-#: them with it).  A sum in another order differs in its last bits, far inside the agreement of 1e-9.
-_reassociated = register_jitable(error_model="numpy", no_cfunc_wrapper=True, fastmath={"reassoc"})
-
-
-#: A :data:`~ratings.kernels.jit.helper` whose ``a * b + c`` LLVM may fuse into one instruction (``contract``:
-#: one rounding instead of two; nothing else changes).
-_contracted = register_jitable(error_model="numpy", no_cfunc_wrapper=True, fastmath={"contract"})
-
-
 #: The corrections loops run over the grid's g points rounded up to a multiple of this, the ``span`` (the vector
 #: width, doubles in AVX-512), so that no point is left to a scalar remainder loop; the rows carry zeros up to there.
 _LANES = 8
 
 
-@_contracted
+@contracted
 def _integrate(rows: np.ndarray, source: int, g: int, span: int, step: float, target: int) -> float:
     """Euler-Maclaurin corrected cumulative integral of ``v[_PAD : _PAD + g]`` (``v`` the row ``source`` of
     ``rows``, zero padded to ``span + 2 * _PAD``) into ``out[:g]`` (the row ``target``); returns its last
@@ -109,7 +97,7 @@ def _integrate(rows: np.ndarray, source: int, g: int, span: int, step: float, ta
     return out[g - 1]
 
 
-@_contracted
+@contracted
 def _integrate_right(rows: np.ndarray, source: int, g: int, span: int, step: float, target: int) -> float:
     """The same integral from the right (the transpose of :func:`_integrate`); returns its first value."""
     v = rows[source]
@@ -213,7 +201,7 @@ def _density(rating: float, lo: float, step: float, shrink: float, g: int, rows:
     return -0.5 * z * z - LOG_SQRT_2PI
 
 
-@_reassociated
+@reassociated
 def _stage_sums(t: np.ndarray, back: np.ndarray, above: np.ndarray, u: np.ndarray, g: int) -> tuple[float, float]:
     """``sum_j t_j b_j`` and ``sum_j t_j u_j b'_j`` over the first g points.
 
