@@ -60,6 +60,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from peers import PEERS, Peer  # noqa: E402
 
 from ratings import SYSTEM_NAMES, Entry, Game, GameHistory, create  # noqa: E402
+from ratings.kernels import WARM_UP_GROUPS  # noqa: E402
 from ratings.samples import load_sample  # noqa: E402
 
 #: Which peer each system is compared with (besides the numba reference loop).
@@ -260,8 +261,8 @@ def compile_section(peer: Path | None = None) -> list[str]:
         "",
         "First call of each system's kernel in a fresh process (`ratings.kernels.warm_up()`), in seconds; systems",
         "sharing compiled code are listed in warm-up order and the first pays for it.  With an empty cache,",
-        "`warm_up` compiles Thurstonian and Elo-MMR in one child process while the calling process compiles the",
-        "others; the wall time is the whole `warm_up()`, the CPU time that of both processes.",
+        f"`warm_up` compiles {' and '.join(WARM_UP_GROUPS[0])} in one child process while the calling process",
+        "compiles the others; the wall time is the whole `warm_up()`, the CPU time that of both processes.",
         f"Load average {load_before} before, {load_after} after.",
         "",
         "| system | empty cache, s | warm cache, s |",
