@@ -161,9 +161,10 @@ def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -
         e = explain(run, game, player)
     except ValueError as exc:
         return ExplanationView(str(exc))
+    change = figures.signed(float(scale.change_between(e.before, e.after)))
     header = (
         f"{player} in {figures.game_label(run, game)}: {float(scale.value(e.before)):.5g} → "
-        f"{float(scale.value(e.after)):.5g} ({figures.signed(float(scale.change(e.change)))} {scale.unit})"
+        f"{float(scale.value(e.after)):.5g} ({change} {scale.unit})"
     )
     return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)
 

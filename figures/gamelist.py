@@ -52,7 +52,7 @@ def _changes(run: RatingRun, g: int, scale: Scale) -> str:
     s = h.game_slice(g)
     order = np.argsort(h.flat_position[s], kind="stable")
     names = [h.players[p] for p in h.flat_player[s][order]]
-    change = scale.change(run.after[s] - run.before[s])[order]
+    change = scale.change_between(run.before[s], run.after[s])[order]
     return ", ".join(f"{name} {signed(float(c))}" for name, c in zip(names, change, strict=True))
 
 
@@ -84,6 +84,6 @@ def game_rows(
                 k = s.start + int(at[0])
                 size = s.stop - s.start
                 row["place"] = f"DNF of {size}" if h.flat_dnf[k] else f"{int(h.flat_position[k])} of {size}"
-                row["change"] = float(scale.change(run.after[k] - run.before[k]))
+                row["change"] = float(scale.change_between(run.before[k], run.after[k]))
         rows.append(row)
     return rows

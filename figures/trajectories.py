@@ -55,7 +55,7 @@ def _points(series: PlayerSeries) -> list[list[Any]]:
 
 def _changes(series: PlayerSeries, scale: Scale) -> list[str]:
     """Each point's change as the hover shows it (``+16``, ``-3.25``): a short text per point."""
-    return [f"{c:+.4g}" for c in scale.change(series.after - series.before).tolist()]
+    return [f"{c:+.4g}" for c in scale.change_between(series.before, series.after).tolist()]
 
 
 @dataclass(frozen=True)
