@@ -114,13 +114,22 @@ SHIFT = {
 UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
+#: The widest a phone's leaderboard may be: a 360 px screen (the narrowest common phone) less the page's margins
+#: (17 px a side) and the grid's borders, measured in tests/browser/test_phone_fit.py.
+PHONE_WIDTH = 324
+
+#: The phone's column widths (5 px cell padding, assets/app.css): a 3-digit rank, "▲12" or "new", "10,000" or
+#: "rating ↓", "−24.6" under "last change" on two lines; the player takes the rest, at least 80 px.
+_PHONE_WIDTHS = {"rank": 40, "shift": 48, "rating": 76, "last_change": 76}
+_PHONE_PLAYER = 80
+
+
 def _phone(column: dict[str, Any]) -> dict[str, Any]:
-    widths = {"rank": 44, "shift": 56, "rating": 88, "last_change": 84}
     out = {k: v for k, v in column.items() if k not in ("pinned", "width", "minWidth", "flex")}
-    if column["field"] in widths:
-        out["width"] = widths[column["field"]]
+    if column["field"] in _PHONE_WIDTHS:
+        out["width"] = _PHONE_WIDTHS[column["field"]]
     else:
-        out.update(flex=1, minWidth=80)
+        out.update(flex=1, minWidth=_PHONE_PLAYER)
     if column["field"] == "rating":
         out["headerName"] = "rating"  # the unit stays in the header's tooltip (a long header wraps letter by letter)
     return out

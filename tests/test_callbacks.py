@@ -15,6 +15,7 @@ from callbacks import baseline, data, params, standings, url
 from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
 from layouts import controls
 from layouts.ids import Data, Params, ParamType
+from layouts.leaderboard import PHONE_WIDTH
 from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
 
@@ -424,7 +425,7 @@ def test_phone_leaderboard_keeps_who_where_and_how_much():
     assert [c["field"] for c in wide.columns][:2] == ["rank", "shift"]
     assert not any("pinned" in c for c in narrow.columns)
     fixed = sum(c.get("width", 0) + c.get("minWidth", 0) for c in narrow.columns)
-    assert fixed <= 360  # fits a 390 px phone inside the page's margins
+    assert fixed <= PHONE_WIDTH  # fits a 360 px phone inside the page's margins (tests/browser/test_phone_fit.py)
     assert [r["player"] for r in narrow.rows] == [r["player"] for r in wide.rows]
 
 
