@@ -163,8 +163,8 @@ def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -
         return ExplanationView(str(exc))
     change = figures.signed(float(scale.change_between(e.before, e.after)))
     header = (
-        f"{player} in {figures.game_label(run, game)}: {float(scale.value(e.before)):.5g} → "
-        f"{float(scale.value(e.after)):.5g} ({change} {scale.unit})"
+        f"{player} in {figures.game_label(run, game)}: {figures.number(float(scale.value(e.before)))} → "
+        f"{figures.number(float(scale.value(e.after)))} ({change} {scale.unit})"
     )
     return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)
 

@@ -14,16 +14,27 @@ import numpy as np
 from figures.scale import Scale
 from ratings import GameHistory, RatingRun
 
-__all__ = ["PAGE_SIZE", "finishing_order", "game_rows", "signed"]
+__all__ = ["PAGE_SIZE", "finishing_order", "game_rows", "number", "signed"]
 
 #: Games per page of the list (pages are cut on the server, so a 20,000-game history sends 25 rows at a time).
 PAGE_SIZE = 25
 
 
+def number(value: float, digits: int = 5, *, sign: bool = False) -> str:
+    """A number as the page shows it: ``digits`` significant digits, thousands separated, a minus sign (−) for
+    negatives, and a large value in full (``1,000,028``, never ``1e+06``); a small one keeps its exponent
+    (``8.131e−05``).  ``sign`` puts ``+`` before a positive value."""
+    plus = "+" if sign else ""
+    text = f"{value:{plus},.{digits}g}"
+    if "e+" in text:  # digits run out before the units: the whole number instead (9999.7 to four digits too)
+        text = f"{value:{plus},.0f}"
+    return text.replace("-", "−")
+
+
 def signed(value: float) -> str:
-    """A change with its sign and at most four significant digits: ``+12.3``, ``-0.0412``, ``0``."""
-    text = f"{value:+.4g}"
-    return "0" if text in ("+0", "-0") else text.replace("-", "−")
+    """A change with its sign and at most four significant digits: ``+12.3``, ``−0.0412``, ``+13,333``, ``0``."""
+    text = number(value, 4, sign=True)
+    return "0" if text in ("+0", "−0") else text
 
 
 def finishing_order(history: GameHistory, g: int) -> str:

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from figures.gamelist import signed
+from figures.gamelist import number, signed
 from figures.scale import Scale
 from figures.text import place_name, plain
 from ratings.explain import Explanation
@@ -36,7 +36,7 @@ def record_items(stats: PlayerStats, scale: Scale) -> list[tuple[str, str]]:
         return f"{s.longest} (now {s.current})"
 
     return [
-        ("rating", f"{float(scale.value(stats.after[-1])):,.4g}"),
+        ("rating", number(float(scale.value(stats.after[-1])), 4)),
         ("rank", f"{int(stats.rank[-1])}"),
         ("games", f"{n}"),
         ("wins", share(stats.wins)),
@@ -152,7 +152,5 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
         before = float(scale.value(m.before)) if shown else m.before
         after = float(scale.value(m.after)) if shown else m.after
         change = (scale if shown else Scale()).change_between(m.before, m.after)  # the others in their own units
-        out.append(
-            {"part": m.name, "before": f"{before:.5g}", "after": f"{after:.5g}", "change": signed(float(change))}
-        )
+        out.append({"part": m.name, "before": number(before), "after": number(after), "change": signed(float(change))})
     return out

@@ -12,6 +12,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from layouts.busy import busy
+from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import Standings
 from layouts.labels import labelled
 
@@ -106,12 +107,10 @@ def _number(digits: int) -> dict[str, str]:
     return {"function": f"params.value == null ? '' : d3.format(',.{digits}f')(params.value)"}
 
 
-SIGNED = {"function": "params.value == null ? '' : d3.format('+.3~r')(params.value)"}
 SHIFT = {
     "function": "params.value == null ? 'new' : params.value > 0 ? '▲' + params.value : "
     "params.value < 0 ? '▼' + (-params.value) : '='"
 }
-UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
 #: The widest a phone's leaderboard may be: a 360 px screen (the narrowest common phone) less the page's margins
@@ -194,7 +193,7 @@ def leaderboard_table(
         {
             "field": "last_change",
             "headerName": "last change",
-            "valueFormatter": SIGNED,
+            "valueFormatter": signed_change(3),
             "cellClassRules": UP_DOWN,
             "width": 106,
         },

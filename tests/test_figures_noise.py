@@ -47,9 +47,9 @@ def test_uncertainty_at_its_limit_reads_0_in_the_explanation_table():
     )
     rows = figures.explanation_rows(e, figures.Scale())
     assert rows == [
-        {"part": "mu", "before": "1500", "after": "1472.4", "change": "−27.63"},
+        {"part": "mu", "before": "1,500", "after": "1,472.4", "change": "−27.63"},
         {"part": "sigma", "before": "80", "after": "80", "change": "0"},  # was "−1.421e−14"
-        {"part": "shown rating", "before": "1500", "after": "1472.4", "change": "−27.63"},
+        {"part": "shown rating", "before": "1,500", "after": "1,472.4", "change": "−27.63"},
     ]
     # a real change as small as 1e-6 of the uncertainty stays: 79.99992 - 80 = -8e-5 to four digits
     small = dataclasses.replace(e, moved=(Moved("sigma", 80.0, 79.99992),))
@@ -78,7 +78,7 @@ def test_a_term_that_is_rounding_reads_0_and_so_does_the_total():
     assert [(r["part"], r["change"]) for r in rows] == [("Bob", "+8"), ("Cid", "−8"), ("Dee", "0"), ("total", "0")]
     # on the points scale (factor 200) the rule is the same: rounding scaled is still rounding
     points = figures.explanation_rows(e, figures.Scale(1500.0, 200.0, "points"))
-    assert [r["change"] for r in points] == ["+1600", "−1600", "0", "0"]
+    assert [r["change"] for r in points] == ["+1,600", "−1,600", "0", "0"]
 
 
 def test_the_bundled_sample_case_elo_mmr_poker_game_122():
