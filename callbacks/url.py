@@ -166,8 +166,9 @@ JOIN_QUERY_JS = """var joinQuery = function (settingsPart, viewPart) {
 def parse_query(search: str | None) -> dict[str, Any]:
     """What a query string asks for: ``{"source": dict | None, "system": str | None, "params": {name: text}}``.
 
-    Unknown systems and parameters are ignored (the parameter callback validates the values); a data id is
-    passed on as it is and checked when the data is read.
+    An unknown system is not used and ``"unused"`` says so (a line for the page); unknown parameter names are
+    ignored (a shared link picks up keys such as ``fbclid`` on the way), the values of known ones are validated by
+    the parameter callback; a data id is passed on as it is and checked when the data is read.
     """
     pairs = dict(parse_qsl((search or "").lstrip("?"), keep_blank_values=True))
     source = source_from_query(pairs)
@@ -175,7 +176,11 @@ def parse_query(search: str | None) -> dict[str, Any]:
     if source is not None and view is not None:
         source["view"] = view
     system = pairs.get("system")
+    unused = []
     if system not in SYSTEM_NAMES:
+        if system:
+            reason = f"there is no rating system of that name (the systems are {', '.join(SYSTEM_NAMES)})"
+            unused.append(_unused("system", system, reason))
         system = None
     params: dict[str, str] = {}
     if system is not None:
@@ -191,6 +196,7 @@ def parse_query(search: str | None) -> dict[str, Any]:
         "x": "date" if pairs.get("x") == "date" else None,
         "pin": (pairs.get("pin") or "")[:64] or None,
         "tab": pairs.get("tab") if pairs.get("tab") in _TABS else None,
+        "unused": unused,
     }
 
 
