@@ -182,6 +182,22 @@ def test_the_leaderboard_is_whole_and_on_screen(browser, app_url, screen, option
     pg.context.close()
 
 
+@pytest.mark.parametrize(("screen", "options"), SCREENS[:2], ids=[name for name, _ in SCREENS[:2]])
+def test_the_widest_ratings_a_control_accepts_fit_a_phone(browser, app_url, screen, options):
+    # TrueSkill's mean at the lowest value its box accepts: ratings down to "−1,000,005" (ten characters, which the
+    # 76 px column cut short)
+    pg = open_screen(browser, app_url, options, "?sample=poker&system=trueskill&mu=-1000000")
+    pg.wait_for_function(
+        "() => Array.from(document.querySelectorAll('#standings-leaderboard [col-id=rating].ag-cell'))"
+        ".some(c => c.innerText.startsWith('−1,000,0'))",
+        timeout=TIMEOUT,
+    )
+    fit = pg.evaluate(LEADERBOARD_FIT_JS)
+    screenshot(pg, f"leaderboard-{screen}-widest", "#standings-leaderboard")
+    assert leaderboard_problems(fit) == [], fit
+    pg.context.close()
+
+
 @pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
 def test_the_initial_rating_label_is_readable_over_the_lines(browser, app_url, screen, options):
     pg = open_screen(browser, app_url, options)
