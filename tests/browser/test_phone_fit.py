@@ -50,6 +50,9 @@ LEADERBOARD_FIT_JS = """() => {
           past: Math.max(0, ...bodies.map(b => b.scrollWidth - b.clientWidth)), columns, cut};
 }"""
 
+#: A grid as drawn (the selector's): the same measures as LEADERBOARD_FIT_JS.
+GRID_FIT_JS = LEADERBOARD_FIT_JS.replace("() => {", "(selector) => {").replace("'#standings-leaderboard'", "selector")
+
 #: The "initial rating" label of the trajectory chart: its text's box, the plot area and the screen, the opacity of
 #: the label's background, and how many drawn line segments (or markers) of the chart's traces pass under the text.
 #: Points are placed with plotly's own axis maps (calc value -> pixel), as plotly drew them.
@@ -128,14 +131,14 @@ def test_every_systems_explanation_table_is_whole_and_on_screen(browser, app_url
     pg.context.close()
 
 
-def leaderboard_problems(fit: dict) -> list[str]:
+def grid_problems(fit: dict) -> list[str]:
     wrong = []
     if fit["left"] < 0 or fit["right"] > fit["screen"]:
-        wrong.append(f"leaderboard at {fit['left']:.0f}-{fit['right']:.0f} px on a {fit['screen']} px screen")
+        wrong.append(f"grid at {fit['left']:.0f}-{fit['right']:.0f} px on a {fit['screen']} px screen")
     if fit["page"] > fit["screen"]:
         wrong.append(f"the page is {fit['page']} px wide on a {fit['screen']} px screen (it scrolls sideways)")
     if fit["past"] > 0:
-        wrong.append(f"columns run {fit['past']} px past the leaderboard's edge")
+        wrong.append(f"columns run {fit['past']} px past the grid's edge")
     if fit["cut"]:
         wrong.append(f"cut short: {fit['cut']}")
     return wrong
@@ -148,7 +151,7 @@ def test_the_leaderboard_is_whole_and_on_screen(browser, app_url, screen, option
     pg.wait_for_selector("#standings-leaderboard .ag-row", timeout=TIMEOUT)
     fit = pg.evaluate(LEADERBOARD_FIT_JS)
     screenshot(pg, f"leaderboard-{screen}", "#standings-leaderboard")
-    assert leaderboard_problems(fit) == [], fit
+    assert grid_problems(fit) == [], fit
     phone = screen != "desktop"
     assert ("trend" in fit["columns"]) is not phone, fit["columns"]  # a phone keeps the five columns that fit
     # a pinned baseline, then K doubled, adds the column of places moved (▲12, ▼3): still whole; on a phone the
@@ -172,13 +175,13 @@ def test_the_leaderboard_is_whole_and_on_screen(browser, app_url, screen, option
     fit = pg.evaluate(LEADERBOARD_FIT_JS)
     screenshot(pg, f"leaderboard-{screen}-pinned", "#standings-leaderboard")
     assert "shift" in fit["columns"]
-    assert leaderboard_problems(fit) == [], fit
+    assert grid_problems(fit) == [], fit
     # the bottom of the list: three-digit ranks
     pg.evaluate("() => { document.querySelector('#standings-leaderboard .ag-body-viewport').scrollTop = 1e6; }")
     pg.wait_for_selector("#standings-leaderboard .ag-row[row-index='149']", timeout=TIMEOUT)
     fit = pg.evaluate(LEADERBOARD_FIT_JS)
     screenshot(pg, f"leaderboard-{screen}-pinned-bottom", "#standings-leaderboard")
-    assert leaderboard_problems(fit) == [], fit
+    assert grid_problems(fit) == [], fit
     pg.context.close()
 
 
@@ -194,7 +197,23 @@ def test_the_widest_ratings_a_control_accepts_fit_a_phone(browser, app_url, scre
     )
     fit = pg.evaluate(LEADERBOARD_FIT_JS)
     screenshot(pg, f"leaderboard-{screen}-widest", "#standings-leaderboard")
-    assert leaderboard_problems(fit) == [], fit
+    assert grid_problems(fit) == [], fit
+    pg.context.close()
+
+
+@pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
+def test_the_head_to_head_is_whole_and_on_screen(browser, app_url, screen, options):
+    # the racing sample's leader has met 140-odd opponents, the longest names among them
+    pg = open_screen(browser, app_url, options, "?sample=racing")
+    pg.click("#page-tabs .nav-link:text-is('Player')")
+    pg.wait_for_selector("#player-head-to-head .ag-row", timeout=TIMEOUT)
+    settle(pg)
+    fit = pg.evaluate(GRID_FIT_JS, "#player-head-to-head")
+    pg.locator("#player-head-to-head").scroll_into_view_if_needed()
+    screenshot(pg, f"head-to-head-{screen}", "#player-head-to-head")
+    screenshot(pg, f"head-to-head-{screen}-header", "#player-head-to-head .ag-header")
+    assert fit["columns"] == ["opponent", "games", "ahead", "behind", "ties", "ahead_share"]
+    assert grid_problems(fit) == [], fit
     pg.context.close()
 
 
