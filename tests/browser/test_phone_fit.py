@@ -217,6 +217,20 @@ def test_the_head_to_head_is_whole_and_on_screen(browser, app_url, screen, optio
     pg.context.close()
 
 
+@pytest.mark.parametrize("sample", ["poker", "racing"])
+@pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
+def test_the_edit_grid_is_whole_and_on_screen(browser, app_url, screen, options, sample):
+    pg = open_screen(browser, app_url, options, f"?sample={sample}")
+    pg.click("#page-tabs .nav-link:text-is('Edit history')")
+    pg.wait_for_selector("#edit-grid .ag-row", timeout=TIMEOUT)
+    settle(pg)
+    fit = pg.evaluate(GRID_FIT_JS, "#edit-grid")
+    pg.locator("#edit-grid").scroll_into_view_if_needed()
+    screenshot(pg, f"edit-grid-{screen}-{sample}", "#edit-grid")
+    assert grid_problems(fit) == [], fit
+    pg.context.close()
+
+
 @pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
 def test_the_initial_rating_label_is_readable_over_the_lines(browser, app_url, screen, options):
     pg = open_screen(browser, app_url, options)
