@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.build import figure
+from figures.gamelist import number, signed
 from figures.games import game_label
 from figures.scale import Scale
 from figures.text import place_text, plain
@@ -54,7 +55,7 @@ def game_change_values(run: RatingRun, g: int, *, scale: Scale | None = None) ->
         f"{'DNF' if d else int(pos)}. {name}" for name, pos, d in zip(players, positions[order], dnf, strict=True)
     ]
     hover = [
-        f"<b>{name}</b><br>{place_text(pos, bool(d), size)}<br>{b:.4g} → {a:.4g} ({c:+.4g})"
+        f"<b>{name}</b><br>{place_text(pos, bool(d), size)}<br>{number(b, 4)} → {number(a, 4)} ({signed(c)})"
         for name, pos, d, b, a, c in zip(
             players,
             positions[order],

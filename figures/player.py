@@ -89,7 +89,9 @@ def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] |
             name="rating",
             line={"color": "#1f77b4"},
             customdata=np.stack([stats.games, change], axis=-1) if stats.n_games else None,
-            hovertext=[f"{n}<br>{p}<br>change {c:+.4g}" for n, p, c in zip(names, places, change, strict=True)],
+            hovertext=[
+                f"{n}<br>{p}<br>change {signed(c)}" for n, p, c in zip(names, places, change.tolist(), strict=True)
+            ],
             hovertemplate="%{hovertext}<br>rating %{y:.4g}<extra></extra>",
         ),
         row=1,

@@ -125,7 +125,7 @@ def test_every_display_of_a_change_reads_rounding_as_0():
     bars = figures.game_change_values(run, 1)
     assert bars.change.tolist() == [0.0, 0.0]
     assert bars.text == ["+0", "+0"]
-    assert "9016 → 9016 (+0)" in bars.hovertext[0]
+    assert "9,016 → 9,016 (0)" in bars.hovertext[0]
     assert bars.colors[0] == figures.POSITIVE
     # the winner did not lose: no oddity (1.819e-12 was past the old absolute 1e-12)
     assert figures.oddities(run).tolist() == [False, False, False, False]
@@ -134,11 +134,11 @@ def test_every_display_of_a_change_reads_rounding_as_0():
     assert len(heat.data[1].x) == 0
     # the trajectory's and the player page's hovers
     trajectory = figures.trajectory_figure(run, ["Ann"])
-    assert list(trajectory.data[0].hovertext) == ["+16", "+0"]
+    assert list(trajectory.data[0].hovertext) == ["+16", "0"]
     stats = player_stats(run, "Ann")
     assert stats is not None
     hover = figures.player_figure(stats, scale).data[0].hovertext
-    assert hover[1].endswith("change +0")
+    assert hover[1].endswith("change 0")
 
 
 @pytest.mark.parametrize("system", ["multielo", "pairwise-elo", "plackett-luce", "trueskill", "glicko2", "elo-mmr"])
