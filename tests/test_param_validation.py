@@ -167,6 +167,15 @@ def test_a_link_naming_an_unknown_system_says_so() -> None:
         "pairwise-elo, plackett-luce, thurstonian, trueskill, glicko2, elo-mmr)."
     ]
     assert url_state("?system=trueskill")[0]["unused"] == [] and url_state("")[0]["unused"] == []
+    # the display part of a link likewise: a minimum that is not a whole number, a tab that does not exist
+    state, _ = url_state("?min=abc&tab=stats")
+    assert state["min_games"] is None and state["tab"] is None
+    assert state["unused"] == [
+        "The link's min=abc was not used: the minimum number of games is a whole number from 0 to 999999.",
+        "The link's tab=stats was not used: there is no tab of that name (the tabs are compare, edit, fit, games, "
+        "overview, player, predictions, standings).",
+    ]
+    assert url_state("?min=3&tab=player")[0]["unused"] == []
 
 
 def test_a_box_sends_text_read_by_the_strict_parser() -> None:

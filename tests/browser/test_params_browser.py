@@ -120,3 +120,13 @@ def test_a_link_naming_an_unknown_system_says_so(page, app_url):
     assert page.locator(".leaderboard .ag-row").count() > 0
     screenshot(page, "params-link-unknown-system-desktop")
     assert page.console_errors == []
+
+
+def test_a_link_with_a_baseline_no_longer_on_the_server_says_so(page, app_url):
+    open_app(page, app_url, "?sample=poker&pin=0123456789abcdef")
+    page.wait_for_selector("#params-link-error", state="visible", timeout=TIMEOUT)
+    note = page.inner_text("#params-link-error")
+    assert "The link's pin=0123456789abcdef was not used: that pinned baseline is not on this server" in note
+    assert page.locator("#baseline-unpin[disabled]").count() == 1  # nothing pinned
+    screenshot(page, "params-link-unknown-pin-desktop", "#params-link-error")
+    assert page.console_errors == []
