@@ -23,10 +23,11 @@ __all__ = ["address_values", "collect", "controls_for", "follow", "slider_for"]
 
 def address_values(system: str, *, reset: bool, url_state: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
     """The page address's valid parameter values when it names ``system`` (none after a reset), and what
-    was left out and why."""
+    was left out and why (an unknown system too: the page opened on ``system`` instead)."""
     if reset or not url_state or url_state.get("system") != system:
         return {}, []
-    return link_params(system, url_state.get("params") or {})
+    values, problems = link_params(system, url_state.get("params") or {})
+    return values, [*(url_state.get("unused") or []), *problems]
 
 
 def controls_for(system: str, *, reset: bool, url_state: dict[str, Any] | None) -> list[Any]:

@@ -29,6 +29,7 @@ __all__ = [
     "game_players",
     "game_options",
     "leaderboard_view",
+    "min_games_of",
     "player_choice",
     "scale_of",
     "StandingsInputs",
@@ -48,6 +49,12 @@ def _number(value: Any, default: float) -> float:
     return number if abs(number) < 1e12 else default
 
 
+def min_games_of(value: Any) -> int:
+    """The "minimum games to be listed" box's value (untrusted) as the leaderboard and its CSV both read it: a whole
+    number of at least 0 (a fraction counts down; a blank, a word or an absurd number lists everybody)."""
+    return max(0, int(_number(value, 0)))
+
+
 def scale_of(run: RatingRun, offset: Any, factor: Any) -> figures.Scale:
     """The display scale from the two boxes (blank boxes fall back to 1500 and 200)."""
     return figures.scale_for(run, _number(offset, 1500.0), _number(factor, 200.0))
@@ -65,8 +72,7 @@ def leaderboard_view(
 ) -> LeaderboardView:
     """The leaderboard for ``run`` (with rank shifts against ``baseline`` when pinned)."""
     scale = scale_of(run, offset, factor)
-    minimum = max(0, int(_number(min_games, 0)))
-    rows = figures.leaderboard_rows(run, min_games=minimum, scale=scale, baseline=baseline)
+    rows = figures.leaderboard_rows(run, min_games=min_games_of(min_games), scale=scale, baseline=baseline)
     return leaderboard_table(rows, scale.unit, with_shift=baseline is not None, narrow=narrow)
 
 
@@ -161,9 +167,10 @@ def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -
         e = explain(run, game, player)
     except ValueError as exc:
         return ExplanationView(str(exc))
+    change = figures.signed(float(scale.change_between(e.before, e.after)))
     header = (
-        f"{player} in {figures.game_label(run, game)}: {float(scale.value(e.before)):.5g} → "
-        f"{float(scale.value(e.after)):.5g} ({figures.signed(float(scale.change(e.change)))} {scale.unit})"
+        f"{player} in {figures.game_label(run, game)}: {figures.number(float(scale.value(e.before)))} → "
+        f"{figures.number(float(scale.value(e.after)))} ({change} {scale.unit})"
     )
     return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)
 

@@ -166,8 +166,11 @@ JOIN_QUERY_JS = """var joinQuery = function (settingsPart, viewPart) {
 def parse_query(search: str | None) -> dict[str, Any]:
     """What a query string asks for: ``{"source": dict | None, "system": str | None, "params": {name: text}}``.
 
-    Unknown systems and parameters are ignored (the parameter callback validates the values); a data id is
-    passed on as it is and checked when the data is read.
+    An unknown system, a minimum number of games that is not a whole number and an unknown tab are not used, and
+    ``"unused"`` says so (a line each for the page; :func:`read_address` adds a pinned baseline it cannot find);
+    unknown parameter names are ignored (a shared link picks up keys such as ``fbclid`` on the way), the values of
+    known ones are validated by the parameter callback; a data id is passed on as it is and checked when the data
+    is read.
     """
     pairs = dict(parse_qsl((search or "").lstrip("?"), keep_blank_values=True))
     source = source_from_query(pairs)
@@ -175,7 +178,11 @@ def parse_query(search: str | None) -> dict[str, Any]:
     if source is not None and view is not None:
         source["view"] = view
     system = pairs.get("system")
+    unused = []
     if system not in SYSTEM_NAMES:
+        if system:
+            reason = f"there is no rating system of that name (the systems are {', '.join(SYSTEM_NAMES)})"
+            unused.append(_unused("system", system, reason))
         system = None
     params: dict[str, str] = {}
     if system is not None:
@@ -183,6 +190,11 @@ def parse_query(search: str | None) -> dict[str, Any]:
         params = {k: v for k, v in pairs.items() if k in names}
     min_text = pairs.get("min", "")
     min_games = int(min_text) if min_text.isascii() and min_text.isdigit() and len(min_text) < 7 else None
+    if min_text and min_games is None:
+        unused.append(_unused("min", min_text, "the minimum number of games is a whole number from 0 to 999999"))
+    tab = pairs.get("tab")
+    if tab and tab not in _TABS:
+        unused.append(_unused("tab", tab, f"there is no tab of that name (the tabs are {', '.join(sorted(_TABS))})"))
     return {
         "source": source,
         "system": system,
@@ -190,7 +202,8 @@ def parse_query(search: str | None) -> dict[str, Any]:
         "min_games": min_games,
         "x": "date" if pairs.get("x") == "date" else None,
         "pin": (pairs.get("pin") or "")[:64] or None,
-        "tab": pairs.get("tab") if pairs.get("tab") in _TABS else None,
+        "tab": tab if tab in _TABS else None,
+        "unused": unused,
     }
 
 
@@ -259,6 +272,9 @@ def url_state(search: str | None, config: settings.Settings | None = None) -> tu
 def read_address(search: str | None) -> tuple[Any, ...]:
     state, system = url_state(search)
     pinned = from_view(state["pin"]) if state["pin"] else None
+    if state["pin"] and pinned is None:
+        reason = "that pinned baseline is not on this server (a pin is kept 30 days after its last use); pin it again"
+        state["unused"].append(_unused("pin", state["pin"], reason))
     return (
         state,
         system,

@@ -33,7 +33,7 @@ from figures.compare import comparison_rows
 from figures.empty import empty_figure
 from figures.export import graph_config
 from figures.fit import METRIC_WORDS, lower_is_better, search_figure
-from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, signed
+from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, number, signed
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.player import explanation_rows, form_text, head_to_head_rows, player_figure, record_items
@@ -104,6 +104,7 @@ __all__ = [
     "record_items",
     "scale_for",
     "score_function_figure",
+    "number",
     "signed",
     "sparkline",
     "trajectory_figure",

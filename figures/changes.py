@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.build import figure
+from figures.gamelist import number, signed
 from figures.games import game_label
 from figures.scale import Scale
 from figures.text import place_text, plain
@@ -49,12 +50,12 @@ def game_change_values(run: RatingRun, g: int, *, scale: Scale | None = None) ->
     players = [plain(h.players[p]) for p in h.flat_player[s][order]]
     dnf = h.flat_dnf[s][order]
     size = s.stop - s.start
-    change = scale.change(run.after[s] - run.before[s])[order]
+    change = scale.change_between(run.before[s], run.after[s])[order]
     labels = [
         f"{'DNF' if d else int(pos)}. {name}" for name, pos, d in zip(players, positions[order], dnf, strict=True)
     ]
     hover = [
-        f"<b>{name}</b><br>{place_text(pos, bool(d), size)}<br>{b:.4g} → {a:.4g} ({c:+.4g})"
+        f"<b>{name}</b><br>{place_text(pos, bool(d), size)}<br>{number(b, 4)} → {number(a, 4)} ({signed(c)})"
         for name, pos, d, b, a, c in zip(
             players,
             positions[order],
@@ -104,7 +105,7 @@ def oddities(run: RatingRun) -> np.ndarray:
     """
     h = run.history
     out = np.zeros(len(h.flat_rank), dtype=bool)
-    change = run.change
+    change = Scale().change_between(run.before, run.after)  # rounding is not a gain or a loss
     for g in range(h.n_games):
         s = h.game_slice(g)
         ranks = h.flat_rank[s]
@@ -112,7 +113,7 @@ def oddities(run: RatingRun) -> np.ndarray:
             continue
         last = (ranks == ranks.max()) | h.flat_dnf[s]
         first = ranks == 0
-        out[s] = (last & (change[s] > 1e-12)) | (first & (change[s] < -1e-12))
+        out[s] = (last & (change[s] > 0.0)) | (first & (change[s] < 0.0))
     return out
 
 
@@ -128,7 +129,7 @@ def change_heatmap(run: RatingRun, players: Sequence[str], *, scale: Scale | Non
     row_of = {h.player_index[p]: i for i, p in enumerate(rows)}
     z = np.full((len(rows), h.n_games), np.nan)
     game_of = h.flat_game
-    change = scale.change(run.change)
+    change = scale.change_between(run.before, run.after)
     odd = oddities(run)
     odd_x: list[int] = []
     odd_y: list[str] = []

@@ -14,16 +14,27 @@ import numpy as np
 from figures.scale import Scale
 from ratings import GameHistory, RatingRun
 
-__all__ = ["PAGE_SIZE", "finishing_order", "game_rows", "signed"]
+__all__ = ["PAGE_SIZE", "finishing_order", "game_rows", "number", "signed"]
 
 #: Games per page of the list (pages are cut on the server, so a 20,000-game history sends 25 rows at a time).
 PAGE_SIZE = 25
 
 
+def number(value: float, digits: int = 5, *, sign: bool = False) -> str:
+    """A number as the page shows it: ``digits`` significant digits, thousands separated, a minus sign (−) for
+    negatives, and a large value in full (``1,000,028``, never ``1e+06``); a small one keeps its exponent
+    (``8.131e−05``).  ``sign`` puts ``+`` before a positive value."""
+    plus = "+" if sign else ""
+    text = f"{value:{plus},.{digits}g}"
+    if "e+" in text:  # digits run out before the units: the whole number instead (9999.7 to four digits too)
+        text = f"{value:{plus},.0f}"
+    return text.replace("-", "−")
+
+
 def signed(value: float) -> str:
-    """A change with its sign and at most four significant digits: ``+12.3``, ``-0.0412``, ``0``."""
-    text = f"{value:+.4g}"
-    return "0" if text in ("+0", "-0") else text.replace("-", "−")
+    """A change with its sign and at most four significant digits: ``+12.3``, ``−0.0412``, ``+13,333``, ``0``."""
+    text = number(value, 4, sign=True)
+    return "0" if text in ("+0", "−0") else text
 
 
 def finishing_order(history: GameHistory, g: int) -> str:
@@ -52,7 +63,7 @@ def _changes(run: RatingRun, g: int, scale: Scale) -> str:
     s = h.game_slice(g)
     order = np.argsort(h.flat_position[s], kind="stable")
     names = [h.players[p] for p in h.flat_player[s][order]]
-    change = scale.change(run.after[s] - run.before[s])[order]
+    change = scale.change_between(run.before[s], run.after[s])[order]
     return ", ".join(f"{name} {signed(float(c))}" for name, c in zip(names, change, strict=True))
 
 
@@ -84,6 +95,6 @@ def game_rows(
                 k = s.start + int(at[0])
                 size = s.stop - s.start
                 row["place"] = f"DNF of {size}" if h.flat_dnf[k] else f"{int(h.flat_position[k])} of {size}"
-                row["change"] = float(scale.change(run.after[k] - run.before[k]))
+                row["change"] = float(scale.change_between(run.before[k], run.after[k]))
         rows.append(row)
     return rows

@@ -10,6 +10,7 @@ import numpy as np
 from figures.players import is_placeholder
 from figures.scale import Scale
 from ratings import RatingRun
+from ratings.numerics import without_noise
 
 __all__ = ["SPARK_CHARS", "leaderboard_rows", "sparkline"]
 
@@ -73,6 +74,7 @@ def leaderboard_rows(
     for rank, record in enumerate(table.to_dict("records"), start=1):
         player = str(record["player"])
         trend = sparkline(recent[index[player]]) if player in index else ""
+        after, last = float(record["rating"]), float(record["last_change"])  # rounding of the last change is 0
         row = {
             "rank": rank,
             "player": player,
@@ -80,7 +82,7 @@ def leaderboard_rows(
             "games": int(record["games"]),
             "wins": int(record["wins"]),
             "average_place": float(record["average_place"]),
-            "last_change": float(scale.change(record["last_change"])),
+            "last_change": float(scale.change(without_noise(last, max(abs(after), abs(after - last))))),
             "trend": trend,
         }
         if baseline is not None:

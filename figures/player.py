@@ -8,10 +8,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from figures.gamelist import signed
+from figures.gamelist import number, signed
 from figures.scale import Scale
 from figures.text import place_name, plain
 from ratings.explain import Explanation
+from ratings.numerics import without_noise
 from ratings.stats import HeadToHead, PlayerStats
 
 __all__ = ["explanation_rows", "form_text", "head_to_head_rows", "player_figure", "record_items"]
@@ -35,7 +36,7 @@ def record_items(stats: PlayerStats, scale: Scale) -> list[tuple[str, str]]:
         return f"{s.longest} (now {s.current})"
 
     return [
-        ("rating", f"{float(scale.value(stats.after[-1])):,.4g}"),
+        ("rating", number(float(scale.value(stats.after[-1])), 4)),
         ("rank", f"{int(stats.rank[-1])}"),
         ("games", f"{n}"),
         ("wins", share(stats.wins)),
@@ -79,7 +80,7 @@ def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] |
         for p, d, s in zip(stats.position, stats.dnf, stats.size, strict=True)
     ]
     rating = scale.value(stats.after)
-    change = scale.change(stats.after - stats.before)
+    change = scale.change_between(stats.before, stats.after)
     fig.add_trace(
         go.Scatter(
             x=x,
@@ -88,7 +89,9 @@ def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] |
             name="rating",
             line={"color": "#1f77b4"},
             customdata=np.stack([stats.games, change], axis=-1) if stats.n_games else None,
-            hovertext=[f"{n}<br>{p}<br>change {c:+.4g}" for n, p, c in zip(names, places, change, strict=True)],
+            hovertext=[
+                f"{n}<br>{p}<br>change {signed(c)}" for n, p, c in zip(names, places, change.tolist(), strict=True)
+            ],
             hovertemplate="%{hovertext}<br>rating %{y:.4g}<extra></extra>",
         ),
         row=1,
@@ -126,29 +129,30 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
 
     Term rows: ``part``, ``result``, ``chance`` (of finishing ahead, in percent), ``change`` (on the shown scale),
     biggest effect first, then a ``total`` row.  Moved rows: ``part``, ``before``, ``after``, ``change`` (``mu``,
-    ``sigma`` and the like in the system's own units; the shown rating on the shown scale).
+    ``sigma`` and the like in the system's own units; the shown rating on the shown scale).  A change that is only
+    rounding next to the numbers of its row or table (:func:`ratings.numerics.without_noise`) reads ``0``.
     """
     if explanation.exact:
         terms = sorted(explanation.terms, key=lambda t: -abs(t.value))
+        # the terms are parts of the rating's change: rounding is relative to the rating and the largest part
+        largest = max([abs(explanation.before), abs(explanation.after), *(abs(t.value) for t in terms)])
         rows = [
             {
                 "part": t.label,
                 "result": t.result,
                 "chance": "" if t.expected is None else f"{100 * t.expected:.0f}%",
-                "change": signed(float(scale.change(t.value))),
+                "change": signed(float(scale.change(without_noise(t.value, largest)))),
             }
             for t in terms
         ]
-        rows.append(
-            {"part": "total", "result": "", "chance": "", "change": signed(float(scale.change(explanation.change)))}
-        )
+        total = scale.change_between(explanation.before, explanation.after)
+        rows.append({"part": "total", "result": "", "chance": "", "change": signed(float(total))})
         return rows
     out = []
     for m in explanation.moved:
         shown = m.name == "shown rating"
         before = float(scale.value(m.before)) if shown else m.before
         after = float(scale.value(m.after)) if shown else m.after
-        out.append(
-            {"part": m.name, "before": f"{before:.5g}", "after": f"{after:.5g}", "change": signed(after - before)}
-        )
+        change = (scale if shown else Scale()).change_between(m.before, m.after)  # the others in their own units
+        out.append({"part": m.name, "before": number(before), "after": number(after), "change": signed(float(change))})
     return out

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ratings import RatingRun
+from ratings.numerics import without_noise
 
 __all__ = ["NATURAL_SCALE", "Scale", "scale_for"]
 
@@ -34,6 +35,12 @@ class Scale:
     def change(self, delta: Any) -> Any:
         """A rating change on the shown scale (the offset cancels)."""
         return self.factor * np.asarray(delta, dtype=float)
+
+    def change_between(self, before: Any, after: Any) -> Any:
+        """The change from ``before`` to ``after`` (ratings or arrays of them) on the shown scale, with a difference
+        that is only rounding (:func:`ratings.numerics.without_noise` of the two ratings) shown as 0."""
+        before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+        return self.change(without_noise(after - before, np.maximum(np.abs(before), np.abs(after))))
 
 
 def scale_for(run: RatingRun, offset: float | None = None, factor: float | None = None) -> Scale:

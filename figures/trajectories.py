@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.build import figure
+from figures.gamelist import signed
 from figures.games import plain_game_labels
 from figures.players import PlayerSeries, player_color, player_dash, player_series
 from figures.scale import Scale
@@ -54,8 +55,8 @@ def _points(series: PlayerSeries) -> list[list[Any]]:
 
 
 def _changes(series: PlayerSeries, scale: Scale) -> list[str]:
-    """Each point's change as the hover shows it (``+16``, ``-3.25``): a short text per point."""
-    return [f"{c:+.4g}" for c in scale.change(series.after - series.before).tolist()]
+    """Each point's change as the hover shows it (``+16``, ``−3.25``, ``0``; :func:`figures.signed`)."""
+    return [signed(c) for c in scale.change_between(series.before, series.after).tolist()]
 
 
 @dataclass(frozen=True)

@@ -9,17 +9,16 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from layouts.busy import busy
+from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import Compare, Tab
 
 __all__ = ["comparison_columns", "tab"]
 
 NUMBER = {"function": "params.value == null ? '' : d3.format(',.4~r')(params.value)"}
-SIGNED = {"function": "params.value == null ? '' : d3.format('+,.4~r')(params.value)"}
 PLACES = {
     "function": "params.value == null ? '' : params.value > 0 ? '+' + params.value : "
     "params.value < 0 ? '−' + (-params.value) : '0'"
 }
-UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
 def comparison_columns(unit: str, base_unit: str) -> list[dict[str, Any]]:
@@ -42,7 +41,7 @@ def comparison_columns(unit: str, base_unit: str) -> list[dict[str, Any]]:
         {
             "field": "rating_change",
             "headerName": "rating change",
-            "valueFormatter": SIGNED,
+            "valueFormatter": signed_change(4),
             "cellClassRules": UP_DOWN,
             "headerTooltip": "now minus before (blank when the two are on different scales)",
             **narrow,

@@ -337,7 +337,9 @@ def season_card() -> dbc.Card:
             className="g-2 mb-1",
         ),
         dbc.Label("or only the last N games", html_for=DateRange.LAST, className="small mb-0"),
-        dbc.Input(id=DateRange.LAST, type="number", min=1, step=1, size="sm", className="mb-1"),
+        # no min: a number box below its min sends no value, so "0" or "-3" applied the whole history without a
+        # word; the server says what a valid count is (ratings.seasons.Season)
+        dbc.Input(id=DateRange.LAST, type="number", step=1, size="sm", className="mb-1"),
         html.Div(
             [
                 dbc.Button("Apply", id=DateRange.APPLY, size="sm", color="primary", className="me-2"),

@@ -22,7 +22,7 @@ _COLUMNS: list[dict[str, Any]] = [
     {
         "field": "date",
         "headerName": "date",
-        "minWidth": 86,
+        "minWidth": 72,
         "filter": True,
         # plain text, read by the file readers' date parser (the browser's date field lost typed ISO dates)
         "cellDataType": "text",
@@ -33,7 +33,7 @@ _COLUMNS: list[dict[str, Any]] = [
     {
         "field": "place",
         "headerName": "place",
-        "minWidth": 46,
+        "minWidth": 40,
         "flex": 0.6,
         "headerTooltip": "1 = best (2 or 2nd); DNF, DQ, DNS or empty = did not finish",
     },
@@ -44,7 +44,7 @@ _COLUMNS: list[dict[str, Any]] = [
         "wrapHeaderText": True,
         "autoHeaderHeight": True,
         "cellDataType": "boolean",
-        "minWidth": 60,
+        "minWidth": 54,
         "flex": 0.6,
         "headerTooltip": "Tick to leave this game out (every row of the game); untick to bring it back.",
     },
@@ -101,7 +101,7 @@ def edit_panel() -> html.Div:
                 # flex columns with a minimum width fill the grid once it is shown.
                 dashGridOptions={
                     "rowSelection": {"mode": "multiRow", "enableClickSelection": False},
-                    "selectionColumnDef": {"width": 40, "minWidth": 40, "maxWidth": 40},
+                    "selectionColumnDef": {"width": 32, "minWidth": 32, "maxWidth": 32},
                     "stopEditingWhenCellsLoseFocus": True,
                     "animateRows": False,
                     "tooltipShowDelay": 300,

@@ -10,6 +10,7 @@ from dash import dcc, html
 
 from figures import graph_config
 from layouts.busy import busy
+from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import GamesList, Tab
 
 __all__ = ["games_grid", "grid_columns", "tab"]
@@ -72,11 +73,8 @@ def grid_columns(*, with_player: bool) -> list[dict[str, Any]]:
                 "field": "change",
                 "headerName": "change",
                 "width": 90,
-                "valueFormatter": {"function": "params.value == null ? '' : d3.format('+.3~r')(params.value)"},
-                "cellClassRules": {
-                    "text-success fw-semibold": "params.value > 0",
-                    "text-danger fw-semibold": "params.value < 0",
-                },
+                "valueFormatter": signed_change(3),
+                "cellClassRules": UP_DOWN,
             },
         ]
     columns += [

@@ -12,6 +12,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from layouts.busy import busy
+from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import Standings
 from layouts.labels import labelled
 
@@ -106,21 +107,34 @@ def _number(digits: int) -> dict[str, str]:
     return {"function": f"params.value == null ? '' : d3.format(',.{digits}f')(params.value)"}
 
 
-SIGNED = {"function": "params.value == null ? '' : d3.format('+.3~r')(params.value)"}
 SHIFT = {
     "function": "params.value == null ? 'new' : params.value > 0 ? '▲' + params.value : "
     "params.value < 0 ? '▼' + (-params.value) : '='"
 }
-UP_DOWN = {"text-success fw-semibold": "params.value > 0", "text-danger fw-semibold": "params.value < 0"}
 
 
-def _phone(column: dict[str, Any]) -> dict[str, Any]:
-    widths = {"rank": 44, "shift": 56, "rating": 88, "last_change": 84}
+#: The widest a phone's leaderboard may be: a 360 px screen (the narrowest common phone) less the page's margins
+#: (17 px a side) and the grid's borders, measured in tests/browser/test_phone_fit.py.
+PHONE_WIDTH = 324
+
+#: The phone's column widths (5 px cell padding, assets/app.css): a 3-digit rank, "▲12" or "new", "10,000" or
+#: "rating ↓", "−24.6" under "last change" on two lines; the player takes the rest, at least 80 px (less only when
+#: the ratings are wider than the rating column: a number cut short reads as another number, a name does not).
+_PHONE_WIDTHS = {"rank": 40, "shift": 48, "rating": 76, "last_change": 76}
+_PHONE_PLAYER = 80
+#: Pixels per character of a rating as the grid draws it (14 px digits are about 7.8 px wide) and the padding.
+_DIGIT_PX, _PADDING_PX = 8, 10
+
+
+def _phone(column: dict[str, Any], rating_text: str) -> dict[str, Any]:
+    """``column`` as a phone shows it; ``rating_text`` is the widest rating as the grid writes it."""
     out = {k: v for k, v in column.items() if k not in ("pinned", "width", "minWidth", "flex")}
+    widths = {**_PHONE_WIDTHS, "rating": max(_PHONE_WIDTHS["rating"], _PADDING_PX + _DIGIT_PX * len(rating_text))}
     if column["field"] in widths:
         out["width"] = widths[column["field"]]
     else:
-        out.update(flex=1, minWidth=80)
+        spare = PHONE_WIDTH - sum(widths.values())
+        out.update(flex=1, minWidth=max(56, min(_PHONE_PLAYER, spare)))
     if column["field"] == "rating":
         out["headerName"] = "rating"  # the unit stays in the header's tooltip (a long header wraps letter by letter)
     return out
@@ -185,7 +199,7 @@ def leaderboard_table(
         {
             "field": "last_change",
             "headerName": "last change",
-            "valueFormatter": SIGNED,
+            "valueFormatter": signed_change(3),
             "cellClassRules": UP_DOWN,
             "width": 106,
         },
@@ -198,7 +212,9 @@ def leaderboard_table(
         },
     ]
     if narrow:
-        columns = [_phone(c) for c in columns if c["field"] in PHONE_COLUMNS]
+        widest = max((r["rating"] for r in rows), key=abs)
+        rating_text = f"{widest:,.{digits}f}"  # as _number(digits) writes it ("-" for the grid's "−")
+        columns = [_phone(c, rating_text) for c in columns if c["field"] in PHONE_COLUMNS]
     height = min(540, 64 + 33 * len(rows))
     return LeaderboardView([_shown(r) for r in rows], columns, {"height": f"{height}px", "width": "100%"})
 

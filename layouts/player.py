@@ -41,7 +41,10 @@ def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
     return html.Dl(cells, className="row small mb-0")
 
 
-NARROW = {"flex": 1, "minWidth": 78}
+#: The head-to-head's columns share the width, each at least what its header needs at phone size (12 px text, 5 px
+#: padding, assets/app.css; the sorted "games" has its arrow, "ahead %" wraps after "ahead"): 318 px in all, so the
+#: six fit a 360 px phone (326 px for the grid) and nothing scrolls sideways.
+NARROW = {"flex": 1, "minWidth": 44}
 
 
 def head_to_head_grid() -> dag.AgGrid:
@@ -50,16 +53,35 @@ def head_to_head_grid() -> dag.AgGrid:
         id=PlayerPage.HEAD_TO_HEAD,
         rowData=[],
         columnDefs=[
-            {"field": "opponent", "headerName": "opponent", "width": 104, "pinned": "left", "cellClass": "fw-semibold"},
-            {"field": "games", "headerName": "games", **NARROW, "headerTooltip": "games together", "sort": "desc"},
+            {"field": "opponent", "headerName": "opponent", "flex": 1.5, "minWidth": 74, "cellClass": "fw-semibold"},
+            {
+                "field": "games",
+                "headerName": "games",
+                **NARROW,
+                "minWidth": 74,
+                "headerTooltip": "games together",
+                "sort": "desc",
+            },
             {
                 "field": "ahead",
                 "headerName": "ahead",
                 **NARROW,
                 "headerTooltip": "games in which the player finished ahead",
             },
-            {"field": "behind", "headerName": "behind", **NARROW, "headerTooltip": "games the opponent finished ahead"},
-            {"field": "ties", "headerName": "ties", **NARROW, "headerTooltip": "same place, or both did not finish"},
+            {
+                "field": "behind",
+                "headerName": "behind",
+                **NARROW,
+                "minWidth": 48,
+                "headerTooltip": "games the opponent finished ahead",
+            },
+            {
+                "field": "ties",
+                "headerName": "ties",
+                **NARROW,
+                "minWidth": 34,
+                "headerTooltip": "same place, or both did not finish",
+            },
             {"field": "ahead_share", "headerName": "ahead %", **NARROW},
         ],
         getRowId="params.data.opponent",
@@ -67,6 +89,8 @@ def head_to_head_grid() -> dag.AgGrid:
             "sortable": True,
             "resizable": True,
             "suppressMovable": True,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
         },
         dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
         style={"width": "100%"},

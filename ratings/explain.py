@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratings.base import GameView, RatingRun
+from ratings.numerics import without_noise
 from ratings.systems import create
 
 __all__ = ["EXACT_SYSTEMS", "Explanation", "Moved", "Term", "explain"]
@@ -69,7 +70,9 @@ class Moved:
 
     @property
     def change(self) -> float:
-        return self.after - self.before
+        """``after - before``, with a difference that is only rounding (:func:`ratings.numerics.without_noise`)
+        as 0, as every display shows it."""
+        return float(without_noise(self.after - self.before, max(abs(self.before), abs(self.after))))
 
 
 @dataclass(frozen=True)
@@ -222,6 +225,7 @@ def _what_moved(run: RatingRun, system: object, game: int, a: int) -> tuple[tupl
     k = s.start + a
     moved = [Moved(name, float(b[k]), float(e[k])) for name, (b, e) in run.extras.items()]
     shown = Moved("shown rating", float(run.before[k]), float(run.after[k]))
+    changes = {m.name: m.change for m in moved}
     p = run.params
     name = run.system
     if name in ("plackett-luce", "thurstonian"):
@@ -233,8 +237,7 @@ def _what_moved(run: RatingRun, system: object, game: int, a: int) -> tuple[tupl
         )
         return (shown,), notes
     if name == "trueskill":
-        mu, sigma = run.extras["mu"], run.extras["sigma"]
-        d_mu, d_sigma = float(mu[1][k] - mu[0][k]), float(sigma[1][k] - sigma[0][k])
+        d_mu, d_sigma = changes["mu"], changes["sigma"]
         notes = (
             f"Shown rating = mean − {p.display_k:g} × uncertainty (mu − {p.display_k:g} sigma). The mean moved by "
             f"{d_mu:+.4g} and the uncertainty by {d_sigma:+.4g}, so the shown rating moved by {d_mu:+.4g} − "
@@ -244,8 +247,7 @@ def _what_moved(run: RatingRun, system: object, game: int, a: int) -> tuple[tupl
         )
         return (*moved, shown), notes
     if name == "elo-mmr":
-        mu, sigma = run.extras["mu"], run.extras["sigma"]
-        d_mu, d_sigma = float(mu[1][k] - mu[0][k]), float(sigma[1][k] - sigma[0][k])
+        d_mu, d_sigma = changes["mu"], changes["sigma"]
         notes = (
             f"Shown rating = mean − {p.display_k:g} × (uncertainty − {p.sigma_limit:g}). The mean moved by "
             f"{d_mu:+.4g} and the uncertainty by {d_sigma:+.4g}"

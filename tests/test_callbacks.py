@@ -15,6 +15,7 @@ from callbacks import baseline, data, params, standings, url
 from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
 from layouts import controls
 from layouts.ids import Data, Params, ParamType
+from layouts.leaderboard import PHONE_WIDTH
 from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
 
@@ -424,7 +425,7 @@ def test_phone_leaderboard_keeps_who_where_and_how_much():
     assert [c["field"] for c in wide.columns][:2] == ["rank", "shift"]
     assert not any("pinned" in c for c in narrow.columns)
     fixed = sum(c.get("width", 0) + c.get("minWidth", 0) for c in narrow.columns)
-    assert fixed <= 360  # fits a 390 px phone inside the page's margins
+    assert fixed <= PHONE_WIDTH  # fits a 360 px phone inside the page's margins (tests/browser/test_phone_fit.py)
     assert [r["player"] for r in narrow.rows] == [r["player"] for r in wide.rows]
 
 
@@ -512,8 +513,12 @@ def test_a_parameter_change_sends_only_the_new_values_of_the_charts(client):
         op["location"][1]: op["params"]["value"][0] for op in patch["operations"] if op["location"][-1] == "hovertext"
     }
     assert before, "some drawn player played the first game"
+
+    def read(text: str) -> float:  # a change as the hover writes it (figures.signed): "−16", "+1,234", "0"
+        return float(text.replace("−", "-").replace(",", ""))
+
     for i, text in before.items():
-        assert float(after[i]) == pytest.approx(float(text) / 2, rel=1e-3)
+        assert read(after[i]) == pytest.approx(read(text) / 2, rel=1e-3)
     # the leaderboard: the same grid (columns, height), so only its rows (the grid is never rebuilt)
     board = changed["response"]["standings-leaderboard"]
     assert set(board) == {"rowData"}

@@ -121,7 +121,7 @@ def test_names_are_escaped_in_legend_hover_ticks_and_annotations(hostile_run) ->
     assert all(f"<b>{shown[n]}</b>" in t["hovertemplate"] for n, t in zip(NAMES, solid, strict=True))
     assert solid[0]["text"][0] == f"Game 1 ({shown[GAME]}), 2024-03-01"
     assert solid[2]["customdata"] == [[0, "DNF", 3]]  # TEMPLATE did not finish game 1
-    assert all(re.fullmatch(r"[+-][\d.]+(e[+-]\d+)?", h) for t in solid for h in t["hovertext"])
+    assert all(re.fullmatch(r"0|[+−][\d.,]+(e[+−]\d+)?", h) for t in solid for h in t["hovertext"])
     assert shown[BOLD] in _decoded(drawn["trajectories"])["layout"]["title"]["text"]
 
     bars = _decoded(drawn["game changes"])

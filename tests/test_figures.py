@@ -66,7 +66,7 @@ def test_hover_names_game_place_and_change(duel_run):
     )
     assert list(trace.text) == ["Game 1, 2024-01-05"]
     assert [list(c) for c in trace.customdata] == [[0, 2, 2]]  # the game index first: a click selects it
-    assert list(trace.hovertext) == ["-16"]
+    assert list(trace.hovertext) == ["−16"]
     # dcc.Graph copies a clicked point's customdata from the figure as sent; a binary-encoded array
     # ({"dtype", "bdata"}) would reach the click callback without it (issue 11, item 2).
     sent = json.loads(fig.to_json())["data"][0]["customdata"]
@@ -149,7 +149,7 @@ def test_game_changes_bars_in_place_order(duel_run):
     bar = fig.data[0]
     assert list(bar.x) == ["1. Ann", "2. Bob"]
     assert list(bar.y) == pytest.approx([16.0, -16.0])
-    assert "1000 → 1016" in bar.hovertext[0]
+    assert "1,000 → 1,016" in bar.hovertext[0]
 
 
 def test_dnf_bar_is_labelled():

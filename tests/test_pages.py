@@ -45,12 +45,29 @@ def test_game_rows_with_and_without_a_player(small_history):
 
 
 def test_signed():
-    assert [figures.signed(x) for x in (12.345, -0.04123, 0.0, -0.0, 1234.5)] == [
+    assert [figures.signed(x) for x in (12.345, -0.04123, 0.0, -0.0, 1234.5, 13333.3, 9999.7, -8.131e-5)] == [
         "+12.35",
         "−0.04123",
         "0",
         "0",
-        "+1234",
+        "+1,234",
+        "+13,333",  # never "+1.333e+04"
+        "+10,000",  # 9999.7 to four digits is 1.000e+04: the whole number
+        "−8.131e−05",
+    ]
+
+
+def test_number():
+    # five significant digits, thousands separated, the whole number where the digits run out before the units
+    values = (1000.0, 1180.5, 1e6, -999975.78, 80.00000000000007, 0.062255, 99999.7)
+    assert [figures.number(x) for x in values] == [
+        "1,000",
+        "1,180.5",
+        "1,000,000",  # never "1e+06"
+        "−999,976",
+        "80",
+        "0.062255",
+        "100,000",
     ]
 
 
@@ -186,7 +203,7 @@ def test_explanation_rows_and_view(small_history):
     assert game_pick(run, "Bob", 1, {"points": [{"x": 4, "y": 1.0}]})[1] == 1  # not Bob's game: kept
     assert "did not play" in explain_view(run, "Bob", 3, figures.Scale()).header
     view = explain_view(run, "Bob", 0, figures.scale_for(run))
-    assert view.header == "Bob in Game 1 (g1): 1000 → 1008 (+8 Elo points)"
+    assert view.header == "Bob in Game 1 (g1): 1,000 → 1,008 (+8 Elo points)"
     assert [r["part"] for r in view.rows][-1] == "total" and view.rows[-1]["change"] == "+8"
 
 

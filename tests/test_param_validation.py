@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from callbacks import params as param_callbacks
-from callbacks.url import link_params
+from callbacks.url import link_params, url_state
 from layouts import controls
 from ratings import SYSTEM_NAMES, ParameterError, create, get_system
 from ratings.cli import main
@@ -154,6 +154,28 @@ def test_the_page_reports_the_links_unused_values_for_its_system_only() -> None:
     assert problems == ["The link's k=1e308 was not used: must be a number from 0 to 10000, got 1e+308."]
     assert param_callbacks.address_values("multielo", reset=True, url_state=state) == ({}, [])
     assert param_callbacks.address_values("trueskill", reset=False, url_state=state) == ({}, [])
+
+
+def test_a_link_naming_an_unknown_system_says_so() -> None:
+    # ?system=elo (not a name) opened Multiplayer Elo without a word; the page now says which value and why
+    state, system = url_state("?system=elo&k=24")
+    assert system == "multielo"
+    values, problems = param_callbacks.address_values(system, reset=False, url_state=state)
+    assert values == {}  # k belongs to no system the link names
+    assert problems == [
+        "The link's system=elo was not used: there is no rating system of that name (the systems are multielo, "
+        "pairwise-elo, plackett-luce, thurstonian, trueskill, glicko2, elo-mmr)."
+    ]
+    assert url_state("?system=trueskill")[0]["unused"] == [] and url_state("")[0]["unused"] == []
+    # the display part of a link likewise: a minimum that is not a whole number, a tab that does not exist
+    state, _ = url_state("?min=abc&tab=stats")
+    assert state["min_games"] is None and state["tab"] is None
+    assert state["unused"] == [
+        "The link's min=abc was not used: the minimum number of games is a whole number from 0 to 999999.",
+        "The link's tab=stats was not used: there is no tab of that name (the tabs are compare, edit, fit, games, "
+        "overview, player, predictions, standings).",
+    ]
+    assert url_state("?min=3&tab=player")[0]["unused"] == []
 
 
 def test_a_box_sends_text_read_by_the_strict_parser() -> None:

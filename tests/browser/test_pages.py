@@ -375,6 +375,20 @@ def last_twenty_then_whole_history(page) -> None:
     page.wait_for_function("() => !document.querySelector('#data-summary').innerText.includes(' of 150')", timeout=SLOW)
 
 
+def test_a_season_of_no_games_or_fewer_is_refused_with_a_message(page, app_url):
+    open_app(page, app_url)
+    for last in ("0", "-3"):
+        apply_season(page, "", "", last)
+        page.wait_for_function(
+            "() => document.querySelector('#range-message').innerText.includes('whole number from 1')", timeout=TIMEOUT
+        )
+        assert "the last number of games must be a whole number from 1 to" in page.inner_text("#range-message")
+        assert "150 games" in page.inner_text("#data-summary")  # the data in use stays
+        screenshot(page, f"season-refused-{last}-desktop", "#range-message")
+        page.click("#range-message .btn-close")
+    assert page.console_errors == []
+
+
 def test_a_season_restricts_the_rating_and_says_what_is_shown(page, app_url, browser):
     open_slow(page, app_url)
     apply_season(page, "2024-01-01", "30/06/2024", shows="games from 2024-01-01 to 2024-06-30")

@@ -109,3 +109,24 @@ def test_a_link_with_an_invalid_value_says_so_and_applies_the_rest(page, browser
         screenshot(phone, "params-link-phone")
     finally:
         phone.context.close()
+
+
+def test_a_link_naming_an_unknown_system_says_so(page, app_url):
+    open_app(page, app_url, "?sample=poker&system=elo")
+    page.wait_for_selector("#params-link-error", state="visible", timeout=TIMEOUT)
+    note = page.inner_text("#params-link-error")
+    assert "The link's system=elo was not used: there is no rating system of that name" in note
+    assert "Multiplayer Elo" in page.inner_text("#params-system")  # what the page shows instead
+    assert page.locator(".leaderboard .ag-row").count() > 0
+    screenshot(page, "params-link-unknown-system-desktop")
+    assert page.console_errors == []
+
+
+def test_a_link_with_a_baseline_no_longer_on_the_server_says_so(page, app_url):
+    open_app(page, app_url, "?sample=poker&pin=0123456789abcdef")
+    page.wait_for_selector("#params-link-error", state="visible", timeout=TIMEOUT)
+    note = page.inner_text("#params-link-error")
+    assert "The link's pin=0123456789abcdef was not used: that pinned baseline is not on this server" in note
+    assert page.locator("#baseline-unpin[disabled]").count() == 1  # nothing pinned
+    screenshot(page, "params-link-unknown-pin-desktop", "#params-link-error")
+    assert page.console_errors == []

@@ -1,5 +1,6 @@
-"""What must stay whole on a phone (390 px) and on a desktop screen: every system's "why did the rating change?"
-table, and the trajectory chart's "initial rating" label."""
+"""What must stay whole on a phone (390 px, 360 px) and on a desktop screen: every system's "why did the rating
+change?" table, the leaderboard (with and without a pinned baseline's column), and the trajectory chart's "initial
+rating" label."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from ratings import SYSTEM_NAMES
 from tests.browser.conftest import TIMEOUT, screenshot, settle
+from tests.browser.test_app_browser import param_selector
 
 pytestmark = pytest.mark.browser
 
@@ -30,6 +32,26 @@ EXPLANATION_FIT_JS = """() => {
   return {left: box.left, right: box.right, screen: document.documentElement.clientWidth,
           past: body.scrollWidth - body.clientWidth, cut};
 }"""
+
+#: The leaderboard grid as drawn: its box, the screen's width, the page's own width (a page wider than the screen
+#: scrolls sideways), how far its columns run past the grid's edge, the columns shown, and the texts of cells and
+#: headers cut short (wider than their box).
+LEADERBOARD_FIT_JS = """() => {
+  const grid = document.querySelector('#standings-leaderboard');
+  const box = grid.getBoundingClientRect();
+  const bodies = Array.from(grid.querySelectorAll('.ag-center-cols-viewport'));
+  const cut = Array.from(grid.querySelectorAll('.ag-cell-value, .ag-header-cell-text'))
+    .filter(c => c.offsetParent !== null && c.scrollWidth > c.clientWidth + 1)
+    .map(c => c.innerText);
+  const columns = Array.from(grid.querySelectorAll('.ag-header-cell'))
+    .filter(c => c.offsetParent !== null).map(c => c.getAttribute('col-id'));
+  return {left: box.left, right: box.right, screen: document.documentElement.clientWidth,
+          page: document.documentElement.scrollWidth,
+          past: Math.max(0, ...bodies.map(b => b.scrollWidth - b.clientWidth)), columns, cut};
+}"""
+
+#: A grid as drawn (the selector's): the same measures as LEADERBOARD_FIT_JS.
+GRID_FIT_JS = LEADERBOARD_FIT_JS.replace("() => {", "(selector) => {").replace("'#standings-leaderboard'", "selector")
 
 #: The "initial rating" label of the trajectory chart: its text's box, the plot area and the screen, the opacity of
 #: the label's background, and how many drawn line segments (or markers) of the chart's traces pass under the text.
@@ -106,6 +128,106 @@ def test_every_systems_explanation_table_is_whole_and_on_screen(browser, app_url
             screenshot(pg, f"explain-{screen}-{system}", "#game-explain-view")
     screenshot(pg, f"explain-{screen}")
     assert problems == {}
+    pg.context.close()
+
+
+def grid_problems(fit: dict) -> list[str]:
+    wrong = []
+    if fit["left"] < 0 or fit["right"] > fit["screen"]:
+        wrong.append(f"grid at {fit['left']:.0f}-{fit['right']:.0f} px on a {fit['screen']} px screen")
+    if fit["page"] > fit["screen"]:
+        wrong.append(f"the page is {fit['page']} px wide on a {fit['screen']} px screen (it scrolls sideways)")
+    if fit["past"] > 0:
+        wrong.append(f"columns run {fit['past']} px past the grid's edge")
+    if fit["cut"]:
+        wrong.append(f"cut short: {fit['cut']}")
+    return wrong
+
+
+@pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
+def test_the_leaderboard_is_whole_and_on_screen(browser, app_url, screen, options):
+    # the racing sample: 150 players (three-digit ranks, the longest names), its leaders at the top
+    pg = open_screen(browser, app_url, options, "?sample=racing")
+    pg.wait_for_selector("#standings-leaderboard .ag-row", timeout=TIMEOUT)
+    fit = pg.evaluate(LEADERBOARD_FIT_JS)
+    screenshot(pg, f"leaderboard-{screen}", "#standings-leaderboard")
+    assert grid_problems(fit) == [], fit
+    phone = screen != "desktop"
+    assert ("trend" in fit["columns"]) is not phone, fit["columns"]  # a phone keeps the five columns that fit
+    # a pinned baseline, then K doubled, adds the column of places moved (▲12, ▼3): still whole; on a phone the
+    # controls open from the bar
+    if phone:
+        pg.click("#page-controls-toggle")
+    pg.click("#baseline-pin")
+    pg.wait_for_selector("#baseline-unpin:not([disabled])", timeout=TIMEOUT)
+    box = pg.locator(param_selector("param", "k"))
+    box.fill("64")
+    box.press("Enter")
+    pg.wait_for_function("() => location.search.includes('k=64')", timeout=TIMEOUT)
+    if phone:
+        pg.click("#page-controls-toggle")
+    pg.wait_for_function(
+        "() => Array.from(document.querySelectorAll('#standings-leaderboard [col-id=shift]'))"
+        ".some(c => /[▲▼]/.test(c.innerText))",
+        timeout=TIMEOUT,
+    )
+    settle(pg)
+    fit = pg.evaluate(LEADERBOARD_FIT_JS)
+    screenshot(pg, f"leaderboard-{screen}-pinned", "#standings-leaderboard")
+    assert "shift" in fit["columns"]
+    assert grid_problems(fit) == [], fit
+    # the bottom of the list: three-digit ranks
+    pg.evaluate("() => { document.querySelector('#standings-leaderboard .ag-body-viewport').scrollTop = 1e6; }")
+    pg.wait_for_selector("#standings-leaderboard .ag-row[row-index='149']", timeout=TIMEOUT)
+    fit = pg.evaluate(LEADERBOARD_FIT_JS)
+    screenshot(pg, f"leaderboard-{screen}-pinned-bottom", "#standings-leaderboard")
+    assert grid_problems(fit) == [], fit
+    pg.context.close()
+
+
+@pytest.mark.parametrize(("screen", "options"), SCREENS[:2], ids=[name for name, _ in SCREENS[:2]])
+def test_the_widest_ratings_a_control_accepts_fit_a_phone(browser, app_url, screen, options):
+    # TrueSkill's mean at the lowest value its box accepts: ratings down to "−1,000,005" (ten characters, which the
+    # 76 px column cut short)
+    pg = open_screen(browser, app_url, options, "?sample=poker&system=trueskill&mu=-1000000")
+    pg.wait_for_function(
+        "() => Array.from(document.querySelectorAll('#standings-leaderboard [col-id=rating].ag-cell'))"
+        ".some(c => c.innerText.startsWith('−1,000,0'))",
+        timeout=TIMEOUT,
+    )
+    fit = pg.evaluate(LEADERBOARD_FIT_JS)
+    screenshot(pg, f"leaderboard-{screen}-widest", "#standings-leaderboard")
+    assert grid_problems(fit) == [], fit
+    pg.context.close()
+
+
+@pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
+def test_the_head_to_head_is_whole_and_on_screen(browser, app_url, screen, options):
+    # the racing sample's leader has met 140-odd opponents, the longest names among them
+    pg = open_screen(browser, app_url, options, "?sample=racing")
+    pg.click("#page-tabs .nav-link:text-is('Player')")
+    pg.wait_for_selector("#player-head-to-head .ag-row", timeout=TIMEOUT)
+    settle(pg)
+    fit = pg.evaluate(GRID_FIT_JS, "#player-head-to-head")
+    pg.locator("#player-head-to-head").scroll_into_view_if_needed()
+    screenshot(pg, f"head-to-head-{screen}", "#player-head-to-head")
+    screenshot(pg, f"head-to-head-{screen}-header", "#player-head-to-head .ag-header")
+    assert fit["columns"] == ["opponent", "games", "ahead", "behind", "ties", "ahead_share"]
+    assert grid_problems(fit) == [], fit
+    pg.context.close()
+
+
+@pytest.mark.parametrize("sample", ["poker", "racing"])
+@pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
+def test_the_edit_grid_is_whole_and_on_screen(browser, app_url, screen, options, sample):
+    pg = open_screen(browser, app_url, options, f"?sample={sample}")
+    pg.click("#page-tabs .nav-link:text-is('Edit history')")
+    pg.wait_for_selector("#edit-grid .ag-row", timeout=TIMEOUT)
+    settle(pg)
+    fit = pg.evaluate(GRID_FIT_JS, "#edit-grid")
+    pg.locator("#edit-grid").scroll_into_view_if_needed()
+    screenshot(pg, f"edit-grid-{screen}-{sample}", "#edit-grid")
+    assert grid_problems(fit) == [], fit
     pg.context.close()
 
 
