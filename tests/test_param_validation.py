@@ -198,6 +198,25 @@ def test_a_slider_never_offers_an_invalid_value() -> None:
                 assert low in spec.valid and high in spec.valid, f"{name}.{spec.name}: slider {low}..{high}"
 
 
+def test_each_slider_end_passes_the_rules_with_the_other_parameters_at_their_defaults() -> None:
+    """A slider offers its two ends to a new user, who moves one parameter at a time: each end, with every other
+    parameter at its default, satisfies the rules tying parameters together (a slider end refused on arrival, as
+    Glicko-2's new-player volatility at 0.02 against the lowest volatility 0.04 was, is a control offering a
+    value that does not compute)."""
+    refused = []
+    for name in SYSTEM_NAMES:
+        for spec in get_system(name).parameters():
+            if spec.kind not in ("float", "int", "optional-float"):
+                continue
+            low, high, _ = controls.slider_range(spec, None)
+            for end in (low, high):
+                try:
+                    create(name, **{spec.name: int(end) if spec.kind == "int" else end})
+                except ParameterError as error:
+                    refused.append(f"{name}.{spec.name}={end:g}: {error}")
+    assert refused == []
+
+
 # ------------------------------------------------------------------ what a new user typing extremes gets
 EXTREMES = ("1e308", "-1e308", "1e-300")
 

@@ -125,7 +125,7 @@ class EloMMRParams(Declared):
         "Performance spread beta: how far one game's performance typically strays from the skill "
         "(must exceed sigma limit).",
         valid=Interval(1e-2, 1e5),
-        low=50.0,
+        low=85.0,  # above the default sigma limit (80), which it must exceed
         high=600.0,
         step=5.0,
         label="beta",
@@ -136,7 +136,7 @@ class EloMMRParams(Declared):
         "what a game teaches.",
         valid=Interval(1e-2, 1e5),
         low=10.0,
-        high=300.0,
+        high=195.0,  # below the default beta (200), which must exceed it
         step=5.0,
         label="sigma limit",
     )

@@ -161,10 +161,10 @@ class Glicko2Params(Declared):
     )
     initial_volatility: float = param(
         0.06,
-        "Volatility of a new player (Glickman's suggestion).",
+        "Volatility of a new player (Glickman's suggestion; within the lowest and highest volatility).",
         valid=Interval(1e-4, 1.0),
-        low=0.02,
-        high=0.12,
+        low=0.04,  # the slider's ends within the default lowest and highest volatility, which bound it
+        high=0.08,
         step=0.005,
         label="volatility",
     )
