@@ -31,6 +31,12 @@ def number(value: float, digits: int = 5, *, sign: bool = False) -> str:
     return text.replace("-", "−")
 
 
+#: The d3-format twin of :func:`number` for Plotly's hover templates (``%{y:,.5~r}``): five significant digits,
+#: thousands separated, trailing zeros trimmed, never an exponent (d3's ``g``, as in ``.4g``, wrote a Rank Points
+#: rating of 10,000 as ``1e+4``).  Unlike :func:`number` it rounds a value above 99,999 to five digits (1,000,000).
+HOVER_NUMBER = ",.5~r"
+
+
 def signed(value: float) -> str:
     """A change with its sign and at most four significant digits: ``+12.3``, ``−0.0412``, ``+13,333``, ``0``."""
     text = number(value, 4, sign=True)

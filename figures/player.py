@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from figures.gamelist import number, signed
+from figures.gamelist import HOVER_NUMBER, number, signed
 from figures.scale import Scale
 from figures.text import place_name, plain
 from ratings.explain import Explanation
@@ -92,7 +92,7 @@ def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] |
             hovertext=[
                 f"{n}<br>{p}<br>change {signed(c)}" for n, p, c in zip(names, places, change.tolist(), strict=True)
             ],
-            hovertemplate="%{hovertext}<br>rating %{y:.4g}<extra></extra>",
+            hovertemplate=f"%{{hovertext}}<br>rating %{{y:{HOVER_NUMBER}}}<extra></extra>",
         ),
         row=1,
         col=1,

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.build import figure
-from figures.gamelist import signed
+from figures.gamelist import HOVER_NUMBER, signed
 from figures.games import plain_game_labels
 from figures.players import PlayerSeries, player_color, player_dash, player_series
 from figures.scale import Scale
@@ -151,7 +151,7 @@ def trajectory_figure(
                 "hovertext": changes,
                 "hovertemplate": (
                     f"<b>{name}</b><br>%{{text}}<br>place %{{customdata[1]}} of %{{customdata[2]}}, "
-                    "change %{hovertext}<br>rating %{y:.4g}<extra></extra>"
+                    f"change %{{hovertext}}<br>rating %{{y:{HOVER_NUMBER}}}<extra></extra>"
                 ),
             }
         )
@@ -173,7 +173,7 @@ def trajectory_figure(
                     "customdata": base_series.games.tolist(),
                     "yaxis": "y2" if second_axis else "y",
                     "hovertemplate": (
-                        f"<b>{name}</b> ({baseline_text})<br>game %{{x}}<br>rating %{{y:.4g}}<extra></extra>"
+                        f"<b>{name}</b> ({baseline_text})<br>game %{{x}}<br>rating %{{y:{HOVER_NUMBER}}}<extra></extra>"
                     ),
                 }
             )

@@ -62,7 +62,7 @@ def test_hover_names_game_place_and_change(duel_run):
     # template once per trace; per point only the game's name, [game index, place, field size] and the change.
     assert trace.hovertemplate == (
         "<b>Bob</b><br>%{text}<br>place %{customdata[1]} of %{customdata[2]}, change %{hovertext}"
-        "<br>rating %{y:.4g}<extra></extra>"
+        "<br>rating %{y:,.5~r}<extra></extra>"  # d3: five significant digits, never an exponent
     )
     assert list(trace.text) == ["Game 1, 2024-01-05"]
     assert [list(c) for c in trace.customdata] == [[0, 2, 2]]  # the game index first: a click selects it
