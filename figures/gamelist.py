@@ -13,6 +13,7 @@ import numpy as np
 
 from figures.scale import Scale
 from ratings import GameHistory, RatingRun
+from ratings.numerics import number, signed
 
 __all__ = ["PAGE_SIZE", "finishing_order", "game_rows", "number", "signed"]
 
@@ -20,27 +21,10 @@ __all__ = ["PAGE_SIZE", "finishing_order", "game_rows", "number", "signed"]
 PAGE_SIZE = 25
 
 
-def number(value: float, digits: int = 5, *, sign: bool = False) -> str:
-    """A number as the page shows it: ``digits`` significant digits, thousands separated, a minus sign (−) for
-    negatives, and a large value in full (``1,000,028``, never ``1e+06``); a small one keeps its exponent
-    (``8.131e−05``).  ``sign`` puts ``+`` before a positive value."""
-    plus = "+" if sign else ""
-    text = f"{value:{plus},.{digits}g}"
-    if "e+" in text:  # digits run out before the units: the whole number instead (9999.7 to four digits too)
-        text = f"{value:{plus},.0f}"
-    return text.replace("-", "−")
-
-
 #: The d3-format twin of :func:`number` for Plotly's hover templates (``%{y:,.5~r}``): five significant digits,
 #: thousands separated, trailing zeros trimmed, never an exponent (d3's ``g``, as in ``.4g``, wrote a Rank Points
 #: rating of 10,000 as ``1e+4``).  Unlike :func:`number` it rounds a value above 99,999 to five digits (1,000,000).
 HOVER_NUMBER = ",.5~r"
-
-
-def signed(value: float) -> str:
-    """A change with its sign and at most four significant digits: ``+12.3``, ``−0.0412``, ``+13,333``, ``0``."""
-    text = number(value, 4, sign=True)
-    return "0" if text in ("+0", "−0") else text
 
 
 def finishing_order(history: GameHistory, g: int) -> str:

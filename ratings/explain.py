@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratings.base import GameView, RatingRun
-from ratings.numerics import without_noise
+from ratings.numerics import signed, without_noise
 from ratings.systems import create
 
 __all__ = ["EXACT_SYSTEMS", "Explanation", "Moved", "Term", "explain"]
@@ -240,8 +240,8 @@ def _what_moved(run: RatingRun, system: object, game: int, a: int) -> tuple[tupl
         d_mu, d_sigma = changes["mu"], changes["sigma"]
         notes = (
             f"Shown rating = mean − {p.display_k:g} × uncertainty (mu − {p.display_k:g} sigma). The mean moved by "
-            f"{d_mu:+.4g} and the uncertainty by {d_sigma:+.4g}, so the shown rating moved by {d_mu:+.4g} − "
-            f"{p.display_k:g} × ({d_sigma:+.4g}) = {d_mu - p.display_k * d_sigma:+.4g}.",
+            f"{signed(d_mu)} and the uncertainty by {signed(d_sigma)}, so the shown rating moved by {signed(d_mu)} − "
+            f"{p.display_k:g} × ({signed(d_sigma)}) = {signed(d_mu - p.display_k * d_sigma)}.",
             "TrueSkill updates the whole field at once (a factor graph over the finishing order): "
             "no per-opponent split.",
         )
@@ -250,8 +250,8 @@ def _what_moved(run: RatingRun, system: object, game: int, a: int) -> tuple[tupl
         d_mu, d_sigma = changes["mu"], changes["sigma"]
         notes = (
             f"Shown rating = mean − {p.display_k:g} × (uncertainty − {p.sigma_limit:g}). The mean moved by "
-            f"{d_mu:+.4g} and the uncertainty by {d_sigma:+.4g}"
-            + (f", so the shown rating moved by {d_mu - p.display_k * d_sigma:+.4g}." if p.display_k else "."),
+            f"{signed(d_mu)} and the uncertainty by {signed(d_sigma)}"
+            + (f", so the shown rating moved by {signed(d_mu - p.display_k * d_sigma)}." if p.display_k else "."),
             "Elo-MMR finds the performance that best explains the whole order, then updates the mean: "
             "no per-opponent split.",
         )

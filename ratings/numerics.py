@@ -19,6 +19,8 @@ __all__ = [
     "norm_cdf",
     "norm_pdf",
     "norm_ppf",
+    "number",
+    "signed",
     "without_noise",
 ]
 
@@ -87,3 +89,20 @@ def without_noise(change: np.ndarray | float, magnitude: np.ndarray | float) -> 
     """
     change = np.asarray(change, dtype=float)
     return np.where(np.abs(change) <= NOISE * np.abs(np.asarray(magnitude, dtype=float)), 0.0, change)
+
+
+def number(value: float, digits: int = 5, *, sign: bool = False) -> str:
+    """A number as the page shows it: ``digits`` significant digits, thousands separated, a minus sign (−) for
+    negatives, and a large value in full (``1,000,028``, never ``1e+06``); a small one keeps its exponent
+    (``8.131e−05``).  ``sign`` puts ``+`` before a positive value."""
+    plus = "+" if sign else ""
+    text = f"{value:{plus},.{digits}g}"
+    if "e+" in text:  # digits run out before the units: the whole number instead (9999.7 to four digits too)
+        text = f"{value:{plus},.0f}"
+    return text.replace("-", "−")
+
+
+def signed(value: float) -> str:
+    """A change with its sign and at most four significant digits: ``+12.3``, ``−0.0412``, ``+13,333``, ``0``."""
+    text = number(value, 4, sign=True)
+    return "0" if text in ("+0", "−0") else text

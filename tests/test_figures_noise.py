@@ -87,7 +87,7 @@ def test_the_bundled_sample_case_elo_mmr_poker_game_122():
     e = explain(run, 121, "Marta")
     sigma = next(r for r in figures.explanation_rows(e, figures.Scale()) if r["part"] == "sigma")
     assert sigma == {"part": "sigma", "before": "80", "after": "80", "change": "0"}
-    assert "the uncertainty by +0." in e.notes[0]
+    assert "the uncertainty by 0." in e.notes[0]  # a change of 0 reads 0, as in the table
 
 
 def rounding_run() -> RatingRun:

@@ -32,6 +32,6 @@ def test_elo_mmr_uncertainty_at_its_limit_reads_0(page, browser, app_url, screen
     rows = {r["part"]: r for r in pg.evaluate(ROWS_JS)}
     assert rows["sigma"] == {"part": "sigma", "before": "80", "after": "80", "change": "0"}
     notes = pg.inner_text("#player-explain-notes")
-    assert "e-14" not in notes and "the uncertainty by +0." in notes
+    assert "e-14" not in notes and "the uncertainty by 0." in notes
     pg.locator("#player-explain").scroll_into_view_if_needed()
     screenshot(pg, f"rounding-explain-{screen}", "#player-explain")
