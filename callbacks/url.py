@@ -197,6 +197,7 @@ def parse_query(search: str | None) -> dict[str, Any]:
         unused.append(_unused("tab", tab, f"there is no tab of that name (the tabs are {', '.join(sorted(_TABS))})"))
     return {
         "source": source,
+        "view": view,  # also in the source when the link names one; else for the default source (url_state)
         "system": system,
         "params": params,
         "min_games": min_games,
@@ -251,8 +252,10 @@ def url_state(search: str | None, config: settings.Settings | None = None) -> tu
     """The state a page opens with (source defaulted) and the system to select."""
     config = config or settings.current()
     state = parse_query(search)
-    if state["source"] is None:
+    if state["source"] is None:  # the page's default data, with the link's season and aliases if it has them
         state["source"] = default_source(config)
+        if state["view"] is not None:
+            state["source"]["view"] = state["view"]
     system = state["system"] or (config.system if config.system in SYSTEM_NAMES else SYSTEM_NAMES[0])
     state["system"] = system
     return state, system

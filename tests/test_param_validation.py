@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+import settings
 from callbacks import params as param_callbacks
 from callbacks.url import link_params, url_state
 from layouts import controls
@@ -154,6 +155,15 @@ def test_the_page_reports_the_links_unused_values_for_its_system_only() -> None:
     assert problems == ["The link's k=1e308 was not used: must be a number from 0 to 10000, got 1e+308."]
     assert param_callbacks.address_values("multielo", reset=True, url_state=state) == ({}, [])
     assert param_callbacks.address_values("trueskill", reset=False, url_state=state) == ({}, [])
+
+
+def test_a_link_with_a_season_but_no_data_named_applies_it_to_the_default_data() -> None:
+    # "?last=10" once opened the default data whole, the season dropped without a word.
+    state, _ = url_state("?from=2024-05-01&last=10", settings.load({}))
+    assert state["source"]["view"] == {"from": "2024-05-01", "last": "10"}
+    assert state["unused"] == []
+    state, _ = url_state("?system=trueskill", settings.load({}))
+    assert "view" not in state["source"]  # no season asked, none added
 
 
 def test_a_link_naming_an_unknown_system_says_so() -> None:
