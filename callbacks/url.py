@@ -253,9 +253,10 @@ def url_state(search: str | None, config: settings.Settings | None = None) -> tu
     config = config or settings.current()
     state = parse_query(search)
     if state["source"] is None:  # the page's default data, with the link's season and aliases if it has them
-        state["source"] = default_source(config)
+        source = default_source(config)
         if state["view"] is not None:
-            state["source"]["view"] = state["view"]
+            source["view"] = state["view"]
+        state["source"] = source
     system = state["system"] or (config.system if config.system in SYSTEM_NAMES else SYSTEM_NAMES[0])
     state["system"] = system
     return state, system
