@@ -18,7 +18,7 @@ waited behind it.  This worker changes what happens between the main loop and th
    but not begun, and its own expected time).  When it could not finish within ``RATINGS_BUSY_SECONDS`` it is
    refused at once on the light lane with the busy answer the page understands (:func:`security.busy_answer`);
    otherwise it joins the N threads of the heavy lane, counted against later arrivals until it begins.  Of a kind
-   the gate has not measured yet, it admits only two different requests at once (one piece of work: the same
+   the gate has not measured yet, it admits at most N different requests at once (one piece of work: the same
    answer-memo name, or the same body), so a flood right after a restart is refused early too.
 
 The app learns the verdict through the WSGI environ (``ratings.arrival``, ``ratings.light``, ``ratings.refused``),
@@ -198,6 +198,7 @@ class ThreadWorker(gthread.ThreadWorker):
     def init_process(self) -> None:
         self.light_pool = futures.ThreadPoolExecutor(light_threads(), thread_name_prefix="light")
         self.gate = process_gate()
+        self.gate.unmeasured_at_once = max(int(self.cfg.threads), 1)  # one round of the heavy lane
         super().init_process()
 
     def load_wsgi(self) -> None:

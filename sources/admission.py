@@ -18,10 +18,10 @@ finish:
 - ``own``: the expected CPU time of this kind of request: an exponentially weighted mean of the CPU time (the
   thread's own clock, so time spent waiting for the GIL does not count) that requests for the same outputs took in
   this process.  A kind never measured yet is assumed to take :data:`FIRST_GUESS` seconds, and at most
-  :data:`UNMEASURED_AT_ONCE` different requests of it are admitted and unfinished at a time: after a restart, a
-  flood of one kind nobody has timed yet would otherwise all be admitted at that guess (thirty replays of half a
-  second each against a 1.5 s budget, the last answered after 17 s).  Once the first of them finishes, the kind is
-  measured and judged by its time.  Requests the threaded worker knows to be the same (one answer-memo name, so
+  :attr:`Gate.unmeasured_at_once` different requests of it (the heavy lane's threads) are admitted and unfinished
+  at a time: after a restart, a flood of one kind nobody has timed yet would otherwise all be admitted at that
+  guess (thirty replays of half a second each against a 1.5 s budget, the last answered after 17 s).  Once the
+  first of them finishes, the kind is measured and judged by its time.  Requests the threaded worker knows to be the same (one answer-memo name, so
   all but the first wait for its answer) count once; a page load asks for many kinds, one request each, so the cap
   does not touch it.
 
@@ -69,10 +69,11 @@ BUSY_MESSAGE = (
 )
 #: Expected CPU seconds of a kind of request the process has not served yet.
 FIRST_GUESS = 0.05
-#: Requests of one kind never measured that may be admitted and unfinished at once: few (replays run one at a time in
-#: a process, :mod:`sources.runs`, so more only queue at an unknown cost), but enough for one visitor typing or
-#: dragging faster than the first answer comes (each change is a request of its own).
-UNMEASURED_AT_ONCE = 4
+#: Requests of one kind never measured that may be admitted and unfinished at once, unless the server says how many
+#: threads its heavy lane has (:mod:`serving` gives :attr:`Gate.unmeasured_at_once` its thread count): one round of
+#: the lane, so a burst right after a restart is bounded by a round, while the visitors of a fresh worker (a few
+#: different requests each, as they type or drag) are not refused before the kind's first answer.
+UNMEASURED_AT_ONCE = 8
 #: Weight of the newest observation in a kind's mean.
 WEIGHT = 0.2
 #: A kind whose expected CPU time is below this is light: it does no replay (it reads memoised results), so the
@@ -141,8 +142,10 @@ class Ticket:
 class Gate:
     """One process's admission control for callback requests (see the module docstring)."""
 
-    def __init__(self, budget: float = 5.0) -> None:
+    def __init__(self, budget: float = 5.0, unmeasured_at_once: int = UNMEASURED_AT_ONCE) -> None:
         self.budget = budget
+        #: Different requests of a kind never measured admitted and unfinished at once (see the module docstring).
+        self.unmeasured_at_once = unmeasured_at_once
         self._lock = ForkSafeLock()
         self._means: dict[str, float] = {}
         self._running: dict[int, Ticket] = {}
@@ -187,14 +190,14 @@ class Gate:
             return sum(arrival.expected for arrival in self._waiting.values())
 
     def _unmeasured_refused(self, kind: str, same: str | None) -> bool:
-        """Whether ``kind`` is not measured yet and :data:`UNMEASURED_AT_ONCE` different requests of it are admitted
+        """Whether ``kind`` is not measured yet and :attr:`unmeasured_at_once` different requests of it are admitted
         and unfinished (``same``: the request's answer-memo name, shared by requests with one answer)."""
         with self._lock:
             if kind in self._means:
                 return False
             flights: list[Arrival | Ticket] = [*self._waiting.values(), *self._running.values()]
         names = {f.same if f.same is not None else id(f) for f in flights if f.kind == kind}
-        return (same is None or same not in names) and len(names) >= UNMEASURED_AT_ONCE
+        return (same is None or same not in names) and len(names) >= self.unmeasured_at_once
 
     def _admits(self, kind: str, queued: float, same: str | None = None) -> float | None:
         own = self.expected(kind)

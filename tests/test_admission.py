@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from sources.admission import FIRST_GUESS, LIGHT_SECONDS, UNMEASURED_AT_ONCE, Gate, process_gate, queued_seconds
+from sources.admission import FIRST_GUESS, LIGHT_SECONDS, Gate, process_gate, queued_seconds
 
 
 @pytest.mark.parametrize(
@@ -135,16 +135,16 @@ def test_one_gate_per_process() -> None:
 
 def test_a_kind_never_measured_has_few_different_requests_admitted_at_once() -> None:
     # After a restart nothing is measured: a flood of one kind would all be admitted at FIRST_GUESS each (here
-    # 5 * 0.05 = 0.25 s, far below the budget), so the gate admits at most UNMEASURED_AT_ONCE (4) of it unfinished.
-    assert UNMEASURED_AT_ONCE == 4
-    gate = Gate(budget=5.0)
+    # 5 * 0.05 = 0.25 s, far below the budget), so the gate admits at most `unmeasured_at_once` (here 4: the
+    # threaded worker sets its heavy lane's thread count) of it unfinished.
+    gate = Gate(budget=5.0, unmeasured_at_once=4)
     admitted = [gate.arrive("replay") for _ in range(4)]
     assert all(arrival is not None for arrival in admitted)
     assert gate.arrive("replay") is None, "a fifth, before any of the kind finished, is refused"
     assert gate.refused == 1
     assert gate.arrive("other kind") is not None, "the cap is per kind"
     # Requests with one answer-memo name (or one body) are one piece of work: they count once.
-    memo = Gate(budget=5.0)
+    memo = Gate(budget=5.0, unmeasured_at_once=4)
     assert all(memo.arrive("replay", same="answer-1") is not None for _ in range(6))
     assert all(memo.arrive("replay", same=f"answer-{i}") is not None for i in (2, 3, 4))
     assert memo.arrive("replay", same="answer-5") is None, "a fifth different answer of an unmeasured kind"
