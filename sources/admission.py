@@ -21,9 +21,9 @@ finish:
   :attr:`Gate.unmeasured_at_once` different requests of it (the heavy lane's threads) are admitted and unfinished
   at a time: after a restart, a flood of one kind nobody has timed yet would otherwise all be admitted at that
   guess (thirty replays of half a second each against a 1.5 s budget, the last answered after 17 s).  Once the
-  first of them finishes, the kind is measured and judged by its time.  Requests the threaded worker knows to be the same (one answer-memo name, so
-  all but the first wait for its answer) count once; a page load asks for many kinds, one request each, so the cap
-  does not touch it.
+  first of them finishes, the kind is measured and judged by its time.  Requests the threaded worker knows to be
+  the same (one answer-memo name, or one body, so all but the first wait for its answer) count once; a page load
+  asks for many kinds, one request each, so the cap does not touch it.
 
 When ``expected`` exceeds the budget (``RATINGS_BUSY_SECONDS``, default 5 s) the request is refused at once: the
 page says the server is busy and keeps what it shows, instead of waiting for an answer that would come too late
