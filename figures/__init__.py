@@ -33,7 +33,7 @@ from figures.compare import comparison_rows
 from figures.empty import empty_figure
 from figures.export import graph_config
 from figures.fit import METRIC_WORDS, lower_is_better, search_figure
-from figures.gamelist import PAGE_SIZE, finishing_order, game_rows, number, signed
+from figures.gamelist import PAGE_SIZE, finishing_order, game_rows
 from figures.games import game_label, game_labels, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.player import explanation_rows, form_text, head_to_head_rows, player_figure, record_items
@@ -54,6 +54,7 @@ from figures.scale import NATURAL_SCALE, Scale, scale_for
 from figures.scores import score_function_figure
 from figures.text import counted, date_range_text, place_name, place_text, plain
 from figures.trajectories import MARKER_LIMIT, TrajectoryValues, trajectory_figure, trajectory_values, typed_array
+from ratings.numerics import number, signed
 
 __all__ = [
     "METRIC_WORDS",

@@ -9,11 +9,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.build import figure
-from figures.gamelist import number, signed
 from figures.games import game_label
 from figures.scale import Scale
 from figures.text import place_text, plain
 from ratings import RatingRun
+from ratings.numerics import number, signed
 
 __all__ = [
     "NEGATIVE",

@@ -13,18 +13,12 @@ import numpy as np
 
 from figures.scale import Scale
 from ratings import GameHistory, RatingRun
-from ratings.numerics import number, signed
+from ratings.numerics import signed
 
-__all__ = ["PAGE_SIZE", "finishing_order", "game_rows", "number", "signed"]
+__all__ = ["PAGE_SIZE", "finishing_order", "game_rows"]
 
 #: Games per page of the list (pages are cut on the server, so a 20,000-game history sends 25 rows at a time).
 PAGE_SIZE = 25
-
-
-#: The d3-format twin of :func:`number` for Plotly's hover templates (``%{y:,.5~r}``): five significant digits,
-#: thousands separated, trailing zeros trimmed, never an exponent (d3's ``g``, as in ``.4g``, wrote a Rank Points
-#: rating of 10,000 as ``1e+4``).  Unlike :func:`number` it rounds a value above 99,999 to five digits (1,000,000).
-HOVER_NUMBER = ",.5~r"
 
 
 def finishing_order(history: GameHistory, g: int) -> str:

@@ -8,11 +8,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from figures.gamelist import HOVER_NUMBER, number, signed
 from figures.scale import Scale
-from figures.text import place_name, plain
+from figures.text import HOVER_NUMBER, place_name, plain
 from ratings.explain import Explanation
-from ratings.numerics import without_noise
+from ratings.numerics import number, signed, without_noise
 from ratings.stats import HeadToHead, PlayerStats
 
 __all__ = ["explanation_rows", "form_text", "head_to_head_rows", "player_figure", "record_items"]

@@ -14,7 +14,13 @@ import html
 
 from ratings.io.places import ordinal_name as place_name  # 1 -> "1st": the one ordinal rule
 
-__all__ = ["counted", "date_range_text", "place_name", "place_text", "plain"]
+__all__ = ["HOVER_NUMBER", "counted", "date_range_text", "place_name", "place_text", "plain"]
+
+#: The d3-format twin of :func:`ratings.numerics.number` for Plotly's hover templates (``%{y:,.5~r}``): five
+#: significant digits, thousands separated, trailing zeros trimmed, never an exponent (d3's ``g``, as in ``.4g``,
+#: wrote a Rank Points rating of 10,000 as ``1e+4``).  Unlike :func:`ratings.numerics.number` it rounds a value
+#: above 99,999 to five digits (1,000,000).
+HOVER_NUMBER = ",.5~r"
 
 
 def plain(text: object) -> str:

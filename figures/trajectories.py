@@ -11,12 +11,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.build import figure
-from figures.gamelist import HOVER_NUMBER, signed
 from figures.games import plain_game_labels
 from figures.players import PlayerSeries, player_color, player_dash, player_series
 from figures.scale import Scale
-from figures.text import plain
+from figures.text import HOVER_NUMBER, plain
 from ratings import RatingRun
+from ratings.numerics import signed
 
 __all__ = ["MARKER_LIMIT", "TrajectoryValues", "trajectory_figure", "trajectory_values", "typed_array"]
 
