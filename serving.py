@@ -256,7 +256,9 @@ class ThreadWorker(gthread.ThreadWorker):
         if kind and self.gate.is_light(kind):
             conn.ratings_verdict = {LIGHT: True, **missed}
             return self.handle(conn)
-        arrival = self.gate.arrive(kind, max(time.time() - conn.ratings_queued_at, 0.0), _same_work(found, req, body))
+        # Which requests are one piece of work matters only for a kind not measured yet (its cap): no digest otherwise.
+        same = None if self.gate.measured(kind) else _same_work(found, req, body)
+        arrival = self.gate.arrive(kind, max(time.time() - conn.ratings_queued_at, 0.0), same)
         if arrival is None:
             conn.ratings_verdict = {REFUSED: True}
             return self.handle(conn)  # the busy answer, at once

@@ -177,6 +177,11 @@ class Gate:
             total += max(ticket.expected - used, 0.0)
         return total
 
+    def measured(self, kind: str) -> bool:
+        """Whether a request of ``kind`` has finished in this process (its CPU time is known)."""
+        with self._lock:
+            return kind in self._means
+
     def is_light(self, kind: str) -> bool:
         """Whether requests of ``kind`` took less than :data:`LIGHT_SECONDS` of CPU on average in this process (a
         kind never seen is not: it may be a replay)."""
