@@ -201,15 +201,22 @@ def test_the_widest_ratings_a_control_accepts_fit_a_phone(browser, app_url, scre
     pg.context.close()
 
 
+def _open_grid(browser, app_url, options, query, tab, grid):
+    """A page at the screen ``options`` on ``query``, the tab ``tab`` open and its grid ``grid`` drawn and scrolled
+    into view; the page and the grid's measured fit (GRID_FIT_JS)."""
+    pg = open_screen(browser, app_url, options, query)
+    pg.click(f"#page-tabs .nav-link:text-is('{tab}')")
+    pg.wait_for_selector(f"{grid} .ag-row", timeout=TIMEOUT)
+    settle(pg)
+    fit = pg.evaluate(GRID_FIT_JS, grid)
+    pg.locator(grid).scroll_into_view_if_needed()
+    return pg, fit
+
+
 @pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
 def test_the_head_to_head_is_whole_and_on_screen(browser, app_url, screen, options):
     # the racing sample's leader has met 140-odd opponents, the longest names among them
-    pg = open_screen(browser, app_url, options, "?sample=racing")
-    pg.click("#page-tabs .nav-link:text-is('Player')")
-    pg.wait_for_selector("#player-head-to-head .ag-row", timeout=TIMEOUT)
-    settle(pg)
-    fit = pg.evaluate(GRID_FIT_JS, "#player-head-to-head")
-    pg.locator("#player-head-to-head").scroll_into_view_if_needed()
+    pg, fit = _open_grid(browser, app_url, options, "?sample=racing", "Player", "#player-head-to-head")
     screenshot(pg, f"head-to-head-{screen}", "#player-head-to-head")
     screenshot(pg, f"head-to-head-{screen}-header", "#player-head-to-head .ag-header")
     assert fit["columns"] == ["opponent", "games", "ahead", "behind", "ties", "ahead_share"]
@@ -220,12 +227,7 @@ def test_the_head_to_head_is_whole_and_on_screen(browser, app_url, screen, optio
 @pytest.mark.parametrize("sample", ["poker", "racing"])
 @pytest.mark.parametrize(("screen", "options"), SCREENS, ids=[name for name, _ in SCREENS])
 def test_the_edit_grid_is_whole_and_on_screen(browser, app_url, screen, options, sample):
-    pg = open_screen(browser, app_url, options, f"?sample={sample}")
-    pg.click("#page-tabs .nav-link:text-is('Edit history')")
-    pg.wait_for_selector("#edit-grid .ag-row", timeout=TIMEOUT)
-    settle(pg)
-    fit = pg.evaluate(GRID_FIT_JS, "#edit-grid")
-    pg.locator("#edit-grid").scroll_into_view_if_needed()
+    pg, fit = _open_grid(browser, app_url, options, f"?sample={sample}", "Edit history", "#edit-grid")
     screenshot(pg, f"edit-grid-{screen}-{sample}", "#edit-grid")
     assert grid_problems(fit) == [], fit
     pg.context.close()
