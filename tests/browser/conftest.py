@@ -174,6 +174,14 @@ def settle(page: object, timeout: float = TIMEOUT) -> None:
     )
 
 
+def open_phone_controls(page: object) -> None:
+    """Open the settings panel from a phone's top bar and wait until it has finished opening (a click meanwhile can
+    miss a control that is still moving into place)."""
+    page.click("#page-controls-toggle")  # type: ignore[attr-defined]
+    page.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)  # type: ignore[attr-defined]
+    settle(page)
+
+
 def hover(page: object, graph: str, x: float, y: float) -> None:
     """Move the mouse to ``(x, y)`` over the plotly chart in ``graph`` and wait until plotly has taken it as a hover
     on a point (its ``_hoverdata``; a click is then a click on that point)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ratings import SYSTEM_NAMES, get_system
-from tests.browser.conftest import TIMEOUT, screenshot, settle
+from tests.browser.conftest import TIMEOUT, open_phone_controls, screenshot, settle
 
 pytestmark = pytest.mark.browser
 
@@ -96,9 +96,7 @@ def test_page_loads_without_console_errors_and_screenshots(page, app_url, browse
     assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
     assert not small.is_visible("#params-system")  # controls folded away
     screenshot(small, "phone")
-    small.click("#page-controls-toggle")
-    small.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
-    settle(small)  # the panel has finished opening
+    open_phone_controls(small)
     screenshot(small, "phone-controls")
     assert errors == []
     phone.close()

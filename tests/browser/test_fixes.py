@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import hover, screenshot
+from tests.browser.conftest import hover, open_phone_controls, screenshot
 from tests.browser.test_app_browser import TIMEOUT, open_app, param_selector, settle
 
 pytestmark = pytest.mark.browser
@@ -287,9 +287,7 @@ def test_phone_settings_fold_after_a_change_and_tables_fit(browser, app_url):
             .map(c => [c.getAttribute('col-id'), c.getBoundingClientRect().left, c.getBoundingClientRect().right])"""
     )
     # a change made in the open Settings panel folds it away, so the result shows
-    small.click("#page-controls-toggle")
-    small.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
-    settle(small)  # the panel has finished opening
+    open_phone_controls(small)
     box = small.locator(param_selector("param", "k"))
     box.fill("40")
     box.press("Enter")

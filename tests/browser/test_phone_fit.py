@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ratings import SYSTEM_NAMES
-from tests.browser.conftest import TIMEOUT, screenshot, settle
+from tests.browser.conftest import TIMEOUT, open_phone_controls, screenshot, settle
 from tests.browser.test_app_browser import param_selector
 
 pytestmark = pytest.mark.browser
@@ -157,7 +157,7 @@ def test_the_leaderboard_is_whole_and_on_screen(browser, app_url, screen, option
     # a pinned baseline, then K doubled, adds the column of places moved (▲12, ▼3): still whole; on a phone the
     # controls open from the bar
     if phone:
-        pg.click("#page-controls-toggle")
+        open_phone_controls(pg)
     pg.click("#baseline-pin")
     pg.wait_for_selector("#baseline-unpin:not([disabled])", timeout=TIMEOUT)
     box = pg.locator(param_selector("param", "k"))
