@@ -37,6 +37,7 @@ from typing import IO, Any
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
 from ratings.io.dates import parse_date
+from ratings.io.limits import READ_CPU_SECONDS
 from ratings.io.writing import write_rows
 from ratings.metrics import Evaluation, evaluate_ratings
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
@@ -80,6 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
         "history",
         metavar="HISTORY",
         help="a .csv/.tsv/.xlsx/.ods file (long or wide shape), '-' for CSV on standard input, or sample:NAME",
+    )
+    common.add_argument(
+        "--read-seconds",
+        type=_read_seconds,
+        default=READ_CPU_SECONDS,
+        metavar="SECONDS",
+        help=f"most processing time reading the file may take (default {READ_CPU_SECONDS:g}; 0: no limit, for a "
+        "trusted local file)",
     )
     common.add_argument(
         "--system",
@@ -162,6 +171,11 @@ def _number_in(low: float, high: float, what: str) -> Callable[[str], float]:
 
 _fraction = _number_in(0.0, 1.0, "between 0 and 1")
 _seconds = _number_in(0.0, 24 * 3600.0, "a number of seconds between 0 and 86400")
+
+
+def _read_seconds(text: str) -> float | None:
+    """``--read-seconds``: a number of seconds, or 0 for no limit (``None``)."""
+    return None if text.strip() in ("0", "0.0") else _seconds(text)
 
 
 def _date(text: str | None, option: str) -> dt.date | None:
@@ -358,7 +372,7 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
         write_samples(out)
         return
     system = _make_system(args.system, args.settings)
-    history = load_history(args.history)
+    history = load_history(args.history, cpu_seconds=args.read_seconds)
     _warn(history, err)
     if args.command in ("tune", "compare"):
         _tune(args, system, history, out)

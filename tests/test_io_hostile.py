@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from ratings.io import (
     MAX_BYTES,
     MAX_CELL_CHARS,
     MAX_CELLS,
+    MAX_RATIO,
     MAX_SHEET_ROWS,
     MAX_TEXT_CHARS,
     MAX_XML_TOKEN,
@@ -82,16 +84,20 @@ for number in range(0, len(files), 2):
 ROWS = f"more than {MAX_SHEET_ROWS:,} rows, blank rows included"
 FAR = "has a value on row 20,000,000"
 LONG = f"a cell holds more than {MAX_CELL_CHARS:,} characters"
+# Spreadsheets that unpack to over MAX_RATIO times their size are refused before any XML is read (issue 29); the
+# bounds they used to meet first are each checked at their edge below, in process.
+PACKED = f"times its size; real spreadsheets pack less than {MAX_RATIO} times"
 
 # name -> (expected words, row, column) of the one problem reported
-EXPECTED: dict[str, tuple[str, int, str | None]] = {
-    "xlsx-7M-empty-rows": (ROWS, MAX_SHEET_ROWS + 1, None),
+EXPECTED: dict[str, tuple[str, int | None, str | None]] = {
+    "xlsx-7M-empty-rows": (PACKED, None, None),
     "xlsx-cell-at-row-20M": (FAR, 20_000_000, None),
-    "xlsx-190MB-shared-string": (LONG, 2, "B"),
+    "xlsx-190MB-shared-string": (PACKED, None, None),
+    "xlsx-190MB-many-elements": (PACKED, None, None),
     "csv-10MB-blank-lines": (ROWS, MAX_SHEET_ROWS + 1, None),
-    "ods-7M-empty-rows": (ROWS, MAX_SHEET_ROWS + 1, None),
+    "ods-7M-empty-rows": (PACKED, None, None),
     "ods-cell-at-row-20M": (FAR, 20_000_000, None),
-    "ods-190MB-text-cell": (LONG, 2, "B"),
+    "ods-190MB-text-cell": (PACKED, None, None),
 }
 
 
@@ -394,3 +400,40 @@ def test_a_reference_to_a_missing_shared_text_is_damage(index: str) -> None:
     assert problem(error)[0] == (
         f"the Excel file cannot be read: cell A2 refers to shared text {index}, which the workbook does not have"
     )
+
+
+# ---------------------------------------------------------------------------------- parse time (issue 29 item 4)
+def test_reading_stops_at_its_processing_deadline_and_the_flag_lifts_it() -> None:
+    # 6 MB of empty elements: unpacked below RATIO_CHECKED_FROM, so only the deadline can stop it (about a second of
+    # CPU here to read whole; 0.05 s allowed).
+    data = hostile.xlsx_many_elements(6)
+    started = time.thread_time()
+    with pytest.raises(HistoryError) as error:
+        read_file(data, filename="slow.xlsx", cpu_seconds=0.05)
+    spent = time.thread_time() - started
+    message, row, column = problem(error)
+    assert "took more than 0.05 seconds of processing" in message and (row, column) == (None, None)
+    assert error.value.problems[0].source == "slow.xlsx"
+    assert spent < 5  # stopped near its deadline, not after the whole part (a hang detector, not a speed test)
+    assert read_file(data, filename="slow.xlsx", cpu_seconds=None).history.n_games == 1
+
+
+def test_the_pack_ratio_applies_only_past_its_floor() -> None:
+    # The same filler: 6 MB packs about a thousand times but is under the floor; 25 MB is over it.
+    small = hostile.xlsx_many_elements(6)
+    assert read_file(small, filename="small.xlsx").history.n_games == 1
+    with pytest.raises(HistoryError) as error:
+        read_file(hostile.xlsx_many_elements(25), filename="big.xlsx")
+    assert PACKED in problem(error)[0]
+
+
+def test_the_command_line_refuses_past_its_read_deadline_unless_lifted(tmp_path: Path) -> None:
+    path = tmp_path / "slow.xlsx"
+    path.write_bytes(hostile.xlsx_many_elements(6))
+    command = [sys.executable, "-m", "ratings", "rate", str(path)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    refused = subprocess.run([*command, "--read-seconds", "0.05"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert refused.returncode == 2 and "took more than 0.05 seconds of processing" in refused.stderr
+    lifted = subprocess.run([*command, "--read-seconds", "0"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert lifted.returncode == 0, lifted.stderr
+    assert "Ann" in lifted.stdout

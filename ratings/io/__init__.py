@@ -33,11 +33,13 @@ from ratings.io.limits import (
     MAX_CELL_CHARS,
     MAX_CELLS,
     MAX_COLUMNS,
+    MAX_RATIO,
     MAX_ROWS,
     MAX_SHEET_ROWS,
     MAX_TEXT_CHARS,
     MAX_UNPACKED,
     MAX_XML_TOKEN,
+    READ_CPU_SECONDS,
 )
 from ratings.io.table import SHAPES, ReadResult, read_table
 from ratings.io.writing import csv_text, csv_value, safe_cell, to_long_rows, to_wide_rows, write_csv, write_rows
@@ -50,7 +52,9 @@ __all__ = [
     "MAX_ROWS",
     "MAX_SHEET_ROWS",
     "MAX_TEXT_CHARS",
+    "MAX_RATIO",
     "MAX_UNPACKED",
+    "READ_CPU_SECONDS",
     "MAX_XML_TOKEN",
     "SHAPES",
     "ReadResult",

@@ -10,7 +10,7 @@ import zlib
 from typing import IO, Any
 
 from ratings.history import HistoryError, Problem
-from ratings.io.limits import MAX_BYTES, MAX_UNPACKED, _Tally, _too_big
+from ratings.io.limits import MAX_BYTES, MAX_RATIO, MAX_UNPACKED, RATIO_CHECKED_FROM, READ_CPU_SECONDS, _Tally, _too_big
 from ratings.io.spreadsheets import _ods_rows, _xlsx_rows
 from ratings.io.table import ReadResult, _check_shape, _read_rows
 from ratings.io.text import _text_rows
@@ -96,6 +96,13 @@ def _kind(data: bytes, filename: str | None) -> str:
                 f"{MAX_UNPACKED // (1024 * 1024)} MB unpacked",
                 source=filename,
             )
+        if unpacked > RATIO_CHECKED_FROM and unpacked > MAX_RATIO * len(data):
+            raise _too_big(
+                f"the spreadsheet unpacks to {unpacked / 1e6:.0f} MB from {len(data) / 1e3:.0f} kB, "
+                f"{unpacked / len(data):.0f} times its size; real spreadsheets pack less than {MAX_RATIO} times, "
+                "so this reader refuses it",
+                source=filename,
+            )
         if b"opendocument.spreadsheet" in mimetype:
             return "ods"
         if "xl/workbook.xml" in listing:
@@ -116,6 +123,7 @@ def read_file(
     filename: str | None = None,
     shape: str = "auto",
     skip_bad_rows: bool = False,
+    cpu_seconds: float | None = READ_CPU_SECONDS,
 ) -> ReadResult:
     """Read a game history from a file: a path, bytes or a binary file object.
 
@@ -124,8 +132,10 @@ def read_file(
     may start with a UTF-8 byte-order mark.  Files over :data:`MAX_BYTES` are refused before parsing;
     every other bound (:data:`MAX_SHEET_ROWS` rows blank ones included, :data:`MAX_ROWS` rows with values,
     :data:`MAX_CELLS` cells, :data:`MAX_CELL_CHARS` characters a cell, :data:`MAX_TEXT_CHARS` in all) stops
-    the reading as soon as it is passed, with a :class:`HistoryError` saying where.  See :func:`read_table`
-    for the rest.
+    the reading as soon as it is passed, with a :class:`HistoryError` saying where.  A spreadsheet that unpacks
+    past :data:`RATIO_CHECKED_FROM` to more than :data:`MAX_RATIO` times its size is refused before parsing, and
+    reading stops once it has used ``cpu_seconds`` of this thread's processor time (:data:`READ_CPU_SECONDS`;
+    ``None``: no limit, for trusted files).  See :func:`read_table` for the rest.
     """
     _check_shape(shape)
     data, name = _read_limited(file, filename)
@@ -133,11 +143,11 @@ def read_file(
     notes: list[str] = []
     encoding: str | None = None
     if kind == "xlsx":
-        rows = _xlsx_rows(data, name, notes, _Tally(name, "sheet"))
+        rows = _xlsx_rows(data, name, notes, _Tally(name, "sheet", cpu_seconds))
     elif kind == "ods":
-        rows = _ods_rows(data, name, notes, _Tally(name, "sheet"))
+        rows = _ods_rows(data, name, notes, _Tally(name, "sheet", cpu_seconds))
     else:
-        rows, decoded = _text_rows(data, name, _Tally(name, "file"))
+        rows, decoded = _text_rows(data, name, _Tally(name, "file", cpu_seconds))
         encoding = decoded.encoding
         if decoded.note:
             notes.append(decoded.note)

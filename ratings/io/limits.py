@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from ratings.history import HistoryError, Problem
 from ratings.io.cells import _column_letter
 
@@ -23,6 +25,16 @@ MAX_CELLS = 2_000_000
 MAX_CELL_CHARS = 32_767
 #: Most text read from one table, in characters, all cells together.
 MAX_TEXT_CHARS = 20_000_000
+#: Largest ratio of a spreadsheet's unpacked size to its file size, checked once it unpacks past
+#: :data:`RATIO_CHECKED_FROM`: real workbooks pack their XML 5-30 times (the bundled samples written by openpyxl:
+#: 9-14), a file made to inflate packs it about a thousand times.
+MAX_RATIO = 100
+#: Unpacked size from which :data:`MAX_RATIO` applies (small files may pack as tightly as they like).
+RATIO_CHECKED_FROM = 20 * 1024 * 1024
+#: Most processor time (seconds of this thread's CPU) reading one file may take before it is refused, whatever
+#: packs the work into the bounds above (tens of millions of empty XML elements, say).  ``None`` lifts it (the
+#: command line's ``--read-seconds 0``, for trusted local files).
+READ_CPU_SECONDS = 10.0
 #: Longest single XML token (a tag with its attributes) a spreadsheet may contain, in bytes.
 MAX_XML_TOKEN = 1024 * 1024
 
@@ -39,17 +51,30 @@ class _Tally:
     that no input is read further than the first bound it passes.
     """
 
-    def __init__(self, source: str | None, noun: str = "table") -> None:
+    def __init__(self, source: str | None, noun: str = "table", cpu_seconds: float | None = None) -> None:
         self.source = source
         self.noun = noun
+        self.cpu_seconds = cpu_seconds
+        self.until = None if cpu_seconds is None else time.thread_time() + cpu_seconds
         self.records = 0  # row records met, blank ones included
         self.nonblank = 0  # rows holding a value
         self.cells = 0  # cells kept
         self.chars = 0  # characters kept
 
+    def tick(self) -> None:
+        """Refuse the input once reading it has used more than ``cpu_seconds`` of this thread's processor time."""
+        if self.until is not None and time.thread_time() > self.until:
+            raise _too_big(
+                f"reading the {self.noun} took more than {self.cpu_seconds:g} seconds of processing, the most this "
+                "reader spends on one file (it holds far more than its size suggests); nothing of it was used",
+                source=self.source,
+            )
+
     def record(self, number: int) -> None:
         """One row record (a line of text, a ``<row>`` element), blank or not."""
         self.records += 1
+        if not self.records & 0x3FFF:
+            self.tick()
         if self.records > MAX_SHEET_ROWS:
             raise _too_big(
                 f"the {self.noun} has more than {MAX_SHEET_ROWS:,} rows, blank rows included; this reader accepts "

@@ -43,12 +43,16 @@ def _stream_xml(
     start: Callable[[str, dict[str, str]], None],
     end: Callable[[str], None] | None = None,
     text: Callable[[str], None] | None = None,
+    *,
+    tick: Callable[[], None],
 ) -> None:
     """Feed one XML member of a zip archive through expat in chunks, with namespaces resolved as ``uri}name``.
 
     Memory stays at a chunk plus what the handlers keep: no tree is built.  A document type declaration
     (the carrier of entity-expansion bombs; spreadsheets never have one) and any single token longer than
-    :data:`MAX_XML_TOKEN` are refused.  Handlers stop the reading by raising.
+    :data:`MAX_XML_TOKEN` are refused.  Handlers stop the reading by raising; so does ``tick`` (the reading's
+    deadline, :meth:`ratings.io.limits._Tally.tick`), called after every chunk, so no part of any size, however
+    many elements it packs, holds the reader past its deadline.
     """
     parser = expat.ParserCreate(namespace_separator="}")
     parser.buffer_text = True
@@ -70,6 +74,7 @@ def _stream_xml(
             chunk = stream.read(65_536)
             fed += len(chunk)
             parser.Parse(chunk, not chunk)
+            tick()
             if not chunk:
                 return
             if fed - max(parser.CurrentByteIndex, 0) > MAX_XML_TOKEN:
@@ -111,7 +116,7 @@ class _Workbook:
     styles_part: str | None = None
 
 
-def _xlsx_workbook(archive: zipfile.ZipFile) -> _Workbook:
+def _xlsx_workbook(archive: zipfile.ZipFile, tick: Callable[[], None]) -> _Workbook:
     book = _Workbook()
 
     def on_book(name: str, attrs: dict[str, str]) -> None:
@@ -122,7 +127,7 @@ def _xlsx_workbook(archive: zipfile.ZipFile) -> _Workbook:
         elif local == "workbookPr":
             book.date1904 = attrs.get("date1904", "").lower() in {"1", "true"}
 
-    _stream_xml(archive, "xl/workbook.xml", on_book)
+    _stream_xml(archive, "xl/workbook.xml", on_book, tick=tick)
     rels = "xl/_rels/workbook.xml.rels"
 
     def on_rel(name: str, attrs: dict[str, str]) -> None:
@@ -139,12 +144,14 @@ def _xlsx_workbook(archive: zipfile.ZipFile) -> _Workbook:
             book.styles_part = part
 
     if rels in archive.NameToInfo:
-        _stream_xml(archive, rels, on_rel)
+        _stream_xml(archive, rels, on_rel, tick=tick)
     book.sheets = [s for s in book.sheets if s[1] in book.targets] if book.targets else book.sheets
     return book
 
 
-def _xlsx_date_styles(archive: zipfile.ZipFile, part: str | None) -> tuple[set[int], set[int]]:
+def _xlsx_date_styles(
+    archive: zipfile.ZipFile, part: str | None, tick: Callable[[], None]
+) -> tuple[set[int], set[int]]:
     """The cell styles (indexes into ``cellXfs``) whose number format shows a date, and a duration."""
     from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
 
@@ -169,7 +176,7 @@ def _xlsx_date_styles(archive: zipfile.ZipFile, part: str | None) -> tuple[set[i
         if _local(name) == "cellXfs":
             inside[0] = False
 
-    _stream_xml(archive, part, start, end)
+    _stream_xml(archive, part, start, end, tick=tick)
     dates = {i for i, f in enumerate(styles) if is_date_format(formats.get(f))}
     durations = {i for i in dates if is_timedelta_format(formats.get(styles[i]))}
     return dates, durations
@@ -188,7 +195,7 @@ class _StopReading(Exception):
     pass
 
 
-def _xlsx_strings(archive: zipfile.ZipFile, part: str | None) -> _Strings:
+def _xlsx_strings(archive: zipfile.ZipFile, part: str | None, tick: Callable[[], None]) -> _Strings:
     """The shared-string table, each text bounded by MAX_CELL_CHARS and all together by MAX_TEXT_CHARS."""
     out = _Strings()
     if part is None or part not in archive.NameToInfo:
@@ -231,7 +238,7 @@ def _xlsx_strings(archive: zipfile.ZipFile, part: str | None) -> _Strings:
             parts.append(data)
 
     try:
-        _stream_xml(archive, part, start, end, text)
+        _stream_xml(archive, part, start, end, text, tick=tick)
     except _StopReading:
         out.stopped = len(out.texts)
     return out
@@ -385,16 +392,16 @@ def _xlsx_rows(data: bytes, source: str | None, notes: list[str], tally: _Tally)
     )
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            book = _xlsx_workbook(archive)
+            book = _xlsx_workbook(archive, tally.tick)
             if not book.sheets:
                 raise HistoryError([Problem("the Excel file has no sheets", source=source)])
             _sheet_note([name for name, _ in book.sheets], notes)
             first = book.targets.get(book.sheets[0][1], "xl/worksheets/sheet1.xml")
-            dates, durations = _xlsx_date_styles(archive, book.styles_part or "xl/styles.xml")
-            strings = _xlsx_strings(archive, book.strings_part or "xl/sharedStrings.xml")
+            dates, durations = _xlsx_date_styles(archive, book.styles_part or "xl/styles.xml", tally.tick)
+            strings = _xlsx_strings(archive, book.strings_part or "xl/sharedStrings.xml", tally.tick)
             epoch = CALENDAR_MAC_1904 if book.date1904 else CALENDAR_WINDOWS_1900
             sheet = _XlsxSheet(strings, dates, durations, epoch, tally)
-            _stream_xml(archive, first, sheet.start, sheet.end, sheet.text)
+            _stream_xml(archive, first, sheet.start, sheet.end, sheet.text, tick=tally.tick)
             return sheet.rows
     except HistoryError:
         raise
@@ -551,7 +558,7 @@ def _ods_rows(data: bytes, source: str | None, notes: list[str], tally: _Tally) 
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             if "content.xml" not in archive.NameToInfo:
                 raise HistoryError([Problem("the ODS file is damaged: it has no readable content", source=source)])
-            _stream_xml(archive, "content.xml", sheet.start, sheet.end, sheet.text)
+            _stream_xml(archive, "content.xml", sheet.start, sheet.end, sheet.text, tick=tally.tick)
     except HistoryError:
         raise
     except _Damaged as exc:

@@ -14,7 +14,7 @@ from importlib import resources
 
 from ratings.history import GameHistory, HistoryError, Problem
 from ratings.io.files import read_file
-from ratings.io.limits import MAX_BYTES
+from ratings.io.limits import MAX_BYTES, READ_CPU_SECONDS
 
 __all__ = [
     "DEFAULT_SAMPLE",
@@ -91,8 +91,9 @@ def load_sample(name: str = DEFAULT_SAMPLE) -> GameHistory:
     return read_file(data, filename=sample.filename).history
 
 
-def load_history(spec: str) -> GameHistory:
-    """Load a history from ``sample:NAME`` (a bundled sample), ``-`` (CSV on standard input) or a file path.
+def load_history(spec: str, *, cpu_seconds: float | None = READ_CPU_SECONDS) -> GameHistory:
+    """Load a history from ``sample:NAME`` (a bundled sample), ``-`` (CSV on standard input) or a file path;
+    ``cpu_seconds`` bounds the reading's processor time (``None``: no bound; :func:`ratings.io.read_file`).
 
     Here rather than in :mod:`ratings.io` because it knows both the samples and the readers (the samples are
     read with the readers, so the readers must not know the samples); the command line reads its history
@@ -102,5 +103,5 @@ def load_history(spec: str) -> GameHistory:
         return load_sample(spec.split(":", 1)[1])
     if spec == "-":
         data = sys.stdin.buffer.read(MAX_BYTES + 1)
-        return read_file(data, filename="stdin.csv").history
-    return read_file(spec).history
+        return read_file(data, filename="stdin.csv", cpu_seconds=cpu_seconds).history
+    return read_file(spec, cpu_seconds=cpu_seconds).history
