@@ -14,8 +14,10 @@ import security
 import serving
 import settings
 import static_files
+from callbacks.record import LOCAL_WRITES
 from layouts import page
 from ratings.kernels import warm_up
+from web import guard
 
 config = settings.current()
 log = logging.getLogger(__name__)
@@ -48,6 +50,11 @@ celery_app = background.celery_app
 #: The WSGI application gunicorn serves (``gunicorn app:server``).
 server = app.server
 server.secret_key = config.secret_key
+# first of the request hooks: the client's address behind the PaaS router, the session cookie's attributes, no
+# cross-site requests, limits per client on writes, uploads and sign-in tries (nothing else answers a refused request)
+guard.install(
+    server, proxy_hops=config.proxy_hops, update_path=app.config.routes_pathname_prefix + "_dash-update-component"
+)
 # scripts and style sheets compressed once, hard (after Dash's own compression is installed, so this runs first;
 # before protect(), which serves the page once and so ends the app's set-up)
 static_files.compress_static(server)
@@ -63,4 +70,6 @@ serving.prewarm(server, config.prewarm_seconds, config.sample)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
+    # one person's own machine: recording into the configured sheet needs no organisers' secret (sources.access)
+    server.config[LOCAL_WRITES] = config.host in ("127.0.0.1", "localhost", "::1")
     app.run(host=config.host, port=config.port, debug=config.debug)

@@ -24,7 +24,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 
 from dash import Dash, set_props
@@ -36,6 +35,7 @@ from ratings import ComputationError, ParameterError, UnknownSystemError
 from ratings.io import MAX_BYTES
 from sources import answers
 from sources.admission import ARRIVAL, BUSY_MESSAGE, LIGHT, REFUSED, Arrival, process_gate, queued_seconds
+from web.guard import banner_answer
 
 __all__ = ["MAX_REQUEST_BYTES", "busy_answer", "callback_error", "content_security_policy", "protect"]
 
@@ -131,9 +131,8 @@ def protect(app: Dash, *, debug: bool = False) -> None:
 
 def busy_answer() -> Response:
     """A callback answer that updates none of its outputs and says, in the page's error banner, that the server is
-    busy (Dash's renderer applies ``sideUpdate`` like ``set_props``)."""
-    body = {"multi": True, "response": {}, "sideUpdate": {Page.ERROR: {"children": BUSY_MESSAGE, "is_open": True}}}
-    return Response(json.dumps(body), status=200, mimetype="application/json", headers={"Retry-After": "5"})
+    busy."""
+    return banner_answer(BUSY_MESSAGE, retry_after=5)
 
 
 #: Errors whose message is written for the user.

@@ -13,6 +13,12 @@ Every setting has a safe default, so ``python app.py`` works with no environment
 - ``RATINGS_PREWARM_SECONDS``: under gunicorn, how long start-up may spend computing the bundled samples' default
   runs and compressing the page's scripts before serving (default 20; 0 turns it off; :func:`serving.prewarm`).
 - ``RATINGS_ANSWER_MEMO``: off (``0``) turns off the shared memo of callback answers (:mod:`answer_memo`; default on).
+- ``RATINGS_ADMIN_SECRET``: the organisers' secret.  Whoever types it in the record form may write games into the
+  configured sheet from that browser (:mod:`sources.access`).  Unset: recording into a sheet is off, except for
+  ``python app.py`` serving on a loopback address (one person's own machine).
+- ``RATINGS_PROXY_HOPS``: how many proxies in front of the app append to ``X-Forwarded-For`` (default 1: a PaaS
+  router); the client address that per-client limits count (:mod:`web.guard`) is read that many hops back.  Set 0
+  when browsers connect to gunicorn directly, so that a made-up header cannot pick another client's count.
 
 An on/off setting reads ``1``, ``true``, ``yes``, ``on`` as on and ``0``, ``false``, ``no``, ``off`` as off (any case);
 anything else stops the process with a message naming the variable, as a number that is not a number does.
@@ -45,6 +51,8 @@ class Settings:
     debug: bool
     prewarm_seconds: float
     answer_memo: bool = True
+    admin_secret: str | None = None
+    proxy_hops: int = 1
 
 
 def _text(environ: dict[str, str], name: str) -> str | None:
@@ -107,7 +115,16 @@ def load(environ: dict[str, str] | None = None) -> Settings:
         debug=env_flag(env, "DASH_DEBUG", False),
         prewarm_seconds=prewarm if prewarm == prewarm else 0.0,
         answer_memo=env_flag(env, "RATINGS_ANSWER_MEMO", True),
+        admin_secret=_text(env, "RATINGS_ADMIN_SECRET"),
+        proxy_hops=_hops(env),
     )
+
+
+def _hops(env: dict[str, str]) -> int:
+    hops = env_number(env, "RATINGS_PROXY_HOPS", 1, "a whole number from 0 to 5")
+    if not 0 <= hops <= 5:
+        raise SystemExit(f"RATINGS_PROXY_HOPS must be a whole number from 0 to 5, got '{env['RATINGS_PROXY_HOPS']}'")
+    return int(hops)
 
 
 _current: Settings | None = None

@@ -1,9 +1,11 @@
-"""Recording a real new game: validate the short form, then write it to a writable sheet after a confirm step,
+"""Recording a real new game: validate the short form, then write it to the group's sheet after a confirm step,
 or add it to the user's session history (an edit like any other: undoable, downloadable).
 
-Validation, the sheet's shape and the idempotent append all live in :mod:`sources.record`; this module only
-decides where the game goes.  Every form showing carries a submission token (``sources.record``), so a
-double-clicked confirm or a retried request adds the game once.
+Validation, the sheet's shape and the idempotent append live in :mod:`sources.record`; who may write and where in
+:mod:`sources.access`.  This module reads the request's part of that (the session cookie, the server's settings)
+and decides where the game goes: only the configured sheet is ever written, only by someone allowed to, however the
+request was made.  Every form showing carries a submission token (``sources.record``), so a double-clicked
+confirm or a retried request adds the game once.
 """
 
 from __future__ import annotations
@@ -14,34 +16,64 @@ from dataclasses import dataclass
 from typing import Any
 
 import dash_bootstrap_components as dbc
+import flask
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
+import settings
 from callbacks.data import SAMPLE_SHOWN, sample_shown
 from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, source_summary, status_lines
 from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
 from layouts.ids import Data, Edit, Record, RecordType
 from ratings import HistoryError
+from sources.access import Rights, organiser_mark, rights, secret_matches, write_target
 from sources.model import Sheet, parse_source
 from sources.record import NewGame, new_game, new_submission_token, record_game
+from sources.sheets import SheetError, SheetSettings, load_settings
 
-__all__ = ["Plan", "add_to_session", "game_text", "plan", "record_step", "sheet_writable", "write_to_sheet"]
+__all__ = [
+    "LOCAL_WRITES",
+    "ORGANISER",
+    "Plan",
+    "add_to_session",
+    "game_text",
+    "plan",
+    "record_step",
+    "request_rights",
+    "sheet_writable",
+    "write_to_sheet",
+]
+
+#: The session cookie's field holding :func:`sources.access.organiser_mark` for a signed-in organiser.
+ORGANISER = "organiser"
+#: Flask config flag set by ``python app.py`` on a loopback address: the person at the keyboard is the host.
+LOCAL_WRITES = "RATINGS_LOCAL_WRITES"
 
 
-def sheet_writable(source: dict[str, Any] | None, opener: Callable[..., Any] = open_sheet) -> bool:
-    """Whether ``source`` is an (unedited) Google Sheet this server may write to."""
+def request_rights() -> Rights:
+    """What this request's sender may do with the group's sheet (from its signed session cookie)."""
+    app = flask.current_app
+    return rights(
+        mark=flask.session.get(ORGANISER),
+        secret_key=str(app.secret_key),
+        admin_secret=settings.current().admin_secret,
+        local=bool(app.config.get(LOCAL_WRITES)),
+    )
+
+
+def sheet_writable(source: dict[str, Any] | None, config: SheetSettings | None = None) -> bool:
+    """Whether ``source`` is the (unedited) group sheet this server is configured to write to."""
     try:
         sheet = parse_source(source)
     except DataError:
         return False
     if not isinstance(sheet, Sheet):
         return False
-    from sources.sheets import SheetError
-
     try:
-        return bool(opener(sheet.url, sheet.worksheet).writable)
-    except (DataError, SheetError):
+        config = load_settings() if config is None else config
+    except SheetError:
         return False
+    return config.can_write and config.is_configured(sheet.url, sheet.worksheet)
 
 
 def game_text(game: NewGame) -> str:
@@ -115,17 +147,28 @@ def add_to_session(state: dict[str, Any] | None, game: NewGame, token: str) -> E
     return outcome
 
 
-def write_to_sheet(pending: dict[str, Any], opener: Callable[..., Any] = open_sheet) -> tuple[bool, str]:
-    """Append the confirmed game to the sheet (idempotent per token): ``(written or already there, message)``."""
-    from sources.sheets import SheetError
+def write_to_sheet(
+    pending: dict[str, Any],
+    allowed: Rights,
+    opener: Callable[..., Any] = open_sheet,
+    config: SheetSettings | None = None,
+) -> tuple[bool, str]:
+    """Append the confirmed game to the group's sheet (idempotent per token): ``(written or already there, message)``.
 
-    source = pending["source"]
+    ``pending`` comes from the browser: its game is validated again and its sheet only compared with the configured
+    one (:func:`sources.access.write_target`); the address written to is the configured one.
+    """
+    if not allowed.may_record:
+        return False, f"Not recorded: {allowed.message}"
     try:
+        url, worksheet = write_target(pending.get("source"), load_settings() if config is None else config)
         game = new_game(pending.get("date"), [tuple(r) for r in pending["results"]])
-        sheet = opener(str(source.get("url")), source.get("worksheet"))
+        sheet = opener(url, worksheet)
         result = record_game(sheet, game, token=str(pending["token"]))
-    except (SheetError, DataError, HistoryError) as exc:
+    except (SheetError, DataError, HistoryError, KeyError, TypeError) as exc:
         message = getattr(exc, "message", None) or "; ".join(getattr(exc, "messages", [])) or str(exc)
+        if isinstance(exc, (KeyError, TypeError)):
+            message = "the confirmation did not hold a game; press Record game again"
         return False, f"Not recorded: {message}"
     return True, result.message[0].upper() + result.message[1:] + "."
 
@@ -154,7 +197,7 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     Output(Record.CONFIRM_BOX, "is_open"),
     Output(Record.CONFIRM_TEXT, "children"),
     Output(Record.PENDING, "data"),
-    Output(Record.STATUS, "children"),
+    Output(Record.STATUS, "children", allow_duplicate=True),
     Output(Record.TOKEN, "data", allow_duplicate=True),
     Output(Data.SOURCE, "data", allow_duplicate=True),
     Output(Edit.STORE, "data", allow_duplicate=True),
@@ -191,8 +234,19 @@ def _each(fields: list[Any], empty: bool) -> list[Any]:
     return ["" if empty else no_update for _ in fields]
 
 
-def record_step(trigger, date, players, places, token, pending, source, state):
+def record_step(
+    trigger: Any,
+    date: Any,
+    players: list[Any],
+    places: list[Any],
+    token: Any,
+    pending: Any,
+    source: Any,
+    state: Any,
+    allowed: Rights | None = None,
+) -> tuple[Any, ...]:
     """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values."""
+    allowed = request_rights() if allowed is None else allowed
     keep = (no_update,) * 5
     token = token or new_submission_token()
     if trigger == Record.CANCEL:
@@ -200,7 +254,7 @@ def record_step(trigger, date, players, places, token, pending, source, state):
     if trigger == Record.CONFIRM:
         if not pending:
             return False, "", None, no_update, *keep
-        ok, message = write_to_sheet(pending)
+        ok, message = write_to_sheet(pending, allowed)
         if not ok:
             return False, "", None, _alert(message, False), *keep
         sheet = pending["source"]
@@ -218,7 +272,10 @@ def record_step(trigger, date, players, places, token, pending, source, state):
             no_update,
             source_summary(refreshed),
         )
-    step = plan(source, date, players, places, token, writable=sheet_writable(source))
+    writable = sheet_writable(source)
+    if writable and not allowed.may_record:
+        return False, "", None, _alert(f"Not recorded: {allowed.message}", False), *keep
+    step = plan(source, date, players, places, token, writable=writable)
     if step.problems:
         return False, "", None, _alert("Not recorded: " + "; ".join(step.problems), False), *keep
     assert step.game is not None
@@ -239,3 +296,48 @@ def record_step(trigger, date, players, places, token, pending, source, state):
         outcome.rows if outcome.rows is not None else no_update,
         source_summary(outcome.source),
     )
+
+
+# Sign in / Sign out buttons, secret box -> the session cookie's organiser mark, the access line, the box emptied,
+# the last record message cleared (it was about the rights before)
+@callback(
+    Output(Record.ACCESS, "children"),
+    Output(Record.STATUS, "children"),
+    Output(Record.SIGN_IN_BOX, "is_open"),
+    Output(Record.SIGN_OUT, "style"),
+    Output(Record.SECRET, "value"),
+    Input(Record.SIGN_IN, "n_clicks"),
+    Input(Record.SIGN_OUT, "n_clicks"),
+    Input(Record.SECRET, "n_submit"),
+    State(Record.SECRET, "value"),
+    prevent_initial_call=False,  # fires when the tab's content mounts: says who may record
+)
+def on_access(_sign_in: Any, _sign_out: Any, _submit: Any, secret: Any) -> tuple[Any, Any, bool, dict[str, str], str]:
+    trigger = ctx.triggered_id
+    note = ""
+    if trigger == Record.SIGN_OUT:
+        flask.session.pop(ORGANISER, None)
+        note = "Signed out. "
+    elif trigger in (Record.SIGN_IN, Record.SECRET):
+        admin_secret = settings.current().admin_secret
+        if admin_secret and secret_matches(secret, admin_secret):
+            flask.session[ORGANISER] = organiser_mark(str(flask.current_app.secret_key), admin_secret)
+            flask.session.permanent = True  # kept for the app's PERMANENT_SESSION_LIFETIME (web.guard)
+        elif admin_secret:
+            note = "That is not the organisers' secret. "
+    now = request_rights()
+    shown = now.can_sign_in and not now.organiser
+    cleared = "" if trigger is not None else no_update
+    return _access_line(now, note), cleared, shown, {} if now.organiser else {"display": "none"}, ""
+
+
+def _access_line(now: Rights, note: str) -> Any:
+    """The record form's line saying who may record here (and what just happened)."""
+    try:
+        config = load_settings()
+    except SheetError:
+        config = None
+    if config is None or not config.sheet or not config.can_write:
+        text = "No writable group sheet is configured here: a game recorded below joins this browser's session."
+        return dbc.Alert(note + text, color="secondary", className="small py-1 mb-1")
+    return dbc.Alert(note + now.message, color="success" if now.may_record else "info", className="small py-1 mb-1")

@@ -149,9 +149,37 @@ def record_panel() -> html.Div:
             html.H2("Record a new game", className="h6 mb-1"),
             html.Div(
                 "Players and places, read as an uploaded file reads them (1 or 1st = best; equal numbers tie; "
-                "DNF, DQ or empty = did not finish). With a writable Google Sheet the game is written there after "
-                "you confirm; otherwise it joins this session's history.",
+                "DNF, DQ or empty = did not finish). Into the group's Google Sheet the game is written after you "
+                "confirm, by an organiser; otherwise it joins this session's history.",
                 className="small text-muted mb-1",
+            ),
+            html.Div(id=Record.ACCESS),
+            dbc.Collapse(
+                [
+                    dbc.Label("Organisers' secret", html_for=Record.SECRET, className="small mb-0"),
+                    dbc.InputGroup(
+                        [
+                            dbc.Input(
+                                id=Record.SECRET,
+                                type="password",
+                                placeholder="organisers' secret",
+                                autocomplete="current-password",
+                                size="sm",
+                            ),
+                            dbc.Button("Sign in", id=Record.SIGN_IN, color="secondary", size="sm"),
+                        ],
+                        size="sm",
+                        className="mb-1",
+                    ),
+                ],
+                id=Record.SIGN_IN_BOX,
+                is_open=False,
+            ),
+            html.Div(
+                dbc.Button(
+                    "Sign out", id=Record.SIGN_OUT, color="link", size="sm", className="p-0", style={"display": "none"}
+                ),
+                className="mb-1",
             ),
             dbc.Label("Date of the game", html_for=Record.DATE, className="small mb-0"),
             dbc.Input(id=Record.DATE, type="date", size="sm", className="mb-1", style={"maxWidth": "12rem"}),

@@ -173,6 +173,11 @@ class Record(StrEnum):
     STATUS = "record-status"
     TOKEN = "record-token"
     PENDING = "record-pending"
+    ACCESS = "record-access"
+    SIGN_IN_BOX = "record-sign-in-box"
+    SECRET = "record-secret"
+    SIGN_IN = "record-sign-in"
+    SIGN_OUT = "record-sign-out"
 
 
 class RecordType(StrEnum):

@@ -321,11 +321,12 @@ class Sheet:
         return cls(url.strip()[:MAX_TEXT], worksheet.strip()[:MAX_TEXT] if isinstance(worksheet, str) else None)
 
     def opener(self) -> Any:
-        """A ``sources.sheets.SheetSource`` with the host's sheet settings (credentials, retries)."""
+        """A ``sources.sheets.SheetSource`` with the host's sheet settings (retries; the service account only for the
+        configured sheet, any other through its public link)."""
         from sources import sheets
 
-        config = sheets.load_settings()
-        source = sheets.open_configured_source(dataclasses.replace(config, sheet=self.url, worksheet=self.worksheet))
+        config = sheets.load_settings().for_sheet(self.url, self.worksheet)
+        source = sheets.open_configured_source(config)
         if source is None:
             raise DataError(["enter the address of a Google Sheet"])
         return source

@@ -237,6 +237,24 @@ class SheetSettings:
         """Only a service account can append; the public CSV export is read-only."""
         return bool(self.service_account_json)
 
+    def is_configured(self, sheet: Any, worksheet: Any) -> bool:
+        """Whether ``sheet`` and ``worksheet`` (untrusted: from a request) name the configured sheet and worksheet,
+        compared as parsed references (a link and a bare key of one sheet are the same)."""
+        if not self.sheet or not isinstance(sheet, str) or not (worksheet is None or isinstance(worksheet, str)):
+            return False
+        try:
+            return parse_sheet_ref(sheet, worksheet).cache_key == parse_sheet_ref(self.sheet, self.worksheet).cache_key
+        except SheetError:
+            return False
+
+    def for_sheet(self, sheet: str, worksheet: str | None) -> SheetSettings:
+        """These settings pointed at ``sheet``: the service account is used only for the configured sheet, so a
+        typed address reads another sheet only through its public link, never as the app's account."""
+        own = self.is_configured(sheet, worksheet)
+        return replace(
+            self, sheet=sheet, worksheet=worksheet, service_account_json=self.service_account_json if own else None
+        )
+
 
 def load_settings(environ: Mapping[str, str] | None = None) -> SheetSettings:
     """Read the settings from ``environ`` (default ``os.environ``, read now).  Bad numbers raise SheetError."""

@@ -72,6 +72,11 @@ class Store(Protocol):
         """Give back a lock taken with :meth:`acquire`."""
         ...
 
+    def spend(self, key: str, window: float, limit: int) -> float | None:
+        """Count one use of ``key`` if it was used fewer than ``limit`` times in the last ``window`` seconds (a
+        moving window, shared by every worker): ``None`` when counted, else the seconds until a use is free again."""
+        ...
+
 
 class DiskStore:
     """A :class:`Store` on local disk with ``diskcache`` (one directory shared by the host's workers).
@@ -123,6 +128,19 @@ class DiskStore:
                 "store directory %s unwritable while releasing a lock (it lapses by itself): %s", self.directory, exc
             )
 
+    def spend(self, key: str, window: float, limit: int) -> float | None:
+        try:
+            with self._cache.transact(retry=True):
+                now = time.time()
+                kept = [t for t in self._cache.get(key, default=(), retry=True) if t > now - window]
+                if len(kept) >= limit:
+                    return max(kept[0] + window - now, 0.0)
+                self._cache.set(key, (*kept, now), expire=window, retry=True)
+                return None
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("store directory %s unwritable: %s", self.directory, exc)
+            raise _unavailable() from None
+
     def clear(self) -> None:
         self._cache.clear(retry=True)
 
@@ -169,6 +187,31 @@ class RedisStore:
             self._redis.delete(self._prefix + key)
         except self._errors:
             log.warning("Redis unavailable while releasing a lock; it lapses by itself")
+
+    # One sorted set of use times per key, trimmed to the window and added to in one atomic step (a script runs
+    # alone in Redis).  Returns -1 when counted, else the milliseconds until the oldest use leaves the window.
+    _SPEND = """
+    local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+    if redis.call('ZCARD', KEYS[1]) >= limit then
+        local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+        return math.max(0, tonumber(oldest[2]) + window - now)
+    end
+    redis.call('ZADD', KEYS[1], now, ARGV[4])
+    redis.call('PEXPIRE', KEYS[1], window)
+    return -1
+    """
+
+    def spend(self, key: str, window: float, limit: int) -> float | None:
+        now_ms = time.time() * 1000
+        try:
+            wait = self._redis.eval(
+                self._SPEND, 1, self._prefix + key, f"{now_ms:.3f}", round(window * 1000), limit, os.urandom(8).hex()
+            )
+        except self._errors as exc:
+            log.warning("Redis unavailable while counting a use: %s", exc)
+            raise _unavailable() from None
+        return None if int(wait) < 0 else int(wait) / 1000
 
 
 def store_directory(environ: Mapping[str, str] | None = None) -> str:

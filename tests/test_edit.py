@@ -9,8 +9,9 @@ import pytest
 from callbacks import edit, record
 from callbacks.runs import history_for, load_source, run_for
 from ratings import GameHistory
+from sources.access import Rights
 from sources.record import new_game
-from sources.sheets import SheetError
+from sources.sheets import SheetError, SheetSettings
 
 # Two games, written by hand; the expected grid below is the same table typed again.
 RECORDS = [
@@ -238,39 +239,63 @@ def test_a_writable_sheet_asks_first_anything_else_goes_to_the_session() -> None
     assert direct.pending is None and direct.game is not None
 
 
-def test_sheet_writable_only_for_an_unedited_writable_sheet() -> None:
-    sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc", "worksheet": None}
-    assert record.sheet_writable(sheet, opener=lambda url, ws: FakeSheet())
+KEY = "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEF"  # the group's sheet in these tests
+OTHER = "1ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxwVU"  # another sheet the same account might reach
+GROUP = SheetSettings(sheet=KEY, worksheet="Games", service_account_json="{}")
+ORGANISER = Rights(True, True, True, "signed in")
+VISITOR = Rights(False, False, True, "only organisers")
+
+
+def test_sheet_writable_only_for_the_configured_sheet_unedited_with_an_account() -> None:
+    sheet = {"kind": "sheet", "url": f"https://docs.google.com/spreadsheets/d/{KEY}/edit", "worksheet": "Games"}
+    assert record.sheet_writable(sheet, GROUP)
+    assert record.sheet_writable({**sheet, "url": KEY}, GROUP)  # the bare key names the same sheet
+    assert not record.sheet_writable({**sheet, "worksheet": "Other"}, GROUP)
+    assert not record.sheet_writable({**sheet, "url": OTHER}, GROUP)
     edit_of_sheet = {"kind": "edited", "id": "0" * 32, "base": sheet}
-    assert not record.sheet_writable(edit_of_sheet, opener=lambda url, ws: FakeSheet())
-    assert not record.sheet_writable({"kind": "sample", "name": "poker"}, opener=lambda url, ws: FakeSheet())
-
-    def refuse(url: str, ws: str | None) -> Any:
-        raise SheetError("the sheet cannot be reached", "network")
-
-    assert not record.sheet_writable(sheet, opener=refuse)
+    assert not record.sheet_writable(edit_of_sheet, GROUP)
+    assert not record.sheet_writable({"kind": "sample", "name": "poker"}, GROUP)
+    public_only = SheetSettings(sheet=KEY, worksheet="Games")  # no service account: the CSV export cannot write
+    assert not record.sheet_writable(sheet, public_only)
 
 
-def test_confirmed_game_is_appended_once_per_token() -> None:
+def test_confirmed_game_is_appended_once_per_token_into_the_configured_sheet_only() -> None:
     fake = FakeSheet()
+    opened: list[tuple[str, Any]] = []
+
+    def opener(url: str, ws: Any) -> Any:
+        opened.append((url, ws))
+        return fake
+
     pending = {
         "date": "2024-05-01",
         "results": [["Ann", 1], ["Bo", None]],
         "token": "web-1",
-        "source": {"kind": "sheet", "url": "u"},
+        "source": {"kind": "sheet", "url": KEY, "worksheet": "Games"},
     }
-    ok, message = record.write_to_sheet(pending, opener=lambda url, ws: fake)
+    ok, message = record.write_to_sheet(pending, ORGANISER, opener, GROUP)
     assert ok and message.startswith("Recorded the game: 2 rows added")
+    assert opened == [(KEY, "Games")]  # the configured address, not the request's
     # the long shape of sources.record: one row per player, the token as the game id, DNF as the word
     assert fake.rows[1:] == [["web-1", "2024-05-01", "Ann", 1], ["web-1", "2024-05-01", "Bo", "DNF"]]
-    again, message = record.write_to_sheet(pending, opener=lambda url, ws: fake)
+    again, message = record.write_to_sheet(pending, ORGANISER, opener, GROUP)
     assert again and "already recorded" in message and fake.appends == 1
+
+    forged = {**pending, "token": "web-2", "source": {"kind": "sheet", "url": OTHER, "worksheet": "Games"}}
+    refused, message = record.write_to_sheet(forged, ORGANISER, opener, GROUP)
+    assert not refused and "only into the group's own sheet" in message and fake.appends == 1
+    assert len(opened) == 2  # the forged request opened nothing
+
+    visitor, message = record.write_to_sheet({**pending, "token": "web-3"}, VISITOR, opener, GROUP)
+    assert not visitor and message == "Not recorded: only organisers" and fake.appends == 1
 
     def refuse(url: str, ws: str | None) -> Any:
         raise SheetError("this sheet is shared read-only", "read-only")
 
-    failed, message = record.write_to_sheet(pending, opener=refuse)
+    failed, message = record.write_to_sheet(pending, ORGANISER, refuse, GROUP)
     assert not failed and message == "Not recorded: this sheet is shared read-only"
+    broken, message = record.write_to_sheet({"source": pending["source"]}, ORGANISER, opener, GROUP)
+    assert not broken and "did not hold a game" in message
 
 
 def test_a_game_added_to_the_session_is_an_undoable_edit(base: dict[str, Any]) -> None:
@@ -299,13 +324,15 @@ def test_record_step_adds_to_the_session_or_asks_before_writing(base: dict[str, 
 
     state = edit.fresh_state(base)
     players, places = ["Di", "Ann", ""], ["1", "2", ""]
-    out = record.record_step(Record.SUBMIT, "2024-04-01", players, places, "web-5", None, base, state)
+    out = record.record_step(Record.SUBMIT, "2024-04-01", players, places, "web-5", None, base, state, VISITOR)
     is_open, _, pending, _, token, source, new_state, rows, _ = out
     assert is_open is False and pending is None
     assert token not in (no_update, "web-5")  # a fresh token for the next game
     assert "Di" in history_for(source).players and new_state["undo"] == [None]
     assert rows[-2:][0]["player"] == "Di"
-    bad = record.record_step(Record.SUBMIT, "", ["Di"], ["1"], "web-6", None, base, state)
+    bad = record.record_step(Record.SUBMIT, "", ["Di"], ["1"], "web-6", None, base, state, VISITOR)
     assert bad[4] is no_update and bad[5] is no_update  # nothing recorded
-    cancelled = record.record_step(Record.CANCEL, "", players, places, "web-7", {"token": "web-7"}, base, state)
+    cancelled = record.record_step(
+        Record.CANCEL, "", players, places, "web-7", {"token": "web-7"}, base, state, VISITOR
+    )
     assert cancelled[0] is False and cancelled[2] is None and cancelled[5] is no_update

@@ -192,6 +192,21 @@ def test_a_lock_lapses_after_its_time(backend: Backend, key: str) -> None:
     store.release(key)
 
 
+def test_uses_are_counted_in_a_moving_window_shared_by_every_handle(backend: Backend, key: str) -> None:
+    store, other = backend.make(), backend.make()
+    assert [store.spend(key, 0.8, 3) for _ in range(2)] == [None, None]
+    assert other.spend(key, 0.8, 3) is None  # another handle (another worker) counts in the same window
+    wait = store.spend(key, 0.8, 3)
+    assert wait is not None and 0 < wait <= 0.8  # the fourth use waits until the first leaves the window
+    counted_elsewhere = _other_process(
+        backend, "import sys\nfrom sources.store import open_store\nprint(open_store().spend(sys.argv[1], 60, 3))", key
+    )
+    assert counted_elsewhere.strip() != "None"  # another process is refused too
+    time.sleep(0.9)
+    assert store.spend(key, 0.8, 3) is None  # the window moved on
+    assert store.spend(f"{key}:other", 0.8, 3) is None  # each key counts alone
+
+
 def test_a_lock_does_not_touch_a_value_of_another_key(backend: Backend, key: str) -> None:
     store = backend.make()
     store.put(key, b"value")

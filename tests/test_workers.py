@@ -32,6 +32,7 @@ GAMES = [
 ]
 SHEET = {"kind": "sheet", "url": KEY, "worksheet": "Games"}
 SETTINGS = {"system": "multielo", "params": {}}
+ADMIN_SECRET = "workers-test-organisers-secret"
 PID = re.compile(r"^pid=<?(\d+)>? .*POST /_dash-update-component", re.MULTILINE)
 
 
@@ -66,6 +67,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HttpClien
         "RATINGS_GOOGLE_ENDPOINT": fake.base_url,
         "RATINGS_SHEET_CACHE_SECONDS": "300",
         "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("store")),
+        "RATINGS_ADMIN_SECRET": ADMIN_SECRET,
     }
     try:
         with gunicorn(env, logs) as url:
@@ -130,6 +132,8 @@ def test_a_game_recorded_through_one_worker_shows_on_every_worker(served: tuple[
     assert all("Uma" in text and "Newbie" not in text for text in before)
     assert len(workers) == 2, "both workers answered (from the sheet's shared copy or the answer memo)"
 
+    signed = post(client, "record-access", {"record-secret.value": ADMIN_SECRET}, changed=["record-sign-in.n_clicks"])
+    assert "signed in as an organiser" in json.dumps(signed.get_json())  # only organisers record (issue 29)
     asked = post(client, "record-confirm-box", _form("record-submit"), changed=["record-submit.n_clicks"])
     assert asked.status_code == 200, asked.get_data(as_text=True)[:500]
     assert "record-pending" in asked.get_json()["response"], asked.get_json()
