@@ -71,8 +71,8 @@ def main() -> None:
     from page_latency import commit
     from werkzeug.serving import make_server
 
-    import answer_memo
     import app as app_module
+    from web import answer_memo
 
     server = make_server("127.0.0.1", 0, app_module.server, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python benchmarks/light_lane.py [--peer DIR] [--rounds 2] [--seconds 6]``.  It prints one line per
 round and tree and asserts nothing.
 
-One gunicorn worker exactly as the Procfile runs it (``serving.ThreadWorker``, 8 heavy threads, the light lane),
+One gunicorn worker exactly as the Procfile runs it (``web.serving.ThreadWorker``, 8 heavy threads, the light lane),
 with refusals off (``RATINGS_BUSY_SECONDS=0``) so that every replay asked for is computed.  An uploaded history of
 8,000 races (the racing sample four times over) is kept in the server's store, as the upload callback keeps a file.
 For ``--seconds``, 8 client threads ask one after another for the leaderboard under Elo-MMR with a ``beta`` nobody

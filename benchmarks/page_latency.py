@@ -624,7 +624,7 @@ def slowest_callback(moves: list[Move]) -> str:
 
 def wait_for_static_compression(timeout_s: float) -> None:
     """Wait until the server (in this process) holds the strongly compressed copy of every script it has served."""
-    import static_files
+    from web import static_files
 
     deadline = time.monotonic() + timeout_s
     while static_files._pending and time.monotonic() < deadline:

@@ -20,12 +20,12 @@ import flask
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-import settings
 from callbacks.data import SAMPLE_SHOWN, sample_shown
 from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, source_summary, status_lines
 from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
 from layouts.ids import Data, Edit, Record, RecordType
 from ratings import HistoryError
+from sources import settings
 from sources.access import Rights, organiser_mark, rights, secret_matches, write_target
 from sources.model import Sheet, parse_source
 from sources.record import NewGame, new_game, new_submission_token, record_game

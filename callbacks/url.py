@@ -15,11 +15,11 @@ from urllib.parse import parse_qsl, urlencode
 
 from dash import Input, Output, callback, no_update
 
-import settings
 from callbacks.baseline import from_view, view_id
 from callbacks.runs import parse_params
 from layouts.ids import Baseline, Data, Page, Params, Standings, Tab
 from ratings import SYSTEM_NAMES, get_system
+from sources import settings
 from sources.model import DataError, Sample, Sheet, parse_source, source_from_query
 from sources.views import View, view_of
 

@@ -30,7 +30,6 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-import settings
 from layouts import changes, standings
 from layouts import compare as compare_layout
 from layouts import downloads as downloads_layout
@@ -42,6 +41,7 @@ from layouts import predict as predict_layout
 from layouts.aliases import suspects_box
 from layouts.controls import controls_column
 from layouts.ids import GATED_TABS, LAZY_TABS, Baseline, Data, Page, Params, Tab, tab_body, tab_gate
+from sources import settings
 
 __all__ = ["TABS", "full_layout", "layout", "sample_names", "tab_content"]
 

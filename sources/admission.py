@@ -44,7 +44,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import settings
+from sources import settings
 from sources.forksafe import ForkSafeLock
 
 __all__ = [

@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sources.compression import encode, encoding_for  # answers are kept compressed as they are sent
 from sources.forksafe import ForkSafeLock
 from sources.store import Store, StoreError, shared_store, wait_for_lock
-from static_files import encode, encoding_for  # answers are kept compressed as they are sent
 
 __all__ = [
     "ENVIRON",

@@ -1,7 +1,7 @@
 """Locks that a forked child process starts with released.
 
 Dash's ``DiskcacheManager`` (:mod:`background`, the default without ``REDIS_URL``) starts each fitting or comparing
-job by forking the web worker, and the worker is threaded (``serving.ThreadWorker``; werkzeug's threads in tests).
+job by forking the web worker, and the worker is threaded (``web.serving.ThreadWorker``; werkzeug's threads in tests).
 A fork copies every lock as it is at that moment, but only the forking thread: a lock another thread held (while
 replaying a history, reading a source, opening the store) stays held in the child forever, and the job's first
 attempt to take it hangs (seen once: a comparing job blocked at 0 CPU until the test timed out).

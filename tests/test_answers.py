@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-import answer_memo
 import app as app_module
 from layouts.ids import Baseline, Data, Page, Params, Record, Standings
 from ratings import Entry, Game, GameHistory
@@ -25,6 +24,7 @@ from sources.answers import AnswerMemo, Reads, code_version, encoding_for
 from sources.model import Edited, Sheet, Upload, keep_history
 from sources.store import shared_store
 from tests.dash_requests import post
+from web import answer_memo
 
 SAMPLE = {"kind": "sample", "name": "poker"}
 SETTINGS = {"system": "multielo", "params": {}}
@@ -317,7 +317,7 @@ def test_the_code_version_follows_the_code_and_the_settings(tmp_path: Any) -> No
 def test_under_the_procfiles_workers_a_repeated_request_is_answered_from_the_memo(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    """Through gunicorn as the Procfile runs it (serving.ThreadWorker finds the answer on arrival): the same request
+    """Through gunicorn as the Procfile runs it (web.serving.ThreadWorker finds the answer on arrival): the same request
     over and over, on two workers, gets the computed answer from the memo; the record form's token stays fresh."""
     from tests.dash_requests import HttpClient
     from tests.servers import gunicorn

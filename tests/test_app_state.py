@@ -13,8 +13,8 @@ from flask import Flask
 
 import app as app_module
 import callbacks
-import settings
 from layouts import ids, page
+from sources import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +61,7 @@ def test_serving_is_local_and_compressed():
 
 
 def test_settings_from_environment(caplog):
-    with caplog.at_level(logging.WARNING, logger="settings"):
+    with caplog.at_level(logging.WARNING, logger="sources.settings"):
         fresh = settings.load({})
     assert len(fresh.secret_key) == 64 and "SECRET_KEY is not set" in caplog.text
     assert settings.load({}).secret_key != fresh.secret_key  # random each time: set it for several workers

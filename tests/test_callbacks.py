@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from dash import dcc, no_update
 
-import settings
 from callbacks import baseline, data, params, standings, url
 from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
 from layouts import controls
@@ -18,6 +17,7 @@ from layouts.ids import Data, Params, ParamType
 from layouts.leaderboard import PHONE_WIDTH
 from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
+from sources import settings
 
 
 def _data_url(text: str, mime: str = "text/csv") -> str:

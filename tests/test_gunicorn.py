@@ -152,7 +152,7 @@ class _Req:
 
 
 def test_the_threaded_worker_reads_which_callback_a_request_asks_for_and_leaves_the_body_readable() -> None:
-    from serving import PEEK_BYTES, callback_kind
+    from web.serving import PEEK_BYTES, callback_kind
 
     body = json.dumps({"output": "standings-leaderboard.rowData", "inputs": []}).encode()
     req = _Req("POST", "/_dash-update-component", body)
@@ -167,7 +167,7 @@ def test_the_threaded_worker_reads_which_callback_a_request_asks_for_and_leaves_
 
 
 def test_light_threads_setting() -> None:
-    from serving import light_threads
+    from web.serving import light_threads
 
     assert light_threads({}) == 4
     assert light_threads({"RATINGS_LIGHT_THREADS": "2"}) == 2

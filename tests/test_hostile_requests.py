@@ -120,7 +120,7 @@ def test_edit_grid_places_out_of_range(client: Any, place: Any) -> None:
 
 
 def test_a_body_over_the_limit_is_refused_before_parsing(client: Any) -> None:
-    from security import MAX_REQUEST_BYTES
+    from web.security import MAX_REQUEST_BYTES
 
     response = client.post(
         "/_dash-update-component", data=b"{" + b" " * MAX_REQUEST_BYTES + b"}", content_type="application/json"

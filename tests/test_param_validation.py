@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pytest
 
-import settings
 from callbacks import params as param_callbacks
 from callbacks.url import link_params, url_state
 from layouts import controls
@@ -17,6 +16,7 @@ from ratings import SYSTEM_NAMES, ParameterError, create, get_system
 from ratings.cli import main
 from ratings.params import Interval, coerce, validate
 from ratings.samples import load_sample
+from sources import settings
 
 
 # ------------------------------------------------------------------ the declaration objects

@@ -1,6 +1,6 @@
 """Replays and a web worker's other threads: the kernels release the GIL, and a process replays one history at a time.
 
-A worker (``serving.ThreadWorker``) serves pages on its light lane while its heavy threads replay histories.  A
+A worker (``web.serving.ThreadWorker``) serves pages on its light lane while its heavy threads replay histories.  A
 compiled kernel that kept the GIL stopped every other thread of the worker for as long as it ran (a page's layout
 waited a median 139-158 ms during Elo-MMR replays of 8,000 races, against 3-4 ms with the GIL released:
 ``benchmarks/light_lane.py``).  Released, replays could all run at once and all finish late; :mod:`sources.runs`

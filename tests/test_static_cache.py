@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from dash import Dash, html
 
-import static_files
+from web import static_files
 
 YEAR = "public, max-age=31536000, immutable"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from plotly.offline import get_plotlyjs_version
 
-import static_files
+from web import static_files
 
 if sys.version_info >= (3, 14):
     from compression import zstd

@@ -55,7 +55,7 @@ def app_url() -> Iterator[str]:
     from werkzeug.serving import make_server
 
     import app as app_module
-    import serving
+    from web import serving
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     # a bound, not a wait: each step returns as soon as it is done

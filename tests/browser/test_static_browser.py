@@ -7,8 +7,8 @@ from urllib.parse import urlsplit
 import pytest
 from dash.fingerprint import check_fingerprint
 
-import static_files
 from tests.browser.test_app_browser import open_app
+from web import static_files
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
 """gunicorn's threaded worker with two lanes and overload judged on arrival.
 
-The Procfile runs ``gunicorn app:server --worker-class serving.ThreadWorker --threads N``.  gunicorn's ``gthread``
+The Procfile runs ``gunicorn app:server --worker-class web.serving.ThreadWorker --threads N``.  gunicorn's ``gthread``
 worker accepts connections in its main loop and queues each for a pool of N threads; a request was only looked at
 when a thread picked it up, so under load a queue of replays built inside the worker, unseen, and a page load
 waited behind it.  This worker changes what happens between the main loop and the threads:
@@ -41,7 +41,7 @@ from typing import Any
 
 from gunicorn.workers import gthread
 
-import settings
+from sources import settings
 from sources.admission import ARRIVAL, LIGHT, REFUSED, Arrival, process_gate
 from sources.answers import ENVIRON as ANSWER
 from sources.answers import Found, Missed, encoding_for
@@ -104,9 +104,9 @@ def make_ready(server: Any, deadline: float, samples: list[str]) -> tuple[int, i
     """The runs of ``samples`` with every system at its default parameters in the shared memo and, at the same time,
     the page's scripts compressed (:func:`static_files.precompress`), until ``deadline`` (``time.monotonic()``):
     (runs computed, runs asked for, scripts compressed).  The browser tests' server is made ready by it too."""
-    import static_files
     from ratings import SYSTEM_NAMES
     from sources import runs
+    from web import static_files
 
     sources = [{"kind": "sample", "name": name} for name in samples]
     # Both at once: the compression (zstd and brotli release the GIL) on the second core while the runs are computed.
@@ -173,7 +173,7 @@ def peek_callback(req: Any) -> tuple[str | None, Any, int]:
 def memoised(kind: str, body: Any, size: int, req: Any) -> Found | Missed | None:
     """The memoised answer to this callback request (:mod:`answer_memo`) if the app keeps one for it, else its memo
     name (the callback is memoised but the answer not there yet), else None (not memoised)."""
-    import answer_memo
+    from web import answer_memo
 
     memo = answer_memo.process_memo()
     name = memo.name(kind, body, size) if memo is not None else None

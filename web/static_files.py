@@ -37,23 +37,16 @@ from __future__ import annotations
 import html
 import os
 import re
-import sys
 import threading
 import time
-import zlib
 from typing import Any
 
-import brotli
 from dash.fingerprint import check_fingerprint
 from flask import Flask, Response, request
 from werkzeug.security import safe_join
 
+from sources.compression import ENCODINGS, encode, encoding_for, strongest
 from sources.forksafe import ForkSafeLock
-
-if sys.version_info >= (3, 14):
-    from compression import zstd
-else:
-    from backports import zstd
 
 __all__ = [
     "ENCODINGS",
@@ -83,40 +76,11 @@ LAZY_SCRIPTS = (
 )
 #: The caching of a file whose URL changes whenever the file does.
 IMMUTABLE = "public, max-age=31536000, immutable"
-ZSTD_LEVEL = 19
-BROTLI_QUALITY = 9
-#: Content encodings answers are sent in, preferred first.
-ENCODINGS = ("zstd", "br", "gzip")
 
 _compressed: dict[tuple[str, str, str], bytes] = {}
 _pending: set[tuple[str, str, str]] = set()
 _lock = ForkSafeLock()
 _one_at_a_time = ForkSafeLock()  # the background compressions take one core, never both
-
-
-def encoding_for(accept_encoding: str | None, offered: tuple[str, ...] = ENCODINGS) -> str:
-    """The first of ``offered`` (preferred first) that a client's ``Accept-Encoding`` names, else ``""`` (none).
-    The one reader of that header."""
-    accepted = {part.split(";")[0].strip().lower() for part in (accept_encoding or "").split(",")}
-    return next((name for name in offered if name in accepted), "")
-
-
-def strongest(accept_encoding: str) -> str | None:
-    """The encoding used for a static file: ``zstd`` when the browser accepts it, else ``br``, else ``None``."""
-    return encoding_for(accept_encoding, ("zstd", "br")) or None
-
-
-def encode(data: bytes, encoding: str, *, hard: bool = False) -> bytes:
-    """``data`` compressed with ``encoding`` (``""``: as it is): at flask-compress's quick levels (an answer, per
-    request), or with ``hard`` at the strongest (a file compressed once: :data:`ZSTD_LEVEL`, :data:`BROTLI_QUALITY`)."""
-    if encoding == "zstd":
-        return bytes(zstd.compress(data, ZSTD_LEVEL if hard else 3))
-    if encoding == "br":
-        return bytes(brotli.compress(data, quality=BROTLI_QUALITY if hard else 4))
-    if encoding == "gzip":
-        compressor = zlib.compressobj(9 if hard else 6, zlib.DEFLATED, 31)
-        return compressor.compress(data) + compressor.flush()
-    return data
 
 
 def with_body(response: Response, data: bytes, encoding: str) -> Response:

@@ -49,7 +49,7 @@ from sources.answers import (
     encoding_for,
     tracking,
 )
-from static_files import with_body
+from web.static_files import with_body
 
 __all__ = ["DECLARED", "Declared", "install", "memoisable_keys", "process_memo"]
 
