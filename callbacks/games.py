@@ -14,10 +14,10 @@ from dash import Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
-from callbacks.runs import DataError, current_run, load_source
+from callbacks.runs import DataError, current_run, load_source, opened_by
 from callbacks.standings import scale_of
 from layouts.games import grid_columns
-from layouts.ids import Data, GamesList, Page, Params, Standings, Tab, tab_gate
+from layouts.ids import Baseline, Data, GamesList, Page, Params, Standings, Tab, tab_gate
 from ratings import GameHistory, RatingRun
 from ratings.stats import filter_games
 
@@ -104,6 +104,10 @@ def on_games_filters(source, tab, chosen, _gate=None):
     )
 
 
+#: What changes the games shown but not which page of them is wanted (the gate's reasons, callbacks/gates.py).
+_KEEP_PAGE = frozenset({Params.SETTINGS, Baseline.STORE, Standings.SCALE_OFFSET, Standings.SCALE_FACTOR})
+
+
 # source, settings, filters, page, scale, visible tab -> one page of the games list
 @callback(
     Output(GamesList.GRID, "rowData"),
@@ -127,7 +131,9 @@ def on_games_list(source, current, player, start, end, page, offset, factor, tab
     if tab != Tab.GAMES:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
-    keep_page = ctx.triggered_id in (GamesList.PAGES, Params.SETTINGS, Standings.SCALE_OFFSET, Standings.SCALE_FACTOR)
+    # a page turn, a parameter or a scale change keeps the page; new data, a filter or the tab opening start at 1
+    why = opened_by(_gate) if ctx.triggered_id == tab_gate(Tab.GAMES) else frozenset()
+    keep_page = ctx.triggered_id == GamesList.PAGES or bool(why) and why <= _KEEP_PAGE
     rows, count, shown, pages = games_page(
         run, scale_of(run, offset, factor), player=player, start=start, end=end, page=page if keep_page else 1
     )
@@ -155,7 +161,8 @@ def on_games_game(source, current, click, offset, factor, tab, rows, _gate=None)
     run = current_run(source, current)
     if run.history.n_games == 0:
         return "No games.", figures.empty_figure("No games in this history")
-    g = None if ctx.triggered_id == Data.SOURCE else clicked_game(run, click)
+    new_data = ctx.triggered_id == tab_gate(Tab.GAMES) and Data.SOURCE in opened_by(_gate)
+    g = None if new_data else clicked_game(run, click)
     if g is None:
         g = run.history.n_games - 1
     text = f"{figures.game_label(run, g)}: {figures.finishing_order(run.history, g)}"

@@ -6,6 +6,10 @@ closed, yet every change still sent each of them a request (about 11 of the 16 p
 server those requests queue behind the one that matters.  Now those values are their *states*, and their one input
 is the tab's gate (``layouts.ids.tab_gate``): a store that a clientside callback bumps when one of the values
 changes while the tab is open, or when the tab opens.  A change made on another tab is picked up when the tab opens.
+
+The gate's value says why it opened: ``{"n": count, "why": [ids that changed]}`` (the tab's own id when it opened),
+since the gated callbacks see only the gate as their trigger: :func:`callbacks.runs.opened_by` reads it (the Games
+tab keeps its page through a parameter change and returns to the newest game for new data).
 """
 
 from __future__ import annotations
@@ -62,7 +66,8 @@ clientside_callback(
         }
         var gates = tabs.map(function (name, i) {
             if (tab !== name || onlyQuery) { return nu; }
-            return (typeof counts[i] === "number" ? counts[i] : 0) + 1;
+            var before = counts[i] && typeof counts[i].n === "number" ? counts[i].n : 0;
+            return {n: before + 1, why: changed.filter(function (c) { return !isPart(c); })};
         });
         var fold = nu;
         if ((changed.indexOf(SETTINGS) >= 0 || changed.indexOf(SOURCE) >= 0) && window.innerWidth < 992) {

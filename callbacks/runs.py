@@ -28,6 +28,7 @@ __all__ = [
     "jsonable",
     "load_source",
     "open_sheet",
+    "opened_by",
     "parse_params",
     "read_upload",
     "records_of",
@@ -106,3 +107,10 @@ def baseline_run(pinned: dict[str, Any] | None) -> RatingRun | None:
         return run_for(pinned.get("source") or {}, *settings)
     except (DataError, ParameterError, ComputationError):
         return None
+
+
+def opened_by(gate: Any) -> frozenset[str]:
+    """The ids whose change opened a tab's gate (its value as the browser sent it: ``{"n": count, "why": [ids]}``,
+    :mod:`callbacks.gates`), empty when unknown."""
+    why = gate.get("why") if isinstance(gate, dict) else None
+    return frozenset(str(w) for w in why if isinstance(w, str)) if isinstance(why, list) else frozenset()

@@ -666,3 +666,41 @@ def test_the_grid_gets_numbers_to_seven_significant_digits():
             row["wins"],
             row["trend"],
         )
+
+
+# ------------------------------------------------------------------ the Games tab's page and game (issue 26)
+def _games(client, gate_why, *, page=3, click=None):
+    from layouts.ids import Tab, tab_gate
+    from tests.dash_requests import post
+
+    gate = f"{tab_gate(Tab.GAMES)}.data"
+    values = {
+        "data-source.data": POKER,
+        "params-settings.data": {"system": "multielo", "params": {"k": 16}},
+        "page-tabs.active_tab": "games",
+        "games-pages.active_page": page,
+        "games-grid.cellClicked": click,
+        gate: {"n": 5, "why": gate_why},
+    }
+    grid = post(client, "games-grid", values, changed=[gate]).get_json()["response"]
+    game = post(client, "games-game", values, changed=[gate]).get_json()["response"]
+    return grid, game
+
+
+def test_a_parameter_change_keeps_the_games_page_and_the_clicked_game(client):
+    # Before the fix the gated callbacks read their trigger as the gate and went back to page 1 on every change.
+    click = {"rowIndex": 0, "colId": "order", "value": "x", "rowId": "3"}
+    for why in (["params-settings"], ["standings-scale-offset"], ["params-settings", "baseline-store"]):
+        grid, game = _games(client, why, click=click)
+        assert grid["games-pages"].get("active_page", "kept") == "kept", why  # no new page sent: page 3 stays
+        assert str(game["games-game"]["children"]).startswith("Game 4"), why  # the clicked game (row id 3)
+
+
+def test_new_data_or_the_tab_opening_returns_to_page_one_and_the_newest_game(client):
+    click = {"rowIndex": 0, "colId": "order", "value": "x", "rowId": "3"}
+    for why in (["data-source"], ["page-tabs"], ["data-source", "params-settings"]):
+        grid, game = _games(client, why, click=click)
+        assert grid["games-pages"]["active_page"] == 1, why
+    grid, game = _games(client, ["data-source"], click=click)
+    newest = str(game["games-game"]["children"])
+    assert newest.startswith("Game 150"), newest  # the poker sample's newest game, not the clicked one

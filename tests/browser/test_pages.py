@@ -507,3 +507,34 @@ def test_a_clicked_trajectory_point_explains_that_players_change(page, app_url):
     page.locator("#game-explain-view").scroll_into_view_if_needed()
     screenshot(page, "standings-explain-desktop")
     assert page.console_errors == []
+
+
+def test_a_parameter_change_keeps_the_games_page_and_new_data_goes_back_to_page_one(page, app_url):
+    """The Games tab's views learn why their gate opened (callbacks/gates.py): before, every change reset the page."""
+    open_games(page, app_url)
+    page.click("#games-pages >> text=3")
+    showing = "() => (document.querySelector('#games-count') || {innerText: ''}).innerText.includes('showing 51-75')"
+    page.wait_for_function(showing, timeout=TIMEOUT)
+    before = first_row_cells(page)["changes"]
+    box = page.locator(param_selector("param", "k"))
+    box.fill("7")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('k=7')", timeout=TIMEOUT)
+    page.wait_for_function(
+        "old => (document.querySelector('#games-grid .ag-row[row-index=\"0\"]') || {innerText: old}).innerText"
+        ".indexOf(old) < 0",
+        arg=before,
+        timeout=TIMEOUT,
+    )
+    settle(page)
+    assert "showing 51-75" in page.inner_text("#games-count")  # same page, new changes
+    assert first_row_cells(page)["number"] == "100"
+    # new data: back to page 1 (the newest games of the chess sample)
+    page.click("#data-sample")
+    page.get_by_role("option", name="chess", exact=True).click()
+    page.wait_for_function(
+        "() => (document.querySelector('#games-count') || {innerText: ''}).innerText.includes('showing 1-25')",
+        timeout=TIMEOUT,
+    )
+    settle(page)
+    assert page.console_errors == []
