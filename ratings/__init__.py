@@ -12,6 +12,9 @@ Pure Python on numpy, scipy and pandas; imports neither Dash nor plotly.
 [1016.0, 984.0]
 """
 
+#: The library's version (the one declaration: pyproject.toml reads it).
+__version__ = "0.2.0"
+
 from ratings.base import ComputationError, GameView, RatingRun, RatingSystem
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.params import ParameterError, ParamSpec
@@ -19,6 +22,7 @@ from ratings.systems import SYSTEM_NAMES, UnknownSystemError, create, get_system
 
 __all__ = [
     "SYSTEM_NAMES",
+    "__version__",
     "ComputationError",
     "Entry",
     "Game",

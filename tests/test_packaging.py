@@ -106,3 +106,113 @@ def test_the_installed_library_loads_its_samples_outside_the_repository(wheel: P
     assert Path(found["file"]).is_relative_to(site)  # the copy from the wheel, not the repository's
     assert found["games"] == {name: load_sample(name).n_games for name in SAMPLES}
     assert all(n > 0 for n in found["games"].values())
+
+
+def test_the_wheel_carries_its_version_license_and_type_marker(wheel: Path) -> None:
+    import ratings
+
+    names = _names(wheel)
+    assert "ratings/py.typed" in names  # type checkers read the library's annotations (PEP 561)
+    info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
+    assert info == f"ratings_dashboard-{ratings.__version__}.dist-info"  # one version, declared in ratings/__init__
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = archive.read(f"{info}/METADATA").decode()
+        licence = [n for n in names if n.startswith(info) and n.endswith("LICENSE")]
+        assert licence and archive.read(licence[0]) == (ROOT / "LICENSE").read_bytes()
+    assert "License-Expression: MIT" in metadata
+
+
+def _library_imports() -> set[str]:
+    """Every top-level module the library imports, at module level or inside a function."""
+    import ast
+
+    found: set[str] = set()
+    for path in (ROOT / "ratings").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module.split(".")[0])
+    return found - set(sys.stdlib_module_names) - {"ratings", "__future__"}
+
+
+def _declared(wheel: Path) -> set[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        info = next(n.split("/")[0] for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(f"{info}/METADATA").decode()
+    return {
+        line.split(":", 1)[1].strip().split(">")[0].split("=")[0].split(";")[0].strip().lower().replace("_", "-")
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist:")
+    }
+
+
+def test_every_module_the_library_imports_is_a_declared_dependency(wheel: Path) -> None:
+    import importlib.metadata
+
+    providers = importlib.metadata.packages_distributions()
+    needed = {module: {d.lower().replace("_", "-") for d in providers.get(module, [])} for module in _library_imports()}
+    missing = {module: dists for module, dists in needed.items() if not dists & _declared(wheel)}
+    assert missing == {}, f"imported by ratings/ but not declared in pyproject.toml: {missing}"
+
+
+def _with_requirements(names: set[str]) -> set[str]:
+    """``names`` and every distribution they require, recursively (as installed here)."""
+    import importlib.metadata
+
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        try:
+            requirements = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue  # required only on another platform (pandas' tzdata on Windows): not installed here
+        seen.add(name)
+        for requirement in requirements:
+            if "extra ==" in requirement:
+                continue
+            head = requirement.split(";")[0].strip()
+            for stop in "<>=!~[ (":
+                head = head.split(stop)[0]
+            todo.append(head.lower().replace("_", "-"))
+    return seen
+
+
+def test_the_installed_library_reads_a_windows_1252_file_with_only_its_declared_dependencies(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """The wheel beside only what it declares (and what those require), in an isolated interpreter: reading a file
+    that is not UTF-8 needs charset_normalizer, which the library imports only then."""
+    import importlib.metadata
+
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    for name in sorted(_with_requirements(_declared(wheel))):
+        dist = importlib.metadata.distribution(name)
+        tops = {Path(str(f)).parts[0] for f in dist.files or [] if not str(f).startswith("..")}
+        for top in tops:
+            source = Path(str(dist.locate_file(top)))
+            if source.exists() and not (site / top).exists():
+                (site / top).symlink_to(source)
+    text = "game,player,place\ng1,Zoë Müller,1\ng1,Björn,2\ng1,Renée,DNF\n"
+    (tmp_path / "club.csv").write_bytes(text.encode("cp1252"))
+    code = (
+        "import sys\n"
+        f"sys.path[:0] = [{str(site)!r}]\n"
+        "from ratings.io import read_file\n"
+        "result = read_file(sys.argv[1])\n"
+        "print(sorted(result.history.players), result.encoding)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(tmp_path / "club.csv")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "['Björn', 'Renée', 'Zoë Müller']" in done.stdout, done.stdout
