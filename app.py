@@ -12,8 +12,7 @@ from __future__ import annotations
 import logging
 
 from callbacks.record import LOCAL_WRITES
-from sources import settings
-from web import background
+from sources import jobs, settings
 from web.factory import create_app
 
 config = settings.current()
@@ -23,7 +22,7 @@ app = create_app(config)
 server = app.server
 
 #: The Celery application when REDIS_URL is set (``celery -A app.celery_app worker``), else None.
-celery_app = background.celery_app
+celery_app = jobs.celery_app
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
@@ -13,6 +15,7 @@ from layouts.fit import compare_view, fit_view
 from layouts.ids import Baseline, Data, Fit, FitType, Page, Params
 from ratings import SYSTEM_NAMES, tune
 from sources.fitting import compare_systems, fit_system
+from sources.jobs import NO_WORKER, workers_ready
 
 __all__ = ["applied"]
 
@@ -24,11 +27,26 @@ def _budget(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and 1 <= value <= MAX_BUDGET else 20.0
 
 
-# Fit / Compare buttons (with the data, settings, budget and measure) -> the result store, in the background
+# Fit / Compare buttons -> the job's request (which search), or, with no worker to run it, a message at once
 @callback(
-    Output(Fit.RESULT, "data"),
+    Output(Fit.REQUEST, "data"),
+    Output(Fit.VIEW, "children", allow_duplicate=True),
     Input(Fit.RUN, "n_clicks"),
     Input(Fit.COMPARE, "n_clicks"),
+    prevent_initial_call=True,
+)
+def on_fit_asked(_run: Any, _compare: Any) -> tuple[Any, Any]:
+    if ctx.triggered_id not in (Fit.RUN, Fit.COMPARE):
+        raise PreventUpdate
+    if not workers_ready():
+        return no_update, dbc.Alert(NO_WORKER, color="warning", className="small py-1")
+    return {"kind": "compare" if ctx.triggered_id == Fit.COMPARE else "fit", "at": time.time()}, no_update
+
+
+# the job's request (with the data, settings, budget and measure) -> the result store, in the background
+@callback(
+    Output(Fit.RESULT, "data"),
+    Input(Fit.REQUEST, "data"),
     State(Data.SOURCE, "data"),
     State(Params.SETTINGS, "data"),
     State(Fit.BUDGET, "value"),
@@ -44,16 +62,16 @@ def _budget(value: Any) -> float:
     cancel=[Input(Fit.CANCEL, "n_clicks")],
     prevent_initial_call=True,
 )
-def on_fit(set_progress, _run, _compare, source, current, budget, metric):
+def on_fit(set_progress, request, source, current, budget, metric):
     settings = settings_of(current)
-    if source is None or settings is None or metric not in tune.METRICS:
+    if not isinstance(request, dict) or source is None or settings is None or metric not in tune.METRICS:
         raise PreventUpdate
     seconds = _budget(budget)
 
     def progress(share: float, label: str) -> None:
         set_progress((share, label))
 
-    if ctx.triggered_id == Fit.COMPARE:
+    if request.get("kind") == "compare":
         result = compare_systems(source, budget=seconds, metric=metric, progress=progress)
     else:
         result = fit_system(source, *settings, budget=seconds, metric=metric, progress=progress)

@@ -72,6 +72,7 @@ def tab() -> dbc.Tab:
                 ),
                 html.Div(id=Fit.VIEW),
                 dcc.Store(id=Fit.RESULT),
+                dcc.Store(id=Fit.REQUEST),
             ],
             className="pt-2",
         ),

@@ -228,6 +228,7 @@ class Fit(StrEnum):
     COMPARE = "fit-compare"
     CANCEL = "fit-cancel"
     PROGRESS = "fit-progress"
+    REQUEST = "fit-request"
     RESULT = "fit-result"
     VIEW = "fit-view"
     FIGURE = "fit-figure"
