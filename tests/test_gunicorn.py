@@ -187,3 +187,46 @@ def test_start_up_computes_the_samples_default_runs_and_compresses_the_scripts_o
     assert len(lines) == 1, text[-2000:]  # once, in the master, not once per worker
     assert f"{total} of {total} default runs computed" in lines[0]
     assert int(lines[0].split("computed, ")[1].split(" scripts")[0]) >= 10
+
+
+def test_the_port_is_bound_before_the_start_up_work(tmp_path) -> None:
+    """A platform kills a web process that has not bound its port within its boot timeout (60 s on Heroku): the
+    prewarm (up to RATINGS_PREWARM_SECONDS) runs after binding (web/gunicorn_conf.py), so the port accepts
+    connections while it is still under way and they are answered once the workers start.  Order, not timing."""
+    import os
+    import socket
+    import subprocess
+    import time
+
+    from tests.servers import BIN, ROOT, free_port, procfile, stop_group
+
+    port = free_port()
+    log = tmp_path / "error.log"
+    env = {**os.environ, "SECRET_KEY": "s", "RATINGS_PREWARM_SECONDS": "20", "RATINGS_STORE_DIR": str(tmp_path)}
+    command = [
+        str(BIN / "gunicorn"),
+        *procfile("web", 1)[1:],
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--error-logfile",
+        str(log),
+    ]
+    proc = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.02)
+        text = log.read_text() if log.exists() else ""
+        assert "start-up:" not in text, "the port was bound only after the start-up work"
+        status, page = _get(f"http://127.0.0.1:{port}/")  # waits in the listen queue until a worker serves it
+        assert status == 200 and "Game-group ratings" in page
+        assert "start-up:" in log.read_text()  # the workers started after the prewarm, so it had finished
+    finally:
+        stop_group(proc)

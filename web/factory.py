@@ -18,7 +18,7 @@ import callbacks
 from layouts import page
 from ratings.kernels import warm_up
 from sources.settings import Settings
-from web import answer_memo, background, guard, security, serving, static_files
+from web import answer_memo, background, guard, security, static_files
 
 __all__ = ["create_app"]
 
@@ -72,7 +72,7 @@ def create_app(config: Settings) -> Dash:
     answer_memo.install(app, enabled=config.answer_memo)
     # 5. Size limit, security headers, development routes off, the overload gate; serves the page once.
     security.protect(app, debug=config.debug)
-    # 6. Under gunicorn --preload the master computes the samples' default runs and compresses the scripts (bounded
-    #    by RATINGS_PREWARM_SECONDS) before the workers fork, so the first visitors wait for neither.
-    serving.prewarm(server, config.prewarm_seconds, config.sample)
+    # 6. Under gunicorn the master then binds the port and computes the samples' default runs and compresses the
+    #    scripts (web/gunicorn_conf.py, bounded by RATINGS_PREWARM_SECONDS) before the workers fork, so the first
+    #    visitors wait for neither and the platform sees the port bound at once.
     return app

@@ -1,0 +1,22 @@
+"""gunicorn's settings for the Procfile (``gunicorn app:server -c python:web.gunicorn_conf ...``): the start-up work
+runs after the port is bound.
+
+With ``--preload`` the master imports the app (loading the compiled kernels) before it binds; the prewarm (every
+bundled sample's default runs, the page's scripts compressed: up to ``RATINGS_PREWARM_SECONDS``) used to run there
+too, so a PaaS saw no bound port for its whole length.  ``when_ready`` runs in the master once the port is bound and
+before the workers fork: connections made meanwhile wait in the listen queue and are served as soon as the workers
+start, with the prewarmed results inherited.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def when_ready(server: Any) -> None:
+    """gunicorn's hook: the port is bound, the workers not yet forked."""
+    from sources import settings
+    from web import serving
+
+    config = settings.current()
+    serving.prewarm(server.app.wsgi(), config.prewarm_seconds, config.sample)
