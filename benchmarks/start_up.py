@@ -106,9 +106,8 @@ def main() -> None:
         for name, root in roots.items():
             bound, served, pss = start_once(root, args.workers, args.prewarm)
             results[name].append((bound, served, pss))
-            print(
-                f"round {round_ + 1} {name:5s} port bound {bound:6.2f} s  page served {served:6.2f} s  PSS {pss:6.0f} MB"
-            )
+            figures = f"port bound {bound:6.2f} s  page served {served:6.2f} s  PSS {pss:6.0f} MB"
+            print(f"round {round_ + 1} {name:5s} {figures}")
     for name, rows in results.items():
         bound, served, pss = (statistics.median(r[i] for r in rows) for i in range(3))
         print(f"median {name:5s} port bound {bound:6.2f} s  page served {served:6.2f} s  PSS {pss:6.0f} MB")
