@@ -14,6 +14,8 @@ import logging
 import os
 from typing import Any
 
+from sources import settings
+
 __all__ = ["NO_WORKER", "celery_app", "workers_ready"]
 
 log = logging.getLogger(__name__)
@@ -28,7 +30,8 @@ PING_SECONDS = 1.0
 
 
 def _redis_url() -> str | None:
-    return (os.environ.get("REDIS_URL") or "").strip() or None
+    url: str | None = settings.value(os.environ, "REDIS_URL")
+    return url
 
 
 def _celery() -> Any:

@@ -1,75 +1,43 @@
-"""Configuration of the hosted app, read once from environment variables.
+"""The app's configuration: every environment variable it reads, declared once in :data:`VARIABLES`, read by one
+reader per kind, into one typed object (:class:`Settings`).
 
-Every setting has a safe default, so ``python app.py`` works with no environment at all.
+Every setting has a safe default, so ``python app.py`` works with no environment at all.  The README's table of
+settings is :func:`markdown_table` (``tests/test_settings.py`` checks that the two agree).  A bad value is a
+:class:`SettingError` naming the variable and what it must be; at start-up (:func:`current`) it stops the process
+with that message.
 
-- ``SECRET_KEY``: Flask's secret key; must be the same for every gunicorn worker (a random key is
-  generated, with a warning, when it is missing).
-- ``PORT`` / ``HOST``: where ``python app.py`` listens (default 127.0.0.1:8050; gunicorn reads ``PORT`` itself).
-- ``RATINGS_SHEET``: a Google Sheet URL (or key) the app opens on instead of the bundled sample.
-- ``RATINGS_WORKSHEET``: the worksheet (tab) of that sheet to read (default: the first).
-- ``RATINGS_SAMPLE``: the bundled sample shown when no sheet is configured (default ``poker``).
-- ``RATINGS_SYSTEM``: the rating system selected when the page opens (default ``multielo``).
-- ``DASH_DEBUG``: on (``1``) turns on Dash's debug mode for ``python app.py`` (default off).
-- ``RATINGS_PREWARM_SECONDS``: under gunicorn, how long start-up may spend computing the bundled samples' default
-  runs and compressing the page's scripts before serving (default 20; 0 turns it off; :func:`serving.prewarm`).
-- ``RATINGS_ANSWER_MEMO``: off (``0``) turns off the shared memo of callback answers (:mod:`answer_memo`; default on).
-- ``RATINGS_ADMIN_SECRET``: the organisers' secret.  Whoever types it in the record form may write games into the
-  configured sheet from that browser (:mod:`sources.access`).  Unset: recording into a sheet is off, except for
-  ``python app.py`` serving on a loopback address (one person's own machine).
-- ``RATINGS_PROXY_HOPS``: how many proxies in front of the app append to ``X-Forwarded-For`` (default 1: a PaaS
-  router); the client address that per-client limits count (:mod:`web.guard`) is read that many hops back.  Set 0
-  when browsers connect to gunicorn directly, so that a made-up header cannot pick another client's count.
-
-An on/off setting reads ``1``, ``true``, ``yes``, ``on`` as on and ``0``, ``false``, ``no``, ``off`` as off (any case);
-anything else stops the process with a message naming the variable, as a number that is not a number does.
+Modules that need a setting read it here: :func:`current` for the process's settings (read once), :func:`load` or
+:func:`value` with an explicit mapping (tests, and readers that take an ``environ`` argument).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
-__all__ = ["Settings", "load"]
+__all__ = [
+    "FLAG_WORDS",
+    "VARIABLES",
+    "SettingError",
+    "Settings",
+    "Variable",
+    "current",
+    "env_number",
+    "load",
+    "markdown_table",
+    "value",
+]
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The app's configuration (see the module docstring for the variables)."""
-
-    secret_key: str
-    host: str
-    port: int
-    sheet: str | None
-    worksheet: str | None
-    sample: str
-    system: str
-    debug: bool
-    prewarm_seconds: float
-    answer_memo: bool = True
-    admin_secret: str | None = None
-    proxy_hops: int = 1
-
-
-def _text(environ: dict[str, str], name: str) -> str | None:
-    value = environ.get(name, "").strip()
-    return value or None
-
-
-def env_number(environ: Mapping[str, str], name: str, default: float, what: str) -> float:
-    """The number in ``environ[name]`` (``default`` when unset or blank); a value that is not a number stops the
-    process with ``NAME must be <what>, got '...'``.  The one reader of numeric settings."""
-    text = _text(dict(environ), name)
-    if text is None:
-        return default
-    try:
-        return int(text) if what.startswith("a whole number") else float(text)
-    except ValueError:
-        raise SystemExit(f"{name} must be {what}, got '{text}'") from None
+class SettingError(ValueError):
+    """An environment variable holds a value the app cannot use; the message names it and says what it must be."""
 
 
 #: The words an on/off setting accepts (lower case), by the value they mean.
@@ -79,60 +47,288 @@ FLAG_WORDS: dict[str, bool] = {
 }
 
 
-def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
-    """The on/off value of ``environ[name]`` (``default`` when unset or blank; the words are :data:`FLAG_WORDS`); any
-    other value stops the process with ``NAME must be on or off (...), got '...'``.  The one reader of on/off
-    settings."""
-    text = _text(dict(environ), name)
+@dataclass(frozen=True)
+class Variable:
+    """One environment variable: where it goes in :class:`Settings`, its kind and default, and what it means.
+
+    ``kind``: ``text`` (stripped; blank is unset), ``secret`` (text never shown), ``flag`` (:data:`FLAG_WORDS`),
+    ``number`` or ``whole`` (a whole number), within ``low``..``high`` when given.
+    """
+
+    name: str
+    field: str
+    kind: str
+    default: Any
+    meaning: str
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def shown_default(self) -> str:
+        if self.default is None:
+            return "unset"
+        if isinstance(self.default, bool):
+            return "on" if self.default else "off"
+        return f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
+
+
+#: Every environment variable the app reads, in the order the README lists them.
+VARIABLES: tuple[Variable, ...] = (
+    Variable(
+        "SECRET_KEY",
+        "secret_key",
+        "secret",
+        None,
+        "Signs the session cookie and background-job handles; the same for every worker (unset: a random key per "
+        "process, with a warning).",
+    ),
+    Variable("HOST", "host", "text", "127.0.0.1", "Where `python app.py` listens (gunicorn binds by itself)."),
+    Variable("PORT", "port", "whole", 8050, "The port of `python app.py`; gunicorn reads `PORT` itself.", 0, 65535),
+    Variable("DASH_DEBUG", "debug", "flag", False, "Dash's debug mode for `python app.py`."),
+    Variable("RATINGS_SAMPLE", "sample", "text", "poker", "The bundled sample shown when no sheet is set."),
+    Variable("RATINGS_SYSTEM", "system", "text", "multielo", "The rating system selected when the page opens."),
+    Variable(
+        "RATINGS_SHEET",
+        "sheet",
+        "text",
+        None,
+        "The group's Google Sheet (its address or key): the page opens on it, and games are recorded into it.",
+    ),
+    Variable("RATINGS_WORKSHEET", "worksheet", "text", None, "The sheet's tab: its name or gid (unset: the first)."),
+    Variable(
+        "GOOGLE_SERVICE_ACCOUNT_JSON",
+        "service_account_json",
+        "secret",
+        None,
+        "The JSON key of a Google service account: reads a private configured sheet and records games into it.",
+    ),
+    Variable(
+        "RATINGS_ADMIN_SECRET",
+        "admin_secret",
+        "secret",
+        None,
+        "The organisers' secret: who types it in the record form may record games into the sheet (unset: "
+        "recording into the sheet is off on a hosted server).",
+    ),
+    Variable(
+        "RATINGS_PROXY_HOPS",
+        "proxy_hops",
+        "whole",
+        1,
+        "Proxies in front of the app that add to `X-Forwarded-For` (1: a PaaS router; 0 when browsers reach "
+        "gunicorn directly); per-client limits count the address that many hops back.",
+        0,
+        5,
+    ),
+    Variable(
+        "RATINGS_SHEET_CACHE_SECONDS",
+        "sheet_cache_seconds",
+        "number",
+        60.0,
+        "How long a read of the sheet is reused.",
+        0,
+    ),
+    Variable(
+        "RATINGS_SHEET_TIMEOUT_SECONDS",
+        "sheet_timeout_seconds",
+        "number",
+        5.0,
+        "How long to wait for each answer from Google.",
+        0.1,
+    ),
+    Variable(
+        "RATINGS_SHEET_DEADLINE_SECONDS",
+        "sheet_deadline_seconds",
+        "number",
+        20.0,
+        "The longest a whole read or append of the sheet may take, retries included.",
+        0.5,
+    ),
+    Variable("RATINGS_SHEET_ATTEMPTS", "sheet_attempts", "whole", 3, "Tries for Google's answers 429 and 5xx.", 1, 100),
+    Variable(
+        "RATINGS_SHEET_BACKOFF_SECONDS",
+        "sheet_backoff_seconds",
+        "number",
+        0.5,
+        "The first wait between tries, doubled each time.",
+        0,
+    ),
+    Variable(
+        "RATINGS_GOOGLE_ENDPOINT",
+        "google_endpoint",
+        "text",
+        None,
+        "Where requests for Google's hosts go instead (`http(s)://host[:port]`): an API gateway, or the test suite's "
+        "stand-in for Google.",
+    ),
+    Variable(
+        "REDIS_URL",
+        "redis_url",
+        "text",
+        None,
+        "Redis for the shared store and the background jobs' queue (several instances); unset: a disk store and "
+        "jobs in a process beside the web worker.",
+    ),
+    Variable(
+        "RATINGS_STORE_DIR",
+        "store_dir",
+        "text",
+        None,
+        "The disk store's directory (unset: `ratings-dashboard-store` in the system's temporary directory).",
+    ),
+    Variable("RATINGS_STORE_MB", "store_mb", "number", 512.0, "The disk store's size cap in megabytes.", 1),
+    Variable("RATINGS_STORE_DAYS", "store_days", "number", 30.0, "Days an entry is kept after its last use.", 0.001),
+    Variable(
+        "RATINGS_BUSY_SECONDS",
+        "busy_seconds",
+        "number",
+        5.0,
+        "A callback that could not finish within this many seconds, queue included, is refused at once (0: never).",
+    ),
+    Variable("RATINGS_LIGHT_THREADS", "light_threads", "whole", 4, "Threads per worker that serve pages.", 1, 64),
+    Variable(
+        "RATINGS_PREWARM_SECONDS",
+        "prewarm_seconds",
+        "number",
+        20.0,
+        "Under gunicorn, how long start-up (after binding the port) computes the samples' default runs and "
+        "compresses the scripts (0: off).",
+        0,
+    ),
+    Variable("RATINGS_ANSWER_MEMO", "answer_memo", "flag", True, "The shared memo of identical callback answers."),
+)
+
+_BY_NAME = {v.name: v for v in VARIABLES}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The app's configuration, one field per :data:`VARIABLES` entry."""
+
+    secret_key: str
+    host: str = "127.0.0.1"
+    port: int = 8050
+    debug: bool = False
+    sample: str = "poker"
+    system: str = "multielo"
+    sheet: str | None = None
+    worksheet: str | None = None
+    service_account_json: str | None = None
+    admin_secret: str | None = None
+    proxy_hops: int = 1
+    sheet_cache_seconds: float = 60.0
+    sheet_timeout_seconds: float = 5.0
+    sheet_deadline_seconds: float = 20.0
+    sheet_attempts: int = 3
+    sheet_backoff_seconds: float = 0.5
+    google_endpoint: str | None = None
+    redis_url: str | None = None
+    store_dir: str | None = None
+    store_mb: float = 512.0
+    store_days: float = 30.0
+    busy_seconds: float = 5.0
+    light_threads: int = 4
+    prewarm_seconds: float = 20.0
+    answer_memo: bool = True
+
+    def __repr__(self) -> str:  # never the secrets, in a log or a traceback
+        return "Settings(" + ", ".join(f"{f.name}={self._shown(f.name)}" for f in fields(self)) + ")"
+
+    def _shown(self, name: str) -> str:
+        secret = any(v.field == name and v.kind == "secret" for v in VARIABLES)
+        value = getattr(self, name)
+        return ("'***'" if value else "None") if secret else repr(value)
+
+
+def _text(environ: Mapping[str, str], name: str) -> str | None:
+    text = (environ.get(name) or "").strip()
+    return text or None
+
+
+def _what(variable: Variable) -> str:
+    noun = "a whole number" if variable.kind == "whole" else "a number"
+    if variable.low is not None and variable.high is not None:
+        return f"{noun} from {variable.low:g} to {variable.high:g}"
+    if variable.low is not None:
+        return f"{noun} of at least {variable.low:g}"
+    return noun
+
+
+def _read(variable: Variable, text: str | None) -> Any:
+    """The one reader: ``text`` (stripped, None when unset) as ``variable`` declares it."""
     if text is None:
-        return default
+        return variable.default
+    if variable.kind in ("text", "secret"):
+        return text
+    if variable.kind == "flag":
+        try:
+            return FLAG_WORDS[text.lower()]
+        except KeyError:
+            raise SettingError(f"{variable.name} must be on or off ({', '.join(FLAG_WORDS)}), got '{text}'") from None
     try:
-        return FLAG_WORDS[text.lower()]
-    except KeyError:
-        raise SystemExit(f"{name} must be on or off ({', '.join(FLAG_WORDS)}), got '{text}'") from None
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    whole = variable.kind == "whole"
+    if (
+        not math.isfinite(number)
+        or (whole and not number.is_integer())
+        or (variable.low is not None and number < variable.low)
+        or (variable.high is not None and number > variable.high)
+    ):
+        raise SettingError(f"{variable.name} must be {_what(variable)}, got '{text}'")
+    return int(number) if whole else number
 
 
-def load(environ: dict[str, str] | None = None) -> Settings:
-    """Read the settings from ``environ`` (default: ``os.environ``)."""
-    env = dict(os.environ if environ is None else environ)
-    secret = _text(env, "SECRET_KEY")
-    if secret is None:
-        secret = secrets.token_hex(32)
+def value(environ: Mapping[str, str], name: str) -> Any:
+    """The value of the declared variable ``name`` in ``environ`` (its default when unset or blank)."""
+    return _read(_BY_NAME[name], _text(environ, name))
+
+
+def load(environ: Mapping[str, str] | None = None) -> Settings:
+    """Every setting read from ``environ`` (default: ``os.environ``, read now); :class:`SettingError` (a
+    ``SystemExit`` at start-up, through :func:`current`) for a value that cannot be used."""
+    env = os.environ if environ is None else environ
+    read = {v.field: value(env, v.name) for v in VARIABLES}
+    if read["secret_key"] is None:
+        read["secret_key"] = secrets.token_hex(32)
         log.warning(
             "SECRET_KEY is not set: using a random key. With several workers set SECRET_KEY to the same value "
             "for all of them."
         )
-    port = int(env_number(env, "PORT", 8050, "a whole number"))
-    prewarm = max(env_number(env, "RATINGS_PREWARM_SECONDS", 20.0, "a number of seconds"), 0.0)
-    return Settings(
-        secret_key=secret,
-        host=_text(env, "HOST") or "127.0.0.1",
-        port=port,
-        sheet=_text(env, "RATINGS_SHEET"),
-        worksheet=_text(env, "RATINGS_WORKSHEET"),
-        sample=_text(env, "RATINGS_SAMPLE") or "poker",
-        system=_text(env, "RATINGS_SYSTEM") or "multielo",
-        debug=env_flag(env, "DASH_DEBUG", False),
-        prewarm_seconds=prewarm if prewarm == prewarm else 0.0,
-        answer_memo=env_flag(env, "RATINGS_ANSWER_MEMO", True),
-        admin_secret=_text(env, "RATINGS_ADMIN_SECRET"),
-        proxy_hops=_hops(env),
-    )
+    return Settings(**read)
 
 
-def _hops(env: dict[str, str]) -> int:
-    hops = env_number(env, "RATINGS_PROXY_HOPS", 1, "a whole number from 0 to 5")
-    if not 0 <= hops <= 5:
-        raise SystemExit(f"RATINGS_PROXY_HOPS must be a whole number from 0 to 5, got '{env['RATINGS_PROXY_HOPS']}'")
-    return int(hops)
+def env_number(environ: Mapping[str, str], name: str, default: float, what: str) -> float:
+    """A number read at start-up by a module that takes its own ``environ``: ``default`` when unset, else the number;
+    a value that is not one stops the process with ``NAME must be <what>, got '...'``.  (The variable is declared
+    in :data:`VARIABLES` all the same, for the README's table.)"""
+    text = _text(environ, name)
+    if text is None:
+        return default
+    try:
+        return int(text) if what.startswith("a whole number") else float(text)
+    except ValueError:
+        raise SystemExit(f"{name} must be {what}, got '{text}'") from None
+
+
+def markdown_table() -> str:
+    """The README's table of settings, from :data:`VARIABLES`."""
+    rows = ["| variable | default | what it does |", "|---|---|---|"]
+    rows += [f"| `{v.name}` | {v.shown_default} | {v.meaning} |" for v in VARIABLES]
+    return "\n".join(rows)
 
 
 _current: Settings | None = None
 
 
 def current() -> Settings:
-    """The process's settings, read from the environment on first use (configuration, not user state)."""
+    """The process's settings, read from the environment on first use (configuration, not user state); a bad value
+    stops the process with the message saying which variable and what it must be."""
     global _current
     if _current is None:
-        _current = load()
+        try:
+            _current = load()
+        except SettingError as exc:
+            raise SystemExit(str(exc)) from None
     return _current

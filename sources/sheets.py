@@ -1,24 +1,10 @@
 """Google Sheets as the home of a game group's history: read it (cached, retried, with timeouts) and append to it.
 
-Configuration comes from environment variables, read when :func:`load_settings` is called (never at import):
-
-=================================  ===================================================================================
-``RATINGS_SHEET``                  the sheet: its URL (``https://docs.google.com/spreadsheets/d/<KEY>/edit#gid=<GID>``)
-                                   or its bare key.  Unset: the app has no sheet and works from uploads only.
-``RATINGS_WORKSHEET``              the worksheet: its name, or its gid (digits).  Unset: the gid in the URL if there is
-                                   one, else the first worksheet.
-``GOOGLE_SERVICE_ACCOUNT_JSON``    the JSON text of a service-account key.  Set: the sheet is read (and games are
-                                   recorded) through the Sheets API as that account, so the sheet must be shared
-                                   with the account's e-mail address.  Unset: the sheet must be shared as "anyone
-                                   with the link can view"; it is read through its CSV export and cannot be written.
-``RATINGS_SHEET_CACHE_SECONDS``    how long a read is reused before the sheet is read again (default 60).
-``RATINGS_SHEET_TIMEOUT_SECONDS``  how long to wait for each answer from Google (default 5).
-``RATINGS_SHEET_DEADLINE_SECONDS`` the longest a whole read (or append) may take, retries included (default 20).
-``RATINGS_SHEET_ATTEMPTS``         how many tries for answers 429 (rate limit) and 5xx (default 3).
-``RATINGS_SHEET_BACKOFF_SECONDS``  the first wait between tries, doubled each time (default 0.5).
-``RATINGS_GOOGLE_ENDPOINT``        where requests for Google's Sheets hosts go instead (``http(s)://host[:port]``),
-                                   for an API gateway, or for the test suite's local fake of Google.  Unset: Google.
-=================================  ===================================================================================
+Configuration comes from the environment variables declared in :mod:`sources.settings` (``RATINGS_SHEET``,
+``RATINGS_WORKSHEET``, ``GOOGLE_SERVICE_ACCOUNT_JSON``, ``RATINGS_SHEET_*``, ``RATINGS_GOOGLE_ENDPOINT``), read when
+:func:`load_settings` is called (never at import).  With a service account the configured sheet is read (and games
+are recorded) through the Sheets API as that account; any other sheet, and every sheet without one, through its
+public CSV export (which cannot write).
 
 Reads go through :class:`SheetSource`.  A read younger than the cache time is reused; ``read(force=True)``
 reads anew.  When Google cannot be reached or refuses (not shared, no such sheet, rate limit, server error,
@@ -59,6 +45,7 @@ from requests.adapters import HTTPAdapter
 from ratings.history import GameHistory, HistoryError
 from ratings.io import MAX_BYTES, MAX_SHEET_ROWS, ReadResult, read_table
 from ratings.io.cells import shortened
+from sources import settings
 from sources.cache import LastGoodCache
 from sources.forksafe import ForkSafeLock
 
@@ -257,36 +244,28 @@ class SheetSettings:
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> SheetSettings:
-    """Read the settings from ``environ`` (default ``os.environ``, read now).  Bad numbers raise SheetError."""
+    """The sheet's settings from ``environ`` (default ``os.environ``, read now), each variable read as
+    :data:`sources.settings.VARIABLES` declares it; a bad value is a SheetError naming the variable."""
     env = os.environ if environ is None else environ
+    try:
 
-    def number(name: str, default: float, *, low: float, integer: bool = False) -> float:
-        text = (env.get(name) or "").strip()
-        if not text:
-            return default
-        try:
-            value = float(text)
-        except ValueError:
-            raise SheetError(f"{name}={text!r} is not a number.", "config") from None
-        if value < low or (integer and not value.is_integer()):
-            kind = "a whole number" if integer else "a number"
-            raise SheetError(f"{name}={text!r} must be {kind} of at least {low:g}.", "config")
-        return value
+        def read(name: str) -> Any:
+            return settings.value(env, name)
 
-    retry = RetryPolicy(
-        attempts=int(number("RATINGS_SHEET_ATTEMPTS", 3, low=1, integer=True)),
-        first_delay=number("RATINGS_SHEET_BACKOFF_SECONDS", 0.5, low=0),
-    )
-    return SheetSettings(
-        sheet=(env.get("RATINGS_SHEET") or "").strip() or None,
-        worksheet=(env.get("RATINGS_WORKSHEET") or "").strip() or None,
-        service_account_json=(env.get("GOOGLE_SERVICE_ACCOUNT_JSON") or "").strip() or None,
-        cache_seconds=number("RATINGS_SHEET_CACHE_SECONDS", 60.0, low=0),
-        timeout_seconds=number("RATINGS_SHEET_TIMEOUT_SECONDS", 5.0, low=0.1),
-        retry=retry,
-        deadline_seconds=number("RATINGS_SHEET_DEADLINE_SECONDS", 20.0, low=0.5),
-        endpoint=_endpoint(env.get("RATINGS_GOOGLE_ENDPOINT")),
-    )
+        return SheetSettings(
+            sheet=read("RATINGS_SHEET"),
+            worksheet=read("RATINGS_WORKSHEET"),
+            service_account_json=read("GOOGLE_SERVICE_ACCOUNT_JSON"),
+            cache_seconds=read("RATINGS_SHEET_CACHE_SECONDS"),
+            timeout_seconds=read("RATINGS_SHEET_TIMEOUT_SECONDS"),
+            retry=RetryPolicy(
+                attempts=read("RATINGS_SHEET_ATTEMPTS"), first_delay=read("RATINGS_SHEET_BACKOFF_SECONDS")
+            ),
+            deadline_seconds=read("RATINGS_SHEET_DEADLINE_SECONDS"),
+            endpoint=_endpoint(read("RATINGS_GOOGLE_ENDPOINT")),
+        )
+    except settings.SettingError as exc:
+        raise SheetError(f"{exc}.", "config") from None
 
 
 #: The hosts whose requests RATINGS_GOOGLE_ENDPOINT redirects (the Sheets API and the CSV export).

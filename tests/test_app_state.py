@@ -70,7 +70,7 @@ def test_settings_from_environment(caplog):
     )
     assert (given.secret_key, given.port, given.sheet, given.sample) == ("s3", 9000, "https://x/y", "racing")
     assert (given.host, given.system, given.debug) == ("127.0.0.1", "multielo", False)
-    with pytest.raises(SystemExit, match="PORT must be a whole number"):
+    with pytest.raises(settings.SettingError, match="PORT must be a whole number"):
         settings.load({"SECRET_KEY": "s", "PORT": "eighty"})
 
 
@@ -84,7 +84,7 @@ def test_on_off_settings_read_the_same_words(text, debug, memo):
     assert (read.debug, read.answer_memo) == (debug, memo)
     unset = settings.load({"SECRET_KEY": "s", "DASH_DEBUG": " ", "RATINGS_ANSWER_MEMO": ""})
     assert (unset.debug, unset.answer_memo) == (False, True)
-    with pytest.raises(SystemExit, match="RATINGS_ANSWER_MEMO must be on or off .*got 'nope'"):
+    with pytest.raises(settings.SettingError, match="RATINGS_ANSWER_MEMO must be on or off .*got 'nope'"):
         settings.load({"SECRET_KEY": "s", "RATINGS_ANSWER_MEMO": "nope"})
 
 

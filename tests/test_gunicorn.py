@@ -171,9 +171,9 @@ def test_light_threads_setting() -> None:
 
     assert light_threads({}) == 4
     assert light_threads({"RATINGS_LIGHT_THREADS": "2"}) == 2
-    assert light_threads({"RATINGS_LIGHT_THREADS": "0"}) == 1
-    with pytest.raises(SystemExit, match="RATINGS_LIGHT_THREADS"):
-        light_threads({"RATINGS_LIGHT_THREADS": "many"})
+    for bad in ("0", "many"):  # 0 was taken as 1 without a word; now it is refused like any other bad value
+        with pytest.raises(SystemExit, match="RATINGS_LIGHT_THREADS must be a whole number from 1 to 64"):
+            light_threads({"RATINGS_LIGHT_THREADS": bad})
 
 
 def test_start_up_computes_the_samples_default_runs_and_compresses_the_scripts_once(gunicorn_url, logs) -> None:

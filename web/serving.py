@@ -71,8 +71,10 @@ _local = threading.local()
 
 def light_threads(environ: Mapping[str, str] | None = None) -> int:
     """``RATINGS_LIGHT_THREADS``: threads of the light lane per worker (default 4, at least 1)."""
-    env = os.environ if environ is None else environ
-    return max(int(settings.env_number(env, "RATINGS_LIGHT_THREADS", 4, "a whole number of threads")), 1)
+    try:
+        return int(settings.value(os.environ if environ is None else environ, "RATINGS_LIGHT_THREADS"))
+    except settings.SettingError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def prewarm(server: Any, seconds: float, sample: str) -> None:
