@@ -203,33 +203,33 @@ _BY_NAME = {v.name: v for v in VARIABLES}
 
 @dataclass(frozen=True)
 class Settings:
-    """The app's configuration, one field per :data:`VARIABLES` entry."""
+    """The app's configuration, one field per :data:`VARIABLES` entry (whose defaults :func:`load` applies)."""
 
     secret_key: str
-    host: str = "127.0.0.1"
-    port: int = 8050
-    debug: bool = False
-    sample: str = "poker"
-    system: str = "multielo"
-    sheet: str | None = None
-    worksheet: str | None = None
-    service_account_json: str | None = None
-    admin_secret: str | None = None
-    proxy_hops: int = 1
-    sheet_cache_seconds: float = 60.0
-    sheet_timeout_seconds: float = 5.0
-    sheet_deadline_seconds: float = 20.0
-    sheet_attempts: int = 3
-    sheet_backoff_seconds: float = 0.5
-    google_endpoint: str | None = None
-    redis_url: str | None = None
-    store_dir: str | None = None
-    store_mb: float = 512.0
-    store_days: float = 30.0
-    busy_seconds: float = 5.0
-    light_threads: int = 4
-    prewarm_seconds: float = 20.0
-    answer_memo: bool = True
+    host: str
+    port: int
+    debug: bool
+    sample: str
+    system: str
+    sheet: str | None
+    worksheet: str | None
+    service_account_json: str | None
+    admin_secret: str | None
+    proxy_hops: int
+    sheet_cache_seconds: float
+    sheet_timeout_seconds: float
+    sheet_deadline_seconds: float
+    sheet_attempts: int
+    sheet_backoff_seconds: float
+    google_endpoint: str | None
+    redis_url: str | None
+    store_dir: str | None
+    store_mb: float
+    store_days: float
+    busy_seconds: float
+    light_threads: int
+    prewarm_seconds: float
+    answer_memo: bool
 
     def __repr__(self) -> str:  # never the secrets, in a log or a traceback
         return "Settings(" + ", ".join(f"{f.name}={self._shown(f.name)}" for f in fields(self)) + ")"

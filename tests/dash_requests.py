@@ -121,3 +121,28 @@ def post(client: Any, output_id: str, values: dict[str, Any], changed: list[str]
     return client.post(
         "/_dash-update-component", data=json.dumps(body, allow_nan=True), content_type="application/json"
     )
+
+
+def record_form(
+    trigger: str, token: str, pending: Any, source: Any, players: tuple[str, ...] = ("Newbie", "Uma")
+) -> dict[str, Any]:
+    """The record form's values as the page sends them (``trigger``: ``record-submit`` or ``record-confirm``):
+    ``players`` placed 1, 2, ... on 2024-05-22, with submission ``token``, the confirmation ``pending`` and the data
+    ``source``."""
+    names = [
+        {"id": {"index": i, "type": "record-player"}, "property": "value", "value": p} for i, p in enumerate(players)
+    ]
+    places = [
+        {"id": {"index": i, "type": "record-place"}, "property": "value", "value": str(i + 1)}
+        for i in range(len(players))
+    ]
+    return {
+        f"{trigger}.n_clicks": 1,
+        "record-date.value": "2024-05-22",
+        '{"index": ["ALL"], "type": "record-player"}.value': names,
+        '{"index": ["ALL"], "type": "record-place"}.value': places,
+        "record-token.data": token,
+        "record-pending.data": pending,
+        "data-source.data": source,
+        "edit-store.data": None,
+    }

@@ -47,7 +47,10 @@ def test_the_readme_table_is_the_declarations() -> None:
 
 def test_defaults_with_nothing_set() -> None:
     read = settings.load({"SECRET_KEY": "k"})
-    assert read == Settings(secret_key="k")
+    assert {v.field: getattr(read, v.field) for v in VARIABLES} == {
+        v.field: "k" if v.name == "SECRET_KEY" else v.default for v in VARIABLES
+    }
+    assert (read.port, read.sample, read.proxy_hops, read.answer_memo) == (8050, "poker", 1, True)
     shown = repr(settings.load({"SECRET_KEY": "s3cr3t-key", "RATINGS_ADMIN_SECRET": "open-sesame"}))
     assert "s3cr3t-key" not in shown and "open-sesame" not in shown and "admin_secret='***'" in shown
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.dash_requests import HttpClient, post
+from tests.dash_requests import HttpClient, post, record_form
 from tests.servers import gunicorn
 from tests.sheets_server import FakeSheets
 
@@ -34,6 +34,19 @@ SHEET = {"kind": "sheet", "url": KEY, "worksheet": "Games"}
 SETTINGS = {"system": "multielo", "params": {}}
 ADMIN_SECRET = "workers-test-organisers-secret"
 PID = re.compile(r"^pid=<?(\d+)>? .*POST /_dash-update-component", re.MULTILINE)
+
+
+def private_sheet_env(fake: FakeSheets, key: str, store: Path, **extra: str) -> dict[str, str]:
+    """The environment of a server configured with ``key``'s worksheet 'Games', private and read through a freshly
+    made service account the stand-in for Google accepts, with its own store directory."""
+    return {
+        "RATINGS_SHEET": key,
+        "RATINGS_WORKSHEET": "Games",
+        "GOOGLE_SERVICE_ACCOUNT_JSON": _service_account(fake),
+        "RATINGS_GOOGLE_ENDPOINT": fake.base_url,
+        "RATINGS_STORE_DIR": str(store),
+        **extra,
+    }
 
 
 def _service_account(fake: FakeSheets) -> str:
@@ -109,21 +122,7 @@ def _workers(log: Path, since: int) -> set[str]:
 
 
 def _form(trigger: str, pending: Any = None) -> dict[str, Any]:
-    players = [
-        {"id": {"index": i, "type": "record-player"}, "property": "value", "value": p}
-        for i, p in enumerate(("Newbie", "Uma"))
-    ]
-    places = [{"id": {"index": i, "type": "record-place"}, "property": "value", "value": str(i + 1)} for i in range(2)]
-    return {
-        f"{trigger}.n_clicks": 1,
-        "record-date.value": "2024-05-22",
-        '{"index": ["ALL"], "type": "record-player"}.value': players,
-        '{"index": ["ALL"], "type": "record-place"}.value': places,
-        "record-token.data": "workers-test-token-1",
-        "record-pending.data": pending,
-        "data-source.data": SHEET,
-        "edit-store.data": None,
-    }
+    return record_form(trigger, "workers-test-token-1", pending, SHEET)
 
 
 def test_a_game_recorded_through_one_worker_shows_on_every_worker(served: tuple[HttpClient, FakeSheets, Path]) -> None:

@@ -22,10 +22,10 @@ from flask.json.tag import TaggedJSONSerializer
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from sources.access import ASK_FOR_SECRET, RECORDING_OFF, organiser_mark
-from tests.dash_requests import HttpClient, post
+from tests.dash_requests import HttpClient, post, record_form
 from tests.servers import gunicorn
 from tests.sheets_server import FakeSheets
-from tests.test_workers import _service_account
+from tests.test_workers import private_sheet_env
 
 pytestmark = pytest.mark.slow
 
@@ -56,14 +56,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Fake
     fake = FakeSheets().start()
     fake.add_spreadsheet(KEY, {"Games": GAMES}, public=False)
     fake.add_spreadsheet(OTHER, {"Games": GAMES}, public=False)
-    env = {
-        "RATINGS_SHEET": KEY,
-        "RATINGS_WORKSHEET": "Games",
-        "GOOGLE_SERVICE_ACCOUNT_JSON": _service_account(fake),
-        "RATINGS_GOOGLE_ENDPOINT": fake.base_url,
-        "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("write-store")),
-        "RATINGS_ADMIN_SECRET": SECRET,
-    }
+    env = private_sheet_env(fake, KEY, tmp_path_factory.mktemp("write-store"), RATINGS_ADMIN_SECRET=SECRET)
     try:
         with gunicorn(env, tmp_path_factory.mktemp("write-logs")) as url:
             yield url, fake
@@ -72,21 +65,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Fake
 
 
 def _form(trigger: str, token: str, pending: Any = None, source: Any = SHEET) -> dict[str, Any]:
-    players = [
-        {"id": {"index": i, "type": "record-player"}, "property": "value", "value": p}
-        for i, p in enumerate(("Newbie", "Uma"))
-    ]
-    places = [{"id": {"index": i, "type": "record-place"}, "property": "value", "value": str(i + 1)} for i in range(2)]
-    return {
-        f"{trigger}.n_clicks": 1,
-        "record-date.value": "2024-05-22",
-        '{"index": ["ALL"], "type": "record-player"}.value': players,
-        '{"index": ["ALL"], "type": "record-place"}.value': places,
-        "record-token.data": token,
-        "record-pending.data": pending,
-        "data-source.data": source,
-        "edit-store.data": None,
-    }
+    return record_form(trigger, token, pending, source)
 
 
 def _pending(token: str, source: Any = SHEET) -> dict[str, Any]:
@@ -287,13 +266,7 @@ def test_uploads_are_limited_per_client(served: tuple[str, FakeSheets]) -> None:
 def no_secret(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeSheets]]:
     fake = FakeSheets().start()
     fake.add_spreadsheet(KEY, {"Games": GAMES}, public=False)
-    env = {
-        "RATINGS_SHEET": KEY,
-        "RATINGS_WORKSHEET": "Games",
-        "GOOGLE_SERVICE_ACCOUNT_JSON": _service_account(fake),
-        "RATINGS_GOOGLE_ENDPOINT": fake.base_url,
-        "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("write-store-2")),
-    }
+    env = private_sheet_env(fake, KEY, tmp_path_factory.mktemp("write-store-2"))
     try:
         with gunicorn(env, tmp_path_factory.mktemp("write-logs-2"), workers=1) as url:
             yield url, fake

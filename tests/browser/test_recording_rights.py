@@ -14,7 +14,7 @@ from tests.browser.conftest import screenshot
 from tests.browser.test_app_browser import TIMEOUT, leaderboard_text, open_app, settle
 from tests.servers import gunicorn
 from tests.sheets_server import FakeSheets
-from tests.test_workers import _service_account
+from tests.test_workers import private_sheet_env
 
 pytestmark = pytest.mark.browser
 
@@ -32,15 +32,10 @@ GAMES = [
 def sheet_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeSheets]]:
     fake = FakeSheets().start()
     fake.add_spreadsheet(KEY, {"Games": GAMES}, public=False)
-    env = {
-        "RATINGS_SHEET": KEY,
-        "RATINGS_WORKSHEET": "Games",
-        "GOOGLE_SERVICE_ACCOUNT_JSON": _service_account(fake),
-        "RATINGS_GOOGLE_ENDPOINT": fake.base_url,
-        "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("rights-store")),
-        "RATINGS_ADMIN_SECRET": SECRET,
-        "RATINGS_PROXY_HOPS": "0",  # the browser talks to gunicorn directly
-    }
+    # RATINGS_PROXY_HOPS=0: the browser talks to gunicorn directly
+    env = private_sheet_env(
+        fake, KEY, tmp_path_factory.mktemp("rights-store"), RATINGS_ADMIN_SECRET=SECRET, RATINGS_PROXY_HOPS="0"
+    )
     try:
         with gunicorn(env, tmp_path_factory.mktemp("rights-logs")) as url:
             yield url, fake
