@@ -5,8 +5,9 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CHROMIUM := /usr/lib/chromium/chromium
 REDIS_SERVER := /usr/bin/redis-server
+POSTGRES := $(wildcard /usr/lib/postgresql/*/bin/pg_ctl)
 
-.PHONY: run test lint types kernels checks unit bench bench-page clean chromium redis
+.PHONY: run test lint types kernels checks unit bench bench-page clean chromium redis postgres
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +39,13 @@ redis:
 		$$SUDO apt-get update -q && $$SUDO apt-get install -y -q --no-install-recommends redis-server; \
 	fi
 
+# Debian's PostgreSQL for the groups' database tests (the suite makes and removes its own cluster on a loopback port).
+postgres:
+	@if [ -z "$(POSTGRES)" ]; then \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -q && $$SUDO apt-get install -y -q --no-install-recommends postgresql; \
+	fi
+
 run: $(VENV)/.runtime
 	$(PY) app.py
 
@@ -48,7 +56,7 @@ lint: $(VENV)/.dev
 types: $(VENV)/.dev
 	$(VENV)/bin/mypy
 
-unit: $(VENV)/.dev redis
+unit: $(VENV)/.dev redis postgres
 	$(VENV)/bin/pytest -m "not browser"
 
 # Compiles the numba kernels into their on-disk cache (ratings/kernels/__pycache__/numba-<digest>; about 35-45 s of
@@ -64,7 +72,7 @@ checks: $(VENV)/.dev
 # Two processes (the machine's two cores); a module's tests stay in one process, so a module's servers start once.
 # Modules go out longest first (tests/module_seconds.json, read by tests/conftest.py; --no-loadscope-reorder keeps
 # that order), so no long module starts last with the other process idle; the 20 slowest tests are listed.
-test: $(VENV)/.dev chromium redis checks
+test: $(VENV)/.dev chromium redis postgres checks
 	$(VENV)/bin/pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20
 
 # Every system against its peers (requirements-bench.txt); writes BENCHMARKS.md.

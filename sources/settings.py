@@ -162,6 +162,22 @@ VARIABLES: tuple[Variable, ...] = (
         "stand-in for Google.",
     ),
     Variable(
+        "DATABASE_URL",
+        "database_url",
+        "secret",
+        None,
+        "The groups' database (PostgreSQL, `postgres://` or `postgresql://`; the PaaS convention); unset: SQLite "
+        "in `RATINGS_DATA_DIR`.",
+    ),
+    Variable(
+        "RATINGS_DATA_DIR",
+        "data_dir",
+        "text",
+        "instance",
+        "Where the embedded SQLite database lives (relative to the working directory). On a platform whose disk "
+        "does not last, set `DATABASE_URL` instead.",
+    ),
+    Variable(
         "REDIS_URL",
         "redis_url",
         "text",
@@ -222,6 +238,8 @@ class Settings:
     sheet_attempts: int
     sheet_backoff_seconds: float
     google_endpoint: str | None
+    database_url: str | None
+    data_dir: str
     redis_url: str | None
     store_dir: str | None
     store_mb: float

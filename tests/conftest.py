@@ -32,6 +32,26 @@ def _shared_store(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
 
 
 @pytest.fixture(scope="session")
+def postgres():  # type: ignore[no-untyped-def]
+    """A real PostgreSQL cluster started for this session on a free loopback port, removed after.
+
+    Without the binaries the PostgreSQL tests are skipped on a developer's machine and fail in CI (``CI=true``),
+    where ``make test`` installs them (target ``postgres``).
+    """
+    from tests.postgres_server import PostgresMissing, PostgresServer
+    from tests.redis_server import in_ci
+
+    try:
+        server = PostgresServer()
+    except PostgresMissing as exc:
+        if in_ci():
+            pytest.fail(f"{exc}; CI must run the PostgreSQL tests")
+        pytest.skip(str(exc))
+    with server:
+        yield server
+
+
+@pytest.fixture(scope="session")
 def redis_url():  # type: ignore[no-untyped-def]
     """The address of a real ``redis-server`` started for this session on a free loopback port, stopped after.
 

@@ -1,0 +1,295 @@
+"""Everything that reads or writes a group's games: the one writer of the tables in :mod:`sources.groups.schema`.
+
+Each write runs in the caller's session and adds one :class:`~sources.groups.schema.Change` (who, when, what, the
+game before and after), so :func:`undo` can take any change back and the log keeps both.  Games are validated by
+the rules every reader uses (:func:`sources.record.new_game`: places, names, dates); players are one player when
+their names differ only in case or spacing (:func:`ratings.io.names.name_key`).  Who may call which function is the
+caller's to check (organisers: everything; members: :func:`record_game`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ratings.history import GameHistory
+from ratings.io.names import clean_name, name_key
+from sources.groups.schema import Change, Entry, Game, Group, Player, Title
+from sources.record import NewGame
+
+__all__ = [
+    "GroupError",
+    "Snapshot",
+    "add_title",
+    "change_log",
+    "check_passphrase",
+    "correct_game",
+    "create_group",
+    "delete_game",
+    "export_records",
+    "find_group",
+    "hash_passphrase",
+    "history",
+    "import_history",
+    "record_game",
+    "undo",
+]
+
+#: A group's address: ``/g/<slug>``.
+SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+#: scrypt's cost (2**14 iterations, 16 MiB): about 50 ms here, per check of a passphrase.
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+
+
+class GroupError(ValueError):
+    """A write that cannot be done; the message says why, in plain words."""
+
+
+def hash_passphrase(passphrase: str) -> str:
+    """A salted scrypt hash of ``passphrase`` (what the database keeps instead of it)."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(passphrase.encode(), salt=salt, dklen=32, **_SCRYPT)
+    return f"scrypt${_SCRYPT['n']}${_SCRYPT['r']}${_SCRYPT['p']}${salt.hex()}${digest.hex()}"
+
+
+def check_passphrase(group: Group, passphrase: Any) -> bool:
+    """Whether ``passphrase`` is the group's organisers' passphrase (compared in constant time)."""
+    if not isinstance(passphrase, str) or not passphrase:
+        return False
+    try:
+        _, n, r, p, salt, digest = group.admin_hash.split("$")
+        given = hashlib.scrypt(passphrase.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p), dklen=32)
+    except ValueError:
+        return False
+    return hmac.compare_digest(given.hex(), digest)
+
+
+def create_group(session: Session, slug: str, name: str, *, titles: Iterable[str] = ()) -> tuple[Group, str]:
+    """A new group and its organisers' passphrase (shown once: only its hash is kept)."""
+    if not isinstance(slug, str) or not SLUG.fullmatch(slug):
+        raise GroupError(
+            f"'{slug}' cannot be a group's address: use 1 to 40 lower-case letters, digits and hyphens "
+            "(not at either end)"
+        )
+    if session.scalar(select(Group).where(Group.slug == slug)) is not None:
+        raise GroupError(f"there is already a group at /g/{slug}")
+    passphrase = secrets.token_urlsafe(18)
+    group = Group(slug=slug, name=clean_name(name) or slug, admin_hash=hash_passphrase(passphrase))
+    session.add(group)
+    session.flush()
+    for title in titles:
+        add_title(session, group, title)
+    return group, passphrase
+
+
+def find_group(session: Session, slug: str) -> Group | None:
+    return session.scalar(select(Group).where(Group.slug == slug))
+
+
+def add_title(session: Session, group: Group, name: str) -> Title:
+    """A game title of ``group`` (Catan, Carcassonne; a racing category)."""
+    cleaned = clean_name(name)
+    if not cleaned:
+        raise GroupError("a game title needs a name")
+    if session.scalar(select(Title).where(Title.group_id == group.id, Title.name == cleaned)) is not None:
+        raise GroupError(f"the group already has a title '{cleaned}'")
+    title = Title(group_id=group.id, name=cleaned)
+    session.add(title)
+    session.flush()
+    return title
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A game as the change log keeps it: its id, date, entries (player, place) and whether it is deleted."""
+
+    public_id: str
+    date: str | None
+    entries: tuple[tuple[str, int | None], ...]
+    deleted: bool = False
+
+    @classmethod
+    def of(cls, game: Game) -> Snapshot:
+        return cls(
+            game.public_id,
+            game.played_on.isoformat() if game.played_on else None,
+            tuple((e.player.name, e.place) for e in game.entries),
+            game.deleted,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.public_id,
+            "date": self.date,
+            "entries": [list(e) for e in self.entries],
+            "deleted": self.deleted,
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Snapshot:
+        entries = tuple((str(p), None if place is None else int(place)) for p, place in value["entries"])
+        return cls(str(value["game"]), value.get("date"), entries, bool(value.get("deleted")))
+
+
+def _player(session: Session, group_id: int, name: str) -> Player:
+    key = name_key(name)
+    player = session.scalar(select(Player).where(Player.group_id == group_id, Player.key == key))
+    if player is None:
+        player = Player(group_id=group_id, name=name, key=key)
+        session.add(player)
+        session.flush()
+    return player
+
+
+def _set_entries(session: Session, game: Game, group_id: int, entries: Iterable[tuple[str, int | None]]) -> None:
+    game.entries.clear()
+    session.flush()
+    for name, place in entries:
+        game.entries.append(Entry(player=_player(session, group_id, name), place=place))
+
+
+def _log(
+    session: Session,
+    title: Title,
+    game: Game | None,
+    who: str,
+    action: str,
+    before: Snapshot | None,
+    after: Snapshot | None,
+    *,
+    undoes: int | None = None,
+) -> Change:
+    change = Change(
+        group_id=title.group_id,
+        title_id=title.id,
+        game_id=game.id if game is not None else None,
+        who=who,
+        action=action,
+        before=before.to_json() if before else None,
+        after=after.to_json() if after else None,
+        undoes=undoes,
+    )
+    session.add(change)
+    session.flush()
+    return change
+
+
+def record_game(session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None = None) -> Game:
+    """Add ``game`` (validated by :func:`sources.record.new_game`) to ``title``'s history."""
+    return _add(session, title, game, who=who, public_id=public_id, action="added")
+
+
+def _add(session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None, action: str) -> Game:
+    position = (session.scalar(select(func.max(Game.position)).where(Game.title_id == title.id)) or 0) + 1
+    game_id = clean_name(public_id) if public_id else f"g{position}"
+    if session.scalar(select(Game).where(Game.title_id == title.id, Game.public_id == game_id)) is not None:
+        raise GroupError(f"'{title.name}' already has a game '{game_id}'")
+    row = Game(title_id=title.id, public_id=game_id, played_on=game.date, position=position, deleted=False)
+    session.add(row)
+    session.flush()
+    _set_entries(session, row, title.group_id, ((e.player, e.place) for e in game.entries))
+    _log(session, title, row, who, action, None, Snapshot.of(row))
+    return row
+
+
+def _game(session: Session, game_id: int) -> tuple[Game, Title]:
+    game = session.get(Game, game_id)
+    if game is None:
+        raise GroupError(f"there is no game {game_id}")
+    title = session.get(Title, game.title_id)
+    assert title is not None
+    return game, title
+
+
+def correct_game(session: Session, game_id: int, game: NewGame, *, who: str) -> Game:
+    """Replace the date and results of a recorded game (the log keeps both)."""
+    row, title = _game(session, game_id)
+    if row.deleted:
+        raise GroupError(f"game '{row.public_id}' is deleted: undo the deletion to correct it")
+    before = Snapshot.of(row)
+    row.played_on = game.date
+    _set_entries(session, row, title.group_id, ((e.player, e.place) for e in game.entries))
+    session.flush()
+    _log(session, title, row, who, "corrected", before, Snapshot.of(row))
+    return row
+
+
+def delete_game(session: Session, game_id: int, *, who: str) -> None:
+    """Take a game out of the history (kept, marked deleted; :func:`undo` brings it back)."""
+    row, title = _game(session, game_id)
+    if row.deleted:
+        raise GroupError(f"game '{row.public_id}' is already deleted")
+    before = Snapshot.of(row)
+    row.deleted = True
+    _log(session, title, row, who, "deleted", before, Snapshot.of(row))
+
+
+def _restore(session: Session, row: Game, title: Title, state: Snapshot) -> None:
+    row.played_on = dt.date.fromisoformat(state.date) if state.date else None
+    row.deleted = state.deleted
+    _set_entries(session, row, title.group_id, state.entries)
+
+
+def undo(session: Session, change_id: int, *, who: str) -> Change:
+    """Take back change ``change_id``: the game returns to how it was before it (an added game is deleted).  The
+    undoing is itself a change, so it can be undone in turn."""
+    change = session.get(Change, change_id)
+    if change is None or change.game_id is None:
+        raise GroupError(f"there is no change {change_id} to undo")
+    row, title = _game(session, change.game_id)
+    before = Snapshot.of(row)
+    if change.before is None:  # it added the game: taking it back deletes it
+        row.deleted = True
+    else:
+        _restore(session, row, title, Snapshot.from_json(change.before))
+    session.flush()
+    return _log(session, title, row, who, "undone", before, Snapshot.of(row), undoes=change.id)
+
+
+def history(session: Session, title: Title) -> GameHistory:
+    """``title``'s games (not deleted) as a :class:`~ratings.history.GameHistory`, in recording order re-ordered by
+    date where every game has one."""
+    games = session.scalars(
+        select(Game).where(Game.title_id == title.id, Game.deleted.is_(False)).order_by(Game.position)
+    ).all()
+    return GameHistory.from_records(
+        [
+            {"game": g.public_id, "date": g.played_on, "player": e.player.name, "place": e.place}
+            for g in games
+            for e in g.entries
+        ]
+    )
+
+
+def export_records(session: Session, title: Title) -> list[dict[str, Any]]:
+    """``title``'s history as long-shape records (the rows of its CSV export; DNF as no place)."""
+    return [
+        {"game": r["game"], "date": r["date"], "player": r["player"], "place": r["place"]}
+        for r in history(session, title).to_records()
+    ]
+
+
+def import_history(session: Session, title: Title, imported: GameHistory, *, who: str) -> int:
+    """Add every game of ``imported`` to ``title`` (ids kept; a game id already there is refused before anything is
+    written); the number of games added."""
+    taken = set(session.scalars(select(Game.public_id).where(Game.title_id == title.id)).all())
+    clash = [g.id for g in imported.games if g.id in taken]
+    if clash:
+        raise GroupError(f"'{title.name}' already has games {', '.join(clash[:5])}; nothing was imported")
+    for game in imported.games:
+        _add(session, title, NewGame(game.date, tuple(game.entries)), who=who, public_id=game.id, action="imported")
+    return imported.n_games
+
+
+def change_log(session: Session, group: Group) -> list[Change]:
+    """Every change of ``group``, oldest first."""
+    return list(session.scalars(select(Change).where(Change.group_id == group.id).order_by(Change.id)).all())

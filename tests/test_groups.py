@@ -1,0 +1,192 @@
+"""A group's games kept in a database (issue 24, its data layer): migrations from empty to head, every write path
+with its change log, undo, export then import giving the same history, and two groups never seeing each other's
+games, on SQLite and on a real PostgreSQL started by the suite (tests/postgres_server.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import inspect, select
+from sqlalchemy.orm import Session
+
+from ratings import create
+from ratings.samples import load_sample
+from sources.groups import service
+from sources.groups.database import database_url, engine_for, sessions, upgrade
+from sources.groups.schema import Base, Change, Game, Player
+from sources.record import new_game
+
+TABLES = {"groups", "member_links", "titles", "players", "aliases", "games", "entries", "changes"}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request: pytest.FixtureRequest, tmp_path) -> str:  # type: ignore[no-untyped-def]
+    if request.param == "sqlite":
+        return database_url({"RATINGS_DATA_DIR": str(tmp_path / "data")})
+    return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.fixture
+def session(url: str) -> Iterator[Session]:
+    upgrade(url)
+    engine = engine_for(url)
+    with sessions(engine)() as s:
+        yield s
+    engine.dispose()
+
+
+def test_the_database_url_follows_the_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert database_url({"DATABASE_URL": "postgres://u:p@host:5432/db"}) == "postgresql+psycopg://u:p@host:5432/db"
+    assert database_url({"DATABASE_URL": "postgresql://u@h/d"}) == "postgresql+psycopg://u@h/d"
+    local = database_url({"RATINGS_DATA_DIR": str(tmp_path)})
+    assert local == f"sqlite:///{tmp_path.resolve()}/ratings.sqlite3"
+
+
+def test_migrations_take_an_empty_database_to_the_models(url: str) -> None:
+    upgrade(url)
+    engine = engine_for(url)
+    try:
+        found = inspect(engine)
+        assert set(found.get_table_names()) >= TABLES
+        for table in Base.metadata.sorted_tables:  # every column the models declare, as the migration made it
+            assert {c.name for c in table.columns} == {c["name"] for c in found.get_columns(table.name)}, table.name
+        upgrade(url)  # a second upgrade changes nothing
+    finally:
+        engine.dispose()
+
+
+def test_the_migrations_match_the_models(url: str) -> None:
+    """Alembic compares the migrated database with the models: no difference (a model changed without a
+    migration fails here)."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    upgrade(url)
+    engine = engine_for(url)
+    try:
+        with engine.connect() as connection:
+            differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+        assert differences == []
+    finally:
+        engine.dispose()
+
+
+def test_a_group_keeps_a_hash_of_its_passphrase_never_the_passphrase(session: Session) -> None:
+    group, passphrase = service.create_group(session, "poker-night", "Poker night", titles=["Hold'em"])
+    session.commit()
+    assert len(passphrase) >= 20 and passphrase not in group.admin_hash and group.admin_hash.startswith("scrypt$")
+    assert service.check_passphrase(group, passphrase)
+    assert not service.check_passphrase(group, passphrase + "x") and not service.check_passphrase(group, "")
+    with pytest.raises(service.GroupError, match="already a group at /g/poker-night"):
+        service.create_group(session, "poker-night", "Another")
+    for bad in ("Poker", "-x", "a b", "x" * 41, ""):
+        with pytest.raises(service.GroupError, match="cannot be a group's address"):
+            service.create_group(session, bad, "x")
+
+
+def _three_games(session: Session):  # type: ignore[no-untyped-def]
+    group, _ = service.create_group(session, "club", "The club", titles=["Catan"])
+    (catan,) = group.titles
+    games = [
+        service.record_game(session, catan, new_game("2024-01-05", [("Ann", 1), ("Bob", 2), ("Cid", "DNF")]), who="a"),
+        service.record_game(session, catan, new_game("2024-01-12", [("bob", 1), ("Ann", 2)]), who="member:Kim"),
+        service.record_game(session, catan, new_game("2024-01-19", [("Cid", 1), ("Ann", 1)]), who="a"),
+    ]
+    session.commit()
+    return group, catan, games
+
+
+def test_recorded_games_make_the_history_the_rating_systems_read(session: Session) -> None:
+    group, catan, _ = _three_games(session)
+    history = service.history(session, catan)
+    assert history.n_games == 3 and sorted(history.players) == ["Ann", "Bob", "Cid"]  # 'bob' is Bob
+    assert [g.id for g in history.games] == ["g1", "g2", "g3"]
+    assert [(e.player, e.place) for e in history.games[0].entries] == [("Ann", 1), ("Bob", 2), ("Cid", None)]
+    # the same games as a file would give: the same ratings
+    expected = create("multielo").rate(history).final
+    assert list(create("multielo").rate(service.history(session, catan)).final) == list(expected)
+    assert session.scalar(select(Player).where(Player.key == "bob")) is not None
+
+
+def test_every_write_is_logged_and_any_change_can_be_undone(session: Session) -> None:
+    group, catan, games = _three_games(session)
+    corrected = service.correct_game(session, games[1].id, new_game("2024-01-13", [("Ann", 1), ("Bob", 2)]), who="a")
+    service.delete_game(session, games[0].id, who="a")
+    session.commit()
+    history = service.history(session, catan)
+    assert [g.id for g in history.games] == ["g2", "g3"]
+    assert [(e.player, e.place) for e in history.games[0].entries] == [("Ann", 1), ("Bob", 2)]
+    log = service.change_log(session, group)
+    assert [(c.action, c.who) for c in log] == [
+        ("added", "a"),
+        ("added", "member:Kim"),
+        ("added", "a"),
+        ("corrected", "a"),
+        ("deleted", "a"),
+    ]
+    assert log[3].before == {"game": "g2", "date": "2024-01-12", "entries": [["Bob", 1], ["Ann", 2]], "deleted": False}
+    assert log[3].after is not None and log[3].after["date"] == "2024-01-13"
+
+    service.undo(session, log[4].id, who="a")  # the deletion: g1 is back
+    service.undo(session, log[3].id, who="a")  # the correction: g2 as recorded
+    session.commit()
+    again = service.history(session, catan)
+    assert [g.id for g in again.games] == ["g1", "g2", "g3"]
+    assert [(e.player, e.place) for e in again.games[1].entries] == [("Bob", 1), ("Ann", 2)]
+    assert str(again.games[1].date) == "2024-01-12"
+    undo_of_add = service.undo(session, log[2].id, who="a")  # taking back an added game deletes it
+    session.commit()
+    assert [g.id for g in service.history(session, catan).games] == ["g1", "g2"]
+    service.undo(session, undo_of_add.id, who="a")  # and undoing that undo brings it back
+    session.commit()
+    assert [g.id for g in service.history(session, catan).games] == ["g1", "g2", "g3"]
+    assert session.get(Game, corrected.id) is not None  # nothing is ever removed
+    assert len(service.change_log(session, group)) == 9
+
+
+def test_bad_writes_are_refused_with_a_reason(session: Session) -> None:
+    group, catan, games = _three_games(session)
+    with pytest.raises(service.GroupError, match="already has a game 'g1'"):
+        service.record_game(session, catan, new_game("2024-02-01", [("Ann", 1), ("Bob", 2)]), who="a", public_id="g1")
+    service.delete_game(session, games[0].id, who="a")
+    with pytest.raises(service.GroupError, match="already deleted"):
+        service.delete_game(session, games[0].id, who="a")
+    with pytest.raises(service.GroupError, match="is deleted: undo the deletion"):
+        service.correct_game(session, games[0].id, new_game(None, [("Ann", 1), ("Bob", 2)]), who="a")
+    with pytest.raises(service.GroupError, match="no change 9999"):
+        service.undo(session, 9999, who="a")
+    with pytest.raises(service.GroupError, match="already has a title 'Catan'"):
+        service.add_title(session, group, " Catan ")
+
+
+def test_export_then_import_gives_the_same_history(session: Session) -> None:
+    group, _ = service.create_group(session, "races", "Races", titles=["Sprint", "Copy"])
+    sprint, copy = group.titles
+    sample = load_sample("racing")
+    assert service.import_history(session, sprint, sample, who="cli") == sample.n_games
+    session.commit()
+    exported = service.export_records(session, sprint)
+    from ratings import GameHistory
+
+    service.import_history(session, copy, GameHistory.from_records(exported), who="cli")
+    session.commit()
+    first, second = service.history(session, sprint), service.history(session, copy)
+    assert first.to_records() == second.to_records() == sample.to_records()
+    assert {c.action for c in service.change_log(session, group)} == {"imported"}
+    with pytest.raises(service.GroupError, match="nothing was imported"):
+        service.import_history(session, copy, sample, who="cli")
+
+
+def test_two_groups_never_see_each_others_games_or_players(session: Session) -> None:
+    one, _ = service.create_group(session, "one", "One", titles=["Chess"])
+    two, _ = service.create_group(session, "two", "Two", titles=["Chess"])
+    service.record_game(session, one.titles[0], new_game("2024-01-01", [("Ann", 1), ("Bob", 2)]), who="a")
+    service.record_game(session, two.titles[0], new_game("2024-01-01", [("Zed", 1), ("Ann", 2)]), who="a")
+    session.commit()
+    assert sorted(service.history(session, one.titles[0]).players) == ["Ann", "Bob"]
+    assert sorted(service.history(session, two.titles[0]).players) == ["Ann", "Zed"]
+    anns = session.scalars(select(Player).where(Player.key == "ann")).all()
+    assert len(anns) == 2  # one Ann per group, never shared
+    assert all(c.group_id == one.id for c in service.change_log(session, one))
+    assert session.scalars(select(Change)).all()  # both groups' changes exist, each seen only through its own group
