@@ -38,7 +38,7 @@ from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
 from ratings.io.dates import parse_date
 from ratings.io.writing import write_rows
-from ratings.metrics import Evaluation, evaluate_ratings
+from ratings.metrics import DEFAULT_BURN_IN, DEFAULT_MIN_PRIOR_GAMES, EQUAL_RATINGS, Evaluation, evaluate_ratings
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
 from ratings.samples import list_samples, load_history
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
@@ -114,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Kendall tau, pair inversion and rank deviation of the ratings held before each game.",
     )
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    _scoring_options(score)
     held = score.add_mutually_exclusive_group()
     held.add_argument("--from", dest="from_date", metavar="DATE", help="score only the games after DATE (YYYY-MM-DD)")
     held.add_argument(
@@ -141,7 +142,38 @@ def build_parser() -> argparse.ArgumentParser:
         cut.add_argument("--train-until", metavar="DATE", help="the search sees the games up to DATE (YYYY-MM-DD)")
         sub.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
         sub.add_argument("--json", action="store_true", help="print one JSON object")
+        _scoring_options(sub)
     return parser
+
+
+def _scoring_options(sub: argparse.ArgumentParser) -> None:
+    """Who pair inversion and rank deviation score, and how equal ratings count (Ebtekar and Liu's options)."""
+    group = sub.add_argument_group("pair inversion and rank deviation (Ebtekar and Liu 2021, section 6)")
+    group.add_argument(
+        "--min-prior-games",
+        type=_count,
+        default=DEFAULT_MIN_PRIOR_GAMES,
+        metavar="N",
+        help=f"score only players with at least N earlier games (default {DEFAULT_MIN_PRIOR_GAMES}, the paper's)",
+    )
+    group.add_argument(
+        "--burn-in",
+        type=_share,
+        default=DEFAULT_BURN_IN,
+        metavar="F",
+        help=f"do not score the first F of the games (default {DEFAULT_BURN_IN:g}, the authors' evaluation)",
+    )
+    group.add_argument(
+        "--equal-ratings",
+        choices=list(EQUAL_RATINGS),
+        default="correct",
+        help="an equal-rated pair with different places counts as a correct prediction (the authors' code, "
+        "default), half, or wrong",
+    )
+
+
+def _scoring(args: argparse.Namespace) -> dict[str, Any]:
+    return {"min_prior_games": args.min_prior_games, "burn_in": args.burn_in, "equal_ratings": args.equal_ratings}
 
 
 def _number_in(low: float, high: float, what: str) -> Callable[[str], float]:
@@ -161,6 +193,26 @@ def _number_in(low: float, high: float, what: str) -> Callable[[str], float]:
 
 
 _fraction = _number_in(0.0, 1.0, "between 0 and 1")
+
+
+def _share(text: str) -> float:
+    """An argparse type: a share from 0 (included) to 1 (excluded)."""
+    try:
+        value = parse_number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not at least 0 and below 1")
+    return value
+
+
+def _count(text: str) -> int:
+    """An argparse type: a whole number, 0 or more."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number, 0 or more")
+    return int(text.strip())
+
+
 _seconds = _number_in(0.0, 24 * 3600.0, "a number of seconds between 0 and 86400")
 
 
@@ -326,7 +378,8 @@ def write_evaluation(evaluation: Evaluation, run: RatingRun, spec: str, out: IO[
         f"rank deviation  {show(evaluation.rank_deviation, True)}  "
         "distance between actual and rating-predicted rank, per opponent (lower is better)\n"
     )
-    out.write(f"counted         {evaluation.pairs} pairs in {evaluation.games} games with an outcome\n")
+    out.write(f"counted         {evaluation.pairs} pairs in {evaluation.games} games with an outcome (Kendall tau); ")
+    out.write(f"{evaluation.scored_entries} entries in {evaluation.scored_games} games (the other two)\n")
 
 
 # ---------------------------------------------------------------------------------------------- running
@@ -372,7 +425,7 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
             first = cut_index(
                 history, fraction=args.test_fraction and 1 - args.test_fraction, until=_date(args.from_date, "--from")
             )
-        evaluation = evaluate_ratings(history, run.before, first_game=first)
+        evaluation = evaluate_ratings(history, run.before, first_game=first, **_scoring(args))
         if args.json:
             extra = {"first_game": first} if first else {}  # the games scored start there (a held-out part)
             out.write(json.dumps({**evaluation.as_dict(), **extra}) + "\n")
@@ -398,6 +451,7 @@ def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, 
             train_until=until,
             seed=args.seed,
             fixed=fixed,
+            scoring=_scoring(args),
         )
         if args.json:
             out.write(json.dumps(result.as_dict(), default=_plain) + "\n")
@@ -414,6 +468,7 @@ def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, 
             train_fraction=args.train_fraction,
             train_until=until,
             seed=args.seed,
+            scoring=_scoring(args),
         )
         for name in SYSTEM_NAMES
     ]

@@ -111,9 +111,10 @@ def cut_index(history: GameHistory, *, fraction: float | None = None, until: dt.
     return cut
 
 
-def held_out(history: GameHistory, before: np.ndarray, cut: int) -> Evaluation:
-    """The metrics of the ratings ``before`` each game, over the games from ``cut`` on."""
-    return evaluate_ratings(history, before, first_game=cut)
+def held_out(history: GameHistory, before: np.ndarray, cut: int, **scoring: Any) -> Evaluation:
+    """The metrics of the ratings ``before`` each game, over the games from ``cut`` on (``scoring``: the options
+    of :func:`ratings.metrics.evaluate_ratings`)."""
+    return evaluate_ratings(history, before, first_game=cut, **scoring)
 
 
 def searchable(system: str) -> list[ParamSpec]:
@@ -144,13 +145,17 @@ def tune(
     fixed: Mapping[str, Any] | None = None,
     progress: Callable[[int, float | None], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    scoring: Mapping[str, Any] | None = None,
 ) -> TuneResult:
     """Search ``system``'s numeric parameters on the games before the cut to minimise ``metric`` (see the module).
 
     ``progress(evaluations done, best training score so far)`` is called after each evaluation; ``stop()``
     returning True ends the search early (a cancelled job).  The result is reproducible for a given ``seed``
     and evaluation budget (a time budget may end it at a different evaluation on a busier machine).
+    ``scoring`` holds the options of :func:`ratings.metrics.evaluate_ratings` (``min_prior_games``, ``burn_in``,
+    ``equal_ratings``; default: Ebtekar and Liu's), used for every figure.
     """
+    score_options = dict(scoring or {})
     if metric not in METRICS:
         raise ParameterError("metric", f"'{metric}' is not one of {', '.join(METRICS)}")
     cut = cut_index(history, fraction=train_fraction, until=train_until)
@@ -165,7 +170,7 @@ def tune(
         started = time.perf_counter()
         try:
             run = create(system, **base, **params).rate(training)
-            value = _score(evaluate_ratings(training, run.before), metric)
+            value = _score(evaluate_ratings(training, run.before, **score_options), metric)
         except (ComputationError, ParameterError):
             value = None
         trials.append(
@@ -253,10 +258,10 @@ def tune(
         metric=metric,
         cut=cut,
         params=chosen,
-        train=evaluate_ratings(history, tuned_run.before, last_game=cut),
-        test=held_out(history, tuned_run.before, cut),
-        default_train=evaluate_ratings(history, default_run.before, last_game=cut),
-        default_test=held_out(history, default_run.before, cut),
+        train=evaluate_ratings(history, tuned_run.before, last_game=cut, **score_options),
+        test=held_out(history, tuned_run.before, cut, **score_options),
+        default_train=evaluate_ratings(history, default_run.before, last_game=cut, **score_options),
+        default_test=held_out(history, default_run.before, cut, **score_options),
         evaluations=trials,
         replay_seconds=replay,
     )
