@@ -48,9 +48,10 @@ from ratings.metrics import (
     game_scores,
 )
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
+from ratings.predict import win_probabilities
 from ratings.samples import list_samples, load_history
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
-from ratings.tune import METRICS, TuneResult, Verdict, cut_index, held_out_verdicts, tune
+from ratings.tune import METRICS, PREDICTIVE, TuneResult, Verdict, cut_index, held_out_verdicts, tune
 
 __all__ = ["main", "build_parser", "load_history", "parse_settings"]
 
@@ -122,6 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Kendall tau, pair inversion and rank deviation of the ratings held before each game.",
     )
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument(
+        "--metric",
+        choices=list(METRICS),
+        default="kendall-tau",
+        help="the first three are always printed; log-loss (of the finishing order) is added when named here, as "
+        "it costs one prediction per game",
+    )
     _scoring_options(score)
     held = score.add_mutually_exclusive_group()
     held.add_argument("--from", dest="from_date", metavar="DATE", help="score only the games after DATE (YYYY-MM-DD)")
@@ -392,6 +400,11 @@ def write_evaluation(
         f"rank deviation  {show('rank_deviation', True)}  "
         "distance between actual and rating-predicted rank, per opponent (lower is better)\n"
     )
+    if not math.isnan(evaluation.log_loss):
+        out.write(
+            f"log-loss        {show('log_loss', False)}  "
+            "minus the log-probability of the finishing order, nats per game (lower is better)\n"
+        )
     out.write(f"counted         {evaluation.pairs} pairs in {evaluation.games} games with an outcome (Kendall tau); ")
     out.write(f"{evaluation.scored_entries} entries in {evaluation.scored_games} games (the other two)\n")
 
@@ -439,7 +452,8 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
             first = cut_index(
                 history, fraction=args.test_fraction and 1 - args.test_fraction, until=_date(args.from_date, "--from")
             )
-        scores = game_scores(history, run.before, first_game=first, **_scoring(args))
+        wins = win_probabilities(run, first_game=first) if args.metric == PREDICTIVE else None
+        scores = game_scores(history, run.before, first_game=first, win_probabilities=wins, **_scoring(args))
         evaluation = scores.evaluation()
         # a held-out part: each figure with its 95% interval (bootstrap over the scored games)
         boot = PairedBootstrap({"run": scores}) if first else None
@@ -525,7 +539,12 @@ def _params_text(params: dict[str, Any]) -> str:
 
 
 #: Names of the metrics in text output, in the order shown.
-_METRIC_NAMES = {"kendall_tau": "kendall tau", "pair_inversion": "pair inversion", "rank_deviation": "rank deviation"}
+_METRIC_NAMES = {
+    "kendall_tau": "kendall tau",
+    "pair_inversion": "pair inversion",
+    "rank_deviation": "rank deviation",
+    "log_loss": "log-loss",
+}
 
 
 def write_tuning(result: TuneResult, verdict: Verdict, out: IO[str]) -> None:

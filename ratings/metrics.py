@@ -26,6 +26,13 @@ are the paper's.  Three metrics:
 
 Ebtekar and Liu (2021) report the last two in percent; here all three are fractions in [0, 1].
 
+A fourth, when asked for (it needs the rating system's predictions, one per game):
+
+- **Log-loss of the finishing order**: per game with an outcome, minus the natural log of the Plackett-Luce
+  probability of the observed result under the system's win probabilities before the game, tied players and
+  DNFs as censored groups (:func:`ratings.predict.partition_log_likelihood`); averaged over games (nats per game).
+  Unlike the three above it rewards confidence when right and punishes it when wrong.  Lower is better.
+
 Who is scored by the last two, as the paper and its code do (each a keyword argument, the
 paper's choice the default):
 
@@ -81,6 +88,7 @@ import numpy as np
 from ratings.base import RatingRun
 from ratings.history import GameHistory
 from ratings.params import ParameterError
+from ratings.predict import partition_log_likelihood, win_probabilities
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
@@ -193,8 +201,12 @@ class GameScores:
         )
 
 
-def evaluate(run: RatingRun, **options: object) -> Evaluation:
-    """The metrics of ``run``'s ratings before each game (``options`` as for :func:`evaluate_ratings`)."""
+def evaluate(run: RatingRun, *, log_loss: bool = False, **options: object) -> Evaluation:
+    """The metrics of ``run``'s ratings before each game (``options`` as for :func:`evaluate_ratings`); with
+    ``log_loss``, the log-loss of the finishing order too (from the run's system's predictions)."""
+    if log_loss:
+        first, last = options.get("first_game", 0), options.get("last_game")
+        options["win_probabilities"] = win_probabilities(run, first_game=first, last_game=last)  # type: ignore[arg-type]
     return evaluate_ratings(run.history, run.before, **options)  # type: ignore[arg-type]
 
 
@@ -207,12 +219,15 @@ def evaluate_ratings(
     min_prior_games: int = DEFAULT_MIN_PRIOR_GAMES,
     burn_in: float = DEFAULT_BURN_IN,
     equal_ratings: str = "correct",
+    win_probabilities: np.ndarray | None = None,
 ) -> Evaluation:
     """The metrics of ratings ``before`` (flat layout, one per entry, held before each game), over the games
     ``first_game`` (included) to ``last_game`` (excluded; default: to the end) -- a held-out part, say.
 
     ``min_prior_games``, ``burn_in`` and ``equal_ratings`` choose who pair inversion and rank deviation
-    score and how equal ratings count (see the module; the defaults are Ebtekar and Liu's)."""
+    score and how equal ratings count (see the module; the defaults are Ebtekar and Liu's).  With
+    ``win_probabilities`` (one per entry, as :func:`ratings.predict.win_probabilities` gives them), the log-loss
+    of the finishing order too."""
     return game_scores(
         history,
         before,
@@ -221,6 +236,7 @@ def evaluate_ratings(
         min_prior_games=min_prior_games,
         burn_in=burn_in,
         equal_ratings=equal_ratings,
+        win_probabilities=win_probabilities,
     ).evaluation()
 
 
@@ -254,6 +270,7 @@ def game_scores(
     min_prior_games: int = DEFAULT_MIN_PRIOR_GAMES,
     burn_in: float = DEFAULT_BURN_IN,
     equal_ratings: str = "correct",
+    win_probabilities: np.ndarray | None = None,
 ) -> GameScores:
     """Every metric's numerator and denominator per game (see :class:`GameScores`; options as
     :func:`evaluate_ratings`)."""
@@ -290,7 +307,27 @@ def game_scores(
             for k, (a, b) in zip(names, part, strict=True):
                 num[k][rows] = a
                 den[k][rows] = b
+    if win_probabilities is not None:
+        num["log_loss"], den["log_loss"] = _log_loss(history, np.asarray(win_probabilities, dtype=float), first, stop)
     return GameScores(first_game=first, numerators=num, denominators=den)
+
+
+def _log_loss(history: GameHistory, wins: np.ndarray, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per game from ``first`` to ``stop``: minus the log-likelihood of its result, and 1 (0 without an outcome)."""
+    if wins.shape != history.flat_rank.shape:
+        raise ValueError(f"expected {len(history.flat_rank)} win probabilities, got shape {wins.shape}")
+    num, den = np.zeros(stop - first), np.zeros(stop - first)
+    for g in range(first, stop):
+        s = history.game_slice(g)
+        ranks = history.flat_rank[s]
+        if len(ranks) < 2 or ranks.min() == ranks.max():
+            continue
+        p = wins[s]
+        if not np.all(np.isfinite(p) & (p > 0)):
+            raise ValueError(f"game {history.games[g].id!r}: win probabilities must be positive numbers, got {p}")
+        num[g - first] = -partition_log_likelihood(np.log(p), ranks)
+        den[g - first] = 1.0
+    return num, den
 
 
 def _size_batch(

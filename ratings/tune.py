@@ -48,6 +48,7 @@ from ratings.metrics import (
     game_scores,
 )
 from ratings.params import ParameterError, ParamSpec
+from ratings.predict import win_probabilities
 from ratings.systems import create, get_system
 
 __all__ = [
@@ -69,8 +70,11 @@ METRICS: dict[str, tuple[str, int]] = {
         ("kendall-tau", "kendall_tau"),
         ("pair-inversion", "pair_inversion"),
         ("rank-deviation", "rank_deviation"),
+        ("log-loss", "log_loss"),
     )
 }
+#: The metric that needs the system's predictions (one per game, so a slower search).
+PREDICTIVE = "log-loss"
 #: Share of the games the search sees by default (the first 30%).
 DEFAULT_TRAIN_FRACTION = 0.3
 
@@ -289,7 +293,8 @@ def tune(
         started = time.perf_counter()
         try:
             run = create(system, **base, **params).rate(training)
-            value = _score(evaluate_ratings(training, run.before, **score_options), metric)
+            wins = win_probabilities(run) if metric == PREDICTIVE else None
+            value = _score(evaluate_ratings(training, run.before, win_probabilities=wins, **score_options), metric)
         except (ComputationError, ParameterError):
             value = None
         trials.append(
@@ -372,16 +377,23 @@ def tune(
     tuned_run = create(system, **chosen).rate(history)
     replay = time.perf_counter() - started
     default_run = create(system, **base).rate(history)
-    test_scores = game_scores(history, tuned_run.before, first_game=cut, **score_options)
-    default_scores = game_scores(history, default_run.before, first_game=cut, **score_options)
+    # the log-loss, when it is the metric, for every figure (it costs a prediction per game)
+    tuned_wins = win_probabilities(tuned_run) if metric == PREDICTIVE else None
+    default_wins = win_probabilities(default_run) if metric == PREDICTIVE else None
+    test_scores = game_scores(history, tuned_run.before, first_game=cut, win_probabilities=tuned_wins, **score_options)
+    default_scores = game_scores(
+        history, default_run.before, first_game=cut, win_probabilities=default_wins, **score_options
+    )
     return TuneResult(
         system=system,
         metric=metric,
         cut=cut,
         params=chosen,
-        train=evaluate_ratings(history, tuned_run.before, last_game=cut, **score_options),
+        train=evaluate_ratings(history, tuned_run.before, last_game=cut, win_probabilities=tuned_wins, **score_options),
         test=test_scores.evaluation(),
-        default_train=evaluate_ratings(history, default_run.before, last_game=cut, **score_options),
+        default_train=evaluate_ratings(
+            history, default_run.before, last_game=cut, win_probabilities=default_wins, **score_options
+        ),
         default_test=default_scores.evaluation(),
         evaluations=trials,
         replay_seconds=replay,
