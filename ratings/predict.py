@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,11 +26,14 @@ from scipy import integrate
 
 if TYPE_CHECKING:
     from ratings.base import RatingRun
+    from ratings.history import GameHistory
 
 __all__ = [
+    "Calibration",
     "EXACT_GROUP_LIMIT",
     "EXACT_LIMIT",
     "WIN_FLOOR",
+    "calibration",
     "monte_carlo_places",
     "partition_log_likelihood",
     "places_from_orders",
@@ -206,3 +210,82 @@ def win_probabilities(run: RatingRun, *, first_game: int = 0, last_game: int | N
         places = system.place_probabilities(state, np.arange(n))
         out[s] = np.maximum(places[:, 0], WIN_FLOOR)
     return out
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Predicted against observed win rate, in bins of the predicted probability (a reliability diagram).
+
+    Bin ``b`` holds the entries whose predicted win probability lies in ``[edges[b], edges[b + 1])`` (the last bin
+    includes 1): ``count`` of them, their mean prediction ``predicted`` and their observed win rate ``observed``
+    (NaN for an empty bin).  A well-calibrated system has ``observed`` close to ``predicted`` in every bin.
+    """
+
+    edges: np.ndarray
+    predicted: np.ndarray
+    observed: np.ndarray
+    count: np.ndarray
+
+    @property
+    def error(self) -> float:
+        """Expected calibration error: the mean over entries of |observed - predicted| of their bin."""
+        total = int(self.count.sum())
+        if not total:
+            return math.nan
+        full = self.count > 0
+        return float((self.count[full] * np.abs(self.observed[full] - self.predicted[full])).sum() / total)
+
+    def as_dict(self) -> dict[str, object]:
+        def plain(values: np.ndarray) -> list[float | None]:
+            return [None if math.isnan(v) else float(v) for v in values]
+
+        return {
+            "edges": [float(e) for e in self.edges],
+            "predicted": plain(self.predicted),
+            "observed": plain(self.observed),
+            "count": [int(c) for c in self.count],
+            "error": None if math.isnan(self.error) else self.error,
+        }
+
+
+def calibration(
+    history: GameHistory,
+    wins: np.ndarray,
+    *,
+    bins: int = 10,
+    first_game: int = 0,
+    last_game: int | None = None,
+) -> Calibration:
+    """Calibration of win probabilities ``wins`` (one per entry, flat layout, as :func:`win_probabilities` gives
+    them) over the games ``first_game`` to ``last_game``, in ``bins`` equal bins of [0, 1].
+
+    An entry's observed win is 1 if it took first place alone, ``1/k`` if it shared first place with ``k - 1``
+    others (so each game's observed wins sum to 1, as its predictions do), else 0.  Games without an outcome (one
+    player, everyone tied, everyone DNF) are left out.
+    """
+    if not isinstance(bins, int) or isinstance(bins, bool) or bins < 1:
+        raise ValueError(f"bins must be a whole number, 1 or more, got {bins!r}")
+    wins = np.asarray(wins, dtype=float)
+    if wins.shape != history.flat_rank.shape:
+        raise ValueError(f"expected {len(history.flat_rank)} win probabilities, got shape {wins.shape}")
+    stop = history.n_games if last_game is None else last_game
+    lo, hi = int(history.offsets[first_game]), int(history.offsets[stop])
+    sizes = np.diff(history.offsets)[first_game:stop]
+    game = np.repeat(np.arange(stop - first_game), sizes)
+    ranks, dnf, p = history.flat_rank[lo:hi], history.flat_dnf[lo:hi], wins[lo:hi]
+    first = (ranks == 0) & ~dnf
+    sharing = np.bincount(game, weights=first, minlength=stop - first_game)
+    spread = np.bincount(game, weights=ranks, minlength=stop - first_game)  # 0 only if everyone is tied first
+    outcome = (sharing > 0) & (spread > 0) & (sizes >= 2)
+    chosen = outcome[game]
+    if not np.all(np.isfinite(p[chosen])):
+        raise ValueError("win probabilities are missing for some scored games")
+    observed = np.where(first, 1.0 / np.maximum(sharing[game], 1), 0.0)[chosen]
+    predicted = p[chosen]
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.clip(np.searchsorted(edges, predicted, side="right") - 1, 0, bins - 1)
+    count = np.bincount(which, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_predicted = np.bincount(which, weights=predicted, minlength=bins) / count
+        mean_observed = np.bincount(which, weights=observed, minlength=bins) / count
+    return Calibration(edges=edges, predicted=mean_predicted, observed=mean_observed, count=count)
