@@ -8,11 +8,13 @@ Commands:
 - ``rate HISTORY``: the final leaderboard as CSV (or, with ``--trajectory``, every
   participant's rating before and after every game);
 - ``evaluate HISTORY``: how well the ratings held before each game predicted it
-  (Kendall tau, pair inversion, rank deviation; see :mod:`ratings.metrics`), on every game or, with
-  ``--from DATE`` / ``--test-fraction F``, on the later games only;
+  (Kendall tau, pair inversion, rank deviation, and with ``--metric log-loss`` the log-loss of the finishing
+  order; see :mod:`ratings.metrics`), on every game or, with ``--from DATE`` / ``--test-fraction F``, on the later
+  games only, each figure then with its 95% interval;
 - ``tune HISTORY``: search the system's numeric parameters on the early games for the best metric and report
-  it on the later games beside the defaults (see :mod:`ratings.tune`);
-- ``compare HISTORY``: tune every system within a shared budget and tabulate the held-out figures.
+  it on the later games beside the defaults, with intervals and a verdict in words (see :mod:`ratings.tune`);
+- ``compare HISTORY``: tune every system within a shared budget and tabulate the held-out figures, each with its
+  interval and its verdict against the defaults and against the best other system.
 
 HISTORY is a file (.csv, .tsv, .xlsx, .ods; long or wide shape), ``-`` for CSV on
 standard input, or ``sample:NAME``.  User errors (unknown system or parameter, invalid

@@ -107,9 +107,8 @@ class TuneResult:
     default_test_scores: GameScores | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``params``, ``train``, ``test``, ``default_train``, ``default_test``, ``evaluations`` and
-        ``held_out`` (the intervals and the verdict against the defaults, :meth:`Verdict.as_dict`)."""
-        verdict = held_out_verdicts([self])[0] if self.test_scores is not None else None
+        """JSON-ready: ``params``, ``train``, ``test``, ``default_train``, ``default_test``, ``evaluations`` (the
+        intervals and verdicts are :func:`held_out_verdicts`'s, :meth:`Verdict.as_dict`)."""
         return {
             "system": self.system,
             "metric": self.metric,
@@ -123,7 +122,6 @@ class TuneResult:
                 {"params": t.params, "train": t.train, "seconds": round(t.seconds, 4)} for t in self.evaluations
             ],
             "replay_seconds": self.replay_seconds,
-            "held_out": None if verdict is None else verdict.as_dict(),
         }
 
 

@@ -191,3 +191,20 @@ def test_cli_evaluate_on_the_later_games_only(capsys: pytest.CaptureFixture[str]
     assert later["bootstrap"]["games"] == 75
     assert main(["evaluate", "sample:poker", "--from", "not-a-date"]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--burn-in", "1", "is not at least 0 and below 1"),
+        ("--burn-in", "-0.1", "is not at least 0 and below 1"),
+        ("--min-prior-games", "-1", "is not a whole number"),
+        ("--min-prior-games", "2.5", "is not a whole number"),
+        ("--equal-ratings", "maybe", "invalid choice"),
+    ],
+)
+def test_cli_scoring_options_refuse_bad_values(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, says: str
+) -> None:
+    assert main(["evaluate", "sample:poker", option, value]) == 2
+    assert says in capsys.readouterr().err
