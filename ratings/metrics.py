@@ -42,7 +42,8 @@ paper's choice the default):
   holds at least 5 contests (``get_participant_ratings(.., 5)``, the "experienced" figures of
   Table 2).  ``|P_t|`` and the ranks are then those of the scored participants alone (their
   places renumbered among themselves, ties kept), as the authors' code renumbers them.
-  0 scores everyone, first games included.
+  0 scores everyone, first games included (the authors' "everyone" figures, ``min_history`` 0, in fact leave
+  out first contests too: a player appears in their table only after a first contest).
 - ``burn_in`` (default 0.1): the first ``floor(burn_in * games)`` games of the history are not
   scored (the authors' ``eval.rs`` postpones scoring by a tenth of the contests,
   ``dataset.len() / 10``).  A held-out part that starts later is not affected.
@@ -53,8 +54,8 @@ paper's choice the default):
   equal-rated players are predicted in the order they finished.  ``"half"`` takes the
   expectation over a uniformly random order of equal-rated players (0.5 per pair; a player's
   predicted rank uniform over its equal-rated group's positions).  ``"wrong"`` orders them
-  against the result (an earlier version of the authors' pair inversion, which required the
-  winner to be rated strictly higher).
+  against the result (as another version of the authors' pair inversion does, counting pair by
+  pair and requiring the winner to be rated strictly higher).
 
 Adaptations, where Ebtekar and Liu (2021) leave a case open:
 

@@ -82,10 +82,11 @@ def test_the_truth_favours_a() -> None:
     assert a["kendall_tau"] < b["kendall_tau"] and a["rank_deviation"] < b["rank_deviation"]
     assert a["pair_inversion"] > b["pair_inversion"]
     # and a large sample agrees with the enumeration (a check of the simulation, not of the bootstrap)
-    history = draw_history(40_000, seed=12345)
+    # (10,000 games: a per-game figure's spread is below 0.3, so the mean's standard error is below 0.003)
+    history = draw_history(10_000, seed=12345)
     big = game_scores(history, ratings_of(history, RATED_A), **EVERYONE)  # type: ignore[arg-type]
     for metric, value in a.items():
-        assert big.value(metric) == pytest.approx(value, abs=0.005)
+        assert big.value(metric) == pytest.approx(value, abs=0.01)
 
 
 @pytest.mark.slow
