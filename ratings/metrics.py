@@ -83,6 +83,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -202,43 +203,22 @@ class GameScores:
         )
 
 
-def evaluate(run: RatingRun, *, log_loss: bool = False, **options: object) -> Evaluation:
-    """The metrics of ``run``'s ratings before each game (``options`` as for :func:`evaluate_ratings`); with
+def evaluate(run: RatingRun, *, log_loss: bool = False, **options: Any) -> Evaluation:
+    """The metrics of ``run``'s ratings before each game (``options`` as for :func:`game_scores`); with
     ``log_loss``, the log-loss of the finishing order too (from the run's system's predictions)."""
     if log_loss:
         first, last = options.get("first_game", 0), options.get("last_game")
-        options["win_probabilities"] = win_probabilities(run, first_game=first, last_game=last)  # type: ignore[arg-type]
-    return evaluate_ratings(run.history, run.before, **options)  # type: ignore[arg-type]
+        options["win_probabilities"] = win_probabilities(run, first_game=first, last_game=last)
+    return evaluate_ratings(run.history, run.before, **options)
 
 
-def evaluate_ratings(
-    history: GameHistory,
-    before: np.ndarray,
-    *,
-    first_game: int = 0,
-    last_game: int | None = None,
-    min_prior_games: int = DEFAULT_MIN_PRIOR_GAMES,
-    burn_in: float = DEFAULT_BURN_IN,
-    equal_ratings: str = "correct",
-    win_probabilities: np.ndarray | None = None,
-) -> Evaluation:
+def evaluate_ratings(history: GameHistory, before: np.ndarray, **options: Any) -> Evaluation:
     """The metrics of ratings ``before`` (flat layout, one per entry, held before each game), over the games
     ``first_game`` (included) to ``last_game`` (excluded; default: to the end) -- a held-out part, say.
 
-    ``min_prior_games``, ``burn_in`` and ``equal_ratings`` choose who pair inversion and rank deviation
-    score and how equal ratings count (see the module; the defaults are Ebtekar and Liu's).  With
-    ``win_probabilities`` (one per entry, as :func:`ratings.predict.win_probabilities` gives them), the log-loss
-    of the finishing order too."""
-    return game_scores(
-        history,
-        before,
-        first_game=first_game,
-        last_game=last_game,
-        min_prior_games=min_prior_games,
-        burn_in=burn_in,
-        equal_ratings=equal_ratings,
-        win_probabilities=win_probabilities,
-    ).evaluation()
+    The options are :func:`game_scores`'s: the range, who pair inversion and rank deviation score and how equal
+    ratings count (the defaults are Ebtekar and Liu's), and ``win_probabilities`` for the log-loss."""
+    return game_scores(history, before, **options).evaluation()
 
 
 def prior_games(history: GameHistory) -> np.ndarray:
@@ -273,8 +253,13 @@ def game_scores(
     equal_ratings: str = "correct",
     win_probabilities: np.ndarray | None = None,
 ) -> GameScores:
-    """Every metric's numerator and denominator per game (see :class:`GameScores`; options as
-    :func:`evaluate_ratings`)."""
+    """Every metric's numerator and denominator per game (see :class:`GameScores`) over the games ``first_game``
+    (included) to ``last_game`` (excluded; default: to the end).
+
+    ``min_prior_games``, ``burn_in`` and ``equal_ratings`` choose who pair inversion and rank deviation score and
+    how equal ratings count (see the module; the defaults are Ebtekar and Liu's).  With ``win_probabilities`` (one
+    per entry, as :func:`ratings.predict.win_probabilities` gives them), the log-loss of the finishing order too.
+    """
     _check_options(min_prior_games, burn_in, equal_ratings)
     before = np.asarray(before, dtype=float)
     n_entries = int(history.offsets[-1]) if len(history.offsets) else 0

@@ -20,21 +20,12 @@ import pytest
 from ratings import GameHistory
 from ratings.metrics import Comparison, GameScores, PairedBootstrap, game_scores
 
+from .test_log_loss import order_probability
+
 SKILL = np.array([0.0, 0.4, 0.8, 1.2])
 RATED_A = SKILL.copy()
 RATED_B = np.array([0.0, 0.8, 0.4, 1.2])  # players 1 and 2 swapped
 EVERYONE: dict[str, object] = {"min_prior_games": 0, "burn_in": 0.0}
-
-
-def order_probability(order: tuple[int, ...]) -> float:
-    """Plackett-Luce probability of ``order`` (best first) with weights exp(SKILL)."""
-    w = np.exp(SKILL)
-    left = list(order)
-    p = 1.0
-    for player in order:
-        p *= w[player] / sum(w[j] for j in left)
-        left.remove(player)
-    return p
 
 
 def expected(rated: np.ndarray) -> dict[str, float]:
@@ -43,7 +34,7 @@ def expected(rated: np.ndarray) -> dict[str, float]:
     out = {"kendall_tau": 0.0, "pair_inversion": 0.0, "rank_deviation": 0.0}
     predicted = {p: k for k, p in enumerate(np.argsort(-rated))}  # no equal ratings here
     for order in itertools.permutations(range(n)):
-        prob = order_probability(order)
+        prob = order_probability(order, np.exp(SKILL))
         actual = {p: k for k, p in enumerate(order)}
         discordant = sum(1 for i in range(n) for j in range(n) if actual[i] < actual[j] and rated[i] < rated[j])
         out["kendall_tau"] += prob * discordant / 6

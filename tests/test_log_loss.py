@@ -25,6 +25,7 @@ from .conftest import history_from_rows
 
 
 def order_probability(order: tuple[int, ...], w: np.ndarray) -> float:
+    """Plackett-Luce probability of ``order`` (best first) with weights ``w``."""
     left = list(order)
     p = 1.0
     for i in order:
