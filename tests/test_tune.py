@@ -175,7 +175,7 @@ def test_cli_compare_lists_every_system(capsys: pytest.CaptureFixture[str]) -> N
     best = [row for row in table[1:] if row[column].startswith("better than the runner-up (")]
     others = [row for row in table[1:] if row[column].startswith("better than the best (")]
     assert len(best) == 1 and len(others) == len(SYSTEM_NAMES) - 1
-    assert all(row[column + -1].startswith("better than the defaults: ") for row in table[1:])
+    assert all(row[column - 1].startswith("better than the defaults: ") for row in table[1:])
 
 
 def test_cli_evaluate_on_the_later_games_only(capsys: pytest.CaptureFixture[str]) -> None:
