@@ -8,11 +8,13 @@ Commands:
 - ``rate HISTORY``: the final leaderboard as CSV (or, with ``--trajectory``, every
   participant's rating before and after every game);
 - ``evaluate HISTORY``: how well the ratings held before each game predicted it
-  (Kendall tau, pair inversion, rank deviation; see :mod:`ratings.metrics`), on every game or, with
-  ``--from DATE`` / ``--test-fraction F``, on the later games only;
+  (Kendall tau, pair inversion, rank deviation, and with ``--metric log-loss`` the log-loss of the finishing
+  order; see :mod:`ratings.metrics`), on every game or, with ``--from DATE`` / ``--test-fraction F``, on the later
+  games only, each figure then with its 95% interval;
 - ``tune HISTORY``: search the system's numeric parameters on the early games for the best metric and report
-  it on the later games beside the defaults (see :mod:`ratings.tune`);
-- ``compare HISTORY``: tune every system within a shared budget and tabulate the held-out figures.
+  it on the later games beside the defaults, with intervals and a verdict in words (see :mod:`ratings.tune`);
+- ``compare HISTORY``: tune every system within a shared budget and tabulate the held-out figures, each with its
+  interval and its verdict against the defaults and against the best other system.
 
 HISTORY is a file (.csv, .tsv, .xlsx, .ods; long or wide shape), ``-`` for CSV on
 standard input, or ``sample:NAME``.  User errors (unknown system or parameter, invalid
@@ -39,11 +41,20 @@ from ratings.history import GameHistory, HistoryError
 from ratings.io.dates import parse_date
 from ratings.io.limits import READ_CPU_SECONDS
 from ratings.io.writing import write_rows
-from ratings.metrics import Evaluation, evaluate_ratings
+from ratings.metrics import (
+    DEFAULT_BURN_IN,
+    DEFAULT_MIN_PRIOR_GAMES,
+    EQUAL_RATINGS,
+    Evaluation,
+    Interval,
+    PairedBootstrap,
+    game_scores,
+)
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
+from ratings.predict import win_probabilities
 from ratings.samples import list_samples, load_history
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
-from ratings.tune import METRICS, TuneResult, cut_index, tune
+from ratings.tune import METRICS, PREDICTIVE, TuneResult, Verdict, cut_index, held_out_verdicts, tune
 
 __all__ = ["main", "build_parser", "load_history", "parse_settings"]
 
@@ -123,6 +134,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Kendall tau, pair inversion and rank deviation of the ratings held before each game.",
     )
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument(
+        "--metric",
+        choices=list(METRICS),
+        default="kendall-tau",
+        help="the first three are always printed; log-loss (of the finishing order) is added when named here, as "
+        "it costs one prediction per game",
+    )
+    _scoring_options(score)
     held = score.add_mutually_exclusive_group()
     held.add_argument("--from", dest="from_date", metavar="DATE", help="score only the games after DATE (YYYY-MM-DD)")
     held.add_argument(
@@ -148,9 +167,40 @@ def build_parser() -> argparse.ArgumentParser:
         cut = sub.add_mutually_exclusive_group()
         cut.add_argument("--train-fraction", type=_fraction, metavar="F", help="share of games the search sees")
         cut.add_argument("--train-until", metavar="DATE", help="the search sees the games up to DATE (YYYY-MM-DD)")
-        sub.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+        sub.add_argument("--seed", type=int, default=0, help="seed of the search and the bootstrap (default 0)")
         sub.add_argument("--json", action="store_true", help="print one JSON object")
+        _scoring_options(sub)
     return parser
+
+
+def _scoring_options(sub: argparse.ArgumentParser) -> None:
+    """Who pair inversion and rank deviation score, and how equal ratings count (Ebtekar and Liu's options)."""
+    group = sub.add_argument_group("pair inversion and rank deviation (Ebtekar and Liu 2021, section 6)")
+    group.add_argument(
+        "--min-prior-games",
+        type=_count,
+        default=DEFAULT_MIN_PRIOR_GAMES,
+        metavar="N",
+        help=f"score only players with at least N earlier games (default {DEFAULT_MIN_PRIOR_GAMES}, the paper's)",
+    )
+    group.add_argument(
+        "--burn-in",
+        type=_share,
+        default=DEFAULT_BURN_IN,
+        metavar="F",
+        help=f"do not score the first F of the games (default {DEFAULT_BURN_IN:g}, the authors' evaluation)",
+    )
+    group.add_argument(
+        "--equal-ratings",
+        choices=list(EQUAL_RATINGS),
+        default="correct",
+        help="an equal-rated pair with different places counts as a correct prediction (the authors' code, "
+        "default), half, or wrong",
+    )
+
+
+def _scoring(args: argparse.Namespace) -> dict[str, Any]:
+    return {"min_prior_games": args.min_prior_games, "burn_in": args.burn_in, "equal_ratings": args.equal_ratings}
 
 
 def _number_in(low: float, high: float, what: str) -> Callable[[str], float]:
@@ -170,6 +220,26 @@ def _number_in(low: float, high: float, what: str) -> Callable[[str], float]:
 
 
 _fraction = _number_in(0.0, 1.0, "between 0 and 1")
+
+
+def _share(text: str) -> float:
+    """An argparse type: a share from 0 (included) to 1 (excluded)."""
+    try:
+        value = parse_number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not at least 0 and below 1")
+    return value
+
+
+def _count(text: str) -> int:
+    """An argparse type: a whole number, 0 or more."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number, 0 or more")
+    return int(text.strip())
+
+
 _seconds = _number_in(0.0, 24 * 3600.0, "a number of seconds between 0 and 86400")
 
 
@@ -318,29 +388,41 @@ def write_samples(out: IO[str]) -> None:
         out.write(f"sample:{sample.name.ljust(width)}  {sample.description}\n")
 
 
-def write_evaluation(evaluation: Evaluation, run: RatingRun, spec: str, out: IO[str]) -> None:
-    """The three metrics, readable, with what they were computed on."""
+def write_evaluation(
+    evaluation: Evaluation, run: RatingRun, spec: str, out: IO[str], intervals: dict[str, Interval] | None = None
+) -> None:
+    """The metrics, readable, with what they were computed on (and each one's 95% interval, where given)."""
 
-    def show(value: float, percent: bool) -> str:
+    def show(key: str, percent: bool) -> str:
+        value = getattr(evaluation, key)
         if math.isnan(value):
             return "n/a"
-        return f"{100 * value:.2f}%" if percent else f"{value:.4f}"
+        interval = (intervals or {}).get(key)
+        text = f"{100 * value:.2f}%" if percent else f"{value:.4f}"
+        if interval is not None and not math.isnan(interval.margin):
+            text += f" ± {100 * interval.margin:.2f}%" if percent else f" ± {interval.margin:.4f}"
+        return text
 
     out.write(f"history         {spec} ({run.history.n_games} games, {run.history.n_players} players)\n")
     out.write(f"system          {run.system}\n")
     out.write(
-        f"Kendall tau     {show(evaluation.kendall_tau, False)}  "
-        "share of pairs the higher-rated player lost (lower is better)\n"
+        f"Kendall tau     {show('kendall_tau', False)}  share of pairs the higher-rated player lost (lower is better)\n"
     )
     out.write(
-        f"pair inversion  {show(evaluation.pair_inversion, True)}  "
+        f"pair inversion  {show('pair_inversion', True)}  "
         "matchups where the higher-rated player won or tied (higher is better)\n"
     )
     out.write(
-        f"rank deviation  {show(evaluation.rank_deviation, True)}  "
+        f"rank deviation  {show('rank_deviation', True)}  "
         "distance between actual and rating-predicted rank, per opponent (lower is better)\n"
     )
-    out.write(f"counted         {evaluation.pairs} pairs in {evaluation.games} games with an outcome\n")
+    if not math.isnan(evaluation.log_loss):
+        out.write(
+            f"log-loss        {show('log_loss', False)}  "
+            "minus the log-probability of the finishing order, nats per game (lower is better)\n"
+        )
+    out.write(f"counted         {evaluation.pairs} pairs in {evaluation.games} games with an outcome (Kendall tau); ")
+    out.write(f"{evaluation.scored_entries} entries in {evaluation.scored_games} games (the other two)\n")
 
 
 # ---------------------------------------------------------------------------------------------- running
@@ -386,14 +468,34 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
             first = cut_index(
                 history, fraction=args.test_fraction and 1 - args.test_fraction, until=_date(args.from_date, "--from")
             )
-        evaluation = evaluate_ratings(history, run.before, first_game=first)
+        wins = win_probabilities(run, first_game=first) if args.metric == PREDICTIVE else None
+        scores = game_scores(history, run.before, first_game=first, win_probabilities=wins, **_scoring(args))
+        evaluation = scores.evaluation()
+        # a held-out part: each figure with its 95% interval (bootstrap over the scored games)
+        boot = PairedBootstrap({"run": scores}) if first else None
+        intervals = {m: boot.interval("run", m) for m in scores.numerators} if boot else {}
         if args.json:
-            extra = {"first_game": first} if first else {}  # the games scored start there (a held-out part)
+            extra: dict[str, Any] = {}
+            if boot is not None:  # the games scored start there (a held-out part)
+                extra = {
+                    "first_game": first,
+                    "intervals": {m: i.as_dict() for m, i in intervals.items()},
+                    "bootstrap": {
+                        "games": scores.n_games,
+                        "samples": boot.samples,
+                        "seed": boot.seed,
+                        "level": boot.level,
+                    },
+                }
             out.write(json.dumps({**evaluation.as_dict(), **extra}) + "\n")
         else:
-            write_evaluation(evaluation, run, args.history, out)
+            write_evaluation(evaluation, run, args.history, out, intervals)
             if first:
                 out.write(f"scored          games {first + 1} to {history.n_games} (the earlier ones only rate)\n")
+                out.write(
+                    f"intervals       95%, bootstrap over the {scores.n_games} scored games "
+                    f"({boot.samples if boot else 0} resamples, seed {boot.seed if boot else 0})\n"
+                )
 
 
 def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, out: IO[str]) -> None:
@@ -412,11 +514,13 @@ def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, 
             train_until=until,
             seed=args.seed,
             fixed=fixed,
+            scoring=_scoring(args),
         )
+        verdict = held_out_verdicts([result], seed=args.seed)[0]
         if args.json:
-            out.write(json.dumps(result.as_dict(), default=_plain) + "\n")
+            out.write(json.dumps({**result.as_dict(), "held_out": verdict.as_dict()}, default=_plain) + "\n")
         else:
-            write_tuning(result, out)
+            write_tuning(result, verdict, out)
         return
     share = args.budget / len(SYSTEM_NAMES)
     results = [
@@ -428,13 +532,16 @@ def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, 
             train_fraction=args.train_fraction,
             train_until=until,
             seed=args.seed,
+            scoring=_scoring(args),
         )
         for name in SYSTEM_NAMES
     ]
+    verdicts = held_out_verdicts(results, seed=args.seed)
     if args.json:
-        out.write(json.dumps([r.as_dict() for r in results], default=_plain) + "\n")
+        rows = [{**r.as_dict(), "held_out": v.as_dict()} for r, v in zip(results, verdicts, strict=True)]
+        out.write(json.dumps(rows, default=_plain) + "\n")
     else:
-        write_comparison(results, out)
+        write_comparison(results, verdicts, out)
 
 
 def _plain(value: Any) -> Any:
@@ -447,34 +554,70 @@ def _params_text(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()) or "defaults"
 
 
-def write_tuning(result: TuneResult, out: IO[str]) -> None:
-    """The tuned parameters and the metric on the training and the held-out games, beside the defaults."""
+#: Names of the metrics in text output, in the order shown.
+_METRIC_NAMES = {
+    "kendall_tau": "kendall tau",
+    "pair_inversion": "pair inversion",
+    "rank_deviation": "rank deviation",
+    "log_loss": "log-loss",
+}
+
+
+def write_tuning(result: TuneResult, verdict: Verdict, out: IO[str]) -> None:
+    """The tuned parameters and the metric on the training and the held-out games, beside the defaults; then every
+    metric's held-out figures with their 95% intervals and whether the tuned settings beat the defaults."""
     name, _ = METRICS[result.metric]
     out.write(f"system          {result.system}, metric {result.metric} ({len(result.evaluations)} evaluations)\n")
     out.write(f"training games  1 to {result.cut}; held-out games {result.cut + 1} on\n")
     out.write(f"tuned           {_params_text(result.params)}\n")
-    out.write(f"{'':16}{'training':>10}{'held out':>10}\n")
-    for label, train, test in (
-        ("tuned", result.train, result.test),
-        ("defaults", result.default_train, result.default_test),
+    out.write(f"{'':16}{'training':>10}{'held out':>10}{'± (95%)':>10}\n")
+    for label, train, interval in (
+        ("tuned", result.train, verdict.tuned[name]),
+        ("defaults", result.default_train, verdict.defaults[name]),
     ):
-        out.write(f"{label:16}{getattr(train, name):>10.4f}{getattr(test, name):>10.4f}\n")
-
-
-def write_comparison(results: list[TuneResult], out: IO[str]) -> None:
-    """One row per system: tuned parameters, held-out Kendall tau, pair inversion, rank deviation, replay time."""
-    header = ["system", "tuned parameters", "kendall tau", "pair inversion", "rank deviation", "replay s"]
-    body = (
-        [
-            r.system,
-            _params_text(r.params),
-            round(r.test.kendall_tau, 4),
-            round(r.test.pair_inversion, 4),
-            round(r.test.rank_deviation, 4),
-            round(r.replay_seconds, 3),
-        ]
-        for r in results
+        out.write(f"{label:16}{getattr(train, name):>10.4f}{interval.value:>10.4f}{interval.margin:>10.4f}\n")
+    out.write(
+        f"held out, every metric, 95% intervals from a paired bootstrap over the {verdict.games} held-out games "
+        f"({verdict.samples} resamples, seed {verdict.seed}):\n"
     )
+    for key, comparison in verdict.versus_defaults.items():
+        tuned, defaults = verdict.tuned[key], verdict.defaults[key]
+        out.write(
+            f"{_METRIC_NAMES.get(key, key):16}tuned {_interval_text(tuned)}, defaults {_interval_text(defaults)}; "
+            f"{comparison.words()}\n"
+        )
+
+
+def _interval_text(interval: Interval) -> str:
+    if math.isnan(interval.value):
+        return "n/a"
+    return f"{interval.value:.4f} ± {interval.margin:.4f}"
+
+
+def write_comparison(results: list[TuneResult], verdicts: list[Verdict], out: IO[str]) -> None:
+    """One row per system: tuned parameters; for every metric the held-out figure, the half-width of its 95%
+    interval, whether it beats the system's defaults and whether it beats the best other system; replay time."""
+    keys = list(verdicts[0].tuned) if verdicts else []
+    header = ["system", "tuned parameters"]
+    for key in keys:
+        words = _METRIC_NAMES.get(key, key)
+        header += [words, f"{words} ± (95%)", f"{words} vs defaults", f"{words} vs best"]
+    header.append("replay s")
+
+    def row(result: TuneResult, verdict: Verdict) -> list[Any]:
+        cells: list[Any] = [result.system, _params_text(result.params)]
+        for key in keys:
+            interval = verdict.tuned[key]
+            best = verdict.versus_best.get(key)
+            cells += [
+                None if math.isnan(interval.value) else round(interval.value, 4),
+                None if math.isnan(interval.margin) else round(interval.margin, 4),
+                verdict.versus_defaults[key].words(),
+                "" if best is None else best.words(),
+            ]
+        return [*cells, round(result.replay_seconds, 3)]
+
+    body = (row(r, v) for r, v in zip(results, verdicts, strict=True))
     write_rows(out, itertools.chain([header], body), precise=True)
 
 

@@ -13,6 +13,10 @@ with a bounded Nelder-Mead refinement from the best point so far (``scipy.optimi
 evaluation budget is spent.
 Every evaluation is recorded.  Categorical and optional parameters keep their values (defaults, or the ``fixed``
 ones given).
+
+How sure is the verdict?  :func:`held_out_verdicts` puts a 95% interval on every held-out figure (a paired
+bootstrap over the held-out games, :class:`ratings.metrics.PairedBootstrap`) and says, for every metric, whether the
+tuned settings beat the defaults, and whether a system beats the best of the others, beyond that interval.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,18 +34,47 @@ from scipy.stats import qmc
 
 from ratings.base import ComputationError
 from ratings.history import GameHistory
-from ratings.metrics import Evaluation, evaluate_ratings
+from ratings.metrics import (
+    BOOTSTRAP_SAMPLES,
+    BOOTSTRAP_SEED,
+    LEVEL,
+    LOWER_IS_BETTER,
+    Comparison,
+    Evaluation,
+    GameScores,
+    Interval,
+    PairedBootstrap,
+    evaluate_ratings,
+    game_scores,
+)
 from ratings.params import ParameterError, ParamSpec
+from ratings.predict import win_probabilities
 from ratings.systems import create, get_system
 
-__all__ = ["METRICS", "Trial", "TuneResult", "cut_index", "held_out", "searchable", "tune"]
+__all__ = [
+    "METRICS",
+    "Trial",
+    "TuneResult",
+    "Verdict",
+    "cut_index",
+    "held_out",
+    "held_out_verdicts",
+    "searchable",
+    "tune",
+]
 
-#: Metric name -> (Evaluation field, +1 if lower is better, -1 if higher is better).
+#: Metric name -> (Evaluation field, +1 if lower is better, -1 if higher is better; from metrics.LOWER_IS_BETTER).
 METRICS: dict[str, tuple[str, int]] = {
-    "kendall-tau": ("kendall_tau", 1),
-    "pair-inversion": ("pair_inversion", -1),
-    "rank-deviation": ("rank_deviation", 1),
+    name: (key, 1 if LOWER_IS_BETTER[key] else -1)
+    for name, key in (
+        ("kendall-tau", "kendall_tau"),
+        ("pair-inversion", "pair_inversion"),
+        ("rank-deviation", "rank_deviation"),
+        ("log-loss", "log_loss"),
+    )
 }
+#: The metric that needs the system's predictions (one per game, so a slower search).
+PREDICTIVE = "log-loss"
 #: Share of the games the search sees by default (the first 30%).
 DEFAULT_TRAIN_FRACTION = 0.3
 
@@ -69,9 +102,13 @@ class TuneResult:
     default_test: Evaluation
     evaluations: list[Trial] = field(default_factory=list)
     replay_seconds: float = 0.0
+    #: Per-game figures of the held-out part, tuned and defaults (what the bootstrap resamples).
+    test_scores: GameScores | None = None
+    default_test_scores: GameScores | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``params``, ``train``, ``test``, ``default_train``, ``default_test``, ``evaluations``."""
+        """JSON-ready: ``params``, ``train``, ``test``, ``default_train``, ``default_test``, ``evaluations`` (the
+        intervals and verdicts are :func:`held_out_verdicts`'s, :meth:`Verdict.as_dict`)."""
         return {
             "system": self.system,
             "metric": self.metric,
@@ -86,6 +123,90 @@ class TuneResult:
             ],
             "replay_seconds": self.replay_seconds,
         }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One system's held-out figures with their 95% intervals, and whether it beat the defaults and the best.
+
+    ``tuned`` and ``defaults`` map each metric (an :class:`~ratings.metrics.Evaluation` field) to its interval;
+    ``versus_defaults`` says how much better the tuned settings did than the defaults on the same games;
+    ``versus_best`` (in a comparison of several systems) how much better this system did than the best of the
+    others (for the best system: than the runner-up).
+    """
+
+    system: str
+    games: int
+    samples: int
+    seed: int
+    level: float
+    tuned: dict[str, Interval]
+    defaults: dict[str, Interval]
+    versus_defaults: dict[str, Comparison]
+    versus_best: dict[str, Comparison]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``bootstrap`` (games, samples, seed, level), ``tuned`` and ``defaults`` (metric -> value,
+        margin), ``better_than_defaults`` and ``better_than_best`` (metric -> improvement, margin, low, high,
+        verdict, words)."""
+        return {
+            "bootstrap": {"games": self.games, "samples": self.samples, "seed": self.seed, "level": self.level},
+            "tuned": {m: i.as_dict() for m, i in self.tuned.items()},
+            "defaults": {m: i.as_dict() for m, i in self.defaults.items()},
+            "better_than_defaults": {m: c.as_dict() for m, c in self.versus_defaults.items()},
+            "better_than_best": {m: c.as_dict() for m, c in self.versus_best.items()},
+        }
+
+
+def held_out_verdicts(
+    results: Sequence[TuneResult], *, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED, level: float = LEVEL
+) -> list[Verdict]:
+    """The verdict of each result, from one paired bootstrap over their shared held-out games.
+
+    Every result must have been scored on the same held-out games (one history, one cut), as ``compare`` does.
+    With more than one result, each row is also compared with the best of the others on each metric.
+    """
+    rows: dict[str, GameScores] = {}
+    for r in results:
+        if r.test_scores is None or r.default_test_scores is None:
+            raise ValueError(f"{r.system}: no per-game held-out figures to resample")
+        rows[r.system] = r.test_scores
+        rows[f"{r.system} defaults"] = r.default_test_scores
+    boot = PairedBootstrap(rows, samples=samples, seed=seed, level=level)
+    first = results[0].test_scores
+    assert first is not None
+    metrics = [m for m in first.numerators if all(m in rows[name].numerators for name in rows)]
+    names = [r.system for r in results]
+    best_of: dict[str, list[str]] = {}
+    for m in metrics:
+        sign = 1.0 if LOWER_IS_BETTER[m] else -1.0
+        finite = [n for n in names if not math.isnan(rows[n].value(m))]
+        best_of[m] = sorted(finite, key=lambda n: sign * rows[n].value(m))  # best first
+    verdicts = []
+    for name in names:
+        versus_best: dict[str, Comparison] = {}
+        for m in metrics:
+            ranked = best_of[m]
+            if len(names) < 2 or name not in ranked or len(ranked) < 2:
+                continue
+            if ranked[0] == name:
+                versus_best[m] = boot.compare(name, ranked[1], m, label=f"the runner-up ({ranked[1]})")
+            else:
+                versus_best[m] = boot.compare(name, ranked[0], m, label=f"the best ({ranked[0]})")
+        verdicts.append(
+            Verdict(
+                system=name,
+                games=first.n_games,
+                samples=samples,
+                seed=seed,
+                level=level,
+                tuned={m: boot.interval(name, m) for m in metrics},
+                defaults={m: boot.interval(f"{name} defaults", m) for m in metrics},
+                versus_defaults={m: boot.compare(name, f"{name} defaults", m, label="the defaults") for m in metrics},
+                versus_best=versus_best,
+            )
+        )
+    return verdicts
 
 
 def cut_index(history: GameHistory, *, fraction: float | None = None, until: dt.date | None = None) -> int:
@@ -111,9 +232,10 @@ def cut_index(history: GameHistory, *, fraction: float | None = None, until: dt.
     return cut
 
 
-def held_out(history: GameHistory, before: np.ndarray, cut: int) -> Evaluation:
-    """The metrics of the ratings ``before`` each game, over the games from ``cut`` on."""
-    return evaluate_ratings(history, before, first_game=cut)
+def held_out(history: GameHistory, before: np.ndarray, cut: int, **scoring: Any) -> Evaluation:
+    """The metrics of the ratings ``before`` each game, over the games from ``cut`` on (``scoring``: the options
+    of :func:`ratings.metrics.evaluate_ratings`)."""
+    return evaluate_ratings(history, before, first_game=cut, **scoring)
 
 
 def searchable(system: str) -> list[ParamSpec]:
@@ -144,13 +266,17 @@ def tune(
     fixed: Mapping[str, Any] | None = None,
     progress: Callable[[int, float | None], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    scoring: Mapping[str, Any] | None = None,
 ) -> TuneResult:
     """Search ``system``'s numeric parameters on the games before the cut to minimise ``metric`` (see the module).
 
     ``progress(evaluations done, best training score so far)`` is called after each evaluation; ``stop()``
     returning True ends the search early (a cancelled job).  The result is reproducible for a given ``seed``
     and evaluation budget (a time budget may end it at a different evaluation on a busier machine).
+    ``scoring`` holds the options of :func:`ratings.metrics.evaluate_ratings` (``min_prior_games``, ``burn_in``,
+    ``equal_ratings``; default: Ebtekar and Liu's), used for every figure.
     """
+    score_options = dict(scoring or {})
     if metric not in METRICS:
         raise ParameterError("metric", f"'{metric}' is not one of {', '.join(METRICS)}")
     cut = cut_index(history, fraction=train_fraction, until=train_until)
@@ -165,7 +291,8 @@ def tune(
         started = time.perf_counter()
         try:
             run = create(system, **base, **params).rate(training)
-            value = _score(evaluate_ratings(training, run.before), metric)
+            wins = win_probabilities(run) if metric == PREDICTIVE else None
+            value = _score(evaluate_ratings(training, run.before, win_probabilities=wins, **score_options), metric)
         except (ComputationError, ParameterError):
             value = None
         trials.append(
@@ -248,17 +375,28 @@ def tune(
     tuned_run = create(system, **chosen).rate(history)
     replay = time.perf_counter() - started
     default_run = create(system, **base).rate(history)
+    # the log-loss, when it is the metric, for every figure (it costs a prediction per game)
+    tuned_wins = win_probabilities(tuned_run) if metric == PREDICTIVE else None
+    default_wins = win_probabilities(default_run) if metric == PREDICTIVE else None
+    test_scores = game_scores(history, tuned_run.before, first_game=cut, win_probabilities=tuned_wins, **score_options)
+    default_scores = game_scores(
+        history, default_run.before, first_game=cut, win_probabilities=default_wins, **score_options
+    )
     return TuneResult(
         system=system,
         metric=metric,
         cut=cut,
         params=chosen,
-        train=evaluate_ratings(history, tuned_run.before, last_game=cut),
-        test=held_out(history, tuned_run.before, cut),
-        default_train=evaluate_ratings(history, default_run.before, last_game=cut),
-        default_test=held_out(history, default_run.before, cut),
+        train=evaluate_ratings(history, tuned_run.before, last_game=cut, win_probabilities=tuned_wins, **score_options),
+        test=test_scores.evaluation(),
+        default_train=evaluate_ratings(
+            history, default_run.before, last_game=cut, win_probabilities=default_wins, **score_options
+        ),
+        default_test=default_scores.evaluation(),
         evaluations=trials,
         replay_seconds=replay,
+        test_scores=test_scores,
+        default_test_scores=default_scores,
     )
 
 

@@ -124,18 +124,34 @@ def test_rate_trajectory(elo_csv: Path) -> None:
 
 def test_evaluate_json(tmp_path: Path) -> None:
     # Hand derivation (also in tests/test_metrics.py): g1 A beats B from equal ratings
-    # (tau 0.5, pair inversion 0.5, rank deviation 0.5 each); then A (1016) loses to
-    # B (984): tau 1, inversion 0, deviation 1.  Tau 1.5/2, inversion 1/4, deviation 3/4.
+    # (tau 0.5; with equal ratings at random, pair inversion 0.5, rank deviation 0.5 each); then A (1016)
+    # loses to B (984): tau 1, inversion 0, deviation 1.  Tau 1.5/2, inversion 1/4, deviation 3/4.
     path = tmp_path / "two.csv"
     path.write_text("game,player,place\ng1,A,1\ng1,B,2\ng2,A,2\ng2,B,1\n")
-    done = cli("evaluate", str(path), "--json")
+    everyone = ["--min-prior-games", "0", "--burn-in", "0"]
+    done = cli("evaluate", str(path), "--json", *everyone, "--equal-ratings", "half")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert set(result) == {"kendall_tau", "pair_inversion", "rank_deviation", "pairs", "games"}
+    assert set(result) == {
+        "kendall_tau",
+        "pair_inversion",
+        "rank_deviation",
+        "pairs",
+        "games",
+        "scored_games",
+        "scored_entries",
+        "log_loss",
+    }
     assert result["kendall_tau"] == pytest.approx(0.75, rel=1e-12)
     assert result["pair_inversion"] == pytest.approx(0.25, rel=1e-12)
     assert result["rank_deviation"] == pytest.approx(0.75, rel=1e-12)
-    assert (result["pairs"], result["games"]) == (2, 2)
+    assert (result["pairs"], result["games"], result["scored_games"], result["scored_entries"]) == (2, 2, 2, 4)
+    # The authors' count of equal ratings (the default): g1 predicted, inversion 1 and deviation 0 each.
+    result = json.loads(cli("evaluate", str(path), "--json", *everyone).stdout)
+    assert (result["pair_inversion"], result["rank_deviation"]) == (0.5, 0.5)
+    # The paper's defaults: nobody has 5 earlier games, so those two have nothing to score.
+    result = json.loads(cli("evaluate", str(path), "--json").stdout)
+    assert (result["pair_inversion"], result["scored_games"], result["kendall_tau"]) == (None, 0, 0.75)
 
 
 def test_systems_lists_every_system_and_parameter() -> None:
@@ -216,12 +232,14 @@ def test_numbers_keep_full_precision(elo_csv: Path) -> None:
 def test_evaluate_human_readable(tmp_path: Path) -> None:
     path = tmp_path / "two.csv"
     path.write_text("game,player,place\ng1,A,1\ng1,B,2\ng2,A,2\ng2,B,1\n")
-    code, out, _ = run_main("evaluate", str(path))
+    code, out, _ = run_main(
+        "evaluate", str(path), "--min-prior-games", "0", "--burn-in", "0", "--equal-ratings", "half"
+    )
     assert code == 0
     assert "Kendall tau     0.7500" in out
     assert "pair inversion  25.00%" in out
     assert "rank deviation  75.00%" in out
-    assert "2 pairs in 2 games" in out
+    assert "2 pairs in 2 games" in out and "4 entries in 2 games" in out
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,9 @@
 """Accuracy metrics against hand derivations and an independent brute-force count.
 
 Definitions: Kendall tau from Kerby 2025, section 5; pair inversion and rank deviation
-from Ebtekar and Liu 2021, section 6.3 (see ratings/metrics.py for the DNF and equal-rating rules).
+from Ebtekar and Liu 2021, sections 6.3-6.4, with the options of their evaluation code (see
+ratings/metrics.py for the DNF, newcomer, burn-in and equal-rating rules).  Most single-game tests
+score everyone (``EVERYONE``: no newcomer filter, no burn-in) to check the per-game definition.
 
 Sources:
 
@@ -20,7 +22,8 @@ import numpy as np
 import pytest
 
 from ratings import GameHistory, create
-from ratings.metrics import Evaluation, evaluate, evaluate_ratings
+from ratings.metrics import Evaluation, evaluate, evaluate_ratings, prior_games
+from ratings.params import ParameterError
 
 from .conftest import history_from_rows
 
@@ -29,8 +32,12 @@ def one_game(places: list[object]) -> GameHistory:
     return history_from_rows([("g", f"p{i}", place) for i, place in enumerate(places)])
 
 
-def metrics(places: list[object], ratings: list[float]) -> Evaluation:
-    return evaluate_ratings(one_game(places), np.array(ratings, dtype=float))
+#: Score every participant of every game (the paper's per-game definition, no newcomer filter, no burn-in).
+EVERYONE: dict[str, object] = {"min_prior_games": 0, "burn_in": 0.0}
+
+
+def metrics(places: list[object], ratings: list[float], **options: object) -> Evaluation:
+    return evaluate_ratings(one_game(places), np.array(ratings, dtype=float), **{**EVERYONE, **options})  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- one three-player game
@@ -54,14 +61,50 @@ def test_reversed_prediction() -> None:
     assert e.rank_deviation == pytest.approx(2 / 3, rel=1e-12)
 
 
-def test_equal_ratings() -> None:
-    # All rated 5: every pair counts 0.5 in tau and in pair inversion.  Rank deviation:
+def test_equal_ratings_at_random() -> None:
+    # equal_ratings="half".  All rated 5: every pair counts 0.5 in tau and in pair inversion.  Rank deviation:
     # each predicted rank is uniform on {0, 1, 2}.  Actual 0: mean(0, 1, 2)/2 = 1/2;
     # actual 1: mean(1, 0, 1)/2 = 1/3; actual 2: 1/2.  Mean over 3: (4/3)/3 = 4/9.
-    e = metrics([1, 2, 3], [5, 5, 5])
+    e = metrics([1, 2, 3], [5, 5, 5], equal_ratings="half")
     assert e.kendall_tau == 0.5
     assert e.pair_inversion == 0.5
     assert e.rank_deviation == pytest.approx(4 / 9, rel=1e-12)
+
+
+def test_equal_ratings_as_the_authors_count_them() -> None:
+    # equal_ratings="correct" (the default), as the authors' code: pair inversion counts an inversion only
+    # where the better-placed player is rated strictly lower, so all three equal-rated pairs are correct:
+    # each player 2/2, mean 1.  Rank deviation: a stable sort by rating keeps the standings' order, so the
+    # predicted ranks 0, 1, 2 equal the actual ones: 0.  Kendall tau (Kerby) keeps 0.5 per equal pair.
+    e = metrics([1, 2, 3], [5, 5, 5])
+    assert e.kendall_tau == 0.5
+    assert e.pair_inversion == 1.0
+    assert e.rank_deviation == 0.0
+
+
+def test_equal_ratings_counted_wrong() -> None:
+    # equal_ratings="wrong": every equal-rated pair with different places is an error: pair inversion 0;
+    # equal ratings predicted against the result, ranks 2, 1, 0 against 0, 1, 2: (2 + 0 + 2)/2/3 = 2/3.
+    e = metrics([1, 2, 3], [5, 5, 5], equal_ratings="wrong")
+    assert e.pair_inversion == 0.0
+    assert e.rank_deviation == pytest.approx(2 / 3, rel=1e-12)
+
+
+def test_equal_ratings_beside_others() -> None:
+    # Places A=1, B=2, C=3, D=4; ratings A=2, B=5, C=5, D=1 (B and C equal).
+    # Pair inversion, "correct": wrong only A-B and A-C (A won, rated lower); B-C equal -> correct.
+    # Per player: A 1/3 (A-D), B 2/3, C 2/3, D 3/3 -> (1 + 2 + 2 + 3)/3/4 = 2/3.
+    # "half": B-C earns 0.5 each -> B 1.5/3, C 1.5/3 -> (1 + 1.5 + 1.5 + 3)/3/4 = 7/12.
+    # Rank deviation, "correct": by rating B (0), C (1), A (2), D (3); actual A 0, B 1, C 2, D 3:
+    # (2 + 1 + 1 + 0)/3/4 = 1/3.  "wrong": C (0), B (1), A (2), D (3): (2 + 0 + 2 + 0)/3/4 = 1/3.
+    # "half": B and C each uniform on {0, 1}: B mean(1, 0) = 1/2, C mean(2, 1) = 3/2; A 2, D 0 ->
+    # (2 + 1/2 + 3/2 + 0)/3/4 = 1/3.
+    places, ratings = [1, 2, 3, 4], [2, 5, 5, 1]
+    assert metrics(places, ratings).pair_inversion == pytest.approx(2 / 3, rel=1e-12)
+    assert metrics(places, ratings, equal_ratings="half").pair_inversion == pytest.approx(7 / 12, rel=1e-12)
+    assert metrics(places, ratings, equal_ratings="wrong").pair_inversion == pytest.approx(1 / 2, rel=1e-12)
+    for rule in ("correct", "half", "wrong"):
+        assert metrics(places, ratings, equal_ratings=rule).rank_deviation == pytest.approx(1 / 3, rel=1e-12)
 
 
 def test_listing_order_does_not_matter() -> None:
@@ -102,7 +145,7 @@ def test_tied_places() -> None:
 
 def test_games_without_outcome_are_ignored() -> None:
     rows = [("g1", "A", 1), ("g1", "B", 2), ("g1", "C", 3)]
-    base = evaluate_ratings(history_from_rows(rows), np.array([1.0, 2.0, 3.0]))
+    base = evaluate_ratings(history_from_rows(rows), np.array([1.0, 2.0, 3.0]), **EVERYONE)  # type: ignore[arg-type]
     more = rows + [
         ("solo", "A", 1),  # one player
         ("tie", "B", 1),  # everyone tied
@@ -110,7 +153,11 @@ def test_games_without_outcome_are_ignored() -> None:
         ("dnfs", "A", "DNF"),  # everyone DNF
         ("dnfs", "C", "DNF"),
     ]
-    extended = evaluate_ratings(history_from_rows(more), np.array([1.0, 2.0, 3.0, 9.0, 5.0, 1.0, 7.0, 2.0]))
+    extended = evaluate_ratings(
+        history_from_rows(more),
+        np.array([1.0, 2.0, 3.0, 9.0, 5.0, 1.0, 7.0, 2.0]),
+        **EVERYONE,  # type: ignore[arg-type]
+    )
     assert extended == base
     assert extended.games == 1
 
@@ -122,7 +169,7 @@ def test_aggregation_weights() -> None:
     # Tau is weighted by pairs: 3/4.  Ebtekar and Liu (2021) average over entries: pair inversion
     # (1 + 1 + 0 + 0 + 0)/5 = 0.4, rank deviation (0 + 0 + 2)/5 = 0.4.
     h = history_from_rows([("g1", "A", 1), ("g1", "B", 2), ("g2", "A", 1), ("g2", "B", 2), ("g2", "C", 3)])
-    e = evaluate_ratings(h, np.array([2.0, 1.0, 1.0, 2.0, 3.0]))
+    e = evaluate_ratings(h, np.array([2.0, 1.0, 1.0, 2.0, 3.0]), **EVERYONE)  # type: ignore[arg-type]
     assert e.kendall_tau == pytest.approx(3 / 4, rel=1e-12)
     assert e.pair_inversion == pytest.approx(0.4, rel=1e-12)
     assert e.rank_deviation == pytest.approx(0.4, rel=1e-12)
@@ -136,10 +183,20 @@ def test_evaluate_reads_ratings_before_each_game() -> None:
     # Tau (0.5 + 1)/2 = 0.75; inversion (0.5 + 0.5 + 0 + 0)/4 = 0.25;
     # deviation (0.5 + 0.5 + 1 + 1)/4 = 0.75.
     h = history_from_rows([("g1", "A", 1), ("g1", "B", 2), ("g2", "A", 2), ("g2", "B", 1)])
-    e = evaluate(create("multielo").rate(h))
+    run = create("multielo").rate(h)
+    e = evaluate(run, **EVERYONE, equal_ratings="half")
     assert e.kendall_tau == pytest.approx(0.75, rel=1e-12)
     assert e.pair_inversion == pytest.approx(0.25, rel=1e-12)
     assert e.rank_deviation == pytest.approx(0.75, rel=1e-12)
+    # The authors' count: g1's equal ratings predict A's win (inversion 1 each, deviation 0): 2/4 and 2/4.
+    e = evaluate(run, **EVERYONE)
+    assert e.pair_inversion == pytest.approx(0.5, rel=1e-12)
+    assert e.rank_deviation == pytest.approx(0.5, rel=1e-12)
+    # The paper's defaults: nobody had 5 earlier games, so nobody is scored; Kendall tau is unchanged.
+    e = evaluate(run)
+    assert math.isnan(e.pair_inversion) and math.isnan(e.rank_deviation)
+    assert e.kendall_tau == pytest.approx(0.75, rel=1e-12)
+    assert (e.scored_games, e.scored_entries) == (0, 0)
 
 
 def test_nothing_to_count_is_nan_and_null_in_json() -> None:
@@ -152,6 +209,9 @@ def test_nothing_to_count_is_nan_and_null_in_json() -> None:
         "rank_deviation": None,
         "pairs": 0,
         "games": 0,
+        "scored_games": 0,
+        "scored_entries": 0,
+        "log_loss": None,
     }
 
 
@@ -160,40 +220,125 @@ def test_wrong_length_is_refused() -> None:
         evaluate_ratings(one_game([1, 2, 3]), np.zeros(2))
 
 
+# ---------------------------------------------------------------- newcomers and burn-in
+def test_newcomers_are_left_out_and_places_renumbered() -> None:
+    # min_prior_games=1, no burn-in.  g1: A 1, B 2, C 3, all first games: nobody scored.
+    # g2: A 1, D 2, B 3, C 4; D is new, so the scored are A, B, C with ranks renumbered among
+    # themselves: A 0, B 1, C 2 (|P_t| = 3).  Ratings before g2: A 1, D 10, B 3, C 2.
+    # Pair inversion: A-B wrong (A won, B higher), A-C wrong, B-C right (3 > 2):
+    # A 0/2, B 1/2, C 1/2 -> (0 + 1/2 + 1/2)/3 = 1/3.
+    # Rank deviation: by rating B 0, C 1, A 2; actual A 0, B 1, C 2: (2 + 1 + 1)/2/3 = 2/3.
+    # Kendall tau counts everyone: g1 all rated 0, 3 equal pairs = 1.5; g2: pairs (A,D) (A,B) (A,C)
+    # discordant, (D,B) (D,C) (B,C) not: 3 of 6 -> (1.5 + 3)/(3 + 6) = 1/2.
+    rows = [("g1", "A", 1), ("g1", "B", 2), ("g1", "C", 3), ("g2", "A", 1), ("g2", "D", 2), ("g2", "B", 3)]
+    rows.append(("g2", "C", 4))
+    h = history_from_rows(rows)
+    rated = {("g1", "A"): 0.0, ("g1", "B"): 0.0, ("g1", "C"): 0.0}
+    rated |= {("g2", "A"): 1.0, ("g2", "D"): 10.0, ("g2", "B"): 3.0, ("g2", "C"): 2.0}
+    before = np.array([rated[(g, p)] for g, p in entries_of(h)])
+    e = evaluate_ratings(h, before, min_prior_games=1, burn_in=0.0)
+    assert e.pair_inversion == pytest.approx(1 / 3, rel=1e-12)
+    assert e.rank_deviation == pytest.approx(2 / 3, rel=1e-12)
+    assert e.kendall_tau == pytest.approx(1 / 2, rel=1e-12)
+    assert (e.scored_games, e.scored_entries, e.games, e.pairs) == (1, 3, 2, 9)
+    # min_prior_games=2: nobody had two earlier games, so nothing is scored.
+    assert math.isnan(evaluate_ratings(h, before, min_prior_games=2, burn_in=0.0).pair_inversion)
+
+
+def entries_of(h: GameHistory) -> list[tuple[str, str]]:
+    """(game id, player) of every entry in the history's flat order."""
+    game = h.game_of_entry()
+    return [(h.games[g].id, h.players[p]) for g, p in zip(game, h.flat_player, strict=True)]
+
+
+def test_one_newcomer_leaves_no_outcome() -> None:
+    # g2 of two players, one of them new: one scored player is no contest (the authors' outcome_free),
+    # so nothing is scored; Kendall tau still counts the pair.
+    h = history_from_rows([("g1", "A", 1), ("g1", "B", 2), ("g2", "A", 1), ("g2", "C", 2)])
+    e = evaluate_ratings(h, np.array([0.0, 0.0, 1.0, 2.0]), min_prior_games=1, burn_in=0.0)
+    assert (e.scored_games, e.pairs) == (0, 2)
+    assert math.isnan(e.pair_inversion)
+
+
+def test_burn_in_skips_the_first_tenth() -> None:
+    # Ten two-player games A v B, no newcomer filter.  Game 1 mispredicted (B rated higher, A won), the
+    # other nine predicted.  burn_in=0.1 skips floor(10 * 0.1) = 1 game: pair inversion 18/18 = 1.
+    # Without burn-in: (0 + 0 + 9 * 2)/20 = 0.9.  Kendall tau ignores the burn-in: 1/10.
+    rows = [(f"g{k}", player, place) for k in range(10) for player, place in (("A", 1), ("B", 2))]
+    h = history_from_rows(rows)
+    before = np.array([1.0, 2.0] + [2.0, 1.0] * 9)
+    burned = evaluate_ratings(h, before, min_prior_games=0, burn_in=0.1)
+    assert burned.pair_inversion == 1.0
+    assert burned.scored_games == 9
+    assert burned.kendall_tau == pytest.approx(0.1, rel=1e-12)
+    assert evaluate_ratings(h, before, min_prior_games=0, burn_in=0.0).pair_inversion == pytest.approx(0.9)
+
+
+def test_bad_options_are_refused() -> None:
+    h = one_game([1, 2])
+    with pytest.raises(ParameterError, match="min_prior_games"):
+        evaluate_ratings(h, np.zeros(2), min_prior_games=-1)
+    with pytest.raises(ParameterError, match="burn_in"):
+        evaluate_ratings(h, np.zeros(2), burn_in=1.0)
+    with pytest.raises(ParameterError, match="equal_ratings.*correct, half, wrong"):
+        evaluate_ratings(h, np.zeros(2), equal_ratings="maybe")
+
+
+def test_prior_games() -> None:
+    h = history_from_rows([("g1", "A", 1), ("g1", "B", 2), ("g2", "B", 1), ("g2", "C", 2), ("g3", "B", 1)])
+    h_entries = entries_of(h)
+    counts = dict(zip(h_entries, prior_games(h).tolist(), strict=True))
+    assert counts == {("g1", "A"): 0, ("g1", "B"): 0, ("g2", "B"): 1, ("g2", "C"): 0, ("g3", "B"): 2}
+
+
 # ---------------------------------------------------------------- brute force
-def brute_force(history: GameHistory, before: np.ndarray) -> tuple[float, float, float, int, int]:
+def brute_force(
+    history: GameHistory, before: np.ndarray, min_prior: int = 0, burn_in: float = 0.0, rule: str = "half"
+) -> tuple[float, float, float, int, int]:
     """The three metrics by plain loops over the Game objects, written from the seeds' words.
 
-    Rank deviation and pair inversion average over every order of equal-rated players
-    (enumerated with itertools), the random tie-break ratings/metrics.py documents.
+    Rank deviation and pair inversion average over every total order consistent with the ratings
+    (enumerated with itertools) that the rule allows among equal-rated players: any order ("half", the
+    expectation over a random tie-break), best-placed first ("correct", the authors' stable sort), or
+    worst-placed first ("wrong").  Only players with ``min_prior`` earlier games, in games from
+    ``floor(burn_in * games)`` on, are scored by those two.
     """
     tau_total = tau_pairs = 0.0
     inv_total = dev_total = weight = 0.0
     games = 0
     pos = 0
-    for game in history.games:
-        n = len(game.entries)
-        ratings = [float(before[pos + i]) for i in range(n)]
-        pos += n
+    seen: dict[str, int] = {}
+    burned = math.floor(burn_in * len(history.games))
+    for index, game in enumerate(history.games):
+        n_all = len(game.entries)
+        ratings_all = [float(before[pos + i]) for i in range(n_all)]
+        pos += n_all
         # A DNF is below every finisher: give it a place after every finisher.
-        place = [e.place if e.place is not None else 10**9 for e in game.entries]
+        place_all = [e.place if e.place is not None else 10**9 for e in game.entries]
+        kept = [i for i, e in enumerate(game.entries) if seen.get(e.player, 0) >= min_prior and index >= burned]
+        for e in game.entries:
+            seen[e.player] = seen.get(e.player, 0) + 1
+        if n_all >= 2 and len(set(place_all)) >= 2:
+            games += 1
+            for i in range(n_all):
+                for j in range(n_all):
+                    if place_all[i] < place_all[j]:  # i better; j worse
+                        tau_pairs += 1
+                        if ratings_all[j] > ratings_all[i]:
+                            tau_total += 1
+                        elif ratings_all[j] == ratings_all[i]:
+                            tau_total += 0.5
+        ratings = [ratings_all[i] for i in kept]
+        place = [place_all[i] for i in kept]
+        n = len(kept)
         if n < 2 or len(set(place)) < 2:
             continue
-        games += 1
         weight += n
-        for i in range(n):
-            for j in range(n):
-                if place[i] < place[j]:  # i better; j worse
-                    tau_pairs += 1
-                    if ratings[j] > ratings[i]:
-                        tau_total += 1
-                    elif ratings[j] == ratings[i]:
-                        tau_total += 0.5
-        # Every total order consistent with the ratings (highest first, ties any order).
+
         orders = [
             perm
             for perm in itertools.permutations(range(n))
-            if all(ratings[perm[k]] >= ratings[perm[k + 1]] for k in range(n - 1))
+            if all(_allowed(perm[k], perm[k + 1], ratings, place, rule) for k in range(n - 1))
         ]
         for order in orders:
             predicted = {player: k for k, player in enumerate(order)}
@@ -210,7 +355,21 @@ def brute_force(history: GameHistory, before: np.ndarray) -> tuple[float, float,
                 hi = lo + sum(1 for j in range(n) if place[j] == place[i]) - 1
                 closest = min(max(predicted[i], lo), hi)
                 dev_total += abs(predicted[i] - closest) / (n - 1) / len(orders)
-    return tau_total / tau_pairs, inv_total / weight, dev_total / weight, int(tau_pairs), games
+    nan = float("nan")
+    return (
+        tau_total / tau_pairs,
+        inv_total / weight if weight else nan,
+        dev_total / weight if weight else nan,
+        int(tau_pairs),
+        games,
+    )
+
+
+def _allowed(x: int, y: int, ratings: list[float], place: list[int], rule: str) -> bool:
+    """May player ``x`` be predicted directly above ``y``?  Higher rating first; equal ratings as ``rule``."""
+    if ratings[x] != ratings[y]:
+        return ratings[x] > ratings[y]
+    return rule == "half" or (place[x] <= place[y] if rule == "correct" else place[x] >= place[y])
 
 
 def random_history(rng: np.random.Generator, n_games: int) -> tuple[GameHistory, np.ndarray]:
@@ -228,10 +387,13 @@ def random_history(rng: np.random.Generator, n_games: int) -> tuple[GameHistory,
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_against_brute_force(seed: int) -> None:
+@pytest.mark.parametrize(
+    ("min_prior", "burn_in", "rule"), [(0, 0.0, "half"), (0, 0.0, "correct"), (0, 0.0, "wrong"), (2, 0.1, "correct")]
+)
+def test_against_brute_force(seed: int, min_prior: int, burn_in: float, rule: str) -> None:
     history, before = random_history(np.random.default_rng(seed), 40)
-    e = evaluate_ratings(history, before)
-    tau, inversion, deviation, pairs, games = brute_force(history, before)
+    e = evaluate_ratings(history, before, min_prior_games=min_prior, burn_in=burn_in, equal_ratings=rule)
+    tau, inversion, deviation, pairs, games = brute_force(history, before, min_prior, burn_in, rule)
     assert e.kendall_tau == pytest.approx(tau, rel=1e-12)
     assert e.pair_inversion == pytest.approx(inversion, rel=1e-12)
     assert e.rank_deviation == pytest.approx(deviation, rel=1e-12)

@@ -10,6 +10,9 @@ eta = eta0 tracks the true skills exactly, so the search should come back near e
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import io
 import json
 
 import numpy as np
@@ -17,7 +20,7 @@ import pytest
 
 from ratings import GameHistory, ParameterError, create
 from ratings.cli import main
-from ratings.tune import cut_index, tune
+from ratings.tune import cut_index, held_out_verdicts, tune
 
 PLAYERS, SIZE = 20, 6
 
@@ -120,17 +123,59 @@ def test_a_cut_must_leave_games_on_both_sides(fraction: float) -> None:
 def test_cli_tune_json_has_the_promised_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tune", "sample:poker", "--system", "plackett-luce", "--budget", "3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert {"params", "train", "test", "default_train", "default_test", "evaluations"} <= set(result)
+    assert {"params", "train", "test", "default_train", "default_test", "evaluations", "held_out"} <= set(result)
     assert result["evaluations"] and "eta" in result["params"]
+    held = result["held_out"]
+    # sample:poker has 150 games; the search sees the first 30% (45), the other 105 are held out
+    assert held["bootstrap"] == {"games": 105, "samples": 2000, "seed": 0, "level": 0.95}
+    for metric in ("kendall_tau", "pair_inversion", "rank_deviation"):
+        assert held["tuned"][metric]["value"] == result["test"][metric]
+        assert held["defaults"][metric]["value"] == result["default_test"][metric]
+        versus = held["better_than_defaults"][metric]
+        assert set(versus) == {"against", "improvement", "margin", "low", "high", "verdict", "words"}
+        assert versus["words"].startswith("better than the defaults: ")
+        sign = 1 if metric != "pair_inversion" else -1
+        assert versus["improvement"] == pytest.approx(sign * (result["default_test"][metric] - result["test"][metric]))
+    assert held["better_than_best"] == {}  # one system: no other row to beat
+
+
+def test_verdicts_are_paired_and_say_so_in_words() -> None:
+    history, _ = world(0.1, 600, seed=4)
+    result = tune(history, "plackett-luce", fixed={"initial": 0.0}, max_evaluations=6, train_fraction=0.5)
+    verdict = held_out_verdicts([result], samples=500)[0]
+    c = verdict.versus_defaults["kendall_tau"]
+    assert c.improvement == pytest.approx(result.default_test.kendall_tau - result.test.kendall_tau, rel=1e-12)
+    # the paired interval of the difference is narrower than the interval of either figure alone
+    assert 0 < c.margin < verdict.tuned["kendall_tau"].margin
+    assert c.words().startswith("better than the defaults: ")
+    assert held_out_verdicts([result], samples=500)[0] == verdict  # seeded
+    # one system against itself under another name: a difference of exactly zero, never "better"
+    twin = dataclasses.replace(result, system="twin")
+    both = held_out_verdicts([result, twin], samples=500)
+    for v in both:
+        assert v.versus_best["kendall_tau"].improvement == 0.0
+        assert v.versus_best["kendall_tau"].verdict == "within noise"
 
 
 def test_cli_compare_lists_every_system(capsys: pytest.CaptureFixture[str]) -> None:
     from ratings import SYSTEM_NAMES
 
     assert main(["compare", "sample:poker", "--budget", "7"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0].startswith("system,tuned parameters,kendall tau")
-    assert [line.split(",")[0] for line in lines[1:]] == list(SYSTEM_NAMES)
+    table = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert table[0][:6] == [
+        "system",
+        "tuned parameters",
+        "kendall tau",
+        "kendall tau ± (95%)",
+        "kendall tau vs defaults",
+        "kendall tau vs best",
+    ]
+    assert [row[0] for row in table[1:]] == list(SYSTEM_NAMES)
+    column = table[0].index("pair inversion vs best")
+    best = [row for row in table[1:] if row[column].startswith("better than the runner-up (")]
+    others = [row for row in table[1:] if row[column].startswith("better than the best (")]
+    assert len(best) == 1 and len(others) == len(SYSTEM_NAMES) - 1
+    assert all(row[column - 1].startswith("better than the defaults: ") for row in table[1:])
 
 
 def test_cli_evaluate_on_the_later_games_only(capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,5 +184,27 @@ def test_cli_evaluate_on_the_later_games_only(capsys: pytest.CaptureFixture[str]
     assert main(["evaluate", "sample:poker", "--test-fraction", "0.5", "--json"]) == 0
     later = json.loads(capsys.readouterr().out)
     assert later["first_game"] == 75 and later["games"] < everything["games"]
+    assert "intervals" not in everything  # the whole history: no held-out part
+    assert set(later["intervals"]) == {"kendall_tau", "pair_inversion", "rank_deviation"}
+    assert later["intervals"]["kendall_tau"]["value"] == later["kendall_tau"]
+    assert later["intervals"]["kendall_tau"]["margin"] > 0
+    assert later["bootstrap"]["games"] == 75
     assert main(["evaluate", "sample:poker", "--from", "not-a-date"]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--burn-in", "1", "is not at least 0 and below 1"),
+        ("--burn-in", "-0.1", "is not at least 0 and below 1"),
+        ("--min-prior-games", "-1", "is not a whole number"),
+        ("--min-prior-games", "2.5", "is not a whole number"),
+        ("--equal-ratings", "maybe", "invalid choice"),
+    ],
+)
+def test_cli_scoring_options_refuse_bad_values(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, says: str
+) -> None:
+    assert main(["evaluate", "sample:poker", option, value]) == 2
+    assert says in capsys.readouterr().err
