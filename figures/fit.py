@@ -16,6 +16,7 @@ METRIC_WORDS: dict[str, str] = {
     "kendall-tau": "share of pairs the higher-rated player lost",
     "pair-inversion": "share of matchups the higher-rated player won or tied",
     "rank-deviation": "distance between actual and predicted rank",
+    "log-loss": "surprise at the finishing order (nats per game)",
 }
 
 

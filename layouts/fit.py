@@ -22,6 +22,7 @@ METRIC_OPTIONS = [
     {"label": "pairs the higher-rated player lost (Kendall tau, lower is better)", "value": "kendall-tau"},
     {"label": "matchups the higher-rated player won or tied (higher is better)", "value": "pair-inversion"},
     {"label": "distance from the predicted rank (lower is better)", "value": "rank-deviation"},
+    {"label": "surprise at each finishing order (log-loss, lower is better)", "value": "log-loss"},
 ]
 
 
