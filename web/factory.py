@@ -18,7 +18,7 @@ import callbacks
 from layouts import page
 from ratings.kernels import warm_up
 from sources.settings import Settings
-from web import answer_memo, background, guard, security, static_files
+from web import answer_memo, background, commands, guard, security, static_files
 
 __all__ = ["create_app"]
 
@@ -56,6 +56,7 @@ def create_app(config: Settings) -> Dash:
 
     server = app.server
     server.secret_key = config.secret_key
+    commands.install(server)  # flask --app app db upgrade / groups ... (web/commands.py)
     # 1. First of the request hooks: the client's address behind the PaaS router, the session cookie's attributes,
     #    no cross-site requests, limits per client on writes, uploads and sign-in tries (nothing else answers a
     #    refused request).

@@ -18,12 +18,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from ratings.history import GameHistory
 from ratings.io.names import clean_name, name_key
-from sources.groups.schema import Change, Entry, Game, Group, Player, Title
+from sources.groups.schema import Base, Change, Entry, Game, Group, Player, Title
 from sources.record import NewGame
 
 __all__ = [
@@ -140,21 +140,28 @@ class Snapshot:
         return cls(str(value["game"]), value.get("date"), entries, bool(value.get("deleted")))
 
 
-def _player(session: Session, group_id: int, name: str) -> Player:
-    key = name_key(name)
-    player = session.scalar(select(Player).where(Player.group_id == group_id, Player.key == key))
-    if player is None:
-        player = Player(group_id=group_id, name=name, key=key)
-        session.add(player)
+def _players(session: Session, group_id: int, names: Iterable[str]) -> dict[str, Player]:
+    """The group's players of ``names`` by name key, the missing ones added (one query for those that exist)."""
+    wanted = {name_key(n): n for n in names}
+    found = {
+        p.key: p
+        for p in session.scalars(select(Player).where(Player.group_id == group_id, Player.key.in_(list(wanted)))).all()
+    }
+    new = [Player(group_id=group_id, name=name, key=key) for key, name in wanted.items() if key not in found]
+    if new:
+        session.add_all(new)
         session.flush()
-    return player
+        found.update((p.key, p) for p in new)
+    return found
 
 
 def _set_entries(session: Session, game: Game, group_id: int, entries: Iterable[tuple[str, int | None]]) -> None:
+    results = list(entries)
+    players = _players(session, group_id, (name for name, _ in results))
     game.entries.clear()
     session.flush()
-    for name, place in entries:
-        game.entries.append(Entry(player=_player(session, group_id, name), place=place))
+    for name, place in results:
+        game.entries.append(Entry(player=players[name_key(name)], place=place))
 
 
 def _log(
@@ -257,17 +264,15 @@ def undo(session: Session, change_id: int, *, who: str) -> Change:
 
 def history(session: Session, title: Title) -> GameHistory:
     """``title``'s games (not deleted) as a :class:`~ratings.history.GameHistory`, in recording order re-ordered by
-    date where every game has one."""
-    games = session.scalars(
-        select(Game).where(Game.title_id == title.id, Game.deleted.is_(False)).order_by(Game.position)
+    date where every game has one (one query)."""
+    rows = session.execute(
+        select(Game.public_id, Game.played_on, Player.name, Entry.place)
+        .join(Entry, Entry.game_id == Game.id)
+        .join(Player, Player.id == Entry.player_id)
+        .where(Game.title_id == title.id, Game.deleted.is_(False))
+        .order_by(Game.position, Entry.id)
     ).all()
-    return GameHistory.from_records(
-        [
-            {"game": g.public_id, "date": g.played_on, "player": e.player.name, "place": e.place}
-            for g in games
-            for e in g.entries
-        ]
-    )
+    return GameHistory.from_records([{"game": g, "date": d, "player": p, "place": place} for g, d, p, place in rows])
 
 
 def export_records(session: Session, title: Title) -> list[dict[str, Any]]:
@@ -280,13 +285,41 @@ def export_records(session: Session, title: Title) -> list[dict[str, Any]]:
 
 def import_history(session: Session, title: Title, imported: GameHistory, *, who: str) -> int:
     """Add every game of ``imported`` to ``title`` (ids kept; a game id already there is refused before anything is
-    written); the number of games added."""
+    written), each logged as imported; the number of games added.  Written in a few statements, not one per game."""
     taken = set(session.scalars(select(Game.public_id).where(Game.title_id == title.id)).all())
     clash = [g.id for g in imported.games if g.id in taken]
     if clash:
         raise GroupError(f"'{title.name}' already has games {', '.join(clash[:5])}; nothing was imported")
-    for game in imported.games:
-        _add(session, title, NewGame(game.date, tuple(game.entries)), who=who, public_id=game.id, action="imported")
+    players = _players(session, title.group_id, imported.players)
+    start = session.scalar(select(func.max(Game.position)).where(Game.title_id == title.id)) or 0
+    games = [
+        {"title_id": title.id, "public_id": g.id, "played_on": g.date, "position": start + i + 1, "deleted": False}
+        for i, g in enumerate(imported.games)
+    ]
+    ids = session.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), games).all()
+    entries: list[dict[str, Any]] = []
+    changes: list[dict[str, Any]] = []
+    for game_id, game in zip(ids, imported.games, strict=True):
+        results = tuple((e.player, e.place) for e in game.entries)
+        entries += [
+            {"game_id": game_id, "player_id": players[name_key(p)].id, "place": place, "weight": 1.0}
+            for p, place in results
+        ]
+        after = Snapshot(game.id, game.date.isoformat() if game.date else None, results).to_json()
+        changes.append(
+            {
+                "group_id": title.group_id,
+                "title_id": title.id,
+                "game_id": game_id,
+                "at": dt.datetime.now(dt.UTC),
+                "who": who,
+                "action": "imported",
+                "after": after,
+            }
+        )
+    # Core inserts of the tables, one executemany each (the ORM's bulk path split them into a statement per few rows)
+    for table in (Base.metadata.tables["entries"], Base.metadata.tables["changes"]):
+        session.execute(insert(table), entries if table.name == "entries" else changes)
     return imported.n_games
 
 
