@@ -190,13 +190,13 @@ def test_a_fitting_job_whose_process_is_killed_ends_the_wait(served: tuple[str, 
     url, _ = served
     client = HttpClient(url, timeout=60)
     values = {
-        "fit-run.n_clicks": 1,
+        "fit-request.data": {"kind": "fit", "at": time.time()},  # what the Fit button leads to (callbacks/fit.py)
         "data-source.data": RACING,
         "params-settings.data": SETTINGS,
         "fit-budget.value": 60,
         "fit-metric.value": "kendall-tau",
     }
-    started = post(client, "fit-result", values, changed=["fit-run.n_clicks"])
+    started = post(client, "fit-result", values, changed=["fit-request.data"])
     assert started.status_code == 200, started.status_code
     handle = started.get_json()
     assert handle.get("job") and handle.get("cacheKey"), handle
