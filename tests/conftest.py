@@ -31,42 +31,36 @@ def _shared_store(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
     use_store(None)
 
 
-@pytest.fixture(scope="session")
-def postgres():  # type: ignore[no-untyped-def]
-    """A real PostgreSQL cluster started for this session on a free loopback port, removed after.
-
-    Without the binaries the PostgreSQL tests are skipped on a developer's machine and fail in CI (``CI=true``),
-    where ``make test`` installs them (target ``postgres``).
-    """
-    from tests.postgres_server import PostgresMissing, PostgresServer
+def _installed(make, missing, what):  # type: ignore[no-untyped-def]
+    """``make()`` (a test server not yet started); without its binaries the tests that need it are skipped on a
+    developer's machine and fail in CI (``CI=true``), where ``make test`` installs them."""
     from tests.redis_server import in_ci
 
     try:
-        server = PostgresServer()
-    except PostgresMissing as exc:
+        return make()
+    except missing as exc:
         if in_ci():
-            pytest.fail(f"{exc}; CI must run the PostgreSQL tests")
+            pytest.fail(f"{exc}; CI must run the {what} tests")
         pytest.skip(str(exc))
-    with server:
+
+
+@pytest.fixture(scope="session")
+def postgres():  # type: ignore[no-untyped-def]
+    """A real PostgreSQL cluster started for this session on a free loopback port, removed after (``make test``
+    installs Debian's PostgreSQL: target ``postgres``)."""
+    from tests.postgres_server import PostgresMissing, PostgresServer
+
+    with _installed(PostgresServer, PostgresMissing, "PostgreSQL") as server:
         yield server
 
 
 @pytest.fixture(scope="session")
 def redis_url():  # type: ignore[no-untyped-def]
-    """The address of a real ``redis-server`` started for this session on a free loopback port, stopped after.
+    """The address of a real ``redis-server`` started for this session on a free loopback port, stopped after
+    (``make test`` installs it: target ``redis``)."""
+    from tests.redis_server import RedisMissing, RedisServer
 
-    Without the binary the Redis tests are skipped on a developer's machine and fail in CI (``CI=true``), where
-    ``make test`` installs it (target ``redis``).
-    """
-    from tests.redis_server import RedisMissing, RedisServer, in_ci
-
-    try:
-        server = RedisServer()
-    except RedisMissing as exc:
-        if in_ci():
-            pytest.fail(f"{exc}; CI must run the Redis tests")
-        pytest.skip(str(exc))
-    with server:
+    with _installed(RedisServer, RedisMissing, "Redis") as server:
         yield server.url
 
 
