@@ -122,13 +122,14 @@ def share(team_gradient: np.ndarray, teams: TeamView, how: str) -> np.ndarray:
 def composite_opponents(ratings: np.ndarray, teams: TeamView, method: str) -> np.ndarray:
     """``[i, u]``: the rating of the virtual opponent player ``i`` meets for team ``u`` (design document 002).
 
-    ``composite opponent``: team ``u``'s weighted mean rating; ``composite team``: ``r_i + mean_u - mean_T(i)``.
+    ``composite opponent``: team ``u``'s weighted mean rating; ``composite team``: ``r_i + mean_u - mean_T(i)``,
+    computed as ``mean_u + (r_i - mean_T(i))`` so that a team of one meets exactly the other players' ratings.
     The column of a player's own team holds the player's own rating (a player never meets its own team).
     """
     means = strength(ratings, teams, "mean")
     if method == "composite opponent":
         out = np.broadcast_to(means, (len(ratings), teams.count)).copy()
     else:
-        out = ratings[:, None] + (means[None, :] - means[teams.of][:, None])
+        out = means[None, :] + (ratings - means[teams.of])[:, None]
     out[np.arange(len(ratings)), teams.of] = ratings
     return out
