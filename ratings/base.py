@@ -377,6 +377,8 @@ class RatingSystem(ABC):
     Params: ClassVar[type]
     #: Names of further per-player state arrays reported in the run (e.g. ``("mu", "sigma")``).
     extra_series: ClassVar[tuple[str, ...]] = ()
+    #: Whether the batch hook :meth:`_replay` rates team games itself (else they go through the per-game hooks).
+    batch_teams: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = build(self.Params, params)
@@ -441,7 +443,10 @@ class RatingSystem(ABC):
                         checkpoints.append(Checkpoint(a, {k: v.copy() for k, v in state.items()}))
                         _cap(checkpoints)
                     b = min((a // spacing + 1) * spacing, history.n_games)
-                    self._replay_teams_aside(state, out, a, b)
+                    if self.batch_teams:
+                        self._replay(state, out.window(a, b))
+                    else:
+                        self._replay_teams_aside(state, out, a, b)
                     a = b
             except (ArithmeticError, ValueError):
                 out.before[:] = np.nan

@@ -136,6 +136,7 @@ class SingleRatingSystem(RatingSystem):
     """A system with one number per player, updated by ``rating += step(rating) * gradient``."""
 
     scale = "natural scale"
+    batch_teams = True  # the compiled loop rates team games (ratings.kernels.single)
 
     def _initial_state(self, n_players: int) -> State:
         return {"rating": np.full(n_players, float(self.params.initial))}
@@ -198,6 +199,12 @@ class SingleRatingSystem(RatingSystem):
         team_gradient = self._gradient(all_strengths, ranks, dnf)[: teams.count]
         return share(team_gradient, teams, how)
 
+    def _team_mode(self) -> int:
+        """How the compiled loop rates team games (:data:`ratings.kernels.single.SUM` and the like)."""
+        from ratings.kernels.single import MEAN, SUM
+
+        return MEAN if self.params.team_strength == "mean" else SUM
+
     def _kernel(self) -> tuple[int, np.ndarray] | None:
         """This system's gradient kernel in :func:`ratings.kernels.single.replay_single` (its ``kind``)
         and the float parameters ``theta`` it reads, or None (then :meth:`_replay` goes game by game).
@@ -230,9 +237,18 @@ class SingleRatingSystem(RatingSystem):
         games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
         theta = np.asarray(theta, dtype=float)
         n_games = len(replay.offsets) - 1
+        history = replay.history
+        teams = (
+            history.team_game[replay.first : replay.first + n_games],
+            history.flat_team,
+            history.flat_weight,
+            self._team_mode(),
+        )
         start = 0
         while start < n_games:
-            declined = replay_single(kind, theta, games, state["rating"], replay.before, replay.after, rules, start)
+            declined = replay_single(
+                kind, theta, games, state["rating"], replay.before, replay.after, rules, start, teams
+            )
             if declined < n_games:
                 self._replay_per_game(state, replay, declined, declined + 1)
             start = declined + 1

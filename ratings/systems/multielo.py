@@ -183,6 +183,11 @@ class MultiElo(SingleRatingSystem):
             actual = censor_last(actual, expected, np.asarray(ranks))
         return (n - 1) * (actual - expected)
 
+    def _team_mode(self) -> int:
+        from ratings.kernels.single import COMPOSITE_OPPONENT, COMPOSITE_TEAM
+
+        return COMPOSITE_OPPONENT if self.params.team_method == "composite opponent" else COMPOSITE_TEAM
+
     def _team_gradient(self, ratings: np.ndarray, game: GameView) -> np.ndarray:
         """Each player against the other teams as composite opponents (design document 002), its own team's
         entry holding its own rating; the dummy, when there is one, a further entrant tied with the last team."""
