@@ -534,11 +534,11 @@ def test_kernel_agrees_with_per_game_replay_on_team_games(
 
 #: The systems whose compiled loop rates team games itself (the others hand each team game to the per-game
 #: hooks, as ratings.base.RatingSystem._replay_teams_aside documents).
-TEAM_KERNELS = ("multielo", "pairwise-elo", "plackett-luce", "thurstonian")
+TEAM_KERNELS = ("multielo", "pairwise-elo", "plackett-luce", "thurstonian", "glicko2", "trueskill")
 
 
 @pytest.mark.parametrize("name", TEAM_KERNELS)
-def test_the_single_rating_loop_rates_team_games_itself(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_kernels_rate_team_games_themselves(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     system = create(name)
     history = GameHistory(
         [

@@ -377,6 +377,7 @@ class Glicko2(RatingSystem):
     scale = "Glicko rating (or Rank Points)"
     Params = Glicko2Params
     extra_series = ("mu", "sigma", "volatility", "points")
+    batch_teams = True  # ratings.kernels.glicko2 rates team games
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)
@@ -514,6 +515,12 @@ class Glicko2(RatingSystem):
             replay.after,
             _series(replay.extras_before),
             _series(replay.extras_after),
+            (
+                replay.history.team_game[replay.first : replay.first + replay.n_games],
+                replay.history.flat_team,
+                replay.history.flat_weight,
+                p.team_method == "composite opponent",
+            ),
         )
 
     def _display(self, state: State, players: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ from ratings.base import GameView, RatingRun, RatingSystem, Replay, State
 from ratings.history import GameHistory
 from ratings.params import Declared, Interval, Rule, param
 from ratings.predict import monte_carlo_places
-from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all, team_game
+from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all, ppf, team_game
 from ratings.systems._teams import team_view
 
 __all__ = ["TrueSkill", "TrueSkillParams"]
@@ -131,6 +131,7 @@ class TrueSkill(RatingSystem):
     scale = "TrueSkill (mu - 2 sigma)"
     Params = TrueSkillParams
     extra_series = ("mu", "sigma")
+    batch_teams = True  # ratings.kernels.trueskill rates team games
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -160,8 +161,9 @@ class TrueSkill(RatingSystem):
         from ratings.kernels.trueskill import replay_trueskill
 
         p = self.params
+        unit = abs(ppf((p.draw_probability + 1.0) / 2.0))  # draw_margin's factor: unit sqrt(players) beta
         replay_trueskill(
-            np.array([p.beta, p.tau, self.margin, p.display_k, MIN_DELTA, MAX_SWEEPS, 2.0], dtype=float),
+            np.array([p.beta, p.tau, self.margin, p.display_k, MIN_DELTA, MAX_SWEEPS, 2.0, unit], dtype=float),
             (replay.offsets, replay.players, replay.ranks, replay.dnf),
             state["mu"],
             state["sigma"],
@@ -169,6 +171,11 @@ class TrueSkill(RatingSystem):
             replay.after,
             (replay.extras_before["mu"], replay.extras_before["sigma"]),
             (replay.extras_after["mu"], replay.extras_after["sigma"]),
+            (
+                replay.history.team_game[replay.first : replay.first + replay.n_games],
+                replay.history.flat_team,
+                replay.history.flat_weight,
+            ),
         )
 
     def _play(self, state: State, game: GameView) -> None:
