@@ -532,9 +532,9 @@ def test_kernel_agrees_with_per_game_replay_on_team_games(
     assert_agree(system, team_histories[index % 2])
 
 
-#: The systems whose compiled loop rates team games itself (the others hand each team game to the per-game
-#: hooks, as ratings.base.RatingSystem._replay_teams_aside documents).
-TEAM_KERNELS = ("multielo", "pairwise-elo", "plackett-luce", "thurstonian", "glicko2", "trueskill")
+#: Every kernel rates team games itself (a kernel that did not would hand each team game to the per-game hooks,
+#: as ratings.base.RatingSystem._replay_teams_aside documents).
+TEAM_KERNELS = SYSTEMS_WITH_KERNELS
 
 
 @pytest.mark.parametrize("name", TEAM_KERNELS)
@@ -560,3 +560,14 @@ def test_the_kernels_rate_team_games_themselves(name: str, monkeypatch: pytest.M
     monkeypatch.setattr(system, "_play", broken)
     monkeypatch.setattr(system, "_prepare", broken)
     np.testing.assert_allclose(system.rate(history).after, expected.after, rtol=0, atol=1e-9 * 1000)
+
+
+@pytest.mark.parametrize("name", ["multielo", "trueskill"])
+def test_a_kernel_without_teams_hands_team_games_to_the_per_game_hooks(
+    name: str, team_histories: list[GameHistory]
+) -> None:
+    # The base class's fallback for a batch hook that does not rate team games (batch_teams False): runs of
+    # free-for-all games through the kernel, each team game through the per-game hooks; same numbers.
+    system = create(name)
+    system.batch_teams = False  # type: ignore[misc]
+    assert_agree(system, team_histories[0])

@@ -545,6 +545,7 @@ class EloMMR(RatingSystem):
     scale = "Elo-MMR points"
     Params = EloMMRParams
     extra_series = ("mu", "sigma")
+    batch_teams = True  # ratings.kernels.elo_mmr rates team games
 
     # ------------------------------------------------------------ state
     def _initial_state(self, n_players: int) -> State:
@@ -610,6 +611,11 @@ class EloMMR(RatingSystem):
             replay.after,
             (replay.extras_before["mu"], replay.extras_before["sigma"]),
             (replay.extras_after["mu"], replay.extras_after["sigma"]),
+            (
+                replay.history.team_game[replay.first : replay.first + replay.n_games],
+                replay.history.flat_team,
+                replay.history.flat_weight,
+            ),
         )
         if rho:
             state["hist_p"], state["hist_w"] = hist_p, hist_w
