@@ -153,6 +153,9 @@ def _team_gradient(
     g: np.ndarray,
     member: np.ndarray,
     share: np.ndarray,
+    work: np.ndarray,
+    work_rk: np.ndarray,
+    work_fail: np.ndarray,
     ranks: np.ndarray,
     dnf: np.ndarray,
     team: np.ndarray,
@@ -164,21 +167,28 @@ def _team_gradient(
 ) -> bool:
     """Each member's update direction in a team game (into ``share``), from its rating in ``member``.
 
-    The twin of :meth:`SingleRatingSystem._team_gradient` and :meth:`MultiElo._team_gradient`.
+    The twin of :meth:`SingleRatingSystem._team_gradient` and :meth:`MultiElo._team_gradient`; ``work`` (two
+    rows), ``work_rk`` and ``work_fail`` are work space of the game's size.
     """
     count = 0
     for i in range(n):
         count = max(count, team[s + i] + 1)
-    total = np.zeros(count)
-    mean = np.zeros(count)
+    total = work[0]
+    mean = work[1]
+    for t in range(count):
+        total[t] = 0.0
+        mean[t] = 0.0
     for i in range(n):  # weighted sums in entry order, as numpy.bincount adds them
         t = team[s + i]
         mean[t] += weight[s + i] * member[i]
         total[t] += weight[s + i]
         rk[t] = ranks[s + i]
         fail[t] = dnf[s + i]
-    team_rk = rk[:count].copy()
-    team_fail = fail[:count].copy()
+    team_rk = work_rk
+    team_fail = work_fail
+    for t in range(count):
+        team_rk[t] = rk[t]
+        team_fail[t] = fail[t]
     if mode < COMPOSITE_TEAM:  # SUM or MEAN
         for t in range(count):
             r[t] = mean[t] / total[t] if mode == MEAN else mean[t]
@@ -238,6 +248,9 @@ def _loop(
     g = np.empty(largest + 1)
     member = np.empty(largest + 1)
     share = np.empty(largest + 1)
+    work = np.empty((2, largest + 1))
+    work_rk = np.empty(largest + 1, dtype=np.int64)
+    work_fail = np.empty(largest + 1, dtype=np.bool_)
     for game in range(start, n_games):
         if team_game[game]:
             s = offsets[game]
@@ -257,6 +270,9 @@ def _loop(
                     g,
                     member,
                     share,
+                    work,
+                    work_rk,
+                    work_fail,
                     ranks,
                     dnf,
                     team,
