@@ -11,7 +11,7 @@ Two family-wide rules live here, one declaration each:
   gradient of the team-level log-likelihood with respect to each member's rating, which the chain rule makes the
   team's gradient times ``d strength / d r_i``: ``w_i`` for the sum, ``w_i / sum_j w_j`` for the mean.  This is
   the Bayesian-approximation method of Weng and Lin ("A Bayesian approximation method for online ranking", JMLR
-  12, 2011, section 3.4: a team's skill is the sum of its members', and each member's mean moves by its own
+  12, 2011, its team games: a team's skill is the sum of its members', and each member's mean moves by its own
   variance times the team's gradient), which the openskill package implements; with one learning rate for every
   player in place of each member's variance, it is the update here.
 - ``team_method`` (multiplayer Elo and Glicko-2): the **composite team** or **composite opponent** of the
