@@ -13,6 +13,7 @@ game on the team history (once: they take seconds).
 
     .venv/bin/python benchmarks/teams.py            # prints a Markdown section for BENCHMARKS.md
     .venv/bin/python benchmarks/teams.py --quick    # 2,000 games, to try it
+    .venv/bin/python benchmarks/teams.py --no-peers --systems multielo glicko2 --repeat 9
 """
 
 from __future__ import annotations
@@ -127,6 +128,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="2,000 games instead of 20,000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true", help="leave out the trueskill package and openskill")
+    parser.add_argument("--systems", nargs="*", default=list(SYSTEM_NAMES), help="the systems to time (default: all)")
     args = parser.parse_args()
     n_games = 2_000 if args.quick else 20_000
     team, free = histories(n_games)
@@ -141,7 +143,7 @@ def main() -> None:
     print()
     print("| system | team games (ms) | free-for-all (ms) | µs per entry, teams | µs per entry, free | teams / free |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name in SYSTEM_NAMES:
+    for name in args.systems:
         system = create(name)
         t_team = best_of(lambda s=system: s.rate(team), args.repeat)
         t_free = best_of(lambda s=system: s.rate(free), args.repeat)

@@ -181,7 +181,7 @@ def shared_prefix(a: GameHistory, b: GameHistory) -> int:
     """The number of games ``a`` and ``b`` share from the start, as a replay sees them.
 
     Two games are the same when they have the same players in the same order with the same dense ranks,
-    did-not-finish flags and date (ids and places written differently but ranking alike do not matter).
+    did-not-finish flags, teams, weights and date (ids and places written differently but ranking alike do not matter).
     Players are numbered by first appearance, so over a shared prefix both histories number them alike.
     """
     m = min(a.n_games, b.n_games)
@@ -192,6 +192,8 @@ def shared_prefix(a: GameHistory, b: GameHistory) -> int:
     e = int(a.offsets[m])
     bad = (a.flat_player[:e] != b.flat_player[:e]) | (a.flat_rank[:e] != b.flat_rank[:e])
     bad |= a.flat_dnf[:e] != b.flat_dnf[:e]
+    # Teams and partial play (a free-for-all game numbers each entry its own team, weight 1).
+    bad |= (a.flat_team[:e] != b.flat_team[:e]) | (a.flat_weight[:e] != b.flat_weight[:e])
     # Two new players at the same entry get the same number: compare the names the numbers stand for.
     k = min(a.n_players, b.n_players)
     renamed = [i for i in range(k) if a.players[i] != b.players[i]][:1]
@@ -299,7 +301,8 @@ class RatingRun:
         return table.reset_index(drop=True)
 
     def trajectory(self) -> pd.DataFrame:
-        """Long table: one row per participant of every game, with ratings before and after."""
+        """Long table: one row per participant of every game, with ratings before and after (and ``team`` and
+        ``weight`` when the history names teams)."""
         h = self.history
         game_index = h.game_of_entry()
         frame = pd.DataFrame(
@@ -316,6 +319,9 @@ class RatingRun:
                 "change": self.change,
             }
         )
+        if h.labels_teams:  # each entry's team as written (blank: a team of one) and weight
+            frame.insert(5, "team", [e.team or "" for g in h.games for e in g.entries])
+            frame.insert(6, "weight", h.flat_weight)
         for name, (before, after) in self.extras.items():
             frame[f"{name}_before"] = before
             frame[f"{name}_after"] = after

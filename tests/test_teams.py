@@ -573,3 +573,25 @@ def test_glicko2_composites_are_glickmans_period_against_the_virtual_opponent(me
         tau=system.params.tau,
     )
     assert run.extras["mu"][1][s][1] == pytest.approx(new_mu * GLICKO_SCALE + system.params.initial_rating, rel=1e-12)
+
+
+@pytest.mark.parametrize("change", ["team", "weight"])
+def test_an_edit_of_teams_alone_is_not_resumed_past(change: str) -> None:
+    # A resumed replay (an edit at game g) must see a change of teammates or of a weight as a change.
+    games = [
+        Game(f"g{g}", (Entry("a", 1, "A"), Entry("b", 1, "A"), Entry("c", 2, "B"), Entry("d", 2, "B")))
+        for g in range(150)
+    ]
+    edited = list(games)
+    if change == "team":
+        edited[100] = Game("g100", (Entry("a", 1, "A"), Entry("c", 1, "A"), Entry("b", 2, "B"), Entry("d", 2, "B")))
+    else:
+        edited[100] = Game(
+            "g100", (Entry("a", 1, "A", 0.5), Entry("b", 1, "A"), Entry("c", 2, "B"), Entry("d", 2, "B"))
+        )
+    system = create("trueskill")
+    first = system.rate(GameHistory(games))
+    resumed = system.rate(GameHistory(edited), resume=first)
+    fresh = system.rate(GameHistory(edited))
+    np.testing.assert_array_equal(resumed.after, fresh.after)
+    assert not np.array_equal(resumed.after, first.after)
