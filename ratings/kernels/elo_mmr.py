@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import largest_game, mills_ratio
+from ratings.kernels.numerics import largest_game, mills_ratio, team_means
 from ratings.systems.elo_mmr import TANH_SCALE, TOLERANCE
 
 __all__ = ["PANEL_DEGREE", "PANEL_MIN_GROUPS", "panel_sums", "panel_width", "replay_elo_mmr", "tanh_sums"]
@@ -377,7 +377,7 @@ def replay_elo_mmr(
     teams are entrants with their members' pooled skill and variance, each member observing its team's
     performance with its weight (:class:`ratings.systems.elo_mmr.EloMMR`).
     """
-    offsets, players, ranks, _ = games
+    offsets, players, ranks, dnf = games
     team_game, team, weight = teams
     chi = theta[CHI] == 1.0
     k_display = theta[DISPLAY_K]
@@ -396,6 +396,7 @@ def replay_elo_mmr(
     t_var = np.empty(largest)
     t_weight = np.empty(largest)
     t_perf = np.empty(largest)
+    t_fail = np.empty(largest, dtype=np.bool_)
     for game in range(len(offsets) - 1):
         s = offsets[game]
         n = offsets[game + 1] - s
@@ -426,23 +427,11 @@ def replay_elo_mmr(
                 group[i] = ranks[s + i]
                 observed[i] = 1.0 / beta2
             if team_game[game]:
-                count = 0
+                count = team_means(s, n, team, weight, ranks, dnf, mu, sigma2, t_mu, t_var, t_weight, group, t_fail)
                 for i in range(n):
-                    count = max(count, team[s + i] + 1)
-                for t in range(count):
-                    t_mu[t] = 0.0
-                    t_var[t] = 0.0
-                    t_weight[t] = 0.0
-                for i in range(n):  # weighted sums in entry order, as numpy.bincount adds them
-                    t = team[s + i]
-                    t_mu[t] += weight[s + i] * mu[i]
-                    t_var[t] += weight[s + i] * sigma2[i]
-                    t_weight[t] += weight[s + i]
-                    group[t] = ranks[s + i]
                     observed[i] = weight[s + i] / beta2
                 for t in range(count):
-                    t_mu[t] = t_mu[t] / t_weight[t]
-                    t_var[t] = math.sqrt(t_var[t] / t_weight[t] + beta2)
+                    t_var[t] = math.sqrt(t_var[t] + beta2)
                 performances(t_mu[:count], t_var[:count], group[:count], chi, t_perf)
                 for i in range(n):
                     perf[i] = t_perf[team[s + i]]

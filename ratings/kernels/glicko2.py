@@ -15,7 +15,7 @@ import numpy as np
 from ratings.base import NO_DATE
 from ratings.kernels.elo import pair_score
 from ratings.kernels.jit import raising_entry, raising_helper
-from ratings.kernels.numerics import largest_game
+from ratings.kernels.numerics import largest_game, team_means
 from ratings.systems.glicko2 import (
     CONFIDENCE_SIGMAS,
     GLICKO_SCALE,
@@ -181,22 +181,7 @@ def replay_glicko2(
                 phi[i] = sigma_s[p] / GLICKO_SCALE
             count = 0
             if team_game[game]:
-                for i in range(n):
-                    count = max(count, team[s + i] + 1)
-                for t in range(count):
-                    t_mu[t] = 0.0
-                    t_phi[t] = 0.0
-                    t_weight[t] = 0.0
-                for i in range(n):  # weighted sums in entry order, as numpy.bincount adds them
-                    t = team[s + i]
-                    t_mu[t] += weight[s + i] * mu[i]
-                    t_phi[t] += weight[s + i] * phi[i]
-                    t_weight[t] += weight[s + i]
-                    t_rank[t] = ranks[s + i]
-                    t_dnf[t] = dnf[s + i]
-                for t in range(count):
-                    t_mu[t] = t_mu[t] / t_weight[t]
-                    t_phi[t] = t_phi[t] / t_weight[t]
+                count = team_means(s, n, team, weight, ranks, dnf, mu, phi, t_mu, t_phi, t_weight, t_rank, t_dnf)
             for i in range(n):
                 sigma = vol_s[players[s + i]]
                 inv_v = 0.0

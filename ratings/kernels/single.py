@@ -252,13 +252,13 @@ def _loop(
     work_rk = np.empty(largest + 1, dtype=np.int64)
     work_fail = np.empty(largest + 1, dtype=np.bool_)
     for game in range(start, n_games):
-        if team_game[game]:
-            s = offsets[game]
-            n = offsets[game + 1] - s
-            for i in range(n):
-                member[i] = rating[players[s + i]]
-                before[s + i] = member[i]
-            if n >= 2:
+        s = offsets[game]
+        n = offsets[game + 1] - s
+        for i in range(n):
+            member[i] = rating[players[s + i]]
+            before[s + i] = member[i]
+        if n >= 2:
+            if team_game[game]:
                 handled = _team_gradient(
                     gradient,
                     theta,
@@ -282,34 +282,23 @@ def _loop(
                     has_dummy,
                     censored,
                 )
-                if not handled:
-                    return game
+            else:
                 for i in range(n):
-                    step = eta if len(knots) == 0 else interp(member[i], knots, values)
-                    x = member[i] + step * share[i]
-                    if has_floor and x < floor:
-                        x = floor
-                    rating[players[s + i]] = x
-            for i in range(n):
-                after[s + i] = rating[players[s + i]]
-            continue
-        s = offsets[game]
-        n = offsets[game + 1] - s
-        for i in range(n):
-            r[i] = rating[players[s + i]]
-            rk[i] = ranks[s + i]
-            fail[i] = dnf[s + i]
-            before[s + i] = r[i]
-        if n >= 2:
-            m = n
-            if has_dummy:
-                _add_dummy(r, rk, fail, n, dummy, censored)
-                m = n + 1
-            if not gradient(r.ctypes, rk.ctypes, fail.ctypes, m, theta.ctypes, len(theta), g.ctypes):
+                    r[i] = member[i]
+                    rk[i] = ranks[s + i]
+                    fail[i] = dnf[s + i]
+                m = n
+                if has_dummy:
+                    _add_dummy(r, rk, fail, n, dummy, censored)
+                    m = n + 1
+                handled = gradient(r.ctypes, rk.ctypes, fail.ctypes, m, theta.ctypes, len(theta), g.ctypes)
+                for i in range(n):
+                    share[i] = g[i]
+            if not handled:
                 return game
             for i in range(n):
-                step = eta if len(knots) == 0 else interp(r[i], knots, values)
-                x = r[i] + step * g[i]
+                step = eta if len(knots) == 0 else interp(member[i], knots, values)
+                x = member[i] + step * share[i]
                 if has_floor and x < floor:
                     x = floor
                 rating[players[s + i]] = x
