@@ -595,3 +595,12 @@ def test_an_edit_of_teams_alone_is_not_resumed_past(change: str) -> None:
     fresh = system.rate(GameHistory(edited))
     np.testing.assert_array_equal(resumed.after, fresh.after)
     assert not np.array_equal(resumed.after, first.after)
+
+
+def test_names_with_an_ampersand_cannot_be_written_wide() -> None:
+    # "Tom & Jerry" in a wide-shape cell reads back as a team of two: the writer refuses it, as it refuses "A/B".
+    history = GameHistory([Game("g", (Entry("Tom & Jerry", 1), Entry("Cid", 2)))])
+    with pytest.raises(HistoryError, match="contains '&'"):
+        write_csv(history, "wide")
+    again = read_table(rows_of(write_csv(history, "long"))).history
+    assert again.players == ("Tom & Jerry", "Cid")

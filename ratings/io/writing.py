@@ -80,10 +80,9 @@ def place_cells(entries: Sequence[Entry]) -> dict[int | None, str]:
         Problem(f"player name '{p}' contains '/', which a wide-shape cell uses to separate tied players")
         for p in dict.fromkeys(e.player for e in entries if TIE_SEPARATOR in e.player)
     ]
-    teamed = any(e.team is not None for e in entries)
     problems += [
         Problem(f"player name '{p}' contains '&', which a wide-shape cell uses to join a team's players")
-        for p in dict.fromkeys(e.player for e in entries if TEAM_SEPARATOR in e.player and teamed)
+        for p in dict.fromkeys(e.player for e in entries if TEAM_SEPARATOR in e.player)
     ]
     problems += [
         Problem(f"player '{e.player}' has weight {e.weight:g}: the wide shape has no weights; write the long shape")
@@ -122,13 +121,12 @@ def to_wide_rows(history: GameHistory) -> list[list[str]]:
     """The history as wide-shape rows (header first): game, date, 1st, 2nd, ..., DNF.
 
     Tied players share a cell separated by `` / ``, a team's players by `` & ``.  A player name containing ``/``
-    (or ``&`` in a history with teams) cannot be written in this shape (it would read back as a tie or a team),
-    nor a partial-play weight: they raise :class:`HistoryError`.
+    or ``&`` cannot be written in this shape (it would read back as a tie or a team), nor a partial-play weight:
+    they raise :class:`HistoryError`.
     """
-    teamed = history.labels_teams
-    bad = sorted({p for p in history.players if TIE_SEPARATOR in p or (teamed and TEAM_SEPARATOR in p)})
+    bad = sorted({p for p in history.players if TIE_SEPARATOR in p or TEAM_SEPARATOR in p})
     if bad:
-        place_cells([Entry(p, None, "team" if teamed else None) for p in bad])  # raises the problem for each name
+        place_cells([Entry(p, None) for p in bad])  # raises the problem for each such name
     top = max((e.place for g in history.games for e in g.entries if e.place is not None), default=1)
     has_dnf = any(e.place is None for g in history.games for e in g.entries)
     header = ["game", "date"] + [ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
