@@ -604,3 +604,45 @@ def test_names_with_an_ampersand_cannot_be_written_wide() -> None:
         write_csv(history, "wide")
     again = read_table(rows_of(write_csv(history, "long"))).history
     assert again.players == ("Tom & Jerry", "Cid")
+
+
+#: Snapshot: SHA-256 (first 16 hex digits) of every rating before and after every game and of every extra series
+#: (sorted by name), from ``rate`` with default settings on the bundled free-for-all samples, computed at commit
+#: 0ac3068, before teams existed.  Teams must leave a history without teams bit for bit as it was; change these
+#: digests only for an intended change of a system's numbers, and say so in the commit.
+BEFORE_TEAMS = {
+    ("chess", "elo-mmr"): "fa02b1e6273e3818",
+    ("chess", "glicko2"): "6f5042b8fb2ddfe4",
+    ("chess", "multielo"): "91ed4aa5102e09b5",
+    ("chess", "pairwise-elo"): "8a60c5e0426de122",
+    ("chess", "plackett-luce"): "36f1c156be5f068b",
+    ("chess", "thurstonian"): "45a82ef6896a73f7",
+    ("chess", "trueskill"): "47b1c7cbedf365bd",
+    ("poker", "elo-mmr"): "b05532d4ec9c869d",
+    ("poker", "glicko2"): "4bcf0ebde6f769a6",
+    ("poker", "multielo"): "b56f7592b631590d",
+    ("poker", "pairwise-elo"): "5db54840bb82a533",
+    ("poker", "plackett-luce"): "55a2c1b84f33fdee",
+    ("poker", "thurstonian"): "cb96ebc43a0e3570",
+    ("poker", "trueskill"): "3a41bcdfbdb65644",
+    ("racing", "elo-mmr"): "fd6a8c1f2d51e4a9",
+    ("racing", "glicko2"): "010ab82861cca408",
+    ("racing", "multielo"): "46f30ceee22002ad",
+    ("racing", "pairwise-elo"): "17a64c024b00aaba",
+    ("racing", "plackett-luce"): "060a690c3ffdbda0",
+    ("racing", "thurstonian"): "fa9e1190f2bbe23a",
+    ("racing", "trueskill"): "7fcb6034853420a2",
+}
+
+
+@pytest.mark.parametrize(("sample", "name"), sorted(BEFORE_TEAMS), ids=[f"{s}-{n}" for s, n in sorted(BEFORE_TEAMS)])
+def test_histories_without_teams_rate_bit_for_bit_as_before_teams(sample: str, name: str) -> None:
+    import hashlib
+
+    from ratings.samples import load_sample
+
+    run = create(name).rate(load_sample(sample))
+    digest = hashlib.sha256()
+    for values in [run.before, run.after] + [x for key in sorted(run.extras) for x in run.extras[key]]:
+        digest.update(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    assert digest.hexdigest()[:16] == BEFORE_TEAMS[(sample, name)]
