@@ -61,7 +61,10 @@ class GameView:
     """One game as a system's update hook sees it (arrays are read-only views).
 
     ``players`` index the state arrays; ``ranks`` are dense, 0 = best, and every DNF
-    shares the rank after the last finisher; ``dnf`` marks did-not-finish.
+    shares the rank after the last finisher; ``dnf`` marks did-not-finish.  In a team game
+    (:attr:`GameHistory.team_game`) ``teams`` numbers each entry's team (0, 1, ...; teammates share
+    their rank) and ``weights`` gives each entry's share of the game; both are None in a free-for-all
+    game, which every system rates exactly as before teams existed.
     """
 
     index: int
@@ -69,6 +72,23 @@ class GameView:
     ranks: np.ndarray
     dnf: np.ndarray
     date: dt.date | None
+    teams: np.ndarray | None = None
+    weights: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, history: GameHistory, g: int, players: np.ndarray | None = None) -> GameView:
+        """Game ``g`` of ``history`` (with its teams when it is a team game); ``players`` replaces its players."""
+        s = history.game_slice(g)
+        team = bool(history.team_game[g])
+        return cls(
+            g,
+            history.flat_player[s] if players is None else players,
+            history.flat_rank[s],
+            history.flat_dnf[s],
+            history.games[g].date,
+            history.flat_team[s] if team else None,
+            history.flat_weight[s] if team else None,
+        )
 
     @property
     def size(self) -> int:
@@ -161,7 +181,7 @@ def shared_prefix(a: GameHistory, b: GameHistory) -> int:
     """The number of games ``a`` and ``b`` share from the start, as a replay sees them.
 
     Two games are the same when they have the same players in the same order with the same dense ranks,
-    did-not-finish flags and date (ids and places written differently but ranking alike do not matter).
+    did-not-finish flags, teams, weights and date (ids and places written differently but ranking alike do not matter).
     Players are numbered by first appearance, so over a shared prefix both histories number them alike.
     """
     m = min(a.n_games, b.n_games)
@@ -172,6 +192,8 @@ def shared_prefix(a: GameHistory, b: GameHistory) -> int:
     e = int(a.offsets[m])
     bad = (a.flat_player[:e] != b.flat_player[:e]) | (a.flat_rank[:e] != b.flat_rank[:e])
     bad |= a.flat_dnf[:e] != b.flat_dnf[:e]
+    # Teams and partial play (a free-for-all game numbers each entry its own team, weight 1).
+    bad |= (a.flat_team[:e] != b.flat_team[:e]) | (a.flat_weight[:e] != b.flat_weight[:e])
     # Two new players at the same entry get the same number: compare the names the numbers stand for.
     k = min(a.n_players, b.n_players)
     renamed = [i for i in range(k) if a.players[i] != b.players[i]][:1]
@@ -279,7 +301,8 @@ class RatingRun:
         return table.reset_index(drop=True)
 
     def trajectory(self) -> pd.DataFrame:
-        """Long table: one row per participant of every game, with ratings before and after."""
+        """Long table: one row per participant of every game, with ratings before and after (and ``team`` and
+        ``weight`` when the history names teams)."""
         h = self.history
         game_index = h.game_of_entry()
         frame = pd.DataFrame(
@@ -296,6 +319,9 @@ class RatingRun:
                 "change": self.change,
             }
         )
+        if h.labels_teams:  # each entry's team as written (blank: a team of one) and weight
+            frame.insert(5, "team", [e.team or "" for g in h.games for e in g.entries])
+            frame.insert(6, "weight", h.flat_weight)
         for name, (before, after) in self.extras.items():
             frame[f"{name}_before"] = before
             frame[f"{name}_after"] = after
@@ -357,6 +383,8 @@ class RatingSystem(ABC):
     Params: ClassVar[type]
     #: Names of further per-player state arrays reported in the run (e.g. ``("mu", "sigma")``).
     extra_series: ClassVar[tuple[str, ...]] = ()
+    #: Whether the batch hook :meth:`_replay` rates team games itself (else they go through the per-game hooks).
+    batch_teams: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = build(self.Params, params)
@@ -421,7 +449,10 @@ class RatingSystem(ABC):
                         checkpoints.append(Checkpoint(a, {k: v.copy() for k, v in state.items()}))
                         _cap(checkpoints)
                     b = min((a // spacing + 1) * spacing, history.n_games)
-                    self._replay(state, out.window(a, b))
+                    if self.batch_teams:
+                        self._replay(state, out.window(a, b))
+                    else:
+                        self._replay_teams_aside(state, out, a, b)
                     a = b
             except (ArithmeticError, ValueError):
                 out.before[:] = np.nan
@@ -478,6 +509,23 @@ class RatingSystem(ABC):
             out.extras_before[k][:entries] = before[:entries]
             out.extras_after[k][:entries] = after[:entries]
 
+    def _replay_teams_aside(self, state: State, out: Replay, start: int, stop: int) -> None:
+        """Games ``start`` to ``stop`` of the whole replay ``out``: runs of free-for-all games through the batch
+        hook :meth:`_replay` (the compiled kernels), each team game through the per-game hooks.
+
+        The kernels read only the free-for-all arrays, so a team game is handed to the reference path, as a
+        kernel hands back a game it declines; a history without team games takes one batch call, as before.
+        """
+        teams = np.flatnonzero(out.history.team_game[start:stop]) + start
+        a = start
+        for g in teams.tolist():
+            if g > a:
+                self._replay(state, out.window(a, g))
+            self._replay_per_game(state, out, g, g + 1)
+            a = g + 1
+        if a < stop:
+            self._replay(state, out.window(a, stop))
+
     def _replay(self, state: State, replay: Replay) -> None:
         """Batch hook: replay the whole history over flat arrays, updating ``state`` and filling ``replay``.
 
@@ -499,7 +547,10 @@ class RatingSystem(ABC):
                 g = replay.first + local
                 game = history.games[g]
                 s, e = int(offsets[local]), int(offsets[local + 1])
-                view = GameView(g, replay.players[s:e], replay.ranks[s:e], replay.dnf[s:e], game.date)
+                if history.team_game[g]:
+                    view = GameView.of(history, g, replay.players[s:e])
+                else:
+                    view = GameView(g, replay.players[s:e], replay.ranks[s:e], replay.dnf[s:e], game.date)
                 self._prepare(state, view)
                 before[s:e] = self._display(state, view.players)
                 for k in self.extra_series:

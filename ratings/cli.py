@@ -306,10 +306,13 @@ def write_leaderboard(run: RatingRun, out: IO[str]) -> None:
 
 
 def write_trajectory(run: RatingRun, out: IO[str]) -> None:
-    """One CSV row per participant of every game, in play order, with ratings before and after."""
+    """One CSV row per participant of every game, in play order, with ratings before and after (and each entry's
+    team and weight when the history names teams)."""
     h = run.history
     extras = list(run.extras.items())
-    header = ["game", "date", "player", "place", "rating_before", "rating_after", "change"]
+    teams = h.labels_teams
+    header = ["game", "date", "player", "place"] + (["team", "weight"] if teams else [])
+    header += ["rating_before", "rating_after", "change"]
     for name, _ in extras:
         header += [f"{name}_before", f"{name}_after"]
     change = run.change
@@ -323,6 +326,11 @@ def write_trajectory(run: RatingRun, out: IO[str]) -> None:
                     date,
                     h.players[h.flat_player[i]],
                     "DNF" if h.flat_dnf[i] else int(h.flat_place[i]),
+                ]
+                if teams:
+                    entry = game.entries[i - int(h.offsets[g])]
+                    row += [entry.team or "", entry.weight]
+                row += [
                     run.before[i],
                     run.after[i],
                     change[i],

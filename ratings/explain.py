@@ -116,7 +116,9 @@ def explain(run: RatingRun, game: int, player: str) -> Explanation:
     a = int(where[0])
     before, after = float(run.before[s][a]), float(run.after[s][a])
     system = create(run.system, **dataclasses.asdict(run.params))
-    if run.system in EXACT_SYSTEMS and s.stop - s.start >= 2:
+    # A team game's change comes from the team's result, not from one term per opponent: the exact pair terms
+    # are for free-for-all games; a team game is explained by what moved.
+    if run.system in EXACT_SYSTEMS and s.stop - s.start >= 2 and not h.team_game[game]:
         terms = _pair_terms(run, system, game, a)
         return Explanation(player, game, before, after, terms, (), _exact_notes(run, system))
     moved, notes = _what_moved(run, system, game, a)

@@ -5,6 +5,11 @@ layout (one entry per participant, games delimited by offsets) that the rating s
 replay quickly.  Places follow the usual convention: 1 is best, equal places are a
 tie, only their order matters, and ``None`` means did-not-finish (DNF).  Every DNF
 ranks below every finisher; the order among DNFs is unknown.
+
+Teams: an entry may name a team (players of one game with the same team are teammates and share
+its place) and a weight (the share of the game a player took part in, for partial play; 1 by
+default).  An entry without a team is a team of its own.  A game whose teams all have one player
+and whose weights are all 1 is a free-for-all game, rated exactly as before teams existed.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ __all__ = [
     "Problem",
 ]
 
-#: Column names of the long table shape.
-LONG_COLUMNS = ("game", "date", "player", "place")
+#: Column names of the long table shape (``team`` and ``weight`` are optional).
+LONG_COLUMNS = ("game", "date", "player", "place", "team", "weight")
 
 
 @dataclass(frozen=True)
@@ -65,10 +70,16 @@ class HistoryError(ValueError):
 
 @dataclass(frozen=True)
 class Entry:
-    """One participant of a game: a player name and a place (``None`` = DNF)."""
+    """One participant of a game: a player name, a place (``None`` = DNF), an optional team and a weight.
+
+    ``team`` names the player's team in this game (``None``: a team of one); ``weight`` in (0, 1] is the share
+    of the game the player took part in (partial play), 1 for the whole game.
+    """
 
     player: str
     place: int | None
+    team: str | None = None
+    weight: float = 1.0
 
     @property
     def dnf(self) -> bool:
@@ -91,6 +102,13 @@ class Game:
     def places(self) -> tuple[int | None, ...]:
         return tuple(e.place for e in self.entries)
 
+    @property
+    def has_teams(self) -> bool:
+        """Whether a team has two or more players or a weight is not 1 (else a free-for-all game)."""
+        if all(e.team is None and e.weight == 1.0 for e in self.entries):
+            return False
+        return any(e.weight != 1.0 for e in self.entries) or len(team_numbers(self.entries)[1]) < len(self.entries)
+
     def __len__(self) -> int:
         return len(self.entries)
 
@@ -109,6 +127,11 @@ class GameHistory:
     - ``flat_position``: int32 competition-style position, 1 + the number of players strictly ahead
       (a tie for first is followed by 3rd; all DNFs share the position after the last finisher).
     - ``flat_game``: int32 index of each entry's game.
+    - ``flat_team``: int32 team of each entry inside its game, numbered 0, 1, ... by first appearance (an entry
+      without a team is a team of its own).
+    - ``flat_weight``: float64 weight of each entry (partial play; 1 for a whole game).
+    - ``team_game``: bool, one per game: a team has two or more players or a weight is not 1 (a free-for-all
+      game otherwise, which the compiled kernels replay; see :attr:`has_teams`).
     """
 
     def __init__(self, games: Iterable[Game], warnings: Iterable[str] = ()) -> None:
@@ -126,7 +149,12 @@ class GameHistory:
                 seen.add(entry.player)
                 if entry.place is not None and entry.place < 1:
                     problems.append(Problem(f"game '{game.id}': place {entry.place} is not positive"))
+                if not (0.0 < entry.weight <= 1.0):  # also NaN
+                    problems.append(
+                        Problem(f"game '{game.id}': player '{entry.player}' has weight {entry.weight} (not in (0, 1])")
+                    )
                 names.setdefault(entry.player, len(names))
+            problems.extend(Problem(m) for m in team_problems(game))
             if len(game.entries) < 2:
                 warns.append(f"game '{game.id}' has fewer than two players and changes no rating")
         if problems:
@@ -145,13 +173,27 @@ class GameHistory:
         self.flat_place = np.empty(total, dtype=np.int32)
         self.flat_position = np.empty(total, dtype=np.int32)
         self.flat_game = np.repeat(np.arange(len(self.games), dtype=np.int32), sizes)
+        # Every entry a team of its own (its index in the game), then the team games' own numbers.
+        self.flat_team = (np.arange(total, dtype=np.int64) - self.offsets[self.flat_game]).astype(np.int32)
+        self.flat_weight = np.ones(total)
+        self.team_game = np.zeros(len(self.games), dtype=bool)
         pos = 0
-        for game in self.games:
+        for g, game in enumerate(self.games):
+            teams: list[int] | None = None
+            if game.has_teams:
+                teams = team_numbers(game.entries)[0]
+                self.team_game[g] = True
+                self.flat_team[pos : pos + len(game.entries)] = teams
+                self.flat_weight[pos : pos + len(game.entries)] = [e.weight for e in game.entries]
             finished = sorted({e.place for e in game.entries if e.place is not None})
             dense = {place: i for i, place in enumerate(finished)}
             ranks = [len(finished) if e.place is None else dense[e.place] for e in game.entries]
-            # Position of each dense rank: 1 + the players in better ranks.
-            per_rank = np.bincount(ranks, minlength=len(finished) + 1) if ranks else np.zeros(1, dtype=np.int64)
+            # Position of each dense rank: 1 + the players (in a team game, the teams) in better ranks.
+            if teams is not None:
+                team_rank = dict(zip(teams, ranks, strict=True))
+                per_rank = np.bincount(list(team_rank.values()), minlength=len(finished) + 1)
+            else:
+                per_rank = np.bincount(ranks, minlength=len(finished) + 1) if ranks else np.zeros(1, dtype=np.int64)
             position_of_rank = 1 + np.concatenate(([0], np.cumsum(per_rank)[:-1]))
             for entry, rank in zip(game.entries, ranks, strict=True):
                 self.flat_player[pos] = names[entry.player]
@@ -168,6 +210,9 @@ class GameHistory:
             self.flat_place,
             self.flat_position,
             self.flat_game,
+            self.flat_team,
+            self.flat_weight,
+            self.team_game,
         ):
             array.setflags(write=False)
 
@@ -192,6 +237,16 @@ class GameHistory:
     @property
     def dates(self) -> tuple[dt.date | None, ...]:
         return tuple(g.date for g in self.games)
+
+    @property
+    def has_teams(self) -> bool:
+        """Whether any game has a team of two or more players or a partial-play weight."""
+        return bool(self.team_game.any())
+
+    @property
+    def labels_teams(self) -> bool:
+        """Whether any entry names a team or has a weight other than 1 (what the writers keep)."""
+        return any(e.team is not None or e.weight != 1.0 for g in self.games for e in g.entries)
 
     @property
     def has_dates(self) -> bool:
@@ -226,7 +281,8 @@ class GameHistory:
         rows: Sequence[int] | None = None,
         source: str | None = None,
     ) -> GameHistory:
-        """Build from long-shape records with keys ``game``, ``player``, ``place`` and optional ``date``.
+        """Build from long-shape records with keys ``game``, ``player``, ``place`` and optional ``date``, ``team``
+        and ``weight``.
 
         The records are read by the rules a long-shape file is read by (:func:`ratings.io.table.read_records`):
         places, names, blanks and dates mean the same here as in an upload.  ``rows`` gives each record's
@@ -254,7 +310,7 @@ class GameHistory:
                     for c in missing
                 ]
             )
-        wanted = [c for c in LONG_COLUMNS if c in columns]
+        wanted = [c for c in LONG_COLUMNS if c in columns]  # team and weight when the frame has them
         renamed = frame[[columns[c] for c in wanted]]
         renamed.columns = wanted
         records: list[dict[str, Any]] = renamed.astype(object).to_dict("records")  # type: ignore[assignment]
@@ -262,24 +318,74 @@ class GameHistory:
 
     # ------------------------------------------------------------------ export
     def to_records(self) -> list[dict[str, Any]]:
-        """Long-shape records (``place`` is ``'DNF'`` for did-not-finish)."""
+        """Long-shape records (``place`` is ``'DNF'`` for did-not-finish); with ``team`` and ``weight`` keys
+        when some entry names a team or has a weight (:attr:`labels_teams`)."""
         out: list[dict[str, Any]] = []
+        teams = self.labels_teams
         for game in self.games:
             for entry in game.entries:
-                out.append(
-                    {
-                        "game": game.id,
-                        "date": game.date,
-                        "player": entry.player,
-                        "place": "DNF" if entry.place is None else entry.place,
-                    }
-                )
+                record: dict[str, Any] = {
+                    "game": game.id,
+                    "date": game.date,
+                    "player": entry.player,
+                    "place": "DNF" if entry.place is None else entry.place,
+                }
+                if teams:
+                    record["team"] = entry.team
+                    record["weight"] = entry.weight
+                out.append(record)
         return out
 
     def to_frame(self) -> pd.DataFrame:
-        """Long-shape DataFrame with columns ``game, date, player, place``."""
-        return pd.DataFrame(self.to_records(), columns=list(LONG_COLUMNS))
+        """Long-shape DataFrame with columns ``game, date, player, place`` (and ``team, weight`` when used)."""
+        columns = list(LONG_COLUMNS if self.labels_teams else LONG_COLUMNS[:4])
+        return pd.DataFrame(self.to_records(), columns=columns)
 
     def with_games(self, games: Iterable[Game]) -> GameHistory:
         """A new history with other games (for what-if edits); this one is unchanged."""
         return GameHistory(games)
+
+
+def team_numbers(entries: Sequence[Entry]) -> tuple[list[int], dict[str, int]]:
+    """Each entry's team number in its game (0, 1, ... by first appearance) and the numbers of named teams.
+
+    Team names are compared as player names are (:func:`ratings.io.names.name_key`: case and spacing do not
+    matter); an entry without a team is a team of its own.
+    """
+    from ratings.io.names import name_key  # the readers build on this model, so they come in late
+
+    numbers: list[int] = []
+    named: dict[str, int] = {}
+    count = 0
+    for entry in entries:
+        if entry.team is None:
+            numbers.append(count)
+            count += 1
+            continue
+        key = name_key(entry.team)
+        if key not in named:
+            named[key] = count
+            count += 1
+        numbers.append(named[key])
+    return numbers, named
+
+
+def team_problems(game: Game) -> list[str]:
+    """What is wrong with a game's teams: an empty team name, teammates with different places."""
+    problems: list[str] = []
+    if all(e.team is None for e in game.entries):
+        return problems
+    place_of: dict[int, Entry] = {}
+    numbers = team_numbers(game.entries)[0]
+    for entry, number in zip(game.entries, numbers, strict=True):
+        if entry.team is not None and not entry.team.strip():
+            problems.append(f"game '{game.id}': player '{entry.player}' has an empty team name")
+        first = place_of.setdefault(number, entry)
+        if first.place != entry.place:
+            shown = "DNF" if entry.place is None else entry.place
+            other = "DNF" if first.place is None else first.place
+            problems.append(
+                f"game '{game.id}': team '{first.team}' has player '{entry.player}' in place {shown} but "
+                f"'{first.player}' in place {other} (teammates share their team's place)"
+            )
+    return problems

@@ -81,6 +81,7 @@ def test_a_real_callback_answers(gunicorn_url):
         if wanted["type"] == "param":
             values = [("k", 20), ("d", 400), ("base", 1.5), ("initial", 1000), ("dummy", 1000), ("floor", 1000)]
             values.append(("dummy_tie", "censored"))
+            values.append(("team_method", "composite team"))
             inputs.append([{"id": {"name": n, "type": "param"}, "property": "value", "value": v} for n, v in values])
         elif wanted["type"] == "param-on":
             inputs.append(
@@ -124,6 +125,7 @@ def test_a_real_callback_answers(gunicorn_url):
                 "dummy": None,
                 "floor": None,
                 "dummy_tie": "censored",
+                "team_method": "composite team",
             },
         }
 

@@ -463,3 +463,111 @@ def test_elo_mmr_kernel_agrees_on_contests_it_interpolates() -> None:
         assert len(np.unique(places)) >= PANEL_MIN_GROUPS
         games.append(Game(f"g{g}", tuple(Entry(f"p{q}", int(p)) for q, p in zip(players, places, strict=True))))
     assert_agree(create("elo-mmr"), GameHistory(games))
+
+
+# ---------------------------------------------------------------------------------------------- team games
+def random_team_history(seed: int, n_games: int = 200, n_players: int = 14) -> GameHistory:
+    """Free-for-all games mixed with team games: 2-4 teams of 1-3 players, ties between teams, DNF teams,
+    partial-play weights, and a few teams whose every player is alone (a free-for-all game in team clothes)."""
+    rng = np.random.default_rng(seed)
+    names = [f"p{i}" for i in range(n_players)]
+    plain = random_history(seed, n_games=n_games, n_players=n_players).games
+    games = []
+    for g in range(n_games):
+        if rng.random() < 0.4:
+            games.append(plain[g])
+            continue
+        sizes = rng.integers(1, 4, int(rng.integers(2, 5)))
+        pool = list(rng.permutation(n_players))
+        entries = []
+        for t, size in enumerate(sizes):
+            place = None if rng.random() < 0.15 else int(rng.integers(1, len(sizes) + 1))
+            for _ in range(int(size)):
+                if not pool:
+                    break
+                weight = float(rng.choice([1.0, 1.0, 1.0, 0.5, 0.2]))
+                entries.append(Entry(names[pool.pop()], place, f"T{t}", weight))
+        games.append(Game(f"t{g}", tuple(entries), plain[g].date))
+    return GameHistory(games)
+
+
+@pytest.fixture(scope="module")
+def team_histories() -> list[GameHistory]:
+    return [random_team_history(seed) for seed in (4, 5)]
+
+
+#: Every team option of every system, with the dummy, the floor and the learning-rate curve where they matter.
+TEAM_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("multielo", {"team_method": "composite team"}),
+    ("multielo", {"team_method": "composite opponent", "dummy": 950.0, "floor": 980.0}),
+    ("multielo", {"team_method": "composite team", "base": 2.5, "dummy": 1000.0, "dummy_tie": "draw"}),
+    *(
+        ("pairwise-elo", {"model": model, "variant": variant, "team_strength": how, **options})
+        for model in ("logistic", "gaussian")
+        for variant in ("sum", "average")
+        for how in ("sum", "mean")
+        for options in ({}, {"dummy": -0.5, "floor": -0.3})
+    ),
+    *(("plackett-luce", {"team_strength": how, **options}) for how in ("sum", "mean") for options in KERBY_OPTIONS),
+    ("plackett-luce", {"dnf_order": "independent", "team_strength": "mean", "dummy": 0.2}),
+    *(("thurstonian", {"team_strength": how, **options}) for how in ("sum", "mean") for options in KERBY_OPTIONS[:3]),
+    ("glicko2", {"team_method": "composite team"}),
+    ("glicko2", {"team_method": "composite opponent", "scale": "rank-points"}),
+    ("trueskill", {}),
+    ("trueskill", {"draw_probability": 0.3, "display_k": 0.0}),
+    ("elo-mmr", {}),
+    ("elo-mmr", {"variant": "chi"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("index", "name", "params"),
+    [(i, n, p) for i, (n, p) in enumerate(TEAM_CASES)],
+    ids=[f"{n}-teams-{i}" for i, (n, _) in enumerate(TEAM_CASES)],
+)
+def test_kernel_agrees_with_per_game_replay_on_team_games(
+    index: int, name: str, params: dict[str, Any], team_histories: list[GameHistory]
+) -> None:
+    system = create(name, **params)
+    assert_agree(system, team_histories[index % 2])
+
+
+#: Every kernel rates team games itself (a kernel that did not would hand each team game to the per-game hooks,
+#: as ratings.base.RatingSystem._replay_teams_aside documents).
+TEAM_KERNELS = SYSTEMS_WITH_KERNELS
+
+
+@pytest.mark.parametrize("name", TEAM_KERNELS)
+def test_the_kernels_rate_team_games_themselves(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    system = create(name)
+    history = GameHistory(
+        [
+            Game(f"g{g}", tuple(Entry(p, place, team, w) for p, place, team, w in rows))
+            for g, rows in enumerate(
+                [
+                    [("a", 1, "A", 1.0), ("b", 1, "A", 0.5), ("c", 2, "B", 1.0), ("d", 2, "B", 1.0)],
+                    [("a", 2, "A", 1.0), ("c", 2, "A", 1.0), ("b", 1, "B", 1.0), ("e", 3, None, 1.0)],
+                ]
+                * 5
+            )
+        ]
+    )
+    expected = system.rate_per_game(history)
+
+    def broken(*args: object) -> None:
+        raise AssertionError("per-game hook called")
+
+    monkeypatch.setattr(system, "_play", broken)
+    monkeypatch.setattr(system, "_prepare", broken)
+    np.testing.assert_allclose(system.rate(history).after, expected.after, rtol=0, atol=1e-9 * 1000)
+
+
+@pytest.mark.parametrize("name", ["multielo", "trueskill"])
+def test_a_kernel_without_teams_hands_team_games_to_the_per_game_hooks(
+    name: str, team_histories: list[GameHistory]
+) -> None:
+    # The base class's fallback for a batch hook that does not rate team games (batch_teams False): runs of
+    # free-for-all games through the kernel, each team game through the per-game hooks; same numbers.
+    system = create(name)
+    system.batch_teams = False  # type: ignore[misc]
+    assert_agree(system, team_histories[0])

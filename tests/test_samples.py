@@ -19,7 +19,7 @@ from ratings.samples import DEFAULT_SAMPLE, SAMPLES, UnknownSampleError, generat
 
 def test_catalogue() -> None:
     assert DEFAULT_SAMPLE == "poker"
-    assert set(SAMPLES) == {"poker", "racing", "chess"}
+    assert set(SAMPLES) == {"poker", "racing", "chess", "doubles"}
     assert list_samples()[0].name == "poker"
     for sample in SAMPLES.values():
         assert sample.title and sample.description and "\n" not in sample.description
@@ -30,7 +30,7 @@ def test_unknown_sample_lists_valid_names() -> None:
         load_sample("bridge")
     assert isinstance(error.value, HistoryError)
     text = str(error.value)
-    assert "'bridge'" in text and "poker, racing, chess" in text
+    assert "'bridge'" in text and "poker, racing, chess, doubles" in text
 
 
 def sizes(history: GameHistory) -> np.ndarray:
@@ -68,6 +68,36 @@ def test_chess_sample() -> None:
     draws = np.mean([g.places == (1, 1) for g in history.games])
     assert 0.15 <= draws <= 0.40
     assert history.has_dates
+
+
+def test_doubles_sample() -> None:
+    history = load_sample("doubles")
+    assert history.n_players == 16 and 500 <= history.n_games <= 700
+    assert history.team_game.all(), "every match is between two pairs"
+    for game in history.games:
+        teams = {e.team for e in game.entries}
+        assert len(teams) == 2 and sorted(e.place for e in game.entries)[0] == 1
+        assert all(sum(e.weight for e in game.entries if e.team == t) == 2.0 for t in teams), "two players' worth"
+    substituted = [g for g in history.games if len(g.entries) == 5]
+    assert 10 <= len(substituted) <= 80, "now and then a substitute plays half a match"
+    assert history.has_dates
+
+
+def win_rate(history: GameHistory, player: str, lo: float, hi: float) -> float:
+    """Share of a player's matches won over a fraction [lo, hi) of the games."""
+    n = history.n_games
+    won = [e.place == 1 for g in history.games[int(lo * n) : int(hi * n)] for e in g.entries if e.player == player]
+    assert won, f"{player} played between {lo} and {hi}"
+    return float(np.mean(won))
+
+
+def test_doubles_tells_its_story() -> None:
+    history = load_sample("doubles")
+    assert win_rate(history, "Ana", 0.0, 1.0) > 0.65  # the club's best, whoever her partner
+    assert history.games[0].players.count("Yuki") == 0
+    assert win_rate(history, "Yuki", 0.8, 1.0) > win_rate(history, "Yuki", 0.3, 0.5) + 0.2
+    slump = win_rate(history, "Hugo", 0.45, 0.6)
+    assert slump < win_rate(history, "Hugo", 0.0, 0.3) - 0.15 and slump < win_rate(history, "Hugo", 0.85, 1.0) - 0.15
 
 
 def mean_place(history: GameHistory, player: str, lo: float, hi: float) -> float:
@@ -136,4 +166,5 @@ def test_generator_is_deterministic_and_matches_committed_files() -> None:
     from ratings.io import write_csv
 
     assert root.joinpath("chess.csv").read_text(encoding="utf-8") == write_csv(generate.chess_history(), "long")
+    assert root.joinpath("doubles.csv").read_text(encoding="utf-8") == write_csv(generate.doubles_history(), "long")
     assert generate.poker_rows() == generate.poker_rows()

@@ -1,4 +1,4 @@
-"""Header rows: which column is the game, date, player, place, a numbered place or the DNF list."""
+"""Header rows: which column is the game, date, player, place, team, weight, a numbered place or the DNF list."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ _ROLE_WORDS = {
     "player": {"player", "players", "name", "playername", "participant", "competitor", "who"},
     "place": {"place", "position", "pos", "rank", "ranking", "finish", "placing", "standing", "result"},
     "dnf": {"dnf", "dnfs", "didnotfinish", "notfinished", "out"},
+    "team": {"team", "teamname", "teamid", "side", "partnership"},
+    "weight": {"weight", "playweight", "partialplay", "share"},
 }
 
 

@@ -12,8 +12,9 @@ from ratings.io.cells import Cell, _cell, _column_letter, is_blank
 from ratings.io.dates import DateColumn, parse_date_cells
 from ratings.io.header import _choose_shape, _Header, _header_key, read_header
 from ratings.io.limits import MAX_COLUMNS, MAX_ROWS, _Tally, _too_big
-from ratings.io.names import TIE_SEPARATOR, _merge_names, clean_name
+from ratings.io.names import _merge_names, clean_name
 from ratings.io.places import parse_place
+from ratings.io.teams import parse_place_cell, parse_team, parse_weight, team_label
 
 SHAPES = ("auto", "long", "wide")
 
@@ -49,8 +50,21 @@ class _Draft:
     rows: list[int]
     date: dt.date | None = None
     date_row: int | None = None
-    entries: list[tuple[str, int | None, int, str]] = field(default_factory=list)  # raw name, place, row, column
+    entries: list[_Seat] = field(default_factory=list)
     bad: bool = False
+
+
+@dataclass(slots=True)
+class _Seat:
+    """One participant as read: raw name, place, where (row, column of the name), team and weight."""
+
+    name: str
+    place: int | None
+    row: int
+    column: str
+    team: str | None = None
+    weight: float = 1.0
+    place_column: str = ""  # the column of the place, when not the name's own (long shape)
 
 
 def read_table(
@@ -79,15 +93,16 @@ def read_table(
     return _read_rows(numbered(), shape=shape, source=source, skip_bad_rows=skip_bad_rows, tally=tally)
 
 
-#: The columns of long-shape records (:func:`read_records`).
-RECORD_COLUMNS = ("game", "date", "player", "place")
+#: The columns of long-shape records (:func:`read_records`); ``team`` and ``weight`` are optional.
+RECORD_COLUMNS = ("game", "date", "player", "place", "team", "weight")
 
 
 def read_records(
     records: Iterable[Mapping[str, Any]], *, rows: Sequence[int] | None = None, source: str | None = None
 ) -> GameHistory:
-    """Long-shape records (``game``, ``player``, ``place`` and optional ``date`` keys) as a history, read by
-    exactly the rules a long-shape file is read by (places, names, blanks, dates, one date per game).
+    """Long-shape records (``game``, ``player``, ``place`` and optional ``date``, ``team`` and ``weight`` keys) as a
+    history, read by exactly the rules a long-shape file is read by (places, names, blanks, dates, one date per
+    game, teams and weights).
 
     ``rows`` gives each record's row number for messages (default: the header is row 1, so record ``i`` is row
     ``i + 2``).  Raises :class:`HistoryError` listing every problem.  In-memory records are not held to the
@@ -99,12 +114,13 @@ def read_records(
         raise ValueError(f"{len(records)} records but {len(numbers)} row numbers")
     header = min(numbers, default=2) - 1
 
-    game, date, player, place = RECORD_COLUMNS
+    teams = any("team" in r or "weight" in r for r in records)
+    columns = RECORD_COLUMNS if teams else RECORD_COLUMNS[:4]
 
     def numbered() -> Iterator[tuple[int, Sequence[Any]]]:  # made as read, so none outlives its row
-        yield header, RECORD_COLUMNS
+        yield header, columns
         for number, r in zip(numbers, records, strict=True):
-            yield number, (r.get(game), r.get(date), r.get(player), r.get(place))
+            yield number, tuple(r.get(c) for c in columns)
 
     return _read_rows(numbered(), shape="long", source=source, skip_bad_rows=False, bounded=False).history
 
@@ -214,25 +230,33 @@ def _read_rows(
     bad_rows = {p.row for p in outside}
     problems.extend(outside)
     # Merge names differing only in case/spacing, then check duplicates inside games.
-    mapping, merge_warnings = _merge_names(raw for d in drafts for raw, *_ in d.entries)
+    mapping, merge_warnings = _merge_names(seat.name for d in drafts for seat in d.entries)
     warnings.extend(merge_warnings)
     games: list[tuple[_Draft, Game]] = []
     for draft in drafts:
         if bad_rows and any(r in bad_rows for r in draft.rows):
             draft.bad = True
-        seen: dict[str, int] = {}
+        seen: dict[str, _Seat] = {}
         entries = []
-        for raw, place, where, column in draft.entries:
-            name = mapping[raw]
+        for seat in draft.entries:
+            name = mapping[seat.name]
             if name in seen:
-                also = f" (also row {seen[name]})" if seen[name] != where else ""
-                problems.append(
-                    Problem(f"player '{name}' appears twice in game '{draft.id}'{also}", where, column, source)
-                )
+                first = seen[name]
+                also = f" (also row {first.row})" if first.row != seat.row else ""
+                if first.team is not None and seat.team is not None and first.team.casefold() != seat.team.casefold():
+                    message = f"player '{name}' is on two teams in game '{draft.id}': '{first.team}' and '{seat.team}'"
+                else:
+                    message = f"player '{name}' appears twice in game '{draft.id}'"
+                problems.append(Problem(message + also, seat.row, seat.column, source))
                 draft.bad = True
                 continue
-            seen[name] = where
-            entries.append(Entry(name, place))
+            seen[name] = seat
+            entries.append(Entry(name, seat.place, seat.team, seat.weight))
+        if not draft.bad:
+            disagreeing = _teammates_apart(draft)
+            if disagreeing:
+                problems.extend(Problem(m, row, column, source) for m, row, column in disagreeing)
+                draft.bad = True
         if not draft.bad:
             games.append((draft, Game(draft.id, tuple(entries), draft.date)))
     if fatal or (problems and not skip_bad_rows):
@@ -258,6 +282,28 @@ def _read_rows(
     )
 
 
+def _teammates_apart(draft: _Draft) -> list[tuple[str, int, str]]:
+    """(message, row, column) for every player whose place differs from their team's first player's place."""
+    first: dict[str, _Seat] = {}
+    out = []
+    for seat in draft.entries:
+        if seat.team is None:
+            continue
+        lead = first.setdefault(seat.team.casefold(), seat)
+        if lead.place != seat.place:
+            shown = "DNF" if seat.place is None else seat.place
+            other = "DNF" if lead.place is None else lead.place
+            out.append(
+                (
+                    f"team '{lead.team}' of game '{draft.id}' has place {shown} here but {other} on row {lead.row} "
+                    "(teammates share their team's place)",
+                    seat.row,
+                    seat.place_column or seat.column,
+                )
+            )
+    return out
+
+
 def _problem_order(p: Problem) -> tuple[int, str]:
     return (p.row if p.row is not None else 0, p.column or "")
 
@@ -267,6 +313,7 @@ def _long_drafts(
 ) -> tuple[list[_Draft], list[Problem]]:
     """Group long-shape rows into games; problems with no known game are returned as loose problems."""
     player_col, place_col = info.roles["player"], info.roles["place"]
+    team_col, weight_col = info.roles.get("team"), info.roles.get("weight")
     date_col = info.roles.get("date")
     # Without a game column the date says which game a row belongs to (one game a day; see _choose_shape).
     game_col = info.roles.get("game", date_col)
@@ -343,7 +390,17 @@ def _long_drafts(
                 (draft, Problem(f"{exc} (player '{clean_name(name)}')", row.number, names[place_col], source))
             )
             continue
-        draft.entries.append((name, place, row.number, names[player_col]))
+        team = parse_team(cells[team_col]) if team_col is not None and team_col < width else None
+        weight = 1.0
+        if weight_col is not None and weight_col < width:
+            try:
+                weight = parse_weight(cells[weight_col])
+            except ValueError as exc:
+                row_problems.append(
+                    (draft, Problem(f"{exc} (player '{clean_name(name)}')", row.number, names[weight_col], source))
+                )
+                continue
+        draft.entries.append(_Seat(name, place, row.number, names[player_col], team, weight, names[place_col]))
     problems = list(loose)
     for draft, problem in row_problems:
         draft.bad = True
@@ -351,16 +408,11 @@ def _long_drafts(
     return list(drafts.values()), problems
 
 
-def _split_names(cell: Cell) -> list[str]:
-    if isinstance(cell, dt.date):
-        return [cell.isoformat()]
-    return [part for part in (p.strip() for p in cell.split(TIE_SEPARATOR)) if part]
-
-
 def _wide_drafts(
     data: list[_Row], info: _Header, dates: DateColumn, source: str | None
 ) -> tuple[list[_Draft], list[Problem]]:
-    """One game per wide-shape row; place columns give places, ``/`` separates tied players."""
+    """One game per wide-shape row; place columns give places, ``/`` separates tied players or teams, ``&`` joins a
+    team's players (:func:`ratings.io.teams.parse_place_cell`)."""
     game_col = info.roles.get("game")
     date_col = info.roles.get("date")
     dnf_col = info.roles.get("dnf")
@@ -385,12 +437,19 @@ def _wide_drafts(
             if row.number in dates.row_problems:
                 row_problems.append(dates.row_problems[row.number])
             draft.date = dates.dates.get(row.number)
-        for j in place_cols:
-            for name in _split_names(row.get(j)):
-                draft.entries.append((name, info.ordinals[j], row.number, names[j]))
+        cells: list[tuple[int, int | None]] = [(j, info.ordinals[j]) for j in place_cols]
         if dnf_col is not None:
-            for name in _split_names(row.get(dnf_col)):
-                draft.entries.append((name, None, row.number, names[dnf_col]))
+            cells.append((dnf_col, None))
+        for j, place in cells:
+            try:
+                teams = parse_place_cell(row.get(j))
+            except ValueError as exc:
+                row_problems.append(Problem(str(exc), row.number, names[j], source))
+                continue
+            for members in teams:
+                label = team_label(members) if len(members) > 1 else None
+                for name in members:
+                    draft.entries.append(_Seat(name, place, row.number, names[j], label))
         if not draft.entries:
             filled = [names[j] for j, c in enumerate(row.cells) if j < len(names) and not is_blank(c)]
             row_problems.append(

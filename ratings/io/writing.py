@@ -21,6 +21,7 @@ import numpy as np
 from ratings.history import Entry, GameHistory, HistoryError, Problem
 from ratings.io.names import TIE_SEPARATOR
 from ratings.io.places import ordinal_name
+from ratings.io.teams import TEAM_SEPARATOR
 
 #: A text cell starting with one of these is a formula (or the start of one) to a spreadsheet.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -71,41 +72,59 @@ def csv_text(rows: Iterable[Sequence[Any]], *, precise: bool = False) -> str:
 
 
 def place_cells(entries: Sequence[Entry]) -> dict[int | None, str]:
-    """One game's players by place as wide-shape cells: ``{1: "Ann", 2: "Bob / Cid", None: "Dee"}`` (``None``:
-    the DNF cell), tied players joined by `` / ``, formula-safe.  Raises :class:`HistoryError` for a name that
-    contains ``/`` (it would read back as a tie)."""
-    slashed = [e.player for e in entries if TIE_SEPARATOR in e.player]
-    if slashed:
-        raise HistoryError(
-            [
-                Problem(f"player name '{p}' contains '/', which a wide-shape cell uses to separate tied players")
-                for p in dict.fromkeys(slashed)
-            ]
-        )
-    by_place: dict[int | None, list[str]] = {}
-    for entry in entries:
-        by_place.setdefault(entry.place, []).append(entry.player)
-    return {place: safe_cell(f" {TIE_SEPARATOR} ".join(players)) for place, players in by_place.items()}
+    """One game's players by place as wide-shape cells: ``{1: "Ann & Bob", 2: "Cid / Dee", None: "Eve"}``
+    (``None``: the DNF cell), a team's players joined by `` & ``, tied players or teams by `` / ``, formula-safe.
+    Raises :class:`HistoryError` for a name that contains ``/`` or ``&`` (it would read back as a tie or a team)
+    and for a partial-play weight (the wide shape has none: write the long shape)."""
+    problems = [
+        Problem(f"player name '{p}' contains '/', which a wide-shape cell uses to separate tied players")
+        for p in dict.fromkeys(e.player for e in entries if TIE_SEPARATOR in e.player)
+    ]
+    problems += [
+        Problem(f"player name '{p}' contains '&', which a wide-shape cell uses to join a team's players")
+        for p in dict.fromkeys(e.player for e in entries if TEAM_SEPARATOR in e.player)
+    ]
+    problems += [
+        Problem(f"player '{e.player}' has weight {e.weight:g}: the wide shape has no weights; write the long shape")
+        for e in entries
+        if e.weight != 1.0
+    ]
+    if problems:
+        raise HistoryError(problems)
+    by_place: dict[int | None, dict[str, list[str]]] = {}
+    for k, entry in enumerate(entries):
+        team = f"\0{k}" if entry.team is None else entry.team.casefold()
+        by_place.setdefault(entry.place, {}).setdefault(team, []).append(entry.player)
+    return {
+        place: safe_cell(f" {TIE_SEPARATOR} ".join(f" {TEAM_SEPARATOR} ".join(team) for team in teams.values()))
+        for place, teams in by_place.items()
+    }
 
 
 def to_long_rows(history: GameHistory) -> list[list[str]]:
-    """The history as long-shape rows (header first): game, date, player, place (DNF for did-not-finish)."""
-    out = [["game", "date", "player", "place"]]
+    """The history as long-shape rows (header first): game, date, player, place (DNF for did-not-finish), and
+    team and weight when some entry names a team or has a weight (:attr:`GameHistory.labels_teams`)."""
+    teams = history.labels_teams
+    out = [["game", "date", "player", "place"] + (["team", "weight"] if teams else [])]
     for game in history.games:
         date = game.date.isoformat() if game.date else ""
         for entry in game.entries:
             place = "DNF" if entry.place is None else str(entry.place)
-            out.append([safe_cell(game.id), date, safe_cell(entry.player), place])
+            row = [safe_cell(game.id), date, safe_cell(entry.player), place]
+            if teams:
+                row += [safe_cell(entry.team or ""), "" if entry.weight == 1.0 else repr(entry.weight)]
+            out.append(row)
     return out
 
 
 def to_wide_rows(history: GameHistory) -> list[list[str]]:
     """The history as wide-shape rows (header first): game, date, 1st, 2nd, ..., DNF.
 
-    Tied players share a cell separated by `` / ``.  A player name containing ``/`` cannot be written in
-    this shape (it would read back as a tie) and raises :class:`HistoryError`.
+    Tied players share a cell separated by `` / ``, a team's players by `` & ``.  A player name containing ``/``
+    or ``&`` cannot be written in this shape (it would read back as a tie or a team), nor a partial-play weight:
+    they raise :class:`HistoryError`.
     """
-    bad = sorted({p for p in history.players if TIE_SEPARATOR in p})
+    bad = sorted({p for p in history.players if TIE_SEPARATOR in p or TEAM_SEPARATOR in p})
     if bad:
         place_cells([Entry(p, None) for p in bad])  # raises the problem for each such name
     top = max((e.place for g in history.games for e in g.entries if e.place is not None), default=1)

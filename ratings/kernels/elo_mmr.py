@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import largest_game, mills_ratio
+from ratings.kernels.numerics import largest_game, mills_ratio, team_means
 from ratings.systems.elo_mmr import TANH_SCALE, TOLERANCE
 
 __all__ = ["PANEL_DEGREE", "PANEL_MIN_GROUPS", "panel_sums", "panel_width", "replay_elo_mmr", "tanh_sums"]
@@ -368,13 +368,17 @@ def replay_elo_mmr(
     after: np.ndarray,
     series_before: tuple[np.ndarray, np.ndarray],
     series_after: tuple[np.ndarray, np.ndarray],
+    teams: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay every game; returns the (possibly widened) history tables of the rho variant.
 
     ``theta = (chi, mu, sigma_limit, display_k, rho, beta_game, gamma^2, max_history)``; the
-    chi variant ignores ``p0`` .. ``hist_len``.
+    chi variant ignores ``p0`` .. ``hist_len``.  ``teams`` is ``(team_game, team, weight)``: a team game's
+    teams are entrants with their members' pooled skill and variance, each member observing its team's
+    performance with its weight (:class:`ratings.systems.elo_mmr.EloMMR`).
     """
-    offsets, players, ranks, _ = games
+    offsets, players, ranks, dnf = games
+    team_game, team, weight = teams
     chi = theta[CHI] == 1.0
     k_display = theta[DISPLAY_K]
     beta = theta[BETA]
@@ -387,6 +391,12 @@ def replay_elo_mmr(
     sigma2 = np.empty(largest)
     perf = np.empty(largest)
     group = np.empty(largest, dtype=np.int64)
+    observed = np.empty(largest)  # each entry's weight of the game's observation (1 / beta^2 in a free game)
+    t_mu = np.empty(largest)
+    t_var = np.empty(largest)
+    t_weight = np.empty(largest)
+    t_perf = np.empty(largest)
+    t_fail = np.empty(largest, dtype=np.bool_)
     for game in range(len(offsets) - 1):
         s = offsets[game]
         n = offsets[game + 1] - s
@@ -415,11 +425,22 @@ def replay_elo_mmr(
                 mu[i] = mu_s[p]
                 delta[i] = math.sqrt(sigma2[i] + beta2)
                 group[i] = ranks[s + i]
-            performances(mu[:n], delta[:n], group[:n], chi, perf)
+                observed[i] = 1.0 / beta2
+            if team_game[game]:
+                count = team_means(s, n, team, weight, ranks, dnf, mu, sigma2, t_mu, t_var, t_weight, group, t_fail)
+                for i in range(n):
+                    observed[i] = weight[s + i] / beta2
+                for t in range(count):
+                    t_var[t] = math.sqrt(t_var[t] + beta2)
+                performances(t_mu[:count], t_var[:count], group[:count], chi, t_perf)
+                for i in range(n):
+                    perf[i] = t_perf[team[s + i]]
+            else:
+                performances(mu[:n], delta[:n], group[:n], chi, perf)
             if chi:
                 for i in range(n):
                     w_prior = 1.0 / sigma2[i]
-                    w_perf = 1.0 / beta2
+                    w_perf = observed[i]
                     mu_s[players[s + i]] = (w_prior * mu[i] + w_perf * perf[i]) / (w_prior + w_perf)
             else:
                 for i in range(n):  # section 5.3: fold the oldest term into the Gaussian one when full
@@ -443,13 +464,13 @@ def replay_elo_mmr(
                 for i in range(n):
                     p = players[s + i]
                     hist_p[p, hist_len[p]] = perf[i]
-                    hist_w[p, hist_len[p]] = 1.0 / beta2
+                    hist_w[p, hist_len[p]] = observed[i]
                     hist_len[p] += 1
                 for i in range(n):
                     p = players[s + i]
                     mu_s[p] = robust_average(p0[p], w0[p], hist_p[p, : hist_len[p]], hist_w[p, : hist_len[p]], beta)
             for i in range(n):
-                sigma_s[players[s + i]] = 1.0 / math.sqrt(1.0 / sigma2[i] + 1.0 / beta2)
+                sigma_s[players[s + i]] = 1.0 / math.sqrt(1.0 / sigma2[i] + observed[i])
         for i in range(n):
             p = players[s + i]
             series_after[0][s + i] = mu_s[p]

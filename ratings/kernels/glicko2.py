@@ -1,7 +1,9 @@
 """Compiled replay of Glicko-2 with one rating period per game, the twin of
 :class:`ratings.systems.glicko2.Glicko2` (Glickman, "Example of the Glicko-2 system", steps
 3-8, with the Illinois iteration for the volatility; bounds, inactivity and player-facing
-Rank Points as that module's docstring describes).
+Rank Points as that module's docstring describes).  Team games: each player against one virtual opponent per
+other team (the composite team or composite opponent of design document 002), as
+:meth:`ratings.systems.glicko2.Glicko2._matches` computes them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 from ratings.base import NO_DATE
 from ratings.kernels.elo import pair_score
 from ratings.kernels.jit import raising_entry, raising_helper
-from ratings.kernels.numerics import largest_game
+from ratings.kernels.numerics import largest_game, team_means
 from ratings.systems.glicko2 import (
     CONFIDENCE_SIGMAS,
     GLICKO_SCALE,
@@ -127,13 +129,16 @@ def replay_glicko2(
     after: np.ndarray,
     series_before: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     series_after: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    teams: tuple[np.ndarray, np.ndarray, np.ndarray, bool],
 ) -> None:
     """Replay every game; ``state`` and both series are ``(mu, sigma, volatility, points)``.
 
     ``mu`` and ``sigma`` are on the Glicko scale, as the system stores them; ``last_day``
-    holds each player's last dated game (NaN before the first).
+    holds each player's last dated game (NaN before the first).  ``teams`` is ``(team_game, team, weight,
+    composite_opponent)``: per game whether it is a team game, per entry its team and weight, and the method.
     """
     offsets, players, ranks, dnf = games
+    team_game, team, weight, composite_opponent = teams
     mu_s, sigma_s, vol_s, points_s = state
     tau = theta[TAU]
     rank_points = theta[RANK_POINTS] == 1.0
@@ -144,6 +149,16 @@ def replay_glicko2(
     new_phi = np.empty(largest)
     new_vol = np.empty(largest)
     results = np.empty(largest)
+    # Team games: each team's weighted mean rating and deviation, its rank and DNF state; the opponents a
+    # player meets (one per other team, or every other player) as ratings, deviations and scores.
+    t_mu = np.empty(largest)
+    t_phi = np.empty(largest)
+    t_weight = np.empty(largest)
+    t_rank = np.empty(largest, dtype=np.int64)
+    t_dnf = np.empty(largest, dtype=np.bool_)
+    o_mu = np.empty(largest)
+    o_phi = np.empty(largest)
+    o_score = np.empty(largest)
     for game in range(len(offsets) - 1):
         s = offsets[game]
         n = offsets[game + 1] - s
@@ -164,18 +179,37 @@ def replay_glicko2(
                 p = players[s + i]
                 mu[i] = (mu_s[p] - theta[INITIAL_RATING]) / GLICKO_SCALE
                 phi[i] = sigma_s[p] / GLICKO_SCALE
+            count = 0
+            if team_game[game]:
+                count = team_means(s, n, team, weight, ranks, dnf, mu, phi, t_mu, t_phi, t_weight, t_rank, t_dnf)
             for i in range(n):
                 sigma = vol_s[players[s + i]]
                 inv_v = 0.0
                 gain = 0.0
                 matches = 0
                 total = 0.0
-                for j in range(n):
-                    if j == i or (dnf[s + i] and dnf[s + j]):
-                        continue
-                    score = pair_score(ranks[s + i], ranks[s + j])
-                    g = 1.0 / math.sqrt(1.0 + 3.0 * phi[j] * phi[j] / (math.pi * math.pi))
-                    e = 1.0 / (1.0 + math.exp(-g * (mu[i] - mu[j])))
+                opponents = 0
+                if team_game[game]:
+                    own = team[s + i]
+                    for t in range(count):
+                        if t == own or (t_dnf[own] and t_dnf[t]):
+                            continue
+                        o_mu[opponents] = t_mu[t] if composite_opponent else t_mu[t] + (mu[i] - t_mu[own])
+                        o_phi[opponents] = t_phi[t]
+                        o_score[opponents] = pair_score(t_rank[own], t_rank[t])
+                        opponents += 1
+                else:
+                    for j in range(n):
+                        if j == i or (dnf[s + i] and dnf[s + j]):
+                            continue
+                        o_mu[opponents] = mu[j]
+                        o_phi[opponents] = phi[j]
+                        o_score[opponents] = pair_score(ranks[s + i], ranks[s + j])
+                        opponents += 1
+                for j in range(opponents):
+                    score = o_score[j]
+                    g = 1.0 / math.sqrt(1.0 + 3.0 * o_phi[j] * o_phi[j] / (math.pi * math.pi))
+                    e = 1.0 / (1.0 + math.exp(-g * (mu[i] - o_mu[j])))
                     inv_v += g * g * e * (1.0 - e)
                     gain += g * (score - e)
                     matches += 1

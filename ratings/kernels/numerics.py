@@ -12,7 +12,8 @@ the kernels need are written here on top of them and tested against scipy:
 - ``mills_ratio(x) = phi(x) / Phi(x)`` and ``expit`` (the logistic function);
 - ``logaddexp`` as numpy's ``npy_logaddexp`` and ``log_sum_exp`` of an array, shifted by its maximum;
 - ``erfcx_tail``, the scaled complementary error function for large arguments;
-- ``interp``, numpy's ``interp`` of one point (written out: numba's generic version takes seconds to compile).
+- ``interp``, numpy's ``interp`` of one point (written out: numba's generic version takes seconds to compile);
+- ``team_means``, a team game's weighted means per team, in the reference path's order of operations.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "logaddexp",
     "mills_ratio",
     "ndtr",
+    "team_means",
 ]
 
 SQRT2 = math.sqrt(2.0)
@@ -154,3 +156,46 @@ def largest_game(offsets: np.ndarray) -> int:
     for game in range(len(offsets) - 1):
         largest = max(largest, offsets[game + 1] - offsets[game])
     return largest
+
+
+@helper
+def team_means(
+    s: int,
+    n: int,
+    team: np.ndarray,
+    weight: np.ndarray,
+    ranks: np.ndarray,
+    dnf: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    mean_a: np.ndarray,
+    mean_b: np.ndarray,
+    total: np.ndarray,
+    rank: np.ndarray,
+    fail: np.ndarray,
+) -> int:
+    """The weighted means of the per-entry values ``a`` and ``b`` over each team of the game of entries ``s`` to
+    ``s + n`` (into ``mean_a``, ``mean_b``; ``total``: each team's summed weight), each team's rank and
+    did-not-finish state; returns the team count.
+
+    Sums in entry order and then one division, as ``ratings.systems._teams.strength(..., "mean")`` (numpy's
+    ``bincount``) computes them; ``a`` and ``b`` are indexed from 0 for the game's first entry.
+    """
+    count = 0
+    for i in range(n):
+        count = max(count, team[s + i] + 1)
+    for t in range(count):
+        mean_a[t] = 0.0
+        mean_b[t] = 0.0
+        total[t] = 0.0
+    for i in range(n):
+        t = team[s + i]
+        mean_a[t] += weight[s + i] * a[i]
+        mean_b[t] += weight[s + i] * b[i]
+        total[t] += weight[s + i]
+        rank[t] = ranks[s + i]
+        fail[t] = dnf[s + i]
+    for t in range(count):
+        mean_a[t] = mean_a[t] / total[t]
+        mean_b[t] = mean_b[t] / total[t]
+    return count

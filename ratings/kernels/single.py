@@ -8,6 +8,12 @@ the system's gradient kernel for the update direction, step by the learning rate
 piecewise linear in the rating through ``knots``/``values`` and clamped at the ends, as
 ``numpy.interp``), and hold the result above the floor.
 
+Team games (:class:`Teams`, :mod:`ratings.systems._teams`) run in the same loop: with ``team_strength`` the game is
+rated between the teams' weighted sums (or means) of ratings and each member takes its share of its team's
+gradient; with a composite ``team_method`` (multiplayer Elo) each member's gradient comes from a game of one
+virtual opponent per other team.  The arithmetic is the reference path's, in the same order, so that a kernel and
+the per-game hooks agree to the last bit or nearly (tests/test_kernels.py holds them to 1e-9).
+
 A gradient kernel is a compiled function ``gradient(ratings, ranks, dnf, theta, out) -> bool`` that
 writes the update direction of every participant (the dummy included) into ``out``, or returns
 False for a game it does not handle (then the loop stops there, the system replays that game
@@ -31,19 +37,24 @@ import numpy as np
 from numba import carray, cfunc, types
 
 from ratings.kernels.elo import multielo_gradient, pairwise_gradient
-from ratings.kernels.jit import entry
+from ratings.kernels.jit import entry, helper
 from ratings.kernels.numerics import interp, largest_game
 from ratings.kernels.plackett_luce import plackett_luce_gradient
 from ratings.kernels.thurstonian import thurstonian_gradient
 
 __all__ = [
+    "COMPOSITE_OPPONENT",
+    "COMPOSITE_TEAM",
+    "MEAN",
     "MULTIELO",
     "PAIRWISE",
     "PLACKETT_LUCE",
     "SIGNATURE",
+    "SUM",
     "THURSTONIAN",
     "Games",
     "Rules",
+    "Teams",
     "compiled_gradient",
     "replay_single",
 ]
@@ -56,6 +67,16 @@ THURSTONIAN = 3
 
 #: ``(offsets, players, ranks, dnf)`` of :class:`ratings.base.Replay`.
 Games = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: ``(team_game, team, weight, mode)``: per game of the replay whether it is a team game; per entry (indexed as
+#: ``players``) its team in its game and its weight; how teams are rated (:data:`SUM` ... :data:`COMPOSITE_OPPONENT`).
+Teams = tuple[np.ndarray, np.ndarray, np.ndarray, int]
+
+#: ``mode`` of :data:`Teams`: a team's strength is the sum or the mean of its ratings (Kerby's models), or each
+#: member meets the other teams as composite opponents (multiplayer Elo).
+SUM = 0
+MEAN = 1
+COMPOSITE_TEAM = 2
+COMPOSITE_OPPONENT = 3
 #: ``(eta, knots, values, dummy, has_dummy, floor, has_floor, censored)``: the rules every single-rating
 #: system shares (``censored``: the dummy's tie for the worst rank is an unobserved order).
 Rules = tuple[float, np.ndarray, np.ndarray, float, bool, float, bool, bool]
@@ -104,6 +125,106 @@ def compiled_gradient(kind: int) -> Any:
         return cfunc(SIGNATURE, cache=True, error_model="numpy")(_ENTRIES[kind])
 
 
+@helper
+def _add_dummy(r: Any, rk: Any, fail: Any, n: int, dummy: float, censored: bool) -> None:
+    """Append the dummy after the ``n`` entrants, tied with the first of the worst rank (as numpy.argmax picks)."""
+    last = 0
+    for i in range(1, n):
+        if rk[i] > rk[last]:
+            last = i
+    r[n] = dummy
+    rk[n] = rk[last]
+    fail[n] = fail[last]
+    if censored:
+        for i in range(n + 1):
+            if rk[i] == rk[last]:
+                fail[i] = True
+
+
+@helper
+def _team_gradient(
+    gradient: Any,
+    theta: np.ndarray,
+    s: int,
+    n: int,
+    r: np.ndarray,
+    rk: np.ndarray,
+    fail: np.ndarray,
+    g: np.ndarray,
+    member: np.ndarray,
+    share: np.ndarray,
+    work: np.ndarray,
+    work_rk: np.ndarray,
+    work_fail: np.ndarray,
+    ranks: np.ndarray,
+    dnf: np.ndarray,
+    team: np.ndarray,
+    weight: np.ndarray,
+    mode: int,
+    dummy: float,
+    has_dummy: bool,
+    censored: bool,
+) -> bool:
+    """Each member's update direction in a team game (into ``share``), from its rating in ``member``.
+
+    The twin of :meth:`SingleRatingSystem._team_gradient` and :meth:`MultiElo._team_gradient`; ``work`` (two
+    rows), ``work_rk`` and ``work_fail`` are work space of the game's size.
+    """
+    count = 0
+    for i in range(n):
+        count = max(count, team[s + i] + 1)
+    total = work[0]
+    mean = work[1]
+    for t in range(count):
+        total[t] = 0.0
+        mean[t] = 0.0
+    for i in range(n):  # weighted sums in entry order, as numpy.bincount adds them
+        t = team[s + i]
+        mean[t] += weight[s + i] * member[i]
+        total[t] += weight[s + i]
+        rk[t] = ranks[s + i]
+        fail[t] = dnf[s + i]
+    team_rk = work_rk
+    team_fail = work_fail
+    for t in range(count):
+        team_rk[t] = rk[t]
+        team_fail[t] = fail[t]
+    if mode < COMPOSITE_TEAM:  # SUM or MEAN
+        for t in range(count):
+            r[t] = mean[t] / total[t] if mode == MEAN else mean[t]
+        m = count
+        if has_dummy:
+            _add_dummy(r, rk, fail, count, dummy, censored)
+            m = count + 1
+        if not gradient(r.ctypes, rk.ctypes, fail.ctypes, m, theta.ctypes, len(theta), g.ctypes):
+            return False
+        for i in range(n):
+            t = team[s + i]
+            share[i] = g[t] * (weight[s + i] / total[t] if mode == MEAN else weight[s + i])
+        return True
+    for t in range(count):
+        mean[t] = mean[t] / total[t]
+    for i in range(n):  # composite opponents (design document 002), one virtual game per member
+        own = team[s + i]
+        for t in range(count):
+            if t == own:
+                r[t] = member[i]
+            elif mode == COMPOSITE_TEAM:
+                r[t] = mean[t] + (member[i] - mean[own])
+            else:
+                r[t] = mean[t]
+            rk[t] = team_rk[t]
+            fail[t] = team_fail[t]
+        m = count
+        if has_dummy:
+            _add_dummy(r, rk, fail, count, dummy, censored)
+            m = count + 1
+        if not gradient(r.ctypes, rk.ctypes, fail.ctypes, m, theta.ctypes, len(theta), g.ctypes):
+            return False
+        share[i] = g[own] * weight[s + i]
+    return True
+
+
 @entry
 def _loop(
     gradient: Any,
@@ -113,9 +234,11 @@ def _loop(
     before: np.ndarray,
     after: np.ndarray,
     rules: Rules,
+    teams: Teams,
     start: int,
 ) -> int:
     offsets, players, ranks, dnf = games
+    team_game, team, weight, mode = teams
     eta, knots, values, dummy, has_dummy, floor, has_floor, censored = rules
     n_games = len(offsets) - 1
     largest = largest_game(offsets)
@@ -123,34 +246,59 @@ def _loop(
     rk = np.empty(largest + 1, dtype=np.int64)
     fail = np.empty(largest + 1, dtype=np.bool_)
     g = np.empty(largest + 1)
+    member = np.empty(largest + 1)
+    share = np.empty(largest + 1)
+    work = np.empty((2, largest + 1))
+    work_rk = np.empty(largest + 1, dtype=np.int64)
+    work_fail = np.empty(largest + 1, dtype=np.bool_)
     for game in range(start, n_games):
         s = offsets[game]
         n = offsets[game + 1] - s
         for i in range(n):
-            r[i] = rating[players[s + i]]
-            rk[i] = ranks[s + i]
-            fail[i] = dnf[s + i]
-            before[s + i] = r[i]
+            member[i] = rating[players[s + i]]
+            before[s + i] = member[i]
         if n >= 2:
-            m = n
-            if has_dummy:
-                last = 0  # the first entrant with the worst rank, as numpy.argmax picks
-                for i in range(1, n):
-                    if rk[i] > rk[last]:
-                        last = i
-                r[n] = dummy
-                rk[n] = rk[last]
-                fail[n] = fail[last]
-                if censored:
-                    for i in range(n + 1):
-                        if rk[i] == rk[last]:
-                            fail[i] = True
-                m = n + 1
-            if not gradient(r.ctypes, rk.ctypes, fail.ctypes, m, theta.ctypes, len(theta), g.ctypes):
+            if team_game[game]:
+                handled = _team_gradient(
+                    gradient,
+                    theta,
+                    s,
+                    n,
+                    r,
+                    rk,
+                    fail,
+                    g,
+                    member,
+                    share,
+                    work,
+                    work_rk,
+                    work_fail,
+                    ranks,
+                    dnf,
+                    team,
+                    weight,
+                    mode,
+                    dummy,
+                    has_dummy,
+                    censored,
+                )
+            else:
+                for i in range(n):
+                    r[i] = member[i]
+                    rk[i] = ranks[s + i]
+                    fail[i] = dnf[s + i]
+                m = n
+                if has_dummy:
+                    _add_dummy(r, rk, fail, n, dummy, censored)
+                    m = n + 1
+                handled = gradient(r.ctypes, rk.ctypes, fail.ctypes, m, theta.ctypes, len(theta), g.ctypes)
+                for i in range(n):
+                    share[i] = g[i]
+            if not handled:
                 return game
             for i in range(n):
-                step = eta if len(knots) == 0 else interp(r[i], knots, values)
-                x = r[i] + step * g[i]
+                step = eta if len(knots) == 0 else interp(member[i], knots, values)
+                x = member[i] + step * share[i]
                 if has_floor and x < floor:
                     x = floor
                 rating[players[s + i]] = x
@@ -168,13 +316,14 @@ def replay_single(
     after: np.ndarray,
     rules: Rules,
     start: int,
+    teams: Teams,
 ) -> int:
     """Replay the games from ``start`` with the gradient ``kind``, updating ``rating`` in place and
-    filling ``before``/``after``.
+    filling ``before``/``after``; team games as ``teams`` says.
 
     Returns the number of games (all replayed) or the first game the gradient did not handle.
 
     ``games`` is ``(offsets, players, ranks, dnf)``; ``rules`` is ``(eta, knots, values, dummy,
     has_dummy, floor, has_floor, censored)``.
     """
-    return int(_loop(compiled_gradient(kind), theta, games, rating, before, after, rules, start))
+    return int(_loop(compiled_gradient(kind), theta, games, rating, before, after, rules, teams, start))

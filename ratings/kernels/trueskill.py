@@ -1,5 +1,6 @@
-"""Compiled replay of TrueSkill free-for-all games, the twin of
-:func:`ratings.systems._factor_graph.free_for_all` (Herbrich, Minka and Graepel 2006, with the
+"""Compiled replay of TrueSkill free-for-all and team games, the twin of
+:func:`ratings.systems._factor_graph.free_for_all` and :func:`~ratings.systems._factor_graph.team_game`
+(Herbrich, Minka and Graepel 2006, with the
 schedule, stopping rule and Chebyshev-fitted normal arithmetic of the Python ``trueskill``
 package 0.4.5; see that module for the derivation).  The message arrays of one game live in
 the rows of one work matrix allocated once per replay.
@@ -20,7 +21,7 @@ import numpy as np
 from ratings.kernels.jit import entry, helper
 from ratings.kernels.numerics import SQRT2, erfcx_tail, largest_game
 
-__all__ = ["free_for_all", "replay_trueskill"]
+__all__ = ["free_for_all", "replay_trueskill", "team_game"]
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -35,7 +36,9 @@ _TAIL = -37.5
 # marginal (DV), the difference factor's message (F) and the truncation's message (TR).
 PRIOR_P, PRIOR_T, LIKE_P, LIKE_T, TV_P, TV_T, DN_P, DN_T, UP_P, UP_T, LO_P, LO_T = range(12)
 DV_P, DV_T, F_P, F_T, TR_P, TR_T = range(12, 18)
-ROWS = 18
+# In a team game, per player: the message its team's sum factor sent it (the package's order of updates).
+MSG_P, MSG_T = 18, 19
+ROWS = 20
 
 
 @helper
@@ -184,19 +187,36 @@ def free_for_all(
     tied_with_next: np.ndarray,
     beta: float,
     tau: float,
-    margin: float,
+    margins: np.ndarray,
     min_delta: float,
     max_sweeps: int,
     w: np.ndarray,
     two: float,
 ) -> None:
-    """Posterior ``mu`` and ``sigma`` (updated in place) of players sorted best first; ``w`` is work space."""
+    """Posterior ``mu`` and ``sigma`` (updated in place) of players sorted best first; ``w`` is work space;
+    ``margins[k]`` is the draw margin of players ``k`` and ``k + 1`` (one value for a free-for-all game)."""
     n = len(mu)
-    m = n - 1
     beta2 = math.pow(beta, two)
-    tau2 = math.pow(tau, two)
     w[:, :n] = 0.0
+    _priors(mu, sigma, beta2, math.pow(tau, two), w, two)
     for i in range(n):
+        lp = w[LIKE_P, i]
+        q = 1.0 / (1.0 / lp)
+        w[DN_P, i] = w[TV_P, i] = q
+        w[DN_T, i] = w[TV_T, i] = q * (w[LIKE_T, i] / lp)
+    _sweep(w, n, tied_with_next, margins, min_delta, max_sweeps, two)
+    for i in range(n):
+        cp = w[TV_P, i] - w[DN_P, i]
+        ct = w[TV_T, i] - w[DN_T, i]
+        gp = 1.0 / _inverse(cp)
+        gt = gp * _mean(cp, ct)
+        mu[i], sigma[i] = _posterior(w, i, gp, gt, beta2)
+
+
+@helper
+def _priors(mu: np.ndarray, sigma: np.ndarray, beta2: float, tau2: float, w: np.ndarray, two: float) -> None:
+    """Each player's skill prior with the dynamics and its likelihood message (rows PRIOR_* and LIKE_*)."""
+    for i in range(len(mu)):
         p0 = sigma[i] ** -2.0
         t0 = p0 * mu[i]
         sd = math.sqrt(math.pow(math.sqrt(1.0 / p0), two) + tau2)
@@ -205,48 +225,120 @@ def free_for_all(
         w[PRIOR_P, i] = pp
         w[PRIOR_T, i] = pt
         a = 1.0 / (1.0 + beta2 * pp)
-        lp = a * pp
-        lt = a * pt
-        w[LIKE_P, i] = lp
-        w[LIKE_T, i] = lt
-        q = 1.0 / (1.0 / lp)
-        w[DN_P, i] = w[TV_P, i] = q
-        w[DN_T, i] = w[TV_T, i] = q * (lt / lp)
+        w[LIKE_P, i] = a * pp
+        w[LIKE_T, i] = a * pt
+
+
+@helper
+def _posterior(w: np.ndarray, i: int, gp: float, gt: float, beta2: float) -> tuple[float, float]:
+    """Player ``i``'s posterior (mu, sigma) from the game's message ``(gp, gt)`` to its performance."""
+    hp = w[LIKE_P, i] + gp - w[LIKE_P, i]
+    ht = w[LIKE_T, i] + gt - w[LIKE_T, i]
+    a = 1.0 / (1.0 + beta2 * hp)
+    sp = w[PRIOR_P, i] + a * hp
+    st = w[PRIOR_T, i] + a * ht
+    return _mean(sp, st), math.sqrt(1.0 / sp)
+
+
+@helper
+def _sweep(
+    w: np.ndarray,
+    n: int,
+    tied_with_next: np.ndarray,
+    margins: np.ndarray,
+    min_delta: float,
+    max_sweeps: int,
+    two: float,
+) -> None:
+    """Expectation propagation along the chain of differences between ``n`` team performances (best first)."""
+    m = n - 1
     # Index 0 as a computed integer: a literal 0 makes numba compile _down, _truncate and _to_previous a second
     # time, specialised for the constant (a second or more of first-call compile).
     first = m - m
     for _ in range(max_sweeps):
         if m == 1:
             _down(w, first)
-            delta = _truncate(w, first, tied_with_next[first], margin, two)
+            delta = _truncate(w, first, tied_with_next[first], margins[first], two)
         else:
             delta = 0.0
             for k in range(m - 1):
                 _down(w, k)
-                d = _truncate(w, k, tied_with_next[k], margin, two)
+                d = _truncate(w, k, tied_with_next[k], margins[k], two)
                 delta = d if d > delta else delta
                 _to_next(w, k)
             for k in range(m - 1, 0, -1):
                 _down(w, k)
-                d = _truncate(w, k, tied_with_next[k], margin, two)
+                d = _truncate(w, k, tied_with_next[k], margins[k], two)
                 delta = d if d > delta else delta
                 _to_previous(w, k)
         if delta <= min_delta:
             break
     _to_previous(w, first)
     _to_next(w, m - 1)
-    for i in range(n):
-        cp = w[TV_P, i] - w[DN_P, i]
-        ct = w[TV_T, i] - w[DN_T, i]
-        gp = 1.0 / _inverse(cp)
-        gt = gp * _mean(cp, ct)
-        hp = w[LIKE_P, i] + gp - w[LIKE_P, i]
-        ht = w[LIKE_T, i] + gt - w[LIKE_T, i]
-        a = 1.0 / (1.0 + beta2 * hp)
-        sp = w[PRIOR_P, i] + a * hp
-        st = w[PRIOR_T, i] + a * ht
-        mu[i] = _mean(sp, st)
-        sigma[i] = math.sqrt(1.0 / sp)
+
+
+@helper
+def _add_term(pi_inv: float, mean: float, c: float, p: float, t: float, two: float) -> tuple[float, float]:
+    """One term ``c u`` of a sum factor's message (``_factor_graph._sum_message``, in its order)."""
+    mean += c * (t / p if p else 0.0)
+    if pi_inv != math.inf:
+        pi_inv = math.inf if p == 0.0 else pi_inv + math.pow(c, two) / p
+    return pi_inv, mean
+
+
+@helper
+def team_game(
+    mu: np.ndarray,
+    sigma: np.ndarray,
+    sizes: np.ndarray,
+    weights: np.ndarray,
+    tied_with_next: np.ndarray,
+    beta: float,
+    tau: float,
+    margins: np.ndarray,
+    min_delta: float,
+    max_sweeps: int,
+    w: np.ndarray,
+    two: float,
+) -> None:
+    """Posterior ``mu`` and ``sigma`` (in place) of players team by team, the teams best first (``sizes``
+    players each); a team's performance is the ``weights``-weighted sum of its players' performances."""
+    n = len(mu)
+    teams = len(sizes)
+    beta2 = math.pow(beta, two)
+    w[:, :n] = 0.0
+    _priors(mu, sigma, beta2, math.pow(tau, two), w, two)
+    start = 0
+    for k in range(teams):
+        pi_inv = 0.0
+        mean = 0.0
+        for i in range(start, start + sizes[k]):
+            pi_inv, mean = _add_term(pi_inv, mean, weights[i], w[LIKE_P, i] - 0.0, w[LIKE_T, i] - 0.0, two)
+        precision = 1.0 / pi_inv
+        w[DN_P, k] = w[TV_P, k] = precision
+        w[DN_T, k] = w[TV_T, k] = precision * mean
+        start += sizes[k]
+    _sweep(w, teams, tied_with_next, margins, min_delta, max_sweeps, two)
+    start = 0
+    for k in range(teams):
+        cav_p = w[TV_P, k] - w[DN_P, k]
+        cav_t = w[TV_T, k] - w[DN_T, k]
+        stop = start + sizes[k]
+        for x in range(start, stop):
+            pi_inv = 0.0
+            mean = 0.0
+            for y in range(start, stop):
+                if y == x:
+                    pi_inv, mean = _add_term(pi_inv, mean, 1.0 / weights[x], cav_p, cav_t, two)
+                else:
+                    mp = w[LIKE_P, y] + w[MSG_P, y] - w[MSG_P, y]
+                    mt = w[LIKE_T, y] + w[MSG_T, y] - w[MSG_T, y]
+                    pi_inv, mean = _add_term(pi_inv, mean, -weights[y] / weights[x], mp, mt, two)
+            precision = 1.0 / pi_inv
+            w[MSG_P, x] = precision
+            w[MSG_T, x] = precision * mean
+            mu[x], sigma[x] = _posterior(w, x, w[MSG_P, x], w[MSG_T, x], beta2)
+        start = stop
 
 
 @entry
@@ -259,22 +351,32 @@ def replay_trueskill(
     after: np.ndarray,
     series_before: tuple[np.ndarray, np.ndarray],
     series_after: tuple[np.ndarray, np.ndarray],
+    teams: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
-    """Replay every game; ``theta = (beta, tau, margin, display_k, min_delta, max_sweeps, 2.0)``.
+    """Replay every game; ``theta = (beta, tau, margin, display_k, min_delta, max_sweeps, 2.0, unit)``, where
+    ``unit`` is the draw margin of one player (a pair of teams of ``k`` players has ``unit sqrt(k) beta``).
 
     Players are sorted best first by a stable sort of their ranks (tied players keep their entry
-    order, as the package's), and the displayed rating is ``mu - display_k sigma``.
+    order, as the package's), and the displayed rating is ``mu - display_k sigma``.  ``teams`` is
+    ``(team_game, team, weight)``: a team game's teams are sorted so, their players in entry order.
     """
     offsets, players, ranks, _ = games
+    team_game_, team, weight = teams
     beta, tau, margin, k_display, min_delta = theta[0], theta[1], theta[2], theta[3], theta[4]
     max_sweeps = int(theta[5])
     two = theta[6]
+    unit = theta[7]
     largest = largest_game(offsets)
     work = np.empty((ROWS, largest))
     order = np.empty(largest, dtype=np.int64)
     mu = np.empty(largest)
     sigma = np.empty(largest)
     tied = np.empty(largest, dtype=np.bool_)
+    team_rank = np.empty(largest, dtype=np.int64)
+    sizes = np.empty(largest, dtype=np.int64)
+    weights = np.empty(largest)
+    margins = np.empty(largest)
+    same = np.full(largest, margin)  # a free-for-all game's margins: one pair of one-player teams each
     for game in range(len(offsets) - 1):
         s = offsets[game]
         n = offsets[game + 1] - s
@@ -283,7 +385,45 @@ def replay_trueskill(
             before[s + i] = mu_s[p] - k_display * sigma_s[p]
             series_before[0][s + i] = mu_s[p]
             series_before[1][s + i] = sigma_s[p]
-        if n >= 2:
+        if n >= 2 and team_game_[game]:
+            count = 0
+            for i in range(n):
+                count = max(count, team[s + i] + 1)
+                team_rank[team[s + i]] = ranks[s + i]
+            for t in range(count):  # stable insertion sort of the teams by rank, best first
+                j = t
+                while j > 0 and team_rank[order[j - 1]] > team_rank[t]:
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = t
+            k = 0
+            for j in range(count):
+                sizes[j] = 0
+                for i in range(n):
+                    if team[s + i] == order[j]:
+                        p = players[s + i]
+                        mu[k] = mu_s[p]
+                        sigma[k] = sigma_s[p]
+                        weights[k] = max(min_delta, weight[s + i])
+                        k += 1
+                        sizes[j] += 1
+                if j + 1 < count:
+                    tied[j] = team_rank[order[j]] == team_rank[order[j + 1]]
+            for j in range(count - 1):
+                margins[j] = unit * math.sqrt(sizes[j] + sizes[j + 1]) * beta
+            team_game(
+                mu[:n], sigma[:n], sizes[:count], weights[:n], tied[: count - 1], beta, tau, margins[: count - 1],
+                min_delta, max_sweeps, work, two,
+            )  # fmt: skip
+            k = 0
+            for j in range(count):
+                for i in range(n):
+                    if team[s + i] == order[j]:
+                        p = players[s + i]
+                        mu_s[p] = mu[k]
+                        sigma_s[p] = sigma[k]
+                        k += 1
+        elif n >= 2:
             for i in range(n):  # stable insertion sort by rank, best first
                 j = i
                 while j > 0 and ranks[s + order[j - 1]] > ranks[s + i]:
@@ -296,7 +436,7 @@ def replay_trueskill(
                 sigma[i] = sigma_s[p]
                 if i + 1 < n:
                     tied[i] = ranks[s + order[i]] == ranks[s + order[i + 1]]
-            free_for_all(mu[:n], sigma[:n], tied[: n - 1], beta, tau, margin, min_delta, max_sweeps, work, two)
+            free_for_all(mu[:n], sigma[:n], tied[: n - 1], beta, tau, same, min_delta, max_sweeps, work, two)
             for i in range(n):
                 p = players[s + order[i]]
                 mu_s[p] = mu[i]

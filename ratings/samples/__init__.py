@@ -61,6 +61,13 @@ SAMPLES: dict[str, Sample] = {
             "improves, Beatriz slumps.",
             "chess.csv",
         ),
+        Sample(
+            "doubles",
+            "Doubles club",
+            "Sixteen table-tennis players, about 600 doubles matches over two years with partners drawn at random, "
+            "now and then a substitute for half a match: Ana leads, Yuki joins late and rises, Hugo slumps.",
+            "doubles.csv",
+        ),
     )
 }
 

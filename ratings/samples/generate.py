@@ -300,6 +300,73 @@ def chess_history(seed: int = 20240303) -> GameHistory:
     return GameHistory(games)
 
 
+# --------------------------------------------------------------------------------------------- doubles
+DOUBLES_NAMES = [
+    "Ana",
+    "Ben",
+    "Carla",
+    "Dev",
+    "Elif",
+    "Finn",
+    "Greta",
+    "Hugo",
+    "Isla",
+    "Jae",
+    "Kemal",
+    "Lena",
+    "Milo",
+    "Noor",
+    "Otto",
+    "Yuki",
+]
+
+
+def doubles_history(seed: int = 20240404) -> GameHistory:
+    """A table-tennis doubles club: 16 members, about 600 matches of two pairs over two years.
+
+    Partners are drawn at random each match (so the ratings must tell a player from a partner).  A match's
+    winner follows the logistic model of the pairs' summed skills.  Now and then a pair is three players: a
+    substitute came in halfway, and the player replaced and the substitute each played half the match (weight
+    0.5).  Ana is the strongest, Yuki joins late and rises, Hugo slumps and recovers.
+    """
+    rng = np.random.default_rng(seed)
+    players = [_Player(n, float(rng.normal(0.0, 0.6)), activity=float(rng.uniform(0.6, 1.4))) for n in DOUBLES_NAMES]
+    players[0].base, players[0].activity, players[0].drifts = 1.3, 1.5, False  # Ana, the club's best
+    yuki = players[-1]
+    yuki.joins, yuki.arc, yuki.base, yuki.activity, yuki.drifts = 0.3, _ramp(0.3, 0.8, -1.2, 1.8), 0.0, 1.6, False
+    hugo = players[7]
+    hugo.base, hugo.arc, hugo.activity, hugo.drifts = 0.8, _dip(0.3, 0.5, 0.75, 2.6), 1.4, False
+    nights = _dates(rng, dt.date(2023, 1, 3), 2 * 365, 100, {1, 3})  # Tuesday and Thursday evenings
+    games = []
+    number = 0
+    for k, date in enumerate(nights):
+        t = k / (len(nights) - 1)
+        _drift(rng, players, 0.05)
+        for _ in range(int(rng.integers(4, 9))):
+            four = _pick(rng, players, t, 4)
+            pairs = [four[:2], four[2:]]
+            weights = [[1.0, 1.0], [1.0, 1.0]]
+            if rng.random() < 0.06:  # a substitute came in halfway for the second player of one pair
+                bench = [p for p in _pick(rng, players, t, 6) if p not in four]
+                if bench:
+                    side = int(rng.integers(2))
+                    pairs[side] = [*pairs[side], bench[0]]
+                    weights[side] = [1.0, 0.5, 0.5]
+            strength = [
+                sum(w * p.skill(t) for p, w in zip(pair, ws, strict=True))
+                for pair, ws in zip(pairs, weights, strict=True)
+            ]
+            first_wins = rng.random() < 1.0 / (1.0 + np.exp(-(strength[0] - strength[1])))
+            number += 1
+            entries = []
+            for side, (pair, ws) in enumerate(zip(pairs, weights, strict=True)):
+                place = 1 if (side == 0) == first_wins else 2
+                label = " & ".join(p.name for p in pair)
+                entries += [Entry(p.name, place, label, w) for p, w in zip(pair, ws, strict=True)]
+            games.append(Game(f"M{number:04d}", tuple(entries), date))
+    return GameHistory(games)
+
+
 # ----------------------------------------------------------------------------------------------- write
 def _csv(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
@@ -313,6 +380,7 @@ def main() -> None:
         "poker.csv": _csv(poker_rows()),
         "racing.csv": write_csv(racing_history(), "long"),
         "chess.csv": write_csv(chess_history(), "long"),
+        "doubles.csv": write_csv(doubles_history(), "long"),
     }
     for name, text in outputs.items():
         (HERE / name).write_text(text, encoding="utf-8", newline="")

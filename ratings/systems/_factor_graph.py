@@ -230,24 +230,124 @@ def free_for_all(
     n = len(mu)
     if n < 2:  # nothing was observed
         return list(mu), list(sigma)
-    m = n - 1
+    prior_p, prior_t, like_p, like_t = _priors(mu, sigma, beta, tau)
+    dn_p = [0.0] * n
+    dn_t = [0.0] * n
+    for i in range(n):
+        # Team performance t_i = p_i: the same Gaussian, passed through the sum factor's algebra.
+        lp = like_p[i]
+        q = 1.0 / (1.0 / lp)
+        dn_p[i] = q
+        dn_t[i] = q * (like_t[i] / lp)
+    cav_p, cav_t = _sweep(dn_p, dn_t, tied_with_next, [margin] * (n - 1), min_delta, max_sweeps)
+    new_mu = [0.0] * n
+    new_sigma = [0.0] * n
+    beta2 = beta**2
+    for i in range(n):
+        # Back up: the game's evidence on t_i (its cavity without the performance's message) goes to
+        # p_i unchanged (t_i = p_i), then through the likelihood (variance + beta^2) to s_i.
+        cp = cav_p[i]
+        ct = cav_t[i]
+        gp = 1.0 / _inverse(cp)
+        gt = gp * _mean(cp, ct)
+        new_mu[i], new_sigma[i] = _posterior(prior_p[i], prior_t[i], like_p[i], like_t[i], gp, gt, beta2)
+    return new_mu, new_sigma
+
+
+def team_game(
+    mu: Sequence[float],
+    sigma: Sequence[float],
+    team_sizes: Sequence[int],
+    weights: Sequence[float],
+    tied_with_next: Sequence[bool],
+    *,
+    beta: float,
+    tau: float,
+    margins: Sequence[float],
+    min_delta: float = MIN_DELTA,
+    max_sweeps: int = MAX_SWEEPS,
+) -> tuple[list[float], list[float]]:
+    """Posterior (mu, sigma) of every player of one game between teams (Herbrich, Minka and Graepel 2006).
+
+    Players come team by team, the teams sorted best first (``team_sizes`` players each); a team's performance
+    is the weighted sum of its players' performances, ``t = sum_i w_i p_i`` (``weights``: partial play), so
+    the paper's graph gains one sum factor per team between the performances and the chain of differences.
+    ``tied_with_next[k]`` says whether teams ``k`` and ``k + 1`` drew and ``margins[k]`` is their draw margin
+    (the ``trueskill`` package widens it with the two teams' player count: :func:`draw_margin` of that count).
+
+    The schedule is the package's (0.4.5): the sum factors send down once, the chain is swept as in
+    :func:`free_for_all`, then each sum factor sends up to its players in order, each message computed from the
+    team's cavity and the other players' current cavities, with the package's Gaussian arithmetic.  With one
+    player per team and weight 1 the result is :func:`free_for_all`'s.
+    """
+    teams = len(team_sizes)
+    if teams < 2:  # nothing was observed
+        return list(mu), list(sigma)
+    prior_p, prior_t, like_p, like_t = _priors(mu, sigma, beta, tau)
+    starts = [0] * teams
+    for k in range(1, teams):
+        starts[k] = starts[k - 1] + team_sizes[k - 1]
+    dn_p = [0.0] * teams
+    dn_t = [0.0] * teams
+    for k in range(teams):
+        # Down: t_k = sum_i w_i p_i from the performances' cavities (their likelihood messages).
+        span = range(starts[k], starts[k] + team_sizes[k])
+        dn_p[k], dn_t[k] = _sum_message([(weights[i], like_p[i] - 0.0, like_t[i] - 0.0) for i in span])
+    cav_p, cav_t = _sweep(dn_p, dn_t, tied_with_next, margins, min_delta, max_sweeps)
+    new_mu = list(mu)
+    new_sigma = list(sigma)
+    beta2 = beta**2
+    for k in range(teams):
+        # Up: p_x = (t_k - sum_{j != x} w_j p_j) / w_x, for each player x in order; a player already updated
+        # enters with its performance marginal divided by this factor's new message, as the package computes it.
+        first = starts[k]
+        members = list(range(first, first + team_sizes[k]))
+        msg_p = [0.0] * len(members)
+        msg_t = [0.0] * len(members)
+        for x, i in enumerate(members):
+            w = weights[i]
+            terms = []
+            for y, j in enumerate(members):
+                if y == x:
+                    terms.append((1.0 / w, cav_p[k], cav_t[k]))
+                else:
+                    mp = like_p[j] + msg_p[y] - msg_p[y]
+                    mt = like_t[j] + msg_t[y] - msg_t[y]
+                    terms.append((-weights[j] / w, mp, mt))
+            msg_p[x], msg_t[x] = _sum_message(terms)
+            new_mu[i], new_sigma[i] = _posterior(
+                prior_p[i], prior_t[i], like_p[i], like_t[i], msg_p[x], msg_t[x], beta2
+            )
+    return new_mu, new_sigma
+
+
+def _sum_message(terms: Sequence[tuple[float, float, float]]) -> tuple[float, float]:
+    """The message of a sum factor ``v = sum_j c_j u_j`` to ``v``, from each ``(c_j, precision, adjusted mean)``
+    of the other variables' cavities: mean ``sum c_j mu_j``, variance ``sum c_j^2 / pi_j`` (infinite when a
+    cavity is flat), in the package's order of operations."""
+    pi_inv = 0.0
+    mean = 0.0
+    for c, p, t in terms:
+        mean += c * (t / p if p else 0.0)
+        if pi_inv == _INF:
+            continue
+        pi_inv = _INF if p == 0.0 else pi_inv + c**2 / p
+    precision = 1.0 / pi_inv
+    return precision, precision * mean
+
+
+def _priors(
+    mu: Sequence[float], sigma: Sequence[float], beta: float, tau: float
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Each player's skill prior with the dynamics, N(mu, sigma^2 + tau^2), and its likelihood message to the
+    performance, N(mu, sigma^2 + tau^2 + beta^2), in natural parameters (precision, adjusted mean)."""
+    n = len(mu)
     beta2 = beta**2
     tau2 = tau**2
-    # Natural parameters throughout: *_p is a precision 1/variance, *_t a precision-adjusted mean mu/variance.
-    prior_p = [0.0] * n  # skill prior with the dynamics: N(mu, sigma^2 + tau^2)
+    prior_p = [0.0] * n
     prior_t = [0.0] * n
     like_p = [0.0] * n  # message likelihood -> performance, also the performance marginal before the game
     like_t = [0.0] * n
-    # Team-performance variables t_i: marginal (tv), message from the performance (dn), from the
-    # difference above (up: factor k = i - 1) and from the difference below (lo: factor k = i).
-    tv_p = [0.0] * n
-    tv_t = [0.0] * n
-    dn_p = [0.0] * n
-    dn_t = [0.0] * n
-    up_p = [0.0] * n
-    up_t = [0.0] * n
-    lo_p = [0.0] * n
-    lo_t = [0.0] * n
     for i in range(n):
         # The rating as a Gaussian, then the dynamics factor: variance sigma^2 + tau^2.
         p0 = sigma[i] ** -2
@@ -258,12 +358,48 @@ def free_for_all(
         prior_t[i] = pt = pp * (t0 / p0)
         # Likelihood factor p_i ~ N(s_i, beta^2): a convolution, precision pi / (1 + beta^2 pi).
         a = 1.0 / (1.0 + beta2 * pp)
-        like_p[i] = lp = a * pp
-        like_t[i] = lt = a * pt
-        # Team performance t_i = p_i: the same Gaussian, passed through the sum factor's algebra.
-        q = 1.0 / (1.0 / lp)
-        dn_p[i] = tv_p[i] = q
-        dn_t[i] = tv_t[i] = q * (lt / lp)
+        like_p[i] = a * pp
+        like_t[i] = a * pt
+    return prior_p, prior_t, like_p, like_t
+
+
+def _posterior(
+    prior_p: float, prior_t: float, like_p: float, like_t: float, gp: float, gt: float, beta2: float
+) -> tuple[float, float]:
+    """A player's posterior (mu, sigma) from the game's message ``(gp, gt)`` to its performance."""
+    # The performance marginal is like + g; dividing by the likelihood's own message leaves g.
+    hp = like_p + gp - like_p
+    ht = like_t + gt - like_t
+    a = 1.0 / (1.0 + beta2 * hp)
+    sp = prior_p + a * hp
+    st = prior_t + a * ht
+    return _mean(sp, st), math.sqrt(1.0 / sp)
+
+
+def _sweep(
+    dn_p: list[float],
+    dn_t: list[float],
+    tied_with_next: Sequence[bool],
+    margins: Sequence[float],
+    min_delta: float,
+    max_sweeps: int,
+) -> tuple[list[float], list[float]]:
+    """Expectation propagation along the chain of differences between the team performances (best first).
+
+    ``dn_*``: each team performance's message from its players; ``margins[k]`` the draw margin of the pair
+    ``k, k + 1``.  Returns each team performance's cavity: its marginal without the players' message, the
+    game's evidence about it.
+    """
+    n = len(dn_p)
+    m = n - 1
+    # Team-performance variables t_i: marginal (tv), message from the performance (dn), from the
+    # difference above (up: factor k = i - 1) and from the difference below (lo: factor k = i).
+    tv_p = list(dn_p)
+    tv_t = list(dn_t)
+    up_p = [0.0] * n
+    up_t = [0.0] * n
+    lo_p = [0.0] * n
+    lo_t = [0.0] * n
     # Difference variables d_k: marginal (dv), message from the difference factor (f) and from the truncation (tr).
     dv_p = [0.0] * m
     dv_t = [0.0] * m
@@ -293,7 +429,7 @@ def free_for_all(
         ct = dv_t[k] - tr_t[k]
         root = math.sqrt(cp)
         x = ct / root
-        e = margin * root
+        e = margins[k] * root
         v, w = draw_vw(x, e) if tied_with_next[k] else win_vw(x, e)
         denom = 1.0 - w
         new_p = cp / denom
@@ -360,21 +496,4 @@ def free_for_all(
     to_previous(0)
     to_next(m - 1)
 
-    new_mu = [0.0] * n
-    new_sigma = [0.0] * n
-    for i in range(n):
-        # Back up: the game's evidence on t_i (its cavity without the performance's message) goes to
-        # p_i unchanged (t_i = p_i), then through the likelihood (variance + beta^2) to s_i.
-        cp = tv_p[i] - dn_p[i]
-        ct = tv_t[i] - dn_t[i]
-        gp = 1.0 / _inverse(cp)
-        gt = gp * _mean(cp, ct)
-        # The performance marginal is like + g; dividing by the likelihood's own message leaves g.
-        hp = like_p[i] + gp - like_p[i]
-        ht = like_t[i] + gt - like_t[i]
-        a = 1.0 / (1.0 + beta2 * hp)
-        sp = prior_p[i] + a * hp
-        st = prior_t[i] + a * ht
-        new_mu[i] = _mean(sp, st)
-        new_sigma[i] = math.sqrt(1.0 / sp)
-    return new_mu, new_sigma
+    return [tv_p[i] - dn_p[i] for i in range(n)], [tv_t[i] - dn_t[i] for i in range(n)]

@@ -8,6 +8,12 @@ below everyone else but not among themselves; ``draw`` reads it as a shared plac
 rate may depend on the rating (piecewise linear through ``eta_knots``/``eta_values``, clamped at
 the ends); ratings may be held above a floor.  A system supplies only :meth:`SingleRatingSystem._gradient`, the
 direction of the update for one game.
+
+Team games (:mod:`ratings.systems._teams`): the game is rated between its teams, the dummy joining as a team of
+its own tied with the last team, and each member moves by its learning rate times its share of its team's
+gradient (``team_strength``: the sum or the mean of the members' ratings, Weng and Lin 2011), or, for
+multiplayer Elo, against composite opponents (:meth:`SingleRatingSystem._team_gradient`).  A partial-play weight
+scales a member's share.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import numpy as np
 
 from ratings.base import GameView, RatingSystem, Replay, State
 from ratings.params import Declared, Interval, Rule, param
+from ratings.systems._teams import share, strength, team_strength_param, team_view
 
 __all__ = ["DUMMY_TIES", "ETA", "KNOT_RULES", "RATING", "KerbyParams", "SingleRatingSystem", "dummy_tie_param"]
 
@@ -122,12 +129,14 @@ class KerbyParams(Declared):
         label="eta values",
     )
     dummy_tie: str = dummy_tie_param()
+    team_strength: str = team_strength_param()
 
 
 class SingleRatingSystem(RatingSystem):
     """A system with one number per player, updated by ``rating += step(rating) * gradient``."""
 
     scale = "natural scale"
+    batch_teams = True  # the compiled loop rates team games (ratings.kernels.single)
 
     def _initial_state(self, n_players: int) -> State:
         return {"rating": np.full(n_players, float(self.params.initial))}
@@ -168,13 +177,33 @@ class SingleRatingSystem(RatingSystem):
 
     def _play(self, state: State, game: GameView) -> None:
         ratings = state["rating"][game.players]
-        all_ratings, ranks, dnf = self._with_dummy(ratings, game)
-        gradient = self._gradient(all_ratings, ranks, dnf)[: len(ratings)]
+        if game.teams is None:
+            all_ratings, ranks, dnf = self._with_dummy(ratings, game)
+            gradient = self._gradient(all_ratings, ranks, dnf)[: len(ratings)]
+        else:
+            gradient = self._team_gradient(ratings, game)
         updated = ratings + self._step(ratings) * gradient
         floor = getattr(self.params, "floor", None)
         if floor is not None:
             updated = np.maximum(updated, floor)
         state["rating"][game.players] = updated
+
+    def _team_gradient(self, ratings: np.ndarray, game: GameView) -> np.ndarray:
+        """Each member's update direction in a team game: the game rated between the teams' strengths (the dummy
+        a team of its own), each member taking its share of its team's gradient (Weng and Lin 2011)."""
+        how = self.params.team_strength
+        teams = team_view(game)
+        strengths = strength(ratings, teams, how)
+        between = GameView(game.index, np.arange(teams.count), teams.ranks, teams.dnf, game.date)
+        all_strengths, ranks, dnf = self._with_dummy(strengths, between)
+        team_gradient = self._gradient(all_strengths, ranks, dnf)[: teams.count]
+        return share(team_gradient, teams, how)
+
+    def _team_mode(self) -> int:
+        """How the compiled loop rates team games (:data:`ratings.kernels.single.SUM` and the like)."""
+        from ratings.kernels.single import MEAN, SUM
+
+        return MEAN if self.params.team_strength == "mean" else SUM
 
     def _kernel(self) -> tuple[int, np.ndarray] | None:
         """This system's gradient kernel in :func:`ratings.kernels.single.replay_single` (its ``kind``)
@@ -208,9 +237,18 @@ class SingleRatingSystem(RatingSystem):
         games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
         theta = np.asarray(theta, dtype=float)
         n_games = len(replay.offsets) - 1
+        history = replay.history
+        teams = (
+            history.team_game[replay.first : replay.first + n_games],
+            history.flat_team,
+            history.flat_weight,
+            self._team_mode(),
+        )
         start = 0
         while start < n_games:
-            declined = replay_single(kind, theta, games, state["rating"], replay.before, replay.after, rules, start)
+            declined = replay_single(
+                kind, theta, games, state["rating"], replay.before, replay.after, rules, start, teams
+            )
             if declined < n_games:
                 self._replay_per_game(state, replay, declined, declined + 1)
             start = declined + 1

@@ -25,6 +25,14 @@ Ties and did-not-finish.  Theorem 3.2 has a tie term ``d_j``: in the logistic mo
 directly; every DNF shares the rank after the last finisher (the :class:`~ratings.history.GameHistory`
 convention), so DNFs lose to every finisher and tie with each other.
 
+Team games.  The paper rates individuals only; a team game is rated with each team as one entrant whose
+performance is the pool of its members': its prior has the members' (weighted) mean skill and mean variance,
+``mu_T = sum w_i mu_i / W`` and ``delta_T^2 = sum w_i sigma_i^2 / W + beta^2``, and phase 1 (Theorem 3.2) finds
+each team's performance from the teams' order.  Phase 2 then updates each member as if that performance were
+its own, with the observation's weight scaled by the member's weight ``w_i`` (partial play: ``w_i / beta^2`` in
+the Gaussian update and in equation (8), and as the weight of the logistic term), as the ``weight`` parameter
+scales a whole contest.  One player per team with weight 1 is the free-for-all game exactly.
+
 Parameters.  ``beta`` is the spread of one performance around the skill and ``sigma_limit`` the
 uncertainty a regular player settles at.  The drift ``gamma`` is the one for which ``sigma_limit``
 is the fixed point of "drift, then update" (section 5.2's steady state):
@@ -71,6 +79,7 @@ from scipy import special
 from ratings.base import GameView, RatingSystem, Replay, State
 from ratings.params import Declared, Interval, Rule, param
 from ratings.predict import monte_carlo_places
+from ratings.systems._teams import strength, team_view
 
 __all__ = ["EloMMR", "EloMMRParams", "solve_decreasing"]
 
@@ -536,6 +545,7 @@ class EloMMR(RatingSystem):
     scale = "Elo-MMR points"
     Params = EloMMRParams
     extra_series = ("mu", "sigma")
+    batch_teams = True  # ratings.kernels.elo_mmr rates team games
 
     # ------------------------------------------------------------ state
     def _initial_state(self, n_players: int) -> State:
@@ -601,6 +611,11 @@ class EloMMR(RatingSystem):
             replay.after,
             (replay.extras_before["mu"], replay.extras_before["sigma"]),
             (replay.extras_after["mu"], replay.extras_after["sigma"]),
+            (
+                replay.history.team_game[replay.first : replay.first + replay.n_games],
+                replay.history.flat_team,
+                replay.history.flat_weight,
+            ),
         )
         if rho:
             state["hist_p"], state["hist_w"] = hist_p, hist_w
@@ -616,16 +631,27 @@ class EloMMR(RatingSystem):
             self._diffuse(state, players, sigma2, gamma2)
         sigma2 = sigma2 + gamma2  # section 4: the uncertainty after drift (both variants)
         mu = state["mu"][players]
-        delta = np.sqrt(sigma2 + beta**2)
-        ranks = np.asarray(game.ranks)
+        if game.teams is None:
+            delta = np.sqrt(sigma2 + beta**2)
+            ranks = np.asarray(game.ranks)
+            observed: float | np.ndarray = 1.0 / beta**2
+        else:
+            # Each team one entrant with its members' pooled skill and variance (module docstring).
+            teams = team_view(game)
+            member_mu, mu = mu, strength(mu, teams, "mean")
+            delta = np.sqrt(strength(sigma2, teams, "mean") + beta**2)
+            ranks = teams.ranks
+            observed = teams.weights / beta**2
+        performances = gaussian_performances if p.variant == "chi" else logistic_performances
+        perf = performances(mu, delta, ranks)
+        if game.teams is not None:
+            perf, mu = perf[teams.of], member_mu
         if p.variant == "chi":
-            perf = gaussian_performances(mu, delta, ranks)
             # Section 3.2, Gaussian: precision-weighted mean of prior N(mu, sigma^2) and observation N(perf, beta^2).
-            w_prior, w_perf = 1.0 / sigma2, 1.0 / beta**2
+            w_prior, w_perf = 1.0 / sigma2, observed
             state["mu"][players] = (w_prior * mu + w_perf * perf) / (w_prior + w_perf)
         else:
-            perf = logistic_performances(mu, delta, ranks)
-            self._push(state, players, perf, 1.0 / beta**2)
+            self._push(state, players, perf, observed)
             h = int(state["hist_len"][players].max())
             state["mu"][players] = robust_average(
                 state["p0"][players],
@@ -634,8 +660,8 @@ class EloMMR(RatingSystem):
                 state["hist_w"][players, :h],
                 beta,
             )
-        # Equation (8): the new precision is the drifted precision plus the game's 1 / beta^2.
-        state["sigma"][players] = 1.0 / np.sqrt(1.0 / sigma2 + 1.0 / beta**2)
+        # Equation (8): the new precision is the drifted precision plus the game's 1 / beta^2 (times the weight).
+        state["sigma"][players] = 1.0 / np.sqrt(1.0 / sigma2 + observed)
 
     def _diffuse(self, state: State, players: np.ndarray, sigma2: np.ndarray, gamma2: float) -> None:
         """Algorithm 2 (section 4.2): transfer and decay, preserving the rating, adding gamma^2 of variance."""
@@ -649,7 +675,7 @@ class EloMMR(RatingSystem):
         state["w0"][players] = kappa * (w_gauss + w_moved)
         state["hist_w"][players] = hist_w * (kappa * keep)[:, None]
 
-    def _push(self, state: State, players: np.ndarray, perf: np.ndarray, weight: float) -> None:
+    def _push(self, state: State, players: np.ndarray, perf: np.ndarray, weight: float | np.ndarray) -> None:
         """Append one logistic term per player, folding the oldest into the Gaussian term when full (section 5.3)."""
         limit = self.params.max_history
         length = state["hist_len"][players]

@@ -37,6 +37,14 @@ a game each participant's deviation grows over ``t = days / period_days`` fracti
 periods since their previous dated game, ``phi* = sqrt(phi^2 + t sigma^2)``, never above the
 new-player deviation.  Without dates only the one-period step of every game applies.
 
+Team games (INVERSUS Deluxe, "What about team vs team matches?" and "Updating Skill"): each player's rating
+period has one match per other team, against a virtual opponent: with ``team_method="composite team"`` (the
+article's choice and code) at ``mu_i + (mean_U - mean_T)``, the other team's mean relative to the player's own
+team's mean; with ``"composite opponent"`` at the other team's mean ``mean_U``; either way with the other team's
+mean deviation.  Teammates play no match.  Means are weighted by partial-play weights; a player's own update does
+not scale with its weight (Glickman's rating period has no partial play).  One player per team is exactly the
+free-for-all game.
+
 Rank Points (INVERSUS Deluxe, "Player Facing Rank Points")
 -----------------------------------------------------------
 The *target* is the lower end of the 99.7% interval, ``mu - 3 phi``, remapped linearly from
@@ -80,6 +88,7 @@ import numpy as np
 from ratings.base import ComputationError, GameView, RatingSystem, Replay, State
 from ratings.params import Declared, Interval, Rule, param
 from ratings.predict import monte_carlo_places
+from ratings.systems._teams import composite_opponents, strength, team_method_param, team_view
 
 __all__ = [
     "GLICKO_SCALE",
@@ -230,6 +239,7 @@ class Glicko2Params(Declared):
         choices=("glicko", "rank-points"),
         label="display",
     )
+    team_method: str = team_method_param()
 
 
 # ---------------------------------------------------------------------------- pure maths
@@ -367,6 +377,7 @@ class Glicko2(RatingSystem):
     scale = "Glicko rating (or Rank Points)"
     Params = Glicko2Params
     extra_series = ("mu", "sigma", "volatility", "points")
+    batch_teams = True  # ratings.kernels.glicko2 rates team games
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)
@@ -426,15 +437,12 @@ class Glicko2(RatingSystem):
         players = game.players
         mu, phi = self._to_internal(state, players)
         vol = state["volatility"][players]
-        score, played = match_scores(game.ranks, game.dnf)
         n = len(players)
         new_mu, new_phi, new_vol = np.empty(n), np.empty(n), np.empty(n)
         results = np.zeros(n)
-        for i in range(n):
-            opp = played[i]
-            s = score[i, opp]
+        for i, (opp_mu, opp_phi, s) in enumerate(self._matches(game, mu, phi)):
             new_mu[i], new_phi[i], new_vol[i] = glicko2_period(
-                float(mu[i]), float(phi[i]), float(vol[i]), mu[opp], phi[opp], s, tau=p.tau
+                float(mu[i]), float(phi[i]), float(vol[i]), opp_mu, opp_phi, s, tau=p.tau
             )
             # Score against the field minus one half; sums of halves are exact in floating point.
             results[i] = float(s.sum()) - 0.5 * len(s) if len(s) else math.nan
@@ -453,6 +461,30 @@ class Glicko2(RatingSystem):
                 points[player] = rank_points_step(
                     float(points[player]), float(lower[i]), float(upper[i]), float(results[i])
                 )
+
+    def _matches(
+        self, game: GameView, mu: np.ndarray, phi: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Each player's matches in one game: the opponents' ratings and deviations (Glicko-2 scale) and scores.
+
+        Free-for-all: every other participant.  Team game: every other team as one virtual opponent, by the
+        composite method of design document 002 (``team_method``; :mod:`ratings.systems._teams`), whose deviation
+        is that team's mean deviation; teammates play no match.  A partial-play weight enters the teams' means;
+        Glickman's rating period has no partial play, so a player's own update does not scale with its weight.
+        """
+        if game.teams is None:
+            score, played = match_scores(game.ranks, game.dnf)
+            return [(mu[played[i]], phi[played[i]], score[i, played[i]]) for i in range(len(mu))]
+        teams = team_view(game)
+        virtual = composite_opponents(mu, teams, self.params.team_method)
+        team_phi = strength(phi, teams, "mean")
+        score, played = match_scores(teams.ranks, teams.dnf)
+        out = []
+        for i in range(len(mu)):
+            own = teams.of[i]
+            against = played[own]
+            out.append((virtual[i, against], team_phi[against], score[own, against]))
+        return out
 
     def _replay(self, state: State, replay: Replay) -> None:
         """The whole history in :func:`ratings.kernels.glicko2.replay_glicko2` (every option compiled)."""
@@ -483,6 +515,12 @@ class Glicko2(RatingSystem):
             replay.after,
             _series(replay.extras_before),
             _series(replay.extras_after),
+            (
+                replay.history.team_game[replay.first : replay.first + replay.n_games],
+                replay.history.flat_team,
+                replay.history.flat_weight,
+                p.team_method == "composite opponent",
+            ),
         )
 
     def _display(self, state: State, players: np.ndarray) -> np.ndarray:

@@ -25,6 +25,13 @@ inside ``G`` contribute exactly ``m(m-1)/2 / (N(N-1)/2)`` to the right side, whi
 linear ``T_G``, and the exponential score function gives the bottom positions no more than the
 linear one (``(alpha^k - 1) / k`` increases with ``k``).  A whole game tied with the dummy
 (``G`` everyone) leaves every rating unchanged.
+
+Team games use the composite methods of the INVERSUS Deluxe article (design document 002, ``team_method``, see
+:mod:`ratings.systems._teams`): each player plays a game of ``T`` entrants, one per team, in which the player
+stands for its own team and each other team is one virtual opponent (its mean rating, or, for the composite
+team, the player's rating plus that team's mean minus the player's own team's mean).  The score function runs
+over the ``T`` teams' places, and ``R' = R + K w (T - 1) (S - E)`` with ``w`` the player's weight (partial play).
+With one player per team this is the free-for-all game exactly.
 """
 
 from __future__ import annotations
@@ -34,10 +41,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ratings.base import State
+from ratings.base import GameView, State
 from ratings.params import Declared, Interval, param
 from ratings.predict import plackett_luce_places
 from ratings.systems._single import SingleRatingSystem, dummy_tie_param
+from ratings.systems._teams import composite_opponents, team_method_param, team_view
 
 __all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "actual_scores", "censor_last"]
 
@@ -97,6 +105,7 @@ class MultiEloParams(Declared):
         label="rating floor",
     )
     dummy_tie: str = dummy_tie_param()
+    team_method: str = team_method_param()
 
 
 def score_function(n: int, base: float = 1.0) -> np.ndarray:
@@ -173,6 +182,23 @@ class MultiElo(SingleRatingSystem):
         if self._censored_dummy():
             actual = censor_last(actual, expected, np.asarray(ranks))
         return (n - 1) * (actual - expected)
+
+    def _team_mode(self) -> int:
+        from ratings.kernels.single import COMPOSITE_OPPONENT, COMPOSITE_TEAM
+
+        return COMPOSITE_OPPONENT if self.params.team_method == "composite opponent" else COMPOSITE_TEAM
+
+    def _team_gradient(self, ratings: np.ndarray, game: GameView) -> np.ndarray:
+        """Each player against the other teams as composite opponents (design document 002), its own team's
+        entry holding its own rating; the dummy, when there is one, a further entrant tied with the last team."""
+        teams = team_view(game)
+        virtual = composite_opponents(ratings, teams, self.params.team_method)
+        between = GameView(game.index, np.arange(teams.count), teams.ranks, teams.dnf, game.date)
+        out = np.empty(len(ratings))
+        for i in range(len(ratings)):
+            field, ranks, dnf = self._with_dummy(virtual[i], between)
+            out[i] = self._gradient(field, ranks, dnf)[teams.of[i]] * teams.weights[i]
+        return out
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Plackett-Luce with weights 10^(R/D): first place drawn first."""

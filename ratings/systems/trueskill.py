@@ -11,7 +11,11 @@ propagation on the factor graph in :mod:`ratings.systems._factor_graph`, with th
 stopping rule of the Python ``trueskill`` package, so the ratings agree with that package
 (which racetime.gg uses with default settings) to about 1e-9.
 
-Every player is a one-player team.  Did-not-finish entries are tied for last, as on racetime.gg
+In a free-for-all game every player is a one-player team.  In a team game a team's performance is the sum of its
+players' performances, each times its weight (partial play), as in the paper's section 2 and the ``trueskill``
+package's ``rate(..., weights=...)`` (which raises a weight below its ``min_delta`` to ``min_delta``, as here):
+:func:`ratings.systems._factor_graph.team_game`; a tie between teams is a draw, with the package's draw margin
+for the two teams' player count.  Did-not-finish entries are tied for last, as on racetime.gg
 (so among themselves they count as draws: Kerby 2025, section 4 explains why that makes a DNF
 gain points); ties among finishers are draws.  The displayed rating is the lower confidence
 bound ``mu - k sigma`` with k = 2 by default (Kerby 2025, section 2).
@@ -30,7 +34,8 @@ from ratings.base import GameView, RatingRun, RatingSystem, Replay, State
 from ratings.history import GameHistory
 from ratings.params import Declared, Interval, Rule, param
 from ratings.predict import monte_carlo_places
-from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all
+from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all, ppf, team_game
+from ratings.systems._teams import team_view
 
 __all__ = ["TrueSkill", "TrueSkillParams"]
 
@@ -126,6 +131,7 @@ class TrueSkill(RatingSystem):
     scale = "TrueSkill (mu - 2 sigma)"
     Params = TrueSkillParams
     extra_series = ("mu", "sigma")
+    batch_teams = True  # ratings.kernels.trueskill rates team games
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -155,8 +161,9 @@ class TrueSkill(RatingSystem):
         from ratings.kernels.trueskill import replay_trueskill
 
         p = self.params
+        unit = abs(ppf((p.draw_probability + 1.0) / 2.0))  # draw_margin's factor: unit sqrt(players) beta
         replay_trueskill(
-            np.array([p.beta, p.tau, self.margin, p.display_k, MIN_DELTA, MAX_SWEEPS, 2.0], dtype=float),
+            np.array([p.beta, p.tau, self.margin, p.display_k, MIN_DELTA, MAX_SWEEPS, 2.0, unit], dtype=float),
             (replay.offsets, replay.players, replay.ranks, replay.dnf),
             state["mu"],
             state["sigma"],
@@ -164,9 +171,17 @@ class TrueSkill(RatingSystem):
             replay.after,
             (replay.extras_before["mu"], replay.extras_before["sigma"]),
             (replay.extras_after["mu"], replay.extras_after["sigma"]),
+            (
+                replay.history.team_game[replay.first : replay.first + replay.n_games],
+                replay.history.flat_team,
+                replay.history.flat_weight,
+            ),
         )
 
     def _play(self, state: State, game: GameView) -> None:
+        if game.teams is not None:
+            self._play_teams(state, game)
+            return
         # Best first; a stable sort keeps tied players in their entry order, as the package does
         # (the order inside a tie slightly changes the result: see the module docstring of _factor_graph).
         order = np.argsort(game.ranks, kind="stable")
@@ -180,6 +195,32 @@ class TrueSkill(RatingSystem):
             beta=p.beta,
             tau=p.tau,
             margin=self.margin,
+            min_delta=MIN_DELTA,
+        )
+        state["mu"][players] = mu
+        state["sigma"][players] = sigma
+
+    def _play_teams(self, state: State, game: GameView) -> None:
+        """A game between teams: teams best first (a stable sort: tied teams keep their order in the game, as the
+        package keeps the order of its rating groups), players in game order inside a team."""
+        teams = team_view(game)
+        order = np.argsort(teams.ranks, kind="stable")
+        members = [teams.members(int(t)) for t in order]
+        entries = np.concatenate(members)
+        players = game.players[entries]
+        sizes = [len(m) for m in members]
+        ranks = teams.ranks[order]
+        p = self.params
+        margins = [draw_margin(p.draw_probability, p.beta, a + b) for a, b in zip(sizes, sizes[1:], strict=False)]
+        mu, sigma = team_game(
+            state["mu"][players].tolist(),
+            state["sigma"][players].tolist(),
+            sizes,
+            [max(MIN_DELTA, float(w)) for w in teams.weights[entries]],
+            (ranks[1:] == ranks[:-1]).tolist(),
+            beta=p.beta,
+            tau=p.tau,
+            margins=margins,
             min_delta=MIN_DELTA,
         )
         state["mu"][players] = mu

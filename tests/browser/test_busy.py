@@ -35,6 +35,15 @@ def test_a_refused_change_says_the_server_is_busy_and_keeps_the_results(browser,
         settle(page)  # every refused callback has answered: nothing more can reach the leaderboard
         banner = page.locator("#page-error")
         assert BUSY_MESSAGE in banner.inner_text()
+        # Rendered text is read where it is drawn: the grid's wrapper has content-visibility: auto, and below the
+        # open phone controls the leaderboard can lie beyond the margin in which Chromium draws it (innerText
+        # is then empty): scroll it into view and wait until it is drawn.
+        page.locator("#standings-leaderboard").scroll_into_view_if_needed()
+        page.wait_for_function(
+            "() => document.querySelector('#standings-leaderboard .ag-cell')"
+            ".checkVisibility({contentVisibilityAuto: true})",
+            timeout=TIMEOUT,
+        )
         assert leaderboard_text(page) == before, "the last results stay on screen"
         screenshot(page, name)
     finally:
