@@ -38,12 +38,17 @@ class MissingHistory(LookupError):
 
 
 def serialise(history: GameHistory) -> bytes:
-    """Canonical JSON of a history: ``[[game, date or null, [[player, place or null for DNF], ...]], ...]``."""
+    """Canonical JSON of a history: ``[[game, date or null, [[player, place or null for DNF], ...]], ...]``; an
+    entry with a team or a partial weight is ``[player, place, team or null, weight]`` (an entry without either is
+    written as before, so a history without teams keeps its content id)."""
     games = [
         [
             game.id,
             game.date.isoformat() if game.date is not None else None,
-            [[e.player, e.place] for e in game.entries],
+            [
+                [e.player, e.place] if e.team is None and e.weight == 1.0 else [e.player, e.place, e.team, e.weight]
+                for e in game.entries
+            ],
         ]
         for game in history.games
     ]
@@ -65,10 +70,19 @@ def _deserialise(data: bytes) -> GameHistory:
         if not isinstance(game_id, str) or not isinstance(date, str | None) or not isinstance(entries, list):
             raise ValueError("not a serialised game")
         played = []
-        for player, place in entries:
-            if not isinstance(player, str) or not (place is None or type(place) is int):
+        for entry in entries:
+            if not isinstance(entry, list) or len(entry) not in (2, 4):
                 raise ValueError("not a serialised entry")
-            played.append(Entry(player, place))
+            player, place, team, weight = (*entry, None, 1.0) if len(entry) == 2 else entry
+            if (
+                not isinstance(player, str)
+                or not (place is None or type(place) is int)
+                or not (team is None or isinstance(team, str))
+                or type(weight) not in (int, float)
+                or not 0 < weight <= 1
+            ):
+                raise ValueError("not a serialised entry")
+            played.append(Entry(player, place, team, float(weight)))
         games.append(Game(game_id, tuple(played), None if date is None else dt.date.fromisoformat(date)))
     return GameHistory(games)
 

@@ -488,3 +488,20 @@ def test_an_unusable_store_directory_is_a_store_error(tmp_path: Path, key: str) 
     with pytest.raises(StoreError) as damaged:
         DiskStore(str(directory)).get(key)
     assert str(damaged.value) == UNAVAILABLE and damaged.value.__cause__ is None
+
+
+def test_teams_and_weights_are_kept_and_a_history_without_them_keeps_its_content_id(backend: Backend) -> None:
+    from ratings.samples import load_sample
+
+    doubles = load_sample("doubles")  # pairs, and half-match substitutes (weight 0.5)
+    assert any(e.team for g in doubles.games for e in g.entries) and any(
+        e.weight < 1 for g in doubles.games for e in g.entries
+    )
+    store = backend.make()
+    again = fetch(keep(doubles, store), store)
+    assert [g.entries for g in again.games] == [g.entries for g in doubles.games]
+    plain = GameHistory.from_records(
+        [{"game": "g1", "player": "Ann", "place": 1}, {"game": "g1", "player": "Bob", "place": "DNF"}]
+    )
+    # the format a history without teams was kept in before teams existed, so its links still open it
+    assert serialise(plain) == b'{"v":1,"games":[["g1",null,[["Ann",1],["Bob",null]]]]}'
