@@ -10,12 +10,12 @@ from dash import Input, Output, State, callback, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
 from callbacks.runs import DataError, Loaded, describe_source, load_source, read_upload
-from callbacks.url import default_source
 from figures import counted, date_range_text
 from layouts.ids import Data, DateRange, Page
 from ratings.io.cells import Cell
 from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
 from ratings.seasons import Season, SeasonError
+from sources.links import default_source
 from sources.model import Sample, Sheet, parse_source
 from sources.views import View, view_of, with_view
 

@@ -9,11 +9,11 @@ import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from callbacks.baseline import pin
 from callbacks.runs import settings_of
 from layouts.fit import compare_view, fit_view
 from layouts.ids import Baseline, Data, Fit, FitType, Page, Params
 from ratings import SYSTEM_NAMES, tune
+from sources.baselines import pin
 from sources.fitting import compare_systems, fit_system
 from sources.jobs import NO_WORKER, workers_ready
 

@@ -11,12 +11,12 @@ from urllib.parse import urlencode
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, html, no_update
 
 from callbacks.runs import parse_params
-from callbacks.url import link_params, settings_pairs
 from layouts.controls import default_shown, param_controls
 from layouts.ids import Page, Params, ParamType, Standings
 from ratings import SYSTEM_NAMES, get_system
 from ratings.params import parse_number
 from sources.generations import next_generation
+from sources.links import link_params, settings_pairs
 
 __all__ = ["address_values", "collect", "controls_for", "follow", "slider_for"]
 

@@ -13,7 +13,8 @@ from dash.exceptions import PreventUpdate
 
 from ratings import ComputationError, GameHistory, ParameterError, RatingRun
 from sources.model import DataError, Edited, Loaded, Sheet, keep_history, parse_source
-from sources.runs import jsonable, load_raw, parse_params, run_for, settings_of, typed_params
+from sources.reading import describe_source, history_for
+from sources.runs import jsonable, parse_params, run_for, settings_of, typed_params
 from sources.runs import load as load_source
 from sources.views import view_of, with_view
 
@@ -56,23 +57,9 @@ def edited_source(history: GameHistory, base: Any) -> dict[str, Any]:
     return with_view(edited, view_of(base)) if isinstance(base, dict) else edited
 
 
-def describe_source(source: Any) -> str:
-    """A human label: "sample 'poker'", "upload results.csv", "Google Sheet ..."."""
-    try:
-        return parse_source(source).label
-    except DataError:
-        return "unknown source"
-
-
 def open_sheet(url: str, worksheet: str | None = None) -> Any:
     """A ``sources.sheets.SheetSource`` for ``url`` with the host's sheet settings (credentials, cache, retries)."""
     return Sheet(url, worksheet).opener()
-
-
-def history_for(source: Any) -> GameHistory:
-    """The game history of ``source`` as read, without the aliases and season of its view (what the edit grid
-    edits, the download holds and the record form names)."""
-    return load_raw(source).history
 
 
 def records_of(history: GameHistory) -> list[dict[str, Any]]:

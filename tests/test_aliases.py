@@ -249,12 +249,13 @@ def test_season_boxes_and_a_change_of_data_keep_the_view() -> None:
 
 
 def test_the_address_carries_the_view() -> None:
-    from callbacks.url import build_query, parse_query
+    from layouts.ids import TAB_NAMES
+    from sources.links import build_query, parse_query
 
     source = {"kind": "sample", "name": "poker", "view": {"aliases": "a" * 32, "from": "2024-01-01", "last": 20}}
     query = build_query(source, {"system": "multielo", "params": {}})
     assert query == f"?sample=poker&aliases={'a' * 32}&from=2024-01-01&last=20&system=multielo"
-    assert parse_query(query)["source"] == {
+    assert parse_query(query, tabs=TAB_NAMES)["source"] == {
         "kind": "sample",
         "name": "poker",
         "view": {"aliases": "a" * 32, "from": "2024-01-01", "last": "20"},
@@ -262,7 +263,7 @@ def test_the_address_carries_the_view() -> None:
 
 
 def test_the_share_card_says_when_the_link_holds_aliases_and_a_season() -> None:
-    from callbacks.url import share_text
+    from sources.links import share_text
 
     plain = share_text({"kind": "sample", "name": "poker"})
     assert "aliases" not in plain and "season" not in plain

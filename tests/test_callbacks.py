@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from dash import dcc, no_update
 
-from callbacks import baseline, data, params, standings, url
+from callbacks import data, params, standings, url
 from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
 from layouts import controls
-from layouts.ids import Data, Params, ParamType
+from layouts.ids import TAB_NAMES, Data, Params, ParamType
 from layouts.leaderboard import PHONE_WIDTH
 from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
-from sources import settings
+from sources import baselines, links, settings
 
 
 def _data_url(text: str, mime: str = "text/csv") -> str:
@@ -208,9 +208,9 @@ def test_a_moved_slider_writes_its_box_and_a_typed_box_moves_its_slider():
 # ------------------------------------------------------------------ address
 def test_address_round_trip():
     current = {"system": "multielo", "params": {"k": 24.0, "d": 400.0, "base": 1.5, "dummy": 900.0, "floor": None}}
-    query = url.build_query(POKER, current)
+    query = links.build_query(POKER, current)
     assert query == "?sample=poker&system=multielo&k=24&base=1.5&dummy=900"  # defaults are left out
-    state = url.parse_query(query)
+    state = links.parse_query(query, tabs=TAB_NAMES)
     assert state["source"] == POKER and state["system"] == "multielo"
     assert state["params"] == {"k": "24", "base": "1.5", "dummy": "900"}
     assert parse_params("multielo", state["params"])[0] == {"k": 24.0, "base": 1.5, "dummy": 900.0}
@@ -218,12 +218,14 @@ def test_address_round_trip():
 
 def test_address_names_the_open_tab_unless_it_is_the_standings():
     current = {"system": "multielo", "params": {}}
-    assert url.build_query(POKER, current, tab="player") == "?sample=poker&system=multielo&tab=player"
-    assert url.build_query(POKER, current, tab="standings") == "?sample=poker&system=multielo"
-    assert url.build_query(POKER, current, tab=["player"]) == "?sample=poker&system=multielo"  # not a tab
-    assert url.parse_query("?sample=poker&tab=edit")["tab"] == "edit"
-    assert url.parse_query("?sample=poker&tab=nowhere")["tab"] is None
-    assert url.view_part(POKER, 1, None, None, "games")["tail"] == "tab=games"
+    assert links.build_query(POKER, current, tab="player", tabs=TAB_NAMES) == "?sample=poker&system=multielo&tab=player"
+    assert links.build_query(POKER, current, tab="standings", tabs=TAB_NAMES) == "?sample=poker&system=multielo"
+    assert (
+        links.build_query(POKER, current, tab=["player"], tabs=TAB_NAMES) == "?sample=poker&system=multielo"
+    )  # not a tab
+    assert links.parse_query("?sample=poker&tab=edit", tabs=TAB_NAMES)["tab"] == "edit"
+    assert links.parse_query("?sample=poker&tab=nowhere", tabs=TAB_NAMES)["tab"] is None
+    assert links.view_part(POKER, 1, None, None, "games", tabs=TAB_NAMES)["tail"] == "tab=games"
     # the link opens on its tab (the last output of the address's reader); without one the tab is left alone
     assert url.read_address("?sample=poker&tab=compare")[-1] == "compare"
     assert url.read_address("?sample=poker")[-1] is no_update
@@ -231,18 +233,19 @@ def test_address_names_the_open_tab_unless_it_is_the_standings():
 
 def test_address_with_sheet_and_upload():
     sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc/edit#gid=0", "worksheet": "Games"}
-    state = url.parse_query(url.build_query(sheet, None))
+    state = links.parse_query(links.build_query(sheet, None), tabs=TAB_NAMES)
     assert state["source"] == sheet
     upload = {"kind": "upload", "filename": "x.csv", "id": "0" * 32}
     assert (
-        url.build_query(upload, {"system": "multielo", "params": {}}) == f"?data={'0' * 32}&file=x.csv&system=multielo"
+        links.build_query(upload, {"system": "multielo", "params": {}})
+        == f"?data={'0' * 32}&file=x.csv&system=multielo"
     )
-    assert url.parse_query(url.build_query(upload, None))["source"] == upload
+    assert links.parse_query(links.build_query(upload, None), tabs=TAB_NAMES)["source"] == upload
 
 
 def test_address_ignores_unknown_systems_and_defaults_to_settings():
     config = settings.load({"SECRET_KEY": "x", "RATINGS_SHEET": "https://example.org/sheet"})
-    state, system = url.url_state("?system=nope&k=3", config)
+    state, system = links.url_state("?system=nope&k=3", config, tabs=TAB_NAMES)
     assert state["system"] == system == "multielo" and state["params"] == {}
     assert state["source"] == {"kind": "sheet", "url": "https://example.org/sheet", "worksheet": None}
 
@@ -280,19 +283,19 @@ def test_game_choice_follows_a_click():
 
 
 def test_pin_copies_settings_and_labels_changes():
-    pinned = baseline.pin(POKER, {"system": "multielo", "params": {"k": 16.0, "d": 400.0}})
+    pinned = baselines.pin(POKER, {"system": "multielo", "params": {"k": 16.0, "d": 400.0}})
     assert pinned["label"] == "Multiplayer Elo (k=16)"
     assert pinned["source"] == POKER and pinned["params"] == {"k": 16.0, "d": 400.0}
-    assert baseline.pin(None, None) is None
+    assert baselines.pin(None, None) is None
     run = baseline_run(pinned)
     assert run is not None and run.params.k == 16.0
 
 
 def test_a_baseline_on_other_data_says_so():
-    pinned = baseline.pin(POKER, {"system": "multielo", "params": {"k": 16.0}})
-    disabled, same = baseline.status(pinned, POKER)
+    pinned = baselines.pin(POKER, {"system": "multielo", "params": {"k": 16.0}})
+    disabled, same = baselines.status(pinned, POKER)
     assert not disabled and same == "Baseline: Multiplayer Elo (k=16) on sample 'poker'. Dashed lines show it."
-    _, other = baseline.status(pinned, {"kind": "sample", "name": "chess"})
+    _, other = baselines.status(pinned, {"kind": "sample", "name": "chess"})
     assert other.startswith("Baseline: Multiplayer Elo (k=16) on sample 'poker'. It belongs to other data")
     assert "(sample 'chess')" in other and "only the players both have" in other
     assert "Dashed lines show it" not in other

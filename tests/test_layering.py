@@ -31,17 +31,12 @@ ALLOWED: dict[str, set[str]] = {
 CROSS_FEATURE_DEBT = {
     ("aliases", "data"),
     ("compare", "standings"),
-    ("data", "url"),
     ("downloads", "standings"),
     ("edit", "data"),
-    ("fit", "baseline"),
-    ("gates", "url"),
     ("games", "standings"),
-    ("params", "url"),
     ("player", "standings"),
     ("record", "data"),
     ("record", "edit"),
-    ("url", "baseline"),
 }
 #: The callbacks' shared adapter module (the browser's JSON to the services), which every feature may use.
 SHARED_CALLBACK_MODULES = {"runs", "__init__"}
