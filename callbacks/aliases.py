@@ -9,10 +9,10 @@ import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from callbacks.data import summary_text
 from callbacks.runs import DataError, load_source
 from layouts.aliases import alias_list, suspects_warning
 from layouts.ids import Aliases, AliasType, Data
+from layouts.summary import summary_text
 from ratings.aliases import Suspect, likely_duplicates
 from ratings.io.names import clean_name
 from sources.views import View, fetch_aliases, keep_aliases, view_of, with_view

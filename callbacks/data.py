@@ -9,25 +9,22 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
-from callbacks.runs import DataError, Loaded, describe_source, load_source, read_upload
-from figures import counted, date_range_text
+from callbacks.runs import DataError, describe_source, load_source, read_upload, sample_shown
 from layouts.ids import Data, DateRange, Page
+from layouts.summary import summary_text
 from ratings.io.cells import Cell
 from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
 from ratings.seasons import Season, SeasonError
 from sources.links import default_source
-from sources.model import Sample, Sheet, parse_source
+from sources.model import Sheet, parse_source
 from sources.views import View, view_of, with_view
 
 __all__ = [
-    "SAMPLE_SHOWN",
     "Choice",
     "choose_source",
-    "sample_shown",
     "season_boxes",
     "season_from",
     "set_season",
-    "summary_text",
 ]
 
 
@@ -39,16 +36,6 @@ class Choice:
     summary: str
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-def summary_text(loaded: Loaded) -> str:
-    """ "150 games, 10 players, 2021-01-08 to 2022-12-30 (sample 'poker')"."""
-    info = loaded.history.summary()
-    dates = date_range_text(info["first_date"], info["last_date"])
-    text = f"{counted(info['games'], 'game')}, {counted(info['players'], 'player')}, {dates}"
-    if info["dnfs"]:
-        text += f", {counted(info['dnfs'], 'did-not-finish result')}"
-    return f"{text} — {loaded.label}"
 
 
 def _try(source: dict[str, Any], previous: dict[str, Any] | None, *, force: bool = False) -> Choice:
@@ -155,28 +142,6 @@ def messages(choice: Choice) -> list[Any]:
     return out
 
 
-def sample_shown(source: Any) -> tuple[Any, Any]:
-    """The sample dropdown's value and placeholder for the source in use: blank, naming the data, when it is no sample.
-
-    ``no_update`` for both when nothing new is in use.  The callbacks that can change the *kind* of data in use (this
-    module's data callback, an applied edit, a recorded game) set the dropdown with their new source; no callback
-    reads the data store to set it.  The dropdown is an input of the data callback, so such a reader would close a
-    loop (data -> dropdown -> data) in the callback graph, and Dash's renderer can stall on a loop: when the loop's
-    callbacks are requested while another callback is still running, it holds them all and never sends them (the
-    Season's boxes and the address then kept a season the data no longer had).  ``tests/test_callback_graph.py``
-    keeps the graph free of loops.
-    """
-    if not isinstance(source, dict):
-        return no_update, no_update
-    try:
-        typed = parse_source(source)
-    except DataError:
-        return no_update, no_update
-    if isinstance(typed, Sample):
-        return typed.name, "choose a sample"
-    return None, f"none (using {describe_source(source)})"
-
-
 # address, sample dropdown, upload, sheet buttons (or Enter in the sheet box) -> data source store, summary, messages,
 # the sample dropdown showing the data in use
 @callback(
@@ -235,13 +200,6 @@ def on_data(
         cleared,
         *sample_shown(source),
     )
-
-
-#: The sample dropdown's outputs for the other callbacks that can change the kind of data in use (see sample_shown).
-SAMPLE_SHOWN = (
-    Output(Data.SAMPLE, "value", allow_duplicate=True),
-    Output(Data.SAMPLE, "placeholder", allow_duplicate=True),
-)
 
 
 # ---------------------------------------------------------------- the season (date range, last N games)

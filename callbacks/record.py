@@ -20,13 +20,22 @@ import flask
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from callbacks.data import SAMPLE_SHOWN, sample_shown
-from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, source_summary, status_lines
-from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
+from callbacks.runs import (
+    SAMPLE_SHOWN,
+    DataError,
+    describe_source,
+    history_for,
+    load_source,
+    open_sheet,
+    sample_shown,
+    source_summary,
+)
+from layouts.edit import status_lines
 from layouts.ids import Data, Edit, Record, RecordType
 from ratings import HistoryError
 from sources import settings
 from sources.access import Rights, organiser_mark, rights, secret_matches, write_target
+from sources.edits import EditOutcome, apply_rows, fresh_state, grid_rows
 from sources.model import Sheet, parse_source
 from sources.record import NewGame, new_game, new_submission_token, record_game
 from sources.sheets import SheetError, SheetSettings, load_settings

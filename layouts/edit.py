@@ -11,8 +11,9 @@ from dash import dcc, html
 from layouts.datalist import name_list
 from layouts.ids import Edit, Record, RecordType, Tab
 from layouts.labels import labelled
+from sources.edits import EditOutcome
 
-__all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
+__all__ = ["FORM_ROWS", "edit_panel", "record_panel", "status_lines", "tab"]
 
 #: Player lines in the new-game form.
 FORM_ROWS = 8
@@ -219,3 +220,12 @@ def tab() -> dbc.Tab:
         label="Edit history",
         tab_id=Tab.EDIT,
     )
+
+
+def status_lines(outcome: EditOutcome) -> list[Any]:
+    """The status of an edit action as a small alert (red for problems), one line per problem."""
+    head, *rest = outcome.message.split("\n")
+    body: list[Any] = [html.Div(head, className="fw-semibold" if rest else "")]
+    if rest:
+        body.append(html.Ul([html.Li(line) for line in rest], className="mb-0"))
+    return [dbc.Alert(body, color="success" if outcome.ok else "danger", className="small py-1 mb-1", dismissable=True)]

@@ -11,10 +11,11 @@ import pytest
 from dash import dcc, no_update
 
 from callbacks import data, params, standings, url
-from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
+from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for, sample_shown
 from layouts import controls
 from layouts.ids import TAB_NAMES, Data, Params, ParamType
 from layouts.leaderboard import PHONE_WIDTH
+from layouts.summary import summary_text
 from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
 from sources import baselines, links, settings
@@ -390,16 +391,16 @@ def test_summary_says_one_game_and_one_did_not_finish_result():
     one = GameHistory.from_records(
         [{"game": "g", "player": "Ann", "place": 1}, {"game": "g", "player": "Bo", "place": "DNF"}]
     )
-    text = data.summary_text(load_source(Upload(keep_history(one), "one.csv").to_json()))
+    text = summary_text(load_source(Upload(keep_history(one), "one.csv").to_json()))
     assert text.startswith("1 game, 2 players, no dates, 1 did-not-finish result")
 
 
 def test_sample_dropdown_follows_the_data_in_use():
     from sources.model import Upload, keep_history
 
-    assert data.sample_shown(POKER) == ("poker", "choose a sample")
+    assert sample_shown(POKER) == ("poker", "choose a sample")
     upload = Upload(keep_history(load_sample("chess")), "club.csv").to_json()
-    value, placeholder = data.sample_shown(upload)
+    value, placeholder = sample_shown(upload)
     assert value is None and placeholder == "none (using upload club.csv)"
 
 

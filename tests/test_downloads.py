@@ -8,11 +8,12 @@ import io
 import pytest
 
 import figures
-from callbacks import downloads, edit, standings
+from callbacks import downloads, standings
 from callbacks.runs import history_for
 from ratings import GameHistory, create
 from ratings.io import read_file
 from ratings.samples import load_sample
+from sources import edits
 
 EVIL = '=HYPERLINK("http://x","y")'
 RECORDS = [
@@ -43,14 +44,14 @@ def test_no_cell_of_either_csv_can_start_a_formula() -> None:
     rating_cells = [c for row in parse(downloads.ratings_csv(create("multielo").rate(history)))[1:] for c in row]
     names = {c for c in rating_cells if not c.lstrip("-").replace(".", "", 1).isdigit()}
     assert names == {"Ann", "'" + EVIL, "'+Bo", "'@Cy"}
-    source = edit.edited_source(history, {"kind": "sample", "name": "poker"})
+    source = edits.edited_source(history, {"kind": "sample", "name": "poker"})
     cells = [c for row in parse(downloads.history_csv(source))[1:] for c in row]
     assert not any(c.startswith(("=", "+", "@")) for c in cells)
 
 
 def test_history_csv_reads_back_as_the_same_games() -> None:
     history = GameHistory.from_records(RECORDS)
-    source = edit.edited_source(history, {"kind": "sample", "name": "poker"})
+    source = edits.edited_source(history, {"kind": "sample", "name": "poker"})
     again = read_file(downloads.history_csv(source).encode(), filename="history.csv").history
     assert again.to_records() == history_for(source).to_records()
 

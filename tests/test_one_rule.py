@@ -4,7 +4,7 @@ Each case is one game of three players (Ann 1st, Bob 2nd and a third whose name,
 tricky value), played after a first game on 2024-03-01.  It goes through
 
 - an uploaded CSV (``sources.uploads.read_upload``, as the upload box hands it over),
-- the edit grid's Apply (``callbacks.edit.apply_rows``: the rows typed into the grid),
+- the edit grid's Apply (``sources.edits.apply_rows``: the rows typed into the grid),
 - the record form (``callbacks.record.plan`` and ``add_to_session``: the form's fields, into the session history),
 - the command line (``python -m ratings rate FILE --trajectory``, in-process),
 
@@ -25,11 +25,12 @@ from typing import Any
 
 import pytest
 
-from callbacks import downloads, edit, record
+from callbacks import downloads, record
 from callbacks.runs import history_for, run_for
 from ratings import GameHistory, HistoryError
 from ratings.cli import main
 from ratings.io import write_csv
+from sources import edits
 from sources.model import Sample
 from sources.record import new_game, sheet_rows
 from sources.uploads import read_upload
@@ -125,11 +126,11 @@ def by_upload(name: str, place: str, date: str, _base: dict[str, Any], _tmp: Pat
 
 
 def by_grid(name: str, place: str, date: str, base: dict[str, Any], _tmp: Path) -> Any:
-    rows = edit.grid_rows(history_for(base))
+    rows = edits.grid_rows(history_for(base))
     for game, day, player, where in game_rows(name, place, date)[len(FIRST) :]:
-        rows = edit.add_player(rows) if rows[-1]["game"] == game else edit.add_row(rows)
+        rows = edits.add_player(rows) if rows[-1]["game"] == game else edits.add_row(rows)
         rows[-1].update(game=game, date=day, player=player, place=where)
-    outcome = edit.apply_rows(rows, edit.fresh_state(base))
+    outcome = edits.apply_rows(rows, edits.fresh_state(base))
     if not outcome.ok:
         assert outcome.source is None and outcome.message.startswith("Not applied")
         return REFUSED
@@ -141,7 +142,7 @@ def by_form(name: str, place: str, date: str, base: dict[str, Any], _tmp: Path) 
     if step.problems:
         return REFUSED
     assert step.game is not None
-    outcome = record.add_to_session(edit.fresh_state(base), step.game, "form-token")
+    outcome = record.add_to_session(edits.fresh_state(base), step.game, "form-token")
     assert outcome.ok, outcome.message
     return verdict_of(history_for(outcome.source), "form-token")
 
@@ -181,9 +182,9 @@ def test_refusals_quote_the_value_on_every_path(base: dict[str, Any], tmp_path: 
     assert reason in str(upload.value)
     step = record.plan(None, DATE, ["Ann", "Bob", "Cy"], ["1", "2", "2nd place?"], "t", writable=False)
     assert any(reason in p for p in step.problems)
-    rows = edit.grid_rows(history_for(base))
+    rows = edits.grid_rows(history_for(base))
     rows[-1]["place"] = "2nd place?"
-    assert reason in edit.apply_rows(rows, edit.fresh_state(base)).message
+    assert reason in edits.apply_rows(rows, edits.fresh_state(base)).message
     with pytest.raises(HistoryError, match="2024-01-0123' is not a date this reader understands"):
         new_game("2024-01-0123", [("Ann", 1), ("Bob", 2)])
 
