@@ -12,7 +12,6 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import baseline_run, current_run, describe_source
-from callbacks.standings import scale_of
 from layouts.compare import comparison_columns
 from layouts.ids import Baseline, Compare, Data, Page, Params, Standings, Tab, tab_gate
 from ratings.io import csv_text  # the one CSV writer (formula-safe text, numbers as numbers)
@@ -28,10 +27,10 @@ def comparison(
     """``(rows, status, unit, baseline unit)``; no rows and a plain status when nothing is pinned."""
     run = current_run(source, current)
     base = baseline_run(pinned)
-    scale = scale_of(run, offset, factor)
+    scale = figures.scale_of(run, offset, factor)
     if base is None:
         return [], "Pin a baseline (What if, in the controls) to compare the current view with it.", scale.unit, ""
-    bscale = scale_of(base, offset, factor)
+    bscale = figures.scale_of(base, offset, factor)
     rows = figures.comparison_rows(run, base, scale, bscale)
     label = pinned.get("label", "baseline") if isinstance(pinned, dict) else "baseline"
     status = f"Now: {describe_source(source)}. Before: the baseline {label} on {describe_source(pinned.get('source'))}."

@@ -15,7 +15,6 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import DataError, current_run, describe_source, history_for
-from callbacks.standings import min_games_of, scale_of
 from layouts.ids import Data, Downloads, Params, Predict, ScoreFn, Standings
 from ratings import SYSTEM_NAMES, RatingRun, get_system
 from ratings.io import csv_text, write_csv  # the one CSV writer and formula-quoting rule of the project
@@ -82,7 +81,7 @@ def history_csv(source: dict[str, Any]) -> str:
 )
 def on_ratings_csv(_clicks, source, current, min_games, offset, factor):
     run = current_run(source, current)
-    text = ratings_csv(run, min_games=min_games_of(min_games), scale=scale_of(run, offset, factor))
+    text = ratings_csv(run, min_games=figures.min_games_of(min_games), scale=figures.scale_of(run, offset, factor))
     return dcc.send_string(text, f"ratings-{file_stem(source, current['system'])}.csv", type="text/csv")
 
 

@@ -15,7 +15,6 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import DataError, current_run, load_source, opened_by
-from callbacks.standings import scale_of
 from layouts.games import grid_columns
 from layouts.ids import Baseline, Data, GamesList, Page, Params, Standings, Tab, tab_gate
 from ratings import GameHistory, RatingRun
@@ -135,7 +134,7 @@ def on_games_list(source, current, player, start, end, page, offset, factor, tab
     why = opened_by(_gate) if ctx.triggered_id == tab_gate(Tab.GAMES) else frozenset()
     keep_page = ctx.triggered_id == GamesList.PAGES or bool(why) and why <= _KEEP_PAGE
     rows, count, shown, pages = games_page(
-        run, scale_of(run, offset, factor), player=player, start=start, end=end, page=page if keep_page else 1
+        run, figures.scale_of(run, offset, factor), player=player, start=start, end=end, page=page if keep_page else 1
     )
     columns = grid_columns(with_player=bool(rows) and "place" in rows[0])
     return rows, columns, count, (no_update if shown == page else shown), pages
@@ -166,4 +165,4 @@ def on_games_game(source, current, click, offset, factor, tab, rows, _gate=None)
     if g is None:
         g = run.history.n_games - 1
     text = f"{figures.game_label(run, g)}: {figures.finishing_order(run.history, g)}"
-    return text, figures.game_changes_figure(run, g, scale=scale_of(run, offset, factor))
+    return text, figures.game_changes_figure(run, g, scale=figures.scale_of(run, offset, factor))

@@ -13,17 +13,12 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run
-from callbacks.standings import explain_view, game_choice, game_players, scale_of
 from layouts.ids import Data, GameExplain, Page, Params, PlayerPage, Standings, Tab, tab_gate
-from layouts.player import (
-    PLAYER_EXPLANATION,
-    explanation_outputs,
-    record_list,
-)
+from layouts.player import PLAYER_EXPLANATION, explain_view, explanation_outputs, record_list
 from ratings import RatingRun
 from ratings.stats import head_to_head, player_games, player_stats
 
-__all__ = ["explain_view", "game_pick", "game_players", "player_pick", "player_view"]
+__all__ = ["clicked_game", "game_pick", "player_pick", "player_view"]
 
 
 def player_pick(run: RatingRun, chosen: Any) -> tuple[list[dict[str, str]], str | None]:
@@ -80,7 +75,7 @@ def on_player(source, current, player, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
-    return player_view(run, player, scale_of(run, offset, factor))
+    return player_view(run, player, figures.scale_of(run, offset, factor))
 
 
 def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tuple[list[dict[str, Any]], int | None]:
@@ -137,7 +132,7 @@ def on_explain(source, current, player, game, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
-    return explain_view(run, player, game, scale_of(run, offset, factor)).outputs()
+    return explain_view(run, player, game, figures.scale_of(run, offset, factor)).outputs()
 
 
 # ---------------------------------------------------------------- Standings: why did a rating change in one game?
@@ -160,9 +155,9 @@ def on_game_players(game, click, source, current, chosen, offset, factor):
     clicked = any(str(t.get("prop_id", "")).startswith(f"{Standings.TRAJECTORIES}.") for t in ctx.triggered)
     if clicked:
         game = clicked_game(run, click, game)
-    return game_players(run, game, chosen, click if clicked else None, scale_of(run, offset, factor))
+    return figures.game_players(run, game, chosen, click if clicked else None, figures.scale_of(run, offset, factor))
 
 
 def clicked_game(run: RatingRun, click: Any, game: Any) -> int:
-    """The game a trajectory click points at (the Standings rule, :func:`callbacks.standings.game_choice`)."""
-    return game_choice(run, game, click, True)
+    """The game a trajectory click points at (the Standings rule, :func:`figures.games.game_choice`)."""
+    return figures.game_choice(run, game, click, True)

@@ -34,7 +34,7 @@ from figures.empty import empty_figure
 from figures.export import graph_config
 from figures.fit import METRIC_WORDS, lower_is_better, search_figure
 from figures.gamelist import PAGE_SIZE, finishing_order, game_rows
-from figures.games import game_label, game_labels, plain_game_labels
+from figures.games import game_choice, game_label, game_labels, game_options, game_players, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.player import explanation_rows, form_text, head_to_head_rows, player_figure, record_items
 from figures.players import (
@@ -43,17 +43,26 @@ from figures.players import (
     PLACEHOLDER_NAMES,
     PlayerSeries,
     default_players,
+    drawn_players,
     is_placeholder,
+    player_choice,
     player_color,
     player_dash,
     player_series,
     top_players,
 )
 from figures.predictions import probability_figure, probability_rows
-from figures.scale import NATURAL_SCALE, Scale, scale_for
+from figures.scale import NATURAL_SCALE, Scale, min_games_of, scale_for, scale_of
 from figures.scores import score_function_figure
 from figures.text import counted, date_range_text, place_name, place_text, plain
-from figures.trajectories import MARKER_LIMIT, TrajectoryValues, trajectory_figure, trajectory_values, typed_array
+from figures.trajectories import (
+    MARKER_LIMIT,
+    TrajectoryValues,
+    trajectories_view,
+    trajectory_figure,
+    trajectory_values,
+    typed_array,
+)
 from ratings.numerics import number, signed
 
 __all__ = [
@@ -78,18 +87,23 @@ __all__ = [
     "counted",
     "date_range_text",
     "default_players",
+    "drawn_players",
     "empty_figure",
     "explanation_rows",
     "finishing_order",
     "form_text",
     "game_changes_figure",
     "game_label",
+    "game_choice",
     "game_labels",
+    "game_options",
     "game_rows",
+    "game_players",
     "graph_config",
     "head_to_head_rows",
     "is_placeholder",
     "leaderboard_rows",
+    "min_games_of",
     "oddities",
     "place_name",
     "place_text",
@@ -97,6 +111,7 @@ __all__ = [
     "top_players",
     "plain_game_labels",
     "player_color",
+    "player_choice",
     "player_figure",
     "player_dash",
     "player_series",
@@ -104,11 +119,13 @@ __all__ = [
     "probability_rows",
     "record_items",
     "scale_for",
+    "scale_of",
     "score_function_figure",
     "number",
     "signed",
     "sparkline",
     "trajectory_figure",
+    "trajectories_view",
     "TrajectoryValues",
     "trajectory_values",
     "typed_array",

@@ -10,10 +10,13 @@ import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import Output, dcc, html
 
+import figures
 from figures import graph_config
 from layouts.busy import busy
 from layouts.ids import GameExplain, PlayerPage, Tab
 from layouts.labels import labelled
+from ratings import RatingRun
+from ratings.explain import explain
 
 __all__ = [
     "PLAYER_EXPLANATION",
@@ -21,6 +24,7 @@ __all__ = [
     "ExplanationIds",
     "ExplanationView",
     "explain_panel",
+    "explain_view",
     "explanation_outputs",
     "explanation_view",
     "game_explain_panel",
@@ -261,3 +265,19 @@ def tab() -> dbc.Tab:
         label="Player",
         tab_id=Tab.PLAYER,
     )
+
+
+def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -> ExplanationView:
+    """The explanation of ``player``'s change in ``game`` (a short note alone when there is none)."""
+    if not isinstance(player, str) or not isinstance(game, int):
+        return ExplanationView("Pick a game.")
+    try:
+        e = explain(run, game, player)
+    except ValueError as exc:
+        return ExplanationView(str(exc))
+    change = figures.signed(float(scale.change_between(e.before, e.after)))
+    header = (
+        f"{player} in {figures.game_label(run, game)}: {figures.number(float(scale.value(e.before)))} → "
+        f"{figures.number(float(scale.value(e.after)))} ({change} {scale.unit})"
+    )
+    return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)

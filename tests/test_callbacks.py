@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 from dash import dcc, no_update
 
+import figures
 from callbacks import data, params, standings, url
 from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for, sample_shown
 from layouts import controls
 from layouts.ids import TAB_NAMES, Data, Params, ParamType
-from layouts.leaderboard import PHONE_WIDTH
+from layouts.leaderboard import PHONE_WIDTH, leaderboard_view
+from layouts.standings import StandingsInputs, trajectories_patch
 from layouts.summary import summary_text
 from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
@@ -256,11 +258,11 @@ def test_standings_views_read_the_same_run():
     current = {"system": "multielo", "params": {"k": 32.0}}
     run = current_run(POKER, current)
     assert run is run_for(POKER, "multielo", {"k": 32.0})  # cached by content
-    options, chosen = standings.player_choice(run, ["Nobody"])
-    top = [r["player"] for r in standings.figures.leaderboard_rows(run)][:10]
+    options, chosen = figures.player_choice(run, ["Nobody"])
+    top = [r["player"] for r in figures.leaderboard_rows(run)][:10]
     assert chosen == top and len(options) == len(run.players)  # the leaderboard's top ten by default
     assert [o["value"] for o in options][:10] == top
-    fig = standings.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
+    fig = figures.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
     assert [t.name for t in fig.data] == top and fig.layout.xaxis.title.text == "date"
 
 
@@ -276,11 +278,11 @@ def test_a_clicked_leaderboard_player_joins_the_drawn_lines():
 def test_game_choice_follows_a_click():
     run = current_run(POKER, {"system": "multielo", "params": {}})
     last = run.history.n_games - 1
-    assert standings.game_choice(run, None, None, False) == last
-    assert standings.game_choice(run, 3, None, False) == 3
-    assert standings.game_choice(run, 3, {"points": [{"customdata": [7]}]}, True) == 7
-    assert standings.game_choice(run, 3, {"points": [{"customdata": 8}]}, True) == 8
-    assert standings.game_choice(run, 3, {"points": [{"customdata": 10**6}]}, True) == 3
+    assert figures.game_choice(run, None, None, False) == last
+    assert figures.game_choice(run, 3, None, False) == 3
+    assert figures.game_choice(run, 3, {"points": [{"customdata": [7]}]}, True) == 7
+    assert figures.game_choice(run, 3, {"points": [{"customdata": 8}]}, True) == 8
+    assert figures.game_choice(run, 3, {"points": [{"customdata": 10**6}]}, True) == 3
 
 
 def test_pin_copies_settings_and_labels_changes():
@@ -406,8 +408,8 @@ def test_sample_dropdown_follows_the_data_in_use():
 
 def test_phone_leaderboard_keeps_who_where_and_how_much():
     run = current_run(POKER, {"system": "multielo", "params": {}})
-    wide = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None)
-    narrow = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=run, narrow=True)
+    wide = leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None)
+    narrow = leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=run, narrow=True)
     assert [c["field"] for c in wide.columns if not c.get("hide")] == [
         "rank",
         "player",
@@ -573,10 +575,10 @@ def test_the_patch_puts_the_new_run_where_the_figure_has_it():
     # Applied to the K=32 figure, the K=16 patch gives exactly the K=16 figure's values (a reference built whole).
     history = load_sample("poker")
     old, new = create("multielo", k=32.0).rate(history), create("multielo", k=16.0).rate(history)
-    players = standings.figures.top_players(old)[:4]
-    scale = standings.figures.Scale(unit=new.scale)
-    patch = standings.trajectories_patch(new, players, scale=scale, baseline=None).to_plotly_json()
-    whole = standings.trajectories_view(new, players, x_axis=None, offset=None, factor=None, baseline=None)
+    players = figures.top_players(old)[:4]
+    scale = figures.Scale(unit=new.scale)
+    patch = trajectories_patch(new, players, scale=scale, baseline=None).to_plotly_json()
+    whole = figures.trajectories_view(new, players, x_axis=None, offset=None, factor=None, baseline=None)
     for op in patch["operations"]:
         where, value = op["location"], op["params"]["value"]
         if where[0] == "data" and where[-1] == "y":
@@ -609,7 +611,7 @@ def test_a_newer_change_of_the_same_page_stops_older_work():
     from sources.generations import announce, generation_of, superseded
 
     page, other = "a1" * 16, "b2" * 16
-    older = standings.StandingsInputs(POKER, SETTINGS_K16, tab="standings", generation={"page": page, "n": 1})
+    older = StandingsInputs(POKER, SETTINGS_K16, tab="standings", generation={"page": page, "n": 1})
     newer = dataclasses.replace(older, generation={"page": page, "n": 2})
     assert standings_views_ok(older)  # alone, the first change is computed
     announce(generation_of(newer.generation))  # the page's second change has started (on any worker)
@@ -657,8 +659,8 @@ def standings_views_ok(inputs) -> bool:
 
 def test_the_grid_gets_numbers_to_seven_significant_digits():
     run = create("multielo").rate(load_sample("racing"))
-    rows = standings.figures.leaderboard_rows(run)
-    grid = standings.leaderboard_view(run, min_games=None, offset=None, factor=None, baseline=None)
+    rows = figures.leaderboard_rows(run)
+    grid = leaderboard_view(run, min_games=None, offset=None, factor=None, baseline=None)
     assert [r["player"] for r in grid.rows] == [r["player"] for r in rows]
     for shown, row in zip(grid.rows, rows, strict=True):
         for field in ("rating", "average_place", "last_change"):

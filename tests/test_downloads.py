@@ -8,8 +8,9 @@ import io
 import pytest
 
 import figures
-from callbacks import downloads, standings
+from callbacks import downloads
 from callbacks.runs import history_for
+from layouts.leaderboard import leaderboard_view
 from ratings import GameHistory, create
 from ratings.io import read_file
 from ratings.samples import load_sample
@@ -67,12 +68,12 @@ def test_ratings_csv_follows_the_scale_and_filter() -> None:
 
 @pytest.mark.parametrize("box", [None, -1, 0, 2.5, 40, 1e15])
 def test_the_ratings_csv_lists_the_players_the_leaderboard_lists(box) -> None:
-    # The minimum-games box read once for both (callbacks.standings.min_games_of): at 1e15 the leaderboard listed
+    # The minimum-games box read once for both (figures.min_games_of): at 1e15 the leaderboard listed
     # everybody (an absurd number is no filter) while the "Ratings CSV" button, reading the box its own way, listed
     # nobody.  Poker: every player has at least 38 games, Luis 38 and the others 51 or more (the leaderboard).
     source, current = {"kind": "sample", "name": "poker"}, {"system": "multielo", "params": {}}
     run = create("multielo").rate(load_sample("poker"))
-    shown = standings.leaderboard_view(run, min_games=box, offset=None, factor=None, baseline=None)
+    shown = leaderboard_view(run, min_games=box, offset=None, factor=None, baseline=None)
     sent = downloads.on_ratings_csv(1, source, current, box, None, None)
     assert [r[1] for r in parse(sent["content"])[1:]] == [r["player"] for r in shown.rows]
     assert len(shown.rows) == (9 if box == 40 else 10)

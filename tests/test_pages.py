@@ -171,7 +171,8 @@ def test_player_names_are_plain_text_in_the_chart():
 
 
 def test_explanation_rows_and_view(small_history):
-    from callbacks.player import explain_view, game_pick
+    from callbacks.player import game_pick
+    from layouts.player import explain_view
     from ratings import create
     from ratings.explain import explain
 
