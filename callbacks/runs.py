@@ -16,7 +16,7 @@ from dash.exceptions import PreventUpdate
 from layouts.ids import Data
 from layouts.summary import summary_text
 from ratings import ComputationError, ParameterError, RatingRun
-from sources.model import DataError, Loaded, Sample, Sheet, parse_source
+from sources.model import DataError, Loaded, Sample, parse_source
 from sources.reading import describe_source, history_for
 from sources.runs import jsonable, parse_params, run_for, settings_of, typed_params
 from sources.runs import load as load_source
@@ -31,7 +31,6 @@ __all__ = [
     "history_for",
     "jsonable",
     "load_source",
-    "open_sheet",
     "opened_by",
     "parse_params",
     "read_upload",
@@ -49,11 +48,6 @@ def read_upload(contents: Any, filename: Any) -> tuple[dict[str, Any], list[str]
 
     source, warnings = read(contents, filename)
     return source.to_json(), warnings
-
-
-def open_sheet(url: str, worksheet: str | None = None) -> Any:
-    """A ``sources.sheets.SheetSource`` for ``url`` with the host's sheet settings (credentials, cache, retries)."""
-    return Sheet(url, worksheet).opener()
 
 
 def current_run(source: dict[str, Any] | None, current: dict[str, Any] | None) -> RatingRun:

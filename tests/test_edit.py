@@ -9,7 +9,7 @@ import pytest
 from callbacks import record
 from callbacks.runs import history_for, load_source, run_for
 from ratings import GameHistory
-from sources import edits
+from sources import edits, record_form
 from sources.access import Rights
 from sources.record import new_game
 from sources.sheets import SheetError, SheetSettings
@@ -222,21 +222,21 @@ class FakeSheet:
 
 
 def test_form_problems_are_reported_in_words() -> None:
-    step = record.plan(None, "2024-13-01", ["Ann", "ann"], ["1", "2"], "t", writable=False)
+    step = record_form.plan(None, "2024-13-01", ["Ann", "ann"], ["1", "2"], "t", writable=False)
     assert any("'2024-13-01' is not a real date" in p for p in step.problems)
     assert any("entered twice" in p for p in step.problems)
 
 
 def test_a_writable_sheet_asks_first_anything_else_goes_to_the_session() -> None:
     sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc", "worksheet": None}
-    asked = record.plan(sheet, "2024-05-01", ["Ann", "Bo", ""], ["1", "DNF", ""], "web-1", writable=True)
+    asked = record_form.plan(sheet, "2024-05-01", ["Ann", "Bo", ""], ["1", "DNF", ""], "web-1", writable=True)
     assert asked.pending == {
         "date": "2024-05-01",
         "results": [["Ann", 1], ["Bo", None]],
         "token": "web-1",
         "source": sheet,
     }
-    direct = record.plan(sheet, "2024-05-01", ["Ann", "Bo"], ["1", "2"], "web-1", writable=False)
+    direct = record_form.plan(sheet, "2024-05-01", ["Ann", "Bo"], ["1", "2"], "web-1", writable=False)
     assert direct.pending is None and direct.game is not None
 
 
@@ -249,15 +249,15 @@ VISITOR = Rights(False, False, True, "only organisers")
 
 def test_sheet_writable_only_for_the_configured_sheet_unedited_with_an_account() -> None:
     sheet = {"kind": "sheet", "url": f"https://docs.google.com/spreadsheets/d/{KEY}/edit", "worksheet": "Games"}
-    assert record.sheet_writable(sheet, GROUP)
-    assert record.sheet_writable({**sheet, "url": KEY}, GROUP)  # the bare key names the same sheet
-    assert not record.sheet_writable({**sheet, "worksheet": "Other"}, GROUP)
-    assert not record.sheet_writable({**sheet, "url": OTHER}, GROUP)
+    assert record_form.sheet_writable(sheet, GROUP)
+    assert record_form.sheet_writable({**sheet, "url": KEY}, GROUP)  # the bare key names the same sheet
+    assert not record_form.sheet_writable({**sheet, "worksheet": "Other"}, GROUP)
+    assert not record_form.sheet_writable({**sheet, "url": OTHER}, GROUP)
     edit_of_sheet = {"kind": "edited", "id": "0" * 32, "base": sheet}
-    assert not record.sheet_writable(edit_of_sheet, GROUP)
-    assert not record.sheet_writable({"kind": "sample", "name": "poker"}, GROUP)
+    assert not record_form.sheet_writable(edit_of_sheet, GROUP)
+    assert not record_form.sheet_writable({"kind": "sample", "name": "poker"}, GROUP)
     public_only = SheetSettings(sheet=KEY, worksheet="Games")  # no service account: the CSV export cannot write
-    assert not record.sheet_writable(sheet, public_only)
+    assert not record_form.sheet_writable(sheet, public_only)
 
 
 def test_confirmed_game_is_appended_once_per_token_into_the_configured_sheet_only() -> None:
@@ -274,48 +274,48 @@ def test_confirmed_game_is_appended_once_per_token_into_the_configured_sheet_onl
         "token": "web-1",
         "source": {"kind": "sheet", "url": KEY, "worksheet": "Games"},
     }
-    ok, message = record.write_to_sheet(pending, ORGANISER, opener, GROUP)
+    ok, message = record_form.write_to_sheet(pending, ORGANISER, opener, GROUP)
     assert ok and message.startswith("Recorded the game: 2 rows added")
     assert opened == [(KEY, "Games")]  # the configured address, not the request's
     # the long shape of sources.record: one row per player, the token as the game id, DNF as the word
     assert fake.rows[1:] == [["web-1", "2024-05-01", "Ann", 1], ["web-1", "2024-05-01", "Bo", "DNF"]]
-    again, message = record.write_to_sheet(pending, ORGANISER, opener, GROUP)
+    again, message = record_form.write_to_sheet(pending, ORGANISER, opener, GROUP)
     assert again and "already recorded" in message and fake.appends == 1
 
     forged = {**pending, "token": "web-2", "source": {"kind": "sheet", "url": OTHER, "worksheet": "Games"}}
-    refused, message = record.write_to_sheet(forged, ORGANISER, opener, GROUP)
+    refused, message = record_form.write_to_sheet(forged, ORGANISER, opener, GROUP)
     assert not refused and "only into the group's own sheet" in message and fake.appends == 1
     assert len(opened) == 2  # the forged request opened nothing
 
-    visitor, message = record.write_to_sheet({**pending, "token": "web-3"}, VISITOR, opener, GROUP)
+    visitor, message = record_form.write_to_sheet({**pending, "token": "web-3"}, VISITOR, opener, GROUP)
     assert not visitor and message == "Not recorded: only organisers" and fake.appends == 1
 
     def refuse(url: str, ws: str | None) -> Any:
         raise SheetError("this sheet is shared read-only", "read-only")
 
-    failed, message = record.write_to_sheet(pending, ORGANISER, refuse, GROUP)
+    failed, message = record_form.write_to_sheet(pending, ORGANISER, refuse, GROUP)
     assert not failed and message == "Not recorded: this sheet is shared read-only"
-    broken, message = record.write_to_sheet({"source": pending["source"]}, ORGANISER, opener, GROUP)
+    broken, message = record_form.write_to_sheet({"source": pending["source"]}, ORGANISER, opener, GROUP)
     assert not broken and "did not hold a game" in message
 
 
 def test_a_game_added_to_the_session_is_an_undoable_edit(base: dict[str, Any]) -> None:
     state = edits.fresh_state(base)
     game = new_game("2024-03-15", [("Cy", 1), ("Ann", 2)])
-    outcome = record.add_to_session(state, game, "web-9")
+    outcome = record_form.add_to_session(state, game, "web-9")
     assert outcome.ok and outcome.source is not None and outcome.state is not None
     history = history_for(outcome.source)
     assert [g.id for g in history.games] == ["g1", "g2", "web-9"]
     assert history.games[-1].players == ("Cy", "Ann")
     assert "not saved anywhere" in outcome.message
-    repeat = record.add_to_session(outcome.state, game, "web-9")
+    repeat = record_form.add_to_session(outcome.state, game, "web-9")
     assert not repeat.ok and "already added" in repeat.message
     assert edits.undo(outcome.state).source == base
 
 
 def test_game_text_lists_places_then_dnfs() -> None:
     game = new_game("2024-05-01", [("Bo", "DNF"), ("Ann", 2), ("Cy", 1)])
-    assert record.game_text(game) == "2024-05-01: 1. Cy, 2. Ann, DNF Bo"
+    assert record_form.game_text(game) == "2024-05-01: 1. Cy, 2. Ann, DNF Bo"
 
 
 def test_record_step_adds_to_the_session_or_asks_before_writing(base: dict[str, Any]) -> None:

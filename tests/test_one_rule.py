@@ -5,7 +5,7 @@ tricky value), played after a first game on 2024-03-01.  It goes through
 
 - an uploaded CSV (``sources.uploads.read_upload``, as the upload box hands it over),
 - the edit grid's Apply (``sources.edits.apply_rows``: the rows typed into the grid),
-- the record form (``callbacks.record.plan`` and ``add_to_session``: the form's fields, into the session history),
+- the record form (``sources.record_form.plan`` and ``add_to_session``: the form's fields, into the session history),
 - the command line (``python -m ratings rate FILE --trajectory``, in-process),
 
 and every path must read it the same way: refused, or the same date and the same players in the same places.
@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-from callbacks import downloads, record
+from callbacks import downloads
 from callbacks.runs import history_for, run_for
 from ratings import GameHistory, HistoryError
 from ratings.cli import main
 from ratings.io import write_csv
-from sources import edits
+from sources import edits, record_form
 from sources.model import Sample
 from sources.record import new_game, sheet_rows
 from sources.uploads import read_upload
@@ -138,11 +138,11 @@ def by_grid(name: str, place: str, date: str, base: dict[str, Any], _tmp: Path) 
 
 
 def by_form(name: str, place: str, date: str, base: dict[str, Any], _tmp: Path) -> Any:
-    step = record.plan(None, date, ["Ann", "Bob", name], ["1", "2", place], "form-token", writable=False)
+    step = record_form.plan(None, date, ["Ann", "Bob", name], ["1", "2", place], "form-token", writable=False)
     if step.problems:
         return REFUSED
     assert step.game is not None
-    outcome = record.add_to_session(edits.fresh_state(base), step.game, "form-token")
+    outcome = record_form.add_to_session(edits.fresh_state(base), step.game, "form-token")
     assert outcome.ok, outcome.message
     return verdict_of(history_for(outcome.source), "form-token")
 
@@ -180,7 +180,7 @@ def test_refusals_quote_the_value_on_every_path(base: dict[str, Any], tmp_path: 
         read_upload(contents, "club.csv")
     reason = "place '2nd place?' is not a whole number (1 is the best place) or DNF"
     assert reason in str(upload.value)
-    step = record.plan(None, DATE, ["Ann", "Bob", "Cy"], ["1", "2", "2nd place?"], "t", writable=False)
+    step = record_form.plan(None, DATE, ["Ann", "Bob", "Cy"], ["1", "2", "2nd place?"], "t", writable=False)
     assert any(reason in p for p in step.problems)
     rows = edits.grid_rows(history_for(base))
     rows[-1]["place"] = "2nd place?"
