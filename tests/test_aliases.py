@@ -203,7 +203,7 @@ def _club() -> dict:
 
 
 def test_declaring_and_removing_an_alias_through_the_page() -> None:
-    from callbacks.aliases import declare, remove, suspects_of
+    from sources.aliasing import declare, remove, suspects_of
     from sources.runs import load
 
     club = _club()
