@@ -33,21 +33,12 @@ __all__ = [
     "load_source",
     "opened_by",
     "parse_params",
-    "read_upload",
     "run_for",
     "sample_shown",
     "settings_of",
     "source_summary",
     "typed_params",
 ]
-
-
-def read_upload(contents: Any, filename: Any) -> tuple[dict[str, Any], list[str]]:
-    """The upload's source (JSON, for the store) and the reader's warnings; :class:`DataError` on failure."""
-    from sources.runs import read_upload as read
-
-    source, warnings = read(contents, filename)
-    return source.to_json(), warnings
 
 
 def current_run(source: dict[str, Any] | None, current: dict[str, Any] | None) -> RatingRun:

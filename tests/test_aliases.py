@@ -224,7 +224,8 @@ def test_declaring_and_removing_an_alias_through_the_page() -> None:
 
 
 def test_season_boxes_and_a_change_of_data_keep_the_view() -> None:
-    from callbacks.data import choose_source, season_boxes, season_from, set_season
+    from layouts.summary import summary_text
+    from sources.choosing import choose_source, season_boxes, season_from, set_season
     from sources.model import DataError
 
     club = _club()
@@ -240,10 +241,10 @@ def test_season_boxes_and_a_change_of_data_keep_the_view() -> None:
     empty, problem = set_season(club, Season(dt.date(2030, 1, 1)))
     assert empty is None and problem.startswith("no game was played in the range (games from 2030-01-01)")
     # another data set keeps the season where it selects games, and drops it (saying so) where it selects none
-    poker = choose_source("data-sample", previous=source, sample="poker")
+    poker = choose_source("sample", previous=source, sample="poker")
     assert poker.source == {"kind": "sample", "name": "poker", "view": {"from": "2024-03-01", "to": "2024-06-30"}}
-    assert "games from 2024-03-01 to 2024-06-30: " in poker.summary
-    chess = choose_source("data-sample", previous={**club, "view": {"from": "2030-01-01"}}, sample="chess")
+    assert poker.shown is not None and "games from 2024-03-01 to 2024-06-30: " in summary_text(poker.shown)
+    chess = choose_source("sample", previous={**club, "view": {"from": "2030-01-01"}}, sample="chess")
     assert chess.source == {"kind": "sample", "name": "chess"}
     assert chess.warnings[0] == "The season (games from 2030-01-01) holds none of these games: showing all games."
 

@@ -11,16 +11,18 @@ import pytest
 from dash import dcc, no_update
 
 import figures
-from callbacks import data, params, standings, url
-from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for, sample_shown
+from callbacks import params, standings, url
+from callbacks.runs import DataError, baseline_run, current_run, load_source, parse_params, run_for, sample_shown
 from layouts import controls
-from layouts.ids import TAB_NAMES, Data, Params, ParamType
+from layouts.ids import TAB_NAMES, Params, ParamType
 from layouts.leaderboard import PHONE_WIDTH, leaderboard_view
 from layouts.standings import StandingsInputs, trajectories_patch
-from layouts.summary import summary_text
+from layouts.summary import data_messages, summary_text
 from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
 from sources import baselines, links, settings
+from sources.choosing import choose_source
+from sources.runs import read_upload
 
 
 def _data_url(text: str, mime: str = "text/csv") -> str:
@@ -34,23 +36,24 @@ POKER = {"kind": "sample", "name": "poker"}
 
 # ------------------------------------------------------------------ data
 def test_upload_is_read_into_long_records():
-    source, warnings = read_upload(_data_url(GOOD_CSV), "club.csv")
+    typed, warnings = read_upload(_data_url(GOOD_CSV), "club.csv")
+    source = typed.to_json()
     assert source["kind"] == "upload" and source["filename"] == "club.csv"
     assert set(source) == {"kind", "id", "filename"}  # the browser holds an id, not the data
-    history = data.load_source(source).history
+    history = load_source(source).history
     assert {"game": "2", "date": dt.date(2024, 3, 8), "player": "Xia", "place": "DNF"} in history.to_records()
     assert history.n_games == 2 and history.players == ("Zed", "Yan", "Xia")
 
 
 def test_broken_upload_reports_every_problem_and_keeps_previous():
-    choice = data.choose_source(Data.UPLOAD, previous=POKER, upload=_data_url(BROKEN_CSV), filename="bad.csv")
+    choice = choose_source("upload", previous=POKER, upload=_data_url(BROKEN_CSV), filename="bad.csv")
     assert choice.source is None  # the store is not touched
     text = "\n".join(choice.errors)
     assert "Could not read bad.csv" in text
     assert "row 2" in text and "first" in text  # the place that is not a number, located
     assert "row 3" in text  # the empty player name
     assert "Still using the previous data (sample 'poker')" in text
-    assert choice.summary.startswith("150 games")  # the previous data's summary stays
+    assert summary_text(choice.shown).startswith("150 games")  # the previous data's summary stays
 
 
 def test_undecodable_upload_is_a_plain_error():
@@ -59,27 +62,29 @@ def test_undecodable_upload_is_a_plain_error():
 
 
 def test_sample_choice_summarises_games_players_dates():
-    choice = data.choose_source(Data.SAMPLE, previous=None, sample="poker")
+    choice = choose_source("sample", previous=None, sample="poker")
     history = load_sample("poker")
     info = history.summary()
     assert choice.source == POKER and not choice.errors
-    assert choice.summary.startswith(f"{info['games']} games, {info['players']} players, {info['first_date']}")
+    assert summary_text(choice.shown).startswith(
+        f"{info['games']} games, {info['players']} players, {info['first_date']}"
+    )
 
 
 def test_unknown_sample_in_address_falls_back_to_default(monkeypatch):
     monkeypatch.setattr(settings, "_current", settings.load({"SECRET_KEY": "x"}))
-    choice = data.choose_source(None, previous=None, url_source={"kind": "sample", "name": "nope"})
+    choice = choose_source(None, previous=None, url_source={"kind": "sample", "name": "nope"})
     assert choice.source == POKER
     assert any("no sample called 'nope'" in e for e in choice.errors)
 
 
 def test_sheet_without_address_asks_for_one():
-    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url="  ")
+    choice = choose_source("sheet", previous=POKER, sheet_url="  ")
     assert choice.source is None and "Enter the address" in choice.errors[0]
 
 
 def test_messages_render_errors_and_warnings():
-    out = data.messages(data.Choice(None, "", ["Could not read x:", "row 2: bad"], ["w1"]))
+    out = data_messages(["Could not read x:", "row 2: bad"], ["w1"])
     assert [a.color for a in out] == ["danger", "warning"]
 
 
@@ -345,14 +350,14 @@ def test_sheet_is_read_refreshed_and_its_last_good_copy_kept(monkeypatch):
     cache = LastGoodCache()
     url = "https://docs.google.com/spreadsheets/d/" + "k" * 30 + "/edit#gid=0"
     monkeypatch.setattr(Sheet, "opener", lambda self: SheetSource(parse_sheet_ref(self.url), backend, cache=cache))
-    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
+    choice = choose_source("sheet", previous=POKER, sheet_url=url)
     assert choice.source == {"kind": "sheet", "url": url, "worksheet": None}
-    assert choice.summary.startswith("2 games, 3 players, 2024-05-01 to 2024-05-08")
+    assert summary_text(choice.shown).startswith("2 games, 3 players, 2024-05-01 to 2024-05-08")
     calls = backend.calls
-    data.choose_source(Data.SHEET_LOAD, previous=choice.source, sheet_url=url)
+    choose_source("sheet", previous=choice.source, sheet_url=url)
     assert backend.calls == calls  # a recent read is reused
     backend.error = SheetError("Google answered 503.", "server", retryable=False)
-    refreshed = data.choose_source(Data.SHEET_REFRESH, previous=choice.source, sheet_url=url)
+    refreshed = choose_source("refresh", previous=choice.source, sheet_url=url)
     assert backend.calls == calls + 1  # the refresh button reads anew
     assert refreshed.source == choice.source and not refreshed.errors
     assert any("Google answered 503." in w and "Showing the copy read at" in w for w in refreshed.warnings)
@@ -369,7 +374,7 @@ def test_unreachable_sheet_without_copy_keeps_previous_data(monkeypatch):
     monkeypatch.setattr(
         Sheet, "opener", lambda self: SheetSource(parse_sheet_ref(self.url), backend, cache=LastGoodCache())
     )
-    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
+    choice = choose_source("sheet", previous=POKER, sheet_url=url)
     assert choice.source is None
     assert "not shared" in "\n".join(choice.errors) and "Still using the previous data" in choice.errors[-1]
 
