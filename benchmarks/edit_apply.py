@@ -40,13 +40,13 @@ os.environ.setdefault("RATINGS_STORE_DIR", tempfile.mkdtemp(prefix="edit-apply-s
 from generated import community_history  # noqa: E402
 from plotly.utils import PlotlyJSONEncoder  # noqa: E402
 
-from callbacks import downloads  # noqa: E402
 from callbacks.runs import history_for, load_source  # noqa: E402
 from layouts.edit import status_lines  # noqa: E402
 from layouts.summary import summary_text  # noqa: E402
 from ratings import SYSTEM_NAMES, Entry, GameHistory, create  # noqa: E402
 from sources import edits  # noqa: E402
 from sources.model import Upload, keep_history  # noqa: E402
+from sources.reading import history_csv  # noqa: E402
 
 
 def best(step: Callable[[], Any], repeats: int = 3) -> tuple[float, Any]:
@@ -126,7 +126,7 @@ def report(label: str, source: dict[str, Any]) -> None:
     )
     seconds, _ = best(lambda: edits.undo(outcome.state))
     print(f"  Undo                     {seconds * 1000:8.1f} ms")
-    seconds, _ = best(lambda: downloads.history_csv(outcome.source))
+    seconds, _ = best(lambda: history_csv(outcome.source))
     print(f"  history CSV              {seconds * 1000:8.1f} ms")
 
 

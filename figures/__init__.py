@@ -31,7 +31,7 @@ from figures.changes import (
 )
 from figures.compare import comparison_rows
 from figures.empty import empty_figure
-from figures.export import graph_config
+from figures.export import COMPARISON_FIELDS, comparison_csv, graph_config, ratings_csv
 from figures.fit import METRIC_WORDS, lower_is_better, search_figure
 from figures.gamelist import PAGE_SIZE, finishing_order, game_rows
 from figures.games import game_choice, game_label, game_labels, game_options, game_players, plain_game_labels
@@ -84,6 +84,8 @@ __all__ = [
     "GameChanges",
     "game_change_values",
     "comparison_rows",
+    "COMPARISON_FIELDS",
+    "comparison_csv",
     "counted",
     "date_range_text",
     "default_players",
@@ -117,6 +119,7 @@ __all__ = [
     "player_series",
     "probability_figure",
     "probability_rows",
+    "ratings_csv",
     "record_items",
     "scale_for",
     "scale_of",

@@ -25,13 +25,14 @@ from typing import Any
 
 import pytest
 
-from callbacks import downloads
+import figures
 from callbacks.runs import history_for, run_for
 from ratings import GameHistory, HistoryError
 from ratings.cli import main
 from ratings.io import write_csv
 from sources import edits, record_form
 from sources.model import Sample
+from sources.reading import history_csv
 from sources.record import new_game, sheet_rows
 from sources.uploads import read_upload
 
@@ -219,9 +220,9 @@ def test_every_writer_quotes_names_the_same_way(formula_source: dict[str, Any], 
     assert "'-1" in expected and "'@x" in expected
     history = history_for(formula_source)
     # the app's history download and leaderboard download
-    history_csv = cells(downloads.history_csv(formula_source))
-    assert {r[2] for r in history_csv[1:]} - {"Ann"} == expected
-    leaderboard = cells(downloads.ratings_csv(run_for(formula_source, "multielo", {})))
+    history_cells = cells(history_csv(formula_source))
+    assert {r[2] for r in history_cells[1:]} - {"Ann"} == expected
+    leaderboard = cells(figures.ratings_csv(run_for(formula_source, "multielo", {})))
     assert {r[1] for r in leaderboard[1:]} - {"Ann"} == expected
     # the command line's leaderboard and trajectory
     path = tmp_path / "names.csv"
@@ -241,7 +242,7 @@ def test_every_writer_quotes_names_the_same_way(formula_source: dict[str, Any], 
 
 
 def test_quoted_names_read_back_as_they_were(formula_source: dict[str, Any]) -> None:
-    text = downloads.history_csv(formula_source)
+    text = history_csv(formula_source)
     contents = "data:text/csv;base64," + base64.b64encode(text.encode()).decode()
     again = read_upload(contents, "again.csv").history
     assert set(again.players) == {"Ann", *(n.strip() for n in FORMULA_NAMES)}

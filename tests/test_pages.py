@@ -240,7 +240,9 @@ def test_comparison_rows_by_hand():
 
 
 def test_comparison_csv_is_formula_safe():
-    from callbacks.compare import comparison, comparison_csv
+    from callbacks.runs import baseline_run, current_run
+    from figures import comparison_csv
+    from layouts.compare import comparison
 
     rows = [
         {
@@ -270,9 +272,10 @@ def test_comparison_csv_is_formula_safe():
     ]
     source = {"kind": "sample", "name": "poker"}
     settings = {"system": "multielo", "params": {}}
-    rows, status, _, _ = comparison(source, settings, None, None, None)
-    assert rows == [] and status.startswith("Pin a baseline")
+    run = current_run(source, settings)
+    empty = comparison(run, None, source=source, pinned=None, offset=None, factor=None)
+    assert empty.rows == [] and empty.status.startswith("Pin a baseline")
     pinned = {"source": source, "system": "multielo", "params": {"k": 16}, "label": "Multiplayer Elo, K 16"}
-    rows, status, unit, base_unit = comparison(source, settings, pinned, None, None)
-    assert len(rows) == 10 and unit == base_unit == "Elo points"
-    assert "Multiplayer Elo, K 16" in status
+    view = comparison(run, baseline_run(pinned), source=source, pinned=pinned, offset=None, factor=None)
+    assert len(view.rows) == 10 and view.unit == view.base_unit == "Elo points"
+    assert "Multiplayer Elo, K 16" in view.status
