@@ -33,10 +33,27 @@ from figures.compare import comparison_rows
 from figures.empty import empty_figure
 from figures.export import COMPARISON_FIELDS, comparison_csv, graph_config, ratings_csv
 from figures.fit import METRIC_WORDS, lower_is_better, search_figure
-from figures.gamelist import PAGE_SIZE, finishing_order, game_rows
+from figures.gamelist import (
+    PAGE_SIZE,
+    GamesPage,
+    clicked_game,
+    finishing_order,
+    game_rows,
+    games_page,
+    parse_day,
+    player_options,
+)
 from figures.games import game_choice, game_label, game_labels, game_options, game_players, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
-from figures.player import explanation_rows, form_text, head_to_head_rows, player_figure, record_items
+from figures.player import (
+    explanation_rows,
+    form_text,
+    game_pick,
+    head_to_head_rows,
+    player_figure,
+    player_pick,
+    record_items,
+)
 from figures.players import (
     LINE_DASHES,
     PALETTE,
@@ -100,9 +117,16 @@ __all__ = [
     "game_labels",
     "game_options",
     "game_rows",
+    "games_page",
+    "GamesPage",
+    "clicked_game",
+    "parse_day",
+    "player_options",
     "game_players",
     "graph_config",
     "head_to_head_rows",
+    "game_pick",
+    "player_pick",
     "is_placeholder",
     "leaderboard_rows",
     "min_games_of",

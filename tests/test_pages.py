@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import figures
-from callbacks.games import clicked_game, games_page, parse_day, player_options
+from figures import clicked_game, games_page, parse_day, player_options
 from ratings import GameHistory, RatingRun
 from tests.test_stats import hand_run
 
@@ -121,7 +121,8 @@ def test_small_adapters(small_history):
 
 
 def test_player_record_and_figure(small_history):
-    from callbacks.player import player_pick, player_view
+    from figures import player_pick
+    from layouts.player import player_view
     from ratings.stats import head_to_head, player_stats
 
     run = hand_run(small_history)
@@ -171,7 +172,7 @@ def test_player_names_are_plain_text_in_the_chart():
 
 
 def test_explanation_rows_and_view(small_history):
-    from callbacks.player import game_pick
+    from figures import game_pick
     from layouts.player import explain_view
     from ratings import create
     from ratings.explain import explain
