@@ -45,6 +45,7 @@ from figures.gamelist import (
 )
 from figures.games import game_choice, game_label, game_labels, game_options, game_players, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
+from figures.metrics import BETTER, METRICS, metrics_rows
 from figures.player import (
     explanation_rows,
     form_text,
@@ -68,9 +69,9 @@ from figures.players import (
     player_series,
     top_players,
 )
-from figures.predictions import probability_figure, probability_rows
+from figures.predictions import default_pick, prediction_options, probability_figure, probability_rows
 from figures.scale import NATURAL_SCALE, Scale, min_games_of, scale_for, scale_of
-from figures.scores import score_function_figure
+from figures.scores import base_of, score_function_figure, score_view
 from figures.text import counted, date_range_text, place_name, place_text, plain
 from figures.trajectories import (
     MARKER_LIMIT,
@@ -143,11 +144,18 @@ __all__ = [
     "player_series",
     "probability_figure",
     "probability_rows",
+    "prediction_options",
+    "default_pick",
+    "BETTER",
+    "METRICS",
+    "metrics_rows",
     "ratings_csv",
     "record_items",
     "scale_for",
     "scale_of",
     "score_function_figure",
+    "base_of",
+    "score_view",
     "number",
     "signed",
     "sparkline",
