@@ -28,6 +28,7 @@ from sources.views import View, view_of
 __all__ = [
     "DEFAULT_MIN_GAMES",
     "RESERVED",
+    "address_values",
     "build_query",
     "default_source",
     "display_pairs",
@@ -291,3 +292,12 @@ def share_text(source: Any) -> str:
         f"The link holds the data itself (kept on this server for 30 days after its last use: anyone you give the "
         f"link to sees it, nobody else can find it), {rest}."
     )
+
+
+def address_values(system: str, *, reset: bool, url_state: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
+    """The page address's valid parameter values when it names ``system`` (none after a reset), and what
+    was left out and why (an unknown system too: the page opened on ``system`` instead)."""
+    if reset or not url_state or url_state.get("system") != system:
+        return {}, []
+    values, problems = link_params(system, url_state.get("params") or {})
+    return values, [*(url_state.get("unused") or []), *problems]

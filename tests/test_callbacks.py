@@ -11,9 +11,9 @@ import pytest
 from dash import dcc, no_update
 
 import figures
-from callbacks import params, standings, url
+from callbacks import standings, url
 from callbacks.runs import DataError, baseline_run, current_run, load_source, parse_params, run_for, sample_shown
-from layouts import controls
+from layouts import controls, param_values
 from layouts.ids import TAB_NAMES, Params, ParamType
 from layouts.leaderboard import PHONE_WIDTH, leaderboard_view
 from layouts.standings import StandingsInputs, trajectories_patch
@@ -98,13 +98,13 @@ def test_parse_params_uses_the_library_message():
 
 def test_collect_handles_switches_and_empty_boxes():
     raw = {"k": 20, "d": 400, "base": 1.5, "initial": 1000, "dummy": 900, "floor": 700}
-    good, error = params.collect("multielo", raw, {"dummy": True, "floor": False})
+    good, error = param_values.collect("multielo", raw, {"dummy": True, "floor": False})
     assert error is None
     assert good == {
         "system": "multielo",
         "params": {"k": 20.0, "d": 400.0, "base": 1.5, "initial": 1000.0, "dummy": 900.0, "floor": None},
     }
-    bad, error = params.collect("multielo", {**raw, "k": None}, {})
+    bad, error = param_values.collect("multielo", {**raw, "k": None}, {})
     assert bad is None and error == "parameter 'k': enter a number from 0 to 10000"
 
 
@@ -153,7 +153,7 @@ def test_every_system_gets_controls_that_collect_to_its_defaults(system):
     cls = __import__("ratings").get_system(system)
     raw = {s.name: s.default for s in cls.parameters()}
     switches = {s.name: s.default is not None for s in cls.parameters() if s.kind == "optional-float"}
-    good, error = params.collect(system, raw, switches)
+    good, error = param_values.collect(system, raw, switches)
     assert error is None
     assert create(system, **{k: tuple(v) if isinstance(v, list) else v for k, v in good["params"].items()})
     assert len(controls.param_controls(system)) == len(cls.parameters())
@@ -161,10 +161,10 @@ def test_every_system_gets_controls_that_collect_to_its_defaults(system):
 
 def test_controls_take_the_address_values_only_for_their_system():
     state = {"system": "multielo", "params": {"k": "12", "base": "oops"}}
-    built = params.controls_for("multielo", reset=False, url_state=state)
+    built = param_values.controls_for("multielo", reset=False, url_state=state)
     k_box = built[0].children[1].children[1].children  # the box inside its accessible-name wrapper
     assert k_box.id == {"type": ParamType.VALUE, "name": "k"} and k_box.value == 12.0
-    reset = params.controls_for("multielo", reset=True, url_state=state)
+    reset = param_values.controls_for("multielo", reset=True, url_state=state)
     assert reset[0].children[1].children[1].children.value == 32.0
 
 
@@ -173,9 +173,9 @@ def test_long_defaults_show_rounded_and_read_back_exactly():
     box = controls.param_control(sigma).children[1].children[1].children
     assert box.id == {"type": ParamType.VALUE, "name": "sigma"}
     assert box.value == 8.33333  # not 8.333333333333334
-    good, error = params.collect("trueskill", {"sigma": box.value}, {})
+    good, error = param_values.collect("trueskill", {"sigma": box.value}, {})
     assert error is None and good["params"]["sigma"] == 25 / 3
-    good, _ = params.collect("trueskill", {"sigma": 8.3}, {})
+    good, _ = param_values.collect("trueskill", {"sigma": 8.3}, {})
     assert good["params"]["sigma"] == 8.3  # a value the user typed stays as typed
 
 
@@ -189,27 +189,27 @@ def test_switches_say_what_they_do_rather_than_a_bare_on():
 def test_a_box_moves_its_slider_only_for_a_plain_number_within_its_range():
     # the rule the browser applied before the server kept the pair together (a slider clamping a value would write its
     # end back into the box; a decimal comma is for the server's parser to refuse with a message)
-    assert params.slider_for("1.5", 1, 2) == 1.5
-    assert params.slider_for(" .5 ", 0, 1) == 0.5
-    assert params.slider_for("1e3", 0, 2000) == 1000.0
-    assert params.slider_for(32, 1, 64) == 32.0
+    assert param_values.slider_for("1.5", 1, 2) == 1.5
+    assert param_values.slider_for(" .5 ", 0, 1) == 0.5
+    assert param_values.slider_for("1e3", 0, 2000) == 1000.0
+    assert param_values.slider_for(32, 1, 64) == 32.0
     for text in ("1,5", "", None, "inf", "nan", "1.5x", "3"):
-        assert params.slider_for(text, 1, 2) is None, text
-    assert params.slider_for("1.5", None, 2) is None  # no range known: the slider stays put
+        assert param_values.slider_for(text, 1, 2) is None, text
+    assert param_values.slider_for("1.5", None, 2) is None  # no range known: the slider stays put
 
 
 def test_a_moved_slider_writes_its_box_and_a_typed_box_moves_its_slider():
     boxes, sliders, ranges = {"k": 32, "d": 400}, {"k": 24, "d": 400}, {"k": (1, 64), "d": (100, 800)}
-    values, box_out, slider_out = params.follow(boxes, sliders, ranges, {(ParamType.SLIDER, "k")})
+    values, box_out, slider_out = param_values.follow(boxes, sliders, ranges, {(ParamType.SLIDER, "k")})
     assert values == {"k": 24, "d": 400} and box_out == {"k": 24} and slider_out == {}
-    values, box_out, slider_out = params.follow({**boxes, "k": "12.5"}, sliders, ranges, {(ParamType.VALUE, "k")})
+    values, box_out, slider_out = param_values.follow({**boxes, "k": "12.5"}, sliders, ranges, {(ParamType.VALUE, "k")})
     assert values == {"k": "12.5", "d": 400} and box_out == {} and slider_out == {"k": 12.5}
     # a typed value off the slider's range is used (the server validates it) and leaves the slider where it is
-    values, box_out, slider_out = params.follow({**boxes, "k": "100"}, sliders, ranges, {(ParamType.VALUE, "k")})
+    values, box_out, slider_out = param_values.follow({**boxes, "k": "100"}, sliders, ranges, {(ParamType.VALUE, "k")})
     assert values["k"] == "100" and slider_out == {}
     # both changed in one call (the box moved the slider): the box's text is the value
     both = {(ParamType.VALUE, "k"), (ParamType.SLIDER, "k")}
-    values, box_out, _ = params.follow({**boxes, "k": "12.5"}, {**sliders, "k": 12.5}, ranges, both)
+    values, box_out, _ = param_values.follow({**boxes, "k": "12.5"}, {**sliders, "k": 12.5}, ranges, both)
     assert values["k"] == "12.5" and box_out == {}
 
 
@@ -384,10 +384,10 @@ def test_knots_without_values_is_the_library_error():
 
     raw = {s.name: s.default for s in get_system("plackett-luce").parameters()}
     raw["eta_knots"] = "0, 1.5"
-    good, error = params.collect("plackett-luce", raw, {})
+    good, error = param_values.collect("plackett-luce", raw, {})
     assert good is None and error.startswith("parameter 'eta_knots': eta_knots and eta_values must be given together")
     raw["eta_values"] = "0.4, 0.2"
-    good, error = params.collect("plackett-luce", raw, {})
+    good, error = param_values.collect("plackett-luce", raw, {})
     assert error is None and good["params"]["eta_knots"] == [0.0, 1.5] and good["params"]["eta_values"] == [0.4, 0.2]
 
 

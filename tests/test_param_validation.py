@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from callbacks import params as param_callbacks
 from layouts import controls
 from layouts.ids import TAB_NAMES
+from layouts.param_values import collect
 from ratings import SYSTEM_NAMES, ParameterError, create, get_system
 from ratings.cli import main
 from ratings.params import Interval, coerce, validate
 from ratings.samples import load_sample
 from sources import settings
-from sources.links import link_params, url_state
+from sources.links import address_values, link_params, url_state
 
 
 # ------------------------------------------------------------------ the declaration objects
@@ -151,11 +151,11 @@ def test_a_link_keeps_two_values_that_are_valid_only_together() -> None:
 
 def test_the_page_reports_the_links_unused_values_for_its_system_only() -> None:
     state = {"system": "multielo", "params": {"k": "1e308", "base": "1.5"}}
-    values, problems = param_callbacks.address_values("multielo", reset=False, url_state=state)
+    values, problems = address_values("multielo", reset=False, url_state=state)
     assert values == {"base": 1.5}
     assert problems == ["The link's k=1e308 was not used: must be a number from 0 to 10000, got 1e+308."]
-    assert param_callbacks.address_values("multielo", reset=True, url_state=state) == ({}, [])
-    assert param_callbacks.address_values("trueskill", reset=False, url_state=state) == ({}, [])
+    assert address_values("multielo", reset=True, url_state=state) == ({}, [])
+    assert address_values("trueskill", reset=False, url_state=state) == ({}, [])
 
 
 def test_a_link_with_a_season_but_no_data_named_applies_it_to_the_default_data() -> None:
@@ -171,7 +171,7 @@ def test_a_link_naming_an_unknown_system_says_so() -> None:
     # ?system=elo (not a name) opened Multiplayer Elo without a word; the page now says which value and why
     state, system = url_state("?system=elo&k=24", tabs=TAB_NAMES)
     assert system == "multielo"
-    values, problems = param_callbacks.address_values(system, reset=False, url_state=state)
+    values, problems = address_values(system, reset=False, url_state=state)
     assert values == {}  # k belongs to no system the link names
     assert problems == [
         "The link's system=elo was not used: there is no rating system of that name (the systems are multielo, "
@@ -196,11 +196,11 @@ def test_a_box_sends_text_read_by_the_strict_parser() -> None:
     k = next(s for s in get_system("multielo").parameters() if s.name == "k")
     box = controls.param_control(k).children[1].children[1].children
     assert box.type == "text" and box.placeholder == "[0, 10000]"
-    good, error = param_callbacks.collect("multielo", {"k": "24.5"}, {})
+    good, error = collect("multielo", {"k": "24.5"}, {})
     assert error is None and good["params"]["k"] == 24.5
-    bad, error = param_callbacks.collect("multielo", {"k": "1,5"}, {})
+    bad, error = collect("multielo", {"k": "1,5"}, {})
     assert bad is None and error == "parameter 'k': '1,5' uses a decimal comma; write 1.5"
-    good, error = param_callbacks.collect("trueskill", {"sigma": "8.33333"}, {})
+    good, error = collect("trueskill", {"sigma": "8.33333"}, {})
     assert error is None and good["params"]["sigma"] == 25 / 3  # the rounded default read back exactly
 
 
@@ -245,7 +245,7 @@ def test_every_extreme_typed_into_every_box_computes_or_is_refused_with_the_inte
         defaults = {s.name: s.default for s in get_system(name).parameters()}
         for spec in specs:
             for text in EXTREMES:
-                settings, error = param_callbacks.collect(name, {**defaults, spec.name: text}, {spec.name: True})
+                settings, error = collect(name, {**defaults, spec.name: text}, {spec.name: True})
                 if settings is None:
                     assert error is not None and error.startswith(f"parameter '{spec.name}': ")
                     assert "must be" in error or "is not" in error, error
