@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ratings import get_system
+from ratings import SYSTEM_NAMES, get_system
 from sources.histories import MissingHistory, fetch_json, keep_json
 from sources.model import DataError, parse_source
 from sources.reading import describe_source
@@ -17,7 +17,7 @@ from sources.runs import settings_of
 from sources.store import StoreError
 from sources.views import view_of, with_view
 
-__all__ = ["UNPINNED_TEXT", "baseline_label", "checked", "from_view", "pin", "status", "view_id"]
+__all__ = ["UNPINNED_TEXT", "baseline_label", "checked", "from_view", "pin", "status", "use_fitted", "view_id"]
 
 UNPINNED_TEXT = (
     "Pin the current system and parameters, then change them: the baseline is drawn dashed and the "
@@ -101,3 +101,18 @@ def status(pinned: Any, source: Any = None) -> tuple[bool, str]:
         f"{head} It belongs to other data than the one in use ({describe_source(source)}): rank shifts compare "
         "only the players both have, by name, and its dashed lines follow that data's games."
     )
+
+
+def use_fitted(system: Any, result: Any, source: Any, current: Any) -> tuple[Any, Any, Any] | None:
+    """What using a fitted result (``result``, a fit or a comparison of systems, as the browser holds it) for
+    ``system`` leads to: the current settings pinned as the baseline, the system, and the address state that builds
+    its controls with the fitted values; None if the result names no fitted values for ``system``."""
+    if system not in SYSTEM_NAMES or not isinstance(result, dict):
+        return None
+    if result.get("kind") == "fit" and result.get("system") == system:
+        params = result.get("fitted")
+    else:
+        params = next((r.get("fitted") for r in result.get("rows", []) if r.get("system") == system), None)
+    if not isinstance(params, dict):
+        return None
+    return pin(source, current), system, {"source": source, "system": system, "params": params}

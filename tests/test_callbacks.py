@@ -299,6 +299,21 @@ def test_pin_copies_settings_and_labels_changes():
     assert run is not None and run.params.k == 16.0
 
 
+def test_using_a_fitted_result_pins_the_current_settings_and_loads_the_fitted_values():
+    current = {"system": "multielo", "params": {"k": 16.0}}
+    fit = {"kind": "fit", "system": "multielo", "fitted": {"k": 20.0}}
+    pinned, system, state = baselines.use_fitted("multielo", fit, POKER, current)
+    assert pinned["label"] == "Multiplayer Elo (k=16)" and system == "multielo"
+    assert state == {"source": POKER, "system": "multielo", "params": {"k": 20.0}}
+    compared = {"kind": "compare", "rows": [{"system": "trueskill", "fitted": {"beta": 3.0}}]}
+    assert baselines.use_fitted("trueskill", compared, POKER, current)[2]["params"] == {"beta": 3.0}
+    assert baselines.use_fitted("multielo", compared, POKER, current) is None  # no fitted values for it
+    assert (
+        baselines.use_fitted("nope", fit, POKER, current) is None
+        and baselines.use_fitted("multielo", [], POKER, current) is None
+    )
+
+
 def test_a_baseline_on_other_data_says_so():
     pinned = baselines.pin(POKER, {"system": "multielo", "params": {"k": 16.0}})
     disabled, same = baselines.status(pinned, POKER)
