@@ -1,4 +1,4 @@
-"""The link codec: the shareable address the query string holds the data source, the system and its parameters.
+"""The link codec: the shareable address, whose query string holds the data source, the system and its parameters.
 
 ``?sample=poker&system=multielo&k=24&base=1.5`` (or ``sheet=<url>&worksheet=<name>``, or ``data=<content id>&file=
 <name>`` for an uploaded history kept on the server, ``data=<content id>&edited=1&from_sample=poker`` for an edit
