@@ -40,7 +40,7 @@ class Tab(StrEnum):
     COMPARE = "compare"
 
 
-#: The tabs' ids in the page's order; the first (the Standings) is the page's default (``sources.links``).
+#: The tabs' ids, which a link may name; the first (the Standings) is the page's default (``sources.links``).
 TAB_NAMES = tuple(str(t) for t in Tab)
 
 
