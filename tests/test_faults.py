@@ -190,13 +190,14 @@ def test_a_fitting_job_whose_process_is_killed_ends_the_wait(served: tuple[str, 
     url, _ = served
     client = HttpClient(url, timeout=60)
     values = {
-        "fit-run.n_clicks": 1,
+        # the Fit button's request (callbacks/fit.py sends it when a worker answers) starts the job
+        "fit-request.data": {"kind": "fit", "at": 1.0},
         "data-source.data": RACING,
         "params-settings.data": SETTINGS,
         "fit-budget.value": 60,
         "fit-metric.value": "kendall-tau",
     }
-    started = post(client, "fit-result", values, changed=["fit-run.n_clicks"])
+    started = post(client, "fit-result", values, changed=["fit-request.data"])
     assert started.status_code == 200, started.status_code
     handle = started.get_json()
     assert handle.get("job") and handle.get("cacheKey"), handle
