@@ -5,7 +5,7 @@ prints the best of three runs of each step and the JSON sizes an Apply moves bet
 
 - The histories: the bundled racing sample, and a generated racing community (:mod:`generated`) cut to the first
   ``--rows`` results (default 10,000) and kept on the server as an upload would be.
-- Apply is :func:`callbacks.edit.apply_rows` on the rows of :func:`callbacks.edit.grid_rows` with one place changed
+- Apply is :func:`sources.edits.apply_rows` on the rows of :func:`sources.edits.grid_rows` with one place changed
   (a different result each of the three times, so every Apply keeps a history the store has not seen); "Apply, whole
   callback" adds what the Apply callback does besides (the data summary, the status line) and the JSON encoding of
   its outputs.  The request size is the grid rows and the edit store the page posts with Apply; the response size is
@@ -40,11 +40,13 @@ os.environ.setdefault("RATINGS_STORE_DIR", tempfile.mkdtemp(prefix="edit-apply-s
 from generated import community_history  # noqa: E402
 from plotly.utils import PlotlyJSONEncoder  # noqa: E402
 
-from callbacks import downloads, edit  # noqa: E402
-from callbacks.data import summary_text  # noqa: E402
 from callbacks.runs import history_for, load_source  # noqa: E402
+from layouts.edit import status_lines  # noqa: E402
+from layouts.summary import summary_text  # noqa: E402
 from ratings import SYSTEM_NAMES, Entry, GameHistory, create  # noqa: E402
+from sources import edits  # noqa: E402
 from sources.model import Upload, keep_history  # noqa: E402
+from sources.reading import history_csv  # noqa: E402
 
 
 def best(step: Callable[[], Any], repeats: int = 3) -> tuple[float, Any]:
@@ -97,21 +99,21 @@ def edited(rows: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
 
 def whole_callback(rows: list[dict[str, Any]], state: dict[str, Any]) -> Any:
     """What the Apply callback computes and sends: the outcome, the status, the summary, encoded as JSON."""
-    outcome = edit.apply_rows(rows, state)
+    outcome = edits.apply_rows(rows, state)
     summary = summary_text(load_source(outcome.source)) if outcome.source is not None else None
-    response = [outcome.source, outcome.state, outcome.rows, edit.status_lines(outcome), summary]
+    response = [outcome.source, outcome.state, outcome.rows, status_lines(outcome), summary]
     return json.dumps(response, cls=PlotlyJSONEncoder)
 
 
 def report(label: str, source: dict[str, Any]) -> None:
     history = history_for(source)
-    seconds, rows = best(lambda: edit.grid_rows(history))
+    seconds, rows = best(lambda: edits.grid_rows(history))
     print(f"{label}: {history.n_games} games, {len(rows)} grid rows")
     print(f"  grid rows                {seconds * 1000:8.1f} ms   ({size(rows):.2f} MB of JSON)")
-    state = edit.fresh_state(source)
+    state = edits.fresh_state(source)
     picks = [len(rows) // 4, len(rows) // 2, 3 * len(rows) // 4]
     variants = [edited(rows, i) for i in picks]
-    seconds, outcome = best_of_distinct([lambda v=v: edit.apply_rows(v, state) for v in variants])
+    seconds, outcome = best_of_distinct([lambda v=v: edits.apply_rows(v, state) for v in variants])
     if not outcome.ok:
         raise SystemExit(f"Apply failed: {outcome.message}")
     print(f"  Apply (apply_rows)       {seconds * 1000:8.1f} ms")
@@ -122,9 +124,9 @@ def report(label: str, source: dict[str, Any]) -> None:
         f"  Apply request  {size(variants[0]) + size(state):6.2f} MB of JSON (grid rows + edit store), "
         f"response {len(response) / 1e6:.2f} MB (of which the edit store {size(outcome.state):.2f} MB)"
     )
-    seconds, _ = best(lambda: edit.undo(outcome.state))
+    seconds, _ = best(lambda: edits.undo(outcome.state))
     print(f"  Undo                     {seconds * 1000:8.1f} ms")
-    seconds, _ = best(lambda: downloads.history_csv(outcome.source))
+    seconds, _ = best(lambda: history_csv(outcome.source))
     print(f"  history CSV              {seconds * 1000:8.1f} ms")
 
 

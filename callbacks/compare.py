@@ -11,47 +11,9 @@ from dash import Input, Output, State, callback, dcc
 from dash.exceptions import PreventUpdate
 
 import figures
-from callbacks.runs import baseline_run, current_run, describe_source
-from callbacks.standings import scale_of
-from layouts.compare import comparison_columns
+from callbacks.runs import baseline_run, current_run
+from layouts.compare import Comparison, comparison, comparison_columns
 from layouts.ids import Baseline, Compare, Data, Page, Params, Standings, Tab, tab_gate
-from ratings.io import csv_text  # the one CSV writer (formula-safe text, numbers as numbers)
-
-__all__ = ["comparison", "comparison_csv"]
-
-CSV_FIELDS = ("player", "rank", "base_rank", "rank_change", "rating", "base_rating", "rating_change")
-
-
-def comparison(
-    source: Any, current: Any, pinned: Any, offset: Any, factor: Any
-) -> tuple[list[dict[str, Any]], str, str, str]:
-    """``(rows, status, unit, baseline unit)``; no rows and a plain status when nothing is pinned."""
-    run = current_run(source, current)
-    base = baseline_run(pinned)
-    scale = scale_of(run, offset, factor)
-    if base is None:
-        return [], "Pin a baseline (What if, in the controls) to compare the current view with it.", scale.unit, ""
-    bscale = scale_of(base, offset, factor)
-    rows = figures.comparison_rows(run, base, scale, bscale)
-    label = pinned.get("label", "baseline") if isinstance(pinned, dict) else "baseline"
-    status = f"Now: {describe_source(source)}. Before: the baseline {label} on {describe_source(pinned.get('source'))}."
-    if scale.unit != bscale.unit:
-        status += " The two use different scales, so only ranks are compared."
-    return rows, status, scale.unit, bscale.unit
-
-
-def comparison_csv(rows: list[dict[str, Any]], unit: str, base_unit: str) -> str:
-    """The comparison as CSV (units in the headers); no cell can start a spreadsheet formula."""
-    header = [
-        "player",
-        "rank now",
-        "rank before",
-        "places moved",
-        f"rating now ({unit})",
-        f"rating before ({base_unit})",
-        "rating change",
-    ]
-    return csv_text([header, *([r[k] for k in CSV_FIELDS] for r in rows)])
 
 
 # source, settings, pinned baseline, scale, visible tab -> the side-by-side grid
@@ -71,8 +33,8 @@ def comparison_csv(rows: list[dict[str, Any]], unit: str, base_unit: str) -> str
 def on_compare(source, current, pinned, offset, factor, tab, _gate=None):
     if tab != Tab.COMPARE:
         raise PreventUpdate  # computed when the tab opens
-    rows, status, unit, base_unit = comparison(source, current, pinned, offset, factor)
-    return rows, comparison_columns(unit, base_unit or unit), status
+    view = _comparison(source, current, pinned, offset, factor)
+    return view.rows, comparison_columns(view.unit, view.base_unit or view.unit), view.status
 
 
 # "Comparison CSV" button -> the same rows as a CSV download
@@ -87,7 +49,13 @@ def on_compare(source, current, pinned, offset, factor, tab, _gate=None):
     prevent_initial_call=True,
 )
 def on_compare_csv(_clicks, source, current, pinned, offset, factor):
-    rows, _, unit, base_unit = comparison(source, current, pinned, offset, factor)
-    if not rows:
+    view = _comparison(source, current, pinned, offset, factor)
+    if not view.rows:
         raise PreventUpdate
-    return dcc.send_string(comparison_csv(rows, unit, base_unit), "comparison.csv")
+    return dcc.send_string(figures.comparison_csv(view.rows, view.unit, view.base_unit), "comparison.csv")
+
+
+def _comparison(source: Any, current: Any, pinned: Any, offset: Any, factor: Any) -> Comparison:
+    """The current run against the pinned baseline's (``PreventUpdate`` while the stores are not ready)."""
+    run = current_run(source, current)
+    return comparison(run, baseline_run(pinned), source=source, pinned=pinned, offset=offset, factor=factor)

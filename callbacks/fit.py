@@ -9,15 +9,13 @@ import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from callbacks.baseline import pin
 from callbacks.runs import settings_of
 from layouts.fit import compare_view, fit_view
 from layouts.ids import Baseline, Data, Fit, FitType, Page, Params
-from ratings import SYSTEM_NAMES, tune
+from ratings import tune
+from sources.baselines import use_fitted
 from sources.fitting import compare_systems, fit_system
 from sources.jobs import NO_WORKER, workers_ready
-
-__all__ = ["applied"]
 
 #: Longest search a visitor may ask for (the slider's top), so one click cannot hold a worker longer.
 MAX_BUDGET = 120.0
@@ -87,20 +85,6 @@ def on_result(result: Any) -> Any:
     return compare_view(result) if result.get("kind") == "compare" else fit_view(result)
 
 
-def applied(system: Any, result: Any, source: Any, current: Any) -> tuple[Any, Any, Any] | None:
-    """What "use" leads to: the pinned baseline (the current settings), the system and the address state that
-    builds its controls with the fitted values; None if the request does not name a fitted system."""
-    if system not in SYSTEM_NAMES or not isinstance(result, dict):
-        return None
-    if result.get("kind") == "fit" and result.get("system") == system:
-        params = result.get("fitted")
-    else:
-        params = next((r.get("fitted") for r in result.get("rows", []) if r.get("system") == system), None)
-    if not isinstance(params, dict):
-        return None
-    return pin(source, current), system, {"source": source, "system": system, "params": params}
-
-
 # a "use" button -> current settings pinned as the baseline; the system and its fitted values in the controls
 @callback(
     Output(Baseline.STORE, "data", allow_duplicate=True),
@@ -116,7 +100,7 @@ def on_apply(clicks: list[Any], result: Any, source: Any, current: Any) -> tuple
     trigger = ctx.triggered_id
     if not any(clicks) or not isinstance(trigger, dict):
         raise PreventUpdate
-    outcome = applied(trigger.get("index"), result, source, current)
+    outcome = use_fitted(trigger.get("index"), result, source, current)
     if outcome is None:
         return no_update, no_update, no_update
     return outcome

@@ -6,71 +6,13 @@ whatever the history's length.
 
 from __future__ import annotations
 
-import datetime as dt
-import math
-from typing import Any
-
 from dash import Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import DataError, current_run, load_source, opened_by
-from callbacks.standings import scale_of
 from layouts.games import grid_columns
 from layouts.ids import Baseline, Data, GamesList, Page, Params, Standings, Tab, tab_gate
-from ratings import GameHistory, RatingRun
-from ratings.stats import filter_games
-
-__all__ = ["clicked_game", "games_page", "parse_day", "player_options"]
-
-
-def parse_day(value: Any) -> dt.date | None:
-    """A date picker's value (``"2024-03-01"``, possibly with a time) as a date; anything else is no date."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return dt.date.fromisoformat(value[:10])
-    except ValueError:
-        return None
-
-
-def player_options(history: GameHistory) -> list[dict[str, str]]:
-    """Every player but placeholders, by name."""
-    names = sorted((p for p in history.players if not figures.is_placeholder(p)), key=str.casefold)
-    return [{"label": p, "value": p} for p in names]
-
-
-def games_page(
-    run: RatingRun,
-    scale: figures.Scale,
-    *,
-    player: Any = None,
-    start: Any = None,
-    end: Any = None,
-    page: Any = 1,
-) -> tuple[list[dict[str, Any]], str, int, int]:
-    """``(rows, count text, page shown, number of pages)`` of the games that match, newest first."""
-    who = player if isinstance(player, str) and player in run.history.player_index else None
-    games = filter_games(run.history, player=who, start=parse_day(start), end=parse_day(end))
-    pages = max(1, math.ceil(len(games) / figures.PAGE_SIZE))
-    shown = page if isinstance(page, int) and not isinstance(page, bool) and 1 <= page <= pages else 1
-    chunk = games[(shown - 1) * figures.PAGE_SIZE : shown * figures.PAGE_SIZE]
-    total = run.history.n_games
-    count = f"{len(games):,} of {total:,} games" if len(games) != total else f"{total:,} games"
-    if len(games):
-        first = (shown - 1) * figures.PAGE_SIZE + 1
-        count += f", newest first; showing {first:,}-{first + len(chunk) - 1:,}. Click a game to see it."
-    return figures.game_rows(run, chunk, scale, who), count, shown, pages
-
-
-def clicked_game(run: RatingRun, click: Any) -> int | None:
-    """The game index of a grid click (its row id), when it names a game of ``run``."""
-    row = click.get("rowId") if isinstance(click, dict) else None
-    try:
-        g = int(str(row))
-    except ValueError:
-        return None
-    return g if 0 <= g < run.history.n_games else None
 
 
 # source, visible tab -> the player filter's options (its pick kept while the player exists) and the date bounds
@@ -98,7 +40,7 @@ def on_games_filters(source, tab, chosen, _gate=None):
     first, last = summary["first_date"], summary["last_date"]
     kept = chosen if isinstance(chosen, str) and chosen in history.player_index else None
     return (
-        player_options(history),
+        figures.player_options(history),
         no_update if kept == chosen else kept,
         *(2 * [first and first.isoformat(), last and last.isoformat()]),
     )
@@ -134,11 +76,10 @@ def on_games_list(source, current, player, start, end, page, offset, factor, tab
     # a page turn, a parameter or a scale change keeps the page; new data, a filter or the tab opening start at 1
     why = opened_by(_gate) if ctx.triggered_id == tab_gate(Tab.GAMES) else frozenset()
     keep_page = ctx.triggered_id == GamesList.PAGES or bool(why) and why <= _KEEP_PAGE
-    rows, count, shown, pages = games_page(
-        run, scale_of(run, offset, factor), player=player, start=start, end=end, page=page if keep_page else 1
-    )
-    columns = grid_columns(with_player=bool(rows) and "place" in rows[0])
-    return rows, columns, count, (no_update if shown == page else shown), pages
+    scale = figures.scale_of(run, offset, factor)
+    cut = figures.games_page(run, scale, player=player, start=start, end=end, page=page if keep_page else 1)
+    columns = grid_columns(with_player=bool(cut.rows) and "place" in cut.rows[0])
+    return cut.rows, columns, cut.summary, (no_update if cut.shown == page else cut.shown), cut.pages
 
 
 # a click on a game (or new data/settings) -> that game's change bars (the newest game until one is clicked)
@@ -162,8 +103,8 @@ def on_games_game(source, current, click, offset, factor, tab, rows, _gate=None)
     if run.history.n_games == 0:
         return "No games.", figures.empty_figure("No games in this history")
     new_data = ctx.triggered_id == tab_gate(Tab.GAMES) and Data.SOURCE in opened_by(_gate)
-    g = None if new_data else clicked_game(run, click)
+    g = None if new_data else figures.clicked_game(run, click)
     if g is None:
         g = run.history.n_games - 1
     text = f"{figures.game_label(run, g)}: {figures.finishing_order(run.history, g)}"
-    return text, figures.game_changes_figure(run, g, scale=scale_of(run, offset, factor))
+    return text, figures.game_changes_figure(run, g, scale=figures.scale_of(run, offset, factor))

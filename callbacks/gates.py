@@ -18,7 +18,7 @@ import json
 
 from dash import Input, Output, State, clientside_callback
 
-from callbacks.url import JOIN_QUERY_JS
+from layouts.clientside import JOIN_QUERY_JS
 from layouts.ids import GATED_TABS, Baseline, Data, Page, Params, Standings, tab_gate
 
 __all__ = ["GATE_SOURCES"]

@@ -5,44 +5,13 @@ Computed only while the Player tab is open.
 
 from __future__ import annotations
 
-from typing import Any
-
-import plotly.graph_objects as go
 from dash import Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run
-from callbacks.standings import explain_view, game_choice, game_players, scale_of
 from layouts.ids import Data, GameExplain, Page, Params, PlayerPage, Standings, Tab, tab_gate
-from layouts.player import (
-    PLAYER_EXPLANATION,
-    explanation_outputs,
-    record_list,
-)
-from ratings import RatingRun
-from ratings.stats import head_to_head, player_games, player_stats
-
-__all__ = ["explain_view", "game_pick", "game_players", "player_pick", "player_view"]
-
-
-def player_pick(run: RatingRun, chosen: Any) -> tuple[list[dict[str, str]], str | None]:
-    """Options (leaderboard order, no placeholders) and the pick: the previous one if still there, else the leader."""
-    names = [str(r["player"]) for r in figures.leaderboard_rows(run)]
-    options = [{"label": f"{i}. {p}", "value": p} for i, p in enumerate(names, start=1)]
-    if isinstance(chosen, str) and chosen in run.history.player_index:
-        return options, chosen
-    return options, names[0] if names else None
-
-
-def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> tuple[Any, go.Figure, list[dict[str, Any]]]:
-    """The record (component), the trajectory-with-rank figure and the head-to-head rows of ``player``."""
-    stats = player_stats(run, player) if isinstance(player, str) else None
-    if stats is None or stats.n_games == 0:
-        return "Pick a player.", figures.empty_figure("Pick a player"), []
-    figure = figures.player_figure(stats, scale, labels=figures.plain_game_labels(run.history))
-    rows = figures.head_to_head_rows(head_to_head(run.history, player))
-    return record_list(figures.record_items(stats, scale)), figure, rows
+from layouts.player import PLAYER_EXPLANATION, explain_view, explanation_outputs, player_view
 
 
 # source, settings, visible tab -> the player picker (default: the leader)
@@ -59,7 +28,7 @@ def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> tuple[Any,
 def on_player_pick(source, current, tab, chosen, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
-    return player_pick(current_run(source, current), chosen)
+    return figures.player_pick(current_run(source, current), chosen)
 
 
 # source, settings, picked player, scale, visible tab -> record, trajectory with rank, head-to-head
@@ -80,25 +49,7 @@ def on_player(source, current, player, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
-    return player_view(run, player, scale_of(run, offset, factor))
-
-
-def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tuple[list[dict[str, Any]], int | None]:
-    """The player's games, newest first, and the game to explain: a clicked chart point's game, else the previous
-    choice when the player played it, else their newest game."""
-    if not isinstance(player, str):
-        return [], None
-    games = [int(g) for g in player_games(run.history, player)][::-1]
-    options = [{"label": figures.game_label(run, g), "value": g} for g in games]
-    points = click.get("points") if isinstance(click, dict) else None
-    if isinstance(points, list) and points and isinstance(points[0], dict):
-        # The point's x is the game number (a click's customdata does not reach the server: issue 11, item 2).
-        x = points[0].get("x")
-        if isinstance(x, (int, float)) and not isinstance(x, bool) and float(x).is_integer() and int(x) - 1 in games:
-            return options, int(x) - 1
-    if isinstance(chosen, int) and chosen in games:
-        return options, chosen
-    return options, games[0] if games else None
+    return tuple(player_view(run, player, figures.scale_of(run, offset, factor)))
 
 
 # source, picked player, a click on their chart -> the game picker (their games, newest first)
@@ -116,7 +67,7 @@ def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tu
 def on_player_games(source, player, click, current, chosen, _gate=None):
     run = current_run(source, current)
     clicked = ctx.triggered_id == PlayerPage.TRAJECTORY
-    options, game = game_pick(run, player, chosen, click if clicked else None)
+    options, game = figures.game_pick(run, player, chosen, click if clicked else None)
     return (no_update if clicked else options), game
 
 
@@ -137,7 +88,7 @@ def on_explain(source, current, player, game, offset, factor, tab, _gate=None):
     if tab != Tab.PLAYER:
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
-    return explain_view(run, player, game, scale_of(run, offset, factor)).outputs()
+    return explain_view(run, player, game, figures.scale_of(run, offset, factor)).outputs()
 
 
 # ---------------------------------------------------------------- Standings: why did a rating change in one game?
@@ -159,10 +110,5 @@ def on_game_players(game, click, source, current, chosen, offset, factor):
     # The click also moves the game picker, so both may arrive together: the click decides the player.
     clicked = any(str(t.get("prop_id", "")).startswith(f"{Standings.TRAJECTORIES}.") for t in ctx.triggered)
     if clicked:
-        game = clicked_game(run, click, game)
-    return game_players(run, game, chosen, click if clicked else None, scale_of(run, offset, factor))
-
-
-def clicked_game(run: RatingRun, click: Any, game: Any) -> int:
-    """The game a trajectory click points at (the Standings rule, :func:`callbacks.standings.game_choice`)."""
-    return game_choice(run, game, click, True)
+        game = figures.game_choice(run, game, click, True)  # the game a trajectory click points at
+    return figures.game_players(run, game, chosen, click if clicked else None, figures.scale_of(run, offset, factor))

@@ -11,38 +11,31 @@ confirm or a retried request adds the game once.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import dash_bootstrap_components as dbc
 import flask
 from dash import ALL, Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from callbacks.data import SAMPLE_SHOWN, sample_shown
-from callbacks.edit import EditOutcome, apply_rows, fresh_state, grid_rows, source_summary, status_lines
-from callbacks.runs import DataError, describe_source, history_for, load_source, open_sheet
+from callbacks.runs import (
+    SAMPLE_SHOWN,
+    DataError,
+    describe_source,
+    history_for,
+    load_source,
+    sample_shown,
+    source_summary,
+)
+from layouts.edit import access_line, record_alert, status_lines
 from layouts.ids import Data, Edit, Record, RecordType
-from ratings import HistoryError
 from sources import settings
-from sources.access import Rights, organiser_mark, rights, secret_matches, write_target
-from sources.model import Sheet, parse_source
-from sources.record import NewGame, new_game, new_submission_token, record_game
-from sources.sheets import SheetError, SheetSettings, load_settings
+from sources.access import Rights, organiser_mark, rights, secret_matches
+from sources.edits import fresh_state
+from sources.record import new_submission_token
+from sources.record_form import add_to_session, game_text, plan, sheet_writable, write_to_sheet
+from sources.sheets import SheetError, load_settings
 
-__all__ = [
-    "LOCAL_WRITES",
-    "ORGANISER",
-    "Plan",
-    "add_to_session",
-    "game_text",
-    "plan",
-    "record_step",
-    "request_rights",
-    "sheet_writable",
-    "write_to_sheet",
-]
+__all__ = ["LOCAL_WRITES", "ORGANISER", "record_step", "request_rights"]
 
 #: The session cookie's field holding :func:`sources.access.organiser_mark` for a signed-in organiser.
 ORGANISER = "organiser"
@@ -59,122 +52,6 @@ def request_rights() -> Rights:
         admin_secret=settings.current().admin_secret,
         local=bool(app.config.get(LOCAL_WRITES)),
     )
-
-
-def sheet_writable(source: dict[str, Any] | None, config: SheetSettings | None = None) -> bool:
-    """Whether ``source`` is the (unedited) group sheet this server is configured to write to."""
-    try:
-        sheet = parse_source(source)
-    except DataError:
-        return False
-    if not isinstance(sheet, Sheet):
-        return False
-    try:
-        config = load_settings() if config is None else config
-    except SheetError:
-        return False
-    return config.can_write and config.is_configured(sheet.url, sheet.worksheet)
-
-
-def game_text(game: NewGame) -> str:
-    """ "2024-05-31: 1. Ann, 2. Bo, DNF Cy"."""
-    finished = sorted((e for e in game.entries if e.place is not None), key=lambda e: e.place or 0)
-    parts = [f"{e.place}. {e.player}" for e in finished] + [f"DNF {e.player}" for e in game.entries if e.place is None]
-    return f"{game.date.isoformat() if game.date else 'no date'}: {', '.join(parts)}"
-
-
-@dataclass
-class Plan:
-    """What the submit button leads to: problems, a confirm step (``pending``) or a game for the session."""
-
-    problems: list[str]
-    game: NewGame | None = None
-    pending: dict[str, Any] | None = None
-
-
-def plan(
-    source: dict[str, Any] | None,
-    date: Any,
-    players: Sequence[Any],
-    places: Sequence[Any],
-    token: str,
-    *,
-    writable: bool,
-) -> Plan:
-    """Validate the form; a writable sheet asks for confirmation first, anything else goes to the session."""
-    try:
-        game = new_game(date, list(zip(players, places, strict=False)))
-    except HistoryError as exc:
-        return Plan([str(p) for p in exc.problems])
-    if writable and source:
-        pending = {
-            "date": game.date.isoformat() if game.date else None,
-            "results": [[e.player, e.place] for e in game.entries],
-            "token": token,
-            "source": source,
-        }
-        return Plan([], game, pending)
-    return Plan([], game)
-
-
-def add_to_session(state: dict[str, Any] | None, game: NewGame, token: str) -> EditOutcome:
-    """The session history with ``game`` added (an applied edit, so Undo takes it back); once per token."""
-    if not state or not state.get("base"):
-        return EditOutcome("The history is still loading; try again in a moment.", ok=False)
-    rows = (
-        [
-            {"_id": i, **dict(zip(("game", "date", "player", "place", "exclude"), r, strict=True))}
-            for i, r in enumerate(state["rows"])
-        ]
-        if state.get("rows") is not None
-        else grid_rows(history_for(state["base"]))
-    )
-    if any(str(r.get("game")) == token for r in rows):
-        return EditOutcome("This game was already added (the same submission); it was not added again.", ok=False)
-    date = game.date.isoformat() if game.date else ""
-    start = len(rows)
-    for i, entry in enumerate(game.entries):
-        place = "DNF" if entry.place is None else str(entry.place)
-        rows.append(
-            {"_id": start + i, "game": token, "date": date, "player": entry.player, "place": place, "exclude": False}
-        )
-    outcome = apply_rows(rows, state)
-    if outcome.ok:
-        outcome.message = (
-            f"Added to this session's history as game '{token}' ({game_text(game)}). It is not saved anywhere: "
-            "download the history CSV to keep it; Undo takes it back."
-        )
-    return outcome
-
-
-def write_to_sheet(
-    pending: dict[str, Any],
-    allowed: Rights,
-    opener: Callable[..., Any] = open_sheet,
-    config: SheetSettings | None = None,
-) -> tuple[bool, str]:
-    """Append the confirmed game to the group's sheet (idempotent per token): ``(written or already there, message)``.
-
-    ``pending`` comes from the browser: its game is validated again and its sheet only compared with the configured
-    one (:func:`sources.access.write_target`); the address written to is the configured one.
-    """
-    if not allowed.may_record:
-        return False, f"Not recorded: {allowed.message}"
-    try:
-        url, worksheet = write_target(pending.get("source"), load_settings() if config is None else config)
-        game = new_game(pending.get("date"), [tuple(r) for r in pending["results"]])
-        sheet = opener(url, worksheet)
-        result = record_game(sheet, game, token=str(pending["token"]))
-    except (SheetError, DataError, HistoryError, KeyError, TypeError) as exc:
-        message = getattr(exc, "message", None) or "; ".join(getattr(exc, "messages", [])) or str(exc)
-        if isinstance(exc, (KeyError, TypeError)):
-            message = "the confirmation did not hold a game; press Record game again"
-        return False, f"Not recorded: {message}"
-    return True, result.message[0].upper() + result.message[1:] + "."
-
-
-def _alert(text: str, ok: bool) -> list[Any]:
-    return [dbc.Alert(text, color="success" if ok else "danger", className="small py-1 mb-0", dismissable=True)]
 
 
 # data source -> player names offered in the form, a fresh submission token
@@ -250,13 +127,13 @@ def record_step(
     keep = (no_update,) * 5
     token = token or new_submission_token()
     if trigger == Record.CANCEL:
-        return False, "", None, _alert("Not recorded.", False), *keep
+        return False, "", None, record_alert("Not recorded.", False), *keep
     if trigger == Record.CONFIRM:
         if not pending:
             return False, "", None, no_update, *keep
         ok, message = write_to_sheet(pending, allowed)
         if not ok:
-            return False, "", None, _alert(message, False), *keep
+            return False, "", None, record_alert(message, False), *keep
         sheet = pending["source"]
         with contextlib.suppress(DataError):
             load_source(sheet, force=True)  # read the sheet anew so the game shows at once
@@ -265,7 +142,7 @@ def record_step(
             False,
             "",
             None,
-            _alert(message, True),
+            record_alert(message, True),
             new_submission_token(),
             refreshed,
             fresh_state(refreshed),
@@ -274,10 +151,10 @@ def record_step(
         )
     writable = sheet_writable(source)
     if writable and not allowed.may_record:
-        return False, "", None, _alert(f"Not recorded: {allowed.message}", False), *keep
+        return False, "", None, record_alert(f"Not recorded: {allowed.message}", False), *keep
     step = plan(source, date, players, places, token, writable=writable)
     if step.problems:
-        return False, "", None, _alert("Not recorded: " + "; ".join(step.problems), False), *keep
+        return False, "", None, record_alert("Not recorded: " + "; ".join(step.problems), False), *keep
     assert step.game is not None
     if step.pending is not None:
         text = f"Write this game to {describe_source(source or {})}? {game_text(step.game)}"
@@ -337,7 +214,4 @@ def _access_line(now: Rights, note: str) -> Any:
         config = load_settings()
     except SheetError:
         config = None
-    if config is None or not config.sheet or not config.can_write:
-        text = "No writable group sheet is configured here: a game recorded below joins this browser's session."
-        return dbc.Alert(note + text, color="secondary", className="small py-1 mb-1")
-    return dbc.Alert(note + now.message, color="success" if now.may_record else "info", className="small py-1 mb-1")
+    return access_line(now, note, config)

@@ -1,4 +1,5 @@
-"""Adapters from the browser's stores (untrusted JSON) to the service layer in :mod:`sources`.
+"""Adapters from the browser's stores (untrusted JSON) to the service layer in :mod:`sources`, and back to the
+outputs every feature that changes the data in use sets (the summary line, the sample dropdown).
 
 A source travels as the small JSON form of :mod:`sources.model` (``{"kind": "sample", "name": "poker"}``,
 ``{"kind": "upload", "id": ..., "filename": ...}``, ...): histories themselves stay on the server.  Settings travel as
@@ -9,83 +10,35 @@ from __future__ import annotations
 
 from typing import Any
 
+from dash import Output, no_update
 from dash.exceptions import PreventUpdate
 
-from ratings import ComputationError, GameHistory, ParameterError, RatingRun
-from sources.model import DataError, Edited, Loaded, Sheet, keep_history, parse_source
-from sources.runs import jsonable, load_raw, parse_params, run_for, settings_of, typed_params
+from layouts.ids import Data
+from layouts.summary import summary_text
+from ratings import ComputationError, ParameterError, RatingRun
+from sources.model import DataError, Loaded, Sample, parse_source
+from sources.reading import describe_source, history_for
+from sources.runs import jsonable, parse_params, run_for, settings_of, typed_params
 from sources.runs import load as load_source
-from sources.views import view_of, with_view
 
 __all__ = [
+    "SAMPLE_SHOWN",
     "DataError",
     "Loaded",
     "baseline_run",
     "current_run",
     "describe_source",
-    "edited_source",
     "history_for",
     "jsonable",
     "load_source",
-    "open_sheet",
     "opened_by",
     "parse_params",
-    "read_upload",
-    "records_of",
     "run_for",
+    "sample_shown",
     "settings_of",
+    "source_summary",
     "typed_params",
 ]
-
-
-def read_upload(contents: Any, filename: Any) -> tuple[dict[str, Any], list[str]]:
-    """The upload's source (JSON, for the store) and the reader's warnings; :class:`DataError` on failure."""
-    from sources.runs import read_upload as read
-
-    source, warnings = read(contents, filename)
-    return source.to_json(), warnings
-
-
-def edited_source(history: GameHistory, base: Any) -> dict[str, Any]:
-    """The JSON source of an edit of ``base`` (kept on the server by content)."""
-    try:
-        parsed = parse_source(base)
-    except DataError:
-        parsed = None
-    edited = Edited.of(keep_history(history), parsed).to_json()
-    return with_view(edited, view_of(base)) if isinstance(base, dict) else edited
-
-
-def describe_source(source: Any) -> str:
-    """A human label: "sample 'poker'", "upload results.csv", "Google Sheet ..."."""
-    try:
-        return parse_source(source).label
-    except DataError:
-        return "unknown source"
-
-
-def open_sheet(url: str, worksheet: str | None = None) -> Any:
-    """A ``sources.sheets.SheetSource`` for ``url`` with the host's sheet settings (credentials, cache, retries)."""
-    return Sheet(url, worksheet).opener()
-
-
-def history_for(source: Any) -> GameHistory:
-    """The game history of ``source`` as read, without the aliases and season of its view (what the edit grid
-    edits, the download holds and the record form names)."""
-    return load_raw(source).history
-
-
-def records_of(history: GameHistory) -> list[dict[str, Any]]:
-    """JSON-ready long-shape records (dates as ISO text, DNF as the word)."""
-    return [
-        {
-            "game": r["game"],
-            "date": r["date"].isoformat() if r["date"] is not None else None,
-            "player": r["player"],
-            "place": r["place"],
-        }
-        for r in history.to_records()
-    ]
 
 
 def current_run(source: dict[str, Any] | None, current: dict[str, Any] | None) -> RatingRun:
@@ -114,3 +67,42 @@ def opened_by(gate: Any) -> frozenset[str]:
     :mod:`callbacks.gates`), empty when unknown."""
     why = gate.get("why") if isinstance(gate, dict) else None
     return frozenset(str(w) for w in why if isinstance(w, str)) if isinstance(why, list) else frozenset()
+
+
+#: The sample dropdown's outputs for the other callbacks that can change the kind of data in use (see sample_shown).
+SAMPLE_SHOWN = (
+    Output(Data.SAMPLE, "value", allow_duplicate=True),
+    Output(Data.SAMPLE, "placeholder", allow_duplicate=True),
+)
+
+
+def sample_shown(source: Any) -> tuple[Any, Any]:
+    """The sample dropdown's value and placeholder for the source in use: blank, naming the data, when it is no sample.
+
+    ``no_update`` for both when nothing new is in use.  The callbacks that can change the *kind* of data in use (the
+    data callback, an applied edit, a recorded game) set the dropdown with their new source; no callback reads the
+    data store to set it.  The dropdown is an input of the data callback, so such a reader would close a
+    loop (data -> dropdown -> data) in the callback graph, and Dash's renderer can stall on a loop: when the loop's
+    callbacks are requested while another callback is still running, it holds them all and never sends them (the
+    Season's boxes and the address then kept a season the data no longer had).  ``tests/test_callback_graph.py``
+    keeps the graph free of loops.
+    """
+    if not isinstance(source, dict):
+        return no_update, no_update
+    try:
+        typed = parse_source(source)
+    except DataError:
+        return no_update, no_update
+    if isinstance(typed, Sample):
+        return typed.name, "choose a sample"
+    return None, f"none (using {describe_source(source)})"
+
+
+def source_summary(source: dict[str, Any] | None) -> Any:
+    """The data summary line for a source an edit or a recorded game put in use (``no_update`` when none)."""
+    if source is None:
+        return no_update
+    try:
+        return summary_text(load_source(source))
+    except DataError:
+        return no_update

@@ -31,29 +31,56 @@ from figures.changes import (
 )
 from figures.compare import comparison_rows
 from figures.empty import empty_figure
-from figures.export import graph_config
+from figures.export import COMPARISON_FIELDS, comparison_csv, graph_config, ratings_csv
 from figures.fit import METRIC_WORDS, lower_is_better, search_figure
-from figures.gamelist import PAGE_SIZE, finishing_order, game_rows
-from figures.games import game_label, game_labels, plain_game_labels
+from figures.gamelist import (
+    PAGE_SIZE,
+    GamesPage,
+    clicked_game,
+    finishing_order,
+    game_rows,
+    games_page,
+    parse_day,
+    player_options,
+)
+from figures.games import game_choice, game_label, game_labels, game_options, game_players, plain_game_labels
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
-from figures.player import explanation_rows, form_text, head_to_head_rows, player_figure, record_items
+from figures.metrics import BETTER, METRICS, metrics_rows
+from figures.player import (
+    explanation_rows,
+    form_text,
+    game_pick,
+    head_to_head_rows,
+    player_figure,
+    player_pick,
+    record_items,
+)
 from figures.players import (
     LINE_DASHES,
     PALETTE,
     PLACEHOLDER_NAMES,
     PlayerSeries,
     default_players,
+    drawn_players,
     is_placeholder,
+    player_choice,
     player_color,
     player_dash,
     player_series,
     top_players,
 )
-from figures.predictions import probability_figure, probability_rows
-from figures.scale import NATURAL_SCALE, Scale, scale_for
-from figures.scores import score_function_figure
+from figures.predictions import default_pick, prediction_options, probability_figure, probability_rows
+from figures.scale import NATURAL_SCALE, Scale, min_games_of, scale_for, scale_of
+from figures.scores import base_of, score_function_figure, score_view
 from figures.text import counted, date_range_text, place_name, place_text, plain
-from figures.trajectories import MARKER_LIMIT, TrajectoryValues, trajectory_figure, trajectory_values, typed_array
+from figures.trajectories import (
+    MARKER_LIMIT,
+    TrajectoryValues,
+    trajectories_view,
+    trajectory_figure,
+    trajectory_values,
+    typed_array,
+)
 from ratings.numerics import number, signed
 
 __all__ = [
@@ -75,21 +102,35 @@ __all__ = [
     "GameChanges",
     "game_change_values",
     "comparison_rows",
+    "COMPARISON_FIELDS",
+    "comparison_csv",
     "counted",
     "date_range_text",
     "default_players",
+    "drawn_players",
     "empty_figure",
     "explanation_rows",
     "finishing_order",
     "form_text",
     "game_changes_figure",
     "game_label",
+    "game_choice",
     "game_labels",
+    "game_options",
     "game_rows",
+    "games_page",
+    "GamesPage",
+    "clicked_game",
+    "parse_day",
+    "player_options",
+    "game_players",
     "graph_config",
     "head_to_head_rows",
+    "game_pick",
+    "player_pick",
     "is_placeholder",
     "leaderboard_rows",
+    "min_games_of",
     "oddities",
     "place_name",
     "place_text",
@@ -97,18 +138,29 @@ __all__ = [
     "top_players",
     "plain_game_labels",
     "player_color",
+    "player_choice",
     "player_figure",
     "player_dash",
     "player_series",
     "probability_figure",
     "probability_rows",
+    "prediction_options",
+    "default_pick",
+    "BETTER",
+    "METRICS",
+    "metrics_rows",
+    "ratings_csv",
     "record_items",
     "scale_for",
+    "scale_of",
     "score_function_figure",
+    "base_of",
+    "score_view",
     "number",
     "signed",
     "sparkline",
     "trajectory_figure",
+    "trajectories_view",
     "TrajectoryValues",
     "trajectory_values",
     "typed_array",

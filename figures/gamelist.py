@@ -1,4 +1,4 @@
-"""The games list: one row of plain text per game (finishing order, rating changes), newest first.
+"""The games list: one row of plain text per game (finishing order, rating changes), newest first, a page at a time.
 
 Rows go to an AG Grid, which shows text as text (names are data and never become markup there), so the
 strings here are raw, not :func:`figures.text.plain`.
@@ -6,16 +6,29 @@ strings here are raw, not :func:`figures.text.plain`.
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from figures.players import is_placeholder
 from figures.scale import Scale
 from ratings import GameHistory, RatingRun
 from ratings.numerics import signed
+from ratings.stats import filter_games
 
-__all__ = ["PAGE_SIZE", "finishing_order", "game_rows"]
+__all__ = [
+    "PAGE_SIZE",
+    "GamesPage",
+    "clicked_game",
+    "finishing_order",
+    "game_rows",
+    "games_page",
+    "parse_day",
+    "player_options",
+]
 
 #: Games per page of the list (pages are cut on the server, so a 20,000-game history sends 25 rows at a time).
 PAGE_SIZE = 25
@@ -82,3 +95,61 @@ def game_rows(
                 row["change"] = float(scale.change_between(run.before[k], run.after[k]))
         rows.append(row)
     return rows
+
+
+def parse_day(value: Any) -> dt.date | None:
+    """A date picker's value (``"2024-03-01"``, possibly with a time) as a date; anything else is no date."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def player_options(history: GameHistory) -> list[dict[str, str]]:
+    """Every player but placeholders, by name."""
+    names = sorted((p for p in history.players if not is_placeholder(p)), key=str.casefold)
+    return [{"label": p, "value": p} for p in names]
+
+
+class GamesPage(NamedTuple):
+    """One page of the games list."""
+
+    rows: list[dict[str, Any]]
+    summary: str  #: how many games match and which are shown, in words
+    shown: int  #: the page shown (1 when the one asked for is not there)
+    pages: int  #: how many pages the matching games fill
+
+
+def games_page(
+    run: RatingRun,
+    scale: Scale,
+    *,
+    player: Any = None,
+    start: Any = None,
+    end: Any = None,
+    page: Any = 1,
+) -> GamesPage:
+    """The page of the games that match (a player, a date range; untrusted values are no filter), newest first."""
+    who = player if isinstance(player, str) and player in run.history.player_index else None
+    games = filter_games(run.history, player=who, start=parse_day(start), end=parse_day(end))
+    pages = max(1, math.ceil(len(games) / PAGE_SIZE))
+    shown = page if isinstance(page, int) and not isinstance(page, bool) and 1 <= page <= pages else 1
+    chunk = games[(shown - 1) * PAGE_SIZE : shown * PAGE_SIZE]
+    total = run.history.n_games
+    count = f"{len(games):,} of {total:,} games" if len(games) != total else f"{total:,} games"
+    if len(games):
+        first = (shown - 1) * PAGE_SIZE + 1
+        count += f", newest first; showing {first:,}-{first + len(chunk) - 1:,}. Click a game to see it."
+    return GamesPage(game_rows(run, chunk, scale, who), count, shown, pages)
+
+
+def clicked_game(run: RatingRun, click: Any) -> int | None:
+    """The game index of a grid click (its row id), when it names a game of ``run``."""
+    row = click.get("rowId") if isinstance(click, dict) else None
+    try:
+        g = int(str(row))
+    except ValueError:
+        return None
+    return g if 0 <= g < run.history.n_games else None

@@ -1,13 +1,16 @@
-"""Games in charts and pickers: a short human name of each game."""
+"""Games in charts and pickers: a short human name of each game, the game picker's options and choice, and one
+game's participants."""
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
+from figures.scale import Scale
 from figures.text import plain
 from ratings import GameHistory, RatingRun
 
-__all__ = ["game_label", "game_labels", "plain_game_labels"]
+__all__ = ["game_choice", "game_label", "game_labels", "game_options", "game_players", "plain_game_labels"]
 
 
 def game_label(run: RatingRun, g: int) -> str:
@@ -35,3 +38,52 @@ def game_labels(history: GameHistory) -> tuple[str, ...]:
 def plain_game_labels(history: GameHistory) -> tuple[str, ...]:
     """:func:`game_labels` as chart text (:func:`figures.text.plain`), computed once per history."""
     return tuple(plain(label) for label in game_labels(history))
+
+
+def game_options(run: RatingRun) -> list[dict[str, Any]]:
+    """One option per game, newest first."""
+    return [{"label": game_label(run, g), "value": g} for g in reversed(range(run.history.n_games))]
+
+
+def game_choice(run: RatingRun, current: Any, click: dict[str, Any] | None, clicked: bool) -> int:
+    """The game to show: the clicked trajectory point's game, else the current choice if valid, else the last game."""
+    n = run.history.n_games
+    points = click.get("points") if clicked and isinstance(click, dict) else None
+    if isinstance(points, list) and points and isinstance(points[0], dict):
+        game = points[0].get("customdata")
+        if isinstance(game, list) and game:
+            game = game[0]  # a point with several customdata values: the game index comes first
+        if isinstance(game, int) and not isinstance(game, bool) and 0 <= game < n:
+            return game
+        if isinstance(game, float) and game.is_integer() and 0 <= game < n:
+            return int(game)
+    if isinstance(current, int) and 0 <= current < n:
+        return current
+    return n - 1
+
+
+def game_players(
+    run: RatingRun, game: Any, chosen: Any, click: Any = None, scale: Scale | None = None
+) -> tuple[list[dict[str, str]], str | None]:
+    """The participants of ``game`` in finishing order and the one to explain: the clicked trajectory point's
+    player (the participant whose rating after that game is the point's height), else the previous choice when they
+    played, else the winner."""
+    history = run.history
+    if not isinstance(game, int) or isinstance(game, bool) or not 0 <= game < history.n_games:
+        return [], None
+    cut = history.game_slice(game)
+    order = sorted(range(cut.start, cut.stop), key=lambda i: (int(history.flat_position[i]), i))
+    names = [history.players[int(history.flat_player[i])] for i in order]
+    options = [
+        {"label": f"{'DNF' if history.flat_dnf[i] else int(history.flat_position[i])}. {name}", "value": name}
+        for i, name in zip(order, names, strict=True)
+    ]
+    points = click.get("points") if isinstance(click, dict) else None
+    if scale is not None and isinstance(points, list) and points and isinstance(points[0], dict):
+        y = points[0].get("y")
+        if isinstance(y, (int, float)) and not isinstance(y, bool):
+            shown = [float(scale.value(run.after[i])) for i in order]
+            return options, names[min(range(len(names)), key=lambda k: abs(shown[k] - float(y)))]
+    if isinstance(chosen, str) and chosen in names:
+        return options, chosen
+    return options, names[0] if names else None

@@ -8,13 +8,24 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from figures.games import game_label
+from figures.leaderboard import leaderboard_rows
 from figures.scale import Scale
 from figures.text import HOVER_NUMBER, place_name, plain
+from ratings import RatingRun
 from ratings.explain import Explanation
 from ratings.numerics import number, signed, without_noise
-from ratings.stats import HeadToHead, PlayerStats
+from ratings.stats import HeadToHead, PlayerStats, player_games
 
-__all__ = ["explanation_rows", "form_text", "head_to_head_rows", "player_figure", "record_items"]
+__all__ = [
+    "explanation_rows",
+    "form_text",
+    "game_pick",
+    "head_to_head_rows",
+    "player_figure",
+    "player_pick",
+    "record_items",
+]
 
 
 def form_text(stats: PlayerStats) -> str:
@@ -155,3 +166,30 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
         change = (scale if shown else Scale()).change_between(m.before, m.after)  # the others in their own units
         out.append({"part": m.name, "before": number(before), "after": number(after), "change": signed(float(change))})
     return out
+
+
+def player_pick(run: RatingRun, chosen: Any) -> tuple[list[dict[str, str]], str | None]:
+    """Options (leaderboard order, no placeholders) and the pick: the previous one if still there, else the leader."""
+    names = [str(r["player"]) for r in leaderboard_rows(run)]
+    options = [{"label": f"{i}. {p}", "value": p} for i, p in enumerate(names, start=1)]
+    if isinstance(chosen, str) and chosen in run.history.player_index:
+        return options, chosen
+    return options, names[0] if names else None
+
+
+def game_pick(run: RatingRun, player: Any, chosen: Any, click: Any = None) -> tuple[list[dict[str, Any]], int | None]:
+    """The player's games, newest first, and the game to explain: a clicked chart point's game, else the previous
+    choice when the player played it, else their newest game."""
+    if not isinstance(player, str):
+        return [], None
+    games = [int(g) for g in player_games(run.history, player)][::-1]
+    options = [{"label": game_label(run, g), "value": g} for g in games]
+    points = click.get("points") if isinstance(click, dict) else None
+    if isinstance(points, list) and points and isinstance(points[0], dict):
+        # The point's x is the game number (a click's customdata does not reach the server: issue 11, item 2).
+        x = points[0].get("x")
+        if isinstance(x, (int, float)) and not isinstance(x, bool) and float(x).is_integer() and int(x) - 1 in games:
+            return options, int(x) - 1
+    if isinstance(chosen, int) and chosen in games:
+        return options, chosen
+    return options, games[0] if games else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from plotly.colors import qualitative
@@ -16,8 +17,10 @@ __all__ = [
     "PLACEHOLDER_NAMES",
     "PlayerSeries",
     "default_players",
+    "drawn_players",
     "is_placeholder",
     "player_color",
+    "player_choice",
     "player_dash",
     "top_players",
     "player_series",
@@ -104,3 +107,18 @@ def player_series(run: RatingRun, player: str) -> PlayerSeries | None:
         dnf=h.flat_dnf[mask],
         size=sizes[games],
     )
+
+
+def player_choice(run: RatingRun, chosen: list[str] | None) -> tuple[list[dict[str, str]], list[str]]:
+    """Player options (leaderboard order) and the selection: the previous one where it still fits, else the
+    leaderboard's top ten."""
+    options = [{"label": p, "value": p} for p in top_players(run, limit=run.history.n_players)]
+    known = set(run.history.players)
+    kept = [p for p in (chosen or []) if p in known]
+    return options, kept or top_players(run)
+
+
+def drawn_players(run: RatingRun, players: Any) -> list[str]:
+    """The drawn players: the picker's (names only) or, when none is chosen, the leaderboard's top ten."""
+    names = [p for p in players if isinstance(p, str)] if isinstance(players, list) else []
+    return names or top_players(run)

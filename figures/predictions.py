@@ -1,4 +1,5 @@
-"""Win probabilities: each player's chance of each place, as a heatmap and as table rows."""
+"""Win probabilities: the players offered and picked, each player's chance of each place as a heatmap and as table
+rows."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from figures.leaderboard import leaderboard_rows
 from figures.text import place_name, plain
+from ratings import RatingRun
 
-__all__ = ["probability_figure", "probability_rows"]
+__all__ = ["default_pick", "prediction_options", "probability_figure", "probability_rows"]
 
 
 def probability_figure(players: Sequence[str], probabilities: np.ndarray, *, system_title: str = "") -> go.Figure:
@@ -60,3 +63,15 @@ def probability_rows(players: Sequence[str], probabilities: np.ndarray) -> list[
         out["total"] = 100.0 * float(row.sum())
         rows.append(out)
     return rows
+
+
+def prediction_options(run: RatingRun) -> list[dict[str, str]]:
+    """The rated players (no placeholders), best first."""
+    return [{"label": r["player"], "value": r["player"]} for r in leaderboard_rows(run)]
+
+
+def default_pick(run: RatingRun, chosen: list[str] | None, count: int = 4) -> list[str]:
+    """The previous pick where its players still exist, else the top ``count`` of the leaderboard."""
+    known = set(run.players)
+    kept = [p for p in (chosen or []) if p in known]
+    return kept or [r["player"] for r in leaderboard_rows(run)[:count]]

@@ -13,8 +13,9 @@ import numpy as np
 
 from ratings import RatingRun
 from ratings.numerics import without_noise
+from ratings.params import parse_number
 
-__all__ = ["NATURAL_SCALE", "Scale", "scale_for"]
+__all__ = ["NATURAL_SCALE", "Scale", "min_games_of", "scale_for", "scale_of"]
 
 #: The ``RatingRun.scale`` of the systems whose ratings live around 0-3 (Kerby's models).
 NATURAL_SCALE = "natural scale"
@@ -52,3 +53,23 @@ def scale_for(run: RatingRun, offset: float | None = None, factor: float | None 
     if off == 0.0 and fac == 1.0:
         return Scale(unit=NATURAL_SCALE)
     return Scale(off, fac, f"points = {off:g} + {fac:g} × natural-scale rating")
+
+
+def _number(value: Any, default: float) -> float:
+    """A finite number from a box's value (untrusted), else ``default``."""
+    try:
+        number = parse_number(value)
+    except ValueError:
+        return default
+    return number if abs(number) < 1e12 else default
+
+
+def min_games_of(value: Any) -> int:
+    """The "minimum games to be listed" box's value (untrusted) as the leaderboard and its CSV both read it: a whole
+    number of at least 0 (a fraction counts down; a blank, a word or an absurd number lists everybody)."""
+    return max(0, int(_number(value, 0)))
+
+
+def scale_of(run: RatingRun, offset: Any, factor: Any) -> Scale:
+    """The display scale from the two boxes (blank boxes fall back to 1500 and 200)."""
+    return scale_for(run, _number(offset, 1500.0), _number(factor, 200.0))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import plotly.graph_objects as go
 
+from ratings import get_system
 from ratings.systems.multielo import score_function
 
-__all__ = ["score_function_figure"]
+__all__ = ["base_of", "score_function_figure", "score_view"]
 
 
 def score_function_figure(n: int, base: float) -> go.Figure:
@@ -52,3 +55,34 @@ def score_function_figure(n: int, base: float) -> go.Figure:
         template="plotly_white",
     )
     return fig
+
+
+def base_of(system: str | None, params: dict[str, Any] | None) -> tuple[float, bool]:
+    """The score-function base in use: the multielo parameter when multielo is chosen, else its default.
+
+    Returns ``(base, from_settings)``.
+    """
+    default = next(s.default for s in get_system("multielo").parameters() if s.name == "base")
+    if system == "multielo" and params and params.get("base") is not None:
+        return float(params["base"]), True
+    return float(default), False
+
+
+def score_view(system: str | None, params: dict[str, Any] | None, size: Any) -> tuple[go.Figure, str]:
+    """The score-function figure for the chosen game size and a line saying where the base comes from."""
+    try:
+        n = int(size)
+    except (TypeError, ValueError):
+        n = 6
+    n = min(max(n, 2), 20)
+    base, ours = base_of(system, params)
+    if ours:
+        note = f"Multiplayer Elo with base {base:g}: "
+    else:
+        note = f"The current system is not multiplayer Elo; shown with its default base {base:g}: "
+    note += (
+        "base 1 gives every place step the same score (a straight line, dashed when another base is chosen); "
+        "a larger base gives the top places more of the game's total score of 1. "
+        "A player gains rating when their score beats the expected score."
+    )
+    return score_function_figure(n, base), note

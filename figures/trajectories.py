@@ -12,13 +12,20 @@ import plotly.graph_objects as go
 
 from figures.build import figure
 from figures.games import plain_game_labels
-from figures.players import PlayerSeries, player_color, player_dash, player_series
-from figures.scale import Scale
+from figures.players import PlayerSeries, player_color, player_dash, player_series, top_players
+from figures.scale import Scale, scale_of
 from figures.text import HOVER_NUMBER, plain
 from ratings import RatingRun
 from ratings.numerics import signed
 
-__all__ = ["MARKER_LIMIT", "TrajectoryValues", "trajectory_figure", "trajectory_values", "typed_array"]
+__all__ = [
+    "MARKER_LIMIT",
+    "TrajectoryValues",
+    "trajectories_view",
+    "trajectory_figure",
+    "trajectory_values",
+    "typed_array",
+]
 
 #: Most points a trajectory chart draws with markers (beyond, lines only).
 MARKER_LIMIT = 1500
@@ -228,3 +235,28 @@ def trajectory_figure(
         }
         layout["margin"]["r"] = 60
     return figure(traces, layout)
+
+
+def trajectories_view(
+    run: RatingRun,
+    players: list[str] | None,
+    *,
+    x_axis: str | None,
+    offset: Any,
+    factor: Any,
+    baseline: RatingRun | None,
+    baseline_label: str = "baseline",
+) -> go.Figure:
+    """The trajectories figure for the chosen players (the default selection when none is chosen)."""
+    chosen = players or top_players(run)
+    scale = scale_of(run, offset, factor)
+    bscale = scale_of(baseline, offset, factor) if baseline is not None else None
+    return trajectory_figure(
+        run,
+        chosen,
+        by_date=x_axis == "date",
+        scale=scale,
+        baseline=baseline,
+        baseline_scale=bscale,
+        baseline_name=baseline_label,
+    )

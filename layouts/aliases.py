@@ -12,7 +12,7 @@ from layouts.datalist import name_list
 from layouts.ids import Aliases, AliasType
 from ratings.aliases import Suspect
 
-__all__ = ["aliases_controls", "alias_list", "suspects_box", "suspects_warning"]
+__all__ = ["aliases_controls", "alias_list", "merge_note", "suspects_box", "suspects_warning"]
 
 #: Likely duplicates listed at once (the rest are counted).
 SHOWN = 8
@@ -116,3 +116,8 @@ def aliases_controls() -> list[Any]:
             className="small text-muted",
         ),
     ]
+
+
+def merge_note(message: str, ok: bool) -> list[Any]:
+    """What merging or unmerging an alias did: green when done, red otherwise."""
+    return [dbc.Alert(message, color="success" if ok else "danger", className="small py-1 mb-1", dismissable=True)]

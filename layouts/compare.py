@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
+import figures
 from layouts.busy import busy
 from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import Compare, Tab
+from ratings import RatingRun
+from sources.reading import describe_source
 
-__all__ = ["comparison_columns", "tab"]
+__all__ = ["Comparison", "comparison", "comparison_columns", "tab"]
 
 NUMBER = {"function": "params.value == null ? '' : d3.format(',.4~r')(params.value)"}
 PLACES = {
@@ -86,3 +90,33 @@ def tab() -> dbc.Tab:
         label="Compare",
         tab_id=Tab.COMPARE,
     )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The current view against the pinned baseline: the grid's rows, the status line and the two runs' units."""
+
+    rows: list[dict[str, Any]]
+    status: str
+    unit: str
+    base_unit: str
+
+
+def comparison(
+    run: RatingRun, base: RatingRun | None, *, source: Any, pinned: Any, offset: Any, factor: Any
+) -> Comparison:
+    """``run`` (of ``source``) against ``base``, the run of the ``pinned`` baseline; no rows and a plain status when
+    nothing is pinned (``base`` is ``None``)."""
+    scale = figures.scale_of(run, offset, factor)
+    if base is None:
+        return Comparison(
+            [], "Pin a baseline (What if, in the controls) to compare the current view with it.", scale.unit, ""
+        )
+    bscale = figures.scale_of(base, offset, factor)
+    rows = figures.comparison_rows(run, base, scale, bscale)
+    label = pinned.get("label", "baseline") if isinstance(pinned, dict) else "baseline"
+    before = describe_source(pinned.get("source")) if isinstance(pinned, dict) else "unknown source"
+    status = f"Now: {describe_source(source)}. Before: the baseline {label} on {before}."
+    if scale.unit != bscale.unit:
+        status += " The two use different scales, so only ranks are compared."
+    return Comparison(rows, status, scale.unit, bscale.unit)

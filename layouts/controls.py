@@ -28,7 +28,7 @@ __all__ = [
 def default_shown(default: Any) -> Any:
     """A default as its number box shows it: 6 significant digits (TrueSkill's sigma 25/3 as 8.33333).
 
-    :func:`callbacks.params.collect` reads that shown value back as the exact default.
+    :func:`layouts.param_values.collect` reads that shown value back as the exact default.
     """
     return float(f"{default:.6g}") if isinstance(default, float) else default
 

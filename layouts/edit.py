@@ -11,8 +11,11 @@ from dash import dcc, html
 from layouts.datalist import name_list
 from layouts.ids import Edit, Record, RecordType, Tab
 from layouts.labels import labelled
+from sources.access import Rights
+from sources.edits import EditOutcome
+from sources.sheets import SheetSettings
 
-__all__ = ["FORM_ROWS", "edit_panel", "record_panel", "tab"]
+__all__ = ["FORM_ROWS", "access_line", "edit_panel", "record_alert", "record_panel", "status_lines", "tab"]
 
 #: Player lines in the new-game form.
 FORM_ROWS = 8
@@ -219,3 +222,26 @@ def tab() -> dbc.Tab:
         label="Edit history",
         tab_id=Tab.EDIT,
     )
+
+
+def status_lines(outcome: EditOutcome) -> list[Any]:
+    """The status of an edit action as a small alert (red for problems), one line per problem."""
+    head, *rest = outcome.message.split("\n")
+    body: list[Any] = [html.Div(head, className="fw-semibold" if rest else "")]
+    if rest:
+        body.append(html.Ul([html.Li(line) for line in rest], className="mb-0"))
+    return [dbc.Alert(body, color="success" if outcome.ok else "danger", className="small py-1 mb-1", dismissable=True)]
+
+
+def record_alert(text: str, ok: bool) -> list[Any]:
+    """The record form's status: green when the game went in, red otherwise."""
+    return [dbc.Alert(text, color="success" if ok else "danger", className="small py-1 mb-0", dismissable=True)]
+
+
+def access_line(now: Rights, note: str, config: SheetSettings | None) -> Any:
+    """The record form's line saying who may record here (and what just happened), for the host's sheet settings
+    (``None`` when they cannot be read)."""
+    if config is None or not config.sheet or not config.can_write:
+        text = "No writable group sheet is configured here: a game recorded below joins this browser's session."
+        return dbc.Alert(note + text, color="secondary", className="small py-1 mb-1")
+    return dbc.Alert(note + now.message, color="success" if now.may_record else "info", className="small py-1 mb-1")

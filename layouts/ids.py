@@ -40,6 +40,10 @@ class Tab(StrEnum):
     COMPARE = "compare"
 
 
+#: The tabs' ids, which a link may name; the first (the Standings) is the page's default (``sources.links``).
+TAB_NAMES = tuple(str(t) for t in Tab)
+
+
 class Gate(StrEnum):
     """Per tab, the store its callbacks wait on: it changes only while the tab is open (callbacks/gates.py)."""
 

@@ -11,12 +11,22 @@ import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
+import figures
 from layouts.busy import busy
 from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import Standings
 from layouts.labels import labelled
+from ratings import RatingRun
 
-__all__ = ["EMPTY_NOTE", "GRID_OPTIONS", "PHONE_COLUMNS", "LeaderboardView", "leaderboard_panel", "leaderboard_table"]
+__all__ = [
+    "EMPTY_NOTE",
+    "GRID_OPTIONS",
+    "PHONE_COLUMNS",
+    "LeaderboardView",
+    "leaderboard_panel",
+    "leaderboard_table",
+    "leaderboard_view",
+]
 
 #: Shown instead of the grid when the filter leaves nobody.
 EMPTY_NOTE = "No player has played enough games for the current filter."
@@ -223,3 +233,19 @@ def _shown(row: dict[str, Any]) -> dict[str, Any]:
     """A row as the grid gets it: numbers to 7 significant digits (the columns show at most 3 decimals; the
     grid sorts by these values), which makes a 1,000-player leaderboard about a third shorter to send."""
     return {k: float(f"{v:.7g}") if isinstance(v, float) else v for k, v in row.items()}
+
+
+def leaderboard_view(
+    run: RatingRun,
+    *,
+    min_games: Any,
+    offset: Any,
+    factor: Any,
+    baseline: RatingRun | None,
+    baseline_scale: Any = None,
+    narrow: bool = False,
+) -> LeaderboardView:
+    """The leaderboard for ``run`` (with rank shifts against ``baseline`` when pinned)."""
+    scale = figures.scale_of(run, offset, factor)
+    rows = figures.leaderboard_rows(run, min_games=figures.min_games_of(min_games), scale=scale, baseline=baseline)
+    return leaderboard_table(rows, scale.unit, with_shift=baseline is not None, narrow=narrow)

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import dash_ag_grid as dag
 import dash_bootstrap_components as dbc
 from dash import Output, dcc, html
 
+import figures
 from figures import graph_config
 from layouts.busy import busy
 from layouts.ids import GameExplain, PlayerPage, Tab
 from layouts.labels import labelled
+from ratings import RatingRun
+from ratings.explain import explain
+from ratings.stats import head_to_head, player_stats
 
 __all__ = [
     "PLAYER_EXPLANATION",
@@ -21,10 +25,13 @@ __all__ = [
     "ExplanationIds",
     "ExplanationView",
     "explain_panel",
+    "explain_view",
     "explanation_outputs",
     "explanation_view",
     "game_explain_panel",
+    "PlayerView",
     "head_to_head_grid",
+    "player_view",
     "record_list",
     "tab",
 ]
@@ -261,3 +268,37 @@ def tab() -> dbc.Tab:
         label="Player",
         tab_id=Tab.PLAYER,
     )
+
+
+def explain_view(run: RatingRun, player: Any, game: Any, scale: figures.Scale) -> ExplanationView:
+    """The explanation of ``player``'s change in ``game`` (a short note alone when there is none)."""
+    if not isinstance(player, str) or not isinstance(game, int):
+        return ExplanationView("Pick a game.")
+    try:
+        e = explain(run, game, player)
+    except ValueError as exc:
+        return ExplanationView(str(exc))
+    change = figures.signed(float(scale.change_between(e.before, e.after)))
+    header = (
+        f"{player} in {figures.game_label(run, game)}: {figures.number(float(scale.value(e.before)))} → "
+        f"{figures.number(float(scale.value(e.after)))} ({change} {scale.unit})"
+    )
+    return explanation_view(header, figures.explanation_rows(e, scale), e.notes, exact=e.exact)
+
+
+class PlayerView(NamedTuple):
+    """What the Player tab shows of one player."""
+
+    record: Any  #: the record in numbers (a component, or a note)
+    figure: Any  #: the rating and rank over time
+    head_to_head: list[dict[str, Any]]  #: the head-to-head grid's rows
+
+
+def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> PlayerView:
+    """The record, the trajectory-with-rank figure and the head-to-head rows of ``player``."""
+    stats = player_stats(run, player) if isinstance(player, str) else None
+    if stats is None or stats.n_games == 0:
+        return PlayerView("Pick a player.", figures.empty_figure("Pick a player"), [])
+    figure = figures.player_figure(stats, scale, labels=figures.plain_game_labels(run.history))
+    rows = figures.head_to_head_rows(head_to_head(run.history, player))
+    return PlayerView(record_list(figures.record_items(stats, scale)), figure, rows)

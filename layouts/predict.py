@@ -3,14 +3,20 @@ results, and the multiplayer Elo score function."""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import dash_bootstrap_components as dbc
+import numpy as np
 from dash import dcc, html
 
+import figures
 from figures import graph_config
+from figures.metrics import BETTER
 from layouts.ids import Evaluate, Predict, ScoreFn, Tab
 from layouts.labels import labelled
 
-__all__ = ["metrics_panel", "probability_panel", "score_panel", "tab"]
+__all__ = ["metrics_panel", "metrics_table", "probability_panel", "probability_table", "score_panel", "tab"]
 
 
 def probability_panel() -> html.Div:
@@ -72,3 +78,59 @@ def tab() -> dbc.Tab:
         label="Predictions",
         tab_id=Tab.PREDICTIONS,
     )
+
+
+def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
+    """The chances as a table in percent, with the expected place and each row's total."""
+    rows = figures.probability_rows(players, probabilities)
+    places = [figures.place_name(k) for k in range(1, probabilities.shape[1] + 1)]
+    head = html.Thead(
+        html.Tr([html.Th("player"), *[html.Th(p) for p in places], html.Th("expected place"), html.Th("total")])
+    )
+    body = html.Tbody(
+        [
+            html.Tr(
+                [html.Td(r["player"])]
+                + [html.Td(f"{r[p]:.1f}%", className="num") for p in places]
+                + [
+                    html.Td(f"{r['expected place']:.2f}", className="num"),
+                    html.Td(f"{r['total']:.0f}%", className="num"),
+                ]
+            )
+            for r in rows
+        ]
+    )
+    return html.Div(dbc.Table([head, body], size="sm", striped=True, className="mb-0"), className="table-responsive")
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return ""
+    return "n/a" if math.isnan(value) else f"{value:.3f}"
+
+
+def metrics_table(rows: list[dict[str, Any]], *, games: int, pairs: int, baseline_label: str | None) -> Any:
+    """The metrics as a small table with a line saying what they count and which way is better."""
+    head = ["metric", "current"] + (["baseline", ""] if baseline_label else []) + ["better when"]
+    body = []
+    for r in rows:
+        cells = [html.Td(r["metric"], title=r["meaning"]), html.Td(_fmt(r["now"]), className="num")]
+        if baseline_label:
+            tone = {"better": "text-success", "worse": "text-danger"}.get(r["verdict"] or "", "text-muted")
+            cells += [html.Td(_fmt(r["baseline"]), className="num"), html.Td(r["verdict"] or "", className=tone)]
+        cells.append(html.Td(BETTER[r["better"]]))
+        body.append(html.Tr(cells))
+    note = (
+        "Each game is judged by the ratings held before it "
+        f"({figures.counted(games, 'game')}, {figures.counted(pairs, 'pair')}). "
+        "Fewer pairs called wrong and fewer places off is better; more opponents called right is better."
+    )
+    parts: list[Any] = [
+        dbc.Table([html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(body)], size="sm", className="mb-1"),
+        html.Div(note, className="small text-muted"),
+    ]
+    if baseline_label:
+        parts.append(html.Div(f"Baseline: {baseline_label}.", className="small text-muted"))
+    else:
+        parts.append(html.Div("Pin a baseline (in the controls) to compare.", className="small text-muted"))
+    return html.Div(parts)

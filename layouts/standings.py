@@ -1,16 +1,34 @@
-"""The "Standings" tab: leaderboard beside the trajectories, the chosen game below, and one change explained."""
+"""The "Standings" tab: leaderboard beside the trajectories, the chosen game below, and one change explained; and
+the views the standings callback sends, built from one rating run."""
 
 from __future__ import annotations
 
-import dash_bootstrap_components as dbc
+import hashlib
+import json
+from dataclasses import astuple, dataclass
+from typing import Any
 
+import dash_bootstrap_components as dbc
+from dash import Patch, no_update
+
+import figures
 from layouts.changes import game_panel
 from layouts.ids import Tab
-from layouts.leaderboard import leaderboard_panel
-from layouts.player import game_explain_panel
+from layouts.leaderboard import leaderboard_panel, leaderboard_view
+from layouts.player import explain_view, game_explain_panel
 from layouts.trajectories import trajectories_panel
+from ratings import RatingRun
+from sources.runs import settings_of
 
-__all__ = ["tab"]
+__all__ = [
+    "StandingsInputs",
+    "StandingsViews",
+    "Wanted",
+    "game_changes_patch",
+    "tab",
+    "trajectories_patch",
+    "views_for",
+]
 
 
 def tab() -> dbc.Tab:
@@ -26,3 +44,189 @@ def tab() -> dbc.Tab:
         label="Standings",
         tab_id=Tab.STANDINGS,
     )
+
+
+@dataclass(frozen=True)
+class StandingsInputs:
+    """The standings callback's inputs as the browser sent them (untrusted JSON)."""
+
+    source: Any
+    settings: Any
+    min_games: Any = None
+    offset: Any = None
+    factor: Any = None
+    pinned: Any = None
+    narrow: Any = None
+    players: Any = None
+    x_axis: Any = None
+    game: Any = None
+    tab: Any = None
+    generation: Any = None
+    explained: Any = None
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """Which of the standings views an answer builds (the others stay as drawn)."""
+
+    leaderboard: bool = True
+    trajectories: bool = True
+    game: bool = True
+    explanation: bool = True
+    heatmap: bool = False
+
+    def any(self) -> bool:
+        """Whether the answer builds any view at all."""
+        return self.leaderboard or self.trajectories or self.game or self.explanation or self.heatmap
+
+
+@dataclass
+class StandingsViews:
+    """The standings views of one answer, each ``no_update`` where it stays as drawn."""
+
+    rows: Any = no_update  #: the leaderboard grid's rows
+    columns: Any = no_update  #: its columns (sent only when they differ from the drawn ones)
+    grid_style: Any = no_update  #: its style (hidden when the filter leaves nobody)
+    empty_note_style: Any = no_update  #: the note shown instead of an empty grid
+    scale_row_style: Any = no_update  #: the display scale's row (shown for natural-scale systems only)
+    trajectories: Any = no_update  #: the trajectories figure, or a Patch of its values
+    game_changes: Any = no_update  #: one game's bars, or a Patch of their values
+    heatmap: Any = no_update  #: the overview heatmap
+    #: the game's explanation, its five outputs (:func:`layouts.player.explanation_outputs`)
+    explanation: tuple[Any, ...] = (no_update,) * 5
+    drawn: Any = no_update  #: what is drawn (fingerprints), written only when it changed
+
+    def outputs(self) -> tuple[Any, ...]:
+        """The values in the standings callback's output order (``callbacks/standings.py``)."""
+        return (
+            self.rows,
+            self.columns,
+            self.grid_style,
+            self.empty_note_style,
+            self.scale_row_style,
+            self.trajectories,
+            self.game_changes,
+            self.heatmap,
+            *self.explanation,
+            self.drawn,
+        )
+
+
+def _digest(*parts: Any) -> str:
+    """A short fingerprint of what a chart shows apart from the run's values (kept in the page, compared on the
+    next change)."""
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def trajectories_patch(
+    run: RatingRun, players: list[str], *, scale: figures.Scale, baseline: RatingRun | None
+) -> Patch:
+    """The new values of a drawn trajectories chart (same data, system, players and options): each solid line's
+    ``y`` (binary) and changes (``hovertext``), and the initial rating's line."""
+    values = figures.trajectory_values(run, players, scale=scale, baseline=baseline)
+    patch = Patch()
+    for index, y, changes in values.traces:
+        patch["data"][index]["y"] = figures.typed_array(y)
+        patch["data"][index]["hovertext"] = changes
+    patch["layout"]["shapes"][0]["y0"] = values.initial
+    patch["layout"]["shapes"][0]["y1"] = values.initial
+    patch["layout"]["annotations"][0]["y"] = values.initial
+    return patch
+
+
+def game_changes_patch(run: RatingRun, game: int, *, scale: figures.Scale) -> Patch:
+    """The values of one game's drawn bars that depend on the run (the bars' order and labels do not)."""
+    bars = figures.game_change_values(run, game, scale=scale)
+    patch = Patch()
+    patch["data"][0]["y"] = figures.typed_array(bars.change)
+    patch["data"][0]["text"] = bars.text
+    patch["data"][0]["hovertext"] = bars.hovertext
+    patch["data"][0]["marker"]["color"] = bars.colors
+    return patch
+
+
+def views_for(
+    run: RatingRun, inputs: StandingsInputs, *, wanted: Wanted, baseline: RatingRun | None, drawn: Any
+) -> StandingsViews:
+    """The ``wanted`` standings views of ``run`` (and the pinned ``baseline``'s run) for ``inputs``.
+
+    A chart whose fingerprint (data, system, players, options, baseline) matches the one drawn (``drawn``, as the
+    page keeps it) gets a :class:`dash.Patch` with only the values a parameter changes.
+    """
+    system = (settings_of(inputs.settings) or ("",))[0]
+    scale = figures.scale_of(run, inputs.offset, inputs.factor)
+    shown = dict(drawn) if isinstance(drawn, dict) else {}
+    views = StandingsViews()
+    if wanted.leaderboard:
+        view = leaderboard_view(
+            run,
+            min_games=inputs.min_games,
+            offset=inputs.offset,
+            factor=inputs.factor,
+            baseline=baseline,
+            narrow=inputs.narrow is True,
+        )
+        views.rows = view.rows
+        # the grid stays; its columns and size are sent only when they differ from the drawn ones (the grid then
+        # keeps the sort the user chose), and the rows are matched by player, so only changed cells redraw.  An
+        # empty result hides the grid and shows the note, leaving the columns as they are.
+        key = "empty" if view.empty else _digest(view.columns, view.style)
+        if shown.get("leaderboard") != key:
+            views.grid_style = view.style
+            views.empty_note_style = {"display": "block"} if view.empty else {"display": "none"}
+            if not view.empty:
+                views.columns = view.columns
+            shown["leaderboard"] = key
+        row_style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
+        if shown.get("scale_row") != row_style:  # sent only when it changes (each set output costs the page a round)
+            views.scale_row_style = shown["scale_row"] = row_style
+    if wanted.trajectories:
+        chosen = figures.drawn_players(run, inputs.players)
+        label = inputs.pinned.get("label", "baseline") if isinstance(inputs.pinned, dict) else "baseline"
+        key = _digest(inputs.source, system, chosen, inputs.x_axis == "date", astuple(scale), inputs.pinned)
+        if shown.get("trajectories") == key:
+            views.trajectories = trajectories_patch(run, chosen, scale=scale, baseline=baseline)
+        else:
+            views.trajectories = figures.trajectories_view(
+                run,
+                chosen,
+                x_axis=inputs.x_axis,
+                offset=inputs.offset,
+                factor=inputs.factor,
+                baseline=baseline,
+                baseline_label=str(label),
+            )
+        shown["trajectories"] = key
+    game = inputs.game
+    if wanted.game and isinstance(game, int) and not isinstance(game, bool) and 0 <= game < run.history.n_games:
+        key = _digest(inputs.source, system, game, astuple(scale))
+        if shown.get("changes") == key:
+            views.game_changes = game_changes_patch(run, game, scale=scale)
+        else:
+            views.game_changes = figures.game_changes_figure(run, game, scale=scale)
+        shown["changes"] = key
+    if wanted.heatmap:
+        views.heatmap = figures.change_heatmap(run, figures.drawn_players(run, inputs.players), scale=scale)
+    player = inputs.explained
+    # the player picker may still hold a player of the previous game (it follows the game in its own callback)
+    if wanted.explanation and not (
+        isinstance(player, str) and player not in _names(figures.game_players(run, game, None)[0])
+    ):
+        header, table_rows, table_columns, table_style, notes = explain_view(run, player, game, scale).outputs()
+        key = _digest(table_columns, table_style)
+        if shown.get("explanation") == key:
+            table_columns = table_style = no_update
+        shown["explanation"] = key
+        notes_key = _digest(notes)  # the notes in words often stay the same (a parameter they do not quote)
+        if shown.get("explanation_notes") == notes_key:
+            notes = no_update
+        shown["explanation_notes"] = notes_key
+        views.explanation = (header, table_rows, table_columns, table_style, notes)
+    # what is drawn is written only when it changed (every output set costs the page a round of updates)
+    views.drawn = no_update if shown == drawn else shown
+    return views
+
+
+def _names(options: list[dict[str, str]]) -> list[str]:
+    return [option["value"] for option in options]

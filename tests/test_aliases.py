@@ -203,7 +203,7 @@ def _club() -> dict:
 
 
 def test_declaring_and_removing_an_alias_through_the_page() -> None:
-    from callbacks.aliases import declare, remove, suspects_of
+    from sources.aliasing import declare, remove, suspects_of
     from sources.runs import load
 
     club = _club()
@@ -224,7 +224,8 @@ def test_declaring_and_removing_an_alias_through_the_page() -> None:
 
 
 def test_season_boxes_and_a_change_of_data_keep_the_view() -> None:
-    from callbacks.data import choose_source, season_boxes, season_from, set_season
+    from layouts.summary import summary_text
+    from sources.choosing import choose_source, season_boxes, season_from, set_season
     from sources.model import DataError
 
     club = _club()
@@ -240,21 +241,22 @@ def test_season_boxes_and_a_change_of_data_keep_the_view() -> None:
     empty, problem = set_season(club, Season(dt.date(2030, 1, 1)))
     assert empty is None and problem.startswith("no game was played in the range (games from 2030-01-01)")
     # another data set keeps the season where it selects games, and drops it (saying so) where it selects none
-    poker = choose_source("data-sample", previous=source, sample="poker")
+    poker = choose_source("sample", previous=source, sample="poker")
     assert poker.source == {"kind": "sample", "name": "poker", "view": {"from": "2024-03-01", "to": "2024-06-30"}}
-    assert "games from 2024-03-01 to 2024-06-30: " in poker.summary
-    chess = choose_source("data-sample", previous={**club, "view": {"from": "2030-01-01"}}, sample="chess")
+    assert poker.shown is not None and "games from 2024-03-01 to 2024-06-30: " in summary_text(poker.shown)
+    chess = choose_source("sample", previous={**club, "view": {"from": "2030-01-01"}}, sample="chess")
     assert chess.source == {"kind": "sample", "name": "chess"}
     assert chess.warnings[0] == "The season (games from 2030-01-01) holds none of these games: showing all games."
 
 
 def test_the_address_carries_the_view() -> None:
-    from callbacks.url import build_query, parse_query
+    from layouts.ids import TAB_NAMES
+    from sources.links import build_query, parse_query
 
     source = {"kind": "sample", "name": "poker", "view": {"aliases": "a" * 32, "from": "2024-01-01", "last": 20}}
     query = build_query(source, {"system": "multielo", "params": {}})
     assert query == f"?sample=poker&aliases={'a' * 32}&from=2024-01-01&last=20&system=multielo"
-    assert parse_query(query)["source"] == {
+    assert parse_query(query, tabs=TAB_NAMES)["source"] == {
         "kind": "sample",
         "name": "poker",
         "view": {"aliases": "a" * 32, "from": "2024-01-01", "last": "20"},
@@ -262,7 +264,7 @@ def test_the_address_carries_the_view() -> None:
 
 
 def test_the_share_card_says_when_the_link_holds_aliases_and_a_season() -> None:
-    from callbacks.url import share_text
+    from sources.links import share_text
 
     plain = share_text({"kind": "sample", "name": "poker"})
     assert "aliases" not in plain and "season" not in plain

@@ -10,14 +10,19 @@ import numpy as np
 import pytest
 from dash import dcc, no_update
 
-from callbacks import baseline, data, params, standings, url
-from callbacks.runs import DataError, baseline_run, current_run, parse_params, read_upload, run_for
-from layouts import controls
-from layouts.ids import Data, Params, ParamType
-from layouts.leaderboard import PHONE_WIDTH
+import figures
+from callbacks import standings, url
+from callbacks.runs import DataError, baseline_run, current_run, load_source, parse_params, run_for, sample_shown
+from layouts import controls, param_values
+from layouts.ids import TAB_NAMES, Params, ParamType
+from layouts.leaderboard import PHONE_WIDTH, leaderboard_view
+from layouts.standings import StandingsInputs, trajectories_patch
+from layouts.summary import data_messages, summary_text
 from ratings import GameHistory, ParamSpec, create
 from ratings.samples import load_sample
-from sources import settings
+from sources import baselines, links, settings
+from sources.choosing import choose_source
+from sources.runs import read_upload
 
 
 def _data_url(text: str, mime: str = "text/csv") -> str:
@@ -31,23 +36,24 @@ POKER = {"kind": "sample", "name": "poker"}
 
 # ------------------------------------------------------------------ data
 def test_upload_is_read_into_long_records():
-    source, warnings = read_upload(_data_url(GOOD_CSV), "club.csv")
+    typed, warnings = read_upload(_data_url(GOOD_CSV), "club.csv")
+    source = typed.to_json()
     assert source["kind"] == "upload" and source["filename"] == "club.csv"
     assert set(source) == {"kind", "id", "filename"}  # the browser holds an id, not the data
-    history = data.load_source(source).history
+    history = load_source(source).history
     assert {"game": "2", "date": dt.date(2024, 3, 8), "player": "Xia", "place": "DNF"} in history.to_records()
     assert history.n_games == 2 and history.players == ("Zed", "Yan", "Xia")
 
 
 def test_broken_upload_reports_every_problem_and_keeps_previous():
-    choice = data.choose_source(Data.UPLOAD, previous=POKER, upload=_data_url(BROKEN_CSV), filename="bad.csv")
+    choice = choose_source("upload", previous=POKER, upload=_data_url(BROKEN_CSV), filename="bad.csv")
     assert choice.source is None  # the store is not touched
     text = "\n".join(choice.errors)
     assert "Could not read bad.csv" in text
     assert "row 2" in text and "first" in text  # the place that is not a number, located
     assert "row 3" in text  # the empty player name
     assert "Still using the previous data (sample 'poker')" in text
-    assert choice.summary.startswith("150 games")  # the previous data's summary stays
+    assert summary_text(choice.shown).startswith("150 games")  # the previous data's summary stays
 
 
 def test_undecodable_upload_is_a_plain_error():
@@ -56,27 +62,29 @@ def test_undecodable_upload_is_a_plain_error():
 
 
 def test_sample_choice_summarises_games_players_dates():
-    choice = data.choose_source(Data.SAMPLE, previous=None, sample="poker")
+    choice = choose_source("sample", previous=None, sample="poker")
     history = load_sample("poker")
     info = history.summary()
     assert choice.source == POKER and not choice.errors
-    assert choice.summary.startswith(f"{info['games']} games, {info['players']} players, {info['first_date']}")
+    assert summary_text(choice.shown).startswith(
+        f"{info['games']} games, {info['players']} players, {info['first_date']}"
+    )
 
 
 def test_unknown_sample_in_address_falls_back_to_default(monkeypatch):
     monkeypatch.setattr(settings, "_current", settings.load({"SECRET_KEY": "x"}))
-    choice = data.choose_source(None, previous=None, url_source={"kind": "sample", "name": "nope"})
+    choice = choose_source(None, previous=None, url_source={"kind": "sample", "name": "nope"})
     assert choice.source == POKER
     assert any("no sample called 'nope'" in e for e in choice.errors)
 
 
 def test_sheet_without_address_asks_for_one():
-    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url="  ")
+    choice = choose_source("sheet", previous=POKER, sheet_url="  ")
     assert choice.source is None and "Enter the address" in choice.errors[0]
 
 
 def test_messages_render_errors_and_warnings():
-    out = data.messages(data.Choice(None, "", ["Could not read x:", "row 2: bad"], ["w1"]))
+    out = data_messages(["Could not read x:", "row 2: bad"], ["w1"])
     assert [a.color for a in out] == ["danger", "warning"]
 
 
@@ -90,13 +98,13 @@ def test_parse_params_uses_the_library_message():
 
 def test_collect_handles_switches_and_empty_boxes():
     raw = {"k": 20, "d": 400, "base": 1.5, "initial": 1000, "dummy": 900, "floor": 700}
-    good, error = params.collect("multielo", raw, {"dummy": True, "floor": False})
+    good, error = param_values.collect("multielo", raw, {"dummy": True, "floor": False})
     assert error is None
     assert good == {
         "system": "multielo",
         "params": {"k": 20.0, "d": 400.0, "base": 1.5, "initial": 1000.0, "dummy": 900.0, "floor": None},
     }
-    bad, error = params.collect("multielo", {**raw, "k": None}, {})
+    bad, error = param_values.collect("multielo", {**raw, "k": None}, {})
     assert bad is None and error == "parameter 'k': enter a number from 0 to 10000"
 
 
@@ -145,7 +153,7 @@ def test_every_system_gets_controls_that_collect_to_its_defaults(system):
     cls = __import__("ratings").get_system(system)
     raw = {s.name: s.default for s in cls.parameters()}
     switches = {s.name: s.default is not None for s in cls.parameters() if s.kind == "optional-float"}
-    good, error = params.collect(system, raw, switches)
+    good, error = param_values.collect(system, raw, switches)
     assert error is None
     assert create(system, **{k: tuple(v) if isinstance(v, list) else v for k, v in good["params"].items()})
     assert len(controls.param_controls(system)) == len(cls.parameters())
@@ -153,10 +161,10 @@ def test_every_system_gets_controls_that_collect_to_its_defaults(system):
 
 def test_controls_take_the_address_values_only_for_their_system():
     state = {"system": "multielo", "params": {"k": "12", "base": "oops"}}
-    built = params.controls_for("multielo", reset=False, url_state=state)
+    built = param_values.controls_for("multielo", reset=False, url_state=state)
     k_box = built[0].children[1].children[1].children  # the box inside its accessible-name wrapper
     assert k_box.id == {"type": ParamType.VALUE, "name": "k"} and k_box.value == 12.0
-    reset = params.controls_for("multielo", reset=True, url_state=state)
+    reset = param_values.controls_for("multielo", reset=True, url_state=state)
     assert reset[0].children[1].children[1].children.value == 32.0
 
 
@@ -165,9 +173,9 @@ def test_long_defaults_show_rounded_and_read_back_exactly():
     box = controls.param_control(sigma).children[1].children[1].children
     assert box.id == {"type": ParamType.VALUE, "name": "sigma"}
     assert box.value == 8.33333  # not 8.333333333333334
-    good, error = params.collect("trueskill", {"sigma": box.value}, {})
+    good, error = param_values.collect("trueskill", {"sigma": box.value}, {})
     assert error is None and good["params"]["sigma"] == 25 / 3
-    good, _ = params.collect("trueskill", {"sigma": 8.3}, {})
+    good, _ = param_values.collect("trueskill", {"sigma": 8.3}, {})
     assert good["params"]["sigma"] == 8.3  # a value the user typed stays as typed
 
 
@@ -181,36 +189,36 @@ def test_switches_say_what_they_do_rather_than_a_bare_on():
 def test_a_box_moves_its_slider_only_for_a_plain_number_within_its_range():
     # the rule the browser applied before the server kept the pair together (a slider clamping a value would write its
     # end back into the box; a decimal comma is for the server's parser to refuse with a message)
-    assert params.slider_for("1.5", 1, 2) == 1.5
-    assert params.slider_for(" .5 ", 0, 1) == 0.5
-    assert params.slider_for("1e3", 0, 2000) == 1000.0
-    assert params.slider_for(32, 1, 64) == 32.0
+    assert param_values.slider_for("1.5", 1, 2) == 1.5
+    assert param_values.slider_for(" .5 ", 0, 1) == 0.5
+    assert param_values.slider_for("1e3", 0, 2000) == 1000.0
+    assert param_values.slider_for(32, 1, 64) == 32.0
     for text in ("1,5", "", None, "inf", "nan", "1.5x", "3"):
-        assert params.slider_for(text, 1, 2) is None, text
-    assert params.slider_for("1.5", None, 2) is None  # no range known: the slider stays put
+        assert param_values.slider_for(text, 1, 2) is None, text
+    assert param_values.slider_for("1.5", None, 2) is None  # no range known: the slider stays put
 
 
 def test_a_moved_slider_writes_its_box_and_a_typed_box_moves_its_slider():
     boxes, sliders, ranges = {"k": 32, "d": 400}, {"k": 24, "d": 400}, {"k": (1, 64), "d": (100, 800)}
-    values, box_out, slider_out = params.follow(boxes, sliders, ranges, {(ParamType.SLIDER, "k")})
+    values, box_out, slider_out = param_values.follow(boxes, sliders, ranges, {(ParamType.SLIDER, "k")})
     assert values == {"k": 24, "d": 400} and box_out == {"k": 24} and slider_out == {}
-    values, box_out, slider_out = params.follow({**boxes, "k": "12.5"}, sliders, ranges, {(ParamType.VALUE, "k")})
+    values, box_out, slider_out = param_values.follow({**boxes, "k": "12.5"}, sliders, ranges, {(ParamType.VALUE, "k")})
     assert values == {"k": "12.5", "d": 400} and box_out == {} and slider_out == {"k": 12.5}
     # a typed value off the slider's range is used (the server validates it) and leaves the slider where it is
-    values, box_out, slider_out = params.follow({**boxes, "k": "100"}, sliders, ranges, {(ParamType.VALUE, "k")})
+    values, box_out, slider_out = param_values.follow({**boxes, "k": "100"}, sliders, ranges, {(ParamType.VALUE, "k")})
     assert values["k"] == "100" and slider_out == {}
     # both changed in one call (the box moved the slider): the box's text is the value
     both = {(ParamType.VALUE, "k"), (ParamType.SLIDER, "k")}
-    values, box_out, _ = params.follow({**boxes, "k": "12.5"}, {**sliders, "k": 12.5}, ranges, both)
+    values, box_out, _ = param_values.follow({**boxes, "k": "12.5"}, {**sliders, "k": 12.5}, ranges, both)
     assert values["k"] == "12.5" and box_out == {}
 
 
 # ------------------------------------------------------------------ address
 def test_address_round_trip():
     current = {"system": "multielo", "params": {"k": 24.0, "d": 400.0, "base": 1.5, "dummy": 900.0, "floor": None}}
-    query = url.build_query(POKER, current)
+    query = links.build_query(POKER, current)
     assert query == "?sample=poker&system=multielo&k=24&base=1.5&dummy=900"  # defaults are left out
-    state = url.parse_query(query)
+    state = links.parse_query(query, tabs=TAB_NAMES)
     assert state["source"] == POKER and state["system"] == "multielo"
     assert state["params"] == {"k": "24", "base": "1.5", "dummy": "900"}
     assert parse_params("multielo", state["params"])[0] == {"k": 24.0, "base": 1.5, "dummy": 900.0}
@@ -218,12 +226,14 @@ def test_address_round_trip():
 
 def test_address_names_the_open_tab_unless_it_is_the_standings():
     current = {"system": "multielo", "params": {}}
-    assert url.build_query(POKER, current, tab="player") == "?sample=poker&system=multielo&tab=player"
-    assert url.build_query(POKER, current, tab="standings") == "?sample=poker&system=multielo"
-    assert url.build_query(POKER, current, tab=["player"]) == "?sample=poker&system=multielo"  # not a tab
-    assert url.parse_query("?sample=poker&tab=edit")["tab"] == "edit"
-    assert url.parse_query("?sample=poker&tab=nowhere")["tab"] is None
-    assert url.view_part(POKER, 1, None, None, "games")["tail"] == "tab=games"
+    assert links.build_query(POKER, current, tab="player", tabs=TAB_NAMES) == "?sample=poker&system=multielo&tab=player"
+    assert links.build_query(POKER, current, tab="standings", tabs=TAB_NAMES) == "?sample=poker&system=multielo"
+    assert (
+        links.build_query(POKER, current, tab=["player"], tabs=TAB_NAMES) == "?sample=poker&system=multielo"
+    )  # not a tab
+    assert links.parse_query("?sample=poker&tab=edit", tabs=TAB_NAMES)["tab"] == "edit"
+    assert links.parse_query("?sample=poker&tab=nowhere", tabs=TAB_NAMES)["tab"] is None
+    assert links.view_part(POKER, 1, None, None, "games", tabs=TAB_NAMES)["tail"] == "tab=games"
     # the link opens on its tab (the last output of the address's reader); without one the tab is left alone
     assert url.read_address("?sample=poker&tab=compare")[-1] == "compare"
     assert url.read_address("?sample=poker")[-1] is no_update
@@ -231,18 +241,19 @@ def test_address_names_the_open_tab_unless_it_is_the_standings():
 
 def test_address_with_sheet_and_upload():
     sheet = {"kind": "sheet", "url": "https://docs.google.com/spreadsheets/d/abc/edit#gid=0", "worksheet": "Games"}
-    state = url.parse_query(url.build_query(sheet, None))
+    state = links.parse_query(links.build_query(sheet, None), tabs=TAB_NAMES)
     assert state["source"] == sheet
     upload = {"kind": "upload", "filename": "x.csv", "id": "0" * 32}
     assert (
-        url.build_query(upload, {"system": "multielo", "params": {}}) == f"?data={'0' * 32}&file=x.csv&system=multielo"
+        links.build_query(upload, {"system": "multielo", "params": {}})
+        == f"?data={'0' * 32}&file=x.csv&system=multielo"
     )
-    assert url.parse_query(url.build_query(upload, None))["source"] == upload
+    assert links.parse_query(links.build_query(upload, None), tabs=TAB_NAMES)["source"] == upload
 
 
 def test_address_ignores_unknown_systems_and_defaults_to_settings():
     config = settings.load({"SECRET_KEY": "x", "RATINGS_SHEET": "https://example.org/sheet"})
-    state, system = url.url_state("?system=nope&k=3", config)
+    state, system = links.url_state("?system=nope&k=3", config, tabs=TAB_NAMES)
     assert state["system"] == system == "multielo" and state["params"] == {}
     assert state["source"] == {"kind": "sheet", "url": "https://example.org/sheet", "worksheet": None}
 
@@ -252,11 +263,11 @@ def test_standings_views_read_the_same_run():
     current = {"system": "multielo", "params": {"k": 32.0}}
     run = current_run(POKER, current)
     assert run is run_for(POKER, "multielo", {"k": 32.0})  # cached by content
-    options, chosen = standings.player_choice(run, ["Nobody"])
-    top = [r["player"] for r in standings.figures.leaderboard_rows(run)][:10]
+    options, chosen = figures.player_choice(run, ["Nobody"])
+    top = [r["player"] for r in figures.leaderboard_rows(run)][:10]
     assert chosen == top and len(options) == len(run.players)  # the leaderboard's top ten by default
     assert [o["value"] for o in options][:10] == top
-    fig = standings.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
+    fig = figures.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
     assert [t.name for t in fig.data] == top and fig.layout.xaxis.title.text == "date"
 
 
@@ -272,27 +283,42 @@ def test_a_clicked_leaderboard_player_joins_the_drawn_lines():
 def test_game_choice_follows_a_click():
     run = current_run(POKER, {"system": "multielo", "params": {}})
     last = run.history.n_games - 1
-    assert standings.game_choice(run, None, None, False) == last
-    assert standings.game_choice(run, 3, None, False) == 3
-    assert standings.game_choice(run, 3, {"points": [{"customdata": [7]}]}, True) == 7
-    assert standings.game_choice(run, 3, {"points": [{"customdata": 8}]}, True) == 8
-    assert standings.game_choice(run, 3, {"points": [{"customdata": 10**6}]}, True) == 3
+    assert figures.game_choice(run, None, None, False) == last
+    assert figures.game_choice(run, 3, None, False) == 3
+    assert figures.game_choice(run, 3, {"points": [{"customdata": [7]}]}, True) == 7
+    assert figures.game_choice(run, 3, {"points": [{"customdata": 8}]}, True) == 8
+    assert figures.game_choice(run, 3, {"points": [{"customdata": 10**6}]}, True) == 3
 
 
 def test_pin_copies_settings_and_labels_changes():
-    pinned = baseline.pin(POKER, {"system": "multielo", "params": {"k": 16.0, "d": 400.0}})
+    pinned = baselines.pin(POKER, {"system": "multielo", "params": {"k": 16.0, "d": 400.0}})
     assert pinned["label"] == "Multiplayer Elo (k=16)"
     assert pinned["source"] == POKER and pinned["params"] == {"k": 16.0, "d": 400.0}
-    assert baseline.pin(None, None) is None
+    assert baselines.pin(None, None) is None
     run = baseline_run(pinned)
     assert run is not None and run.params.k == 16.0
 
 
+def test_using_a_fitted_result_pins_the_current_settings_and_loads_the_fitted_values():
+    current = {"system": "multielo", "params": {"k": 16.0}}
+    fit = {"kind": "fit", "system": "multielo", "fitted": {"k": 20.0}}
+    pinned, system, state = baselines.use_fitted("multielo", fit, POKER, current)
+    assert pinned["label"] == "Multiplayer Elo (k=16)" and system == "multielo"
+    assert state == {"source": POKER, "system": "multielo", "params": {"k": 20.0}}
+    compared = {"kind": "compare", "rows": [{"system": "trueskill", "fitted": {"beta": 3.0}}]}
+    assert baselines.use_fitted("trueskill", compared, POKER, current)[2]["params"] == {"beta": 3.0}
+    assert baselines.use_fitted("multielo", compared, POKER, current) is None  # no fitted values for it
+    assert (
+        baselines.use_fitted("nope", fit, POKER, current) is None
+        and baselines.use_fitted("multielo", [], POKER, current) is None
+    )
+
+
 def test_a_baseline_on_other_data_says_so():
-    pinned = baseline.pin(POKER, {"system": "multielo", "params": {"k": 16.0}})
-    disabled, same = baseline.status(pinned, POKER)
+    pinned = baselines.pin(POKER, {"system": "multielo", "params": {"k": 16.0}})
+    disabled, same = baselines.status(pinned, POKER)
     assert not disabled and same == "Baseline: Multiplayer Elo (k=16) on sample 'poker'. Dashed lines show it."
-    _, other = baseline.status(pinned, {"kind": "sample", "name": "chess"})
+    _, other = baselines.status(pinned, {"kind": "sample", "name": "chess"})
     assert other.startswith("Baseline: Multiplayer Elo (k=16) on sample 'poker'. It belongs to other data")
     assert "(sample 'chess')" in other and "only the players both have" in other
     assert "Dashed lines show it" not in other
@@ -339,14 +365,14 @@ def test_sheet_is_read_refreshed_and_its_last_good_copy_kept(monkeypatch):
     cache = LastGoodCache()
     url = "https://docs.google.com/spreadsheets/d/" + "k" * 30 + "/edit#gid=0"
     monkeypatch.setattr(Sheet, "opener", lambda self: SheetSource(parse_sheet_ref(self.url), backend, cache=cache))
-    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
+    choice = choose_source("sheet", previous=POKER, sheet_url=url)
     assert choice.source == {"kind": "sheet", "url": url, "worksheet": None}
-    assert choice.summary.startswith("2 games, 3 players, 2024-05-01 to 2024-05-08")
+    assert summary_text(choice.shown).startswith("2 games, 3 players, 2024-05-01 to 2024-05-08")
     calls = backend.calls
-    data.choose_source(Data.SHEET_LOAD, previous=choice.source, sheet_url=url)
+    choose_source("sheet", previous=choice.source, sheet_url=url)
     assert backend.calls == calls  # a recent read is reused
     backend.error = SheetError("Google answered 503.", "server", retryable=False)
-    refreshed = data.choose_source(Data.SHEET_REFRESH, previous=choice.source, sheet_url=url)
+    refreshed = choose_source("refresh", previous=choice.source, sheet_url=url)
     assert backend.calls == calls + 1  # the refresh button reads anew
     assert refreshed.source == choice.source and not refreshed.errors
     assert any("Google answered 503." in w and "Showing the copy read at" in w for w in refreshed.warnings)
@@ -363,7 +389,7 @@ def test_unreachable_sheet_without_copy_keeps_previous_data(monkeypatch):
     monkeypatch.setattr(
         Sheet, "opener", lambda self: SheetSource(parse_sheet_ref(self.url), backend, cache=LastGoodCache())
     )
-    choice = data.choose_source(Data.SHEET_LOAD, previous=POKER, sheet_url=url)
+    choice = choose_source("sheet", previous=POKER, sheet_url=url)
     assert choice.source is None
     assert "not shared" in "\n".join(choice.errors) and "Still using the previous data" in choice.errors[-1]
 
@@ -373,10 +399,10 @@ def test_knots_without_values_is_the_library_error():
 
     raw = {s.name: s.default for s in get_system("plackett-luce").parameters()}
     raw["eta_knots"] = "0, 1.5"
-    good, error = params.collect("plackett-luce", raw, {})
+    good, error = param_values.collect("plackett-luce", raw, {})
     assert good is None and error.startswith("parameter 'eta_knots': eta_knots and eta_values must be given together")
     raw["eta_values"] = "0.4, 0.2"
-    good, error = params.collect("plackett-luce", raw, {})
+    good, error = param_values.collect("plackett-luce", raw, {})
     assert error is None and good["params"]["eta_knots"] == [0.0, 1.5] and good["params"]["eta_values"] == [0.4, 0.2]
 
 
@@ -387,23 +413,23 @@ def test_summary_says_one_game_and_one_did_not_finish_result():
     one = GameHistory.from_records(
         [{"game": "g", "player": "Ann", "place": 1}, {"game": "g", "player": "Bo", "place": "DNF"}]
     )
-    text = data.summary_text(load_source(Upload(keep_history(one), "one.csv").to_json()))
+    text = summary_text(load_source(Upload(keep_history(one), "one.csv").to_json()))
     assert text.startswith("1 game, 2 players, no dates, 1 did-not-finish result")
 
 
 def test_sample_dropdown_follows_the_data_in_use():
     from sources.model import Upload, keep_history
 
-    assert data.sample_shown(POKER) == ("poker", "choose a sample")
+    assert sample_shown(POKER) == ("poker", "choose a sample")
     upload = Upload(keep_history(load_sample("chess")), "club.csv").to_json()
-    value, placeholder = data.sample_shown(upload)
+    value, placeholder = sample_shown(upload)
     assert value is None and placeholder == "none (using upload club.csv)"
 
 
 def test_phone_leaderboard_keeps_who_where_and_how_much():
     run = current_run(POKER, {"system": "multielo", "params": {}})
-    wide = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None)
-    narrow = standings.leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=run, narrow=True)
+    wide = leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=None)
+    narrow = leaderboard_view(run, min_games=1, offset=None, factor=None, baseline=run, narrow=True)
     assert [c["field"] for c in wide.columns if not c.get("hide")] == [
         "rank",
         "player",
@@ -569,10 +595,10 @@ def test_the_patch_puts_the_new_run_where_the_figure_has_it():
     # Applied to the K=32 figure, the K=16 patch gives exactly the K=16 figure's values (a reference built whole).
     history = load_sample("poker")
     old, new = create("multielo", k=32.0).rate(history), create("multielo", k=16.0).rate(history)
-    players = standings.figures.top_players(old)[:4]
-    scale = standings.figures.Scale(unit=new.scale)
-    patch = standings.trajectories_patch(new, players, scale=scale, baseline=None).to_plotly_json()
-    whole = standings.trajectories_view(new, players, x_axis=None, offset=None, factor=None, baseline=None)
+    players = figures.top_players(old)[:4]
+    scale = figures.Scale(unit=new.scale)
+    patch = trajectories_patch(new, players, scale=scale, baseline=None).to_plotly_json()
+    whole = figures.trajectories_view(new, players, x_axis=None, offset=None, factor=None, baseline=None)
     for op in patch["operations"]:
         where, value = op["location"], op["params"]["value"]
         if where[0] == "data" and where[-1] == "y":
@@ -605,7 +631,7 @@ def test_a_newer_change_of_the_same_page_stops_older_work():
     from sources.generations import announce, generation_of, superseded
 
     page, other = "a1" * 16, "b2" * 16
-    older = standings.StandingsInputs(POKER, SETTINGS_K16, tab="standings", generation={"page": page, "n": 1})
+    older = StandingsInputs(POKER, SETTINGS_K16, tab="standings", generation={"page": page, "n": 1})
     newer = dataclasses.replace(older, generation={"page": page, "n": 2})
     assert standings_views_ok(older)  # alone, the first change is computed
     announce(generation_of(newer.generation))  # the page's second change has started (on any worker)
@@ -653,8 +679,8 @@ def standings_views_ok(inputs) -> bool:
 
 def test_the_grid_gets_numbers_to_seven_significant_digits():
     run = create("multielo").rate(load_sample("racing"))
-    rows = standings.figures.leaderboard_rows(run)
-    grid = standings.leaderboard_view(run, min_games=None, offset=None, factor=None, baseline=None)
+    rows = figures.leaderboard_rows(run)
+    grid = leaderboard_view(run, min_games=None, offset=None, factor=None, baseline=None)
     assert [r["player"] for r in grid.rows] == [r["player"] for r in rows]
     for shown, row in zip(grid.rows, rows, strict=True):
         for field in ("rating", "average_place", "last_change"):

@@ -8,11 +8,14 @@ import io
 import pytest
 
 import figures
-from callbacks import downloads, edit, standings
+from callbacks import downloads
 from callbacks.runs import history_for
+from layouts.leaderboard import leaderboard_view
 from ratings import GameHistory, create
 from ratings.io import read_file
 from ratings.samples import load_sample
+from sources import edits
+from sources.reading import file_stem, history_csv
 
 EVIL = '=HYPERLINK("http://x","y")'
 RECORDS = [
@@ -30,7 +33,7 @@ def parse(text: str) -> list[list[str]]:
 def test_ratings_csv_is_the_leaderboard_by_hand() -> None:
     # Multiplayer Elo defaults (K=32, D=400, start 1000); one game between equals: +-16 (Cunningham 2021, eq. 7).
     history = GameHistory.from_records(RECORDS[:2])
-    rows = parse(downloads.ratings_csv(create("multielo").rate(history)))
+    rows = parse(figures.ratings_csv(create("multielo").rate(history)))
     assert rows[0] == ["rank", "player", "rating (Elo points)", "games", "wins", "average place", "last change"]
     assert rows[1] == ["1", "Ann", "1016", "1", "1", "1", "16"]
     # the formula-like name starts with an apostrophe; the negative number stays a number
@@ -40,18 +43,18 @@ def test_ratings_csv_is_the_leaderboard_by_hand() -> None:
 def test_no_cell_of_either_csv_can_start_a_formula() -> None:
     # OWASP "CSV injection": cells beginning with = + - @ (or tab / carriage return) run as formulas.
     history = GameHistory.from_records(RECORDS)
-    rating_cells = [c for row in parse(downloads.ratings_csv(create("multielo").rate(history)))[1:] for c in row]
+    rating_cells = [c for row in parse(figures.ratings_csv(create("multielo").rate(history)))[1:] for c in row]
     names = {c for c in rating_cells if not c.lstrip("-").replace(".", "", 1).isdigit()}
     assert names == {"Ann", "'" + EVIL, "'+Bo", "'@Cy"}
-    source = edit.edited_source(history, {"kind": "sample", "name": "poker"})
-    cells = [c for row in parse(downloads.history_csv(source))[1:] for c in row]
+    source = edits.edited_source(history, {"kind": "sample", "name": "poker"})
+    cells = [c for row in parse(history_csv(source))[1:] for c in row]
     assert not any(c.startswith(("=", "+", "@")) for c in cells)
 
 
 def test_history_csv_reads_back_as_the_same_games() -> None:
     history = GameHistory.from_records(RECORDS)
-    source = edit.edited_source(history, {"kind": "sample", "name": "poker"})
-    again = read_file(downloads.history_csv(source).encode(), filename="history.csv").history
+    source = edits.edited_source(history, {"kind": "sample", "name": "poker"})
+    again = read_file(history_csv(source).encode(), filename="history.csv").history
     assert again.to_records() == history_for(source).to_records()
 
 
@@ -59,31 +62,28 @@ def test_ratings_csv_follows_the_scale_and_filter() -> None:
     history = GameHistory.from_records(RECORDS)
     run = create("multielo").rate(history)
     scale = figures.Scale(offset=0.0, factor=2.0, unit="double points")
-    rows = parse(downloads.ratings_csv(run, min_games=2, scale=scale))
+    rows = parse(figures.ratings_csv(run, min_games=2, scale=scale))
     assert rows[0][2] == "rating (double points)"
     assert rows[1:] == []  # nobody has played two games
 
 
 @pytest.mark.parametrize("box", [None, -1, 0, 2.5, 40, 1e15])
 def test_the_ratings_csv_lists_the_players_the_leaderboard_lists(box) -> None:
-    # The minimum-games box read once for both (callbacks.standings.min_games_of): at 1e15 the leaderboard listed
+    # The minimum-games box read once for both (figures.min_games_of): at 1e15 the leaderboard listed
     # everybody (an absurd number is no filter) while the "Ratings CSV" button, reading the box its own way, listed
     # nobody.  Poker: every player has at least 38 games, Luis 38 and the others 51 or more (the leaderboard).
     source, current = {"kind": "sample", "name": "poker"}, {"system": "multielo", "params": {}}
     run = create("multielo").rate(load_sample("poker"))
-    shown = standings.leaderboard_view(run, min_games=box, offset=None, factor=None, baseline=None)
+    shown = leaderboard_view(run, min_games=box, offset=None, factor=None, baseline=None)
     sent = downloads.on_ratings_csv(1, source, current, box, None, None)
     assert [r[1] for r in parse(sent["content"])[1:]] == [r["player"] for r in shown.rows]
     assert len(shown.rows) == (9 if box == 40 else 10)
 
 
 def test_file_stem() -> None:
-    assert downloads.file_stem({"kind": "sample", "name": "poker"}, "multielo") == "sample-poker-multielo"
-    assert (
-        downloads.file_stem({"kind": "upload", "id": "0" * 32, "filename": "Club Night.xlsx"})
-        == "upload-club-night-xlsx"
-    )
-    assert downloads.file_stem(None) == "unknown-source"
+    assert file_stem({"kind": "sample", "name": "poker"}, "multielo") == "sample-poker-multielo"
+    assert file_stem({"kind": "upload", "id": "0" * 32, "filename": "Club Night.xlsx"}) == "upload-club-night-xlsx"
+    assert file_stem(None) == "unknown-source"
 
 
 def test_the_download_callbacks_send_csv_files() -> None:
@@ -101,7 +101,7 @@ def test_the_download_callbacks_send_csv_files() -> None:
 
 
 def test_png_file_names_say_the_data_and_the_system() -> None:
-    from callbacks.downloads import PNG_CHARTS, png_configs
+    from layouts.downloads import PNG_CHARTS, png_configs
 
     configs = png_configs({"kind": "sample", "name": "poker"}, "multielo")
     assert len(configs) == len(PNG_CHARTS)

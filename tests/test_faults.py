@@ -190,7 +190,8 @@ def test_a_fitting_job_whose_process_is_killed_ends_the_wait(served: tuple[str, 
     url, _ = served
     client = HttpClient(url, timeout=60)
     values = {
-        "fit-request.data": {"kind": "fit", "at": time.time()},  # what the Fit button leads to (callbacks/fit.py)
+        # the Fit button's request (callbacks/fit.py sends it when a worker answers) starts the job
+        "fit-request.data": {"kind": "fit", "at": 1.0},
         "data-source.data": RACING,
         "params-settings.data": SETTINGS,
         "fit-budget.value": 60,

@@ -153,8 +153,8 @@ def test_crafted_store_values_in_the_leaderboard(client: HttpClient, settings_va
     )
 )
 def test_any_edited_cells_are_applied_or_named(client: HttpClient, edits: list[tuple[int, str, Any]]) -> None:
-    from callbacks.edit import grid_rows
     from ratings.samples import load_sample
+    from sources.edits import grid_rows
 
     rows = grid_rows(load_sample("poker"))[:12]
     for index, column, value in edits:

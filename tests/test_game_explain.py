@@ -19,7 +19,7 @@ def _run():
 
 
 def test_participants_in_finishing_order_and_the_winner_by_default() -> None:
-    from callbacks.player import game_players
+    from figures import game_players
 
     run = _run()
     options, player = game_players(run, 0, None)
@@ -32,7 +32,7 @@ def test_participants_in_finishing_order_and_the_winner_by_default() -> None:
 
 def test_a_clicked_point_picks_the_player_drawn_at_its_height() -> None:
     import figures
-    from callbacks.player import game_players
+    from figures import game_players
 
     run = _run()
     scale = figures.scale_for(run)
@@ -46,7 +46,7 @@ def test_a_clicked_point_picks_the_player_drawn_at_its_height() -> None:
 
 def test_the_explanation_is_the_chosen_players_change_in_that_game() -> None:
     import figures
-    from callbacks.player import explain_view
+    from layouts.player import explain_view
 
     run = _run()
     view = explain_view(run, "Bob", 0, figures.scale_for(run))

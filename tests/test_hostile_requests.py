@@ -103,8 +103,8 @@ def test_predicted_players_of_any_type(client: Any, players: Any) -> None:
 
 @pytest.mark.parametrize("place", [1e308, 10**20, "1e308", "99999999999999999999", -1, 0.5, "NaN"])
 def test_edit_grid_places_out_of_range(client: Any, place: Any) -> None:
-    from callbacks.edit import grid_rows
     from ratings.samples import load_sample
+    from sources.edits import grid_rows
 
     rows = grid_rows(load_sample("poker"))[:20]
     rows[3]["place"] = place

@@ -204,18 +204,18 @@ def test_checkpoints_stay_within_their_byte_cap(monkeypatch: pytest.MonkeyPatch)
 
 def test_apply_of_an_edit_resumes_the_run_the_page_already_has(monkeypatch: pytest.MonkeyPatch) -> None:
     # The dashboard's path: the racing sample's run, then Apply of an edit to one of its last games.
-    from callbacks import edit
     from callbacks.runs import history_for, run_for
     from ratings.systems.trueskill import TrueSkill
+    from sources import edits
 
     source = {"kind": "sample", "name": "racing"}
     params = {"beta": 4.0625}  # settings no other test uses, so that neither run is memoised already
     parent = run_for(source, "trueskill", params)
-    rows = edit.grid_rows(history_for(source))
+    rows = edits.grid_rows(history_for(source))
     last_game = rows[-1]["game"]
     index = next(i for i, r in enumerate(rows) if r["game"] == last_game)
     rows[index]["place"] = "DNF"
-    outcome = edit.apply_rows(rows, edit.fresh_state(source))
+    outcome = edits.apply_rows(rows, edits.fresh_state(source))
     assert outcome.ok and outcome.source is not None
 
     starts: list[int] = []

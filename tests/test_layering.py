@@ -26,23 +26,6 @@ ALLOWED: dict[str, set[str]] = {
     "sources": {"ratings"},
     "ratings": set(),
 }
-#: Callback modules that still import another feature's callback module for its helpers (issue 26 step 3 moves
-#: those helpers to the service layer or to figures/). This list may only shrink: a new entry fails the test.
-CROSS_FEATURE_DEBT = {
-    ("aliases", "data"),
-    ("compare", "standings"),
-    ("data", "url"),
-    ("downloads", "standings"),
-    ("edit", "data"),
-    ("fit", "baseline"),
-    ("gates", "url"),
-    ("games", "standings"),
-    ("params", "url"),
-    ("player", "standings"),
-    ("record", "data"),
-    ("record", "edit"),
-    ("url", "baseline"),
-}
 #: The callbacks' shared adapter module (the browser's JSON to the services), which every feature may use.
 SHARED_CALLBACK_MODULES = {"runs", "__init__"}
 
@@ -74,7 +57,9 @@ def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
     assert wrong == []
 
 
-def test_no_feature_imports_another_features_callbacks_beyond_the_recorded_debt() -> None:
+def test_no_feature_imports_another_features_callbacks() -> None:
+    # What several features share lives below the callbacks (sources, layouts, figures) or in the shared adapter
+    # module, so a feature's callbacks can be read, moved or removed alone.
     found = set()
     for path in _modules("callbacks"):
         for name in _imports(path):
@@ -82,8 +67,7 @@ def test_no_feature_imports_another_features_callbacks_beyond_the_recorded_debt(
             shared = len(parts) < 2 or parts[1] in SHARED_CALLBACK_MODULES or parts[1] == path.stem
             if parts[0] == "callbacks" and not shared and path.stem != "__init__":
                 found.add((path.stem, parts[1]))
-    assert found <= CROSS_FEATURE_DEBT, f"new cross-feature imports: {sorted(found - CROSS_FEATURE_DEBT)}"
-    assert found >= CROSS_FEATURE_DEBT, f"paid off, remove from the list: {sorted(CROSS_FEATURE_DEBT - found)}"
+    assert sorted(found) == []
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,8 @@ Each case is one game of three players (Ann 1st, Bob 2nd and a third whose name,
 tricky value), played after a first game on 2024-03-01.  It goes through
 
 - an uploaded CSV (``sources.uploads.read_upload``, as the upload box hands it over),
-- the edit grid's Apply (``callbacks.edit.apply_rows``: the rows typed into the grid),
-- the record form (``callbacks.record.plan`` and ``add_to_session``: the form's fields, into the session history),
+- the edit grid's Apply (``sources.edits.apply_rows``: the rows typed into the grid),
+- the record form (``sources.record_form.plan`` and ``add_to_session``: the form's fields, into the session history),
 - the command line (``python -m ratings rate FILE --trajectory``, in-process),
 
 and every path must read it the same way: refused, or the same date and the same players in the same places.
@@ -25,12 +25,14 @@ from typing import Any
 
 import pytest
 
-from callbacks import downloads, edit, record
+import figures
 from callbacks.runs import history_for, run_for
 from ratings import GameHistory, HistoryError
 from ratings.cli import main
 from ratings.io import write_csv
+from sources import edits, record_form
 from sources.model import Sample
+from sources.reading import history_csv
 from sources.record import new_game, sheet_rows
 from sources.uploads import read_upload
 
@@ -125,11 +127,11 @@ def by_upload(name: str, place: str, date: str, _base: dict[str, Any], _tmp: Pat
 
 
 def by_grid(name: str, place: str, date: str, base: dict[str, Any], _tmp: Path) -> Any:
-    rows = edit.grid_rows(history_for(base))
+    rows = edits.grid_rows(history_for(base))
     for game, day, player, where in game_rows(name, place, date)[len(FIRST) :]:
-        rows = edit.add_player(rows) if rows[-1]["game"] == game else edit.add_row(rows)
+        rows = edits.add_player(rows) if rows[-1]["game"] == game else edits.add_row(rows)
         rows[-1].update(game=game, date=day, player=player, place=where)
-    outcome = edit.apply_rows(rows, edit.fresh_state(base))
+    outcome = edits.apply_rows(rows, edits.fresh_state(base))
     if not outcome.ok:
         assert outcome.source is None and outcome.message.startswith("Not applied")
         return REFUSED
@@ -137,11 +139,11 @@ def by_grid(name: str, place: str, date: str, base: dict[str, Any], _tmp: Path) 
 
 
 def by_form(name: str, place: str, date: str, base: dict[str, Any], _tmp: Path) -> Any:
-    step = record.plan(None, date, ["Ann", "Bob", name], ["1", "2", place], "form-token", writable=False)
+    step = record_form.plan(None, date, ["Ann", "Bob", name], ["1", "2", place], "form-token", writable=False)
     if step.problems:
         return REFUSED
     assert step.game is not None
-    outcome = record.add_to_session(edit.fresh_state(base), step.game, "form-token")
+    outcome = record_form.add_to_session(edits.fresh_state(base), step.game, "form-token")
     assert outcome.ok, outcome.message
     return verdict_of(history_for(outcome.source), "form-token")
 
@@ -179,11 +181,11 @@ def test_refusals_quote_the_value_on_every_path(base: dict[str, Any], tmp_path: 
         read_upload(contents, "club.csv")
     reason = "place '2nd place?' is not a whole number (1 is the best place) or DNF"
     assert reason in str(upload.value)
-    step = record.plan(None, DATE, ["Ann", "Bob", "Cy"], ["1", "2", "2nd place?"], "t", writable=False)
+    step = record_form.plan(None, DATE, ["Ann", "Bob", "Cy"], ["1", "2", "2nd place?"], "t", writable=False)
     assert any(reason in p for p in step.problems)
-    rows = edit.grid_rows(history_for(base))
+    rows = edits.grid_rows(history_for(base))
     rows[-1]["place"] = "2nd place?"
-    assert reason in edit.apply_rows(rows, edit.fresh_state(base)).message
+    assert reason in edits.apply_rows(rows, edits.fresh_state(base)).message
     with pytest.raises(HistoryError, match="2024-01-0123' is not a date this reader understands"):
         new_game("2024-01-0123", [("Ann", 1), ("Bob", 2)])
 
@@ -218,9 +220,9 @@ def test_every_writer_quotes_names_the_same_way(formula_source: dict[str, Any], 
     assert "'-1" in expected and "'@x" in expected
     history = history_for(formula_source)
     # the app's history download and leaderboard download
-    history_csv = cells(downloads.history_csv(formula_source))
-    assert {r[2] for r in history_csv[1:]} - {"Ann"} == expected
-    leaderboard = cells(downloads.ratings_csv(run_for(formula_source, "multielo", {})))
+    history_cells = cells(history_csv(formula_source))
+    assert {r[2] for r in history_cells[1:]} - {"Ann"} == expected
+    leaderboard = cells(figures.ratings_csv(run_for(formula_source, "multielo", {})))
     assert {r[1] for r in leaderboard[1:]} - {"Ann"} == expected
     # the command line's leaderboard and trajectory
     path = tmp_path / "names.csv"
@@ -240,7 +242,7 @@ def test_every_writer_quotes_names_the_same_way(formula_source: dict[str, Any], 
 
 
 def test_quoted_names_read_back_as_they_were(formula_source: dict[str, Any]) -> None:
-    text = downloads.history_csv(formula_source)
+    text = history_csv(formula_source)
     contents = "data:text/csv;base64," + base64.b64encode(text.encode()).decode()
     again = read_upload(contents, "again.csv").history
     assert set(again.players) == {"Ann", *(n.strip() for n in FORMULA_NAMES)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import figures
-from callbacks.games import clicked_game, games_page, parse_day, player_options
+from figures import clicked_game, games_page, parse_day, player_options
 from ratings import GameHistory, RatingRun
 from tests.test_stats import hand_run
 
@@ -121,7 +121,8 @@ def test_small_adapters(small_history):
 
 
 def test_player_record_and_figure(small_history):
-    from callbacks.player import player_pick, player_view
+    from figures import player_pick
+    from layouts.player import player_view
     from ratings.stats import head_to_head, player_stats
 
     run = hand_run(small_history)
@@ -171,7 +172,8 @@ def test_player_names_are_plain_text_in_the_chart():
 
 
 def test_explanation_rows_and_view(small_history):
-    from callbacks.player import explain_view, game_pick
+    from figures import game_pick
+    from layouts.player import explain_view
     from ratings import create
     from ratings.explain import explain
 
@@ -239,7 +241,9 @@ def test_comparison_rows_by_hand():
 
 
 def test_comparison_csv_is_formula_safe():
-    from callbacks.compare import comparison, comparison_csv
+    from callbacks.runs import baseline_run, current_run
+    from figures import comparison_csv
+    from layouts.compare import comparison
 
     rows = [
         {
@@ -269,9 +273,10 @@ def test_comparison_csv_is_formula_safe():
     ]
     source = {"kind": "sample", "name": "poker"}
     settings = {"system": "multielo", "params": {}}
-    rows, status, _, _ = comparison(source, settings, None, None, None)
-    assert rows == [] and status.startswith("Pin a baseline")
+    run = current_run(source, settings)
+    empty = comparison(run, None, source=source, pinned=None, offset=None, factor=None)
+    assert empty.rows == [] and empty.status.startswith("Pin a baseline")
     pinned = {"source": source, "system": "multielo", "params": {"k": 16}, "label": "Multiplayer Elo, K 16"}
-    rows, status, unit, base_unit = comparison(source, settings, pinned, None, None)
-    assert len(rows) == 10 and unit == base_unit == "Elo points"
-    assert "Multiplayer Elo, K 16" in status
+    view = comparison(run, baseline_run(pinned), source=source, pinned=pinned, offset=None, factor=None)
+    assert len(view.rows) == 10 and view.unit == view.base_unit == "Elo points"
+    assert "Multiplayer Elo, K 16" in view.status

@@ -9,14 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from callbacks import params as param_callbacks
-from callbacks.url import link_params, url_state
 from layouts import controls
+from layouts.ids import TAB_NAMES
+from layouts.param_values import collect
 from ratings import SYSTEM_NAMES, ParameterError, create, get_system
 from ratings.cli import main
 from ratings.params import Interval, coerce, validate
 from ratings.samples import load_sample
 from sources import settings
+from sources.links import address_values, link_params, url_state
 
 
 # ------------------------------------------------------------------ the declaration objects
@@ -150,53 +151,56 @@ def test_a_link_keeps_two_values_that_are_valid_only_together() -> None:
 
 def test_the_page_reports_the_links_unused_values_for_its_system_only() -> None:
     state = {"system": "multielo", "params": {"k": "1e308", "base": "1.5"}}
-    values, problems = param_callbacks.address_values("multielo", reset=False, url_state=state)
+    values, problems = address_values("multielo", reset=False, url_state=state)
     assert values == {"base": 1.5}
     assert problems == ["The link's k=1e308 was not used: must be a number from 0 to 10000, got 1e+308."]
-    assert param_callbacks.address_values("multielo", reset=True, url_state=state) == ({}, [])
-    assert param_callbacks.address_values("trueskill", reset=False, url_state=state) == ({}, [])
+    assert address_values("multielo", reset=True, url_state=state) == ({}, [])
+    assert address_values("trueskill", reset=False, url_state=state) == ({}, [])
 
 
 def test_a_link_with_a_season_but_no_data_named_applies_it_to_the_default_data() -> None:
     # "?last=10" once opened the default data whole, the season dropped without a word.
-    state, _ = url_state("?from=2024-05-01&last=10", settings.load({}))
+    state, _ = url_state("?from=2024-05-01&last=10", settings.load({}), tabs=TAB_NAMES)
     assert state["source"]["view"] == {"from": "2024-05-01", "last": "10"}
     assert state["unused"] == []
-    state, _ = url_state("?system=trueskill", settings.load({}))
+    state, _ = url_state("?system=trueskill", settings.load({}), tabs=TAB_NAMES)
     assert "view" not in state["source"]  # no season asked, none added
 
 
 def test_a_link_naming_an_unknown_system_says_so() -> None:
     # ?system=elo (not a name) opened Multiplayer Elo without a word; the page now says which value and why
-    state, system = url_state("?system=elo&k=24")
+    state, system = url_state("?system=elo&k=24", tabs=TAB_NAMES)
     assert system == "multielo"
-    values, problems = param_callbacks.address_values(system, reset=False, url_state=state)
+    values, problems = address_values(system, reset=False, url_state=state)
     assert values == {}  # k belongs to no system the link names
     assert problems == [
         "The link's system=elo was not used: there is no rating system of that name (the systems are multielo, "
         "pairwise-elo, plackett-luce, thurstonian, trueskill, glicko2, elo-mmr)."
     ]
-    assert url_state("?system=trueskill")[0]["unused"] == [] and url_state("")[0]["unused"] == []
+    assert (
+        url_state("?system=trueskill", tabs=TAB_NAMES)[0]["unused"] == []
+        and url_state("", tabs=TAB_NAMES)[0]["unused"] == []
+    )
     # the display part of a link likewise: a minimum that is not a whole number, a tab that does not exist
-    state, _ = url_state("?min=abc&tab=stats")
+    state, _ = url_state("?min=abc&tab=stats", tabs=TAB_NAMES)
     assert state["min_games"] is None and state["tab"] is None
     assert state["unused"] == [
         "The link's min=abc was not used: the minimum number of games is a whole number from 0 to 999999.",
         "The link's tab=stats was not used: there is no tab of that name (the tabs are compare, edit, fit, games, "
         "overview, player, predictions, standings).",
     ]
-    assert url_state("?min=3&tab=player")[0]["unused"] == []
+    assert url_state("?min=3&tab=player", tabs=TAB_NAMES)[0]["unused"] == []
 
 
 def test_a_box_sends_text_read_by_the_strict_parser() -> None:
     k = next(s for s in get_system("multielo").parameters() if s.name == "k")
     box = controls.param_control(k).children[1].children[1].children
     assert box.type == "text" and box.placeholder == "[0, 10000]"
-    good, error = param_callbacks.collect("multielo", {"k": "24.5"}, {})
+    good, error = collect("multielo", {"k": "24.5"}, {})
     assert error is None and good["params"]["k"] == 24.5
-    bad, error = param_callbacks.collect("multielo", {"k": "1,5"}, {})
+    bad, error = collect("multielo", {"k": "1,5"}, {})
     assert bad is None and error == "parameter 'k': '1,5' uses a decimal comma; write 1.5"
-    good, error = param_callbacks.collect("trueskill", {"sigma": "8.33333"}, {})
+    good, error = collect("trueskill", {"sigma": "8.33333"}, {})
     assert error is None and good["params"]["sigma"] == 25 / 3  # the rounded default read back exactly
 
 
@@ -241,7 +245,7 @@ def test_every_extreme_typed_into_every_box_computes_or_is_refused_with_the_inte
         defaults = {s.name: s.default for s in get_system(name).parameters()}
         for spec in specs:
             for text in EXTREMES:
-                settings, error = param_callbacks.collect(name, {**defaults, spec.name: text}, {spec.name: True})
+                settings, error = collect(name, {**defaults, spec.name: text}, {spec.name: True})
                 if settings is None:
                     assert error is not None and error.startswith(f"parameter '{spec.name}': ")
                     assert "must be" in error or "is not" in error, error

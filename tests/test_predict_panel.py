@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 import figures
-from callbacks import evaluate, predict
+from layouts.predict import metrics_table
 from ratings import SYSTEM_NAMES, GameHistory, create
 from ratings.metrics import Evaluation
+from sources import predictions
 
 # Ann beat Bo once.
 HISTORY = GameHistory.from_records(
@@ -31,7 +32,7 @@ def test_two_player_chance_is_the_elo_expected_score() -> None:
     # P(Ann first) = 1 / (1 + 10^((984 - 1016) / 400)) = 1 / (1 + 10^-0.08) = 1 / 1.8317638 = 0.5459219.
     one = HISTORY.with_games(HISTORY.games[:1])
     run = create("multielo").rate(one)
-    players, probs = predict.win_probabilities(run, "multielo", {}, ["Ann", "Bo"])
+    players, probs = predictions.win_probabilities(run, "multielo", {}, ["Ann", "Bo"])
     assert players == ["Ann", "Bo"]
     assert probs[0, 0] == pytest.approx(0.5459219, abs=1e-7)
     assert probs[1, 0] == pytest.approx(1 - 0.5459219, abs=1e-7)
@@ -40,7 +41,7 @@ def test_two_player_chance_is_the_elo_expected_score() -> None:
 @pytest.mark.parametrize("system", SYSTEM_NAMES)
 def test_every_row_and_column_sums_to_one(system: str) -> None:
     run = create(system).rate(HISTORY)
-    _, probs = predict.win_probabilities(run, system, {}, ["Ann", "Bo", "Cy", "Di"])
+    _, probs = predictions.win_probabilities(run, system, {}, ["Ann", "Bo", "Cy", "Di"])
     assert probs.shape == (4, 4)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-6)
     np.testing.assert_allclose(probs.sum(axis=0), 1.0, atol=1e-6)
@@ -49,17 +50,17 @@ def test_every_row_and_column_sums_to_one(system: str) -> None:
 def test_bad_picks_say_why() -> None:
     run = create("multielo").rate(HISTORY)
     with pytest.raises(ValueError, match="at least two"):
-        predict.win_probabilities(run, "multielo", {}, ["Ann", "Ann"])
+        predictions.win_probabilities(run, "multielo", {}, ["Ann", "Ann"])
     with pytest.raises(ValueError, match="not in this history: Zed"):
-        predict.win_probabilities(run, "multielo", {}, ["Ann", "Zed"])
-    with pytest.raises(ValueError, match=f"at most {predict.MAX_PLAYERS}"):
-        predict.win_probabilities(run, "multielo", {}, [f"p{i}" for i in range(predict.MAX_PLAYERS + 1)])
+        predictions.win_probabilities(run, "multielo", {}, ["Ann", "Zed"])
+    with pytest.raises(ValueError, match=f"at most {predictions.MAX_PLAYERS}"):
+        predictions.win_probabilities(run, "multielo", {}, [f"p{i}" for i in range(predictions.MAX_PLAYERS + 1)])
 
 
 def test_default_pick_keeps_known_players_else_the_top_of_the_leaderboard() -> None:
     run = create("multielo").rate(HISTORY)
-    assert predict.default_pick(run, ["Di", "Zed"]) == ["Di"]
-    top = predict.default_pick(run, None, count=2)
+    assert figures.default_pick(run, ["Di", "Zed"]) == ["Di"]
+    top = figures.default_pick(run, None, count=2)
     # Cy won game 2 against Di and Ann; Ann is 1016 - x after losing to both; Cy leads.
     assert top[0] == "Cy" and len(top) == 2
 
@@ -94,9 +95,9 @@ def test_score_function_figure_draws_the_base_and_the_linear_scores() -> None:
 
 
 def test_score_view_uses_the_multielo_base_and_clamps_the_size() -> None:
-    fig, note = evaluate.score_view("multielo", {"base": 1.5}, "40")
+    fig, note = figures.score_view("multielo", {"base": 1.5}, "40")
     assert len(fig.data[-1].y) == 20 and "base 1.5" in note
-    fig, note = evaluate.score_view("trueskill", {}, None)
+    fig, note = figures.score_view("trueskill", {}, None)
     assert len(fig.data[-1].y) == 6 and "not multiplayer Elo" in note
 
 
@@ -104,15 +105,15 @@ def test_metric_verdicts_follow_each_metrics_direction() -> None:
     # Kendall tau and rank deviation: lower is better; pair inversion: higher is better (ratings.metrics docs).
     now = Evaluation(kendall_tau=0.30, pair_inversion=0.60, rank_deviation=0.25, pairs=10, games=3)
     base = Evaluation(kendall_tau=0.40, pair_inversion=0.70, rank_deviation=0.25, pairs=10, games=3)
-    rows = evaluate.metrics_rows(now, base)
+    rows = figures.metrics_rows(now, base)
     assert [(r["metric"], r["verdict"]) for r in rows] == [
         ("Pairs called wrong (Kendall tau distance)", "better"),
         ("Opponents called right (pair inversion)", "worse"),
         ("Places off (rank deviation)", "same"),
     ]
     lonely = Evaluation(kendall_tau=math.nan, pair_inversion=0.5, rank_deviation=0.5, pairs=0, games=0)
-    assert evaluate.metrics_rows(lonely, base)[0]["verdict"] is None
-    assert all(r["baseline"] is None for r in evaluate.metrics_rows(now))
+    assert figures.metrics_rows(lonely, base)[0]["verdict"] is None
+    assert all(r["baseline"] is None for r in figures.metrics_rows(now))
 
 
 def test_graph_config_names_the_png() -> None:
@@ -122,7 +123,7 @@ def test_graph_config_names_the_png() -> None:
 
 def test_metrics_are_worded_so_the_better_direction_reads_right() -> None:
     now = Evaluation(kendall_tau=0.30, pair_inversion=0.60, rank_deviation=0.25, pairs=10, games=3)
-    table = evaluate.metrics_table(evaluate.metrics_rows(now), games=3, pairs=10, baseline_label=None)
+    table = metrics_table(figures.metrics_rows(now), games=3, pairs=10, baseline_label=None)
     rows = table.children[0].children[1].children
     words = [(row.children[0].children, row.children[-1].children) for row in rows]
     assert words == [

@@ -134,7 +134,7 @@ def test_download_round_trips_and_is_formula_safe() -> None:
     history = GameHistory(
         [Game("g1", (Entry("=SUM(A1)", 1), Entry("Bob", 2), Entry("Cid", None))), Game("g2", (Entry("Bob", 1),))]
     )
-    text = write_csv(history)  # what the History CSV button sends (callbacks.downloads.history_csv)
+    text = write_csv(history)  # what the History CSV button sends (sources.reading.history_csv)
     assert "'=SUM(A1)" in text and "\n=SUM" not in text and ",=SUM" not in text
     back = read_file(text.encode(), filename="games.csv").history
     assert [g.entries for g in back.games] == [g.entries for g in history.games]
