@@ -190,3 +190,12 @@ def test_two_groups_never_see_each_others_games_or_players(session: Session) -> 
     assert len(anns) == 2  # one Ann per group, never shared
     assert all(c.group_id == one.id for c in service.change_log(session, one))
     assert session.scalars(select(Change)).all()  # both groups' changes exist, each seen only through its own group
+
+
+def test_a_doubles_club_keeps_its_teams_and_substitutes(session: Session) -> None:
+    doubles = load_sample("doubles")
+    group, _ = service.create_group(session, "doubles", "Doubles", titles=["Table tennis"])
+    service.import_history(session, group.titles[0], doubles, who="cli")
+    session.commit()
+    back = service.history(session, group.titles[0])
+    assert [g.entries for g in back.games] == [g.entries for g in doubles.games]  # teams and weights included

@@ -266,13 +266,19 @@ def history(session: Session, title: Title) -> GameHistory:
     """``title``'s games (not deleted) as a :class:`~ratings.history.GameHistory`, in recording order re-ordered by
     date where every game has one (one query)."""
     rows = session.execute(
-        select(Game.public_id, Game.played_on, Player.name, Entry.place)
+        select(Game.public_id, Game.played_on, Player.name, Entry.place, Entry.team, Entry.weight)
         .join(Entry, Entry.game_id == Game.id)
         .join(Player, Player.id == Entry.player_id)
         .where(Game.title_id == title.id, Game.deleted.is_(False))
         .order_by(Game.position, Entry.id)
     ).all()
-    return GameHistory.from_records([{"game": g, "date": d, "player": p, "place": place} for g, d, p, place in rows])
+    teams = any(team is not None or weight != 1.0 for *_, team, weight in rows)
+    return GameHistory.from_records(
+        [
+            {"game": g, "date": d, "player": p, "place": place, **({"team": team, "weight": w} if teams else {})}
+            for g, d, p, place, team, w in rows
+        ]
+    )
 
 
 def export_records(session: Session, title: Title) -> list[dict[str, Any]]:
@@ -302,8 +308,14 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
     for game_id, game in zip(ids, imported.games, strict=True):
         results = tuple((e.player, e.place) for e in game.entries)
         entries += [
-            {"game_id": game_id, "player_id": players[name_key(p)].id, "place": place, "weight": 1.0}
-            for p, place in results
+            {
+                "game_id": game_id,
+                "player_id": players[name_key(e.player)].id,
+                "place": e.place,
+                "team": e.team,
+                "weight": e.weight,
+            }
+            for e in game.entries
         ]
         after = Snapshot(game.id, game.date.isoformat() if game.date else None, results).to_json()
         changes.append(
