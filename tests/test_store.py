@@ -475,8 +475,9 @@ def test_the_process_handle_opens_once_from_the_environment(
 def test_an_unusable_store_directory_is_a_store_error(tmp_path: Path, key: str) -> None:
     a_file = tmp_path / "a file"
     a_file.write_text("not a directory")
+    unusable = DiskStore(str(a_file / "store"))  # opened on first use: the app starts whatever state it is in
     with pytest.raises(StoreError, match="^the server's data store is unavailable"):
-        DiskStore(str(a_file / "store"))  # a path under a file cannot be created, even by root
+        unusable.get(key)  # a path under a file cannot be created, even by root
     directory = tmp_path / "store"
     DiskStore(str(directory)).put(key, b"v")
     (directory / "cache.db").write_bytes(b"this is not an SQLite database" * 200)  # a damaged database file
