@@ -38,16 +38,27 @@ def redis_url():  # type: ignore[no-untyped-def]
     Without the binary the Redis tests are skipped on a developer's machine and fail in CI (``CI=true``), where
     ``make test`` installs it (target ``redis``).
     """
+    with _redis_server() as server:
+        yield server.url
+
+
+@pytest.fixture
+def own_redis():  # type: ignore[no-untyped-def]
+    """A ``redis-server`` of the test's own, which the test may stop or reconfigure (skipped or failed as
+    :func:`redis_url`)."""
+    with _redis_server() as server:
+        yield server
+
+
+def _redis_server():  # type: ignore[no-untyped-def]
     from tests.redis_server import RedisMissing, RedisServer, in_ci
 
     try:
-        server = RedisServer()
+        return RedisServer()
     except RedisMissing as exc:
         if in_ci():
             pytest.fail(f"{exc}; CI must run the Redis tests")
         pytest.skip(str(exc))
-    with server:
-        yield server.url
 
 
 def history_from_rows(rows: list[tuple[str, str, object]]) -> GameHistory:

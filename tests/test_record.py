@@ -48,11 +48,11 @@ def fake() -> Iterator[FakeSheets]:
         yield server
 
 
-def source(fake: FakeSheets, worksheet: str) -> SheetSource:
+def source(fake: FakeSheets, worksheet: str, timeout: float = 2.0) -> SheetSource:
     client = gspread.Client(auth=None, session=routed_session(fake.base_url))  # type: ignore[arg-type]
     return SheetSource(
         SheetRef(KEY, worksheet=worksheet),
-        GspreadBackend(client, timeout=2.0),
+        GspreadBackend(client, timeout=timeout),
         cache=LastGoodCache(),
         retry=RetryPolicy(3, 0.0),
     )
@@ -301,17 +301,6 @@ def test_sheet_without_a_date_column_says_the_date_was_left_out() -> None:
 
 
 # ------------------------------------------------------------------------------ a retry after a timeout (issue 30)
-def slow_source(fake: FakeSheets, worksheet: str) -> SheetSource:
-    """A source whose requests time out after 0.5 s (the app's: 5 s), against a Google that answers late."""
-    client = gspread.Client(auth=None, session=routed_session(fake.base_url))  # type: ignore[arg-type]
-    return SheetSource(
-        SheetRef(KEY, worksheet=worksheet),
-        GspreadBackend(client, timeout=0.5),
-        cache=LastGoodCache(),
-        retry=RetryPolicy(3, 0.0),
-    )
-
-
 @pytest.mark.parametrize(
     ("worksheet", "added"),
     [
@@ -325,13 +314,16 @@ def test_a_retry_after_an_append_timed_out_writes_the_game_once(
 ) -> None:
     # Issue 30: Google finished the append after the app had given up waiting; the user's retry read the sheet
     # before the first append landed, appended again, and the game was there twice (the long sheet then no longer
-    # loaded).  The user submits, and on an error submits again with the same token, as the form does.
+    # loaded).  The user submits, and on an error submits again with the same token, as the form does; requests
+    # time out after 0.5 s here (the app's: 5 s).
     before = fake.values(KEY, worksheet)
     fake.plan("slow", seconds=1.5, match=":append")
     outcomes = []
     for _ in range(2):
         try:
-            outcomes.append(record_game(slow_source(fake, worksheet), GAME, token="web-20", confirm_seconds=4.0))
+            outcomes.append(
+                record_game(source(fake, worksheet, timeout=0.5), GAME, token="web-20", confirm_seconds=4.0)
+            )
         except SheetError as exc:
             outcomes.append(exc)
         if isinstance(outcomes[-1], RecordResult):
@@ -348,10 +340,10 @@ def test_an_append_that_never_lands_is_reported_after_reading_back(fake: FakeShe
     fake.plan(500, match=":append")  # Google refused it: nothing was written
     started = time.monotonic()
     with pytest.raises(SheetError, match="may or may not have been written"):
-        record_game(slow_source(fake, "Long"), GAME, token="web-21", confirm_seconds=1.0)
+        record_game(source(fake, "Long", timeout=0.5), GAME, token="web-21", confirm_seconds=1.0)
     assert time.monotonic() - started >= 1.0, "it read the sheet back for its confirmation time first"
     assert fake.values(KEY, "Long") == LONG
-    retry = record_game(slow_source(fake, "Long"), GAME, token="web-21")  # the retry then writes it, once
+    retry = record_game(source(fake, "Long", timeout=0.5), GAME, token="web-21")  # the retry then writes it, once
     assert retry.added and fake.values(KEY, "Long")[len(LONG) :] == [
         ["web-21", "2024-03-01", p, pl] for p, pl in (("Ann", 1), ("Bob", 2), ("Cid", 2), ("Dee", "DNF"))
     ]

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,7 @@ from sources.store import (
     is_derived,
     open_store,
 )
-from tests.redis_server import RedisMissing, RedisServer, in_ci
+from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,18 +39,6 @@ def _history(tag: str) -> GameHistory:
     return GameHistory.from_records(
         [{"game": 1, "player": f"Ann {tag}", "place": 1}, {"game": 1, "player": "Bo", "place": 2}]
     )
-
-
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    try:
-        server = RedisServer()
-    except RedisMissing as exc:
-        if in_ci():
-            pytest.fail(f"{exc}; CI must run the Redis tests")
-        pytest.skip(str(exc))
-    with server:
-        yield server
 
 
 def test_the_keys_of_derived_results_are_told_from_user_data() -> None:
