@@ -18,11 +18,10 @@ finish:
 - ``own``: the expected CPU time of this kind of request: an exponentially weighted mean of the CPU time (the
   thread's own clock, so time spent waiting for the GIL does not count) that requests for the same outputs took in
   this process, faded with age (below).  A kind never measured yet is assumed to take :data:`FIRST_GUESS` seconds,
-  and at most
-  :attr:`Gate.unmeasured_at_once` different requests of it (the heavy lane's threads) are admitted and unfinished
-  at a time: after a restart, a flood of one kind nobody has timed yet would otherwise all be admitted at that
-  guess (thirty replays of half a second each against a 1.5 s budget, the last answered after 17 s).  Once the
-  first of them finishes, the kind is measured and judged by its time.  Requests the threaded worker knows to be
+  and at most :attr:`Gate.unmeasured_at_once` different requests of it (the heavy lane's threads) are admitted and
+  unfinished at a time: after a restart, a flood of one kind nobody has timed yet would otherwise all be admitted
+  at that guess (thirty replays of half a second each against a 1.5 s budget, the last answered after 17 s).  Once
+  the first of them finishes, the kind is measured and judged by its time.  Requests the threaded worker knows to be
   the same (one answer-memo name, or one body, so all but the first wait for its answer) count once; a page load
   asks for many kinds, one request each, so the cap does not touch it.
 
