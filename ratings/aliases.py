@@ -15,8 +15,9 @@ Names are compared by :func:`fold`: the readers' own key (case folded, white spa
   is at most two edits away or starts with the one-game name as a whole word ("Ann" beside "Ann B.").
 
 Two names that played in one game are two players and never reported.  Distances are computed with
-``rapidfuzz`` (its Damerau-Levenshtein implementation), only for the pairs that share a deletion text
-(:class:`_Near`), so the check grows with the number of names, not with its square (20,000 one-game names).
+``rapidfuzz`` (its Damerau-Levenshtein implementation), only for the pairs an index puts together (:class:`_Near`),
+so the check grows with the number of names, not with its square (20,000 one-game names); a budget of
+:data:`MAX_COMPARISONS` bounds it whatever the names, and the answer's note says when it stopped.
 """
 
 from __future__ import annotations
@@ -200,12 +201,12 @@ class _Near:
       ifi-2007.02, 2007).  ``edits`` edits are undone by at most ``edits`` deletions on each side (a replacement by
       deleting that letter from both, an insertion by deleting it from the longer, a swap of neighbours by deleting
       one of the two from each), so two keys within reach share a text made by deleting at most ``edits`` letters.
-    - A longer key (and one within ``edits`` letters of that length, for longer queries) under its
-      ``2 * edits + 1`` pieces, with its length and the piece's number: the pigeonhole
-      principle of partition-based joins (G. Li, D. Deng, J. Wang, J. Feng, "Pass-Join: A Partition-based Method
-      for Similarity Joins", PVLDB 5(3), 2011), here with twice as many pieces as edits because a swap of neighbours
-      may straddle two pieces.  Each edit spoils at most one piece (a swap two), so one piece of the key is intact
-      in the query, moved by at most ``edits`` places (the insertions less the deletions before it).
+    - A longer key (and one within ``edits`` letters of that length, for longer queries) under its ``2 * edits + 1``
+      pieces, with its length and the piece's number: the pigeonhole principle of partition-based joins (G. Li,
+      D. Deng, J. Wang, J. Feng, "Pass-Join: A Partition-based Method for Similarity Joins", PVLDB 5(3), 2011), here
+      with one piece more than twice the edits because a swap of neighbours may straddle two pieces.  Each edit
+      spoils at most one piece (a swap two), so one piece of the key is intact in the query, moved by at most
+      ``edits`` places (the insertions less the deletions before it).
 
     The work grows with the keys and their variants, plus the candidates found; it is counted against the check's
     :class:`_Budget` (index entries and candidates alike), and stops when it is spent.
