@@ -15,7 +15,9 @@ Names are compared by :func:`fold`: the readers' own key (case folded, white spa
   is at most two edits away or starts with the one-game name as a whole word ("Ann" beside "Ann B.").
 
 Two names that played in one game are two players and never reported.  Distances are computed with
-``rapidfuzz`` (its Damerau-Levenshtein implementation).
+``rapidfuzz`` (its Damerau-Levenshtein implementation), only for the pairs an index puts together (:class:`_Near`),
+so the check grows with the number of names, not with its square (20,000 one-game names); a budget of
+:data:`MAX_COMPARISONS` bounds it whatever the names, and the answer's note says when it stopped.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ __all__ = [
     "REGULAR_GAMES",
     "AliasError",
     "Suspect",
+    "Suspects",
     "apply_aliases",
     "check_aliases",
     "fold",
@@ -42,6 +45,10 @@ __all__ = [
 MIN_LENGTH = 4
 #: Games that make a player a regular, beside whom a one-game name is suspicious.
 REGULAR_GAMES = 5
+#: Most comparisons of two names one check makes (a candidate measured, or a name passed to a compiled scan): names
+#: of ordinary length take a few per name, so only thousands of long or near-identical names reach it; the check
+#: then stops and says so (:attr:`Suspects.note`).  About a second or two of CPU.
+MAX_COMPARISONS = 5_000_000
 #: Most aliases a view may declare (a group's list, not a dictionary).
 MAX_ALIASES = 200
 #: Longest name accepted in an alias.
@@ -75,15 +82,21 @@ class Suspect:
         )
 
 
+class Suspects(list[Suspect]):
+    """The likely duplicates found, and ``note``: why the list may be incomplete (None when the check was whole)."""
+
+    note: str | None = None
+
+
 def _games(n: int) -> str:
     return f"{n} game" if n == 1 else f"{n} games"
 
 
-def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]:
+def likely_duplicates(history: GameHistory, *, limit: int = 50, comparisons: int = MAX_COMPARISONS) -> Suspects:
     """Pairs of names in ``history`` that may be one player (see the module docstring), most games first.
 
     Each pair is reported once, with the reason found first (same name, one edit, a one-game name); at most
-    ``limit`` pairs.
+    ``limit`` pairs.  The check stops after ``comparisons`` comparisons of two names, and its ``note`` then says so.
     """
 
     played: dict[str, set[int]] = {n: set() for n in history.players}
@@ -93,13 +106,13 @@ def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]
     counts = {n: len(games) for n, games in played.items()}
     names = sorted(counts, key=lambda n: (-counts[n], n))
     folded = {n: fold(n) for n in names}
-    found: dict[frozenset[str], Suspect] = {}
+    found: dict[tuple[str, str], Suspect] = {}
 
     def add(a: str, b: str, reason: str) -> None:
-        pair = frozenset((a, b))
+        pair = (a, b) if a < b else (b, a)
         if pair in found or not played[a].isdisjoint(played[b]):
             return  # two names in one game are two players
-        rare, common = sorted((a, b), key=lambda n: (counts[n], n))
+        rare, common = (a, b) if (counts[a], a) < (counts[b], b) else (b, a)
         found[pair] = Suspect(rare, common, counts[rare], counts[common], reason)
 
     by_fold: dict[str, list[str]] = {}
@@ -109,20 +122,18 @@ def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]
         for other in same[1:]:
             add(same[0], other, "the same name up to case, accents or spacing")
 
-    # Names of lengths more than one apart are never one edit apart: compare within lengths L and L + 1, where
-    # the longer name has at least MIN_LENGTH letters ("Ann"/"Anne" are compared, "Bob"/"Rob" are not).  Each name
-    # is compared with its band in one rapidfuzz call (a loop in compiled code, not in Python).
-    by_length: dict[int, list[str]] = {}
-    for key in sorted(by_fold):
-        by_length.setdefault(len(key), []).append(key)
-    for length, group in by_length.items():
-        band = (group if length >= MIN_LENGTH else []) + (
-            by_length.get(length + 1, []) if length + 1 >= MIN_LENGTH else []
-        )
-        for key in group if band else ():
-            for other in _within(key, band, 1):
-                if other != key and (len(other) > length or other > key):
-                    add(by_fold[key][0], by_fold[other][0], "one letter apart")
+    # One edit apart: lengths L and L + 1 (or equal), the longer at least MIN_LENGTH letters ("Ann"/"Anne" are
+    # compared, "Bob"/"Rob" are not); each unordered pair once, from its shorter (or alphabetically first) key.
+    keys = sorted(by_fold)
+    budget = _Budget(comparisons)
+    one_edit = _Near(keys, 1, budget)
+    for key in keys:
+        if len(key) + 1 < MIN_LENGTH:
+            continue
+        for other in one_edit.near(key):
+            longer = len(other) > len(key)
+            if len(other) >= MIN_LENGTH and (longer or (len(other) == len(key) and other > key)):
+                add(by_fold[key][0], by_fold[other][0], "one letter apart")
 
     regulars = [n for n in names if counts[n] >= REGULAR_GAMES]
     regular_keys = [folded[n] for n in regulars]
@@ -133,33 +144,116 @@ def likely_duplicates(history: GameHistory, *, limit: int = 50) -> list[Suspect]
         words = other.split(" ")
         for cut in range(1, len(words)):
             by_first_words.setdefault(" ".join(words[:cut]), regular)
+    two_edits = _Near(sorted(regular_of), 2, budget)
     for name in names:
         if counts[name] != 1:
             continue
         key = folded[name]
-        close = _within(key, regular_keys, 2) if len(key) >= MIN_LENGTH else []
+        close = two_edits.near(key) if len(key) >= MIN_LENGTH else []
         candidates = [regular_of[other] for other in close if other != key]
         candidates += [by_first_words[key]] if key in by_first_words else []
         match = next((c for c in candidates if played[name].isdisjoint(played[c])), None)
         if match is not None:
             add(name, match, "a one-game name next to a regular's")
-    ordered = sorted(found.values(), key=lambda s: (-s.common_games, -s.rare_games, s.common, s.rare))
-    return ordered[:limit]
+    ordered = Suspects(sorted(found.values(), key=lambda s: (-s.common_games, -s.rare_games, s.common, s.rare))[:limit])
+    if budget.left < 0:
+        ordered.note = (
+            f"The check for likely duplicates stopped after {comparisons:,} comparisons of names ({len(names):,} "
+            "names, many of them long or alike): other pairs may be one player too."
+        )
+    return ordered
 
 
-def _within(key: str, choices: list[str], edits: int) -> list[str]:
-    """The ``choices`` at most ``edits`` Damerau-Levenshtein edits from ``key``, closest first.
+class _Budget:
+    """Comparisons of two names a check may still make (below 0: it stopped)."""
 
-    A swap of neighbours is two Levenshtein edits, so a Levenshtein distance of at most ``2 * edits`` is necessary:
-    that bit-parallel filter runs over all the choices in compiled code, and only its few survivors are measured
-    with Damerau-Levenshtein.
+    def __init__(self, comparisons: int) -> None:
+        self.left = comparisons
+
+
+#: Longest key :class:`_Near` indexes by its deletion texts, by the edits it looks for (a key of L letters has about
+#: L ** edits / edits! of them); a longer key is indexed by its pieces.
+DELETIONS_UP_TO = {1: 32, 2: 16}
+
+
+def _deletions(key: str, depth: int) -> set[str]:
+    """Every text made by deleting at most ``depth`` letters of ``key`` (``key`` itself included)."""
+    found = {key}
+    layer = {key}
+    for _ in range(depth):
+        layer = {word[:i] + word[i + 1 :] for word in layer for i in range(len(word))}
+        found |= layer
+    return found
+
+
+def _pieces(length: int, count: int) -> list[tuple[int, int]]:
+    """``count`` consecutive pieces of a text of ``length`` letters, as (start, end), as even as can be."""
+    bounds = [i * length // count for i in range(count + 1)]
+    return list(zip(bounds, bounds[1:], strict=False))
+
+
+class _Near:
+    """Keys, for finding those at most ``edits`` Damerau-Levenshtein edits from a key without comparing it with
+    every one.  Two indexes, each giving every key within reach among its candidates; candidates are then measured.
+
+    - A short key (up to :data:`DELETIONS_UP_TO` letters) under its deletion texts: FastSS (T. Bocek, E. Hunt,
+      B. Stiller, "Fast Similarity Search in Large Dictionaries", University of Zurich technical report
+      ifi-2007.02, 2007).  ``edits`` edits are undone by at most ``edits`` deletions on each side (a replacement by
+      deleting that letter from both, an insertion by deleting it from the longer, a swap of neighbours by deleting
+      one of the two from each), so two keys within reach share a text made by deleting at most ``edits`` letters.
+    - A longer key (and one within ``edits`` letters of that length, for longer queries) under its ``2 * edits + 1``
+      pieces, with its length and the piece's number: the pigeonhole principle of partition-based joins (G. Li,
+      D. Deng, J. Wang, J. Feng, "Pass-Join: A Partition-based Method for Similarity Joins", PVLDB 5(3), 2011), here
+      with one piece more than twice the edits because a swap of neighbours may straddle two pieces.  Each edit
+      spoils at most one piece (a swap two), so one piece of the key is intact in the query, moved by at most
+      ``edits`` places (the insertions less the deletions before it).
+
+    The work grows with the keys and their variants, plus the candidates found; it is counted against the check's
+    :class:`_Budget` (index entries and candidates alike), and stops when it is spent.
     """
-    from rapidfuzz import process
-    from rapidfuzz.distance import DamerauLevenshtein, Levenshtein
 
-    near = process.extract(key, choices, scorer=Levenshtein.distance, score_cutoff=2 * edits, limit=None)
-    measured = [(DamerauLevenshtein.distance(key, other), other) for other, _, _ in near]
-    return [other for d, other in sorted(measured) if d <= edits]
+    def __init__(self, keys: list[str], edits: int, budget: _Budget) -> None:
+        self.edits = edits
+        self.budget = budget
+        self.up_to = DELETIONS_UP_TO[edits]
+        self.by_deletion: dict[str, list[str]] = {}
+        self.by_piece: dict[tuple[int, int, str], list[str]] = {}
+        for key in keys:
+            if budget.left < 0:
+                break
+            if len(key) <= self.up_to:
+                texts = _deletions(key, edits)
+                for text in texts:
+                    self.by_deletion.setdefault(text, []).append(key)
+                budget.left -= len(texts)
+            if len(key) > self.up_to - edits:  # within reach of a long query: by pieces too
+                for number, (start, end) in enumerate(_pieces(len(key), 2 * edits + 1)):
+                    self.by_piece.setdefault((len(key), number, key[start:end]), []).append(key)
+                budget.left -= 2 * edits + 1
+
+    def near(self, key: str) -> list[str]:
+        """The keys at most ``edits`` edits from ``key`` (``key`` itself if it is one), closest first, then in
+        alphabetical order; none once the budget is spent."""
+        from rapidfuzz.distance import DamerauLevenshtein
+
+        if self.budget.left < 0:
+            return []
+        edits = self.edits
+        found: set[str] = set()
+        if len(key) <= self.up_to:  # the keys within reach up to up_to letters, by deletions; the others by pieces
+            found.update(other for text in _deletions(key, edits) for other in self.by_deletion.get(text, ()))
+            lengths = range(self.up_to + 1, len(key) + edits + 1)
+        else:
+            lengths = range(len(key) - edits, len(key) + edits + 1)
+        for length in lengths:
+            for number, (start, end) in enumerate(_pieces(length, 2 * edits + 1)):
+                for at in range(max(start - edits, 0), min(start + edits, len(key) - (end - start)) + 1):
+                    found.update(self.by_piece.get((length, number, key[at : at + end - start]), ()))
+        self.budget.left -= len(found)
+        if self.budget.left < 0:
+            return []
+        measured = [(DamerauLevenshtein.distance(key, other, score_cutoff=edits), other) for other in found]
+        return [other for distance, other in sorted(measured) if distance <= edits]
 
 
 def check_aliases(aliases: Mapping[str, str]) -> dict[str, str]:

@@ -17,11 +17,11 @@ finish:
   picks them up: :meth:`Gate.arrive`), so a queue never builds inside the worker unseen.
 - ``own``: the expected CPU time of this kind of request: an exponentially weighted mean of the CPU time (the
   thread's own clock, so time spent waiting for the GIL does not count) that requests for the same outputs took in
-  this process.  A kind never measured yet is assumed to take :data:`FIRST_GUESS` seconds, and at most
-  :attr:`Gate.unmeasured_at_once` different requests of it (the heavy lane's threads) are admitted and unfinished
-  at a time: after a restart, a flood of one kind nobody has timed yet would otherwise all be admitted at that
-  guess (thirty replays of half a second each against a 1.5 s budget, the last answered after 17 s).  Once the
-  first of them finishes, the kind is measured and judged by its time.  Requests the threaded worker knows to be
+  this process, faded with age (below).  A kind never measured yet is assumed to take :data:`FIRST_GUESS` seconds,
+  and at most :attr:`Gate.unmeasured_at_once` different requests of it (the heavy lane's threads) are admitted and
+  unfinished at a time: after a restart, a flood of one kind nobody has timed yet would otherwise all be admitted
+  at that guess (thirty replays of half a second each against a 1.5 s budget, the last answered after 17 s).  Once
+  the first of them finishes, the kind is measured and judged by its time.  Requests the threaded worker knows to be
   the same (one answer-memo name, or one body, so all but the first wait for its answer) count once; a page load
   asks for many kinds, one request each, so the cap does not touch it.
 
@@ -29,6 +29,22 @@ When ``expected`` exceeds the budget (``RATINGS_BUSY_SECONDS``, default 5 s) the
 page says the server is busy and keeps what it shows, instead of waiting for an answer that would come too late
 (or never, past gunicorn's timeout).  A result computed before is cheap (the shared memo of :mod:`sources.runs`), so
 the mean of a kind falls as the memo fills and those requests are admitted again.
+
+What the gate learns cannot shut a kind out for good.  One request's cost says little about the next one's (a
+hostile upload of 25 CPU-seconds, then ordinary parameter changes of 0.1 s on the same callback), and a kind that is
+refused is never measured again, so a cost learnt once would otherwise refuse that kind for ever.  Three rules:
+
+- An idle worker refuses nothing for its own cost: when no heavy request is running or waiting in the process
+  (light ones aside), a request is refused only if it has already waited longer than the budget.  It delays nobody
+  in flight, so refusing it would protect no one; once admitted it is measured, and teaches the gate its cost.
+- Knowledge fades: between measurements a kind's estimate relaxes towards :data:`FIRST_GUESS` with a half-life of
+  :data:`HALF_LIFE` seconds (``FIRST_GUESS + (mean - FIRST_GUESS) * 2 ** (-age / HALF_LIFE)``).  A refused request
+  teaches nothing new: it leaves the fading as it is (learning its own estimate, which is the faded value, would
+  change nothing, an exponential decay having no memory), so a stream of refusals never keeps a cost alive.  A kind
+  last measured longer than a half-life ago counts as not measured for the cap on different requests at once, so a
+  burst after a quiet spell is bounded as after a restart.
+- A new measurement weighs at least :data:`WEIGHT` and more the older the mean is (``1 - 2 ** (-age /
+  HALF_LIFE)``): a cost measured long ago counts for little against a fresh one.
 
 Light requests: a kind whose mean is below :data:`LIGHT_SECONDS` reads memoised results and does no replay; the
 threaded worker serves those (and pages, scripts, layout, dependencies) on a lane of their own threads, so a queue
@@ -41,7 +57,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from sources import settings
@@ -53,6 +69,7 @@ __all__ = [
     "REFUSED",
     "BUSY_MESSAGE",
     "FIRST_GUESS",
+    "HALF_LIFE",
     "LIGHT_SECONDS",
     "UNMEASURED_AT_ONCE",
     "Arrival",
@@ -74,8 +91,10 @@ FIRST_GUESS = 0.05
 #: the lane, so a burst right after a restart is bounded by a round, while the visitors of a fresh worker (a few
 #: different requests each, as they type or drag) are not refused before the kind's first answer.
 UNMEASURED_AT_ONCE = 8
-#: Weight of the newest observation in a kind's mean.
+#: Weight of the newest observation in a kind's mean (at least; more when the mean is old: the module docstring).
 WEIGHT = 0.2
+#: Seconds in which what the gate learnt about a kind's cost loses half its weight (see the module docstring).
+HALF_LIFE = 10.0
 #: A kind whose expected CPU time is below this is light: it does no replay (it reads memoised results), so the
 #: threaded worker (:mod:`serving`) serves it on its light lane, never behind a queue of replays.
 LIGHT_SECONDS = 0.2
@@ -130,24 +149,43 @@ class Arrival:
 
 @dataclass
 class Ticket:
-    """A request admitted by the gate, until :meth:`Gate.leave`."""
+    """A request admitted by the gate, until :meth:`Gate.leave` (``light``: admitted on the light lane, whatever
+    the load)."""
 
     kind: str
     expected: float
     thread: int
     cpu_start: float | None
     same: str | None = None
+    light: bool = False
+
+
+@dataclass
+class _Cost:
+    """What the gate learnt about a kind: the mean CPU seconds, and the clock reading of its newest measurement."""
+
+    mean: float
+    at: float
 
 
 class Gate:
     """One process's admission control for callback requests (see the module docstring)."""
 
-    def __init__(self, budget: float = 5.0, unmeasured_at_once: int = UNMEASURED_AT_ONCE) -> None:
+    def __init__(
+        self,
+        budget: float = 5.0,
+        unmeasured_at_once: int = UNMEASURED_AT_ONCE,
+        *,
+        half_life: float = HALF_LIFE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.budget = budget
         #: Different requests of a kind never measured admitted and unfinished at once (see the module docstring).
         self.unmeasured_at_once = unmeasured_at_once
+        self.half_life = half_life
+        self._clock = clock
         self._lock = ForkSafeLock()
-        self._means: dict[str, float] = {}
+        self._costs: dict[str, _Cost] = {}
         self._running: dict[int, Ticket] = {}
         self._waiting: dict[int, Arrival] = {}
         self.refused = 0
@@ -159,10 +197,17 @@ class Gate:
         budget = settings.env_number(env, "RATINGS_BUSY_SECONDS", 5.0, "a number of seconds")
         return cls(budget if budget > 0 else float("inf"))
 
+    def _fade(self, cost: _Cost) -> float:
+        """The weight left to what was learnt at ``cost.at`` (1 just measured, 1/2 a half-life later)."""
+        return 0.5 ** (max(self._clock() - cost.at, 0.0) / self.half_life)
+
     def expected(self, kind: str) -> float:
-        """The expected CPU seconds of a request of ``kind``."""
+        """The expected CPU seconds of a request of ``kind``: its learnt mean, faded towards :data:`FIRST_GUESS`."""
         with self._lock:
-            return self._means.get(kind, FIRST_GUESS)
+            cost = self._costs.get(kind)
+            if cost is None:
+                return FIRST_GUESS
+            return FIRST_GUESS + (cost.mean - FIRST_GUESS) * self._fade(cost)
 
     def backlog(self) -> float:
         """CPU seconds the admitted requests still running in this process are expected to need."""
@@ -178,16 +223,24 @@ class Gate:
         return total
 
     def measured(self, kind: str) -> bool:
-        """Whether a request of ``kind`` has finished in this process (its CPU time is known)."""
+        """Whether a request of ``kind`` has finished in this process within the last half-life (its CPU time is
+        known, not faded by more than half)."""
         with self._lock:
-            return kind in self._means
+            cost = self._costs.get(kind)
+            return cost is not None and self._fade(cost) > 0.5
 
     def is_light(self, kind: str) -> bool:
         """Whether requests of ``kind`` took less than :data:`LIGHT_SECONDS` of CPU on average in this process (a
-        kind never seen is not: it may be a replay)."""
+        kind never seen is not: it may be a replay).  The mean as learnt, unfaded: a replay does not become light
+        by being left alone."""
         with self._lock:
-            mean = self._means.get(kind)
-        return mean is not None and mean < LIGHT_SECONDS
+            cost = self._costs.get(kind)
+        return cost is not None and cost.mean < LIGHT_SECONDS
+
+    def idle(self) -> bool:
+        """Whether no heavy request is running or waiting in this process (light ones do not count)."""
+        with self._lock:
+            return not self._waiting and all(ticket.light for ticket in self._running.values())
 
     def waiting(self) -> float:
         """CPU seconds the requests admitted on arrival but not begun yet are expected to need."""
@@ -197,16 +250,22 @@ class Gate:
     def _unmeasured_refused(self, kind: str, same: str | None) -> bool:
         """Whether ``kind`` is not measured yet and :attr:`unmeasured_at_once` different requests of it are admitted
         and unfinished (``same``: the request's answer-memo name, shared by requests with one answer)."""
+        if self.measured(kind):
+            return False
         with self._lock:
-            if kind in self._means:
-                return False
             flights: list[Arrival | Ticket] = [*self._waiting.values(), *self._running.values()]
         names = {f.same if f.same is not None else id(f) for f in flights if f.kind == kind}
         return (same is None or same not in names) and len(names) >= self.unmeasured_at_once
 
     def _admits(self, kind: str, queued: float, same: str | None = None) -> float | None:
         own = self.expected(kind)
-        if self._unmeasured_refused(kind, same) or queued + self.backlog() + self.waiting() + own > self.budget:
+        if self.idle():
+            refused = queued > self.budget  # nobody in flight to protect: only an answer already too late
+        else:
+            refused = self._unmeasured_refused(kind, same) or (
+                queued + self.backlog() + self.waiting() + own > self.budget
+            )
+        if refused:
             with self._lock:
                 self.refused += 1
             return None
@@ -239,13 +298,13 @@ class Gate:
         """Admit a request of ``kind`` that waited ``queued`` seconds (a :class:`Ticket`), or refuse it (None);
         with ``may_refuse=False`` (a light request) it is admitted whatever the load, and its time still learnt."""
         if not may_refuse:
-            return self._ticket(kind, self.expected(kind))
+            return self._ticket(kind, self.expected(kind), light=True)
         own = self._admits(kind, queued)
         return None if own is None else self._ticket(kind, own)
 
-    def _ticket(self, kind: str, own: float, same: str | None = None) -> Ticket:
+    def _ticket(self, kind: str, own: float, same: str | None = None, *, light: bool = False) -> Ticket:
         ident = threading.get_ident()
-        ticket = Ticket(kind, own, ident, _thread_cpu(ident), same)
+        ticket = Ticket(kind, own, ident, _thread_cpu(ident), same, light)
         with self._lock:
             self._running[id(ticket)] = ticket
         return ticket
@@ -258,12 +317,19 @@ class Gate:
             spent = None if now is None else max(now - ticket.cpu_start, 0.0)
         with self._lock:
             self._running.pop(id(ticket), None)
-            if spent is None:
-                return
-            old = self._means.pop(ticket.kind, None)
-            if old is None and len(self._means) >= MAX_KINDS:
-                self._means.pop(next(iter(self._means)))
-            self._means[ticket.kind] = spent if old is None else (1 - WEIGHT) * old + WEIGHT * spent
+        if spent is not None:
+            self.learn(ticket.kind, spent)
+
+    def learn(self, kind: str, seconds: float) -> None:
+        """A request of ``kind`` took ``seconds`` of CPU: the first measurement is taken as it is, later ones weigh
+        :data:`WEIGHT`, or more when the mean is old (see the module docstring)."""
+        with self._lock:
+            old = self._costs.pop(kind, None)
+            if old is None and len(self._costs) >= MAX_KINDS:
+                self._costs.pop(next(iter(self._costs)))
+            weight = 1.0 if old is None else max(WEIGHT, 1.0 - self._fade(old))
+            mean = seconds if old is None else (1 - weight) * old.mean + weight * seconds
+            self._costs[kind] = _Cost(mean, self._clock())
 
 
 _process_gate: Gate | None = None

@@ -23,13 +23,21 @@ sheet's last few games counts as the same submission and is not added again (``a
 it anyway; it never overrides a token found in a game column).  Within one process a lock serialises
 check-and-append; between workers, two submits landing within the same fraction of a second could still both
 pass the check, because the Sheets API has no conditional append.
+
+An append that times out (or fails on Google's side, or on the network) may still land later: Google may finish
+it after the app gave up waiting.  A retry that read the sheet before then would append the game a second time.
+So after such a failure :func:`record_game` reads the sheet back, for up to :data:`CONFIRM_SECONDS`, and compares:
+the submission's token in the game column, or (a wide sheet without one) the game's row among the rows added
+since.  Found: the game was recorded, once, and the answer says so.  Not found by then: the error says it may or
+may not have been written, as before.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +65,10 @@ __all__ = [
 SOURCE = "new game"
 #: How many of the sheet's last games are compared when the sheet has no game-id column.
 RECENT_GAMES = 5
+#: Seconds an append whose outcome is unknown (a timeout) is looked for by reading the sheet back.
+CONFIRM_SECONDS = 10.0
+#: Failures of an append after which its rows may have been written all the same.
+_UNSURE = ("timeout", "server-error", "network")
 _LOCK = ForkSafeLock()
 
 
@@ -260,12 +272,21 @@ def _already_there(
     return None
 
 
-def record_game(source: SheetSource, game: NewGame, *, token: str, allow_duplicate: bool = False) -> RecordResult:
+def record_game(
+    source: SheetSource,
+    game: NewGame,
+    *,
+    token: str,
+    allow_duplicate: bool = False,
+    confirm_seconds: float = CONFIRM_SECONDS,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RecordResult:
     """Append ``game`` to the sheet of ``source`` in the sheet's shape, once per ``token``.
 
     Raises :class:`SheetError` when the sheet is read-only (public link) or cannot be reached, and
     :class:`HistoryError` when the sheet's layout cannot hold the game.  See the module docstring for how a
-    repeated submit is recognised.
+    repeated submit is recognised, and how an append whose answer never came is confirmed by reading the sheet
+    back for up to ``confirm_seconds``.
     """
     if not source.writable:
         source.append_rows([])  # raises the read-only explanation
@@ -277,22 +298,85 @@ def record_game(source: SheetSource, game: NewGame, *, token: str, allow_duplica
         if all(is_blank(c) for r in rows for c in r):
             header: list[Any] = ["game", "date", "player", "place"]
             _, new_rows = sheet_rows(header, game, game_id=token)
-            source.append_rows([header, *new_rows])
-            return RecordResult(True, "the sheet was empty: wrote a header and the game", token, _freeze(new_rows))
+            confirmed = _append(source, [header, *new_rows], rows, token, confirm_seconds, sleep)
+            message = "the sheet was empty: wrote a header and the game" + confirmed
+            return RecordResult(True, message, token, _freeze(new_rows))
         header = list(rows[0])
         info = read_header([str(c) for c in header], None)
         why = _already_there(rows, info, game, token, allow_duplicate=allow_duplicate)
         if why is not None:
             return RecordResult(False, why, token if "game" in info.roles else None)
         shape, new_rows = sheet_rows(header, game, game_id=token)
-        source.append_rows(new_rows)
+        confirmed = _append(source, new_rows, rows, token, confirm_seconds, sleep)
     count = len(new_rows)
     what = "1 row" if count == 1 else f"{count} rows"
     game_id = token if "game" in info.roles else None
-    message = f"recorded the game: {what} added to the sheet ({shape} shape)"
+    message = f"recorded the game: {what} added to the sheet ({shape} shape)" + confirmed
     if game.date is not None and "date" not in info.roles:
         message += "; the sheet has no date column, so the date was not written"
     return RecordResult(True, message, game_id, _freeze(new_rows))
+
+
+def _append(
+    source: SheetSource,
+    new_rows: list[list[Any]],
+    before: list[list[str]],
+    token: str,
+    seconds: float,
+    sleep: Callable[[float], None],
+) -> str:
+    """Append ``new_rows`` to the sheet that held ``before``; "" when Google said it did, a note when its answer
+    never came but reading the sheet back shows them; else the :class:`SheetError` as it came."""
+    try:
+        source.append_rows(new_rows)
+        return ""
+    except SheetError as exc:
+        if exc.reason not in _UNSURE or not _landed(source, new_rows, before, token, seconds, sleep):
+            raise
+    return " (Google did not confirm the write, but reading the sheet back shows the game, once)"
+
+
+def _cells(row: Sequence[Any]) -> tuple[str, ...]:
+    """A row as the sheet gives it back: every cell as text, trailing blanks dropped."""
+    cells = [str(c).strip() for c in row]
+    while cells and not cells[-1]:
+        cells.pop()
+    return tuple(cells)
+
+
+def _landed(
+    source: SheetSource,
+    new_rows: list[list[Any]],
+    before: list[list[str]],
+    token: str,
+    seconds: float,
+    sleep: Callable[[float], None],
+) -> bool:
+    """Whether the sheet, read back again and again for up to ``seconds``, shows ``new_rows`` appended after
+    ``before``: by ``token`` in its game column where the rows have one, else by their cells among the rows added
+    since ``before`` was read."""
+    header = new_rows[0] if not before or all(is_blank(c) for r in before for c in r) else before[0]
+    game_col = read_header([str(c) for c in header], None).roles.get("game")
+    wanted = [_cells(r) for r in new_rows]
+    deadline = time.monotonic() + seconds
+    pause = 0.25
+    while True:
+        try:
+            rows = source.fetch_rows()
+        except SheetError:
+            rows = []
+        if game_col is not None:
+            if any(game_col < len(r) and clean_name(r[game_col]) == token for r in rows[1:]):
+                return True
+        else:
+            added = [_cells(r) for r in rows[len(before) :]]
+            if all(w in added for w in wanted):
+                return True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        sleep(min(pause, left))
+        pause = min(pause * 2, 2.0)
 
 
 def _freeze(rows: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:

@@ -4,22 +4,45 @@ Two backends behind one small interface (:class:`Store`):
 
 - :class:`DiskStore` (default): ``diskcache`` on local disk (SQLite underneath, safe for several processes on one
   host, survives a restart).  Directory ``RATINGS_STORE_DIR`` (default: ``ratings-dashboard-store`` in the system's
-  temporary directory), at most ``RATINGS_STORE_MB`` megabytes (default 512; least recently used entries go first).
+  temporary directory).
 - :class:`RedisStore`: when ``REDIS_URL`` is set, for several instances behind a load balancer.
+
+Two kinds of entry, told apart by the key (:func:`is_derived`), so that one visitor's stream of computations cannot
+push out anybody's data:
+
+- **Derived results** (``run:`` replays, ``answer:`` memoised answers): computed again when missing.  On disk they
+  live in a cache of their own (``derived/`` inside the directory), at most ``RATINGS_STORE_MB`` megabytes (default
+  512; least recently used first).  In Redis they expire :data:`DERIVED_DAYS` after their last use.
+- **User data** (everything else: uploaded and edited histories, aliases, pinned baselines, a sheet's shared copy,
+  the rate-limit and quota counters, locks): never evicted by derived results.  On disk, in the directory itself, at
+  most ``RATINGS_STORE_USER_MB`` megabytes (default 256; least recently used first, so only user data pushes out
+  user data, and :meth:`Store.quota` bounds what one visitor adds).  In Redis they expire ``RATINGS_STORE_DAYS``
+  after their last use.
+
+Redis has one memory for every key, so the split is made by the eviction policy: with ``volatile-ttl`` Redis frees
+the keys nearest their expiry first, which are the derived results (a day at most) long before any user data (30
+days from its last use).  On its first use the store sets ``maxmemory`` (``RATINGS_REDIS_MB``, default 256) and
+that policy when the server has no memory cap yet; a managed Redis that refuses ``CONFIG SET`` must be given them
+by the host (``maxmemory`` and ``maxmemory-policy volatile-ttl``), which the log says once.
 
 Entries expire ``RATINGS_STORE_DAYS`` days (default 30) after their last use.  Keys are chosen by the server (a
 content hash it computed itself), never taken from a request as a place to write.
+
+A store that cannot be used (Redis down, a directory read-only, full or damaged) raises :class:`StoreError`, whose
+message is one plain line for the page; the cause goes to the log.  Nothing is opened before the first use, so
+the app starts whatever state the store is in, and says what is wrong when it is needed.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sources.forksafe import ForkSafeLock
 
@@ -29,6 +52,7 @@ __all__ = [
     "RedisStore",
     "Store",
     "StoreError",
+    "is_derived",
     "open_store",
     "shared_store",
     "wait_for_lock",
@@ -39,18 +63,49 @@ log = logging.getLogger(__name__)
 DAY = 24 * 3600
 #: What a user is told when the store cannot be reached (the cause goes to the log, not to the page).
 UNAVAILABLE = "the server's data store is unavailable; try again in a minute"
+#: ... when the disk store's directory cannot be written.
+READ_ONLY = (
+    "the server's data store cannot be written (its directory is read-only): uploads and changes cannot be kept "
+    "until the server's administrator fixes it"
+)
+#: ... when the disk is full.
+FULL = "the server's data store is full: uploads and changes cannot be kept until space is freed"
+#: Keys of derived results: computed again when missing, so evicted before any user data (see the module docstring).
+DERIVED_PREFIXES = ("run:", "answer:")
+#: Days a derived result stays in Redis after its last use (user data: ``RATINGS_STORE_DAYS``).
+DERIVED_DAYS = 1.0
+#: Bytes one client may add to the store in :data:`QUOTA_WINDOW` seconds (:meth:`Store.quota`).
+QUOTA_BYTES = 50 << 20
+QUOTA_WINDOW = DAY
+
+
+def is_derived(key: str) -> bool:
+    """Whether ``key`` names a derived result (evictable) rather than user data."""
+    return key.startswith(DERIVED_PREFIXES)
 
 
 class StoreError(RuntimeError):
-    """The shared store cannot be reached (for example Redis is down); the message is for the user."""
+    """The shared store cannot be used (Redis down, a directory read-only or full); the message is one plain line
+    for the user."""
 
 
-def _unavailable() -> StoreError:
+def _unavailable(message: str = UNAVAILABLE) -> StoreError:
     """The error to raise when the store fails; an answer computed meanwhile is not memoised (it may pass)."""
     from sources import answers
 
     answers.volatile("the store failed")
-    return StoreError(UNAVAILABLE)
+    return StoreError(message)
+
+
+def _disk_fault(exc: BaseException) -> str:
+    """The plain message for a failing disk store: read-only, full, or unavailable."""
+    text = str(exc).lower()
+    number = getattr(exc, "errno", None)
+    if number in (errno.EROFS, errno.EACCES, errno.EPERM) or "readonly" in text or "read-only" in text:
+        return READ_ONLY
+    if number in (errno.ENOSPC, errno.EDQUOT) or "disk is full" in text or "database or disk is full" in text:
+        return FULL
+    return UNAVAILABLE
 
 
 class Store(Protocol):
@@ -77,91 +132,211 @@ class Store(Protocol):
         moving window, shared by every worker): ``None`` when counted, else the seconds until a use is free again."""
         ...
 
+    def quota(self, client: str, size: int, window: float = QUOTA_WINDOW, limit: int = QUOTA_BYTES) -> float | None:
+        """Count ``size`` bytes that ``client`` (its address, as the web layer knows it) is about to add, if what it
+        added in the last ``window`` seconds and ``size`` stay within ``limit`` bytes: ``None`` when counted (go
+        ahead), else the seconds until enough of its earlier additions leave the window (refuse)."""
+        ...
+
 
 class DiskStore:
-    """A :class:`Store` on local disk with ``diskcache`` (one directory shared by the host's workers).
+    """A :class:`Store` on local disk with ``diskcache`` (one directory shared by the host's workers): user data in
+    the directory itself, derived results in ``derived/`` inside it, each with its own size cap.
 
-    A directory that cannot be opened or written (a full disk, a path under a file) is a :class:`StoreError`.
+    Nothing is opened before the first use; a directory that cannot be opened or written then (read-only, full, a
+    path under a file, a damaged database) is a :class:`StoreError` with a plain message, each time it is used.
     """
 
-    def __init__(self, directory: str, *, size_limit: int = 512 << 20, expire: float = 30 * DAY) -> None:
-        import diskcache
-
+    def __init__(
+        self,
+        directory: str,
+        *,
+        size_limit: int = 512 << 20,
+        user_limit: int = 256 << 20,
+        expire: float = 30 * DAY,
+    ) -> None:
         self.directory = directory
         self._expire = expire
-        try:
-            self._cache = diskcache.Cache(directory, size_limit=size_limit, eviction_policy="least-recently-used")
-        except (sqlite3.Error, OSError) as exc:
-            log.warning("store directory %s unusable: %s", directory, exc)
-            raise _unavailable() from None
+        self._limits = (user_limit, size_limit)
+        self._opened: tuple[Any, Any] | None = None
+        self._open_lock = ForkSafeLock()
+
+    def _caches(self) -> tuple[Any, Any]:
+        """The user-data cache and the derived-results cache, opened on first use."""
+        with self._open_lock:
+            if self._opened is None:
+                import diskcache
+
+                user_limit, derived_limit = self._limits
+                try:
+                    user = diskcache.Cache(self.directory, size_limit=user_limit, eviction_policy="least-recently-used")
+                    derived = diskcache.Cache(
+                        os.path.join(self.directory, "derived"),
+                        size_limit=derived_limit,
+                        eviction_policy="least-recently-used",
+                    )
+                except (sqlite3.Error, OSError) as exc:
+                    log.warning("store directory %s unusable: %s", self.directory, exc)
+                    raise _unavailable(_disk_fault(exc)) from None
+                self._opened = (user, derived)
+            return self._opened
+
+    def _cache(self, key: str) -> Any:
+        user, derived = self._caches()
+        return derived if is_derived(key) else user
+
+    def _fault(self, exc: BaseException, doing: str) -> StoreError:
+        log.warning("store directory %s %s: %s", self.directory, doing, exc)
+        return _unavailable(_disk_fault(exc))
 
     def get(self, key: str) -> bytes | None:
         try:
-            value = self._cache.get(key, default=None, retry=True)
+            cache = self._cache(key)
+            value = cache.get(key, default=None, retry=True)
             if value is None:
                 return None
-            self._cache.touch(key, expire=self._expire, retry=True)
+            cache.touch(key, expire=self._expire, retry=True)
         except (sqlite3.Error, OSError) as exc:
-            log.warning("store directory %s unreadable: %s", self.directory, exc)
-            raise _unavailable() from None
+            raise self._fault(exc, "unreadable") from None
         return bytes(value)
 
     def put(self, key: str, value: bytes) -> None:
         try:
-            self._cache.set(key, value, expire=self._expire, retry=True)
+            self._cache(key).set(key, value, expire=self._expire, retry=True)
         except (sqlite3.Error, OSError) as exc:
-            log.warning("store directory %s unwritable: %s", self.directory, exc)
-            raise _unavailable() from None
+            raise self._fault(exc, "unwritable") from None
 
     def acquire(self, key: str, ttl: float) -> bool:
         try:
-            return bool(self._cache.add(key, b"1", expire=ttl, retry=True))
+            return bool(self._cache(key).add(key, b"1", expire=ttl, retry=True))
         except (sqlite3.Error, OSError) as exc:
-            log.warning("store directory %s unwritable: %s", self.directory, exc)
-            raise _unavailable() from None
+            raise self._fault(exc, "unwritable") from None
 
     def release(self, key: str) -> None:
         try:
-            self._cache.delete(key, retry=True)
-        except (sqlite3.Error, OSError) as exc:
+            self._cache(key).delete(key, retry=True)
+        except (sqlite3.Error, OSError, StoreError) as exc:
             log.warning(
                 "store directory %s unwritable while releasing a lock (it lapses by itself): %s", self.directory, exc
             )
 
-    def spend(self, key: str, window: float, limit: int) -> float | None:
+    def _window(self, key: str, window: float, limit: int, amount: int) -> float | None:
+        """The moving window of :meth:`spend` and :meth:`quota`: uses as (time, amount), ``amount`` added if the
+        window's total stays within ``limit``."""
         try:
-            with self._cache.transact(retry=True):
+            cache = self._cache(key)
+            with cache.transact(retry=True):
                 now = time.time()
-                kept = [t for t in self._cache.get(key, default=(), retry=True) if t > now - window]
-                if len(kept) >= limit:
-                    return max(kept[0] + window - now, 0.0)
-                self._cache.set(key, (*kept, now), expire=window, retry=True)
+                uses = cache.get(key, default=(), retry=True)
+                kept = [(t, n) for t, n in (u for u in uses if isinstance(u, tuple)) if t > now - window]
+                total = sum(n for _, n in kept)
+                if total + amount > limit:
+                    # Room comes back as the oldest uses leave the window.
+                    for t, n in kept:
+                        total -= n
+                        if total + amount <= limit:
+                            return max(t + window - now, 0.0)
+                    return window
+                cache.set(key, (*kept, (now, amount)), expire=window, retry=True)
                 return None
         except (sqlite3.Error, OSError) as exc:
-            log.warning("store directory %s unwritable: %s", self.directory, exc)
-            raise _unavailable() from None
+            raise self._fault(exc, "unwritable") from None
+
+    def spend(self, key: str, window: float, limit: int) -> float | None:
+        return self._window(key, window, limit, 1)
+
+    def quota(self, client: str, size: int, window: float = QUOTA_WINDOW, limit: int = QUOTA_BYTES) -> float | None:
+        return self._window(f"quota:{client}", window, limit, max(int(size), 0))
 
     def clear(self) -> None:
-        self._cache.clear(retry=True)
+        for cache in self._caches():
+            cache.clear(retry=True)
 
 
 class RedisStore:
-    """A :class:`Store` in Redis (``REDIS_URL``), shared by every instance of the app."""
+    """A :class:`Store` in Redis (``REDIS_URL``), shared by every instance of the app.
 
-    def __init__(self, url: str, *, expire: float = 30 * DAY, prefix: str = "ratings:", timeout: float = 2.0) -> None:
+    Derived results expire :data:`DERIVED_DAYS` after their last use, user data ``expire`` seconds after; on the
+    first use the server is given a memory cap (``max_memory`` bytes) and the ``volatile-ttl`` policy if it has no
+    cap yet (see the module docstring).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        expire: float = 30 * DAY,
+        prefix: str = "ratings:",
+        timeout: float = 2.0,
+        max_memory: int = 256 << 20,
+    ) -> None:
         import redis
 
         self._redis = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         # Milliseconds (PX / PEXPIRE): whole seconds would turn an expiry under 1 s into 0, which Redis refuses.
         self._expire_ms = max(1, round(expire * 1000))
+        self._derived_ms = min(self._expire_ms, round(DERIVED_DAYS * DAY * 1000))
         self._prefix = prefix
+        self._max_memory = max_memory
+        self._configured = False
         self._errors: tuple[type[Exception], ...] = (redis.RedisError, OSError)
 
+    def _ttl(self, key: str) -> int:
+        return self._derived_ms if is_derived(key) else self._expire_ms
+
+    def configure(self) -> str:
+        """Give the server a memory cap and the eviction policy that spares user data, where it has no cap yet and
+        accepts ``CONFIG SET``; what was done (for the log).  Once per handle; a :class:`StoreError` if Redis is
+        down."""
+        import redis
+
+        self._configured = True
+        try:
+            found = self._redis.config_get("maxmemory*")
+        except redis.ResponseError as exc:  # a managed Redis without CONFIG
+            message = (
+                f"Redis does not let the app read its memory settings ({exc}); the host must set maxmemory and "
+                "maxmemory-policy volatile-ttl, or one visitor's computations can fill it"
+            )
+            log.warning(message)
+            return message
+        except self._errors as exc:
+            self._configured = False
+            log.warning("Redis unavailable while reading its settings: %s", exc)
+            raise _unavailable() from None
+        cap, policy = int(found.get("maxmemory", 0) or 0), str(found.get("maxmemory-policy", ""))
+        if cap and policy in ("volatile-ttl", "volatile-lru", "volatile-lfu"):
+            return f"Redis keeps at most {cap} bytes, policy {policy}: derived results go first"
+        try:
+            if not cap:
+                self._redis.config_set("maxmemory", self._max_memory)
+                cap = self._max_memory
+            self._redis.config_set("maxmemory-policy", "volatile-ttl")
+        except redis.ResponseError as exc:
+            message = (
+                f"Redis refused CONFIG SET ({exc}); the host must set maxmemory and maxmemory-policy volatile-ttl "
+                f"(now: maxmemory {cap}, policy {policy or 'unknown'})"
+            )
+            log.warning(message)
+            return message
+        except self._errors as exc:
+            self._configured = False
+            log.warning("Redis unavailable while setting its memory cap: %s", exc)
+            raise _unavailable() from None
+        message = f"Redis set to keep at most {cap} bytes, policy volatile-ttl: derived results go first"
+        log.info(message)
+        return message
+
+    def _ready(self) -> None:
+        if not self._configured:
+            self.configure()
+
     def get(self, key: str) -> bytes | None:
+        self._ready()
         try:
             pipe = self._redis.pipeline()
             pipe.get(self._prefix + key)
-            pipe.pexpire(self._prefix + key, self._expire_ms)
+            pipe.pexpire(self._prefix + key, self._ttl(key))
             value, _ = pipe.execute()
         except self._errors as exc:
             log.warning("Redis unavailable while reading: %s", exc)
@@ -169,13 +344,15 @@ class RedisStore:
         return None if value is None else bytes(value)
 
     def put(self, key: str, value: bytes) -> None:
+        self._ready()
         try:
-            self._redis.set(self._prefix + key, value, px=self._expire_ms)
+            self._redis.set(self._prefix + key, value, px=self._ttl(key))
         except self._errors as exc:
             log.warning("Redis unavailable while writing: %s", exc)
-            raise _unavailable() from None
+            raise _unavailable(FULL if "maxmemory" in str(exc) or "OOM" in str(exc) else UNAVAILABLE) from None
 
     def acquire(self, key: str, ttl: float) -> bool:
+        self._ready()
         try:
             return bool(self._redis.set(self._prefix + key, b"1", nx=True, px=max(1, round(ttl * 1000))))
         except self._errors as exc:
@@ -188,30 +365,55 @@ class RedisStore:
         except self._errors:
             log.warning("Redis unavailable while releasing a lock; it lapses by itself")
 
-    # One sorted set of use times per key, trimmed to the window and added to in one atomic step (a script runs
-    # alone in Redis).  Returns -1 when counted, else the milliseconds until the oldest use leaves the window.
-    _SPEND = """
-    local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+    # One sorted set of uses per key (member "<amount>:<random>", score its time in milliseconds), trimmed to the
+    # window and added to in one atomic step (a script runs alone in Redis).  Returns -1 when counted, else the
+    # milliseconds until enough of the oldest uses leave the window.
+    _WINDOW = """
+    local now, window, limit, amount = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
     redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-    if redis.call('ZCARD', KEYS[1]) >= limit then
-        local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-        return math.max(0, tonumber(oldest[2]) + window - now)
+    local uses = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+    local total = 0
+    for i = 1, #uses, 2 do
+        total = total + (tonumber(string.match(uses[i], '^(%d+):')) or 1)
     end
-    redis.call('ZADD', KEYS[1], now, ARGV[4])
+    if total + amount > limit then
+        for i = 1, #uses, 2 do
+            total = total - (tonumber(string.match(uses[i], '^(%d+):')) or 1)
+            if total + amount <= limit then
+                return math.max(0, tonumber(uses[i + 1]) + window - now)
+            end
+        end
+        return window
+    end
+    redis.call('ZADD', KEYS[1], now, amount .. ':' .. ARGV[5])
     redis.call('PEXPIRE', KEYS[1], window)
     return -1
     """
 
-    def spend(self, key: str, window: float, limit: int) -> float | None:
+    def _window(self, key: str, window: float, limit: int, amount: int) -> float | None:
+        self._ready()
         now_ms = time.time() * 1000
         try:
             wait = self._redis.eval(
-                self._SPEND, 1, self._prefix + key, f"{now_ms:.3f}", round(window * 1000), limit, os.urandom(8).hex()
+                self._WINDOW,
+                1,
+                self._prefix + key,
+                f"{now_ms:.3f}",
+                round(window * 1000),
+                limit,
+                amount,
+                os.urandom(8).hex(),
             )
         except self._errors as exc:
             log.warning("Redis unavailable while counting a use: %s", exc)
             raise _unavailable() from None
         return None if int(wait) < 0 else int(wait) / 1000
+
+    def spend(self, key: str, window: float, limit: int) -> float | None:
+        return self._window(key, window, limit, 1)
+
+    def quota(self, client: str, size: int, window: float = QUOTA_WINDOW, limit: int = QUOTA_BYTES) -> float | None:
+        return self._window(f"quota:{client}", window, limit, max(int(size), 0))
 
 
 def store_directory(environ: Mapping[str, str] | None = None) -> str:
@@ -228,10 +430,13 @@ def open_store(environ: Mapping[str, str] | None = None) -> Store:
     days = float(env.get("RATINGS_STORE_DAYS") or 30)
     url = (env.get("REDIS_URL") or "").strip()
     if url:
-        return RedisStore(url, expire=days * DAY)
+        return RedisStore(url, expire=days * DAY, max_memory=int(float(env.get("RATINGS_REDIS_MB") or 256) * (1 << 20)))
     directory = store_directory(env)
     megabytes = float(env.get("RATINGS_STORE_MB") or 512)
-    return DiskStore(directory, size_limit=int(megabytes * (1 << 20)), expire=days * DAY)
+    user = float(env.get("RATINGS_STORE_USER_MB") or 256)
+    return DiskStore(
+        directory, size_limit=int(megabytes * (1 << 20)), user_limit=int(user * (1 << 20)), expire=days * DAY
+    )
 
 
 _lock = ForkSafeLock()

@@ -54,14 +54,26 @@ def postgres():  # type: ignore[no-untyped-def]
         yield server
 
 
+def _redis_server():  # type: ignore[no-untyped-def]
+    from tests.redis_server import RedisMissing, RedisServer
+
+    return _installed(RedisServer, RedisMissing, "Redis")
+
+
 @pytest.fixture(scope="session")
 def redis_url():  # type: ignore[no-untyped-def]
     """The address of a real ``redis-server`` started for this session on a free loopback port, stopped after
     (``make test`` installs it: target ``redis``)."""
-    from tests.redis_server import RedisMissing, RedisServer
-
-    with _installed(RedisServer, RedisMissing, "Redis") as server:
+    with _redis_server() as server:
         yield server.url
+
+
+@pytest.fixture
+def own_redis():  # type: ignore[no-untyped-def]
+    """A ``redis-server`` of the test's own, which the test may stop or reconfigure (skipped or failed as
+    :func:`redis_url`)."""
+    with _redis_server() as server:
+        yield server
 
 
 def history_from_rows(rows: list[tuple[str, str, object]]) -> GameHistory:

@@ -31,9 +31,19 @@ def test_queue_time_from_the_request_start_header(header: str | None, now: float
     assert queued_seconds(header, now) == pytest.approx(expected, abs=1e-6)
 
 
+class _Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_a_request_that_waited_too_long_is_refused() -> None:
     gate = Gate(budget=1.0)
-    # nothing running, an unknown kind: 0.9 + 0 + 0.05 = 0.95 <= 1 admitted; 0.96 + 0.05 = 1.01 > 1 refused
+    # nothing running (an idle worker judges only the wait): 0.9 <= 1 admitted; 0.96 + 0.05 = 1.01 > 1 refused
     ticket = gate.enter("leaderboard", queued=0.9)
     assert ticket is not None
     gate.leave(ticket)
@@ -94,8 +104,8 @@ def test_the_budget_comes_from_the_environment() -> None:
 
 
 def test_heavy_requests_admitted_on_arrival_count_until_they_begin() -> None:
-    gate = Gate(budget=1.0)
-    gate._means["replay"] = 0.4  # learnt before
+    gate = Gate(budget=1.0, clock=_Clock())  # a clock standing still: nothing learnt fades
+    gate.learn("replay", 0.4)  # learnt before
     # 0 + 0 + 0 + 0.4 admitted; then 0.4 waiting + 0.4 = 0.8 admitted; then 0.8 + 0.4 = 1.2 > 1 refused
     first = gate.arrive("replay")
     second = gate.arrive("replay")
@@ -118,15 +128,20 @@ def test_heavy_requests_admitted_on_arrival_count_until_they_begin() -> None:
 
 
 def test_light_kinds_are_those_expected_below_the_light_threshold_and_are_never_refused() -> None:
-    gate = Gate(budget=0.01)
+    gate = Gate(budget=0.01, clock=_Clock())
     assert not gate.is_light("never seen")  # it may be a replay
-    gate._means["leaderboard"] = LIGHT_SECONDS / 2
-    gate._means["replay"] = LIGHT_SECONDS * 2
+    gate.learn("leaderboard", LIGHT_SECONDS / 2)
+    gate.learn("replay", LIGHT_SECONDS * 2)
     assert gate.is_light("leaderboard") and not gate.is_light("replay")
-    assert gate.enter("replay") is None  # over the budget of 0.01 s
+    light = gate.enter("leaderboard", may_refuse=False)
+    assert light is not None and gate.idle(), "a light request in flight leaves the worker idle"
+    held = gate.enter("replay")  # the worker is idle: admitted whatever its cost
+    assert held is not None and not gate.idle()
+    assert gate.enter("replay") is None  # now over the budget of 0.01 s
     ticket = gate.enter("replay", may_refuse=False)
-    assert ticket is not None and ticket.expected == LIGHT_SECONDS * 2
-    gate.leave(ticket)
+    assert ticket is not None and ticket.expected == pytest.approx(LIGHT_SECONDS * 2)
+    for done in (light, held, ticket):
+        gate.leave(done)
 
 
 def test_one_gate_per_process() -> None:
@@ -158,3 +173,62 @@ def test_a_kind_never_measured_has_few_different_requests_admitted_at_once() -> 
     gate.leave(ticket)
     assert gate.expected("replay") == pytest.approx(0.1, abs=0.05)
     assert all(gate.arrive("replay") is not None for _ in range(5))
+
+
+def test_one_giant_request_does_not_shut_its_kind_out() -> None:
+    # Issue 30: after one request of about 25 CPU-seconds, every later request of that callback was refused "busy"
+    # on an idle worker, 46 minutes later still.  Its measured cost is simulated with learn().
+    clock = _Clock()
+    gate = Gate(budget=5.0, clock=clock)
+    gate.learn("standings", 25.0)
+    assert gate.expected("standings") == pytest.approx(25.0)
+    # On an idle worker the next one is admitted at once (it delays nobody), and its own time is learnt.
+    ticket = gate.enter("standings")
+    assert ticket is not None, "an idle worker refused a request for what an earlier one cost"
+    gate.leave(ticket)
+    assert gate.refused == 0
+    # Beside other heavy work, the giant's cost still counts, faded towards FIRST_GUESS with the half-life:
+    # 0.05 + (m - 0.05) * 2^(-t/10) with m at most 25 is 3.17 s after 30 s; with a 0.5 s replay waiting, 3.7 <= 5.
+    other = gate.arrive("replay")
+    assert other is not None
+    assert gate.enter("standings") is None, "right after the giant, beside other work: refused"
+    for _ in range(50):  # refusals teach nothing: they do not keep the cost alive
+        clock.now += 0.1
+        assert gate.enter("standings") is None
+    clock.now += 30.0 - 50 * 0.1
+    assert gate.expected("standings") <= 0.05 + (25.0 - 0.05) / 8 + 1e-9
+    beside = gate.enter("standings")
+    assert beside is not None, "30 s after the giant, a request beside other work is admitted again"
+    gate.leave(beside)
+    gate.discard(other)
+
+
+def test_a_fresh_measurement_outweighs_an_old_one() -> None:
+    clock = _Clock()
+    gate = Gate(budget=5.0, clock=clock)
+    gate.learn("replay", 25.0)
+    clock.now += 1.0  # a second later: the newest weighs WEIGHT = 0.2 (1 - 2^(-1/10) = 0.067 is less)
+    gate.learn("replay", 0.1)
+    assert gate.expected("replay") == pytest.approx(0.8 * 25.0 + 0.2 * 0.1)
+    clock.now += 100.0  # ten half-lives later: the newest weighs 1 - 2^-10
+    mean = 0.8 * 25.0 + 0.2 * 0.1
+    gate.learn("replay", 0.1)
+    assert gate.expected("replay") == pytest.approx(2.0**-10 * mean + (1 - 2.0**-10) * 0.1)
+
+
+def test_a_kind_left_alone_for_a_half_life_is_capped_as_if_never_measured() -> None:
+    # A real 2 s replay, quiet for 20 s, is expected at 0.05 + 1.95 / 4 = 0.54 s: without the cap a burst of
+    # nine would all be admitted (9 * 0.54 = 4.9 <= 5).  Its knowledge is stale, so at most 4 at once.
+    clock = _Clock()
+    gate = Gate(budget=5.0, unmeasured_at_once=4, clock=clock)
+    gate.learn("replay", 2.0)
+    assert gate.measured("replay")
+    clock.now += 20.0
+    assert not gate.measured("replay")
+    assert gate.expected("replay") == pytest.approx(0.05 + 1.95 / 4)
+    admitted = [gate.arrive("replay") for _ in range(4)]
+    assert all(arrival is not None for arrival in admitted)
+    assert gate.arrive("replay") is None
+    # The light lane's verdict reads the learnt mean, unfaded: a replay does not turn light by being left alone.
+    clock.now += 1000.0
+    assert not gate.is_light("replay")

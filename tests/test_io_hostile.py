@@ -37,8 +37,8 @@ from ratings.io import (
     read_table,
 )
 from ratings.io.cells import _column_letter
-from ratings.io.limits import _Tally
-from ratings.io.spreadsheets import _xlsx_rows
+from ratings.io.limits import MAX_REPEATED_VALUES, _Tally
+from ratings.io.spreadsheets import _ods_rows, _xlsx_rows
 from ratings.io.table import _read_rows
 
 FIXTURES = Path(__file__).parent / "fixtures" / "io"
@@ -87,6 +87,7 @@ LONG = f"a cell holds more than {MAX_CELL_CHARS:,} characters"
 # Spreadsheets that unpack to over MAX_RATIO times their size are refused before any XML is read (issue 29); the
 # bounds they used to meet first are each checked at their edge below, in process.
 PACKED = f"times its size; real spreadsheets pack less than {MAX_RATIO} times"
+REPEATED = f"repeats its rows or cells to more than {MAX_REPEATED_VALUES:,} values beyond those written out"
 
 # name -> (expected words, row, column) of the one problem reported
 EXPECTED: dict[str, tuple[str, int | None, str | None]] = {
@@ -98,6 +99,7 @@ EXPECTED: dict[str, tuple[str, int | None, str | None]] = {
     "ods-7M-empty-rows": (PACKED, None, None),
     "ods-cell-at-row-20M": (FAR, 20_000_000, None),
     "ods-190MB-text-cell": (PACKED, None, None),
+    "ods-game-repeated-199999": (REPEATED, 2, None),  # issue 30: 199,999 games from about 500 bytes
 }
 
 
@@ -253,6 +255,52 @@ def test_cells_are_bounded() -> None:
     with pytest.raises(HistoryError) as error:
         read_file(blank_cells, filename="cells.xlsx")
     assert f"more than {MAX_CELLS:,} cells" in problem(error)[0]
+
+
+def test_values_held_through_repeat_counts_are_bounded_as_expanded() -> None:
+    # Issue 30: a game row written once with number-rows-repeated counted 199,999 games within every other bound.
+    # 4 values a row: 5,001 copies hold 4 * 5,000 = 20,000 values beyond the written one (the bound, accepted);
+    # 5,002 hold 20,004 (refused at the repeated row, before any copy is built).
+    game = "".join(hostile._ods_cell(text) for text in ("2024-03-01", "Ann", "Bob", "Cid"))
+    header = "<table:table-row>" + "".join(hostile._ods_cell(t) for t in ("date", "1st", "2nd", "3rd"))
+
+    def sheet(copies: int) -> bytes:
+        row = f'<table:table-row table:number-rows-repeated="{copies}">{game}</table:table-row>'
+        return hostile._ods([(header + "</table:table-row>" + row).encode()], header=False)
+
+    assert MAX_REPEATED_VALUES == 4 * 5_000
+    assert read_file(sheet(5_001), filename="fits.ods").history.n_games == 5_001
+    with pytest.raises(HistoryError) as error:
+        read_file(sheet(5_002), filename="over.ods")
+    message, row, column = problem(error)
+    assert REPEATED in message and (row, column) == (2, None)
+    assert error.value.problems[0].source == "over.ods"
+
+
+def test_copies_of_a_value_within_a_row_count_too_and_blank_copies_do_not() -> None:
+    # One value with number-columns-repeated="1000" holds 999 copies; the row repeated 20 times holds
+    # 19 * 1,000 + 999 = 19,999 copies (accepted), 21 times 20 * 1,000 + 999 = 20,999 (refused).  A blank cell
+    # repeated to push a value to column 1,000 is a gap, not a copy of a value.
+    cell = '<table:table-cell table:number-columns-repeated="1000" office:value-type="string"><text:p>x</text:p>'
+
+    def sheet(copies: int, gap: bool = False) -> bytes:
+        inner = f'<table:table-cell table:number-columns-repeated="999"/>{hostile._ods_cell("x")}' if gap else cell
+        if not gap:
+            inner += "</table:table-cell>"
+        row = f'<table:table-row table:number-rows-repeated="{copies}">{inner}</table:table-row>'
+        return hostile._ods([row.encode()], header=False)
+
+    rows = _ods_rows(sheet(20), "fits.ods", [], _Tally("fits.ods", "sheet"))
+    assert [number for number, _ in rows] == list(range(1, 21))
+    assert all(cells == ["x"] * 1_000 for _, cells in rows)
+    with pytest.raises(HistoryError) as error:
+        _ods_rows(sheet(21), "over.ods", [], _Tally("over.ods", "sheet"))
+    assert REPEATED in problem(error)[0]
+    # The gap: 999 blank copies and one value, repeated 20 times: 19 values beyond the written one.
+    tally = _Tally("gap.ods", "sheet")
+    rows = _ods_rows(sheet(20, gap=True), "gap.ods", [], tally)
+    assert len(rows) == 20 and rows[0][1] == [""] * 999 + ["x"]
+    assert tally.copies == 19
 
 
 def test_xml_document_types_and_giant_tags_are_refused() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 from ratings.history import Entry, Game, GameHistory, HistoryError
 from ratings.io import read_table
 from sources.cache import LastGoodCache
-from sources.record import NewGame, add_game, new_game, new_submission_token, record_game, sheet_rows
+from sources.record import NewGame, RecordResult, add_game, new_game, new_submission_token, record_game, sheet_rows
 from sources.sheets import GspreadBackend, PublicCsvBackend, RetryPolicy, SheetError, SheetRef, SheetSource
 from tests.sheets_server import FakeSheets, routed_session
 
@@ -47,11 +48,11 @@ def fake() -> Iterator[FakeSheets]:
         yield server
 
 
-def source(fake: FakeSheets, worksheet: str) -> SheetSource:
+def source(fake: FakeSheets, worksheet: str, timeout: float = 2.0) -> SheetSource:
     client = gspread.Client(auth=None, session=routed_session(fake.base_url))  # type: ignore[arg-type]
     return SheetSource(
         SheetRef(KEY, worksheet=worksheet),
-        GspreadBackend(client, timeout=2.0),
+        GspreadBackend(client, timeout=timeout),
         cache=LastGoodCache(),
         retry=RetryPolicy(3, 0.0),
     )
@@ -297,3 +298,52 @@ def test_sheet_without_a_date_column_says_the_date_was_left_out() -> None:
         result = record_game(source(server, "Plain"), GAME, token="web-12")
         assert result.added and "no date column" in result.message
         assert server.values(KEY, "Plain")[-1] == ["Ann", "Bob / Cid", "", "Dee"]
+
+
+# ------------------------------------------------------------------------------ a retry after a timeout (issue 30)
+@pytest.mark.parametrize(
+    ("worksheet", "added"),
+    [
+        ("Wide", [["2024-03-01", "Ann", "Bob / Cid", "", "Dee"]]),  # no game column: compared by its cells
+        ("WithId", [["web-20", "2024-03-01", "Ann", "Bob / Cid", "", "Dee"]]),
+        ("Long", [["web-20", "2024-03-01", p, pl] for p, pl in (("Ann", 1), ("Bob", 2), ("Cid", 2), ("Dee", "DNF"))]),
+    ],
+)
+def test_a_retry_after_an_append_timed_out_writes_the_game_once(
+    fake: FakeSheets, worksheet: str, added: list[list[Any]]
+) -> None:
+    # Issue 30: Google finished the append after the app had given up waiting; the user's retry read the sheet
+    # before the first append landed, appended again, and the game was there twice (the long sheet then no longer
+    # loaded).  The user submits, and on an error submits again with the same token, as the form does; requests
+    # time out after 0.5 s here (the app's: 5 s).
+    before = fake.values(KEY, worksheet)
+    fake.plan("slow", seconds=1.5, match=":append")
+    outcomes = []
+    for _ in range(2):
+        try:
+            outcomes.append(
+                record_game(source(fake, worksheet, timeout=0.5), GAME, token="web-20", confirm_seconds=4.0)
+            )
+        except SheetError as exc:
+            outcomes.append(exc)
+        if isinstance(outcomes[-1], RecordResult):
+            break
+    time.sleep(2.0)  # every append the fake was asked for has landed by now
+    assert fake.values(KEY, worksheet) == [*before, *added], outcomes
+    first = outcomes[0]
+    assert isinstance(first, RecordResult) and first.added, "the first submit learnt by reading back that it landed"
+    assert "reading the sheet back" in first.message
+    assert len(appends(fake)) == 1
+
+
+def test_an_append_that_never_lands_is_reported_after_reading_back(fake: FakeSheets) -> None:
+    fake.plan(500, match=":append")  # Google refused it: nothing was written
+    started = time.monotonic()
+    with pytest.raises(SheetError, match="may or may not have been written"):
+        record_game(source(fake, "Long", timeout=0.5), GAME, token="web-21", confirm_seconds=1.0)
+    assert time.monotonic() - started >= 1.0, "it read the sheet back for its confirmation time first"
+    assert fake.values(KEY, "Long") == LONG
+    retry = record_game(source(fake, "Long", timeout=0.5), GAME, token="web-21")  # the retry then writes it, once
+    assert retry.added and fake.values(KEY, "Long")[len(LONG) :] == [
+        ["web-21", "2024-03-01", p, pl] for p, pl in (("Ann", 1), ("Bob", 2), ("Cid", 2), ("Dee", "DNF"))
+    ]

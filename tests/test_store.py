@@ -14,7 +14,7 @@ import sys
 import time
 import uuid
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from ratings import Entry, Game, GameHistory
 from sources import histories
 from sources.histories import MissingHistory, content_id, fetch, keep, serialise
 from sources.store import DiskStore, RedisStore, Store, StoreError, open_store, shared_store, use_store
-from tests.redis_server import RedisMissing, RedisServer, closed_port, in_ci
+from tests.redis_server import RedisServer, closed_port
 
 ROOT = Path(__file__).resolve().parents[1]
 UNAVAILABLE = "the server's data store is unavailable; try again in a minute"
@@ -256,19 +256,6 @@ def test_redis_configured_but_not_listening_is_a_store_error() -> None:
         assert time.monotonic() - start < 10  # refused at once, not a hang
 
 
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    """A redis-server of this test's own, which the test may stop."""
-    try:
-        server = RedisServer()
-    except RedisMissing as exc:
-        if in_ci():
-            pytest.fail(f"{exc}; CI must run the Redis tests")
-        pytest.skip(str(exc))
-    with server:
-        yield server
-
-
 def test_redis_going_down_while_in_use_is_a_store_error(own_redis: RedisServer, key: str) -> None:
     store = RedisStore(own_redis.url)
     store.put(key, b"v")
@@ -480,8 +467,9 @@ def test_the_process_handle_opens_once_from_the_environment(
 def test_an_unusable_store_directory_is_a_store_error(tmp_path: Path, key: str) -> None:
     a_file = tmp_path / "a file"
     a_file.write_text("not a directory")
+    unusable = DiskStore(str(a_file / "store"))  # opened on first use: the app starts whatever state it is in
     with pytest.raises(StoreError, match="^the server's data store is unavailable"):
-        DiskStore(str(a_file / "store"))  # a path under a file cannot be created, even by root
+        unusable.get(key)  # a path under a file cannot be created, even by root
     directory = tmp_path / "store"
     DiskStore(str(directory)).put(key, b"v")
     (directory / "cache.db").write_bytes(b"this is not an SQLite database" * 200)  # a damaged database file

@@ -21,6 +21,12 @@ MAX_UNPACKED = 200 * 1024 * 1024
 MAX_SHEET_ROWS = 1_048_576
 #: Most cells kept from one table (every cell up to the last value of each row, blank ones included).
 MAX_CELLS = 2_000_000
+#: Most values a table may hold through repeat counts, beyond the copy the file writes out: an ODS row written once
+#: with ``number-rows-repeated`` (each later copy counts all its values), a cell with ``number-columns-repeated``
+#: (each later copy of a value counts one).  Every other bound counts bytes the file had to spend; a repeat count
+#: costs a few bytes whatever its size, so within the row and cell bounds alone a 574-byte file stood for 199,999
+#: games.  Real sheets repeat a value or a row a few times (a tie, two identical games in a row).
+MAX_REPEATED_VALUES = 20_000
 #: Longest text of one cell, in characters (the most an Excel cell holds).
 MAX_CELL_CHARS = 32_767
 #: Most text read from one table, in characters, all cells together.
@@ -60,6 +66,7 @@ class _Tally:
         self.nonblank = 0  # rows holding a value
         self.cells = 0  # cells kept
         self.chars = 0  # characters kept
+        self.copies = 0  # values held through repeat counts, beyond the copy written out
 
     def tick(self) -> None:
         """Refuse the input once reading it has used more than ``cpu_seconds`` of this thread's processor time."""
@@ -79,6 +86,20 @@ class _Tally:
             raise _too_big(
                 f"the {self.noun} has more than {MAX_SHEET_ROWS:,} rows, blank rows included; this reader accepts "
                 f"at most {MAX_SHEET_ROWS:,}",
+                number,
+                None,
+                self.source,
+            )
+
+    def repeated(self, copies: int, number: int) -> None:
+        """``copies`` values the rows from ``number`` hold only through repeat counts (see
+        :data:`MAX_REPEATED_VALUES`), counted before the rows are built."""
+        self.copies += copies
+        if self.copies > MAX_REPEATED_VALUES:
+            raise _too_big(
+                f"the {self.noun} repeats its rows or cells to more than {MAX_REPEATED_VALUES:,} values beyond those "
+                f"written out (a repeat count stands for copies the file does not contain); this reader accepts at "
+                f"most {MAX_REPEATED_VALUES:,}",
                 number,
                 None,
                 self.source,

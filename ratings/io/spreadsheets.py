@@ -446,6 +446,7 @@ class _OdsSheet:
         self.paragraph_level = 0
         self.length = 0
         self.row_repeat = 1
+        self.cell_copies = 0  # values of the open row held only through number-columns-repeated
         self.cell_elements = 0
 
     def _active(self) -> bool:
@@ -466,6 +467,7 @@ class _OdsSheet:
             self.row_repeat = _repeat(attrs.get(_ODS_TABLE + "number-rows-repeated"))
             self.tally.record(self.number + 1)
             self.cells = []
+            self.cell_copies = 0
         elif name in (_ODS_TABLE + "table-cell", _ODS_TABLE + "covered-table-cell"):
             self.cell_elements += 1
             if self.cell_elements > MAX_CELLS:
@@ -506,6 +508,8 @@ class _OdsSheet:
             if room > 0:
                 value = self._value()
                 self.cells.extend([value] * min(times, room))
+                if times > 1 and not is_blank(value):
+                    self.cell_copies += min(times, room) - 1
         elif name == _ODS_TABLE + "table-row":
             cells = self.cells
             while cells and is_blank(cells[-1]):
@@ -514,6 +518,10 @@ class _OdsSheet:
             self.number += self.row_repeat
             if cells:
                 repeat = self.row_repeat
+                # Counted as expanded before any copy is built: every value of each later copy of the row, and the
+                # copies of values within the row.
+                values = sum(not is_blank(cell) for cell in cells)
+                self.tally.repeated(values * (repeat - 1) + self.cell_copies, first)
                 self.tally.keep(first, len(cells), repeat)
                 for j, cell in enumerate(cells):
                     if isinstance(cell, str) and cell:
@@ -550,7 +558,8 @@ def _ods_rows(data: bytes, source: str | None, notes: list[str], tally: _Tally) 
     """The rows of the first sheet of an ODS file that hold something, streamed from its content.xml.
 
     Repeated rows and cells (``number-rows-repeated``, ``number-columns-repeated``) are expanded only where
-    they hold values, within the row, column and cell bounds; blank rows only advance the row number.
+    they hold values, within the row, column and cell bounds and :data:`ratings.io.limits.MAX_REPEATED_VALUES`
+    (counted before the copies are built); blank rows only advance the row number.
     """
     sheet = _OdsSheet(tally)
     damaged = (zipfile.BadZipFile, zlib.error, KeyError, OSError, RuntimeError, EOFError, NotImplementedError)

@@ -21,13 +21,18 @@ def test_a_refused_change_says_the_server_is_busy_and_keeps_the_results(browser,
     page = context.new_page()
     gate = app.server.extensions["ratings_gate"]
     budget = gate.budget
+    held = None
     try:
         open_app(page, app_url)
         before = leaderboard_text(page)
         if phone:  # the controls are folded away on a phone
             page.click("#page-controls-toggle")
             page.wait_for_selector("#params-system", state="visible", timeout=TIMEOUT)
-        gate.budget = 0.0  # every callback would now finish too late: the gate refuses them all
+        # Heavy work in flight (an idle worker refuses only a request that already waited past the budget), and
+        # every callback would now finish too late: the gate refuses them all.
+        held = gate.enter("heavy work elsewhere")
+        assert held is not None
+        gate.budget = 0.0
         thumb = page.locator(param_selector("param-slider", "k") + " [role=slider]")
         thumb.focus()
         page.keyboard.press("End")
@@ -48,4 +53,6 @@ def test_a_refused_change_says_the_server_is_busy_and_keeps_the_results(browser,
         screenshot(page, name)
     finally:
         gate.budget = budget
+        if held is not None:
+            gate.leave(held)
         context.close()
