@@ -192,7 +192,32 @@ VARIABLES: tuple[Variable, ...] = (
         None,
         "The disk store's directory (unset: `ratings-dashboard-store` in the system's temporary directory).",
     ),
-    Variable("RATINGS_STORE_MB", "store_mb", "number", 512.0, "The disk store's size cap in megabytes.", 1),
+    Variable(
+        "RATINGS_STORE_MB",
+        "store_mb",
+        "number",
+        512.0,
+        "The disk store's cap for derived results (computed runs, memoised answers), in megabytes.",
+        1,
+    ),
+    Variable(
+        "RATINGS_STORE_USER_MB",
+        "store_user_mb",
+        "number",
+        256.0,
+        "The disk store's own cap for user data (uploads, edits, aliases, baselines), never evicted by derived "
+        "results, in megabytes.",
+        1,
+    ),
+    Variable(
+        "RATINGS_REDIS_MB",
+        "redis_mb",
+        "number",
+        256.0,
+        "With `REDIS_URL`: the `maxmemory` set on a Redis that has none (with `volatile-ttl`, derived results go "
+        "first).",
+        1,
+    ),
     Variable("RATINGS_STORE_DAYS", "store_days", "number", 30.0, "Days an entry is kept after its last use.", 0.001),
     Variable(
         "RATINGS_BUSY_SECONDS",
@@ -243,6 +268,8 @@ class Settings:
     redis_url: str | None
     store_dir: str | None
     store_mb: float
+    store_user_mb: float
+    redis_mb: float
     store_days: float
     busy_seconds: float
     light_threads: int

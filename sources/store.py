@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
+from sources import settings
 from sources.forksafe import ForkSafeLock
 
 __all__ = [
@@ -418,24 +419,27 @@ class RedisStore:
 
 def store_directory(environ: Mapping[str, str] | None = None) -> str:
     """The disk store's directory: ``RATINGS_STORE_DIR``, else ``ratings-dashboard-store`` in the temp directory."""
-    env = os.environ if environ is None else environ
-    return (env.get("RATINGS_STORE_DIR") or "").strip() or os.path.join(
-        tempfile.gettempdir(), "ratings-dashboard-store"
-    )
+    chosen: str | None = settings.value(os.environ if environ is None else environ, "RATINGS_STORE_DIR")
+    return chosen or os.path.join(tempfile.gettempdir(), "ratings-dashboard-store")
 
 
 def open_store(environ: Mapping[str, str] | None = None) -> Store:
-    """The store the environment configures (see the module docstring)."""
+    """The store the environment configures (see the module docstring; each variable read as
+    :data:`sources.settings.VARIABLES` declares it)."""
     env = os.environ if environ is None else environ
-    days = float(env.get("RATINGS_STORE_DAYS") or 30)
-    url = (env.get("REDIS_URL") or "").strip()
+
+    def read(name: str) -> Any:
+        return settings.value(env, name)
+
+    expire = read("RATINGS_STORE_DAYS") * DAY
+    url = read("REDIS_URL")
     if url:
-        return RedisStore(url, expire=days * DAY, max_memory=int(float(env.get("RATINGS_REDIS_MB") or 256) * (1 << 20)))
-    directory = store_directory(env)
-    megabytes = float(env.get("RATINGS_STORE_MB") or 512)
-    user = float(env.get("RATINGS_STORE_USER_MB") or 256)
+        return RedisStore(url, expire=expire, max_memory=int(read("RATINGS_REDIS_MB") * (1 << 20)))
     return DiskStore(
-        directory, size_limit=int(megabytes * (1 << 20)), user_limit=int(user * (1 << 20)), expire=days * DAY
+        store_directory(env),
+        size_limit=int(read("RATINGS_STORE_MB") * (1 << 20)),
+        user_limit=int(read("RATINGS_STORE_USER_MB") * (1 << 20)),
+        expire=expire,
     )
 
 
