@@ -14,7 +14,7 @@ import secrets
 from typing import Any
 
 from sources import answers
-from sources.store import Store, shared_store
+from sources.store import Store, StoreError, shared_store
 
 __all__ = ["Generation", "announce", "generation_of", "next_generation", "superseded"]
 
@@ -67,14 +67,22 @@ def _latest(generation: Generation, store: Store) -> int:
 
 
 def announce(generation: Generation, store: Store | None = None) -> None:
-    """Record ``generation`` as its page's latest change (unless a higher number is recorded already)."""
-    store = store or shared_store()
-    if _latest(generation, store) < generation.number:
-        store.put(f"generation:{generation.page}", str(generation.number).encode())
+    """Record ``generation`` as its page's latest change (unless a higher number is recorded already).  With the
+    store down nothing is recorded: the change is computed all the same (a superseded one is only wasted work)."""
+    try:
+        store = store or shared_store()
+        if _latest(generation, store) < generation.number:
+            store.put(f"generation:{generation.page}", str(generation.number).encode())
+    except StoreError:
+        return
 
 
 def superseded(generation: Generation | None, store: Store | None = None) -> bool:
-    """Whether the page of ``generation`` has announced a newer change since."""
+    """Whether the page of ``generation`` has announced a newer change since (never, with the store down: the work
+    goes on, and a bundled sample still computes)."""
     if generation is None:
         return False
-    return _latest(generation, store or shared_store()) > generation.number
+    try:
+        return _latest(generation, store or shared_store()) > generation.number
+    except StoreError:
+        return False

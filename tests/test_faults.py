@@ -224,3 +224,53 @@ def test_a_fitting_job_whose_process_is_killed_ends_the_wait(served: tuple[str, 
             break
         assert time.monotonic() < deadline, "the page would still be polling a dead job"
         time.sleep(0.5)
+
+
+def test_with_the_store_down_a_change_is_still_computed_not_refused() -> None:
+    """The cross-worker 'is this change still wanted?' check (sources.generations) reads and writes the store: with
+    Redis down it raised StoreError, so even a bundled sample answered the generic failure (issue 30)."""
+    from sources.generations import announce, generation_of, superseded
+    from sources.store import StoreError
+
+    class Down:
+        def get(self, key: str) -> bytes | None:
+            raise StoreError("the server's data store is unavailable")
+
+        def put(self, key: str, value: bytes) -> None:
+            raise StoreError("the server's data store is unavailable")
+
+    generation = generation_of({"page": "0" * 32, "n": 3})
+    assert generation is not None
+    announce(generation, Down())  # type: ignore[arg-type]
+    assert superseded(generation, Down()) is False  # type: ignore[arg-type]
+
+
+def test_what_one_visitor_keeps_on_the_server_is_bounded_by_a_quota(tmp_path: Path) -> None:
+    """web.guard counts each upload, edit, alias and baseline request against its client's quota of the store
+    (issue 30: one visitor filled the store and evicted another's upload).  The store's quota itself is tested in
+    tests/test_store.py; here a store with a small quota shows the guard's wiring, per client."""
+    from flask.testing import FlaskClient
+
+    import app
+    from sources.store import DiskStore, shared_store, use_store
+
+    class SmallQuota(DiskStore):
+        def quota(self, client: str, size: int, window: float = 60.0, limit: int = 0) -> float | None:
+            return super().quota(client, size, window, 3 * size - 1)  # room for two requests of this size
+
+    def upload_from(address: str) -> dict[str, Any]:
+        client: FlaskClient = app.server.test_client()
+        client.environ_base["HTTP_X_FORWARDED_FOR"] = address
+        return _answer(_upload(client))
+
+    previous = shared_store()
+    use_store(SmallQuota(str(tmp_path / "store")))
+    try:
+        kept = [upload_from("198.51.100.20") for _ in range(2)]
+        assert all(a["response"]["data-source"]["data"]["kind"] == "upload" for a in kept)
+        refused = upload_from("198.51.100.20")
+        assert "kept as much data on this server as one visitor may" in json.dumps(refused)
+        assert "data-source" not in refused.get("response", {})
+        assert upload_from("198.51.100.21")["response"]["data-source"]["data"]["kind"] == "upload"  # another client
+    finally:
+        use_store(previous)

@@ -11,6 +11,8 @@ from the answer memo, the overload gate or a callback.
   whenever the request came over HTTPS, and kept :data:`SIGNED_IN_FOR` once an organiser signs in.
 - **No cross-site requests.** A POST that a browser marks as coming from another site (``Sec-Fetch-Site``), or
   whose ``Origin`` names another host, is refused with 403 before it is read.  Dash's own requests are same-origin.
+- **A quota per client** (:data:`ADDS_DATA`): what a client's uploads, edits, aliases and baselines keep on the
+  server counts against the store's quota for its address (50 MB a day).
 - **Limits per client** (:data:`LIMITS`, the one place they are configured): each callback input that writes a
   group's games, reads an upload or checks the organisers' secret is counted per client address in a moving
   window kept in the shared store, so every worker (and with ``REDIS_URL`` every instance) counts together.
@@ -35,7 +37,7 @@ from flask import Flask, Request, Response, request
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from layouts.ids import Data, Page, Record
+from layouts.ids import Aliases, Baseline, Data, Edit, Page, Record
 from sources.store import StoreError, shared_store
 
 __all__ = ["LIMITS", "SIGNED_IN_FOR", "Limit", "banner_answer", "install"]
@@ -66,6 +68,14 @@ LIMITS: dict[str, Limit] = {
     f"{Record.SIGN_IN}.n_clicks": _SIGN_IN,
     f"{Record.SECRET}.n_submit": _SIGN_IN,
 }
+
+
+#: Callback inputs whose change keeps what the request sends on the server (an upload, an edited history, aliases,
+#: a pinned baseline): each such request's size counts against its client's quota of the store (``Store.quota``:
+#: 50 MB a day), so one visitor cannot fill the store that everyone's data shares.
+ADDS_DATA = frozenset(
+    {f"{Data.UPLOAD}.contents", f"{Edit.APPLY}.n_clicks", f"{Aliases.MERGE}.n_clicks", f"{Baseline.PIN}.n_clicks"}
+)
 
 
 class _CookieSession(SecureCookieSessionInterface):
@@ -116,9 +126,22 @@ def _limited(req: Request) -> Response | None:
     if not isinstance(changed, list):
         return None
     limits = {LIMITS[c] for c in changed if isinstance(c, str) and c in LIMITS}
-    if not limits or _from_this_machine(req):
+    adds = any(isinstance(c, str) and c in ADDS_DATA for c in changed)
+    if not (limits or adds) or _from_this_machine(req):
         return None
     client = req.remote_addr or "unknown"
+    if adds:
+        try:
+            wait = shared_store().quota(client, req.content_length or len(req.get_data(cache=True)))
+        except StoreError as exc:
+            return banner_answer(f"Not done: {exc}.", retry_after=60)
+        if wait is not None:
+            hours = max(1, math.ceil(wait / 3600))
+            return banner_answer(
+                "Your address has kept as much data on this server as one visitor may in a day (uploads, edits, "
+                f"aliases, baselines). Nothing was kept; try again in about {hours} hour{'s' if hours != 1 else ''}.",
+                retry_after=math.ceil(wait),
+            )
     for limit in sorted(limits, key=lambda lim: lim.name):
         try:
             wait = shared_store().spend(f"limit:{limit.name}:{client}", limit.seconds, limit.count)
