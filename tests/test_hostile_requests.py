@@ -281,3 +281,23 @@ def test_a_hostile_file_through_the_upload_callback_is_refused_within_bounds(
     assert f"Could not read {name}" in messages and "Still using the previous data" in messages
     assert "data-source" not in body  # nothing changed
     assert result["seconds"] < 30 and result["peak_mb"] < 600  # a hang or a gigabyte would show here
+
+
+def test_deeply_nested_json_is_a_400_not_a_500(client: Any) -> None:
+    deep = "[" * 100_000 + "]" * 100_000  # 200 kB: deeper than the JSON parser's recursion limit (issue 30)
+    response = client.post("/_dash-update-component", data=deep, content_type="application/json")
+    assert response.status_code == 400 and b"nested too deeply" in response.data
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/_dash-component-suites/../app.py",
+        "/_dash-component-suites/dash/../../app.py",
+        "/_dash-component-suites/dash/not-a-script.js",
+        "/_dash-component-suites/no_such_package/x.js",
+    ],
+)
+def test_a_script_path_dash_does_not_serve_is_a_404_not_a_500(client: Any, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404 and b"app.py" not in response.data and b"Traceback" not in response.data

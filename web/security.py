@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 
 from dash import Dash, set_props
+from dash.exceptions import DependencyException
 from flask import Response, abort, g, request
 
 from callbacks.runs import DataError
@@ -69,6 +70,15 @@ def protect(app: Dash, *, debug: bool = False) -> None:
     """Install the request limit, the headers and the route guard on ``app``'s server (after its callbacks)."""
     server = app.server
     server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+    # Two requests Dash itself answered with 500 (issue 30): a script path it does not serve (a made-up file, a
+    # '..' in the path) is a 404, and JSON nested deeper than the parser's recursion limit a 400.
+    server.register_error_handler(
+        DependencyException, lambda _exc: Response("no such file", status=404, mimetype="text/plain")
+    )
+    server.register_error_handler(
+        RecursionError,
+        lambda _exc: Response("the request's JSON is nested too deeply", status=400, mimetype="text/plain"),
+    )
     policy = content_security_policy(list(app.csp_hashes()))
     prefix = app.config.routes_pathname_prefix or "/"
     blocked = {prefix + route for route in DEVELOPMENT_ROUTES}
