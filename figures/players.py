@@ -119,6 +119,9 @@ def player_choice(run: RatingRun, chosen: list[str] | None) -> tuple[list[dict[s
 
 
 def drawn_players(run: RatingRun, players: Any) -> list[str]:
-    """The drawn players: the picker's (names only) or, when none is chosen, the leaderboard's top ten."""
-    names = [p for p in players if isinstance(p, str)] if isinstance(players, list) else []
-    return names or top_players(run)
+    """The drawn players: the picker's players of this history, each once, in the picker's order (a request naming
+    one player 100,000 times draws one line, not a 12 GB answer), or, when none is chosen, the leaderboard's top
+    ten."""
+    known = set(run.history.players)
+    names = [p for p in players if isinstance(p, str) and p in known] if isinstance(players, list) else []
+    return list(dict.fromkeys(names)) or top_players(run)

@@ -301,3 +301,17 @@ def test_deeply_nested_json_is_a_400_not_a_500(client: Any) -> None:
 def test_a_script_path_dash_does_not_serve_is_a_404_not_a_500(client: Any, path: str) -> None:
     response = client.get(path)
     assert response.status_code == 404 and b"app.py" not in response.data and b"Traceback" not in response.data
+
+
+def test_a_player_named_many_times_is_drawn_once() -> None:
+    """issue 30: standings-players = ["Nova"] * 3000 (26 kB in) answered 72.5 MB; the drawn players are the
+    history's own, each once."""
+    import figures
+    from ratings import create
+    from ratings.samples import load_sample
+
+    run = create("multielo").rate(load_sample("racing"))
+    leader = run.leaderboard().iloc[0]["player"]
+    assert figures.drawn_players(run, [leader] * 100_000) == [leader]
+    assert figures.drawn_players(run, ["nobody", leader, 7, leader]) == [leader]
+    assert len(figures.drawn_players(run, ["nobody"] * 10)) == 10  # none known: the leaderboard's top ten
