@@ -337,3 +337,17 @@ def test_record_step_adds_to_the_session_or_asks_before_writing(base: dict[str, 
         Record.CANCEL, "", players, places, "web-7", {"token": "web-7"}, base, state, VISITOR
     )
     assert cancelled[0] is False and cancelled[2] is None and cancelled[5] is no_update
+
+
+def test_an_apply_past_the_row_bound_is_refused_before_reading_a_row(base: dict[str, Any]) -> None:
+    """issue 30: an Apply of 300,000 rows took 28.7 s of CPU and 692 MB; an edit holds at most what a file may."""
+    import time
+
+    from ratings.io.limits import MAX_ROWS
+
+    state = edits.fresh_state(base)
+    row = {"game": "g1", "date": "", "player": "Ann", "place": "1", "exclude": False}
+    started = time.process_time()
+    outcome = edits.apply_rows([row] * (MAX_ROWS + 1), state)
+    assert not outcome.ok and f"at most {MAX_ROWS:,}" in outcome.message and outcome.source is None
+    assert time.process_time() - started < 5  # a hang detector: no row was read
