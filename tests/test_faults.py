@@ -274,3 +274,21 @@ def test_what_one_visitor_keeps_on_the_server_is_bounded_by_a_quota(tmp_path: Pa
         assert upload_from("198.51.100.21")["response"]["data-source"]["data"]["kind"] == "upload"  # another client
     finally:
         use_store(previous)
+
+
+def test_one_visitor_starts_at_most_two_searches_in_two_minutes() -> None:
+    """issue 30: 16 Fit/Compare jobs at once were all accepted (4.5 GB, other users' changes p95 25.5 s).  The
+    guard counts search starts per client (web.guard.LIMITS); the third within 120 s is refused with a message and
+    starts nothing, while another client may still start one."""
+    import app
+
+    def ask(address: str) -> dict[str, Any]:
+        client = app.server.test_client()
+        client.environ_base["HTTP_X_FORWARDED_FOR"] = address
+        return _answer(post(client, "fit-request", {"fit-run.n_clicks": 1}, changed=["fit-run.n_clicks"]))
+
+    first, second, third = (ask("198.51.100.30") for _ in range(3))
+    assert all(a["response"]["fit-request"]["data"]["kind"] == "fit" for a in (first, second))
+    assert "Too many searches started (Fit and Compare) from your address" in json.dumps(third)
+    assert "fit-request" not in third.get("response", {})
+    assert ask("198.51.100.31")["response"]["fit-request"]["data"]["kind"] == "fit"

@@ -37,7 +37,7 @@ from flask import Flask, Request, Response, request
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from layouts.ids import Aliases, Baseline, Data, Edit, Page, Record
+from layouts.ids import Aliases, Baseline, Data, Edit, Fit, Page, Record
 from sources.store import StoreError, shared_store
 
 __all__ = ["LIMITS", "SIGNED_IN_FOR", "Limit", "banner_answer", "install"]
@@ -59,6 +59,8 @@ class Limit:
 _RECORD = Limit("record", 30, 60.0, "games written to the group's sheet")
 _UPLOAD = Limit("upload", 20, 60.0, "uploaded files")
 _SIGN_IN = Limit("sign-in", 10, 60.0, "tries of the organisers' secret")
+#: A search runs up to 120 s (callbacks.fit.MAX_BUDGET) in a process of its own: two at a time per client.
+_SEARCHES = Limit("searches", 2, 120.0, "searches started (Fit and Compare)")
 
 #: The limits, by the callback input (``id.property``, as Dash names it in ``changedPropIds``) whose change does the
 #: work: a callback acts on these only when the request says they changed.
@@ -67,6 +69,8 @@ LIMITS: dict[str, Limit] = {
     f"{Data.UPLOAD}.contents": _UPLOAD,
     f"{Record.SIGN_IN}.n_clicks": _SIGN_IN,
     f"{Record.SECRET}.n_submit": _SIGN_IN,
+    f"{Fit.RUN}.n_clicks": _SEARCHES,
+    f"{Fit.COMPARE}.n_clicks": _SEARCHES,
 }
 
 
