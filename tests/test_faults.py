@@ -12,6 +12,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +28,7 @@ from tests.servers import gunicorn
 pytestmark = pytest.mark.slow
 
 CSV = "game,date,player,place\n1,2024-03-01,Zed,1\n1,2024-03-01,Yan,2\n2,2024-03-08,Yan,1\n2,2024-03-08,Xia,2\n"
+ROOT = Path(__file__).resolve().parent.parent
 RACING = {"kind": "sample", "name": "racing"}
 SETTINGS = {"system": "multielo", "params": {"k": 24}}
 
@@ -292,3 +295,34 @@ def test_one_visitor_starts_at_most_two_searches_in_two_minutes() -> None:
     assert "Too many searches started (Fit and Compare) from your address" in json.dumps(third)
     assert "fit-request" not in third.get("response", {})
     assert ask("198.51.100.31")["response"]["fit-request"]["data"]["kind"] == "fit"
+
+
+def test_the_app_starts_with_an_unusable_store_directory_and_says_so(tmp_path: Path) -> None:
+    """issue 30: a store directory that cannot be written stopped the app from starting (the background jobs'
+    cache opened it at import).  A path under a file cannot be made even by root: the app starts, a bundled sample
+    is rated, and an upload, which must be kept in the store, says in one line why it cannot be."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    contents = "data:text/csv;base64," + base64.b64encode(CSV.encode()).decode()
+    script = f"""
+import json
+import app
+from tests.dash_requests import post
+client = app.server.test_client()
+page = client.get("/")
+board = post(client, "standings-leaderboard", {{"data-source.data": {RACING!r}, "params-settings.data": {SETTINGS!r}}})
+upload = post(client, "data-source", {{"data-upload.contents": {contents!r}, "data-upload.filename": "night.csv"}},
+              changed=["data-upload.contents"])
+print(json.dumps({{"page": page.status_code, "board": board.get_json(), "upload": upload.get_json()}}))
+"""
+    env = {**os.environ, "RATINGS_STORE_DIR": str(blocker / "store"), "RATINGS_PREWARM_SECONDS": "0", "SECRET_KEY": "k"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["page"] == 200
+    assert "standings-leaderboard" in result["board"]["response"]  # a sample is rated without the store
+    said = json.dumps(result["upload"])
+    assert "store" in said and "Traceback" not in said  # one plain line on why the upload cannot be kept
+    assert result["upload"].get("response", {}).get("data-source", {}).get("data", {}).get("kind") != "upload"

@@ -12,12 +12,17 @@ Nothing here runs at import time but building the manager object (no connection 
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
+import tempfile
 from typing import Any
 
 from sources.jobs import celery_app
 
 __all__ = ["celery_app", "manager"]
+
+log = logging.getLogger(__name__)
 
 
 def _jobs_directory() -> str:
@@ -34,4 +39,14 @@ def manager() -> Any:
         return CeleryManager(celery_app, expire=3600)
     import diskcache
 
-    return DiskcacheManager(diskcache.Cache(_jobs_directory()), expire=3600)
+    directory = _jobs_directory()
+    try:
+        cache = diskcache.Cache(directory)
+    except (OSError, sqlite3.Error) as exc:
+        # A store directory that cannot be written (read-only, full, a path under a file) must not stop the app
+        # from starting (issue 30): the jobs go to a directory of their own, and the store says what is wrong when
+        # it is used.
+        fallback = tempfile.mkdtemp(prefix="ratings-jobs-")
+        log.warning("jobs directory %s unusable (%s): background jobs use %s", directory, exc, fallback)
+        cache = diskcache.Cache(fallback)
+    return DiskcacheManager(cache, expire=3600)
