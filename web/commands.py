@@ -26,8 +26,9 @@ from flask.cli import AppGroup
 
 from ratings.history import HistoryError
 from ratings.io import read_file, write_csv
-from sources.groups import service
-from sources.groups.database import database_url, engine_for, sessions, upgrade
+
+# The groups' modules (and SQLAlchemy, about 0.2 s to import) load when a command runs, not with the app: every web
+# worker and the Celery worker import this module only to register the commands.
 
 __all__ = ["install"]
 
@@ -53,6 +54,8 @@ class _Session:
     """The database brought up to date, and a session on it, committed when the block succeeds."""
 
     def __enter__(self) -> Any:
+        from sources.groups.database import database_url, engine_for, sessions, upgrade
+
         url = database_url()
         upgrade(url)
         self.engine = engine_for(url)
@@ -67,6 +70,8 @@ class _Session:
 
 
 def _group(session: Any, slug: str) -> Any:
+    from sources.groups import service
+
     group = service.find_group(session, slug)
     if group is None:
         _fail(f"there is no group at /g/{slug}")
@@ -74,6 +79,8 @@ def _group(session: Any, slug: str) -> Any:
 
 
 def _title(session: Any, group: Any, name: str) -> Any:
+    from sources.groups import service
+
     for title in group.titles:
         if title.name == name.strip():
             return title
@@ -92,6 +99,8 @@ def _read(path: Path) -> Any:
 @db.command("upgrade")
 def db_upgrade() -> None:
     """Bring the groups' database to the newest schema (creating it when empty)."""
+    from sources.groups.database import database_url, upgrade
+
     upgrade(database_url())
     click.echo("the groups' database is up to date")
 
@@ -102,6 +111,8 @@ def db_upgrade() -> None:
 @click.option("--title", "titles", multiple=True, help="a game title the group plays (repeatable)")
 def groups_create(slug: str, name: str | None, titles: tuple[str, ...]) -> None:
     """Create a group; its organisers' passphrase is printed once (only a hash of it is kept)."""
+    from sources.groups import service
+
     try:
         with _Session() as session:
             group, passphrase = service.create_group(session, slug, name or slug, titles=titles or ("Games",))
@@ -117,6 +128,8 @@ def groups_create(slug: str, name: str | None, titles: tuple[str, ...]) -> None:
 @click.option("--title", required=True, help="the game title the games belong to (made if new)")
 def groups_import(slug: str, file: Path, title: str) -> None:
     """Add a file's games to one of the group's titles."""
+    from sources.groups import service
+
     history = _read(file)
     try:
         with _Session() as session:
@@ -136,6 +149,8 @@ def _file_name(title: str) -> str:
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 def groups_export(slug: str, directory: Path) -> None:
     """Write each title's history as CSV and the change log as JSON into DIRECTORY."""
+    from sources.groups import service
+
     directory.mkdir(parents=True, exist_ok=True)
     with _Session() as session:
         group = _group(session, slug)
@@ -166,6 +181,8 @@ def groups_export(slug: str, directory: Path) -> None:
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def groups_restore(slug: str, directory: Path) -> None:
     """Bring an export's titles and games into a group (made if new; its passphrase is printed then)."""
+    from sources.groups import service
+
     try:
         manifest = json.loads((directory / "changes.json").read_text(encoding="utf-8"))
         titles: dict[str, str] = dict(manifest["titles"])
