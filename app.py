@@ -13,6 +13,7 @@ import logging
 
 from callbacks.record import LOCAL_WRITES
 from sources import jobs, settings
+from sources.access import is_loopback
 from web.factory import create_app
 
 config = settings.current()
@@ -27,5 +28,5 @@ celery_app = jobs.celery_app
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
     # one person's own machine: recording into the configured sheet needs no organisers' secret (sources.access)
-    server.config[LOCAL_WRITES] = config.host in ("127.0.0.1", "localhost", "::1")
+    server.config[LOCAL_WRITES] = is_loopback(config.host)
     app.run(host=config.host, port=config.port, debug=config.debug)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ from sources.sheets import SheetError, SheetSettings
 
 __all__ = [
     "Rights",
+    "is_loopback",
     "organiser_mark",
     "rights",
     "secret_matches",
@@ -43,6 +45,19 @@ RECORDING_OFF = (
     "Recording into the group's sheet is turned off on this server: the host turns it on by setting "
     "RATINGS_ADMIN_SECRET (the organisers' secret) in the app's configuration."
 )
+
+
+def is_loopback(address: str | None) -> bool:
+    """Whether ``address`` (an IP address, or a host name ``localhost``) is this machine's own: the one rule for
+    "the person at the keyboard is the host" (recording without a secret, requests not counted by the limits)."""
+    if address is None:
+        return False
+    if address.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip()).is_loopback
+    except ValueError:
+        return False
 
 
 def _digest(text: str) -> bytes:

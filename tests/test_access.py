@@ -89,3 +89,23 @@ def test_the_service_account_reads_only_the_configured_sheet() -> None:
     assert GROUP.for_sheet(KEY, "Games").service_account_json == "{}"
     assert GROUP.for_sheet(OTHER, "Games").service_account_json is None
     assert GROUP.for_sheet(KEY, "Other").service_account_json is None
+
+
+@pytest.mark.parametrize(
+    ("address", "expected"),
+    [
+        ("127.0.0.1", True),
+        ("::1", True),
+        ("localhost", True),
+        ("127.8.0.1", True),
+        ("0.0.0.0", False),
+        ("10.0.0.5", False),
+        ("example.org", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_one_rule_for_this_machine(address: str | None, expected: bool) -> None:
+    from sources.access import is_loopback
+
+    assert is_loopback(address) is expected

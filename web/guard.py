@@ -25,7 +25,6 @@ from the answer memo, the overload gate or a callback.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import math
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from layouts.ids import Aliases, Baseline, Data, Edit, Fit, Page, Record
+from sources.access import is_loopback
 from sources.store import StoreError, shared_store
 
 __all__ = ["LIMITS", "SIGNED_IN_FOR", "Limit", "banner_answer", "install"]
@@ -166,11 +166,7 @@ def _from_this_machine(req: Request) -> bool:
     own address in ``werkzeug.proxy_fix.orig``)."""
     if "X-Forwarded-For" in req.headers:
         return False
-    original = req.environ.get("werkzeug.proxy_fix.orig", {}).get("REMOTE_ADDR", req.remote_addr)
-    try:
-        return ipaddress.ip_address(str(original)).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(req.environ.get("werkzeug.proxy_fix.orig", {}).get("REMOTE_ADDR", req.remote_addr))
 
 
 def banner_answer(message: str, *, retry_after: int) -> Response:
