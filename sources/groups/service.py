@@ -164,6 +164,22 @@ def _set_entries(session: Session, game: Game, group_id: int, entries: Iterable[
         game.entries.append(Entry(player=players[name_key(name)], place=place))
 
 
+def _change(
+    title: Title, game_id: int | None, who: str, action: str, before: Snapshot | None, after: Snapshot | None
+) -> dict[str, Any]:
+    """A change-log row's values (the one place they are put together: one change, or a whole import at once)."""
+    return {
+        "group_id": title.group_id,
+        "title_id": title.id,
+        "game_id": game_id,
+        "at": dt.datetime.now(dt.UTC),
+        "who": who,
+        "action": action,
+        "before": before.to_json() if before else None,
+        "after": after.to_json() if after else None,
+    }
+
+
 def _log(
     session: Session,
     title: Title,
@@ -175,16 +191,7 @@ def _log(
     *,
     undoes: int | None = None,
 ) -> Change:
-    change = Change(
-        group_id=title.group_id,
-        title_id=title.id,
-        game_id=game.id if game is not None else None,
-        who=who,
-        action=action,
-        before=before.to_json() if before else None,
-        after=after.to_json() if after else None,
-        undoes=undoes,
-    )
+    change = Change(**_change(title, game.id if game is not None else None, who, action, before, after), undoes=undoes)
     session.add(change)
     session.flush()
     return change
@@ -317,18 +324,8 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
             }
             for e in game.entries
         ]
-        after = Snapshot(game.id, game.date.isoformat() if game.date else None, results).to_json()
-        changes.append(
-            {
-                "group_id": title.group_id,
-                "title_id": title.id,
-                "game_id": game_id,
-                "at": dt.datetime.now(dt.UTC),
-                "who": who,
-                "action": "imported",
-                "after": after,
-            }
-        )
+        after = Snapshot(game.id, game.date.isoformat() if game.date else None, results)
+        changes.append(_change(title, game_id, who, "imported", None, after))
     # Core inserts of the tables, one executemany each (the ORM's bulk path split them into a statement per few rows)
     for table in (Base.metadata.tables["entries"], Base.metadata.tables["changes"]):
         session.execute(insert(table), entries if table.name == "entries" else changes)
