@@ -90,6 +90,32 @@ def _number(value: Any) -> str:
     return str(value)
 
 
+#: What the fit's verdict says, by :class:`ratings.metrics.Comparison`'s verdict of the fitted settings against the
+#: current ones on the held-out games (``words``: the comparison in figures).
+FIT_VERDICTS = {
+    "better": "The fitted settings predict the later games better than your current ones, beyond noise ({words}).",
+    "within noise": (
+        "The fitted settings and yours differ by less than the noise of these games ({words}): "
+        "the fit found no real improvement, keep yours."
+    ),
+    "worse": "The fitted settings predict the later games worse than your current ones ({words}): keep yours.",
+    "no figure": "There is no figure to compare the fitted settings with yours: keep yours.",
+}
+INTERVAL_NOTE = (
+    "± is a 95% interval from resampling the later games (a paired bootstrap); the verdict compares the rows "
+    "game by game, so it can be surer than the intervals of the rows alone."
+)
+
+
+def _figure(intervals: dict[str, Any] | None, figures: dict[str, Any] | None, metric: str) -> str:
+    """A held-out figure with its interval (``0.2892 ± 0.0067``), or without one when none was computed."""
+    interval = (intervals or {}).get(METRICS[metric][0]) or {}
+    value, margin = interval.get("value"), interval.get("margin")
+    if value is None:
+        return _metric(figures, metric)
+    return f"{value:.4f}" if margin is None else f"{value:.4f} ± {margin:.4f}"
+
+
 def _metric(figures: dict[str, Any] | None, metric: str) -> str:
     if not figures:
         return "–"
@@ -124,39 +150,57 @@ def fit_view(result: dict[str, Any]) -> Any:
         className="mb-2",
     )
     words, lower = METRIC_WORDS[metric], lower_is_better(metric)
+    verdict = result.get("verdict") or {}
+    key = METRICS[metric][0]
     figures_table = dbc.Table(
         [
             html.Thead(html.Tr([html.Th(f"on the {result['games'] - result['cut']} later games"), html.Th(words)])),
             html.Tbody(
                 [
                     html.Tr(
-                        [html.Td("fitted settings"), html.Td(_metric(result["test"], metric), className="fw-semibold")]
+                        [
+                            html.Td("fitted settings"),
+                            html.Td(_figure(verdict.get("tuned"), result["test"], metric), className="fw-semibold"),
+                        ]
                     ),
-                    html.Tr([html.Td("your current settings"), html.Td(_metric(result.get("current_test"), metric))]),
-                    html.Tr([html.Td("defaults"), html.Td(_metric(result["default_test"], metric))]),
+                    html.Tr(
+                        [
+                            html.Td("your current settings"),
+                            html.Td(_figure(verdict.get("current"), result.get("current_test"), metric)),
+                        ]
+                    ),
+                    html.Tr(
+                        [html.Td("defaults"), html.Td(_figure(verdict.get("defaults"), result["default_test"], metric))]
+                    ),
                 ]
             ),
         ],
         size="sm",
-        className="mb-2",
+        className="mb-1",
     )
-    better = _better(result["test"], result.get("current_test"), metric, lower)
-    verdict = (
-        "The fitted settings predict the later games better than your current ones."
-        if better
-        else "The fitted settings do not predict the later games better than your current ones: keep yours."
-    )
+    versus = (verdict.get("better_than_current") or {}).get(key)
+    if versus is None:  # the current settings gave no figure (or a result kept from before verdicts existed)
+        better = _better(result["test"], result.get("current_test"), metric, lower)
+        line = (
+            "The fitted settings predict the later games better than your current ones."
+            if better
+            else "The fitted settings do not predict the later games better than your current ones: keep yours."
+        )
+    else:
+        better = versus["verdict"] == "better"
+        line = FIT_VERDICTS.get(versus["verdict"], FIT_VERDICTS["no figure"]).format(words=versus["words"])
     return html.Div(
         [
             html.Div(f"{get_system(system).title}: {len(result['evaluations'])} settings tried.", className="small"),
-            html.Div(verdict, className="small fw-semibold mb-1"),
+            html.Div(line, className="small fw-semibold mb-1"),
             params if changed else html.Div("The search kept the current values.", className="small"),
             figures_table,
+            html.Div(INTERVAL_NOTE, className="small text-muted mb-2"),
             dbc.Button(
                 "Use the fitted settings (your current ones become the baseline)",
                 id={"type": FitType.APPLY, "index": system},
                 size="sm",
-                color="success",
+                color="success" if better else "outline-secondary",
                 className="mb-2",
             ),
             dcc.Graph(
@@ -174,21 +218,35 @@ def _better(test: dict[str, Any], current: dict[str, Any] | None, metric: str, l
     return bool(a < b) if lower else bool(a > b)
 
 
+#: The measures a comparison shows, each as a column (the log-loss only when the rows have it).
+COMPARE_COLUMNS = (
+    ("kendall-tau", "pairs the higher-rated lost"),
+    ("pair-inversion", "matchups won or tied by the higher-rated"),
+    ("rank-deviation", "rank distance"),
+    ("log-loss", "log-loss"),
+)
+
+
 def compare_view(result: dict[str, Any]) -> Any:
-    """One row per system: fitted parameters, the three held-out figures, replay time and a button to use it."""
+    """One row per system: fitted parameters, the held-out figures with their intervals, whether tuning beat the
+    system's defaults beyond noise, replay time and a button to use it; above, whether the best system is better
+    than the runner-up beyond noise."""
     metric = result["metric"]
     rows = sorted(result["rows"], key=lambda r: (r["test"].get(METRICS[metric][0]) is None, _key(r, metric)))
+    columns = [
+        (m, label) for m, label in COMPARE_COLUMNS if any(r["test"].get(METRICS[m][0]) is not None for r in rows)
+    ]
     header = html.Tr(
         [
             html.Th("system"),
             html.Th("fitted settings"),
-            html.Th("pairs the higher-rated lost"),
-            html.Th("matchups won or tied by the higher-rated"),
-            html.Th("rank distance"),
+            *[html.Th(label) for _, label in columns],
+            html.Th("tuned against its defaults"),
             html.Th("replay"),
             html.Th(""),
         ]
     )
+    key = METRICS[metric][0]
     body = [
         html.Tr(
             [
@@ -196,15 +254,19 @@ def compare_view(result: dict[str, Any]) -> Any:
                 html.Td(
                     ", ".join(f"{k}={_number(v)}" for k, v in row["fitted"].items()) or "defaults", className="small"
                 ),
-                html.Td(_metric(row["test"], "kendall-tau")),
-                html.Td(_metric(row["test"], "pair-inversion")),
-                html.Td(_metric(row["test"], "rank-deviation")),
+                *[html.Td(_figure((row.get("verdict") or {}).get("tuned"), row["test"], m)) for m, _ in columns],
+                html.Td(
+                    _versus(row, "better_than_defaults", key).removeprefix("better than the defaults: "),
+                    className="small",
+                ),
                 html.Td(f"{row['replay_seconds']:.2f} s"),
                 html.Td(dbc.Button("use", id={"type": FitType.APPLY, "index": row["system"]}, size="sm", color="link")),
             ]
         )
         for row in rows
     ]
+    titles = {r["system"]: r["title"] for r in rows}
+    best = _versus(rows[0], "better_than_best", key, titles) if rows else ""
     return html.Div(
         [
             html.Div(
@@ -212,11 +274,25 @@ def compare_view(result: dict[str, Any]) -> Any:
                 "'use' switches to that system with its fitted settings (the current ones become the baseline).",
                 className="small text-muted mb-1",
             ),
+            html.Div(f"{rows[0]['title']}, {best}" if best else "", className="small fw-semibold mb-1"),
             html.Div(
                 dbc.Table([html.Thead(header), html.Tbody(body)], size="sm", hover=True), className="table-responsive"
             ),
+            html.Div(INTERVAL_NOTE, className="small text-muted"),
         ]
     )
+
+
+def _versus(row: dict[str, Any], which: str, key: str, titles: dict[str, str] | None = None) -> str:
+    """A comparison's words (``better than the defaults: not beyond noise (+0.0012 ± 0.0031)``), or nothing;
+    systems named by their titles."""
+    found = ((row.get("verdict") or {}).get(which) or {}).get(key)
+    if not found:
+        return ""
+    words = str(found["words"])
+    for name, title in (titles or {}).items():
+        words = words.replace(f"({name})", f"({title})")
+    return words
 
 
 def _key(row: dict[str, Any], metric: str) -> float:

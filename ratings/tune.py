@@ -32,7 +32,7 @@ import numpy as np
 from scipy import optimize
 from scipy.stats import qmc
 
-from ratings.base import ComputationError
+from ratings.base import ComputationError, RatingRun
 from ratings.history import GameHistory
 from ratings.metrics import (
     BOOTSTRAP_SAMPLES,
@@ -57,7 +57,9 @@ __all__ = [
     "TuneResult",
     "Verdict",
     "cut_index",
+    "fit_verdict",
     "held_out",
+    "held_out_scores",
     "held_out_verdicts",
     "searchable",
     "tune",
@@ -144,17 +146,22 @@ class Verdict:
     defaults: dict[str, Interval]
     versus_defaults: dict[str, Comparison]
     versus_best: dict[str, Comparison]
+    #: In a fit (:func:`fit_verdict`): the settings in use before the search, and the tuned ones against them.
+    current: dict[str, Interval] = field(default_factory=dict)
+    versus_current: dict[str, Comparison] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: ``bootstrap`` (games, samples, seed, level), ``tuned`` and ``defaults`` (metric -> value,
         margin), ``better_than_defaults`` and ``better_than_best`` (metric -> improvement, margin, low, high,
-        verdict, words)."""
+        verdict, words); in a fit also ``current`` and ``better_than_current``."""
         return {
             "bootstrap": {"games": self.games, "samples": self.samples, "seed": self.seed, "level": self.level},
             "tuned": {m: i.as_dict() for m, i in self.tuned.items()},
             "defaults": {m: i.as_dict() for m, i in self.defaults.items()},
             "better_than_defaults": {m: c.as_dict() for m, c in self.versus_defaults.items()},
             "better_than_best": {m: c.as_dict() for m, c in self.versus_best.items()},
+            "current": {m: i.as_dict() for m, i in self.current.items()},
+            "better_than_current": {m: c.as_dict() for m, c in self.versus_current.items()},
         }
 
 
@@ -209,6 +216,46 @@ def held_out_verdicts(
     return verdicts
 
 
+def fit_verdict(
+    result: TuneResult,
+    current: GameScores | None,
+    *,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = LEVEL,
+) -> Verdict:
+    """A fit's verdict: the tuned settings against the defaults and against the ``current`` ones (the settings in
+    use before the search, scored on the same held-out games by :func:`held_out_scores`; None if they gave no
+    finite ratings), from one paired bootstrap over the held-out games.
+
+    This is what tells a group whether a fit is worth taking: a tuned figure a few thousandths better than theirs
+    is often ``within noise``."""
+    if result.test_scores is None or result.default_test_scores is None:
+        raise ValueError(f"{result.system}: no per-game held-out figures to resample")
+    rows = {"tuned": result.test_scores, "defaults": result.default_test_scores}
+    if current is not None:
+        rows["current"] = current
+    boot = PairedBootstrap(rows, samples=samples, seed=seed, level=level)
+    metrics = [m for m in result.test_scores.numerators if all(m in r.numerators for r in rows.values())]
+    return Verdict(
+        system=result.system,
+        games=result.test_scores.n_games,
+        samples=samples,
+        seed=seed,
+        level=level,
+        tuned={m: boot.interval("tuned", m) for m in metrics},
+        defaults={m: boot.interval("defaults", m) for m in metrics},
+        versus_defaults={m: boot.compare("tuned", "defaults", m, label="the defaults") for m in metrics},
+        versus_best={},
+        current={m: boot.interval("current", m) for m in metrics} if current is not None else {},
+        versus_current=(
+            {m: boot.compare("tuned", "current", m, label="your current settings") for m in metrics}
+            if current is not None
+            else {}
+        ),
+    )
+
+
 def cut_index(history: GameHistory, *, fraction: float | None = None, until: dt.date | None = None) -> int:
     """The first held-out game: after ``fraction`` of the games, or the first game dated after ``until``.
 
@@ -236,6 +283,29 @@ def held_out(history: GameHistory, before: np.ndarray, cut: int, **scoring: Any)
     """The metrics of the ratings ``before`` each game, over the games from ``cut`` on (``scoring``: the options
     of :func:`ratings.metrics.evaluate_ratings`)."""
     return evaluate_ratings(history, before, first_game=cut, **scoring)
+
+
+def held_out_scores(
+    history: GameHistory,
+    system: str,
+    params: Mapping[str, Any],
+    cut: int,
+    *,
+    metric: str = "kendall-tau",
+    scoring: Mapping[str, Any] | None = None,
+) -> GameScores:
+    """Per-game figures of ``system`` with ``params`` over the games from ``cut`` on, replayed over the whole
+    history and scored as :func:`tune` scores its own rows (the log-loss too when it is the ``metric``), so they
+    can be paired with a :class:`TuneResult`'s in :func:`fit_verdict`."""
+    run = create(system, **params).rate(history)
+    return _held_out_scores(history, run, cut, metric, dict(scoring or {}))
+
+
+def _held_out_scores(
+    history: GameHistory, run: RatingRun, cut: int, metric: str, options: dict[str, Any]
+) -> GameScores:
+    wins = win_probabilities(run) if metric == PREDICTIVE else None
+    return game_scores(history, run.before, first_game=cut, win_probabilities=wins, **options)
 
 
 def searchable(system: str) -> list[ParamSpec]:

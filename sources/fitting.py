@@ -1,7 +1,8 @@
 """Fitting a system to a group's history and comparing every system, as jobs for the dashboard's background work.
 
 Thin service over :func:`ratings.tune.tune`: reads the source (from the shared store, so any process can run the
-job), adds the current settings' own held-out figures for comparison, and returns plain JSON for a browser store.
+job), adds the current settings' own held-out figures for comparison and the verdicts (95% intervals from a paired
+bootstrap over the held-out games: is the difference beyond noise?), and returns plain JSON for a browser store.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ratings import SYSTEM_NAMES, ComputationError, ParameterError, create, get_system
-from ratings.tune import held_out, tune
+from ratings import SYSTEM_NAMES, ComputationError, ParameterError, get_system
+from ratings.tune import fit_verdict, held_out_scores, held_out_verdicts, tune
 from sources.runs import jsonable, load, typed_params
 
 __all__ = ["compare_systems", "fit_system"]
@@ -63,10 +64,10 @@ def fit_system(
         progress=_reporter(progress, budget),
     )
     try:
-        now = held_out(history, create(system, **current).rate(history).before, result.cut)
-        now_figures: dict[str, Any] | None = now.as_dict()
+        now = held_out_scores(history, system, current, result.cut, metric=metric)
     except (ComputationError, ParameterError):
-        now_figures = None
+        now = None
+    verdict = fit_verdict(result, now)
     return {
         "kind": "fit",
         "system": system,
@@ -78,8 +79,9 @@ def fit_system(
         "test": result.test.as_dict(),
         "train": result.train.as_dict(),
         "default_test": result.default_test.as_dict(),
-        "current_test": now_figures,
+        "current_test": None if now is None else now.evaluation().as_dict(),
         "evaluations": [t.train for t in result.evaluations],
+        "verdict": verdict.as_dict(),
     }
 
 
@@ -90,12 +92,14 @@ def compare_systems(
     history = load(source).history
     share = budget / len(SYSTEM_NAMES)
     rows = []
+    results = []
     cut = 0
     for i, name in enumerate(SYSTEM_NAMES):
         if progress is not None:
             progress(100.0 * i / len(SYSTEM_NAMES), f"{get_system(name).title} ({i + 1} of {len(SYSTEM_NAMES)})")
         result = tune(history, name, metric=metric, budget_seconds=share, seed=seed)
         cut = result.cut
+        results.append(result)
         rows.append(
             {
                 "system": name,
@@ -107,4 +111,6 @@ def compare_systems(
                 "evaluations": len(result.evaluations),
             }
         )
+    for row, verdict in zip(rows, held_out_verdicts(results), strict=True):
+        row["verdict"] = verdict.as_dict()  # intervals, and each system against its defaults and the best other
     return {"kind": "compare", "metric": metric, "games": history.n_games, "cut": cut, "rows": rows}

@@ -20,7 +20,7 @@ import pytest
 
 from ratings import GameHistory, ParameterError, create
 from ratings.cli import main
-from ratings.tune import cut_index, held_out_verdicts, tune
+from ratings.tune import cut_index, fit_verdict, held_out_scores, held_out_verdicts, tune
 
 PLAYERS, SIZE = 20, 6
 
@@ -208,3 +208,30 @@ def test_cli_scoring_options_refuse_bad_values(
 ) -> None:
     assert main(["evaluate", "sample:poker", option, value]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_a_fit_against_settings_equal_to_the_fitted_ones_is_never_called_better() -> None:
+    """fit_verdict pairs the rows game by game: the same settings as "current" differ by exactly zero."""
+    history, _ = world(0.1, 600, seed=4)
+    result = tune(history, "plackett-luce", fixed={"initial": 0.0}, max_evaluations=6, train_fraction=0.5)
+    same = held_out_scores(history, "plackett-luce", result.params, result.cut)
+    verdict = fit_verdict(result, same, samples=400)
+    c = verdict.versus_current["kendall_tau"]
+    assert c.improvement == 0.0 and c.margin == 0.0 and c.verdict == "within noise"
+    assert verdict.current["kendall_tau"] == verdict.tuned["kendall_tau"]
+    # the row against the defaults is the same comparison held_out_verdicts makes (one bootstrap, same seed)
+    alone = held_out_verdicts([result], samples=400)[0]
+    assert verdict.versus_defaults["kendall_tau"] == alone.versus_defaults["kendall_tau"]
+    assert fit_verdict(result, None, samples=400).versus_current == {}
+
+
+def test_a_fit_far_from_the_current_settings_is_better_beyond_noise() -> None:
+    """The world is generated with eta 0.1 (test_the_world_is_the_model_the_system_implements): settings a tenth
+    of it barely move and predict the later games worse than the tuned ones, by more than the interval."""
+    history, _ = world(0.1, 1500, seed=5)
+    result = tune(history, "plackett-luce", fixed={"initial": 0.0}, max_evaluations=12, train_fraction=0.5)
+    slow = held_out_scores(history, "plackett-luce", {"initial": 0.0, "eta": 0.01}, result.cut)
+    c = fit_verdict(result, slow, samples=400).versus_current["kendall_tau"]
+    assert c.improvement == pytest.approx(slow.evaluation().kendall_tau - result.test.kendall_tau, rel=1e-12)
+    assert c.verdict == "better", c.words()
+    assert c.words().startswith("better than your current settings: yes, by ")

@@ -52,6 +52,8 @@ def test_fit_shows_progress_and_a_result_that_can_be_applied(page, app_url):
     page.wait_for_selector("text=Use the fitted settings", timeout=JOB_TIMEOUT)
     view = page.inner_text("#fit-view")
     assert "settings tried" in view and "fitted settings" in view and "defaults" in view
+    # every held-out figure with its interval, and a verdict in words (layouts.fit.FIT_VERDICTS)
+    assert view.count("±") >= 3 and ("beyond noise" in view or "keep yours" in view), view
     page.wait_for_selector("#fit-figure .scatterlayer .trace", timeout=TIMEOUT)
     screenshot(page, "fit-result")
 
@@ -87,6 +89,8 @@ def test_compare_all_systems_lists_each_with_a_use_button(page, app_url, browser
     page.wait_for_selector("#fit-view table", timeout=JOB_TIMEOUT)
     rows = page.locator("#fit-view tbody tr")
     assert rows.count() == 7
+    view = page.inner_text("#fit-view")
+    assert "than the runner-up" in view and view.count("±") >= 7 * 4, view  # 3 figures and a verdict a row
     screenshot(page, "fit-compare")
     rows.nth(0).locator("text=use").click()
     page.wait_for_function(
