@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from ratings import GameHistory, create
-from ratings.metrics import Evaluation, evaluate, evaluate_ratings, prior_games
+from ratings.metrics import Evaluation, GameScores, PairedBootstrap, evaluate, evaluate_ratings, prior_games
 from ratings.params import ParameterError
 
 from .conftest import history_from_rows
@@ -410,3 +410,32 @@ def test_chunked_batches_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     assert chunked.pair_inversion == pytest.approx(whole.pair_inversion, rel=1e-12)
     assert chunked.rank_deviation == pytest.approx(whole.rank_deviation, rel=1e-12)
     assert (chunked.pairs, chunked.games) == (whole.pairs, whole.games)
+
+
+# ---------------------------------------------------------------- the bootstrap's coverage
+def _scores(per_game: np.ndarray) -> GameScores:
+    """Kendall-tau-shaped figures with one pair per game: the metric is the mean of ``per_game``."""
+    ones = np.ones(len(per_game))
+    return GameScores(0, {"kendall_tau": per_game}, {"kendall_tau": ones})
+
+
+def test_the_paired_interval_covers_a_known_difference_at_about_its_level() -> None:
+    """Two systems scored on the same games, B worse than A by construction: B's discordance on a game is A's plus
+    a noise of mean DELTA, so the true improvement of A over B is DELTA.  Over seeded repetitions, the 95% interval
+    must cover DELTA about 95% of the time (binomial: 200 draws at 0.95 have a standard deviation of 0.015, so 0.90
+    to 0.99 is more than three of them), and say "better" when the difference is large against the noise."""
+    delta, reps, n = 0.05, 200, 300
+    rng = np.random.default_rng(12345)
+    covered = better = worse = 0
+    for r in range(reps):
+        a = rng.binomial(1, 0.4, n).astype(float)
+        b = a + rng.normal(delta, 0.3, n)
+        boot = PairedBootstrap({"A": _scores(a), "B": _scores(b)}, samples=400, seed=r)
+        c = boot.compare("A", "B", "kendall_tau")
+        assert c.improvement == pytest.approx(b.mean() - a.mean(), rel=1e-12)  # lower is better for this metric
+        covered += c.improvement - c.margin <= delta <= c.improvement + c.margin
+        better += c.verdict == "better"
+        worse += c.verdict == "worse"
+    assert 0.90 <= covered / reps <= 0.99, covered / reps
+    # the difference is 2.9 standard errors (0.3 / sqrt(300) = 0.0173): "better" nearly every time, never "worse"
+    assert better / reps >= 0.7 and worse == 0
