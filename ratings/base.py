@@ -21,6 +21,7 @@ import pandas as pd
 
 from ratings.history import GameHistory
 from ratings.params import ParamSpec, build, specs
+from ratings.seasons import season_starts
 
 __all__ = [
     "NO_DATE",
@@ -385,6 +386,9 @@ class RatingSystem(ABC):
     extra_series: ClassVar[tuple[str, ...]] = ()
     #: Whether the batch hook :meth:`_replay` rates team games itself (else they go through the per-game hooks).
     batch_teams: ClassVar[bool] = False
+    #: The per-player state a season start moves back toward a newcomer's (:mod:`ratings.seasons`; a name the
+    #: state lacks is skipped): ratings, uncertainties and evidence weights, never a date.
+    season_state: ClassVar[tuple[str, ...]] = ("rating",)
 
     def __init__(self, **params: Any) -> None:
         self.params = build(self.Params, params)
@@ -433,9 +437,15 @@ class RatingSystem(ABC):
     def _run(self, history: GameHistory, *, per_game: bool, resume: RatingRun | None = None) -> RatingRun:
         out = Replay.of(history, self.extra_series)
         checkpoints: list[Checkpoint] = []
+        seasons = self._season_starts(out)
         if per_game:
             state = self.initial_state(history.n_players)
-            self._replay_per_game(state, out)
+            a = 0
+            for b in [*seasons.tolist(), history.n_games]:
+                if a in seasons:
+                    self._season_start(state)
+                self._replay_per_game(state, out, a, b)
+                a = b
         else:
             start, state, checkpoints = self._resume_point(history, resume)
             if start:
@@ -448,7 +458,12 @@ class RatingSystem(ABC):
                     if a % spacing == 0 and a > start:
                         checkpoints.append(Checkpoint(a, {k: v.copy() for k, v in state.items()}))
                         _cap(checkpoints)
+                    if a in seasons:
+                        self._season_start(state)  # after the checkpoint: a resumed replay applies it again
                     b = min((a // spacing + 1) * spacing, history.n_games)
+                    later = seasons[seasons > a]
+                    if len(later):
+                        b = min(b, int(later[0]))
                     if self.batch_teams:
                         self._replay(state, out.window(a, b))
                     else:
@@ -480,6 +495,25 @@ class RatingSystem(ABC):
             state=state,
             checkpoints=tuple(checkpoints),
         )
+
+    def _season_starts(self, replay: Replay) -> np.ndarray:
+        """The games that open a season under the season rule (:func:`ratings.seasons.season_starts`)."""
+        length = getattr(self.params, "season_days", None)
+        if length is None or not self.params.season_shrink > 0.0:
+            return np.empty(0, dtype=np.int64)
+        return season_starts(replay.days, length)
+
+    def _season_start(self, state: State) -> None:
+        """Move every player's :attr:`season_state` the share ``season_shrink`` of the way back to a newcomer's."""
+        keep = 1.0 - float(self.params.season_shrink)
+        n_players = len(next(iter(state.values())))
+        fresh = self.initial_state(n_players)
+        for key in self.season_state:
+            if key in state:
+                target = fresh[key]
+                if target.shape != state[key].shape:  # a per-player row grown since (Elo-MMR's history): a
+                    target = np.broadcast_to(target[..., :1], state[key].shape)  # newcomer's row is one value
+                state[key][...] = target + keep * (state[key] - target)
 
     def _resume_point(self, history: GameHistory, resume: RatingRun | None) -> tuple[int, State, list[Checkpoint]]:
         """``(first game to replay, state before it, checkpoints kept)``: from ``resume`` where it applies."""

@@ -260,7 +260,9 @@ def _specs(params_cls: type) -> tuple[ParamSpec, ...]:
     """The specs of a class, read once (:func:`validate` reads them at every construction)."""
     hints = typing.get_type_hints(params_cls)
     out = []
-    for f in dataclasses.fields(params_cls):
+    common = {f.name for f in dataclasses.fields(Declared)}
+    fields = dataclasses.fields(params_cls)
+    for f in [f for f in fields if f.name not in common] + [f for f in fields if f.name in common]:
         meta = f.metadata
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[operator]
         out.append(
@@ -386,13 +388,37 @@ def validate(params: Any) -> None:
             raise ParameterError(rule.names[0], f"{rule.says} (got {values})")
 
 
+@dataclass(frozen=True, kw_only=True)
 class Declared:
     """Base of every parameter dataclass: construction validates the instance with :func:`validate`.
 
-    Subclasses may list cross-parameter rules in ``RULES`` (a tuple of :class:`Rule`).
+    Subclasses may list cross-parameter rules in ``RULES`` (a tuple of :class:`Rule`).  The fields declared here
+    are every system's: the season rule (:mod:`ratings.seasons`), which the replay applies between games
+    (:class:`ratings.base.RatingSystem`); :func:`specs` lists them after the system's own.
     """
 
     RULES: ClassVar[tuple[Rule, ...]] = ()
+
+    season_days: float | None = param(
+        None,
+        "Length of a rating season in days, counted from the first dated game: at each season's first game every "
+        "rating moves back toward a newcomer's by the season shrink (none: no seasons; undated games: none).",
+        valid=Interval(1.0, 36500.0),
+        low=7.0,
+        high=730.0,
+        step=1.0,
+        label="season length (days)",
+    )
+    season_shrink: float = param(
+        1.0,
+        "How far each rating moves back toward a newcomer's at a season's start: 1 starts everyone afresh (a reset, "
+        "as racetime.gg does each season), 0.5 halfway, 0 keeps the ratings (used only with a season length).",
+        valid=Interval(0.0, 1.0),
+        low=0.0,
+        high=1.0,
+        step=0.05,
+        label="season shrink",
+    )
 
     def __post_init__(self) -> None:
         validate(self)

@@ -21,6 +21,7 @@ tuned settings beat the defaults, and whether a system beats the best of the oth
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import time
@@ -49,6 +50,7 @@ from ratings.metrics import (
 )
 from ratings.params import ParameterError, ParamSpec
 from ratings.predict import win_probabilities
+from ratings.seasons import SEASON_PARAMS
 from ratings.systems import create, get_system
 
 __all__ = [
@@ -308,13 +310,28 @@ def _held_out_scores(
     return game_scores(history, run.before, first_game=cut, win_probabilities=wins, **options)
 
 
-def searchable(system: str) -> list[ParamSpec]:
-    """The parameters the search varies: numeric, with a declared range."""
-    return [
+def searchable(system: str, *, seasons: bool = False) -> list[ParamSpec]:
+    """The parameters the search varies: numeric, with a declared range; with ``seasons``, the season rule too
+    (:mod:`ratings.seasons`: its length over its slider's range and its shrink, starting from no shrink, which
+    changes nothing), which is left out otherwise (without a length the shrink does nothing)."""
+    out = [
         s
         for s in get_system(system).parameters()
-        if s.kind in ("float", "int") and s.low is not None and s.high is not None and s.high > s.low
+        if s.kind in ("float", "int")
+        and s.low is not None
+        and s.high is not None
+        and s.high > s.low
+        and s.name not in SEASON_PARAMS
     ]
+    if seasons:
+        rule = {s.name: s for s in get_system(system).parameters() if s.name in SEASON_PARAMS}
+        length = rule["season_days"]
+        # the search starts from the rule's no-op (no shrink), so seasons are kept only if they help
+        out += [
+            dataclasses.replace(length, kind="float", default=length.high),
+            dataclasses.replace(rule["season_shrink"], default=0.0),
+        ]
+    return out
 
 
 def _score(evaluation: Evaluation, metric: str) -> float | None:
@@ -337,6 +354,7 @@ def tune(
     progress: Callable[[int, float | None], None] | None = None,
     stop: Callable[[], bool] | None = None,
     scoring: Mapping[str, Any] | None = None,
+    seasons: bool = False,
 ) -> TuneResult:
     """Search ``system``'s numeric parameters on the games before the cut to minimise ``metric`` (see the module).
 
@@ -344,7 +362,8 @@ def tune(
     returning True ends the search early (a cancelled job).  The result is reproducible for a given ``seed``
     and evaluation budget (a time budget may end it at a different evaluation on a busier machine).
     ``scoring`` holds the options of :func:`ratings.metrics.evaluate_ratings` (``min_prior_games``, ``burn_in``,
-    ``equal_ratings``; default: Ebtekar and Liu's), used for every figure.
+    ``equal_ratings``; default: Ebtekar and Liu's), used for every figure.  With ``seasons`` the search varies
+    the season rule too (:func:`searchable`); the defaults it is judged against have no seasons.
     """
     score_options = dict(scoring or {})
     if metric not in METRICS:
@@ -352,7 +371,8 @@ def tune(
     cut = cut_index(history, fraction=train_fraction, until=train_until)
     training = GameHistory(history.games[:cut])  # the search never sees a game from the cut on
     base = dict(fixed or {})
-    specs = [s for s in searchable(system) if s.name not in base]  # fixed values are kept, never searched
+    # fixed values are kept, never searched
+    specs = [s for s in searchable(system, seasons=seasons) if s.name not in base]
     trials: list[Trial] = []
     deadline = time.monotonic() + max(0.0, budget_seconds)
     limit = max_evaluations if max_evaluations is not None else 10_000

@@ -82,12 +82,13 @@ def test_a_real_callback_answers(gunicorn_url):
             values = [("k", 20), ("d", 400), ("base", 1.5), ("initial", 1000), ("dummy", 1000), ("floor", 1000)]
             values.append(("dummy_tie", "censored"))
             values.append(("team_method", "composite team"))
+            values += [("season_days", 90), ("season_shrink", 1.0)]  # every system's season rule
             inputs.append([{"id": {"name": n, "type": "param"}, "property": "value", "value": v} for n, v in values])
         elif wanted["type"] == "param-on":
             inputs.append(
                 [
                     {"id": {"name": n, "type": "param-on"}, "property": "value", "value": False}
-                    for n in ("dummy", "floor")
+                    for n in ("dummy", "floor", "season_days")
                 ]
             )
         else:
@@ -114,6 +115,7 @@ def test_a_real_callback_answers(gunicorn_url):
     for _ in range(4):
         status, body = _post(gunicorn_url + "/_dash-update-component", payload)
         assert status == 200
+        assert "params-settings" in body["response"], body
         settings = body["response"]["params-settings"]["data"]
         assert settings == {
             "system": "multielo",
@@ -126,6 +128,8 @@ def test_a_real_callback_answers(gunicorn_url):
                 "floor": None,
                 "dummy_tie": "censored",
                 "team_method": "composite team",
+                "season_days": None,
+                "season_shrink": 1.0,
             },
         }
 

@@ -546,6 +546,8 @@ class EloMMR(RatingSystem):
     Params = EloMMRParams
     extra_series = ("mu", "sigma")
     batch_teams = True  # ratings.kernels.elo_mmr rates team games
+    # the prior and every stored performance's weight (a newcomer's are 0) shrink; the performances stay put
+    season_state = ("mu", "sigma", "p0", "w0", "hist_w")
 
     # ------------------------------------------------------------ state
     def _initial_state(self, n_players: int) -> State:

@@ -378,6 +378,7 @@ class Glicko2(RatingSystem):
     Params = Glicko2Params
     extra_series = ("mu", "sigma", "volatility", "points")
     batch_teams = True  # ratings.kernels.glicko2 rates team games
+    season_state = ("mu", "sigma", "volatility", "points")  # not last_day: the rating periods go on
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)

@@ -132,6 +132,7 @@ class TrueSkill(RatingSystem):
     Params = TrueSkillParams
     extra_series = ("mu", "sigma")
     batch_teams = True  # ratings.kernels.trueskill rates team games
+    season_state = ("mu", "sigma")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
