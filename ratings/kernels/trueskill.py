@@ -341,6 +341,21 @@ def team_game(
         start = stop
 
 
+@helper
+def _best_first(ranks: np.ndarray, s: int, n: int, order: np.ndarray, counts: np.ndarray) -> None:
+    """``order[:n]``: the entries ``s .. s+n-1`` by rank, best first, tied entries in entry order (a stable
+    counting sort: dense ranks lie in 0..n-1; linear in the field, where an insertion sort was quadratic)."""
+    counts[: n + 1] = 0
+    for i in range(n):
+        counts[min(max(ranks[s + i], 0), n - 1) + 1] += 1
+    for r in range(n):
+        counts[r + 1] += counts[r]
+    for i in range(n):
+        key = min(max(ranks[s + i], 0), n - 1)
+        order[counts[key]] = i
+        counts[key] += 1
+
+
 @entry
 def replay_trueskill(
     theta: np.ndarray,
@@ -377,6 +392,7 @@ def replay_trueskill(
     weights = np.empty(largest)
     margins = np.empty(largest)
     same = np.full(largest, margin)  # a free-for-all game's margins: one pair of one-player teams each
+    counts = np.empty(largest + 1, dtype=np.int64)
     for game in range(len(offsets) - 1):
         s = offsets[game]
         n = offsets[game + 1] - s
@@ -424,12 +440,7 @@ def replay_trueskill(
                         sigma_s[p] = sigma[k]
                         k += 1
         elif n >= 2:
-            for i in range(n):  # stable insertion sort by rank, best first
-                j = i
-                while j > 0 and ranks[s + order[j - 1]] > ranks[s + i]:
-                    order[j] = order[j - 1]
-                    j -= 1
-                order[j] = i
+            _best_first(ranks, s, n, order, counts)
             for i in range(n):
                 p = players[s + order[i]]
                 mu[i] = mu_s[p]

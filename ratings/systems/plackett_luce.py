@@ -52,7 +52,7 @@ from ratings.base import ComputationError, State
 from ratings.numerics import log_sum_exp
 from ratings.params import param
 from ratings.predict import plackett_luce_places
-from ratings.systems._orders import group_orderings, split_game, symmetrize
+from ratings.systems._orders import split_game
 from ratings.systems._single import ETA, KerbyParams, SingleRatingSystem
 
 __all__ = [
@@ -63,10 +63,11 @@ __all__ = [
     "plackett_luce_gradient",
 ]
 
-#: Largest tie group averaged exactly (through its 2^m - 1 subsets).
+#: Largest tie group averaged through its 2^m - 1 subsets; a larger one through the integral of
+#: :func:`group_integral`.
 EXACT_SUBSETS = 14
-#: Orderings sampled for a larger tie group.
-LARGE_GROUP_SAMPLES = 2000
+#: Step of the trapezoid rule over t = log y in :func:`group_integral`.
+GROUP_T_STEP = 0.2
 #: Step of the quadrature over t = log y for the DNF factor.
 T_STEP = 0.2
 #: Values of ``dnf_order``: the exact joint probability, or the author's product of each DNF's own.
@@ -171,7 +172,14 @@ def _independent_gradient(ratings: np.ndarray, dnf: np.ndarray, fin: np.ndarray)
     return out
 
 
-def _group_terms(lam: np.ndarray, above: float, orderings: list[tuple[int, ...]] | None) -> tuple[np.ndarray, float]:
+def _counted_order_terms(lam: np.ndarray, above: float) -> tuple[np.ndarray, float]:
+    """A tie group's positional terms for the one order the plain gradient counted (worst first, index order):
+    position ``t`` keeps members ``t..m-1``, so member ``b`` gets ``lambda_b sum_{t <= b} 1 / Lambda_t``."""
+    inverse = 1.0 / (np.cumsum(lam[::-1])[::-1] + above)  # 1 / Lambda_t
+    return lam * np.cumsum(inverse), float(inverse.sum())
+
+
+def _group_terms(lam: np.ndarray, above: float) -> tuple[np.ndarray, float]:
     """A tie group's positional terms, averaged over its orderings.
 
     The position-``i`` term of section 3.2.2 gives ``lambda_k / Lambda_i`` to every player ``k``
@@ -180,17 +188,52 @@ def _group_terms(lam: np.ndarray, above: float, orderings: list[tuple[int, ...]]
     random subset of size ``m - t``; so the average over all ``m!`` orderings is a sum over the
     ``2^m - 1`` non-empty subsets ``S``, weighted ``1 / C(m, |S|)``.  Returns the group
     members' terms and the factor that multiplies each higher player's ``lambda``.
-    ``orderings`` (worst first, indices into ``lam``) replaces the subsets by a design.
     """
     m = len(lam)
-    if orderings is None:
-        masks = ((np.arange(1, 1 << m)[:, None] >> np.arange(m)) & 1).astype(bool)
-        weights = 1.0 / special.comb(m, masks.sum(axis=1)) / (masks @ lam + above)
-    else:
-        suffixes = [[np.isin(np.arange(m), o[t:]) for t in range(m)] for o in orderings]
-        masks = np.array([mask for rows in suffixes for mask in rows])
-        weights = 1.0 / len(orderings) / (masks @ lam + above)
+    masks = ((np.arange(1, 1 << m)[:, None] >> np.arange(m)) & 1).astype(bool)
+    weights = 1.0 / special.comb(m, masks.sum(axis=1)) / (masks @ lam + above)
     return lam * (masks.T @ weights), float(weights.sum())
+
+
+def group_integral(lam: np.ndarray, above: float) -> tuple[np.ndarray, float]:
+    """A large tie group's subset sums of :func:`_group_terms`, by an integral instead of its 2^m subsets.
+
+    With ``w(S) = 1 / (C(m, |S|) (lambda(S) + above))``, ``1 / C(m, k) = (m + 1) int_0^1 u^k (1-u)^(m-k) du``
+    (the beta integral) and ``1 / x = int_0^inf e^(-x y) dy`` turn the sums over subsets into products::
+
+        sum_{S != {}} w(S)  = (m+1) int_0^1 int_0^inf e^(-above y) [prod_c (1 - u + u x_c) - (1-u)^m] dy du
+        sum_{S ∋ b} w(S)    = (m+1) int_0^1 int_0^inf e^(-above y) u x_b prod_{c != b} (1 - u + u x_c) dy du
+
+    with ``x_c = e^(-lambda_c y)``.  The integrand is a polynomial of degree m in u, so Gauss-Legendre with
+    ``m // 2 + 1`` nodes integrates u exactly; y is integrated after ``y = e^t`` by the trapezoid rule (step
+    :data:`GROUP_T_STEP`; the integrand decays doubly exponentially at both ends, so the rule converges
+    spectrally, as for the DNF factor).  Every term is positive: nothing cancels, unlike inclusion-exclusion.
+    Against the subset sums (m <= 14) it agrees to about 1e-13 (tests/test_plackett_luce.py).  Cost
+    O(m^2 x nodes in t), against the subset sums' O(m 2^m).  Returns ``(lam_b sum_{S ∋ b} w(S), sum_S w(S))``.
+    """
+    m = len(lam)
+    roots, weights = special.roots_legendre(m // 2 + 1)
+    u = 0.5 * (roots + 1.0)
+    wu = 0.5 * weights
+    t_lo = -np.log(lam.sum() + above) - 37.0
+    t_hi = np.log(60.0 / (above + lam.min()))
+    if not (t_hi - t_lo) / GROUP_T_STEP <= MAX_NODES:  # also NaN
+        raise ComputationError(
+            f"a tie group's ratings spread over {np.log(lam.max() / lam.min()):.3g} (natural scale): the updates "
+            "diverge; lower the learning rate or bring the dummy and floor nearer the initial rating"
+        )
+    t = np.arange(t_lo, t_hi + GROUP_T_STEP, GROUP_T_STEP)
+    y = np.exp(t)
+    jacobian = GROUP_T_STEP * y * np.exp(-above * y)  # dy = y dt, times e^(-above y)
+    x = np.exp(-lam[None, :] * y[:, None])  # (nodes, m)
+    own = np.zeros(m)
+    factor = 0.0
+    for uk, wk in zip(u, wu, strict=True):
+        f = 1.0 - uk + uk * x
+        product = np.exp(np.log(f).sum(axis=1))
+        factor += wk * float(jacobian @ (product - (1.0 - uk) ** m))
+        own += wk * uk * ((jacobian * product) @ (x / f))
+    return lam * (m + 1) * own, (m + 1) * factor
 
 
 def plackett_luce_gradient(
@@ -198,9 +241,8 @@ def plackett_luce_gradient(
 ) -> np.ndarray:
     """The update direction of one game: ties averaged over orderings, DNFs censored (jointly or independently).
 
-    Tied groups of up to :data:`EXACT_SUBSETS` players are averaged exactly over all their
-    orderings (through the subset sum of :func:`_group_terms`); larger ones use a fixed-seed sample of
-    :data:`LARGE_GROUP_SAMPLES` orderings (see :mod:`ratings.systems._orders`).
+    Tied groups are averaged exactly over all their orderings: up to :data:`EXACT_SUBSETS` players through the
+    subset sum of :func:`_group_terms`, larger ones through the integral of :func:`group_integral`.
     """
     ratings = np.asarray(ratings, dtype=float)
     split = split_game(ranks, dnf)
@@ -212,7 +254,6 @@ def plackett_luce_gradient(
         # Section 3.2.2's gradient is a sum of one term per position; replace each tied
         # group's terms for the order above by their average over the group's orderings.
         lam = np.exp(-(ratings - ratings[fin].max()))
-        approximate = False
         start = 0
         for group in split.groups:
             start += len(group)
@@ -220,18 +261,13 @@ def plackett_luce_gradient(
                 continue
             higher = fin[start:]
             above = float(lam[higher].sum())
-            design = None
             if len(group) > EXACT_SUBSETS:
-                orderings, _ = group_orderings(group, ratings, samples=LARGE_GROUP_SAMPLES)
-                position = {int(p): i for i, p in enumerate(group)}
-                design = [tuple(position[p] for p in o) for o in orderings]
-                approximate = True
-            own, factor = _group_terms(lam[group], above, design)
-            own_base, factor_base = _group_terms(lam[group], above, [tuple(range(len(group)))])
+                own, factor = group_integral(lam[group], above)
+            else:
+                own, factor = _group_terms(lam[group], above)
+            own_base, factor_base = _counted_order_terms(lam[group], above)
             g[group] += own - own_base
             g[higher] += lam[higher] * (factor - factor_base)
-        if approximate:
-            g = symmetrize(g, ratings, split)
     if len(split.dnf):
         censored = _independent_gradient if dnf_order == "independent" else _censored_gradient
         g = g + censored(ratings, split.dnf, fin)

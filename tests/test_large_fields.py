@@ -1,0 +1,68 @@
+"""Large fields: every system's compiled replay is finite and equal to its per-game reference path on games of
+4,096 players (issue 28: fields of programming contests, up to tens of thousands of entrants).
+
+Two games of the same 4,096 players (so the second starts from the first's posteriors), places from skill plus
+noise rounded so that small ties occur, a 600-way tie for last among finishers (everyone who solved nothing in a
+contest: 15% of the field, far beyond Plackett-Luce's subset enumeration) and 1% DNFs.  Each system's
+reference path is its per-game Python hook (``rate_per_game``), the same comparison as tests/test_kernels.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ratings import Entry, Game, GameHistory, create
+
+from .test_kernels import assert_agree
+
+PLAYERS = 4096
+TIE = 600
+
+
+def large_history(players: int = PLAYERS, tie: int = TIE) -> GameHistory:
+    rng = np.random.default_rng(players)
+    skill = rng.normal(0.0, 1.0, players)
+    games = []
+    for g in range(2):
+        performance = np.round(skill + rng.normal(0.0, 1.0, players), 2)
+        performance[np.argsort(performance)[:tie]] = -99.0
+        place = {i: int(np.sum(performance > performance[i])) + 1 for i in range(players)}
+        dnf = set(rng.choice(players, players // 100, replace=False).tolist())
+        order = rng.permutation(players)
+        entries = tuple(Entry(f"p{i:04d}", None if i in dnf else place[int(i)]) for i in order)
+        games.append(Game(f"g{g}", entries, None))
+    return GameHistory(games)
+
+
+@pytest.fixture(scope="module")
+def history() -> GameHistory:
+    return large_history()
+
+
+def test_the_history_has_the_shape_described(history: GameHistory) -> None:
+    first = slice(0, PLAYERS)
+    ranks = history.flat_rank[first][~history.flat_dnf[first]]
+    assert np.bincount(ranks).max() >= TIE - PLAYERS // 100  # the tie for last among finishers
+    assert history.flat_dnf[first].sum() == PLAYERS // 100
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("multielo", {}),
+        ("pairwise-elo", {}),
+        ("glicko2", {}),
+        ("trueskill", {}),
+        ("elo-mmr", {}),
+        ("elo-mmr", {"variant": "chi"}),
+        ("plackett-luce", {}),
+        ("plackett-luce", {"dnf_order": "independent"}),
+    ],
+)
+def test_large_field_is_finite_and_equals_the_reference(history: GameHistory, name: str, params: dict) -> None:
+    system = create(name, **params)
+    run = system.rate(history)
+    assert np.isfinite(run.after).all()
+    assert np.isfinite(run.before).all()
+    assert_agree(system, history, run)
