@@ -34,27 +34,20 @@ import json
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
 from ratings.io.dates import parse_date
 from ratings.io.limits import READ_CPU_SECONDS
 from ratings.io.writing import write_rows
-from ratings.metrics import (
-    DEFAULT_BURN_IN,
-    DEFAULT_MIN_PRIOR_GAMES,
-    EQUAL_RATINGS,
-    Evaluation,
-    Interval,
-    PairedBootstrap,
-    game_scores,
-)
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
-from ratings.predict import win_probabilities
 from ratings.samples import list_samples, load_history
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
-from ratings.tune import METRICS, PREDICTIVE, TuneResult, Verdict, cut_index, held_out_verdicts, tune
+
+if TYPE_CHECKING:
+    from ratings.metrics import Evaluation, Interval
+    from ratings.tune import TuneResult, Verdict
 
 __all__ = ["main", "build_parser", "load_history", "parse_settings"]
 
@@ -66,6 +59,10 @@ USAGE_ERROR = 2
 _MAX_WARNINGS = 3
 #: Most problems of a history listed (one line each) before the rest are only counted.
 MAX_PROBLEMS = 100
+#: The commands that score ratings: their options and their code need :mod:`ratings.metrics` and
+#: :mod:`ratings.tune` (scipy's optimisers and integrators, about half a second of CPU to import), which the
+#: other commands do not load.
+SCORING_COMMANDS = ("evaluate", "tune", "compare")
 
 
 class CommandError(Exception):
@@ -73,8 +70,12 @@ class CommandError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------- parsing
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m ratings`` (systems listed from the registry)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``python -m ratings`` (systems listed from the registry).
+
+    ``command``: the command about to be parsed; when it is not one of :data:`SCORING_COMMANDS`, those commands
+    are declared without their options (so their modules are not imported); None declares everything.
+    """
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Rate game groups (poker nights, board-game clubs, races) with several rating systems.",
@@ -127,10 +128,30 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print every participant's rating before and after every game instead",
     )
+    if command is None or command in SCORING_COMMANDS:
+        _scoring_commands(commands, common)
+    else:
+        for name, text in _SCORING_HELP.items():
+            commands.add_parser(name, help=text)
+    return parser
+
+
+#: The one-line help of each of :data:`SCORING_COMMANDS`.
+_SCORING_HELP = {
+    "evaluate": "measure how well the ratings predicted each game",
+    "tune": "fit the system's parameters on the early games, judged on the later ones",
+    "compare": "tune every system within a shared budget and tabulate the held-out figures",
+}
+
+
+def _scoring_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    """The ``evaluate``, ``tune`` and ``compare`` commands with their options."""
+    from ratings.tune import METRICS
+
     score = commands.add_parser(
         "evaluate",
         parents=[common],
-        help="measure how well the ratings predicted each game",
+        help=_SCORING_HELP["evaluate"],
         description="Kendall tau, pair inversion and rank deviation of the ratings held before each game.",
     )
     score.add_argument("--json", action="store_true", help="print one JSON object")
@@ -151,14 +172,14 @@ def build_parser() -> argparse.ArgumentParser:
     tune = commands.add_parser(
         "tune",
         parents=[common],
-        help="fit the system's parameters on the early games, judged on the later ones",
+        help=_SCORING_HELP["tune"],
         description="Search the numeric parameters on the games before a cut (default: the first 30%%), then "
         "report the metric on the games after it, beside the defaults.",
     )
     compare = commands.add_parser(
         "compare",
         parents=[common],
-        help="tune every system within a shared budget and tabulate the held-out figures",
+        help=_SCORING_HELP["compare"],
         description="Tune every system (a share of the budget each) and print a table of held-out metrics.",
     )
     for sub in (tune, compare):
@@ -170,11 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--seed", type=int, default=0, help="seed of the search and the bootstrap (default 0)")
         sub.add_argument("--json", action="store_true", help="print one JSON object")
         _scoring_options(sub)
-    return parser
 
 
 def _scoring_options(sub: argparse.ArgumentParser) -> None:
     """Who pair inversion and rank deviation score, and how equal ratings count (Ebtekar and Liu's options)."""
+    from ratings.metrics import DEFAULT_BURN_IN, DEFAULT_MIN_PRIOR_GAMES, EQUAL_RATINGS
+
     group = sub.add_argument_group("pair inversion and rank deviation (Ebtekar and Liu 2021, section 6)")
     group.add_argument(
         "--min-prior-games",
@@ -471,43 +493,54 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
     if args.command == "rate":
         (write_trajectory if args.trajectory else write_leaderboard)(run, out)
     else:
-        first = 0
-        if args.from_date is not None or args.test_fraction is not None:
-            first = cut_index(
-                history, fraction=args.test_fraction and 1 - args.test_fraction, until=_date(args.from_date, "--from")
+        _evaluate(args, run, history, out)
+
+
+def _evaluate(args: argparse.Namespace, run: RatingRun, history: GameHistory, out: IO[str]) -> None:
+    """``evaluate``: the metrics of ``run`` on every game, or on the held-out part with intervals."""
+    from ratings.metrics import PairedBootstrap, game_scores
+    from ratings.predict import win_probabilities
+    from ratings.tune import PREDICTIVE, cut_index
+
+    first = 0
+    if args.from_date is not None or args.test_fraction is not None:
+        first = cut_index(
+            history, fraction=args.test_fraction and 1 - args.test_fraction, until=_date(args.from_date, "--from")
+        )
+    wins = win_probabilities(run, first_game=first) if args.metric == PREDICTIVE else None
+    scores = game_scores(history, run.before, first_game=first, win_probabilities=wins, **_scoring(args))
+    evaluation = scores.evaluation()
+    # a held-out part: each figure with its 95% interval (bootstrap over the scored games)
+    boot = PairedBootstrap({"run": scores}) if first else None
+    intervals = {m: boot.interval("run", m) for m in scores.numerators} if boot else {}
+    if args.json:
+        extra: dict[str, Any] = {}
+        if boot is not None:  # the games scored start there (a held-out part)
+            extra = {
+                "first_game": first,
+                "intervals": {m: i.as_dict() for m, i in intervals.items()},
+                "bootstrap": {
+                    "games": scores.n_games,
+                    "samples": boot.samples,
+                    "seed": boot.seed,
+                    "level": boot.level,
+                },
+            }
+        out.write(json.dumps({**evaluation.as_dict(), **extra}) + "\n")
+    else:
+        write_evaluation(evaluation, run, args.history, out, intervals)
+        if first:
+            out.write(f"scored          games {first + 1} to {history.n_games} (the earlier ones only rate)\n")
+            out.write(
+                f"intervals       95%, bootstrap over the {scores.n_games} scored games "
+                f"({boot.samples if boot else 0} resamples, seed {boot.seed if boot else 0})\n"
             )
-        wins = win_probabilities(run, first_game=first) if args.metric == PREDICTIVE else None
-        scores = game_scores(history, run.before, first_game=first, win_probabilities=wins, **_scoring(args))
-        evaluation = scores.evaluation()
-        # a held-out part: each figure with its 95% interval (bootstrap over the scored games)
-        boot = PairedBootstrap({"run": scores}) if first else None
-        intervals = {m: boot.interval("run", m) for m in scores.numerators} if boot else {}
-        if args.json:
-            extra: dict[str, Any] = {}
-            if boot is not None:  # the games scored start there (a held-out part)
-                extra = {
-                    "first_game": first,
-                    "intervals": {m: i.as_dict() for m, i in intervals.items()},
-                    "bootstrap": {
-                        "games": scores.n_games,
-                        "samples": boot.samples,
-                        "seed": boot.seed,
-                        "level": boot.level,
-                    },
-                }
-            out.write(json.dumps({**evaluation.as_dict(), **extra}) + "\n")
-        else:
-            write_evaluation(evaluation, run, args.history, out, intervals)
-            if first:
-                out.write(f"scored          games {first + 1} to {history.n_games} (the earlier ones only rate)\n")
-                out.write(
-                    f"intervals       95%, bootstrap over the {scores.n_games} scored games "
-                    f"({boot.samples if boot else 0} resamples, seed {boot.seed if boot else 0})\n"
-                )
 
 
 def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, out: IO[str]) -> None:
     """``tune`` (the chosen system, its --set values kept fixed) and ``compare`` (every system)."""
+    from ratings.tune import held_out_verdicts, tune
+
     until = _date(args.train_until, "--train-until")
     if args.command == "tune":
         fixed = {
@@ -574,6 +607,8 @@ _METRIC_NAMES = {
 def write_tuning(result: TuneResult, verdict: Verdict, out: IO[str]) -> None:
     """The tuned parameters and the metric on the training and the held-out games, beside the defaults; then every
     metric's held-out figures with their 95% intervals and whether the tuned settings beat the defaults."""
+    from ratings.tune import METRICS
+
     name, _ = METRICS[result.metric]
     out.write(f"system          {result.system}, metric {result.metric} ({len(result.evaluations)} evaluations)\n")
     out.write(f"training games  1 to {result.cut}; held-out games {result.cut + 1} on\n")
@@ -633,7 +668,8 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error argparse already reported
