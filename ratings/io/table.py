@@ -178,15 +178,7 @@ def _read_rows(
     chosen = _choose_shape(info, shape, source)
     if info.problems:
         raise HistoryError(info.problems)
-    warnings: list[str] = []
-    if chosen == "long" and "game" not in info.roles:
-        warnings.append(f"there is no game column: each date in column '{info.names[info.roles['date']]}' is one game")
-    used = set(info.roles.values()) | set(info.ordinals)
-    if chosen == "long":
-        used -= {info.roles[r] for r in ("dnf",) if r in info.roles}
-    ignored = [n for i, n in enumerate(info.names) if i not in used and _header_key(str(header_row.cells[i]))]
-    if ignored:
-        warnings.append("ignored column(s) this reader does not use: " + ", ".join(f"'{n}'" for n in ignored))
+    warnings: list[str] = column_warnings(info, header_row.cells, chosen)
     data = table[1:]
     width = len(header_row.cells)
     problems: list[Problem] = []  # row problems (skippable)
@@ -208,19 +200,12 @@ def _read_rows(
                 break
     # Dates are parsed for the whole column at once (day/month order).
     date_col = info.roles.get("date")
-    date_name = info.names[date_col] if date_col is not None else None
     dates = DateColumn()
     if date_col is not None:
         date_cells = {row.number: cell for row in data if not is_blank(cell := row.get(date_col))}
         dates = parse_date_cells(date_cells, info.names[date_col], source)
         fatal.extend(dates.column_problems)
-        if dates.order:
-            warnings.append(f"dates in column '{date_name}' were read {dates.order}")
-        if dates.serials:
-            warnings.append(
-                f"{dates.serials} date(s) in column '{date_name}' were spreadsheet day numbers (such as 45352 for "
-                "2024-03-01) and were read as dates; format the column as dates to avoid this"
-            )
+        warnings.extend(date_warnings(dates, info.names[date_col]))
     if chosen == "long":
         drafts, loose = _long_drafts(data, info, dates, source)
     else:
@@ -280,6 +265,33 @@ def _read_rows(
         skipped=skipped,
         columns=tuple(info.names),
     )
+
+
+def column_warnings(info: _Header, header: Sequence[Any], chosen: str) -> list[str]:
+    """What a reader says about a table's columns: no game column (each date is a game), columns it ignores."""
+    warnings: list[str] = []
+    if chosen == "long" and "game" not in info.roles:
+        warnings.append(f"there is no game column: each date in column '{info.names[info.roles['date']]}' is one game")
+    used = set(info.roles.values()) | set(info.ordinals)
+    if chosen == "long":
+        used -= {info.roles[r] for r in ("dnf",) if r in info.roles}
+    ignored = [n for i, n in enumerate(info.names) if i not in used and _header_key(str(header[i]))]
+    if ignored:
+        warnings.append("ignored column(s) this reader does not use: " + ", ".join(f"'{n}'" for n in ignored))
+    return warnings
+
+
+def date_warnings(dates: DateColumn, column: str) -> list[str]:
+    """What a reader says about how it read a date column (the day/month order, spreadsheet day numbers)."""
+    warnings = []
+    if dates.order:
+        warnings.append(f"dates in column '{column}' were read {dates.order}")
+    if dates.serials:
+        warnings.append(
+            f"{dates.serials} date(s) in column '{column}' were spreadsheet day numbers (such as 45352 for "
+            "2024-03-01) and were read as dates; format the column as dates to avoid this"
+        )
+    return warnings
 
 
 def _teammates_apart(draft: _Draft) -> list[tuple[str, int, str]]:
