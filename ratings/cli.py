@@ -39,7 +39,8 @@ from typing import IO, TYPE_CHECKING, Any
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
 from ratings.io.dates import parse_date
-from ratings.io.limits import READ_CPU_SECONDS
+from ratings.io.files import BY_INPUT, FROM_LIMITS
+from ratings.io.limits import HOSTED, READ_CPU_SECONDS
 from ratings.io.writing import write_rows
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
 from ratings.samples import list_samples, load_history
@@ -63,6 +64,8 @@ MAX_PROBLEMS = 100
 #: :mod:`ratings.tune` (scipy's optimisers and integrators, about half a second of CPU to import), which the
 #: other commands do not load.
 SCORING_COMMANDS = ("evaluate", "tune", "compare")
+#: ``--limits``: the hosted caps, or none (a trusted local file).
+_LIMITS = {"hosted": HOSTED, "none": None}
 
 
 class CommandError(Exception):
@@ -95,12 +98,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="a .csv/.tsv/.xlsx/.ods file (long or wide shape), '-' for CSV on standard input, or sample:NAME",
     )
     common.add_argument(
+        "--limits",
+        choices=list(_LIMITS),
+        default=None,
+        help="the bounds a read is held to: 'none' (the default for a file: a trusted local file of any size) or "
+        f"'hosted' (the app's caps for uploads: {HOSTED.max_bytes // (1024 * 1024)} MB, {HOSTED.max_rows:,} rows, "
+        f"{HOSTED.cpu_seconds:g} s of processing; the default for standard input)",
+    )
+    common.add_argument(
         "--read-seconds",
         type=_read_seconds,
-        default=READ_CPU_SECONDS,
+        default=None,
         metavar="SECONDS",
-        help=f"most processing time reading the file may take (default {READ_CPU_SECONDS:g}; 0: no limit, for a "
-        "trusted local file)",
+        help="most processing time reading the history may take (default: the limits', "
+        f"{READ_CPU_SECONDS:g} with --limits hosted, none otherwise; 0: no limit)",
     )
     common.add_argument(
         "--system",
@@ -265,9 +276,9 @@ def _count(text: str) -> int:
 _seconds = _number_in(0.0, 24 * 3600.0, "a number of seconds between 0 and 86400")
 
 
-def _read_seconds(text: str) -> float | None:
-    """``--read-seconds``: a number of seconds, or 0 for no limit (``None``)."""
-    return None if text.strip() in ("0", "0.0") else _seconds(text)
+def _read_seconds(text: str) -> float:
+    """``--read-seconds``: a number of seconds, or 0 for no limit."""
+    return 0.0 if text.strip() in ("0", "0.0") else _seconds(text)
 
 
 def _date(text: str | None, option: str) -> dt.date | None:
@@ -484,7 +495,9 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
         write_samples(out)
         return
     system = _make_system(args.system, args.settings)
-    history = load_history(args.history, cpu_seconds=args.read_seconds)
+    limits = BY_INPUT if args.limits is None else _LIMITS[args.limits]
+    seconds = FROM_LIMITS if args.read_seconds is None else (args.read_seconds or None)  # 0: no limit
+    history = load_history(args.history, cpu_seconds=seconds, limits=limits)
     _warn(history, err)
     if args.command in ("tune", "compare"):
         _tune(args, system, history, out)

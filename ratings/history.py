@@ -232,7 +232,7 @@ class GameHistory:
         players: Sequence[str],
         warnings: Iterable[str] = (),
         *,
-        block: int = 1 << 19,
+        block: int = 1 << 17,
     ) -> GameHistory:
         """A free-for-all history straight from its flat arrays, with no per-entry Python object (a reader of
         large files builds these; :attr:`games` is made only when something asks for it).

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,13 +64,13 @@ print(json.dumps({"before": before, "kernels": kernels, "compiled": sorted(set(c
 """
 
 
-def _report(system: str) -> dict[str, object]:
+def _report(system: str) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-c", _SCRIPT, system], env=env, capture_output=True, text=True, cwd=ROOT, timeout=600
     )
     assert done.returncode == 0, done.stderr
-    report: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return report
 
 
@@ -78,7 +79,7 @@ def test_rating_with_one_system_loads_only_its_kernels(system: str) -> None:
     report = _report(system)
     # `import ratings` alone: no numba, no kernel module
     assert report["before"] == []
-    kernels = set(report["kernels"])  # type: ignore[arg-type]
+    kernels = set(report["kernels"])
     assert kernels - {"jit", "numerics"} <= _ALLOWED[system], kernels
     assert _ALLOWED[system] & kernels, kernels  # the system did run a kernel of its own
     others = {"trueskill", "elo_mmr", "glicko2"} - _ALLOWED[system]

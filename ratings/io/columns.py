@@ -34,7 +34,7 @@ from ratings.history import GameHistory, HistoryError
 from ratings.io.cells import _cell
 from ratings.io.dates import parse_date_cells
 from ratings.io.header import _choose_shape, read_header
-from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_ROWS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
+from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
 from ratings.io.names import clean_name, name_key
 from ratings.io.places import parse_place
 from ratings.io.table import ReadResult, column_warnings, date_warnings
@@ -45,6 +45,8 @@ __all__ = ["CHUNK_ROWS", "read_long_columns"]
 #: Rows parsed at a time (the memory of one chunk's codes and distinct texts is what the reading holds beyond the
 #: arrays).
 CHUNK_ROWS = 1 << 16
+#: Rows checked at a time after the parse (bounds the memory of the checks).
+_BLOCK = 1 << 19
 #: Bytes of the file's start read to recognise its header, separator and encoding.
 _PREFIX = 1 << 16
 
@@ -131,16 +133,51 @@ def _read(
 
     games: dict[str, int] = {}  # game id -> code, in order of first appearance
     game_first: list[int] = []  # each game's first row (index into the arrays)
-    game_text: dict[str, int] = {}  # a raw game cell -> its game code
     players: dict[str, int] = {}  # cleaned name -> code, in order of first appearance
-    player_text: dict[str, int] = {}  # a raw name cell -> its player code
     spelling: dict[str, str] = {}  # name_key -> the cleaned name that has it
-    place_text: dict[str, int] = {}  # a raw place cell -> its place (0: did not finish)
-    date_text: dict[str, int] = {}  # a raw date cell -> its code
-    longest = 0
-    until = (
-        None if not hosted or limits is None or limits.cpu_seconds is None else time.thread_time() + limits.cpu_seconds
-    )
+    date_texts: list[str] = []  # every distinct date cell, in order of first appearance
+
+    def plain(raw: str) -> bool:
+        """Whether ``clean_name`` keeps a text as it is (kept then as the very string the parser made, so that the
+        factorizer, this reader's tables and the history share one string per name)."""
+        return raw.isascii() and raw[:1] != "'" and raw == " ".join(raw.split())
+
+    def game_of(raw: str) -> int:
+        game_id = raw if plain(raw) else clean_name(_cell(raw))
+        if not game_id or "\x00" in game_id:
+            raise _Decline
+        code = games.get(game_id)
+        if code is None:
+            code = games[game_id] = len(games)
+            game_first.append(-1)
+        return code
+
+    def player_of(raw: str) -> int:
+        name = raw if plain(raw) else clean_name(_cell(raw))
+        if not name or "\x00" in name:
+            raise _Decline
+        key = name_key(name)
+        if spelling.setdefault(name if key == name else key, name) != name:
+            raise _Decline  # two spellings of one player: the general reader merges them and says so
+        return players.setdefault(name, len(players))
+
+    def place_of(raw: str) -> int:
+        try:
+            read = parse_place(_cell(raw))
+        except ValueError:
+            raise _Decline from None
+        return 0 if read is None else read
+
+    def date_of(raw: str) -> int:
+        date_texts.append(raw)
+        return len(date_texts) - 1
+
+    readers = {"game": _Distinct(game_of), "player": _Distinct(player_of), "place": _Distinct(place_of)}
+    if "date" in wanted:
+        readers["date"] = _Distinct(date_of)
+    targets = {"game": game_code, "player": player_code, "place": place, "date": date_code}
+    seconds = limits.cpu_seconds if limits is not None else None
+    until = None if seconds is None else time.thread_time() + seconds
 
     source_arg: Any = io.BytesIO(file) if isinstance(file, (bytes, bytearray)) else os.fspath(file)
     names = list(range(width))
@@ -154,9 +191,8 @@ def _read(
                 header=None,
                 names=names,
                 skiprows=1,
-                usecols=list(wanted.values()),
                 index_col=False,
-                dtype="category",
+                dtype=object,
                 na_filter=False,
                 keep_default_na=False,
                 encoding="utf-8-sig",
@@ -171,71 +207,13 @@ def _read(
                     if row + n > lines:
                         raise _Decline
                     end = row + n
-                    columns = {role: chunk[index] for role, index in wanted.items()}
-                    # game ids
-                    codes, cats = _categories(columns["game"])
-                    lookup = np.empty(len(cats), dtype=np.int32)
-                    for k, raw in enumerate(cats):
-                        code = game_text.get(raw)
-                        if code is None:
-                            game_id = clean_name(_cell(raw))
-                            if not game_id or "\x00" in game_id:
-                                raise _Decline
-                            code = games.get(game_id)
-                            if code is None:
-                                code = games[game_id] = len(games)
-                                game_first.append(-1)
-                            game_text[raw] = code
-                        lookup[k] = code
-                        longest = max(longest, len(raw))
-                    chunk_games = lookup[codes]
-                    game_code[row:end] = chunk_games
-                    # first row of each game met in this chunk
-                    seen, first_at = np.unique(chunk_games, return_index=True)
+                    for role, index in wanted.items():
+                        targets[role][row:end] = readers[role].codes(chunk[index])
+                    # the first row of each game met in this chunk
+                    seen, first_at = np.unique(game_code[row:end], return_index=True)
                     for g, at in zip(seen.tolist(), first_at.tolist(), strict=True):
                         if game_first[g] < 0:
                             game_first[g] = row + at
-                    # players
-                    codes, cats = _categories(columns["player"])
-                    lookup = np.empty(len(cats), dtype=np.int32)
-                    for k, raw in enumerate(cats):
-                        code = player_text.get(raw)
-                        if code is None:
-                            name = clean_name(_cell(raw))
-                            if not name or "\x00" in name:
-                                raise _Decline
-                            key = name_key(name)
-                            if spelling.setdefault(key, name) != name:
-                                raise _Decline  # two spellings of one player: the general reader merges and says so
-                            code = players.get(name)
-                            if code is None:
-                                code = players[name] = len(players)
-                            player_text[raw] = code
-                        lookup[k] = code
-                        longest = max(longest, len(raw))
-                    player_code[row:end] = lookup[codes]
-                    # places
-                    codes, cats = _categories(columns["place"])
-                    lookup = np.empty(len(cats), dtype=np.int32)
-                    for k, raw in enumerate(cats):
-                        value = place_text.get(raw)
-                        if value is None:
-                            try:
-                                read = parse_place(_cell(raw))
-                            except ValueError:
-                                raise _Decline from None
-                            value = place_text[raw] = 0 if read is None else read
-                        lookup[k] = value
-                        longest = max(longest, len(raw))
-                    place[row:end] = lookup[codes]
-                    # dates
-                    if "date" in columns:
-                        codes, cats = _categories(columns["date"])
-                        lookup = np.empty(len(cats), dtype=np.int32)
-                        for k, raw in enumerate(cats):
-                            lookup[k] = date_text.setdefault(raw, len(date_text))
-                            longest = max(longest, len(raw))
-                        date_code[row:end] = lookup[codes]
                     row = end
                     if until is not None and time.thread_time() > until:
                         raise _Decline  # the general reader refuses it with its message
@@ -243,8 +221,10 @@ def _read(
                         progress(row, lines)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.ParserWarning, OverflowError):
         raise _Decline from None
-    if hosted and (row + 1 > MAX_ROWS or lines > MAX_SHEET_ROWS or (row + 1) * width > MAX_CELLS):
+    if limits is not None and (row + 1 > limits.max_rows or lines > MAX_SHEET_ROWS or (row + 1) * width > MAX_CELLS):
         raise _Decline
+    longest = max(r.longest for r in readers.values())
+    del readers, targets  # the factorizers' tables and the arrays only they still name
     if longest > MAX_CELL_CHARS or not row:
         raise _Decline
     game_code, player_code, place = game_code[:row], player_code[:row], place[:row]
@@ -254,17 +234,18 @@ def _read(
     game_dates: list[dt.date | None] = [None] * n_games
     warns: list[str] = column_warnings(info, header_cells, "long")
     if "date" in wanted:
-        texts = list(date_text)
+        texts = date_texts
         date_name = info.names[wanted["date"]]
         parsed = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, date_name, source)
         if parsed.row_problems or parsed.column_problems or len(parsed.dates) != len(texts):
             raise _Decline  # a blank or unreadable date: the general reader says where
-        day = np.array([parsed.dates[k].toordinal() for k in range(len(texts))], dtype=np.int64)
+        day = np.array([parsed.dates[k].toordinal() for k in range(len(texts))], dtype=np.int32)
         first = np.asarray(game_first, dtype=np.int64)
-        row_day = day[date_code[:row]]
-        if not np.array_equal(row_day, day[date_code[first]][game_code]):
-            raise _Decline  # a game with two dates
-        del row_day
+        game_day = day[date_code[first]]
+        for a in range(0, row, _BLOCK):  # every row's date is its game's (a block at a time: bounded memory)
+            b = min(row, a + _BLOCK)
+            if not np.array_equal(day[date_code[a:b]], game_day[game_code[a:b]]):
+                raise _Decline  # a game with two dates
         game_dates = [parsed.dates[k] for k in date_code[first].tolist()]
         warns.extend(date_warnings(parsed, date_name))
         date_code = np.empty(0, dtype=np.int32)
@@ -279,25 +260,30 @@ def _read(
     final_game = rank_of_game[game_code]
     del game_code
     sizes = np.bincount(final_game, minlength=n_games)
-    if not np.all(final_game[1:] >= final_game[:-1]):
+    in_order = bool(np.all(final_game[1:] >= final_game[:-1]))
+    if not in_order:
         order = np.argsort(final_game, kind="stable")
+        del final_game
         player_code = player_code[order]
         place = place[order]
         del order
-    del final_game
+    else:
+        del final_game
     offsets = np.zeros(n_games + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     names_list = list(players)
-    # players numbered by first appearance in play order, as the history numbers them
-    first_seen = np.full(len(names_list), row, dtype=np.int64)
-    np.minimum.at(first_seen, player_code, np.arange(row, dtype=np.int64))
-    by_first = np.argsort(first_seen, kind="stable")
-    if not np.array_equal(by_first, np.arange(len(names_list))):
+    if not in_order:
+        # players numbered by first appearance in play order, as the history numbers them
+        first_seen = np.full(len(names_list), row, dtype=np.int64)
+        for a in range(0, row, _BLOCK):
+            b = min(row, a + _BLOCK)
+            np.minimum.at(first_seen, player_code[a:b], np.arange(a, b, dtype=np.int64))
+        by_first = np.argsort(first_seen, kind="stable")
         renumber = np.empty(len(names_list), dtype=np.int32)
         renumber[by_first] = np.arange(len(names_list), dtype=np.int32)
         player_code = renumber[player_code]
         names_list = [names_list[i] for i in by_first.tolist()]
-    del first_seen, by_first
+        del first_seen, by_first
     _no_repeats(offsets, player_code, len(names_list))
     history = GameHistory.from_columns(
         [ids[g] for g in game_order.tolist()],
@@ -313,12 +299,35 @@ def _read(
     )
 
 
-def _categories(column: Any) -> tuple[np.ndarray, list[str]]:
-    """A categorical column's codes and its categories as texts."""
-    codes = np.asarray(column.cat.codes)
-    if len(codes) and codes.min() < 0:
-        raise _Decline
-    return codes, [str(c) for c in column.cat.categories]
+class _Distinct:
+    """One column's cells to integers: each distinct text met anywhere in the file is read once (``read``), the
+    rows keep codes.  Texts are matched with every text met before by pandas' factorizer (a hash table in C that
+    keeps its texts from one chunk to the next, as pandas' merges use it); the C parser already makes one string
+    per distinct text of a chunk."""
+
+    def __init__(self, read: Callable[[str], int]) -> None:
+        from pandas._libs.hashtable import ObjectFactorizer
+
+        self.read = read
+        self.factorizer = ObjectFactorizer(1 << 16)
+        self.values = np.empty(0, dtype=np.int32)  # the value of every distinct text, by its factorizer code
+        self.longest = 0  # the longest text met
+
+    def codes(self, column: Any) -> np.ndarray:
+        """The value of every cell of a column of texts."""
+        texts = column.to_numpy(dtype=object)
+        known = len(self.values)
+        numbers = self.factorizer.factorize(texts)
+        new = numbers >= known
+        if new.any():
+            # the texts met for the first time, in the order the factorizer numbered them
+            _, first = np.unique(numbers[new], return_index=True)
+            fresh = texts[new][first]
+            self.longest = max(self.longest, max(len(t) for t in fresh))
+            values = np.fromiter((self.read(t) for t in fresh), dtype=np.int32, count=len(fresh))
+            self.values = np.concatenate([self.values, values])
+        result: np.ndarray = self.values[numbers]
+        return result
 
 
 def _no_repeats(offsets: np.ndarray, player: np.ndarray, n_players: int, block: int = 1 << 19) -> None:

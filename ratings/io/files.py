@@ -40,6 +40,7 @@ def _read_limited(file: Any, filename: str | None, limits: Limits | None) -> tup
                 f"the file is {len(data) / 1e6:.1f} MB; this reader accepts files up to {limit}", source=filename
             )
         return data, filename
+    name: str | None = filename
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
         name = filename or os.path.basename(path)
@@ -202,13 +203,13 @@ def _columns(
     """The column reader's history for a path or bytes named as (or sniffed to be) a text table; None otherwise."""
     from ratings.io.columns import read_long_columns
 
+    name: str | None = filename
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
         name = filename or os.path.basename(path)
         if not os.path.isfile(path):
             return None
     elif isinstance(file, (bytes, bytearray)):
-        name = filename
         if bytes(file[:4]) == b"PK\x03\x04":
             return None
     else:
