@@ -14,13 +14,15 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from ratings.history import GameHistory
 from ratings.params import ParamSpec, build, specs
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where a frame is made: a replay needs no pandas
 
 __all__ = [
     "NO_DATE",
@@ -284,6 +286,8 @@ class RatingRun:
 
     def leaderboard(self) -> pd.DataFrame:
         """One row per player, highest rating first."""
+        import pandas as pd
+
         table = pd.DataFrame(
             {
                 "player": list(self.players),
@@ -303,6 +307,8 @@ class RatingRun:
     def trajectory(self) -> pd.DataFrame:
         """Long table: one row per participant of every game, with ratings before and after (and ``team`` and
         ``weight`` when the history names teams)."""
+        import pandas as pd
+
         h = self.history
         game_index = h.game_of_entry()
         frame = pd.DataFrame(

@@ -17,10 +17,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where a frame is made: a replay needs no pandas
 
 __all__ = [
     "Entry",
@@ -447,6 +449,8 @@ class GameHistory:
 
     def to_frame(self) -> pd.DataFrame:
         """Long-shape DataFrame with columns ``game, date, player, place`` (and ``team, weight`` when used)."""
+        import pandas as pd
+
         columns = list(LONG_COLUMNS if self.labels_teams else LONG_COLUMNS[:4])
         return pd.DataFrame(self.to_records(), columns=columns)
 
