@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from ratings.history import HistoryError, Problem
+from ratings.io.contests import is_contest_input, read_contests
 from ratings.io.limits import (
     HOSTED,
     MAX_RATIO,
@@ -153,7 +154,8 @@ def read_file(
     """Read a game history from a file: a path, bytes or a binary file object.
 
     The format comes from the file name's extension (``.csv``, ``.tsv``, ``.txt``, ``.xlsx``, ``.ods``)
-    or, without one, from the content.  Text files may use ``,``, ``;`` or tab separators (sniffed) and
+    or, without one, from the content; a ``.json`` file, or a folder of them, holds contests in the layout of the
+    Elo-MMR data sets (:mod:`ratings.io.contests`).  Text files may use ``,``, ``;`` or tab separators (sniffed) and
     may start with a UTF-8 byte-order mark.
 
     ``limits`` (:class:`ratings.io.limits.Limits`) bounds the reading; by default a path is a trusted local file,
@@ -178,11 +180,15 @@ def read_file(
     assert cpu_seconds is None or isinstance(cpu_seconds, (int, float))
     if limits is not None and cpu_seconds != limits.cpu_seconds:
         limits = dataclasses.replace(limits, cpu_seconds=cpu_seconds)
+    if is_contest_input(file, filename):
+        return _contests(file, filename, limits, progress)
     if shape in ("auto", "long") and not skip_bad_rows:
         fast = _columns(file, filename, limits, progress)
         if fast is not None:
             return fast
     data, name = _read_limited(file, filename, limits)
+    if is_contest_input(data, name):  # a file object named .json
+        return _contests(data, name, limits, progress)
     kind = _kind(data, name, limits)
     notes: list[str] = []
     encoding: str | None = None
@@ -199,6 +205,16 @@ def read_file(
     if notes or encoding:
         result = dataclasses.replace(result, warnings=(*notes, *result.warnings), encoding=encoding)
     return result
+
+
+def _contests(
+    file: Any, filename: str | None, limits: Limits | None, progress: Callable[[int, int], None] | None
+) -> ReadResult:
+    """A contest file or folder (:mod:`ratings.io.contests`)."""
+    history = read_contests(
+        file, filename, max_bytes=limits.max_bytes if limits is not None else None, progress=progress
+    )
+    return ReadResult(history=history, shape="contests", warnings=history.warnings)
 
 
 def _columns(

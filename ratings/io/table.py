@@ -24,6 +24,7 @@ class ReadResult:
     """What a reader found: the history, the recognised shape and everything worth telling the user."""
 
     history: GameHistory
+    #: "long" or "wide" (a table), "contests" (:mod:`ratings.io.contests`).
     shape: str
     warnings: tuple[str, ...] = ()
     skipped: tuple[Problem, ...] = ()
