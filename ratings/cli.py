@@ -17,7 +17,10 @@ Commands:
   interval and its verdict against the defaults and against the best other system.
 
 HISTORY is a file (.csv, .tsv, .xlsx, .ods; long or wide shape), ``-`` for CSV on
-standard input, or ``sample:NAME``.  User errors (unknown system or parameter, invalid
+standard input, ``sample:NAME``, or a ``.json`` file or folder of contests in the Elo-MMR data sets' layout
+(:mod:`ratings.io.contests`).  A file is read without the hosted caps (``--limits hosted`` sets them; standard input
+has them unless ``--limits none``).  Reading and replaying show a progress bar on stderr when it is a terminal and
+the step takes more than a few seconds (:mod:`ratings.progress`).  User errors (unknown system or parameter, invalid
 value, unreadable file) end with exit status 2 and a one-line message on stderr; a history
 with problems gets one line per problem (file, row, column, what), at most
 :data:`MAX_PROBLEMS` of them and then a count of the rest.  Dates of options are read by the
@@ -43,6 +46,7 @@ from ratings.io.files import BY_INPUT, FROM_LIMITS
 from ratings.io.limits import HOSTED, READ_CPU_SECONDS
 from ratings.io.writing import write_rows
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
+from ratings.progress import Progress
 from ratings.samples import list_samples, load_history
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
 
@@ -95,7 +99,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     common.add_argument(
         "history",
         metavar="HISTORY",
-        help="a .csv/.tsv/.xlsx/.ods file (long or wide shape), '-' for CSV on standard input, or sample:NAME",
+        help="a .csv/.tsv/.xlsx/.ods file (long or wide shape), a .json file or folder of contests (Elo-MMR layout), "
+        "'-' for CSV on standard input, or sample:NAME",
     )
     common.add_argument(
         "--limits",
@@ -497,12 +502,14 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
     system = _make_system(args.system, args.settings)
     limits = BY_INPUT if args.limits is None else _LIMITS[args.limits]
     seconds = FROM_LIMITS if args.read_seconds is None else (args.read_seconds or None)  # 0: no limit
-    history = load_history(args.history, cpu_seconds=seconds, limits=limits)
+    with Progress(err, f"reading {args.history}") as bar:
+        history = load_history(args.history, cpu_seconds=seconds, limits=limits, progress=bar.update)
     _warn(history, err)
     if args.command in ("tune", "compare"):
         _tune(args, system, history, out)
         return
-    run = system.rate(history)
+    with Progress(err, f"rating with {system.name}") as bar:
+        run = system.rate(history, progress=bar.update)
     if args.command == "rate":
         (write_trajectory if args.trajectory else write_leaderboard)(run, out)
     else:
