@@ -62,7 +62,14 @@ def read_contests(
         if path.is_dir():
             paths = sorted((p for p in path.iterdir() if p.suffix.lower() == ".json"), key=lambda p: _natural(p.name))
             if not paths:
-                raise HistoryError([Problem(f"the folder '{path}' holds no .json contest files")])
+                raise HistoryError(
+                    [
+                        Problem(
+                            f"'{path}' is a folder with no .json files (a folder is read as contest files in the "
+                            "Elo-MMR layout)"
+                        )
+                    ]
+                )
         else:
             paths = [path]
         contests = []
