@@ -90,11 +90,12 @@ class Entry:
 
 @dataclass(frozen=True)
 class Game:
-    """One game: an id, an optional date and its participants."""
+    """One game: an id, an optional date (with its time of day, where the file gave one) and its participants."""
 
     id: str
     entries: tuple[Entry, ...]
     date: dt.date | None = None
+    time: dt.time | None = None
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -437,7 +438,7 @@ class GameHistory:
             for entry in game.entries:
                 record: dict[str, Any] = {
                     "game": game.id,
-                    "date": game.date,
+                    "date": game.date if game.time is None else dt.datetime.combine(game.date, game.time),  # type: ignore[arg-type]
                     "player": entry.player,
                     "place": "DNF" if entry.place is None else entry.place,
                 }

@@ -32,7 +32,7 @@ import numpy as np
 
 from ratings.history import GameHistory, HistoryError
 from ratings.io.cells import _cell
-from ratings.io.dates import parse_date_cells
+from ratings.io.dates import parse_date_cells, play_order
 from ratings.io.header import _choose_shape, read_header
 from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
 from ratings.io.names import clean_name, name_key
@@ -237,8 +237,8 @@ def _read(
         texts = date_texts
         date_name = info.names[wanted["date"]]
         parsed = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, date_name, source)
-        if parsed.row_problems or parsed.column_problems or len(parsed.dates) != len(texts):
-            raise _Decline  # a blank or unreadable date: the general reader says where
+        if parsed.row_problems or parsed.column_problems or len(parsed.dates) != len(texts) or parsed.times:
+            raise _Decline  # a blank or unreadable date (the general reader says where), or times of day
         day = np.array([parsed.dates[k].toordinal() for k in range(len(texts))], dtype=np.int32)
         first = np.asarray(game_first, dtype=np.int64)
         game_day = day[date_code[first]]
@@ -251,9 +251,10 @@ def _read(
         date_code = np.empty(0, dtype=np.int32)
 
     # games in play order: first appearance, then by date when every game has one (stable)
-    game_order = np.arange(n_games)
-    if "date" in wanted:
-        game_order = np.argsort(np.array([d.toordinal() for d in game_dates if d is not None]), kind="stable")
+    order, note = play_order(game_dates, [None] * n_games)
+    game_order = np.asarray(order, dtype=np.int64)
+    if note:
+        warns.append(note)
     ids = list(games)
     rank_of_game = np.empty(n_games, dtype=np.int32)
     rank_of_game[game_order] = np.arange(n_games, dtype=np.int32)
@@ -262,11 +263,11 @@ def _read(
     sizes = np.bincount(final_game, minlength=n_games)
     in_order = bool(np.all(final_game[1:] >= final_game[:-1]))
     if not in_order:
-        order = np.argsort(final_game, kind="stable")
+        rows_in_order = np.argsort(final_game, kind="stable")
         del final_game
-        player_code = player_code[order]
-        place = place[order]
-        del order
+        player_code = player_code[rows_in_order]
+        place = place[rows_in_order]
+        del rows_in_order
     else:
         del final_game
     offsets = np.zeros(n_games + 1, dtype=np.int64)

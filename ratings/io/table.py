@@ -9,7 +9,7 @@ from typing import Any
 
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.io.cells import Cell, _cell, _column_letter, is_blank
-from ratings.io.dates import DateColumn, parse_date_cells
+from ratings.io.dates import DateColumn, parse_date_cells, play_order
 from ratings.io.header import _choose_shape, _Header, _header_key, read_header
 from ratings.io.limits import MAX_COLUMNS, MAX_ROWS, _Tally, _too_big
 from ratings.io.names import _merge_names, clean_name
@@ -50,6 +50,7 @@ class _Draft:
     id: str
     rows: list[int]
     date: dt.date | None = None
+    time: dt.time | None = None
     date_row: int | None = None
     entries: list[_Seat] = field(default_factory=list)
     bad: bool = False
@@ -244,7 +245,7 @@ def _read_rows(
                 problems.extend(Problem(m, row, column, source) for m, row, column in disagreeing)
                 draft.bad = True
         if not draft.bad:
-            games.append((draft, Game(draft.id, tuple(entries), draft.date)))
+            games.append((draft, Game(draft.id, tuple(entries), draft.date, draft.time)))
     if fatal or (problems and not skip_bad_rows):
         raise HistoryError(sorted(fatal + problems, key=_problem_order))
     skipped = tuple(sorted(problems, key=_problem_order))
@@ -255,9 +256,11 @@ def _read_rows(
         if orphans:
             message += f", and {orphans} row(s) with no game"
         warnings.append(message)
-    ordered = [g for _, g in games]
-    if ordered and all(g.date is not None for g in ordered):
-        ordered.sort(key=lambda g: g.date)  # type: ignore[arg-type, return-value]
+    listed = [g for _, g in games]
+    order, note = play_order([g.date for g in listed], [g.time for g in listed])
+    ordered = [listed[i] for i in order]
+    if note:
+        warnings.append(note)
     history = GameHistory(ordered, warnings=warnings)
     return ReadResult(
         history=history,
@@ -373,6 +376,7 @@ def _long_drafts(
             if date is not None:
                 if draft.date is None:
                     draft.date, draft.date_row = date, row.number
+                    draft.time = dates.times.get(row.number)
                 elif draft.date != date:
                     row_problems.append(
                         (
@@ -450,6 +454,7 @@ def _wide_drafts(
             if row.number in dates.row_problems:
                 row_problems.append(dates.row_problems[row.number])
             draft.date = dates.dates.get(row.number)
+            draft.time = dates.times.get(row.number)
         cells: list[tuple[int, int | None]] = [(j, info.ordinals[j]) for j in place_cols]
         if dnf_col is not None:
             cells.append((dnf_col, None))
