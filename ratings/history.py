@@ -299,6 +299,14 @@ class GameHistory:
         self._freeze()
         return self
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickle, also a history pickled before the games were kept lazily (a ``games`` attribute)."""
+        if "games" in state:
+            state["_games"] = state.pop("games")
+        state.setdefault("_ids", None)
+        state.setdefault("_dates", None)
+        self.__dict__.update(state)
+
     # ------------------------------------------------------------------ basics
     @property
     def games(self) -> tuple[Game, ...]:
