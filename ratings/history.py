@@ -240,12 +240,14 @@ class GameHistory:
         """A free-for-all history straight from its flat arrays, with no per-entry Python object (a reader of
         large files builds these; :attr:`games` is made only when something asks for it).
 
-        ``offsets`` delimits the games (as :attr:`offsets`), ``flat_player`` indexes ``players`` (distinct, in
-        order of first appearance), ``flat_place`` holds each entry's place with 0 for did-not-finish; ``ids``
-        and ``dates`` give one value per game.  The caller has checked what :meth:`__init__` checks (names
-        present and distinct in a game, places positive).  Ranks and positions are computed ``block`` entries
-        at a time, so the memory beyond the arrays stays bounded whatever the history's size.
+        ``offsets`` delimits the games (as :attr:`offsets`), ``flat_player`` indexes ``players`` (distinct;
+        renumbered here by first appearance in play order, as every history numbers them), ``flat_place`` holds
+        each entry's place with 0 for did-not-finish; ``ids`` and ``dates`` give one value per game.  The caller
+        has checked what :meth:`__init__` checks (names present and distinct in a game, places positive).  Ranks and
+        positions are computed ``block`` entries at a time, so the memory beyond the arrays stays bounded whatever
+        the history's size.
         """
+        flat_player, players = _by_first_appearance(np.asarray(flat_player, dtype=np.int32), list(players), block)
         self = cls.__new__(cls)
         n_games = len(offsets) - 1
         self._games = None
@@ -466,6 +468,28 @@ class GameHistory:
     def with_games(self, games: Iterable[Game]) -> GameHistory:
         """A new history with other games (for what-if edits); this one is unchanged."""
         return GameHistory(games)
+
+
+def _by_first_appearance(player: np.ndarray, names: list[str], block: int) -> tuple[np.ndarray, list[str]]:
+    """Player codes and names renumbered so that players are numbered in order of first appearance (unchanged when
+    they already are: every code at most one above all codes before it)."""
+    top = -1
+    in_order = True
+    for a in range(0, len(player), block):
+        running = np.maximum.accumulate(player[a : a + block])
+        if np.any(np.diff(running, prepend=top) > 1):
+            in_order = False
+            break
+        top = int(running[-1])
+    if in_order:
+        return player, names
+    first = np.full(len(names), len(player), dtype=np.int64)
+    for a in range(0, len(player), block):
+        np.minimum.at(first, player[a : a + block], np.arange(a, min(a + block, len(player)), dtype=np.int64))
+    by_first = np.argsort(first, kind="stable")
+    renumber = np.empty(len(names), dtype=np.int32)
+    renumber[by_first] = np.arange(len(names), dtype=np.int32)
+    return renumber[player], [names[i] for i in by_first.tolist()]
 
 
 def team_numbers(entries: Sequence[Entry]) -> tuple[list[int], dict[str, int]]:

@@ -273,18 +273,6 @@ def _read(
     offsets = np.zeros(n_games + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     names_list = list(players)
-    if not in_order:
-        # players numbered by first appearance in play order, as the history numbers them
-        first_seen = np.full(len(names_list), row, dtype=np.int64)
-        for a in range(0, row, _BLOCK):
-            b = min(row, a + _BLOCK)
-            np.minimum.at(first_seen, player_code[a:b], np.arange(a, b, dtype=np.int64))
-        by_first = np.argsort(first_seen, kind="stable")
-        renumber = np.empty(len(names_list), dtype=np.int32)
-        renumber[by_first] = np.arange(len(names_list), dtype=np.int32)
-        player_code = renumber[player_code]
-        names_list = [names_list[i] for i in by_first.tolist()]
-        del first_seen, by_first
     _no_repeats(offsets, player_code, len(names_list))
     history = GameHistory.from_columns(
         [ids[g] for g in game_order.tolist()],

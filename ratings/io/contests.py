@@ -222,14 +222,5 @@ def _history(contests: list[tuple[str, dict[str, Any], int]]) -> GameHistory:
     offsets = np.zeros(len(ids) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     flat_player = np.concatenate(codes)
-    # players numbered by first appearance in play order, as every history numbers them
-    order = list(canonical)
-    first = np.full(len(order), len(flat_player), dtype=np.int64)
-    np.minimum.at(first, flat_player, np.arange(len(flat_player)))
-    by_first = np.argsort(first, kind="stable")
-    renumber = np.empty(len(order), dtype=np.int32)
-    renumber[by_first] = np.arange(len(order), dtype=np.int32)
-    names = [order[i] for i in by_first.tolist()]
-    return GameHistory.from_columns(
-        ids, dates, offsets, renumber[flat_player], np.concatenate(place_codes), names, warnings
-    )
+    places = np.concatenate(place_codes)
+    return GameHistory.from_columns(ids, dates, offsets, flat_player, places, list(canonical), warnings)
