@@ -34,7 +34,7 @@ from ratings.history import GameHistory, HistoryError
 from ratings.io.cells import _cell
 from ratings.io.dates import parse_date_cells, play_order
 from ratings.io.header import _choose_shape, read_header
-from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
+from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_COLUMNS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
 from ratings.io.names import clean_name, name_key
 from ratings.io.places import parse_place
 from ratings.io.table import ReadResult, column_warnings, date_warnings
@@ -116,7 +116,7 @@ def _read(
     hosted = limits is not None
     if hosted:
         assert limits is not None
-        if size > MAX_TEXT_CHARS or (limits.max_bytes is not None and size > limits.max_bytes):
+        if size > MAX_TEXT_CHARS or size > limits.max_bytes or width > MAX_COLUMNS:
             raise _Decline
         if column_warnings(info, header_cells, "long"):  # ignored columns: their cells count against the bounds
             raise _Decline
