@@ -17,6 +17,7 @@ __version__ = "0.2.0"
 
 from ratings.base import ComputationError, GameView, RatingRun, RatingSystem
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
+from ratings.io.files import read_file
 from ratings.params import ParameterError, ParamSpec
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, create, get_system
 
@@ -37,4 +38,5 @@ __all__ = [
     "UnknownSystemError",
     "create",
     "get_system",
+    "read_file",
 ]

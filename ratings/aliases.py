@@ -312,7 +312,7 @@ def apply_aliases(history: GameHistory, aliases: Mapping[str, str]) -> GameHisto
                 )
             seen[name] = entry.player
             entries.append(entry if name == entry.player else type(entry)(name, entry.place))
-        games.append(Game(game.id, tuple(entries), game.date))
+        games.append(Game(game.id, tuple(entries), game.date, game.time))
     return GameHistory(games, history.warnings)
 
 

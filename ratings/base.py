@@ -8,20 +8,23 @@ where a public method validates and a private ``_pdf`` computes.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import datetime as dt
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from ratings.history import GameHistory
 from ratings.params import ParamSpec, build, specs
 from ratings.seasons import season_starts
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where a frame is made: a replay needs no pandas
 
 __all__ = [
     "NO_DATE",
@@ -171,6 +174,11 @@ class Checkpoint:
 
 #: Games between two checkpoints: at least this many ...
 CHECKPOINT_MIN_SPACING = 64
+#: The ``progress`` of the :meth:`RatingSystem.rate` call running in this thread (a context variable, so that the
+#: systems' own ``_run`` overrides pass it on without naming it).
+_PROGRESS: contextvars.ContextVar[Callable[[int, int], None] | None] = contextvars.ContextVar(
+    "ratings_progress", default=None
+)
 #: ... and at most about this many checkpoints per run, ...
 CHECKPOINT_COUNT = 32
 #: ... holding at most this many bytes of state per run (the earliest are dropped first): runs are memoised
@@ -285,6 +293,8 @@ class RatingRun:
 
     def leaderboard(self) -> pd.DataFrame:
         """One row per player, highest rating first."""
+        import pandas as pd
+
         table = pd.DataFrame(
             {
                 "player": list(self.players),
@@ -304,6 +314,8 @@ class RatingRun:
     def trajectory(self) -> pd.DataFrame:
         """Long table: one row per participant of every game, with ratings before and after (and ``team`` and
         ``weight`` when the history names teams)."""
+        import pandas as pd
+
         h = self.history
         game_index = h.game_of_entry()
         frame = pd.DataFrame(
@@ -406,7 +418,13 @@ class RatingSystem(ABC):
         return dataclasses.asdict(self.params)
 
     # -------------------------------------------------------------- the replay
-    def rate(self, history: GameHistory, *, resume: RatingRun | None = None) -> RatingRun:
+    def rate(
+        self,
+        history: GameHistory,
+        *,
+        resume: RatingRun | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> RatingRun:
         """Replay every game of ``history`` in order and record each rating before and after.
 
         ``resume``: an earlier run of this system with these parameters on a history that shares its first
@@ -414,10 +432,18 @@ class RatingSystem(ABC):
         run's last checkpoint at or before ``g`` and copies the ratings of the games before it, with the same
         numbers as a whole replay.  A run of another system or other parameters is not used.
 
+        ``progress(games_done, games)`` is called as the replay goes (once per stretch between checkpoints).
+
         Raises :class:`ComputationError` (saying at which game) when the settings drive the ratings
         beyond floating point: a result is either finite everywhere or not returned.
         """
-        return self._guarded(history, per_game=False, resume=resume)
+        if progress is None:
+            return self._guarded(history, per_game=False, resume=resume)
+        token = _PROGRESS.set(progress)
+        try:
+            return self._guarded(history, per_game=False, resume=resume)
+        finally:
+            _PROGRESS.reset(token)
 
     def rate_per_game(self, history: GameHistory) -> RatingRun:
         """The same replay through the per-game hooks only: the reference a batch replay is tested against."""
@@ -436,6 +462,7 @@ class RatingSystem(ABC):
 
     def _run(self, history: GameHistory, *, per_game: bool, resume: RatingRun | None = None) -> RatingRun:
         out = Replay.of(history, self.extra_series)
+        progress = _PROGRESS.get()
         checkpoints: list[Checkpoint] = []
         seasons = self._season_starts(out)
         if per_game:
@@ -469,6 +496,8 @@ class RatingSystem(ABC):
                     else:
                         self._replay_teams_aside(state, out, a, b)
                     a = b
+                    if progress is not None:
+                        progress(a, history.n_games)
             except (ArithmeticError, ValueError):
                 out.before[:] = np.nan
             if not (np.isfinite(out.before).all() and np.isfinite(out.after).all()):

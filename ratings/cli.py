@@ -17,7 +17,10 @@ Commands:
   interval and its verdict against the defaults and against the best other system.
 
 HISTORY is a file (.csv, .tsv, .xlsx, .ods; long or wide shape), ``-`` for CSV on
-standard input, or ``sample:NAME``.  User errors (unknown system or parameter, invalid
+standard input, ``sample:NAME``, or a ``.json`` file or folder of contests in the Elo-MMR data sets' layout
+(:mod:`ratings.io.contests`).  A file is read without the hosted caps (``--limits hosted`` sets them; standard input
+has them unless ``--limits none``).  Reading and replaying show a progress bar on stderr when it is a terminal and
+the step takes more than a few seconds (:mod:`ratings.progress`).  User errors (unknown system or parameter, invalid
 value, unreadable file) end with exit status 2 and a one-line message on stderr; a history
 with problems gets one line per problem (file, row, column, what), at most
 :data:`MAX_PROBLEMS` of them and then a count of the rest.  Dates of options are read by the
@@ -34,27 +37,22 @@ import json
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ratings.base import ComputationError, RatingRun, RatingSystem
 from ratings.history import GameHistory, HistoryError
 from ratings.io.dates import parse_date
-from ratings.io.limits import READ_CPU_SECONDS
+from ratings.io.files import BY_INPUT, FROM_LIMITS
+from ratings.io.limits import HOSTED, READ_CPU_SECONDS
 from ratings.io.writing import write_rows
-from ratings.metrics import (
-    DEFAULT_BURN_IN,
-    DEFAULT_MIN_PRIOR_GAMES,
-    EQUAL_RATINGS,
-    Evaluation,
-    Interval,
-    PairedBootstrap,
-    game_scores,
-)
 from ratings.params import ParameterError, ParamSpec, coerce, parse_number
-from ratings.predict import win_probabilities
+from ratings.progress import Progress
 from ratings.samples import list_samples, load_history
 from ratings.systems import SYSTEM_NAMES, UnknownSystemError, get_system
-from ratings.tune import METRICS, PREDICTIVE, TuneResult, Verdict, cut_index, held_out_verdicts, tune
+
+if TYPE_CHECKING:
+    from ratings.metrics import Evaluation, Interval
+    from ratings.tune import TuneResult, Verdict
 
 __all__ = ["main", "build_parser", "load_history", "parse_settings"]
 
@@ -66,6 +64,12 @@ USAGE_ERROR = 2
 _MAX_WARNINGS = 3
 #: Most problems of a history listed (one line each) before the rest are only counted.
 MAX_PROBLEMS = 100
+#: The commands that score ratings: their options and their code need :mod:`ratings.metrics` and
+#: :mod:`ratings.tune` (scipy's optimisers and integrators, about half a second of CPU to import), which the
+#: other commands do not load.
+SCORING_COMMANDS = ("evaluate", "tune", "compare")
+#: ``--limits``: the hosted caps, or none (a trusted local file).
+_LIMITS = {"hosted": HOSTED, "none": None}
 
 
 class CommandError(Exception):
@@ -73,8 +77,12 @@ class CommandError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------- parsing
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m ratings`` (systems listed from the registry)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``python -m ratings`` (systems listed from the registry).
+
+    ``command``: the command about to be parsed; when it is not one of :data:`SCORING_COMMANDS`, those commands
+    are declared without their options (so their modules are not imported); None declares everything.
+    """
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Rate game groups (poker nights, board-game clubs, races) with several rating systems.",
@@ -91,15 +99,24 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "history",
         metavar="HISTORY",
-        help="a .csv/.tsv/.xlsx/.ods file (long or wide shape), '-' for CSV on standard input, or sample:NAME",
+        help="a .csv/.tsv/.xlsx/.ods file (long or wide shape), a .json file or folder of contests (Elo-MMR layout), "
+        "'-' for CSV on standard input, or sample:NAME",
+    )
+    common.add_argument(
+        "--limits",
+        choices=list(_LIMITS),
+        default=None,
+        help="the bounds a read is held to: 'none' (the default for a file: a trusted local file of any size) or "
+        f"'hosted' (the app's caps for uploads: {HOSTED.max_bytes // (1024 * 1024)} MB, {HOSTED.max_rows:,} rows, "
+        f"{HOSTED.cpu_seconds:g} s of processing; the default for standard input)",
     )
     common.add_argument(
         "--read-seconds",
         type=_read_seconds,
-        default=READ_CPU_SECONDS,
+        default=None,
         metavar="SECONDS",
-        help=f"most processing time reading the file may take (default {READ_CPU_SECONDS:g}; 0: no limit, for a "
-        "trusted local file)",
+        help="most processing time reading the history may take (default: the limits', "
+        f"{READ_CPU_SECONDS:g} with --limits hosted, none otherwise; 0: no limit)",
     )
     common.add_argument(
         "--system",
@@ -127,10 +144,30 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print every participant's rating before and after every game instead",
     )
+    if command is None or command in SCORING_COMMANDS:
+        _scoring_commands(commands, common)
+    else:
+        for name, text in _SCORING_HELP.items():
+            commands.add_parser(name, help=text)
+    return parser
+
+
+#: The one-line help of each of :data:`SCORING_COMMANDS`.
+_SCORING_HELP = {
+    "evaluate": "measure how well the ratings predicted each game",
+    "tune": "fit the system's parameters on the early games, judged on the later ones",
+    "compare": "tune every system within a shared budget and tabulate the held-out figures",
+}
+
+
+def _scoring_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    """The ``evaluate``, ``tune`` and ``compare`` commands with their options."""
+    from ratings.tune import METRICS
+
     score = commands.add_parser(
         "evaluate",
         parents=[common],
-        help="measure how well the ratings predicted each game",
+        help=_SCORING_HELP["evaluate"],
         description="Kendall tau, pair inversion and rank deviation of the ratings held before each game.",
     )
     score.add_argument("--json", action="store_true", help="print one JSON object")
@@ -151,14 +188,14 @@ def build_parser() -> argparse.ArgumentParser:
     tune = commands.add_parser(
         "tune",
         parents=[common],
-        help="fit the system's parameters on the early games, judged on the later ones",
+        help=_SCORING_HELP["tune"],
         description="Search the numeric parameters on the games before a cut (default: the first 30%%), then "
         "report the metric on the games after it, beside the defaults.",
     )
     compare = commands.add_parser(
         "compare",
         parents=[common],
-        help="tune every system within a shared budget and tabulate the held-out figures",
+        help=_SCORING_HELP["compare"],
         description="Tune every system (a share of the budget each) and print a table of held-out metrics.",
     )
     for sub in (tune, compare):
@@ -170,11 +207,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--seed", type=int, default=0, help="seed of the search and the bootstrap (default 0)")
         sub.add_argument("--json", action="store_true", help="print one JSON object")
         _scoring_options(sub)
-    return parser
 
 
 def _scoring_options(sub: argparse.ArgumentParser) -> None:
     """Who pair inversion and rank deviation score, and how equal ratings count (Ebtekar and Liu's options)."""
+    from ratings.metrics import DEFAULT_BURN_IN, DEFAULT_MIN_PRIOR_GAMES, EQUAL_RATINGS
+
     group = sub.add_argument_group("pair inversion and rank deviation (Ebtekar and Liu 2021, section 6)")
     group.add_argument(
         "--min-prior-games",
@@ -243,9 +281,9 @@ def _count(text: str) -> int:
 _seconds = _number_in(0.0, 24 * 3600.0, "a number of seconds between 0 and 86400")
 
 
-def _read_seconds(text: str) -> float | None:
-    """``--read-seconds``: a number of seconds, or 0 for no limit (``None``)."""
-    return None if text.strip() in ("0", "0.0") else _seconds(text)
+def _read_seconds(text: str) -> float:
+    """``--read-seconds``: a number of seconds, or 0 for no limit."""
+    return 0.0 if text.strip() in ("0", "0.0") else _seconds(text)
 
 
 def _date(text: str | None, option: str) -> dt.date | None:
@@ -462,52 +500,67 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
         write_samples(out)
         return
     system = _make_system(args.system, args.settings)
-    history = load_history(args.history, cpu_seconds=args.read_seconds)
+    limits = BY_INPUT if args.limits is None else _LIMITS[args.limits]
+    seconds = FROM_LIMITS if args.read_seconds is None else (args.read_seconds or None)  # 0: no limit
+    with Progress(err, f"reading {args.history}") as bar:
+        history = load_history(args.history, cpu_seconds=seconds, limits=limits, progress=bar.update)
     _warn(history, err)
     if args.command in ("tune", "compare"):
         _tune(args, system, history, out)
         return
-    run = system.rate(history)
+    with Progress(err, f"rating with {system.name}") as bar:
+        run = system.rate(history, progress=bar.update)
     if args.command == "rate":
         (write_trajectory if args.trajectory else write_leaderboard)(run, out)
     else:
-        first = 0
-        if args.from_date is not None or args.test_fraction is not None:
-            first = cut_index(
-                history, fraction=args.test_fraction and 1 - args.test_fraction, until=_date(args.from_date, "--from")
+        _evaluate(args, run, history, out)
+
+
+def _evaluate(args: argparse.Namespace, run: RatingRun, history: GameHistory, out: IO[str]) -> None:
+    """``evaluate``: the metrics of ``run`` on every game, or on the held-out part with intervals."""
+    from ratings.metrics import PairedBootstrap, game_scores
+    from ratings.predict import win_probabilities
+    from ratings.tune import PREDICTIVE, cut_index
+
+    first = 0
+    if args.from_date is not None or args.test_fraction is not None:
+        first = cut_index(
+            history, fraction=args.test_fraction and 1 - args.test_fraction, until=_date(args.from_date, "--from")
+        )
+    wins = win_probabilities(run, first_game=first) if args.metric == PREDICTIVE else None
+    scores = game_scores(history, run.before, first_game=first, win_probabilities=wins, **_scoring(args))
+    evaluation = scores.evaluation()
+    # a held-out part: each figure with its 95% interval (bootstrap over the scored games)
+    boot = PairedBootstrap({"run": scores}) if first else None
+    intervals = {m: boot.interval("run", m) for m in scores.numerators} if boot else {}
+    if args.json:
+        extra: dict[str, Any] = {}
+        if boot is not None:  # the games scored start there (a held-out part)
+            extra = {
+                "first_game": first,
+                "intervals": {m: i.as_dict() for m, i in intervals.items()},
+                "bootstrap": {
+                    "games": scores.n_games,
+                    "samples": boot.samples,
+                    "seed": boot.seed,
+                    "level": boot.level,
+                },
+            }
+        out.write(json.dumps({**evaluation.as_dict(), **extra}) + "\n")
+    else:
+        write_evaluation(evaluation, run, args.history, out, intervals)
+        if first:
+            out.write(f"scored          games {first + 1} to {history.n_games} (the earlier ones only rate)\n")
+            out.write(
+                f"intervals       95%, bootstrap over the {scores.n_games} scored games "
+                f"({boot.samples if boot else 0} resamples, seed {boot.seed if boot else 0})\n"
             )
-        wins = win_probabilities(run, first_game=first) if args.metric == PREDICTIVE else None
-        scores = game_scores(history, run.before, first_game=first, win_probabilities=wins, **_scoring(args))
-        evaluation = scores.evaluation()
-        # a held-out part: each figure with its 95% interval (bootstrap over the scored games)
-        boot = PairedBootstrap({"run": scores}) if first else None
-        intervals = {m: boot.interval("run", m) for m in scores.numerators} if boot else {}
-        if args.json:
-            extra: dict[str, Any] = {}
-            if boot is not None:  # the games scored start there (a held-out part)
-                extra = {
-                    "first_game": first,
-                    "intervals": {m: i.as_dict() for m, i in intervals.items()},
-                    "bootstrap": {
-                        "games": scores.n_games,
-                        "samples": boot.samples,
-                        "seed": boot.seed,
-                        "level": boot.level,
-                    },
-                }
-            out.write(json.dumps({**evaluation.as_dict(), **extra}) + "\n")
-        else:
-            write_evaluation(evaluation, run, args.history, out, intervals)
-            if first:
-                out.write(f"scored          games {first + 1} to {history.n_games} (the earlier ones only rate)\n")
-                out.write(
-                    f"intervals       95%, bootstrap over the {scores.n_games} scored games "
-                    f"({boot.samples if boot else 0} resamples, seed {boot.seed if boot else 0})\n"
-                )
 
 
 def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, out: IO[str]) -> None:
     """``tune`` (the chosen system, its --set values kept fixed) and ``compare`` (every system)."""
+    from ratings.tune import held_out_verdicts, tune
+
     until = _date(args.train_until, "--train-until")
     if args.command == "tune":
         fixed = {
@@ -574,6 +627,8 @@ _METRIC_NAMES = {
 def write_tuning(result: TuneResult, verdict: Verdict, out: IO[str]) -> None:
     """The tuned parameters and the metric on the training and the held-out games, beside the defaults; then every
     metric's held-out figures with their 95% intervals and whether the tuned settings beat the defaults."""
+    from ratings.tune import METRICS
+
     name, _ = METRICS[result.metric]
     out.write(f"system          {result.system}, metric {result.metric} ({len(result.evaluations)} evaluations)\n")
     out.write(f"training games  1 to {result.cut}; held-out games {result.cut + 1} on\n")
@@ -633,7 +688,8 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error argparse already reported

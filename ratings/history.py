@@ -17,10 +17,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where a frame is made: a replay needs no pandas
 
 __all__ = [
     "Entry",
@@ -88,11 +90,12 @@ class Entry:
 
 @dataclass(frozen=True)
 class Game:
-    """One game: an id, an optional date and its participants."""
+    """One game: an id, an optional date (with its time of day, where the file gave one) and its participants."""
 
     id: str
     entries: tuple[Entry, ...]
     date: dt.date | None = None
+    time: dt.time | None = None
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -135,11 +138,13 @@ class GameHistory:
     """
 
     def __init__(self, games: Iterable[Game], warnings: Iterable[str] = ()) -> None:
-        self.games: tuple[Game, ...] = tuple(games)
+        self._games: tuple[Game, ...] | None = tuple(games)
+        self._ids: tuple[str, ...] | None = None
+        self._dates: tuple[dt.date | None, ...] | None = None
         problems: list[Problem] = []
         warns = list(warnings)
         names: dict[str, int] = {}
-        for game in self.games:
+        for game in self._games:
             seen: set[str] = set()
             for entry in game.entries:
                 if not entry.player:
@@ -202,6 +207,9 @@ class GameHistory:
                 self.flat_place[pos] = 0 if entry.place is None else entry.place
                 self.flat_position[pos] = position_of_rank[rank]
                 pos += 1
+        self._freeze()
+
+    def _freeze(self) -> None:
         for array in (
             self.offsets,
             self.flat_player,
@@ -216,19 +224,129 @@ class GameHistory:
         ):
             array.setflags(write=False)
 
+    @classmethod
+    def from_columns(
+        cls,
+        ids: Sequence[str],
+        dates: Sequence[dt.date | None],
+        offsets: np.ndarray,
+        flat_player: np.ndarray,
+        flat_place: np.ndarray,
+        players: Sequence[str],
+        warnings: Iterable[str] = (),
+        *,
+        block: int = 1 << 17,
+    ) -> GameHistory:
+        """A free-for-all history straight from its flat arrays, with no per-entry Python object (a reader of
+        large files builds these; :attr:`games` is made only when something asks for it).
+
+        ``offsets`` delimits the games (as :attr:`offsets`), ``flat_player`` indexes ``players`` (distinct;
+        renumbered here by first appearance in play order, as every history numbers them), ``flat_place`` holds
+        each entry's place with 0 for did-not-finish; ``ids`` and ``dates`` give one value per game.  The caller
+        has checked what :meth:`__init__` checks (names present and distinct in a game, places positive).  Ranks and
+        positions are computed ``block`` entries at a time, so the memory beyond the arrays stays bounded whatever
+        the history's size.
+        """
+        flat_player, players = _by_first_appearance(np.asarray(flat_player, dtype=np.int32), list(players), block)
+        self = cls.__new__(cls)
+        n_games = len(offsets) - 1
+        self._games = None
+        self._ids = tuple(ids)
+        self._dates = tuple(dates)
+        self.players = tuple(players)
+        self.player_index = {name: i for i, name in enumerate(self.players)}
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        total = int(self.offsets[-1]) if n_games >= 0 else 0
+        self.flat_player = np.asarray(flat_player, dtype=np.int32)
+        self.flat_place = np.asarray(flat_place, dtype=np.int32)
+        self.flat_dnf = self.flat_place == 0
+        self.flat_rank = np.empty(total, dtype=np.int32)
+        self.flat_position = np.empty(total, dtype=np.int32)
+        self.flat_game = np.empty(total, dtype=np.int32)
+        self.flat_team = np.empty(total, dtype=np.int32)
+        self.flat_weight = np.ones(total)
+        self.team_game = np.zeros(n_games, dtype=bool)
+        sizes = np.diff(self.offsets)
+        warns = list(warnings)
+        warns.extend(
+            f"game '{self._ids[g]}' has fewer than two players and changes no rating" for g in np.flatnonzero(sizes < 2)
+        )
+        self.warnings = tuple(dict.fromkeys(warns))
+        g = 0
+        while g < n_games:
+            # games g..h hold at most `block` entries (at least one game)
+            h = max(g + 1, int(np.searchsorted(self.offsets, self.offsets[g] + block, side="right")) - 1)
+            h = min(h, n_games)
+            a, b = int(self.offsets[g]), int(self.offsets[h])
+            game = np.repeat(np.arange(g, h, dtype=np.int32), sizes[g:h])
+            self.flat_game[a:b] = game
+            start = self.offsets[game] - a  # each entry's game start, inside the block
+            self.flat_team[a:b] = np.arange(b - a) - start
+            # sort by (game, place) with did-not-finish after every place; stable, so ties keep the file's order
+            place = self.flat_place[a:b].astype(np.int64)
+            place[place == 0] = np.iinfo(np.int32).max
+            key = (game.astype(np.int64) - g) * (1 << 32) + place
+            order = np.argsort(key, kind="stable")
+            key = key[order]
+            new = np.ones(b - a, dtype=bool)
+            new[1:] = key[1:] != key[:-1]
+            level = np.cumsum(new)  # distinct (game, place) groups so far
+            start_sorted = start[order]
+            rank = level - level[start_sorted]  # dense rank inside the game
+            first = np.flatnonzero(new)  # where each group begins in sorted order
+            position = 1 + first[level - 1] - start_sorted
+            self.flat_rank[a + order] = rank
+            self.flat_position[a + order] = position
+            g = h
+        self._freeze()
+        return self
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickle, also a history pickled before the games were kept lazily (a ``games`` attribute)."""
+        if "games" in state:
+            state["_games"] = state.pop("games")
+        state.setdefault("_ids", None)
+        state.setdefault("_dates", None)
+        self.__dict__.update(state)
+
     # ------------------------------------------------------------------ basics
+    @property
+    def games(self) -> tuple[Game, ...]:
+        """The games as objects (made from the flat arrays on first use for a history read from columns)."""
+        if self._games is None:
+            assert self._ids is not None and self._dates is not None
+            players, place = self.players, self.flat_place.tolist()
+            who = self.flat_player.tolist()
+            offsets = self.offsets.tolist()
+            self._games = tuple(
+                Game(
+                    self._ids[g],
+                    tuple(Entry(players[who[i]], place[i] or None) for i in range(offsets[g], offsets[g + 1])),
+                    self._dates[g],
+                )
+                for g in range(len(self._ids))
+            )
+        return self._games
+
+    @property
+    def game_ids(self) -> tuple[str, ...]:
+        """Every game's id, in play order."""
+        if self._ids is None:
+            self._ids = tuple(g.id for g in self.games)
+        return self._ids
+
     def __len__(self) -> int:
-        return len(self.games)
+        return len(self.offsets) - 1
 
     def __iter__(self) -> Iterator[Game]:
         return iter(self.games)
 
     def __repr__(self) -> str:
-        return f"GameHistory({len(self.games)} games, {len(self.players)} players)"
+        return f"GameHistory({len(self)} games, {len(self.players)} players)"
 
     @property
     def n_games(self) -> int:
-        return len(self.games)
+        return len(self)
 
     @property
     def n_players(self) -> int:
@@ -236,7 +354,9 @@ class GameHistory:
 
     @property
     def dates(self) -> tuple[dt.date | None, ...]:
-        return tuple(g.date for g in self.games)
+        if self._dates is None:
+            self._dates = tuple(g.date for g in self.games)
+        return self._dates
 
     @property
     def has_teams(self) -> bool:
@@ -246,11 +366,13 @@ class GameHistory:
     @property
     def labels_teams(self) -> bool:
         """Whether any entry names a team or has a weight other than 1 (what the writers keep)."""
+        if self._games is None:  # read from columns: a free-for-all history
+            return False
         return any(e.team is not None or e.weight != 1.0 for g in self.games for e in g.entries)
 
     @property
     def has_dates(self) -> bool:
-        return bool(self.games) and all(g.date is not None for g in self.games)
+        return bool(self.dates) and all(d is not None for d in self.dates)
 
     def game_slice(self, g: int) -> slice:
         """The slice of the flat arrays that holds game ``g``."""
@@ -262,7 +384,7 @@ class GameHistory:
 
     def summary(self) -> dict[str, Any]:
         """Counts and date range, for a human-readable description."""
-        dates = [g.date for g in self.games if g.date is not None]
+        dates = [d for d in self.dates if d is not None]
         return {
             "games": self.n_games,
             "players": self.n_players,
@@ -326,7 +448,7 @@ class GameHistory:
             for entry in game.entries:
                 record: dict[str, Any] = {
                     "game": game.id,
-                    "date": game.date,
+                    "date": game.date if game.time is None else dt.datetime.combine(game.date, game.time),  # type: ignore[arg-type]
                     "player": entry.player,
                     "place": "DNF" if entry.place is None else entry.place,
                 }
@@ -338,12 +460,36 @@ class GameHistory:
 
     def to_frame(self) -> pd.DataFrame:
         """Long-shape DataFrame with columns ``game, date, player, place`` (and ``team, weight`` when used)."""
+        import pandas as pd
+
         columns = list(LONG_COLUMNS if self.labels_teams else LONG_COLUMNS[:4])
         return pd.DataFrame(self.to_records(), columns=columns)
 
     def with_games(self, games: Iterable[Game]) -> GameHistory:
         """A new history with other games (for what-if edits); this one is unchanged."""
         return GameHistory(games)
+
+
+def _by_first_appearance(player: np.ndarray, names: list[str], block: int) -> tuple[np.ndarray, list[str]]:
+    """Player codes and names renumbered so that players are numbered in order of first appearance (unchanged when
+    they already are: every code at most one above all codes before it)."""
+    top = -1
+    in_order = True
+    for a in range(0, len(player), block):
+        running = np.maximum.accumulate(player[a : a + block])
+        if np.any(np.diff(running, prepend=top) > 1):
+            in_order = False
+            break
+        top = int(running[-1])
+    if in_order:
+        return player, names
+    first = np.full(len(names), len(player), dtype=np.int64)
+    for a in range(0, len(player), block):
+        np.minimum.at(first, player[a : a + block], np.arange(a, min(a + block, len(player)), dtype=np.int64))
+    by_first = np.argsort(first, kind="stable")
+    renumber = np.empty(len(names), dtype=np.int32)
+    renumber[by_first] = np.arange(len(names), dtype=np.int32)
+    return renumber[player], [names[i] for i in by_first.tolist()]
 
 
 def team_numbers(entries: Sequence[Entry]) -> tuple[list[int], dict[str, int]]:

@@ -7,7 +7,11 @@ One module, so that every system uses the same careful versions (as trueskill's
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+
+from ratings.lazy import lazy_module
+
+#: scipy.special, loaded on first use (:mod:`ratings.lazy`).
+special = lazy_module("scipy.special")
 
 __all__ = [
     "LOG_SQRT_2PI",

@@ -32,6 +32,7 @@ from ratings.io import (
     to_wide_rows,
     write_csv,
 )
+from ratings.io.limits import HOSTED
 from ratings.io.names import clean_name
 from ratings.samples import load_history
 
@@ -501,8 +502,12 @@ def test_too_big_file_refused_by_size(tmp_path: Path) -> None:
     with open(path, "wb") as handle:  # a sparse file: the size check must come before any reading
         handle.truncate(MAX_BYTES * 5)
     with pytest.raises(HistoryError) as error:
-        read_file(path)
+        read_file(path, limits=HOSTED)
     assert "52.4 MB" in error.value.problems[0].message
+    # a path alone is a trusted local file: no size cap (this one is then refused for what it holds)
+    with pytest.raises(HistoryError) as error:
+        read_file(path)
+    assert "not a valid spreadsheet" in error.value.problems[0].message
 
 
 def test_too_big_file_object_refused() -> None:

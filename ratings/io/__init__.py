@@ -17,6 +17,8 @@ The modules, one subject each: :mod:`~ratings.io.cells` (cell values and what a 
 :mod:`~ratings.io.limits` (the bounds on what is read), :mod:`~ratings.io.header`, :mod:`~ratings.io.places`
 (places, did-not-finish words, ordinals), :mod:`~ratings.io.dates`, :mod:`~ratings.io.names`,
 :mod:`~ratings.io.table` (rows to a history), :mod:`~ratings.io.text` (CSV/TSV and their encodings),
+:mod:`~ratings.io.columns` (a large plain long CSV straight into arrays), :mod:`~ratings.io.contests` (Elo-MMR's
+JSON contests),
 :mod:`~ratings.io.spreadsheets` (.xlsx, .ods), :mod:`~ratings.io.files` (files of any kind) and
 :mod:`~ratings.io.writing` (the one CSV writer and formula-quoting rule).  These are the project's only rules for
 places, names, blanks, dates, ordinals and quoting: the edit grid, the record form, the sheet writer, the downloads
@@ -29,6 +31,7 @@ from __future__ import annotations
 from ratings.io.files import read_file
 from ratings.io.header import read_header
 from ratings.io.limits import (
+    HOSTED,
     MAX_BYTES,
     MAX_CELL_CHARS,
     MAX_CELLS,
@@ -40,11 +43,14 @@ from ratings.io.limits import (
     MAX_UNPACKED,
     MAX_XML_TOKEN,
     READ_CPU_SECONDS,
+    Limits,
 )
 from ratings.io.table import SHAPES, ReadResult, read_table
 from ratings.io.writing import csv_text, csv_value, safe_cell, to_long_rows, to_wide_rows, write_csv, write_rows
 
 __all__ = [
+    "HOSTED",
+    "Limits",
     "MAX_BYTES",
     "MAX_CELLS",
     "MAX_CELL_CHARS",

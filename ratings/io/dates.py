@@ -6,19 +6,28 @@ Understood: ISO 8601 dates (``2024-03-31``, also with ``/`` or ``.``), day/month
 ``/``, ``-`` or ``.`` (the order settled by the column's unambiguous dates), dates in words (``31 March 2024``,
 ``March 31, 2024``) and spreadsheet day numbers (days since 1899-12-30, as Excel, LibreOffice and Google Sheets
 count them).  Nothing else is guessed: ``2024-01-0123`` is refused, not cut to 2024-01-01.
+
+A time of day is kept where a cell has one (:attr:`DateColumn.times`): an ISO or day/month date followed by
+``HH:MM`` or ``HH:MM:SS`` (after a space or ``T``; a trailing ``Z`` or UTC offset is read as written, not converted),
+a spreadsheet day number's fraction (``45352.75`` is 18:00), or a spreadsheet cell holding a date-time.  Games on one
+day are then played in the order of their times (:func:`play_order`), else in the order of the file's rows; a file
+listed newest first (its dated games run backwards) is played oldest first, with a note saying so.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from dataclasses import dataclass, field
 
 from ratings.history import Problem
 from ratings.io.cells import Cell, is_blank
 
-_ISO_DATE = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T].*)?$")
-_NUMERIC_DATE = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?:[ T].*)?$")
+_ISO_DATE = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T](.*))?$")
+_NUMERIC_DATE = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?:[ T](.*))?$")
+#: A time of day after a date: hours, minutes, optional seconds (and fraction), optional zone written after it.
+_TIME = re.compile(r"^\s*(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?\s*(?:Z|[+-]\d{2}:?\d{2}|UTC)?\s*$", re.I)
 _WORD_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y", "%d-%b-%Y", "%d %b. %Y")
 
 
@@ -50,6 +59,22 @@ class DateColumn:
     column_problems: list[Problem] = field(default_factory=list)
     order: str | None = None  # "day/month" or "month/day" when the column used one
     serials: int = 0  # how many cells were spreadsheet day numbers
+    times: dict[int, dt.time] = field(default_factory=dict)  # row -> time of day, for cells that have one
+
+
+def _time_of(text: str | None) -> dt.time | None:
+    """The time of day written after a date (``18:30``, ``18:30:05``), None when there is none or it is not one."""
+    if not text:
+        return None
+    match = _TIME.match(text)
+    if match is None:
+        return None
+    hours, minutes = int(match.group(1)), int(match.group(2))
+    seconds = int(match.group(3) or 0)
+    micro = int((match.group(4) or "0").ljust(6, "0"))
+    if hours > 23 or minutes > 59 or seconds > 59:
+        return None
+    return dt.time(hours, minutes, seconds, micro)
 
 
 def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) -> DateColumn:
@@ -58,6 +83,10 @@ def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) ->
     numeric: dict[int, tuple[str, dt.date | None, dt.date | None]] = {}
     known: dict[str, dt.date] = {}  # text -> date, for the many rows of one game that repeat its date
     for row, cell in cells.items():
+        if isinstance(cell, dt.datetime):
+            out.dates[row] = cell.date()
+            out.times[row] = cell.time()
+            continue
         if isinstance(cell, dt.date):
             out.dates[row] = cell
             continue
@@ -73,8 +102,11 @@ def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) ->
                 pass  # the patterns below say why
         match = _ISO_DATE.match(text)
         if match:
-            y, m, d = (int(g) for g in match.groups())
+            y, m, d = (int(g) for g in match.groups()[:3])
             date = _make_date(y, m, d)
+            time = _time_of(match.group(4))
+            if time is not None:
+                out.times[row] = time
             if date is None:
                 out.row_problems[row] = Problem(f"'{text}' is not a real date", row, column, source)
             else:
@@ -85,6 +117,9 @@ def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) ->
             a, b = int(match.group(1)), int(match.group(2))
             year = _full_year(match.group(3))
             numeric[row] = (text, _make_date(year, b, a), _make_date(year, a, b))
+            time = _time_of(match.group(4))
+            if time is not None:
+                out.times[row] = time
             if numeric[row][1] is None and numeric[row][2] is None:
                 del numeric[row]
                 out.row_problems[row] = Problem(f"'{text}' is not a real date", row, column, source)
@@ -93,6 +128,10 @@ def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) ->
             # A spreadsheet's day number (the cell lost its date format): day 1 is 1900-01-01 in Excel,
             # LibreOffice and Google Sheets, which count from 1899-12-30 for days after February 1900.
             out.dates[row] = _SERIAL_EPOCH + dt.timedelta(days=int(float(text)))
+            fraction = float(text) % 1.0
+            if fraction:  # a date-time: the fraction of its day
+                moment = dt.datetime.combine(out.dates[row], dt.time()) + dt.timedelta(days=fraction)
+                out.times[row] = moment.replace(microsecond=round(moment.microsecond, -3) % 1_000_000).time()
             out.serials += 1
             continue
         for fmt in _WORD_FORMATS:
@@ -177,3 +216,36 @@ def parse_date(value: object, what: str = "date") -> dt.date | None:
         f"'{text}' can be read day/month or month/day ({one.day} {one:%B %Y} or {other.day} {other:%B %Y}); "
         "write it as YYYY-MM-DD"
     )
+
+
+def moment(date: dt.date | None, time: dt.time | None) -> tuple[int, dt.time]:
+    """The sort key of a game's date and time of day (a date alone sorts as its midnight)."""
+    return (date.toordinal() if date is not None else 0, time or dt.time())
+
+
+def play_order(dates: list[dt.date | None], times: list[dt.time | None]) -> tuple[list[int], str | None]:
+    """The order games are played in, given each game's date and time of day in the file's order, and a note when
+    the file was listed newest first.
+
+    When every game has a date: by date, then by time of day where the games have one, then in the file's order;
+    except that a file whose dated games mostly run backwards (more steps from a later to an earlier moment than
+    the other way, between consecutive games) is read as listed newest first, so that games on one day without
+    times are played in the reverse of the file's order, as the same games listed oldest first are.  Without a date
+    on every game, the file's order.
+    """
+    count = len(dates)
+    order = list(range(count))
+    if not count or any(d is None for d in dates):
+        return order, None
+    keys = [moment(d, t) for d, t in zip(dates, times, strict=True)]
+    forward = sum(1 for a, b in itertools.pairwise(keys) if b > a)
+    backward = sum(1 for a, b in itertools.pairwise(keys) if b < a)
+    note = None
+    if backward > forward:
+        order.reverse()
+        note = (
+            "the games are listed newest first (their dates run backwards through the file); they are played "
+            "oldest first"
+        )
+    order.sort(key=lambda g: keys[g])
+    return order, note

@@ -1,8 +1,14 @@
-"""The bounds on what a reader takes in, and the tally that enforces them as a file streams in."""
+"""The bounds on what a reader takes in, and the tally that enforces them as a file streams in.
+
+The bounds protect a hosted app from what anyone may upload (:data:`HOSTED`): uploads, sheets and standard input
+are read within them.  A local file a user names on the command line or hands to :func:`ratings.io.read_file` by
+its path is trusted and read without them (``limits=None``), however large.
+"""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from ratings.history import HistoryError, Problem
 from ratings.io.cells import _column_letter
@@ -45,6 +51,24 @@ READ_CPU_SECONDS = 10.0
 MAX_XML_TOKEN = 1024 * 1024
 
 
+@dataclass(frozen=True)
+class Limits:
+    """The bounds a read is held to: every bound of this module, with these three adjustable.
+
+    ``max_bytes``: the largest file (:data:`MAX_BYTES`); ``max_rows``: the most rows holding a value
+    (:data:`MAX_ROWS`); ``cpu_seconds``: the most processor time (:data:`READ_CPU_SECONDS`; None: no limit).
+    ``limits=None`` wherever a :class:`Limits` is taken means none of the bounds (a trusted local file).
+    """
+
+    max_bytes: int = MAX_BYTES
+    max_rows: int = MAX_ROWS
+    cpu_seconds: float | None = READ_CPU_SECONDS
+
+
+#: The bounds of a hosted app: what uploads, sheets and standard input are read within.
+HOSTED = Limits()
+
+
 def _too_big(what: str, row: int | None = None, column: str | None = None, source: str | None = None) -> HistoryError:
     return HistoryError([Problem(what, row, column, source)])
 
@@ -57,9 +81,18 @@ class _Tally:
     that no input is read further than the first bound it passes.
     """
 
-    def __init__(self, source: str | None, noun: str = "table", cpu_seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        source: str | None,
+        noun: str = "table",
+        cpu_seconds: float | None = None,
+        limits: Limits | None = HOSTED,
+    ) -> None:
+        """``limits=None``: count, refuse nothing (a trusted file; ``cpu_seconds`` still applies when given)."""
         self.source = source
         self.noun = noun
+        self.bounded = limits is not None
+        self.max_rows = limits.max_rows if limits is not None else MAX_ROWS
         self.cpu_seconds = cpu_seconds
         self.until = None if cpu_seconds is None else time.thread_time() + cpu_seconds
         self.records = 0  # row records met, blank ones included
@@ -82,7 +115,7 @@ class _Tally:
         self.records += 1
         if not self.records & 0x3FFF:
             self.tick()
-        if self.records > MAX_SHEET_ROWS:
+        if self.bounded and self.records > MAX_SHEET_ROWS:
             raise _too_big(
                 f"the {self.noun} has more than {MAX_SHEET_ROWS:,} rows, blank rows included; this reader accepts "
                 f"at most {MAX_SHEET_ROWS:,}",
@@ -95,7 +128,7 @@ class _Tally:
         """``copies`` values the rows from ``number`` hold only through repeat counts (see
         :data:`MAX_REPEATED_VALUES`), counted before the rows are built."""
         self.copies += copies
-        if self.copies > MAX_REPEATED_VALUES:
+        if self.bounded and self.copies > MAX_REPEATED_VALUES:
             raise _too_big(
                 f"the {self.noun} repeats its rows or cells to more than {MAX_REPEATED_VALUES:,} values beyond those "
                 f"written out (a repeat count stands for copies the file does not contain); this reader accepts at "
@@ -107,6 +140,10 @@ class _Tally:
 
     def keep(self, number: int, width: int, repeat: int = 1) -> None:
         """A row (repeated ``repeat`` times) holding ``width`` cells up to its last value."""
+        if not self.bounded:
+            self.nonblank += repeat
+            self.cells += width * repeat
+            return
         if number + repeat - 1 > MAX_SHEET_ROWS:
             raise _too_big(
                 f"the {self.noun} has a value on row {max(number, MAX_SHEET_ROWS + 1):,}; this reader accepts rows "
@@ -116,9 +153,9 @@ class _Tally:
                 self.source,
             )
         self.nonblank += repeat
-        if self.nonblank > MAX_ROWS:
+        if self.nonblank > self.max_rows:
             raise _too_big(
-                f"the {self.noun} has more than {MAX_ROWS:,} rows; this reader accepts at most {MAX_ROWS:,}",
+                f"the {self.noun} has more than {self.max_rows:,} rows; this reader accepts at most {self.max_rows:,}",
                 number,
                 None,
                 self.source,
@@ -144,14 +181,14 @@ class _Tally:
 
     def text(self, length: int, number: int | None, column: int | None, repeat: int = 1) -> None:
         """One cell's text of ``length`` characters (0-based ``column``), kept ``repeat`` times."""
-        if length > MAX_CELL_CHARS:
+        if self.bounded and length > MAX_CELL_CHARS:
             raise self.cell_too_long(number, column)
         self.add_text(length * repeat, number, column)
 
     def add_text(self, length: int, number: int | None, column: int | None = None) -> None:
         """``length`` more characters kept (cells already checked one by one)."""
         self.chars += length
-        if self.chars > MAX_TEXT_CHARS:
+        if self.bounded and self.chars > MAX_TEXT_CHARS:
             raise _too_big(
                 f"the {self.noun}'s cells hold more than {MAX_TEXT_CHARS:,} characters in all; this reader accepts "
                 f"at most {MAX_TEXT_CHARS:,}",

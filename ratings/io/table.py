@@ -9,7 +9,7 @@ from typing import Any
 
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.io.cells import Cell, _cell, _column_letter, is_blank
-from ratings.io.dates import DateColumn, parse_date_cells
+from ratings.io.dates import DateColumn, parse_date_cells, play_order
 from ratings.io.header import _choose_shape, _Header, _header_key, read_header
 from ratings.io.limits import MAX_COLUMNS, MAX_ROWS, _Tally, _too_big
 from ratings.io.names import _merge_names, clean_name
@@ -24,6 +24,7 @@ class ReadResult:
     """What a reader found: the history, the recognised shape and everything worth telling the user."""
 
     history: GameHistory
+    #: "long" or "wide" (a table), "contests" (:mod:`ratings.io.contests`).
     shape: str
     warnings: tuple[str, ...] = ()
     skipped: tuple[Problem, ...] = ()
@@ -49,6 +50,7 @@ class _Draft:
     id: str
     rows: list[int]
     date: dt.date | None = None
+    time: dt.time | None = None
     date_row: int | None = None
     entries: list[_Seat] = field(default_factory=list)
     bad: bool = False
@@ -178,15 +180,7 @@ def _read_rows(
     chosen = _choose_shape(info, shape, source)
     if info.problems:
         raise HistoryError(info.problems)
-    warnings: list[str] = []
-    if chosen == "long" and "game" not in info.roles:
-        warnings.append(f"there is no game column: each date in column '{info.names[info.roles['date']]}' is one game")
-    used = set(info.roles.values()) | set(info.ordinals)
-    if chosen == "long":
-        used -= {info.roles[r] for r in ("dnf",) if r in info.roles}
-    ignored = [n for i, n in enumerate(info.names) if i not in used and _header_key(str(header_row.cells[i]))]
-    if ignored:
-        warnings.append("ignored column(s) this reader does not use: " + ", ".join(f"'{n}'" for n in ignored))
+    warnings: list[str] = column_warnings(info, header_row.cells, chosen)
     data = table[1:]
     width = len(header_row.cells)
     problems: list[Problem] = []  # row problems (skippable)
@@ -208,19 +202,12 @@ def _read_rows(
                 break
     # Dates are parsed for the whole column at once (day/month order).
     date_col = info.roles.get("date")
-    date_name = info.names[date_col] if date_col is not None else None
     dates = DateColumn()
     if date_col is not None:
         date_cells = {row.number: cell for row in data if not is_blank(cell := row.get(date_col))}
         dates = parse_date_cells(date_cells, info.names[date_col], source)
         fatal.extend(dates.column_problems)
-        if dates.order:
-            warnings.append(f"dates in column '{date_name}' were read {dates.order}")
-        if dates.serials:
-            warnings.append(
-                f"{dates.serials} date(s) in column '{date_name}' were spreadsheet day numbers (such as 45352 for "
-                "2024-03-01) and were read as dates; format the column as dates to avoid this"
-            )
+        warnings.extend(date_warnings(dates, info.names[date_col]))
     if chosen == "long":
         drafts, loose = _long_drafts(data, info, dates, source)
     else:
@@ -258,7 +245,7 @@ def _read_rows(
                 problems.extend(Problem(m, row, column, source) for m, row, column in disagreeing)
                 draft.bad = True
         if not draft.bad:
-            games.append((draft, Game(draft.id, tuple(entries), draft.date)))
+            games.append((draft, Game(draft.id, tuple(entries), draft.date, draft.time)))
     if fatal or (problems and not skip_bad_rows):
         raise HistoryError(sorted(fatal + problems, key=_problem_order))
     skipped = tuple(sorted(problems, key=_problem_order))
@@ -269,9 +256,11 @@ def _read_rows(
         if orphans:
             message += f", and {orphans} row(s) with no game"
         warnings.append(message)
-    ordered = [g for _, g in games]
-    if ordered and all(g.date is not None for g in ordered):
-        ordered.sort(key=lambda g: g.date)  # type: ignore[arg-type, return-value]
+    listed = [g for _, g in games]
+    order, note = play_order([g.date for g in listed], [g.time for g in listed])
+    ordered = [listed[i] for i in order]
+    if note:
+        warnings.append(note)
     history = GameHistory(ordered, warnings=warnings)
     return ReadResult(
         history=history,
@@ -280,6 +269,33 @@ def _read_rows(
         skipped=skipped,
         columns=tuple(info.names),
     )
+
+
+def column_warnings(info: _Header, header: Sequence[Any], chosen: str) -> list[str]:
+    """What a reader says about a table's columns: no game column (each date is a game), columns it ignores."""
+    warnings: list[str] = []
+    if chosen == "long" and "game" not in info.roles:
+        warnings.append(f"there is no game column: each date in column '{info.names[info.roles['date']]}' is one game")
+    used = set(info.roles.values()) | set(info.ordinals)
+    if chosen == "long":
+        used -= {info.roles[r] for r in ("dnf",) if r in info.roles}
+    ignored = [n for i, n in enumerate(info.names) if i not in used and _header_key(str(header[i]))]
+    if ignored:
+        warnings.append("ignored column(s) this reader does not use: " + ", ".join(f"'{n}'" for n in ignored))
+    return warnings
+
+
+def date_warnings(dates: DateColumn, column: str) -> list[str]:
+    """What a reader says about how it read a date column (the day/month order, spreadsheet day numbers)."""
+    warnings = []
+    if dates.order:
+        warnings.append(f"dates in column '{column}' were read {dates.order}")
+    if dates.serials:
+        warnings.append(
+            f"{dates.serials} date(s) in column '{column}' were spreadsheet day numbers (such as 45352 for "
+            "2024-03-01) and were read as dates; format the column as dates to avoid this"
+        )
+    return warnings
 
 
 def _teammates_apart(draft: _Draft) -> list[tuple[str, int, str]]:
@@ -360,6 +376,7 @@ def _long_drafts(
             if date is not None:
                 if draft.date is None:
                     draft.date, draft.date_row = date, row.number
+                    draft.time = dates.times.get(row.number)
                 elif draft.date != date:
                     row_problems.append(
                         (
@@ -437,6 +454,7 @@ def _wide_drafts(
             if row.number in dates.row_problems:
                 row_problems.append(dates.row_problems[row.number])
             draft.date = dates.dates.get(row.number)
+            draft.time = dates.times.get(row.number)
         cells: list[tuple[int, int | None]] = [(j, info.ordinals[j]) for j in place_cols]
         if dnf_col is not None:
             cells.append((dnf_col, None))

@@ -56,7 +56,7 @@ def _text_rows(data: bytes, source: str | None, tally: _Tally) -> tuple[list[tup
             tally.keep(number, len(row))
             lengths = [len(c) for c in row]
             longest = max(lengths)
-            if longest > MAX_CELL_CHARS:
+            if tally.bounded and longest > MAX_CELL_CHARS:
                 raise tally.cell_too_long(number, lengths.index(longest))
             tally.add_text(sum(lengths), number)
             rows.append((number, row))

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ratings.history import Entry, GameHistory, HistoryError, Problem
+from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.io.names import TIE_SEPARATOR
 from ratings.io.places import ordinal_name
 from ratings.io.teams import TEAM_SEPARATOR
@@ -107,7 +107,7 @@ def to_long_rows(history: GameHistory) -> list[list[str]]:
     teams = history.labels_teams
     out = [["game", "date", "player", "place"] + (["team", "weight"] if teams else [])]
     for game in history.games:
-        date = game.date.isoformat() if game.date else ""
+        date = when(game)
         for entry in game.entries:
             place = "DNF" if entry.place is None else str(entry.place)
             row = [safe_cell(game.id), date, safe_cell(entry.player), place]
@@ -132,7 +132,7 @@ def to_wide_rows(history: GameHistory) -> list[list[str]]:
     header = ["game", "date"] + [ordinal_name(k) for k in range(1, top + 1)] + (["DNF"] if has_dnf else [])
     out = [header]
     for game in history.games:
-        cells = [safe_cell(game.id), game.date.isoformat() if game.date else ""] + [""] * top
+        cells = [safe_cell(game.id), when(game)] + [""] * top
         by_place = place_cells(game.entries)
         for place, text in by_place.items():
             if place is not None:
@@ -150,3 +150,14 @@ def write_csv(history: GameHistory, shape: str = "long") -> str:
     if shape not in ("long", "wide"):
         raise ValueError(f"shape must be 'long' or 'wide', not {shape!r}")
     return csv_text(to_long_rows(history) if shape == "long" else to_wide_rows(history))
+
+
+def when(game: Game) -> str:
+    """A game's date as the writers write it: ``YYYY-MM-DD``, with `` HH:MM`` (``:SS`` when not zero) where the game
+    has a time of day (read back by :mod:`ratings.io.dates`); empty without a date."""
+    if game.date is None:
+        return ""
+    if game.time is None:
+        return game.date.isoformat()
+    spec = "minutes" if not (game.time.second or game.time.microsecond) else "auto"
+    return f"{game.date.isoformat()} {game.time.isoformat(spec)}"

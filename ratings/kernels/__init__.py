@@ -16,8 +16,11 @@ where that is read-only).  Every compiled function, the gradients' ``cfunc`` wra
 cached there (:func:`caching_here`), none in numba's default place beside its source, and the cache
 does not depend on where the checkout lies (:class:`KernelCacheLocator`).
 
-Call :func:`warm_up` at start-up so that no user waits for a compile; ``python -m ratings.kernels``
-does it as a build step, so that the start-up only loads machine code.
+Importing this package loads no kernel: each kernel module is imported (and its machine code loaded from the
+cache, or compiled) when a system that uses it first rates, so a process pays only for the systems it uses.
+Every cached function is decorated inside :func:`caching_here` (:mod:`ratings.kernels.jit`), whichever module
+imports it first.  Call :func:`warm_up` at start-up so that no user waits for a compile; ``python -m
+ratings.kernels`` does it as a build step, so that the start-up only loads machine code.
 """
 
 from __future__ import annotations
@@ -150,18 +153,6 @@ def caching_here() -> Iterator[None]:
         finally:
             numba_config.CACHE_LOCATOR_CLASSES = previous  # type: ignore[attr-defined]
 
-
-with caching_here():
-    from ratings.kernels import (  # noqa: F401
-        elo,
-        elo_mmr,
-        glicko2,
-        numerics,
-        plackett_luce,
-        single,
-        thurstonian,
-        trueskill,
-    )
 
 #: Registry names of the systems whose :meth:`~ratings.base.RatingSystem.rate` runs a kernel.
 SYSTEMS_WITH_KERNELS: tuple[str, ...] = (

@@ -19,13 +19,32 @@ fails; tests call it through a compiled function of their own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from numba import njit
 from numba.extending import register_jitable
 
+from ratings.kernels import caching_here
+
 __all__ = ["contracted", "entry", "helper", "inlined", "raising_entry", "raising_helper", "reassociated"]
 
+
+def _cached(**options: Any) -> Callable[[Any], Any]:
+    """``njit(cache=True, **options)``, decorating inside :func:`ratings.kernels.caching_here`: numba picks a
+    function's cache locator when it is decorated, and a kernel module is imported when its system first rates
+    (not with :mod:`ratings.kernels`), whoever imports it first."""
+    compile_cached = njit(cache=True, **options)
+
+    def decorate(function: Any) -> Any:
+        with caching_here():
+            return compile_cached(function)
+
+    return decorate
+
+
 #: A function called from Python (a replay, or a function the tests compare with scipy).
-entry = njit(cache=True, error_model="numpy", nogil=True)
+entry = _cached(error_model="numpy", nogil=True)
 #: A function called only from compiled code.
 helper = register_jitable(error_model="numpy", no_cfunc_wrapper=True)
 #: A function with one caller (a gradient, called by its ``cfunc``), inlined there by numba before typing: no
@@ -35,7 +54,7 @@ inlined = njit(error_model="numpy", inline="always")
 #: :data:`entry` and :data:`helper` with numba's default error model (a division by zero raises), for Glicko-2's
 #: replay: it took 58 ms of CPU on compare.py's history L with numpy's model against 50 ms with this one (both
 #: needed: either one alone on numpy's model was as slow; 2026-11-26, medians of 9 replays, alternating runs).
-raising_entry = njit(cache=True, nogil=True)
+raising_entry = _cached(nogil=True)
 raising_helper = register_jitable(no_cfunc_wrapper=True)
 #: A :data:`helper` whose sums LLVM may reassociate, so that it vectorises them (LLVM's
 #: ``reassoc`` flag only: NaNs, infinities and signed zeros keep their meaning, and the checks that read

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
 from ratings.history import GameHistory, HistoryError, Problem
-from ratings.io.files import read_file
-from ratings.io.limits import MAX_BYTES, READ_CPU_SECONDS
+from ratings.io.files import BY_INPUT, FROM_LIMITS, read_file
+from ratings.io.limits import HOSTED, Limits
 
 __all__ = [
     "DEFAULT_SAMPLE",
@@ -98,9 +99,18 @@ def load_sample(name: str = DEFAULT_SAMPLE) -> GameHistory:
     return read_file(data, filename=sample.filename).history
 
 
-def load_history(spec: str, *, cpu_seconds: float | None = READ_CPU_SECONDS) -> GameHistory:
-    """Load a history from ``sample:NAME`` (a bundled sample), ``-`` (CSV on standard input) or a file path;
-    ``cpu_seconds`` bounds the reading's processor time (``None``: no bound; :func:`ratings.io.read_file`).
+def load_history(
+    spec: str,
+    *,
+    cpu_seconds: float | None | str = FROM_LIMITS,
+    limits: Limits | None | str = BY_INPUT,
+    progress: Callable[[int, int], None] | None = None,
+) -> GameHistory:
+    """Load a history from ``sample:NAME`` (a bundled sample), ``-`` (CSV on standard input) or a file path.
+
+    ``limits`` and ``cpu_seconds`` as for :func:`ratings.io.read_file`: by default a path is a trusted local file
+    (no caps) and standard input is held to the hosted limits (:data:`ratings.io.limits.HOSTED`); ``progress`` is
+    handed to the reader.
 
     Here rather than in :mod:`ratings.io` because it knows both the samples and the readers (the samples are
     read with the readers, so the readers must not know the samples); the command line reads its history
@@ -109,6 +119,8 @@ def load_history(spec: str, *, cpu_seconds: float | None = READ_CPU_SECONDS) -> 
     if spec.startswith("sample:"):
         return load_sample(spec.split(":", 1)[1])
     if spec == "-":
-        data = sys.stdin.buffer.read(MAX_BYTES + 1)
-        return read_file(data, filename="stdin.csv", cpu_seconds=cpu_seconds).history
-    return read_file(spec, cpu_seconds=cpu_seconds).history
+        bound = HOSTED if limits == BY_INPUT else limits
+        assert bound is None or isinstance(bound, Limits)
+        data = sys.stdin.buffer.read(-1 if bound is None else bound.max_bytes + 1)
+        return read_file(data, filename="stdin.csv", cpu_seconds=cpu_seconds, limits=bound).history
+    return read_file(spec, cpu_seconds=cpu_seconds, limits=limits, progress=progress).history

@@ -78,7 +78,6 @@ from scipy import special
 
 from ratings.base import GameView, RatingSystem, Replay, State
 from ratings.params import Declared, Interval, Rule, param
-from ratings.predict import monte_carlo_places
 from ratings.systems._teams import strength, team_view
 
 __all__ = ["EloMMR", "EloMMRParams", "solve_decreasing"]
@@ -703,6 +702,8 @@ class EloMMR(RatingSystem):
     # ------------------------------------------------------------ predictions
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Monte Carlo over the variant's performance model, drift included (performances N or Logistic(mu, delta))."""
+        from ratings.predict import monte_carlo_places  # with scipy's integrators, loaded when first asked for
+
         p = self.params
         idx = np.asarray(players, dtype=int)
         mu = state["mu"][idx]

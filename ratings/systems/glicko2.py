@@ -87,7 +87,6 @@ import numpy as np
 
 from ratings.base import ComputationError, GameView, RatingSystem, Replay, State
 from ratings.params import Declared, Interval, Rule, param
-from ratings.predict import monte_carlo_places
 from ratings.systems._teams import composite_opponents, strength, team_method_param, team_view
 
 __all__ = [
@@ -535,6 +534,8 @@ class Glicko2(RatingSystem):
     # -------------------------------------------------------------- predictions
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Monte Carlo places: skill ~ N(mu, phi^2) plus Gumbel noise (logistic pairwise model)."""
+        from ratings.predict import monte_carlo_places  # with scipy's integrators, loaded when first asked for
+
         idx = np.asarray(players, dtype=int)
         mu, phi = self._to_internal(state, idx)
         n = len(idx)

@@ -43,7 +43,6 @@ import numpy as np
 
 from ratings.base import GameView, State
 from ratings.params import Declared, Interval, param
-from ratings.predict import plackett_luce_places
 from ratings.systems._single import SingleRatingSystem, dummy_tie_param
 from ratings.systems._teams import composite_opponents, team_method_param, team_view
 
@@ -202,5 +201,7 @@ class MultiElo(SingleRatingSystem):
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Plackett-Luce with weights 10^(R/D): first place drawn first."""
+        from ratings.predict import plackett_luce_places  # with scipy's integrators, loaded when first asked for
+
         ratings = state["rating"][np.asarray(players, dtype=int)]
         return plackett_luce_places(ratings * np.log(10.0) / self.params.d)

@@ -39,7 +39,6 @@ import numpy as np
 from ratings.base import State
 from ratings.numerics import logistic, mills_ratio
 from ratings.params import param
-from ratings.predict import monte_carlo_places, plackett_luce_places
 from ratings.systems._single import ETA, KerbyParams, SingleRatingSystem
 
 __all__ = ["PairwiseElo", "PairwiseParams", "pair_scores", "pairwise_gradient"]
@@ -155,6 +154,11 @@ class PairwiseElo(SingleRatingSystem):
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Logistic: Plackett-Luce with weights e^r (its two-player marginal is the logistic
         probability); gaussian: Monte Carlo of unit-variance normal performances."""
+        from ratings.predict import (
+            monte_carlo_places,
+            plackett_luce_places,
+        )  # with scipy's integrators, loaded when first asked for
+
         ratings = state["rating"][np.asarray(players, dtype=int)]
         if self.params.model == "logistic":
             return plackett_luce_places(ratings)

@@ -46,14 +46,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from ratings.base import ComputationError, State
+from ratings.lazy import lazy_module
 from ratings.numerics import log_sum_exp
 from ratings.params import param
-from ratings.predict import plackett_luce_places
 from ratings.systems._orders import split_game
 from ratings.systems._single import ETA, KerbyParams, SingleRatingSystem
+
+#: scipy.special, loaded on first use (:mod:`ratings.lazy`).
+special = lazy_module("scipy.special")
 
 __all__ = [
     "PlackettLuce",
@@ -296,5 +298,7 @@ class PlackettLuce(SingleRatingSystem):
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Exact: the last place is drawn first, with weight exp(-r)."""
+        from ratings.predict import plackett_luce_places  # with scipy's integrators, loaded when first asked for
+
         ratings = state["rating"][np.asarray(players, dtype=int)]
         return plackett_luce_places(-ratings, worst_first=True)

@@ -78,14 +78,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from ratings.base import ComputationError, State
+from ratings.lazy import lazy_module
 from ratings.numerics import LOG_SQRT_2PI, log_sum_exp
 from ratings.params import Interval, Rule, param
-from ratings.predict import monte_carlo_places
 from ratings.systems._orders import MAX_ROWS, split_game, symmetrize, tie_orderings
 from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem
+
+#: scipy.special, loaded on first use (:mod:`ratings.lazy`).
+special = lazy_module("scipy.special")
 
 __all__ = ["Thurstonian", "ThurstonianParams", "grid_plan", "order_log_likelihood", "thurstonian_gradient"]
 
@@ -524,5 +526,7 @@ class Thurstonian(SingleRatingSystem):
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Monte Carlo (fixed seed) of unit-variance normal performances."""
+        from ratings.predict import monte_carlo_places  # with scipy's integrators, loaded when first asked for
+
         ratings = state["rating"][np.asarray(players, dtype=int)]
         return monte_carlo_places(lambda rng, count: ratings + rng.standard_normal((count, len(ratings))), len(ratings))

@@ -33,7 +33,6 @@ import numpy as np
 from ratings.base import GameView, RatingRun, RatingSystem, Replay, State
 from ratings.history import GameHistory
 from ratings.params import Declared, Interval, Rule, param
-from ratings.predict import monte_carlo_places
 from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all, ppf, team_game
 from ratings.systems._teams import team_view
 
@@ -229,6 +228,8 @@ class TrueSkill(RatingSystem):
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Monte Carlo over performances N(mu, sigma^2 + beta^2), fixed seed."""
+        from ratings.predict import monte_carlo_places  # with scipy's integrators, loaded when first asked for
+
         index = np.asarray(players, dtype=int)
         mean = state["mu"][index]
         spread = np.sqrt(state["sigma"][index] ** 2 + self.params.beta**2)

@@ -1,0 +1,344 @@
+"""A plain long CSV read column by column into the flat arrays the kernels replay, with no object per row.
+
+The C parser of pandas reads the file in chunks of :data:`CHUNK_ROWS` rows, each column as categories (only a
+chunk's distinct texts become Python strings); every distinct text is read by the project's one rule for its kind
+(:func:`ratings.io.names.clean_name`, :func:`ratings.io.places.parse_place`, :func:`ratings.io.dates.parse_date_cells`)
+once, and the rows keep only integer codes.  The history is then built from the arrays
+(:meth:`ratings.history.GameHistory.from_columns`).  So a file of millions of rows reads at more than a million rows a
+second in memory bounded by a few bytes a row beyond the arrays (``benchmarks/read_large.py``).
+
+This path takes only what it reads exactly as the general reader (:func:`ratings.io.table.read_table`) would:
+a UTF-8 text table in the long shape with game, player and place columns (and a date column), no team or weight
+column, and nothing the general reader would report or merge.  Anything else (a problem in a cell, names that
+differ only in case, a row with more cells than the header, another encoding) makes :func:`read_long_columns`
+decline (return None): the caller then reads the file with the general reader, which reports every problem with
+its row and column.  Under the hosted limits it declines as well whenever a bound could be reached, so that the
+bounds are enforced by the one reader that enforces them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as dt
+import io
+import os
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ratings.history import GameHistory, HistoryError
+from ratings.io.cells import _cell
+from ratings.io.dates import parse_date_cells, play_order
+from ratings.io.header import _choose_shape, read_header
+from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_COLUMNS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
+from ratings.io.names import clean_name, name_key
+from ratings.io.places import parse_place
+from ratings.io.table import ReadResult, column_warnings, date_warnings
+from ratings.io.text import _sniff_delimiter
+
+__all__ = ["CHUNK_ROWS", "read_long_columns"]
+
+#: Rows parsed at a time (the memory of one chunk's codes and distinct texts is what the reading holds beyond the
+#: arrays).
+CHUNK_ROWS = 1 << 16
+#: Rows checked at a time after the parse (bounds the memory of the checks).
+_BLOCK = 1 << 19
+#: Bytes of the file's start read to recognise its header, separator and encoding.
+_PREFIX = 1 << 16
+
+#: Called after each chunk with the rows read so far and the most the file can hold (its lines).
+Progress = Callable[[int, int], None]
+
+
+class _Decline(Exception):
+    """The file is not for this path (the general reader reads it)."""
+
+
+def _prefix_text(prefix: bytes) -> str:
+    """The file's start as text, if it is UTF-8 (a character cut at the end of the prefix is dropped)."""
+    data = prefix[3:] if prefix.startswith(b"\xef\xbb\xbf") else prefix
+    for cut in range(4):
+        try:
+            return data[: len(data) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    raise _Decline
+
+
+def read_long_columns(
+    file: str | os.PathLike[str] | bytes,
+    source: str | None,
+    limits: Limits | None,
+    progress: Progress | None = None,
+) -> ReadResult | None:
+    """Read a plain long-shape CSV (a path or its bytes) into a history from columns; None to decline (see the
+    module's description)."""
+    try:
+        return _read(file, source, limits, progress)
+    except (_Decline, HistoryError):
+        return None
+
+
+def _read(
+    file: str | os.PathLike[str] | bytes, source: str | None, limits: Limits | None, progress: Progress | None
+) -> ReadResult:
+    import pandas as pd
+
+    if isinstance(file, (bytes, bytearray)):
+        size = len(file)
+        prefix = bytes(file[:_PREFIX])
+    else:
+        size = os.path.getsize(file)
+        with open(file, "rb") as handle:
+            prefix = handle.read(_PREFIX)
+    if b"\x00" in prefix:
+        raise _Decline
+    text = _prefix_text(prefix)
+    delimiter = _sniff_delimiter(text, source)
+    header_cells = next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), None)
+    if not header_cells:
+        raise _Decline
+    if any("\n" in c or "\r" in c for c in header_cells):
+        raise _Decline  # a header over several lines: the rows are counted from the next line
+    while header_cells and not header_cells[-1].strip():
+        header_cells.pop()
+    info = read_header([_cell(c) for c in header_cells], source)
+    if info.problems or "game" not in info.roles or {"team", "weight"} & set(info.roles):
+        raise _Decline
+    if _choose_shape(info, "auto", source) != "long":
+        raise _Decline
+    width = len(header_cells)
+    roles = info.roles
+    hosted = limits is not None
+    if hosted:
+        assert limits is not None
+        if size > MAX_TEXT_CHARS or size > limits.max_bytes or width > MAX_COLUMNS:
+            raise _Decline
+        if column_warnings(info, header_cells, "long"):  # ignored columns: their cells count against the bounds
+            raise _Decline
+    wanted = {"game": roles["game"], "player": roles["player"], "place": roles["place"]}
+    if "date" in roles:
+        wanted["date"] = roles["date"]
+
+    # Rows are at most the lines of the file: the arrays are made once at that size (no growing copies).
+    lines = (file.count(b"\n") if isinstance(file, (bytes, bytearray)) else _count_lines(file)) + 1
+    game_code = np.empty(lines, dtype=np.int32)
+    player_code = np.empty(lines, dtype=np.int32)
+    place = np.empty(lines, dtype=np.int32)
+    date_code = np.empty(lines if "date" in wanted else 0, dtype=np.int32)
+
+    games: dict[str, int] = {}  # game id -> code, in order of first appearance
+    game_first: list[int] = []  # each game's first row (index into the arrays)
+    players: dict[str, int] = {}  # cleaned name -> code, in order of first appearance
+    spelling: dict[str, str] = {}  # name_key -> the cleaned name that has it
+    date_texts: list[str] = []  # every distinct date cell, in order of first appearance
+
+    def plain(raw: str) -> bool:
+        """Whether ``clean_name`` keeps a text as it is (kept then as the very string the parser made, so that the
+        factorizer, this reader's tables and the history share one string per name)."""
+        return raw.isascii() and raw[:1] != "'" and raw == " ".join(raw.split())
+
+    def game_of(raw: str) -> int:
+        game_id = raw if plain(raw) else clean_name(_cell(raw))
+        if not game_id or "\x00" in game_id:
+            raise _Decline
+        code = games.get(game_id)
+        if code is None:
+            code = games[game_id] = len(games)
+            game_first.append(-1)
+        return code
+
+    def player_of(raw: str) -> int:
+        name = raw if plain(raw) else clean_name(_cell(raw))
+        if not name or "\x00" in name:
+            raise _Decline
+        key = name_key(name)
+        if spelling.setdefault(name if key == name else key, name) != name:
+            raise _Decline  # two spellings of one player: the general reader merges them and says so
+        return players.setdefault(name, len(players))
+
+    def place_of(raw: str) -> int:
+        try:
+            read = parse_place(_cell(raw))
+        except ValueError:
+            raise _Decline from None
+        return 0 if read is None else read
+
+    def date_of(raw: str) -> int:
+        date_texts.append(raw)
+        return len(date_texts) - 1
+
+    readers = {"game": _Distinct(game_of), "player": _Distinct(player_of), "place": _Distinct(place_of)}
+    if "date" in wanted:
+        readers["date"] = _Distinct(date_of)
+    targets = {"game": game_code, "player": player_code, "place": place, "date": date_code}
+    seconds = limits.cpu_seconds if limits is not None else None
+    until = None if seconds is None else time.thread_time() + seconds
+
+    source_arg: Any = io.BytesIO(file) if isinstance(file, (bytes, bytearray)) else os.fspath(file)
+    names = list(range(width))
+    row = 0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # pandas warns of what it would drop or guess: decline instead
+            reader = pd.read_csv(
+                source_arg,
+                sep=delimiter,
+                header=None,
+                names=names,
+                skiprows=1,
+                index_col=False,
+                dtype=object,
+                na_filter=False,
+                keep_default_na=False,
+                encoding="utf-8-sig",
+                encoding_errors="strict",
+                engine="c",
+                chunksize=CHUNK_ROWS,
+                skip_blank_lines=True,
+            )
+            with contextlib.closing(reader):
+                for chunk in reader:
+                    n = len(chunk)
+                    if row + n > lines:
+                        raise _Decline
+                    end = row + n
+                    for role, index in wanted.items():
+                        targets[role][row:end] = readers[role].codes(chunk[index])
+                    # the first row of each game met in this chunk
+                    seen, first_at = np.unique(game_code[row:end], return_index=True)
+                    for g, at in zip(seen.tolist(), first_at.tolist(), strict=True):
+                        if game_first[g] < 0:
+                            game_first[g] = row + at
+                    row = end
+                    if until is not None and time.thread_time() > until:
+                        raise _Decline  # the general reader refuses it with its message
+                    if progress is not None:
+                        progress(row, lines)
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.ParserWarning, OverflowError):
+        raise _Decline from None
+    if limits is not None and (row + 1 > limits.max_rows or lines > MAX_SHEET_ROWS or (row + 1) * width > MAX_CELLS):
+        raise _Decline
+    longest = max(r.longest for r in readers.values())
+    del readers, targets  # the factorizers' tables and the arrays only they still name
+    if longest > MAX_CELL_CHARS or not row:
+        raise _Decline
+    game_code, player_code, place = game_code[:row], player_code[:row], place[:row]
+
+    # one date per game, read by the one rule for a date column (day/month order decided for the column)
+    n_games = len(games)
+    game_dates: list[dt.date | None] = [None] * n_games
+    warns: list[str] = column_warnings(info, header_cells, "long")
+    if "date" in wanted:
+        texts = date_texts
+        date_name = info.names[wanted["date"]]
+        parsed = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, date_name, source)
+        if parsed.row_problems or parsed.column_problems or len(parsed.dates) != len(texts) or parsed.times:
+            raise _Decline  # a blank or unreadable date (the general reader says where), or times of day
+        day = np.array([parsed.dates[k].toordinal() for k in range(len(texts))], dtype=np.int32)
+        first = np.asarray(game_first, dtype=np.int64)
+        game_day = day[date_code[first]]
+        for a in range(0, row, _BLOCK):  # every row's date is its game's (a block at a time: bounded memory)
+            b = min(row, a + _BLOCK)
+            if not np.array_equal(day[date_code[a:b]], game_day[game_code[a:b]]):
+                raise _Decline  # a game with two dates
+        game_dates = [parsed.dates[k] for k in date_code[first].tolist()]
+        warns.extend(date_warnings(parsed, date_name))
+        date_code = np.empty(0, dtype=np.int32)
+
+    # games in play order: first appearance, then by date when every game has one (stable)
+    order, note = play_order(game_dates, [None] * n_games)
+    game_order = np.asarray(order, dtype=np.int64)
+    if note:
+        warns.append(note)
+    ids = list(games)
+    rank_of_game = np.empty(n_games, dtype=np.int32)
+    rank_of_game[game_order] = np.arange(n_games, dtype=np.int32)
+    final_game = rank_of_game[game_code]
+    del game_code
+    sizes = np.bincount(final_game, minlength=n_games)
+    in_order = bool(np.all(final_game[1:] >= final_game[:-1]))
+    if not in_order:
+        rows_in_order = np.argsort(final_game, kind="stable")
+        del final_game
+        player_code = player_code[rows_in_order]
+        place = place[rows_in_order]
+        del rows_in_order
+    else:
+        del final_game
+    offsets = np.zeros(n_games + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    names_list = list(players)
+    _no_repeats(offsets, player_code, len(names_list))
+    history = GameHistory.from_columns(
+        [ids[g] for g in game_order.tolist()],
+        [game_dates[g] for g in game_order.tolist()],
+        offsets,
+        player_code,
+        place,
+        names_list,
+        warns,
+    )
+    return ReadResult(
+        history=history, shape="long", warnings=history.warnings, columns=tuple(info.names), encoding="utf_8"
+    )
+
+
+class _Distinct:
+    """One column's cells to integers: each distinct text met anywhere in the file is read once (``read``), the
+    rows keep codes.  Texts are matched with every text met before by pandas' factorizer (a hash table in C that
+    keeps its texts from one chunk to the next, as pandas' merges use it); the C parser already makes one string
+    per distinct text of a chunk."""
+
+    def __init__(self, read: Callable[[str], int]) -> None:
+        from pandas._libs.hashtable import ObjectFactorizer
+
+        self.read = read
+        self.factorizer = ObjectFactorizer(1 << 16)
+        self.values = np.empty(0, dtype=np.int32)  # the value of every distinct text, by its factorizer code
+        self.longest = 0  # the longest text met
+
+    def codes(self, column: Any) -> np.ndarray:
+        """The value of every cell of a column of texts."""
+        texts = column.to_numpy(dtype=object)
+        known = len(self.values)
+        numbers = self.factorizer.factorize(texts)
+        new = numbers >= known
+        if new.any():
+            # the texts met for the first time, in the order the factorizer numbered them
+            _, first = np.unique(numbers[new], return_index=True)
+            fresh = texts[new][first]
+            self.longest = max(self.longest, max(len(t) for t in fresh))
+            values = np.fromiter((self.read(t) for t in fresh), dtype=np.int32, count=len(fresh))
+            self.values = np.concatenate([self.values, values])
+        result: np.ndarray = self.values[numbers]
+        return result
+
+
+def _no_repeats(offsets: np.ndarray, player: np.ndarray, n_players: int, block: int = 1 << 19) -> None:
+    """Decline when a player appears twice in one game (the general reader reports it), a block of games at a
+    time."""
+    n_games = len(offsets) - 1
+    g = 0
+    while g < n_games:
+        h = max(g + 1, int(np.searchsorted(offsets, offsets[g] + block, side="right")) - 1)
+        h = min(h, n_games)
+        a, b = int(offsets[g]), int(offsets[h])
+        game = np.repeat(np.arange(h - g, dtype=np.int64), np.diff(offsets[g : h + 1]))
+        key = np.sort(game * n_players + player[a:b])
+        if np.any(key[1:] == key[:-1]):
+            raise _Decline
+        g = h
+
+
+def _count_lines(path: str | os.PathLike[str]) -> int:
+    """Line breaks in a file, read a megabyte at a time."""
+    count = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            count += block.count(b"\n")
+    return count
