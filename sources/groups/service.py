@@ -21,9 +21,10 @@ from typing import Any
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
+from ratings.history import Entry as HistoryEntry
 from ratings.history import GameHistory
 from ratings.io.names import clean_name, name_key
-from sources.groups.schema import Base, Change, Entry, Game, Group, Player, Title
+from sources.groups.schema import Base, Change, Entry, Game, Group, MemberLink, Player, Title
 from sources.record import NewGame
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Snapshot",
     "add_title",
     "change_log",
+    "change_counter",
     "check_passphrase",
     "correct_game",
     "create_group",
@@ -40,7 +42,12 @@ __all__ = [
     "hash_passphrase",
     "history",
     "import_history",
+    "make_member_link",
+    "member_link",
+    "member_links",
     "record_game",
+    "revoke_member_link",
+    "title_named",
     "undo",
 ]
 
@@ -108,13 +115,22 @@ def add_title(session: Session, group: Group, name: str) -> Title:
     return title
 
 
+#: One entry as the change log keeps it: (player, place, team, weight); place None = did not finish.
+Result = tuple[str, int | None, str | None, float]
+
+
+def _result(entry: Entry | HistoryEntry) -> Result:
+    return (entry.player.name if isinstance(entry, Entry) else entry.player, entry.place, entry.team, entry.weight)
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """A game as the change log keeps it: its id, date, entries (player, place) and whether it is deleted."""
+    """A game as the change log keeps it: its id, date, entries (player, place, team, weight) and whether it is
+    deleted.  In JSON an entry without a team and of full weight is ``[player, place]`` (the log's first form)."""
 
     public_id: str
     date: str | None
-    entries: tuple[tuple[str, int | None], ...]
+    entries: tuple[Result, ...]
     deleted: bool = False
 
     @classmethod
@@ -122,7 +138,7 @@ class Snapshot:
         return cls(
             game.public_id,
             game.played_on.isoformat() if game.played_on else None,
-            tuple((e.player.name, e.place) for e in game.entries),
+            tuple(_result(e) for e in game.entries),
             game.deleted,
         )
 
@@ -130,14 +146,21 @@ class Snapshot:
         return {
             "game": self.public_id,
             "date": self.date,
-            "entries": [list(e) for e in self.entries],
+            "entries": [
+                [p, place] if team is None and w == 1.0 else [p, place, team, w] for p, place, team, w in self.entries
+            ],
             "deleted": self.deleted,
         }
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Snapshot:
-        entries = tuple((str(p), None if place is None else int(place)) for p, place in value["entries"])
-        return cls(str(value["game"]), value.get("date"), entries, bool(value.get("deleted")))
+        entries: list[Result] = []
+        for p, place, *rest in value["entries"]:
+            team, weight = (rest + [None, 1.0])[:2]
+            entries.append(
+                (str(p), None if place is None else int(place), None if team is None else str(team), float(weight))
+            )
+        return cls(str(value["game"]), value.get("date"), tuple(entries), bool(value.get("deleted")))
 
 
 def _players(session: Session, group_id: int, names: Iterable[str]) -> dict[str, Player]:
@@ -155,13 +178,13 @@ def _players(session: Session, group_id: int, names: Iterable[str]) -> dict[str,
     return found
 
 
-def _set_entries(session: Session, game: Game, group_id: int, entries: Iterable[tuple[str, int | None]]) -> None:
+def _set_entries(session: Session, game: Game, group_id: int, entries: Iterable[Result]) -> None:
     results = list(entries)
-    players = _players(session, group_id, (name for name, _ in results))
+    players = _players(session, group_id, (name for name, *_ in results))
     game.entries.clear()
     session.flush()
-    for name, place in results:
-        game.entries.append(Entry(player=players[name_key(name)], place=place))
+    for name, place, team, weight in results:
+        game.entries.append(Entry(player=players[name_key(name)], place=place, team=team, weight=weight))
 
 
 def _change(
@@ -197,9 +220,27 @@ def _log(
     return change
 
 
-def record_game(session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None = None) -> Game:
-    """Add ``game`` (validated by :func:`sources.record.new_game`) to ``title``'s history."""
-    return _add(session, title, game, who=who, public_id=public_id, action="added")
+def record_game(
+    session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None = None, token: str | None = None
+) -> Game:
+    """Add ``game`` (validated by :func:`sources.record.new_game`) to ``title``'s history.
+
+    ``token``: the form's submission token (:func:`sources.record.new_submission_token`); a second submission with
+    the same token (a double click, a retried request) returns the game the first one added and adds nothing.
+    """
+    note = f"submission {token}" if token else None
+    if note is not None:
+        done = session.scalar(
+            select(Change.game_id).where(Change.group_id == title.group_id, Change.note == note).limit(1)
+        )
+        if done is not None:
+            return _game(session, done)[0]
+    row = _add(session, title, game, who=who, public_id=public_id, action="added")
+    if note is not None:
+        change = session.scalars(select(Change).where(Change.game_id == row.id).order_by(Change.id.desc())).first()
+        assert change is not None
+        change.note = note
+    return row
 
 
 def _add(session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None, action: str) -> Game:
@@ -210,7 +251,7 @@ def _add(session: Session, title: Title, game: NewGame, *, who: str, public_id: 
     row = Game(title_id=title.id, public_id=game_id, played_on=game.date, position=position, deleted=False)
     session.add(row)
     session.flush()
-    _set_entries(session, row, title.group_id, ((e.player, e.place) for e in game.entries))
+    _set_entries(session, row, title.group_id, (_result(e) for e in game.entries))
     _log(session, title, row, who, action, None, Snapshot.of(row))
     return row
 
@@ -231,7 +272,7 @@ def correct_game(session: Session, game_id: int, game: NewGame, *, who: str) -> 
         raise GroupError(f"game '{row.public_id}' is deleted: undo the deletion to correct it")
     before = Snapshot.of(row)
     row.played_on = game.date
-    _set_entries(session, row, title.group_id, ((e.player, e.place) for e in game.entries))
+    _set_entries(session, row, title.group_id, (_result(e) for e in game.entries))
     session.flush()
     _log(session, title, row, who, "corrected", before, Snapshot.of(row))
     return row
@@ -289,11 +330,9 @@ def history(session: Session, title: Title) -> GameHistory:
 
 
 def export_records(session: Session, title: Title) -> list[dict[str, Any]]:
-    """``title``'s history as long-shape records (the rows of its CSV export; DNF as no place)."""
-    return [
-        {"game": r["game"], "date": r["date"], "player": r["player"], "place": r["place"]}
-        for r in history(session, title).to_records()
-    ]
+    """``title``'s history as long-shape records (the rows of its CSV export; DNF as no place; ``team`` and
+    ``weight`` when some entry has a team or a partial weight)."""
+    return history(session, title).to_records()
 
 
 def import_history(session: Session, title: Title, imported: GameHistory, *, who: str) -> int:
@@ -313,7 +352,7 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
     entries: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     for game_id, game in zip(ids, imported.games, strict=True):
-        results = tuple((e.player, e.place) for e in game.entries)
+        results = tuple(_result(e) for e in game.entries)
         entries += [
             {
                 "game_id": game_id,
@@ -335,3 +374,60 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
 def change_log(session: Session, group: Group) -> list[Change]:
     """Every change of ``group``, oldest first."""
     return list(session.scalars(select(Change).where(Change.group_id == group.id).order_by(Change.id)).all())
+
+
+def change_counter(session: Session, group: Group) -> int:
+    """The group's latest change (0 before the first): every write raises it, so what is derived from a title's
+    games is cached under it and a recorded game invalidates the cache (one indexed query)."""
+    return session.scalar(select(func.max(Change.id)).where(Change.group_id == group.id)) or 0
+
+
+def title_named(group: Group, name: str | None) -> Title | None:
+    """The group's title called ``name`` (its first title for ``None``); ``None`` when it has no such title."""
+    if name is None:
+        return group.titles[0] if group.titles else None
+    return next((t for t in group.titles if t.name == name), None)
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def make_member_link(session: Session, group: Group, label: str) -> tuple[MemberLink, str]:
+    """A new member link of ``group`` and its secret token (shown once: only its SHA-256 is kept)."""
+    token = secrets.token_urlsafe(24)  # 192 random bits: a fast hash cannot be searched backwards
+    link = MemberLink(group_id=group.id, token_hash=_token_hash(token), label=clean_name(label) or "member")
+    session.add(link)
+    session.flush()
+    return link, token
+
+
+def member_link(session: Session, group: Group, token: Any) -> MemberLink | None:
+    """The group's member link whose token is ``token``, while it is not revoked; else ``None``."""
+    if not isinstance(token, str) or not token or len(token) > 200:
+        return None
+    link = session.scalar(select(MemberLink).where(MemberLink.token_hash == _token_hash(token)))
+    if link is None or link.group_id != group.id or link.revoked_at is not None:
+        return None
+    return link
+
+
+def member_links(session: Session, group: Group) -> list[MemberLink]:
+    """The group's member links not revoked, oldest first."""
+    return list(
+        session.scalars(
+            select(MemberLink)
+            .where(MemberLink.group_id == group.id, MemberLink.revoked_at.is_(None))
+            .order_by(MemberLink.id)
+        ).all()
+    )
+
+
+def revoke_member_link(session: Session, group: Group, link_id: Any) -> MemberLink:
+    """Revoke one of the group's member links: it opens nothing from now on."""
+    link = session.get(MemberLink, link_id) if isinstance(link_id, int) and not isinstance(link_id, bool) else None
+    if link is None or link.group_id != group.id:
+        raise GroupError("there is no such member link in this group")
+    if link.revoked_at is None:
+        link.revoked_at = dt.datetime.now(dt.UTC)
+    return link
