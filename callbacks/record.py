@@ -27,10 +27,13 @@ from callbacks.runs import (
     source_summary,
 )
 from layouts.edit import access_line, record_alert, status_lines
-from layouts.ids import Data, Edit, Record, RecordType
+from layouts.ids import Data, Edit, GroupPage, Record, RecordType
 from sources import settings
-from sources.access import Rights, organiser_mark, rights, secret_matches
+from sources.access import Rights, group_entry, organiser_mark, rights, secret_matches
 from sources.edits import fresh_state
+from sources.groups import pages as group_pages
+from sources.groups.service import GroupError
+from sources.model import GroupTitle, parse_source
 from sources.record import new_submission_token
 from sources.record_form import add_to_session, game_text, plan, sheet_writable, write_to_sheet
 from sources.sheets import SheetError, load_settings
@@ -93,14 +96,15 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     State(Record.PENDING, "data"),
     State(Data.SOURCE, "data"),
     State(Edit.STORE, "data"),
+    State(GroupPage.GAME, "value"),
     prevent_initial_call=True,
 )
-def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):
+def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state, correcting=None):
     if not {Record.SUBMIT: _submit, Record.CONFIRM: _confirm, Record.CANCEL: _cancel}.get(ctx.triggered_id):
         raise PreventUpdate  # the tab's content mounting (no button pressed yet): nothing to do
     players = players if isinstance(players, list) else []
     places = places if isinstance(places, list) else []
-    out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state)
+    out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state, correcting=correcting)
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
     # Wildcard outputs take one value per component, never a bare no_update (which Dash refuses with a 500).
     return (*out, *sample_shown(out[5]), _each(players, recorded), _each(places, recorded))
@@ -121,13 +125,22 @@ def record_step(
     source: Any,
     state: Any,
     allowed: Rights | None = None,
+    *,
+    correcting: Any = None,
 ) -> tuple[Any, ...]:
-    """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values."""
-    allowed = request_rights() if allowed is None else allowed
+    """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values.
+
+    On a group's page showing the group's own games, the game goes into the group's database (``correcting``: the
+    id of the game it replaces, organisers only) when the cookie gives the right, and is refused otherwise.
+    """
     keep = (no_update,) * 5
     token = token or new_submission_token()
     if trigger == Record.CANCEL:
         return False, "", None, record_alert("Not recorded.", False), *keep
+    group = _group_target(source)
+    if group is not None and trigger == Record.SUBMIT:
+        return _record_in_group(group, source, date, players, places, token, correcting)
+    allowed = request_rights() if allowed is None else allowed
     if trigger == Record.CONFIRM:
         if not pending:
             return False, "", None, no_update, *keep
@@ -172,6 +185,49 @@ def record_step(
         outcome.state if outcome.state is not None else no_update,
         outcome.rows if outcome.rows is not None else no_update,
         source_summary(outcome.source),
+    )
+
+
+def _group_target(source: Any) -> GroupTitle | None:
+    """The group whose own games ``source`` shows (a what-if edit of them is the browser's own, not the group's)."""
+    try:
+        typed = parse_source(source)
+    except DataError:
+        return None
+    return typed if isinstance(typed, GroupTitle) else None
+
+
+def _record_in_group(
+    group: GroupTitle, source: Any, date: Any, players: list[Any], places: list[Any], token: str, correcting: Any
+) -> tuple[Any, ...]:
+    keep = (no_update,) * 5
+    step = plan(source, date, players, places, token, writable=False)
+    if step.problems:
+        return False, "", None, record_alert("Not recorded: " + "; ".join(step.problems), False), *keep
+    assert step.game is not None
+    try:
+        message = group_pages.record(
+            group.group,
+            group.title,
+            step.game,
+            token=token,
+            entry=group_entry(flask.session, group.group),
+            secret_key=str(flask.current_app.secret_key),
+            correcting=correcting if isinstance(correcting, str) and correcting else None,
+        )
+    except GroupError as exc:
+        return False, "", None, record_alert(str(exc), False), *keep
+    refreshed = {**source, "changed": token}  # a new value: every view reads the group's games again
+    return (
+        False,
+        "",
+        None,
+        record_alert(message, True),
+        new_submission_token(),
+        refreshed,
+        fresh_state(refreshed),
+        no_update,
+        source_summary(refreshed),
     )
 
 

@@ -37,7 +37,11 @@ __all__ = [
     "correct_game",
     "create_group",
     "delete_game",
+    "export_manifest",
     "export_records",
+    "game_named",
+    "last_change",
+    "recent_games",
     "find_group",
     "hash_passphrase",
     "history",
@@ -431,3 +435,69 @@ def revoke_member_link(session: Session, group: Group, link_id: Any) -> MemberLi
     if link.revoked_at is None:
         link.revoked_at = dt.datetime.now(dt.UTC)
     return link
+
+
+def game_named(session: Session, title: Title, public_id: Any) -> Game:
+    """The title's game whose id is ``public_id`` (deleted or not); :class:`GroupError` when there is none."""
+    row = (
+        session.scalar(select(Game).where(Game.title_id == title.id, Game.public_id == public_id))
+        if isinstance(public_id, str)
+        else None
+    )
+    if row is None:
+        raise GroupError(f"'{title.name}' has no game '{str(public_id)[:40]}'")
+    return row
+
+
+def recent_games(session: Session, title: Title, last: int) -> list[str]:
+    """The ids of the title's last ``last`` games not deleted, newest first."""
+    return list(
+        session.scalars(
+            select(Game.public_id)
+            .where(Game.title_id == title.id, Game.deleted.is_(False))
+            .order_by(Game.position.desc())
+            .limit(last)
+        ).all()
+    )
+
+
+def last_change(session: Session, group: Group) -> Change | None:
+    """The group's latest change that is neither an undo nor taken back by one (what Undo takes back next)."""
+    undone = select(Change.undoes).where(Change.group_id == group.id, Change.undoes.is_not(None))
+    return session.scalars(
+        select(Change)
+        .where(
+            Change.group_id == group.id,
+            Change.game_id.is_not(None),
+            Change.action != "undone",
+            Change.id.not_in(undone),
+        )
+        .order_by(Change.id.desc())
+        .limit(1)
+    ).first()
+
+
+def export_manifest(session: Session, group: Group) -> dict[str, Any]:
+    """The group's ``changes.json``: its name, its titles by CSV file name, and every change (what ``groups export``
+    writes beside the titles' CSV files, and the page offers for download)."""
+    names = {t.id: t.name for t in group.titles}
+    log = [
+        {
+            "id": c.id,
+            "at": c.at.isoformat(),
+            "who": c.who,
+            "action": c.action,
+            "title": names.get(c.title_id) if c.title_id is not None else None,
+            "before": c.before,
+            "after": c.after,
+            "undoes": c.undoes,
+        }
+        for c in change_log(session, group)
+    ]
+    titles = {title_file(t.name) + ".csv": t.name for t in group.titles}
+    return {"group": group.slug, "name": group.name, "titles": titles, "changes": log}
+
+
+def title_file(title: str) -> str:
+    """A title's file name stem in an export (the title's name with what a file system may refuse replaced)."""
+    return re.sub(r"[^A-Za-z0-9._ -]+", "_", title).strip(" .") or "title"

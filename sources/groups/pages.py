@@ -1,0 +1,321 @@
+"""What a group's page reads: a title's games as a :class:`~sources.model.Loaded`, cached by the group's change
+counter.
+
+A title's history is read from the database once per change of the group: the content is kept in the shared store
+(:func:`sources.histories.keep`, by content id) and a pointer ``group-history:<group>:<title>:<counter>`` names it,
+so every worker (and with ``REDIS_URL`` every instance) reads the database once per change, and the rating runs,
+cached by :attr:`Loaded.key` (which holds the counter), are computed again only after a write.  A recorded game is
+appended at the end of the history, so its run resumes from the run before it (:mod:`sources.runs`) and replays one
+game.  Nothing here is needed to keep the games: deleting the cache directory costs one read of the database.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from ratings import GameHistory
+from ratings.io import write_csv
+from sources import answers
+from sources.access import REFUSED, group_mark, group_may, group_role
+from sources.groups import service
+from sources.groups.database import process_sessions
+from sources.groups.schema import Group, MemberLink, Title
+from sources.histories import MissingHistory, fetch, keep
+from sources.model import LRU, DataError, Loaded
+from sources.record import NewGame
+from sources.store import StoreError, shared_store
+
+__all__ = [
+    "GroupInfo",
+    "Visitor",
+    "delete_game",
+    "export_files",
+    "games_of",
+    "group_info",
+    "identify",
+    "join",
+    "links_of",
+    "load_title",
+    "make_link",
+    "record",
+    "revoke_link",
+    "sign_in",
+    "undo_last",
+]
+
+T = TypeVar("T")
+
+log = logging.getLogger(__name__)
+
+#: Histories this process read lately, by ``group:<group id>:<title id>:<counter>``.
+_LOADED: LRU[GameHistory] = LRU(16)
+
+#: What the page says when the database cannot be read (no details: they may name the database's address).
+UNREADABLE = "the group's games cannot be read right now (the database did not answer); try again in a moment"
+
+
+class GroupInfo:
+    """A group as its page shows it: slug, name, titles (names), each read in one session."""
+
+    def __init__(self, slug: str, name: str, titles: list[str]) -> None:
+        self.slug, self.name, self.titles = slug, name, titles
+
+
+def group_info(slug: str) -> GroupInfo | None:
+    """The group at ``/g/<slug>``, or ``None`` when there is none (or the database has no groups yet)."""
+    if not isinstance(slug, str) or not service.SLUG.fullmatch(slug):
+        return None
+    try:
+        with process_sessions()() as session:
+            group = service.find_group(session, slug)
+            return None if group is None else GroupInfo(group.slug, group.name, [t.name for t in group.titles])
+    except SQLAlchemyError as exc:
+        log.warning("the groups' database could not be read: %s", type(exc).__name__)
+        return None
+
+
+def load_title(slug: str, title: str | None) -> Loaded:
+    """The games of ``title`` (the group's first title for ``None``) of the group at ``/g/<slug>``.
+
+    :class:`DataError` saying what is wrong: no such group, no such title, or the database not answering.
+    """
+    # the answer depends on the database, which the answer memo cannot watch: computed every time (the history and
+    # its runs stay cached, so this costs a query for the counter)
+    answers.volatile("read a group's games")
+    try:
+        with process_sessions()() as session:
+            group = service.find_group(session, slug)
+            if group is None:
+                raise DataError([f"there is no group at /g/{slug}"])
+            chosen = service.title_named(group, title)
+            if chosen is None:
+                names = ", ".join(f"'{t.name}'" for t in group.titles) or "none yet"
+                raise DataError([f"the group has no game title '{title}' (its titles: {names})"])
+            key = f"group:{group.id}:{chosen.id}:{service.change_counter(session, group)}"
+            label = f"{group.name}: {chosen.name}"
+            history = _LOADED.get(key) or _shared(key)
+            if history is None:
+                history = service.history(session, chosen)
+                _share(key, history)
+            _LOADED.put(key, history)
+    except SQLAlchemyError as exc:
+        log.warning("the groups' database could not be read: %s", type(exc).__name__)
+        raise DataError([UNREADABLE]) from None
+    return Loaded(history, key, label, tuple(history.warnings))
+
+
+def _shared(key: str) -> GameHistory | None:
+    try:
+        cid = shared_store().get(f"group-history:{key}")
+        return fetch(cid.decode()) if cid else None
+    except (StoreError, MissingHistory, UnicodeDecodeError):
+        return None
+
+
+def _share(key: str, history: GameHistory) -> None:
+    try:
+        shared_store().put(f"group-history:{key}", keep(history).encode())
+    except StoreError as exc:
+        log.warning("could not share a group's history: %s", exc)
+
+
+# ---------------------------------------------------------------- who is asking, and what they may do
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who a request comes from for one group: ``role`` (``None``: a visitor) and how the change log names them."""
+
+    role: str | None
+    who: str = "visitor"
+
+
+@contextmanager
+def _session() -> Iterator[Session]:
+    """A session committed when the block succeeds; a database failure becomes a :class:`service.GroupError`."""
+    try:
+        with process_sessions()() as session:
+            yield session
+            session.commit()
+    except SQLAlchemyError as exc:
+        log.warning("the groups' database could not be written: %s", type(exc).__name__)
+        raise service.GroupError(UNREADABLE[0].upper() + UNREADABLE[1:] + "; nothing was changed.") from None
+
+
+def _group(session: Session, slug: str) -> Group:
+    group = service.find_group(session, slug) if isinstance(slug, str) else None
+    if group is None:
+        raise service.GroupError(f"there is no group at /g/{slug}")
+    return group
+
+
+def _visitor(session: Session, group: Group, entry: Any, secret_key: str) -> Visitor:
+    def link_hash(link_id: int) -> str | None:
+        link = session.get(MemberLink, link_id)
+        ok = link is not None and link.group_id == group.id and link.revoked_at is None
+        return link.token_hash if ok and link is not None else None
+
+    role = group_role(entry, secret_key=secret_key, slug=group.slug, admin_hash=group.admin_hash, link_hash=link_hash)
+    if role == "member":
+        link = session.get(MemberLink, entry["link"])
+        return Visitor(role, f"member link '{link.label}'" if link is not None else "member")
+    return Visitor(role, "organiser" if role == "organiser" else "visitor")
+
+
+def identify(slug: str, entry: Any, secret_key: str) -> Visitor:
+    """The role the cookie ``entry`` (untrusted) gives for the group at ``/g/<slug>``; a visitor when it gives
+    none or the database cannot say."""
+    try:
+        with _session() as session:
+            return _visitor(session, _group(session, slug), entry, secret_key)
+    except service.GroupError:
+        return Visitor(None)
+
+
+def sign_in(slug: str, passphrase: Any, secret_key: str) -> dict[str, Any] | None:
+    """The cookie entry of an organiser when ``passphrase`` is the group's (else ``None``).  The passphrase is
+    compared with its scrypt hash and never kept or logged."""
+    with _session() as session:
+        group = _group(session, slug)
+        if not service.check_passphrase(group, passphrase):
+            return None
+        return {"role": "organiser", "mark": group_mark(secret_key, group.slug, "organiser", group.admin_hash)}
+
+
+def join(slug: str, token: Any, secret_key: str) -> dict[str, Any] | None:
+    """The cookie entry of a member when ``token`` is one of the group's member links, not revoked."""
+    with _session() as session:
+        group = _group(session, slug)
+        link = service.member_link(session, group, token)
+        if link is None:
+            return None
+        return {
+            "role": "member",
+            "link": link.id,
+            "mark": group_mark(secret_key, group.slug, "member", link.token_hash),
+        }
+
+
+def _allowed(session: Session, slug: str, entry: Any, secret_key: str, action: str) -> tuple[Group, Visitor]:
+    group = _group(session, slug)
+    visitor = _visitor(session, group, entry, secret_key)
+    if not group_may(visitor.role, action):
+        raise service.GroupError(REFUSED["record" if action == "record" else "other"])
+    return group, visitor
+
+
+def _title(group: Group, title: str | None) -> Title:
+    chosen = service.title_named(group, title)
+    if chosen is None:
+        raise service.GroupError(f"the group has no game title '{title}'")
+    return chosen
+
+
+# ---------------------------------------------------------------- writes (each checks the role first)
+
+
+def record(
+    slug: str,
+    title: str | None,
+    game: NewGame,
+    *,
+    token: str,
+    entry: Any,
+    secret_key: str,
+    correcting: str | None = None,
+) -> str:
+    """Record ``game`` in the title (or, ``correcting`` a game id, replace that game's date and results: organisers
+    only); what to say.  :class:`service.GroupError` when refused or impossible (nothing written then)."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "correct" if correcting else "record")
+        chosen = _title(group, title)
+        if correcting:
+            row = service.game_named(session, chosen, correcting)
+            service.correct_game(session, row.id, game, who=visitor.who)
+            return f"Game '{row.public_id}' of {chosen.name} corrected."
+        row = service.record_game(session, chosen, game, who=visitor.who, token=token)
+        return f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
+
+
+def delete_game(slug: str, title: str | None, public_id: Any, *, entry: Any, secret_key: str) -> str:
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "delete")
+        row = service.game_named(session, _title(group, title), public_id)
+        service.delete_game(session, row.id, who=visitor.who)
+        return f"Game '{row.public_id}' deleted (Undo brings it back)."
+
+
+def undo_last(slug: str, *, entry: Any, secret_key: str) -> str:
+    """Take back the group's latest change that is not itself taken back."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "undo")
+        change = service.last_change(session, group)
+        if change is None:
+            raise service.GroupError("there is no change to undo")
+        service.undo(session, change.id, who=visitor.who)
+        return f"Undone: the {change.action} game of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
+
+
+def make_link(slug: str, label: Any, *, entry: Any, secret_key: str) -> str:
+    """A new member link's token (shown once)."""
+    with _session() as session:
+        group, _ = _allowed(session, slug, entry, secret_key, "links")
+        _, token = service.make_member_link(session, group, label if isinstance(label, str) else "")
+        return token
+
+
+def revoke_link(slug: str, link_id: Any, *, entry: Any, secret_key: str) -> str:
+    with _session() as session:
+        group, _ = _allowed(session, slug, entry, secret_key, "links")
+        link = service.revoke_member_link(session, group, link_id)
+        return f"Member link '{link.label}' revoked: it opens nothing from now on."
+
+
+# ---------------------------------------------------------------- what the page lists
+
+
+def _read(slug: str, read: Callable[[Session, Group], T], default: T) -> T:
+    try:
+        with process_sessions()() as session:
+            group = service.find_group(session, slug)
+            return default if group is None else read(session, group)
+    except SQLAlchemyError:
+        return default
+
+
+def links_of(slug: str, *, entry: Any, secret_key: str) -> list[tuple[int, str]]:
+    """The group's member links (id, label) for an organiser; nothing for anyone else."""
+
+    def read(session: Session, group: Group) -> list[tuple[int, str]]:
+        if not group_may(_visitor(session, group, entry, secret_key).role, "links"):
+            return []
+        return [(link.id, link.label) for link in service.member_links(session, group)]
+
+    return _read(slug, read, [])
+
+
+def games_of(slug: str, title: str | None, last: int = 50) -> list[str]:
+    """The ids of the title's last ``last`` games, newest first (what an organiser may correct or delete)."""
+
+    def read(session: Session, group: Group) -> list[str]:
+        chosen = service.title_named(group, title)
+        return [] if chosen is None else service.recent_games(session, chosen, last)
+
+    return _read(slug, read, [])
+
+
+def export_files(slug: str, title: str | None) -> tuple[str, str]:
+    """The title's history as CSV and the group's change log as JSON: the files ``groups export`` writes."""
+    with _session() as session:
+        group = _group(session, slug)
+        chosen = _title(group, title)
+        csv = write_csv(service.history(session, chosen))
+        return csv, json.dumps(service.export_manifest(session, group), indent=1)

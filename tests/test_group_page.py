@@ -1,0 +1,178 @@
+"""A group's page (issue 24): ``/g/<slug>`` shows a title's games read from the database, keyed by the group's change
+counter; an unknown slug is a plain 404; writes through the page's callbacks need the right role from a signed
+cookie entry; two groups never share games or cached results.  In process (Flask's test client, crafted callback
+requests as a visitor could send them); tests/test_group_serving.py does the same through gunicorn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sources.access import group_mark, group_role
+from sources.groups import pages, service
+from sources.groups.database import database_url, process_sessions, upgrade
+from sources.model import GroupTitle, parse_source
+from sources.record import new_game
+from tests.dash_requests import post, record_form
+
+
+@pytest.fixture
+def groups(tmp_path, monkeypatch) -> Iterator[dict[str, str]]:  # type: ignore[no-untyped-def]
+    """Two groups in a fresh SQLite database: 'club' (Catan: three games; Chess: none yet) and 'other'."""
+    monkeypatch.setenv("RATINGS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    upgrade(database_url())
+    with process_sessions()() as session:
+        club, club_pass = service.create_group(session, "club", "The Club", titles=["Catan", "Chess"])
+        other, other_pass = service.create_group(session, "other", "Other", titles=["Catan"])
+        catan = club.titles[0]
+        for date, result in [
+            ("2024-01-05", [("Ann", 1), ("Bob", 2), ("Cid", 3)]),
+            ("2024-01-12", [("Bob", 1), ("Ann", 2)]),
+            ("2024-01-19", [("Cid", 1), ("Ann", 2)]),
+        ]:
+            service.record_game(session, catan, new_game(date, result), who="setup")
+        service.record_game(session, other.titles[0], new_game("2024-01-05", [("Zed", 1), ("Yan", 2)]), who="setup")
+        _, member = service.make_member_link(session, club, "Kim")
+        session.commit()
+    yield {"club": club_pass, "other": other_pass, "member": member}
+
+
+@pytest.fixture
+def client(groups):  # type: ignore[no-untyped-def]
+    import app
+
+    return app.server.test_client()
+
+
+def test_an_unknown_group_is_one_plain_line_and_a_known_one_opens_the_page(client) -> None:  # type: ignore[no-untyped-def]
+    missing = client.get("/g/no-such-group")
+    assert missing.status_code == 404 and missing.mimetype == "text/plain"
+    assert missing.get_data(as_text=True) == "There is no group at /g/no-such-group on this server.\n"
+    assert client.get("/g/club").status_code == 200 and client.get("/").status_code == 200
+    assert client.get("/g/Bad%20Slug").status_code == 404
+
+
+def test_a_group_source_reads_the_title_and_a_write_changes_its_key(groups) -> None:  # type: ignore[no-untyped-def]
+    first = parse_source({"kind": "group", "group": "club", "title": None}).load()
+    assert first.history.n_games == 3 and sorted(first.history.players) == ["Ann", "Bob", "Cid"]
+    assert first.label == "The Club: Catan"
+    assert parse_source({"kind": "group", "group": "club", "title": "Catan"}).load().key == first.key  # cached
+    with process_sessions()() as session:
+        group = service.find_group(session, "club")
+        assert group is not None
+        service.record_game(session, group.titles[0], new_game(None, [("Ann", 1), ("Dee", 2)]), who="t")
+        session.commit()
+    after = GroupTitle("club", "Catan").load()
+    assert after.key != first.key and after.history.n_games == 4  # the counter moved: read anew
+    other = GroupTitle("other", "Catan").load()
+    assert other.key != after.key and sorted(other.history.players) == ["Yan", "Zed"]
+    with pytest.raises(Exception, match="no game title 'Go'"):
+        GroupTitle("club", "Go").load()
+    with pytest.raises(Exception, match="no group at /g/nobody"):
+        GroupTitle("nobody").load()
+
+
+def test_the_cookie_entry_gives_a_role_only_while_the_database_agrees() -> None:
+    """group_role's rule, by hand: a mark for another group, role, key or a revoked link gives nothing."""
+    mark = group_mark("key", "club", "organiser", "scrypt$hash")
+    entry = {"role": "organiser", "mark": mark}
+    assert group_role(entry, secret_key="key", slug="club", admin_hash="scrypt$hash", link_hash=lambda _: None) == (
+        "organiser"
+    )
+    for slug, key, admin in [
+        ("other", "key", "scrypt$hash"),
+        ("club", "other-key", "scrypt$hash"),
+        ("club", "key", "new"),
+    ]:
+        assert group_role(entry, secret_key=key, slug=slug, admin_hash=admin, link_hash=lambda _: None) is None
+    member = {"role": "member", "link": 3, "mark": group_mark("key", "club", "member", "abc")}
+    assert group_role(member, secret_key="key", slug="club", admin_hash="x", link_hash={3: "abc"}.get) == "member"
+    assert (
+        group_role(member, secret_key="key", slug="club", admin_hash="x", link_hash=lambda _: None) is None
+    )  # revoked
+    forged = {"role": "organiser", "mark": member["mark"]}
+    assert group_role(forged, secret_key="key", slug="club", admin_hash="abc", link_hash={3: "abc"}.get) is None
+    assert group_role("organiser", secret_key="key", slug="club", admin_hash="x", link_hash=lambda _: None) is None
+
+
+SOURCE = {"kind": "group", "group": "club", "title": "Catan"}
+
+
+def _record(
+    client: Any, token: str, correcting: str | None = None, players: tuple[str, ...] = ("Newbie", "Ann")
+) -> Any:
+    form = record_form("record-submit", token, None, SOURCE, players)
+    form["group-game.value"] = correcting
+    response = post(client, "record-confirm-box", form, changed=["record-submit.n_clicks"])
+    assert response.status_code == 200
+    return response.get_json()["response"]
+
+
+def _status(answer: dict[str, Any]) -> str:
+    return str(answer["record-status"]["children"])
+
+
+def _sign_in(client: Any, passphrase: str) -> str:
+    values = {"group-passphrase.value": passphrase, "page-location.pathname": "/g/club", "group-sign-in.n_clicks": 1}
+    answer = post(client, "group-message", values, changed=["group-sign-in.n_clicks"]).get_json()["response"]
+    return str(answer["group-message"]["children"])
+
+
+def _join(client: Any, fragment: str) -> str:
+    values = {"page-location.hash": fragment, "page-location.pathname": "/g/club"}
+    answer = post(client, "group-message", values, changed=["page-location.hash"]).get_json()["response"]
+    return str(answer["group-message"]["children"])
+
+
+def _games() -> int:
+    return GroupTitle("club", "Catan").load().history.n_games
+
+
+def test_a_visitor_cannot_record_and_a_member_and_an_organiser_can(client, groups) -> None:  # type: ignore[no-untyped-def]
+    assert "Not recorded: only the group's organisers and members" in _status(_record(client, "t1"))
+    assert _games() == 3
+    assert "not this group's passphrase" in _sign_in(client, groups["other"])  # another group's passphrase
+    assert "does not open this group" in _join(client, "#member=" + groups["member"] + "x")
+    assert _games() == 3
+    assert "Signed in with a member link" in _join(client, "#member=" + groups["member"])
+    answer = _record(client, "t2")
+    assert "Recorded in The Club, Catan, as game 'g4'" in _status(answer)
+    assert answer["data-source"]["data"]["changed"] == "t2"  # a new value: every view reads the games again
+    assert _status(_record(client, "t2")).count("g4") == 1 and _games() == 4  # the same submission: once
+    # a member may not correct
+    assert "only the group's organisers may change" in _status(_record(client, "t3", correcting="g1"))
+    assert "Signed in as an organiser" in _sign_in(client, groups["club"])
+    assert "Game 'g1' of Catan corrected" in _status(_record(client, "t4", correcting="g1", players=("Cid", "Bob")))
+    history = GroupTitle("club", "Catan").load().history
+    g1 = next(g for g in history.games if g.id == "g1")
+    assert [(e.player, e.place) for e in g1.entries] == [("Cid", 1), ("Bob", 2)]
+
+
+def test_a_revoked_member_link_stops_at_once(client, groups) -> None:  # type: ignore[no-untyped-def]
+    assert "Signed in with a member link" in _join(client, "#member=" + groups["member"])
+    with process_sessions()() as session:
+        group = service.find_group(session, "club")
+        assert group is not None
+        (link,) = service.member_links(session, group)
+        service.revoke_member_link(session, group, link.id)
+        session.commit()
+    assert "Not recorded: only the group's organisers and members" in _status(_record(client, "t5"))
+    assert _games() == 3
+
+
+def test_a_what_if_edit_of_the_group_never_writes_to_it(client, groups) -> None:  # type: ignore[no-untyped-def]
+    """A visitor records into an edited copy of the group's games (the Edit tab's what-if): the browser's own
+    history grows, the group's does not."""
+    from sources.edits import fresh_state
+
+    state = fresh_state(SOURCE)
+    form = record_form("record-submit", "w1", None, SOURCE)
+    form["data-source.data"] = {"kind": "edited", "id": "0" * 32, "base": SOURCE}
+    form["edit-store.data"] = state
+    response = post(client, "record-confirm-box", form, changed=["record-submit.n_clicks"])
+    assert response.status_code == 200
+    assert _games() == 3
+    assert pages.identify("club", None, "key").role is None
