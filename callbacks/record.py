@@ -27,9 +27,10 @@ from callbacks.runs import (
     source_summary,
 )
 from layouts.edit import access_line, record_alert, status_lines
-from layouts.ids import Data, Edit, GroupPage, Record, RecordType
+from layouts.ids import Data, Edit, GroupPage, Page, Record, RecordType
 from sources import settings
 from sources.access import Rights, group_entry, organiser_mark, rights, secret_matches
+from sources.choosing import group_of_path
 from sources.edits import fresh_state
 from sources.groups import pages as group_pages
 from sources.groups.service import GroupError
@@ -243,10 +244,15 @@ def _record_in_group(
     Input(Record.SIGN_OUT, "n_clicks"),
     Input(Record.SECRET, "n_submit"),
     State(Record.SECRET, "value"),
+    State(Page.LOCATION, "pathname"),
     prevent_initial_call=False,  # fires when the tab's content mounts: says who may record
 )
-def on_access(_sign_in: Any, _sign_out: Any, _submit: Any, secret: Any) -> tuple[Any, Any, bool, dict[str, str], str]:
+def on_access(
+    _sign_in: Any, _sign_out: Any, _submit: Any, secret: Any, pathname: Any = None
+) -> tuple[Any, Any, bool, dict[str, str], str]:
     trigger = ctx.triggered_id
+    if group_of_path(pathname) is not None:  # a group's page: its bar says who may record, and signs in
+        return GROUP_ACCESS, no_update, False, {"display": "none"}, ""
     note = ""
     if trigger == Record.SIGN_OUT:
         flask.session.pop(ORGANISER, None)
@@ -262,6 +268,14 @@ def on_access(_sign_in: Any, _sign_out: Any, _submit: Any, secret: Any) -> tuple
     shown = now.can_sign_in and not now.organiser
     cleared = "" if trigger is not None else no_update
     return _access_line(now, note), cleared, shown, {} if now.organiser else {"display": "none"}, ""
+
+
+#: The record form's access line on a group's page.
+GROUP_ACCESS = (
+    "On a group's page a game recorded here goes into the group's games: organisers and members may record (sign in "
+    "on the group's bar above); an organiser may choose a game there to correct it. A what-if edit of the games above "
+    "is yours alone."
+)
 
 
 def _access_line(now: Rights, note: str) -> Any:

@@ -70,20 +70,22 @@ def _organiser_tools() -> html.Div:
 
 def bar() -> html.Div:
     """The group's bar (hidden until the address names a group)."""
-    sign_in = html.Div(
-        [
-            dbc.Input(
-                id=GroupPage.PASSPHRASE,
-                type="password",
-                placeholder="organisers' passphrase",
-                size="sm",
-                autoComplete="current-password",
-                style={"maxWidth": "14rem"},
-            ),
-            dbc.Button("Sign in", id=GroupPage.SIGN_IN, color="outline-primary", size="sm"),
-        ],
+    sign_in = html.Div(  # the style is set on this box: an inner one holds Bootstrap's d-flex (!important)
+        html.Div(
+            [
+                dbc.Input(
+                    id=GroupPage.PASSPHRASE,
+                    type="password",
+                    placeholder="organisers' passphrase",
+                    size="sm",
+                    autoComplete="current-password",
+                    style={"maxWidth": "14rem"},
+                ),
+                dbc.Button("Sign in", id=GroupPage.SIGN_IN, color="outline-primary", size="sm"),
+            ],
+            className="d-flex flex-wrap align-items-center gap-1",
+        ),
         id=GroupPage.SIGN_IN_BOX,
-        className="d-flex flex-wrap align-items-center gap-1",
     )
     return html.Div(
         dbc.Card(

@@ -2,7 +2,7 @@
 counter.
 
 A title's history is read from the database once per change of the group: the content is kept in the shared store
-(:func:`sources.histories.keep`, by content id) and a pointer ``group-history:<group>:<title>:<counter>`` names it,
+(:func:`sources.histories.keep`, by content id) and a pointer ``group-history:<group>:<created>:<title>:<counter>`` names it,
 so every worker (and with ``REDIS_URL`` every instance) reads the database once per change, and the rating runs,
 cached by :attr:`Loaded.key` (which holds the counter), are computed again only after a write.  A recorded game is
 appended at the end of the history, so its run resumes from the run before it (:mod:`sources.runs`) and replays one
@@ -55,7 +55,7 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-#: Histories this process read lately, by ``group:<group id>:<title id>:<counter>``.
+#: Histories this process read lately, by ``group:<group id>:<created>:<title id>:<counter>``.
 _LOADED: LRU[GameHistory] = LRU(16)
 
 #: What the page says when the database cannot be read (no details: they may name the database's address).
@@ -99,7 +99,10 @@ def load_title(slug: str, title: str | None) -> Loaded:
             if chosen is None:
                 names = ", ".join(f"'{t.name}'" for t in group.titles) or "none yet"
                 raise DataError([f"the group has no game title '{title}' (its titles: {names})"])
-            key = f"group:{group.id}:{chosen.id}:{service.change_counter(session, group)}"
+            # the group's creation time tells this database's group from one of the same id in another (a database
+            # made anew, restored, or a test's): the shared store may outlive a database
+            made = group.created_at.timestamp()
+            key = f"group:{group.id}:{made:.6f}:{chosen.id}:{service.change_counter(session, group)}"
             label = f"{group.name}: {chosen.name}"
             history = _LOADED.get(key) or _shared(key)
             if history is None:
