@@ -176,3 +176,41 @@ def test_a_what_if_edit_of_the_group_never_writes_to_it(client, groups) -> None:
     assert response.status_code == 200
     assert _games() == 3
     assert pages.identify("club", None, "key").role is None
+
+
+def test_a_recorded_game_grows_the_cached_history_as_the_database_reads_it(groups, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """pages.record adds the game to the cached history instead of reading the title again: the result must be what
+    reading the database gives (service.history, the one reader): a game dated between two others goes between
+    them (the readers' stable order by date), a name typed in another case is the group's player, an undated game
+    goes last."""
+    from sources.groups import pages as group_pages
+
+    secret = "key"
+    with process_sessions()() as session:
+        group = service.find_group(session, "club")
+        assert group is not None
+        entry = {"role": "organiser", "mark": group_mark(secret, "club", "organiser", group.admin_hash)}
+    cached = GroupTitle("club", "Catan").load()  # the history before, cached under the current counter
+    reads: list[int] = []
+    real = service.history
+    monkeypatch.setattr(service, "history", lambda *a: reads.append(1) or real(*a))
+    for token, date, result, read_again in [
+        ("a", "2024-01-13", [("bob", 1), ("Cid", 2)], False),
+        ("b", "2024-01-19", [("Ann", 1), ("Dee", 2)], False),
+        ("c", None, [("Ann", 1), ("Cid", 2)], True),  # the title turns to recording order: read from the database
+    ]:
+        said = group_pages.record("club", "Catan", new_game(date, result), token=token, entry=entry, secret_key=secret)
+        assert "Recorded" in said
+        reads.clear()
+        grown = GroupTitle("club", "Catan").load()
+        assert bool(reads) is read_again, token
+        assert grown.key != cached.key
+        with process_sessions()() as session:
+            group = service.find_group(session, "club")
+            assert group is not None
+            read = service.history(session, group.titles[0])
+        assert grown.history.to_records() == read.to_records(), token
+        assert [g.id for g in grown.history.games] == [g.id for g in read.games]
+        cached = grown
+    assert [g.id for g in cached.history.games] == ["g1", "g2", "g3", "g4", "g5", "g6"]
+    assert "bob" not in cached.history.players

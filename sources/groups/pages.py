@@ -2,15 +2,18 @@
 counter.
 
 A title's history is read from the database once per change of the group: the content is kept in the shared store
-(:func:`sources.histories.keep`, by content id) and a pointer ``group-history:<group>:<created>:<title>:<counter>`` names it,
-so every worker (and with ``REDIS_URL`` every instance) reads the database once per change, and the rating runs,
-cached by :attr:`Loaded.key` (which holds the counter), are computed again only after a write.  A recorded game is
-appended at the end of the history, so its run resumes from the run before it (:mod:`sources.runs`) and replays one
-game.  Nothing here is needed to keep the games: deleting the cache directory costs one read of the database.
+(:func:`sources.histories.keep`, by content id) and a pointer ``group-history:<key>`` names it (the key holds the
+group, its creation time, the title and the group's change counter), so every worker (and with ``REDIS_URL`` every
+instance) reads the database once per change, and the rating runs, cached by :attr:`Loaded.key`, are computed again
+only after a write.  A game recorded through the page is added to the cached history instead of reading the title
+again (:func:`record`), and its run resumes from the run before it (:mod:`sources.runs`), replaying from that game.
+Nothing here is needed to keep the games: deleting the cache directory costs one read of the database.
 """
 
 from __future__ import annotations
 
+import bisect
+import datetime as dt
 import json
 import logging
 from collections.abc import Callable, Iterator
@@ -22,6 +25,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ratings import GameHistory
+from ratings.history import Entry as HistoryEntry
+from ratings.history import Game
 from ratings.io import write_csv
 from sources import answers
 from sources.access import REFUSED, group_mark, group_may, group_role
@@ -99,10 +104,7 @@ def load_title(slug: str, title: str | None) -> Loaded:
             if chosen is None:
                 names = ", ".join(f"'{t.name}'" for t in group.titles) or "none yet"
                 raise DataError([f"the group has no game title '{title}' (its titles: {names})"])
-            # the group's creation time tells this database's group from one of the same id in another (a database
-            # made anew, restored, or a test's): the shared store may outlive a database
-            made = group.created_at.timestamp()
-            key = f"group:{group.id}:{made:.6f}:{chosen.id}:{service.change_counter(session, group)}"
+            key = _key(group, chosen, service.change_counter(session, group))
             label = f"{group.name}: {chosen.name}"
             history = _LOADED.get(key) or _shared(key)
             if history is None:
@@ -113,6 +115,42 @@ def load_title(slug: str, title: str | None) -> Loaded:
         log.warning("the groups' database could not be read: %s", type(exc).__name__)
         raise DataError([UNREADABLE]) from None
     return Loaded(history, key, label, tuple(history.warnings))
+
+
+def _key(group: Group, title: Title, counter: int) -> str:
+    """The cache key of ``title``'s games after change ``counter``.  The group's creation time tells this database's
+    group from one of the same id in another (a database made anew, restored, or a test's): the shared store may
+    outlive a database."""
+    return f"group:{group.id}:{group.created_at.timestamp():.6f}:{title.id}:{counter}"
+
+
+def _extended(history: GameHistory, game: Game) -> GameHistory | None:
+    """``history`` with a newly recorded ``game``, placed where :func:`service.history` would read it: when every game
+    has a date, after every game of its date or earlier (the readers' stable order by date); when some has none, last
+    (recording order).  ``None`` when the order cannot be told from the history: an undated game among dated ones
+    turns the whole title to recording order, which only the database knows."""
+    games = list(history.games)
+    dated = all(g.date is not None for g in games)
+    if not dated:
+        return history.with_games([*games, game])
+    if game.date is None:
+        return None
+    dates = [g.date for g in games if g.date is not None]
+    games.insert(bisect.bisect_right(dates, game.date), game)
+    return history.with_games(games)
+
+
+def _carry(before: str, after: str, game: Game) -> None:
+    """Keep the history after a recorded game under its new key, from the one before it when that is cached (so the
+    leaderboard after a recorded game needs no read of the whole title; else the next look reads the database)."""
+    previous = _LOADED.get(before) or _shared(before)
+    if previous is None:
+        return
+    history = _extended(previous, game)
+    if history is None:
+        return
+    _LOADED.put(after, history)
+    _share(after, history)
 
 
 def _shared(key: str) -> GameHistory | None:
@@ -244,8 +282,23 @@ def record(
             row = service.game_named(session, chosen, correcting)
             service.correct_game(session, row.id, game, who=visitor.who)
             return f"Game '{row.public_id}' of {chosen.name} corrected."
+        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+        before = service.change_counter(session, group)
         row = service.record_game(session, chosen, game, who=visitor.who, token=token)
-        return f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
+        after = service.change_counter(session, group)
+        snapshot = service.Snapshot.of(row)  # the names as the group spells them
+        alone = service.changes_since(session, group, before) == 1  # this game, not a repeated submission
+        keys = (_key(group, chosen, before), _key(group, chosen, after)) if alone else None
+        message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
+    if keys is not None:  # committed, and no other write came between: the cached history grows by this game
+        _carry(*keys, _as_game(snapshot))
+    return message
+
+
+def _as_game(snapshot: service.Snapshot) -> Game:
+    date = dt.date.fromisoformat(snapshot.date) if snapshot.date else None
+    entries = tuple(HistoryEntry(p, place, team, weight) for p, place, team, weight in snapshot.entries)
+    return Game(snapshot.public_id, entries, date)
 
 
 def delete_game(slug: str, title: str | None, public_id: Any, *, entry: Any, secret_key: str) -> str:

@@ -33,6 +33,7 @@ __all__ = [
     "add_title",
     "change_log",
     "change_counter",
+    "changes_since",
     "check_passphrase",
     "correct_game",
     "create_group",
@@ -41,6 +42,7 @@ __all__ = [
     "export_records",
     "game_named",
     "last_change",
+    "lock_group",
     "recent_games",
     "find_group",
     "hash_passphrase",
@@ -224,6 +226,13 @@ def _log(
     return change
 
 
+def lock_group(session: Session, group_id: int) -> None:
+    """Hold the group's row until the transaction ends, so the group's writes run one at a time (PostgreSQL; SQLite
+    lets one writer in at a time anyway): a new game's position, and the order of the change counter, are then the
+    order the writes are committed in."""
+    session.execute(select(Group.id).where(Group.id == group_id).with_for_update())
+
+
 def record_game(
     session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None = None, token: str | None = None
 ) -> Game:
@@ -232,6 +241,7 @@ def record_game(
     ``token``: the form's submission token (:func:`sources.record.new_submission_token`); a second submission with
     the same token (a double click, a retried request) returns the game the first one added and adds nothing.
     """
+    lock_group(session, title.group_id)
     note = f"submission {token}" if token else None
     if note is not None:
         done = session.scalar(
@@ -272,6 +282,7 @@ def _game(session: Session, game_id: int) -> tuple[Game, Title]:
 def correct_game(session: Session, game_id: int, game: NewGame, *, who: str) -> Game:
     """Replace the date and results of a recorded game (the log keeps both)."""
     row, title = _game(session, game_id)
+    lock_group(session, title.group_id)
     if row.deleted:
         raise GroupError(f"game '{row.public_id}' is deleted: undo the deletion to correct it")
     before = Snapshot.of(row)
@@ -285,6 +296,7 @@ def correct_game(session: Session, game_id: int, game: NewGame, *, who: str) -> 
 def delete_game(session: Session, game_id: int, *, who: str) -> None:
     """Take a game out of the history (kept, marked deleted; :func:`undo` brings it back)."""
     row, title = _game(session, game_id)
+    lock_group(session, title.group_id)
     if row.deleted:
         raise GroupError(f"game '{row.public_id}' is already deleted")
     before = Snapshot.of(row)
@@ -305,6 +317,7 @@ def undo(session: Session, change_id: int, *, who: str) -> Change:
     if change is None or change.game_id is None:
         raise GroupError(f"there is no change {change_id} to undo")
     row, title = _game(session, change.game_id)
+    lock_group(session, title.group_id)
     before = Snapshot.of(row)
     if change.before is None:  # it added the game: taking it back deletes it
         row.deleted = True
@@ -342,6 +355,7 @@ def export_records(session: Session, title: Title) -> list[dict[str, Any]]:
 def import_history(session: Session, title: Title, imported: GameHistory, *, who: str) -> int:
     """Add every game of ``imported`` to ``title`` (ids kept; a game id already there is refused before anything is
     written), each logged as imported; the number of games added.  Written in a few statements, not one per game."""
+    lock_group(session, title.group_id)
     taken = set(session.scalars(select(Game.public_id).where(Game.title_id == title.id)).all())
     clash = [g.id for g in imported.games if g.id in taken]
     if clash:
@@ -384,6 +398,12 @@ def change_counter(session: Session, group: Group) -> int:
     """The group's latest change (0 before the first): every write raises it, so what is derived from a title's
     games is cached under it and a recorded game invalidates the cache (one indexed query)."""
     return session.scalar(select(func.max(Change.id)).where(Change.group_id == group.id)) or 0
+
+
+def changes_since(session: Session, group: Group, counter: int) -> int:
+    """How many changes the group has had after change ``counter``."""
+    query = select(func.count()).select_from(Change).where(Change.group_id == group.id, Change.id > counter)
+    return session.scalar(query) or 0
 
 
 def title_named(group: Group, name: str | None) -> Title | None:
