@@ -1,6 +1,6 @@
 """A group's page (``/g/<slug>``): its bar (name, titles, who is signed in), signing in (the passphrase, a member
 link's ``#member=`` token, the admin link's ``#admin=`` passphrase), and the organisers' tools (delete, undo, member
-links, downloads).
+links, importing a file with a preview, downloads).
 
 Every write is checked by :mod:`sources.groups.pages` against the signed cookie's entry for the group and what the
 database holds now; this module only reads the request's cookie and passes it on.  Secrets arrive in request bodies
@@ -19,12 +19,13 @@ from callbacks.runs import source_summary
 from layouts import group as group_layout
 from layouts.edit import record_alert
 from layouts.ids import Data, GroupPage, GroupType, Page
-from sources.access import GROUPS_COOKIE, group_entry, group_may
+from sources.access import GROUPS_COOKIE, REFUSED, group_entry, group_may
 from sources.choosing import group_of_path
 from sources.groups import pages
 from sources.groups.service import GroupError
-from sources.model import DataError, GroupTitle, parse_source
+from sources.model import DataError, GroupTitle, Upload, parse_source
 from sources.record import new_submission_token
+from sources.runs import read_upload
 
 
 def _key() -> str:
@@ -264,3 +265,72 @@ def on_export(_csv: Any, _log: Any, pathname: Any, source: Any) -> tuple[Any, An
         return {"content": log, "filename": "changes.json", "type": "application/json"}, no_update
     name = f"{slug}-{(title or 'games')}.csv".replace("/", "_")
     return {"content": csv, "filename": name, "type": "text/csv"}, no_update
+
+
+# Import upload -> the preview of what the file's games would change, the pending import (its content id), the
+# Import button shown (organisers only: anyone else is told so before the file is kept)
+@callback(
+    Output(GroupPage.IMPORT_PREVIEW, "children"),
+    Output(GroupPage.IMPORT_PENDING, "data"),
+    Output(GroupPage.IMPORT_CONFIRM, "style"),
+    Output(GroupPage.IMPORT_UPLOAD, "contents"),
+    Input(GroupPage.IMPORT_UPLOAD, "contents"),
+    State(GroupPage.IMPORT_UPLOAD, "filename"),
+    State(Page.LOCATION, "pathname"),
+    State(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
+def on_import_preview(contents: Any, filename: Any, pathname: Any, source: Any) -> tuple[Any, ...]:
+    slug = group_of_path(pathname)
+    if slug is None or not contents:
+        raise PreventUpdate
+    shown = _group_source(source)
+    title = shown.title if shown is not None and shown.group == slug else None
+    hidden = group_layout.HIDDEN
+    if not group_may(pages.identify(slug, _entry(slug), _key()).role, "import"):
+        return _alert(REFUSED["other"], False), None, hidden, None
+    try:
+        upload, warnings = read_upload(contents, filename)
+        history = upload.load().history
+        preview = pages.import_preview(slug, title, history, entry=_entry(slug), secret_key=_key())
+    except DataError as exc:
+        return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden, None
+    except GroupError as exc:
+        return _alert(str(exc), False), None, hidden, None
+    note = f" ({'; '.join(warnings[:3])})" if warnings else ""
+    pending = {"id": upload.id, "title": title}
+    return _alert(f"{upload.filename}: {preview}{note}", True), pending, group_layout.SHOWN, None
+
+
+# Import these games -> the file's new games added to the title, what was done, the group's games read again
+@callback(
+    Output(GroupPage.IMPORT_PREVIEW, "children", allow_duplicate=True),
+    Output(GroupPage.IMPORT_PENDING, "data", allow_duplicate=True),
+    Output(GroupPage.IMPORT_CONFIRM, "style", allow_duplicate=True),
+    Output(GroupPage.REFRESH, "data", allow_duplicate=True),
+    Output(Data.SOURCE, "data", allow_duplicate=True),
+    Output(Data.SUMMARY, "children", allow_duplicate=True),
+    Input(GroupPage.IMPORT_CONFIRM, "n_clicks"),
+    State(GroupPage.IMPORT_PENDING, "data"),
+    State(Page.LOCATION, "pathname"),
+    State(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
+def on_import(clicks: Any, pending: Any, pathname: Any, source: Any) -> tuple[Any, ...]:
+    slug = group_of_path(pathname)
+    if slug is None or not clicks or not isinstance(pending, dict):
+        raise PreventUpdate
+    title = pending.get("title") if isinstance(pending.get("title"), str) else None
+    hidden = group_layout.HIDDEN
+    try:
+        history = Upload.from_json({"id": pending.get("id"), "filename": "import"}).load().history
+        message = pages.import_games(slug, title, history, entry=_entry(slug), secret_key=_key())
+    except DataError as exc:
+        return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden, *(no_update,) * 3
+    except GroupError as exc:
+        return _alert(str(exc), False), None, hidden, *(no_update,) * 3
+    shown = _group_source(source)
+    if shown is None:
+        return _alert(message, True), None, hidden, new_submission_token(), no_update, no_update
+    refreshed = {**source, "changed": new_submission_token()}
+    return _alert(message, True), None, hidden, new_submission_token(), refreshed, source_summary(refreshed)

@@ -346,6 +346,10 @@ class GroupPage(StrEnum):
     EXPORT_LOG = "group-export-log"
     DOWNLOAD = "group-download"
     REFRESH = "group-refresh"
+    IMPORT_UPLOAD = "group-import-upload"
+    IMPORT_PREVIEW = "group-import-preview"
+    IMPORT_CONFIRM = "group-import-confirm"
+    IMPORT_PENDING = "group-import-pending"
 
 
 class GroupType(StrEnum):

@@ -219,3 +219,65 @@ def test_a_recorded_game_grows_the_cached_history_as_the_database_reads_it(group
         cached = grown
     assert [g.id for g in cached.history.games] == ["g1", "g2", "g3", "g4", "g5", "g6"]
     assert "bob" not in cached.history.players
+
+
+def _data_url(text: str) -> str:
+    import base64
+
+    return "data:text/csv;base64," + base64.b64encode(text.encode()).decode()
+
+
+#: A file holding the club's game g1 again (same id) and two new games, one with a new player.
+IMPORT_CSV = """game,date,player,place
+g1,2024-01-05,Ann,1
+g1,2024-01-05,Bob,2
+g1,2024-01-05,Cid,3
+n1,2024-03-01,Ann,1
+n1,2024-03-01,Eve,2
+n2,2024-03-08,Bob,1
+n2,2024-03-08,Cid,2
+"""
+
+
+def _preview(client: Any) -> dict[str, Any]:
+    values = {
+        "group-import-upload.contents": _data_url(IMPORT_CSV),
+        "group-import-upload.filename": "more.csv",
+        "page-location.pathname": "/g/club",
+        "data-source.data": SOURCE,
+    }
+    answer = post(client, "group-import-preview", values, changed=["group-import-upload.contents"])
+    return answer.get_json()["response"]
+
+
+def _import(client: Any, pending: Any) -> str:
+    values = {
+        "group-import-confirm.n_clicks": 1,
+        "group-import-pending.data": pending,
+        "page-location.pathname": "/g/club",
+        "data-source.data": SOURCE,
+    }
+    answer = post(client, "group-import-preview", values, changed=["group-import-confirm.n_clicks"])
+    return str(answer.get_json()["response"]["group-import-preview"]["children"])
+
+
+def test_an_organiser_imports_a_file_after_a_preview_and_nobody_else_can(client, groups) -> None:  # type: ignore[no-untyped-def]
+    assert "only the group's organisers" in str(_preview(client)["group-import-preview"]["children"])
+    assert "Signed in as an organiser" in _sign_in(client, groups["club"])
+    shown = _preview(client)
+    text = str(shown["group-import-preview"]["children"])
+    assert "2 games to add to 'Catan' (4 players, 1 new to the group: Eve)" in text
+    assert "1 games are in the title already (same id) and are left out: g1" in text
+    pending = shown["group-import-pending"]["data"]
+    assert _games() == 3  # a preview writes nothing
+
+    import app
+
+    member = app.server.test_client()  # another browser: a member may not import, even with the pending import
+    assert "Signed in with a member link" in _join(member, "#member=" + groups["member"])
+    assert "only the group's organisers" in _import(member, pending)
+    assert _games() == 3
+
+    assert "2 games imported into 'Catan'; 1 already there left out" in _import(client, pending)
+    history = GroupTitle("club", "Catan").load().history
+    assert [g.id for g in history.games] == ["g1", "g2", "g3", "n1", "n2"] and "Eve" in history.players

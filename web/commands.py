@@ -119,6 +119,10 @@ def groups_create(slug: str, name: str | None, titles: tuple[str, ...]) -> None:
         _fail(str(exc))
     click.echo(f"group /g/{group.slug} created")
     click.echo(f"organisers' passphrase (shown once, keep it): {passphrase}")
+    # the part after '#' stays in the browser: it never reaches a server's access log
+    click.echo(
+        f"organisers' link (signs in at once; add your site's address in front): /g/{group.slug}#admin={passphrase}"
+    )
 
 
 @groups.command("import")

@@ -78,6 +78,8 @@ LIMITS: dict[str, Limit] = {
     f"{GroupPage.DELETE}.n_clicks": _GROUP_WRITE,
     f"{GroupPage.UNDO}.n_clicks": _GROUP_WRITE,
     f"{GroupPage.MAKE_LINK}.n_clicks": _GROUP_WRITE,
+    f"{GroupPage.IMPORT_UPLOAD}.contents": _UPLOAD,
+    f"{GroupPage.IMPORT_CONFIRM}.n_clicks": _GROUP_WRITE,
     f"{Fit.RUN}.n_clicks": _SEARCHES,
     f"{Fit.COMPARE}.n_clicks": _SEARCHES,
 }
@@ -87,7 +89,13 @@ LIMITS: dict[str, Limit] = {
 #: a pinned baseline): each such request's size counts against its client's quota of the store (``Store.quota``:
 #: 50 MB a day), so one visitor cannot fill the store that everyone's data shares.
 ADDS_DATA = frozenset(
-    {f"{Data.UPLOAD}.contents", f"{Edit.APPLY}.n_clicks", f"{Aliases.MERGE}.n_clicks", f"{Baseline.PIN}.n_clicks"}
+    {
+        f"{Data.UPLOAD}.contents",
+        f"{GroupPage.IMPORT_UPLOAD}.contents",
+        f"{Edit.APPLY}.n_clicks",
+        f"{Aliases.MERGE}.n_clicks",
+        f"{Baseline.PIN}.n_clicks",
+    }
 )
 
 

@@ -28,6 +28,7 @@ from ratings import GameHistory
 from ratings.history import Entry as HistoryEntry
 from ratings.history import Game
 from ratings.io import write_csv
+from ratings.io.names import name_key
 from sources import answers
 from sources.access import REFUSED, group_mark, group_may, group_role
 from sources.groups import service
@@ -44,6 +45,8 @@ __all__ = [
     "delete_game",
     "export_files",
     "games_of",
+    "import_games",
+    "import_preview",
     "group_info",
     "identify",
     "join",
@@ -414,3 +417,56 @@ def export_files(slug: str, title: str | None) -> tuple[str, str]:
         chosen = _title(group, title)
         csv = write_csv(service.history(session, chosen))
         return csv, json.dumps(service.export_manifest(session, group), indent=1)
+
+
+# ---------------------------------------------------------------- importing a file's games into a title
+
+
+def _new_games(session: Session, title: Title, history: GameHistory) -> tuple[GameHistory, list[str], list[str]]:
+    """The games of ``history`` whose ids ``title`` does not hold yet, the ids it holds already, and the players new
+    to the group (names compared by the readers' rule)."""
+    taken = set(service.recent_games(session, title, 10**9)) | service.deleted_ids(session, title)
+    fresh = [g for g in history.games if g.id not in taken]
+    known = service.player_keys(session, title.group_id)
+    new_players = sorted(
+        {e.player for g in fresh for e in g.entries if name_key(e.player) not in known}, key=str.casefold
+    )
+    return history.with_games(fresh), [g.id for g in history.games if g.id in taken], new_players
+
+
+def import_preview(slug: str, title: str | None, history: GameHistory, *, entry: Any, secret_key: str) -> str:
+    """What importing ``history`` into the title would change, said plainly (organisers only)."""
+    with _session() as session:
+        group, _ = _allowed(session, slug, entry, secret_key, "import")
+        chosen = _title(group, title)
+        fresh, skipped, players = _new_games(session, chosen, history)
+        if fresh.n_games == 0:
+            raise service.GroupError(
+                f"every game of the file is in '{chosen.name}' already (same game ids): nothing to import"
+            )
+        counted = f"{len(fresh.players)} players"
+        if players:
+            counted += f", {len(players)} new to the group: {_some(players, 10)}"
+        parts = [f"{fresh.n_games} games to add to '{chosen.name}' ({counted})"]
+        if skipped:
+            parts.append(
+                f"{len(skipped)} games are in the title already (same id) and are left out: {_some(skipped, 5)}"
+            )
+        return "; ".join(parts) + "."
+
+
+def import_games(slug: str, title: str | None, history: GameHistory, *, entry: Any, secret_key: str) -> str:
+    """Add the games of ``history`` the title does not hold yet (organisers only); what was done."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "import")
+        chosen = _title(group, title)
+        fresh, skipped, _ = _new_games(session, chosen, history)
+        if fresh.n_games == 0:
+            raise service.GroupError(f"every game of the file is in '{chosen.name}' already: nothing was imported")
+        count = service.import_history(session, chosen, fresh, who=visitor.who)
+        left = f"; {len(skipped)} already there left out" if skipped else ""
+        return f"{count} games imported into '{chosen.name}'{left}."
+
+
+def _some(names: list[str], shown: int) -> str:
+    return ", ".join(names[:shown]) + (" ..." if len(names) > shown else "")

@@ -37,6 +37,7 @@ __all__ = [
     "check_passphrase",
     "correct_game",
     "create_group",
+    "deleted_ids",
     "delete_game",
     "export_manifest",
     "export_records",
@@ -49,6 +50,7 @@ __all__ = [
     "history",
     "import_history",
     "make_member_link",
+    "player_keys",
     "member_link",
     "member_links",
     "record_game",
@@ -521,3 +523,13 @@ def export_manifest(session: Session, group: Group) -> dict[str, Any]:
 def title_file(title: str) -> str:
     """A title's file name stem in an export (the title's name with what a file system may refuse replaced)."""
     return re.sub(r"[^A-Za-z0-9._ -]+", "_", title).strip(" .") or "title"
+
+
+def deleted_ids(session: Session, title: Title) -> set[str]:
+    """The ids of the title's deleted games (still taken: undo may bring them back)."""
+    return set(session.scalars(select(Game.public_id).where(Game.title_id == title.id, Game.deleted.is_(True))).all())
+
+
+def player_keys(session: Session, group_id: int) -> set[str]:
+    """The name keys of the group's players (:func:`ratings.io.names.name_key`)."""
+    return set(session.scalars(select(Player.key).where(Player.group_id == group_id)).all())
