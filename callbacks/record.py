@@ -226,7 +226,7 @@ def _record_in_group(
         record_alert(message, True),
         new_submission_token(),
         refreshed,
-        fresh_state(refreshed),
+        no_update,  # the edit store still shows the games before: the grid is filled anew (callbacks.edit)
         no_update,
         source_summary(refreshed),
     )

@@ -141,6 +141,7 @@ def test_a_visitor_cannot_record_and_a_member_and_an_organiser_can(client, group
     answer = _record(client, "t2")
     assert "Recorded in The Club, Catan, as game 'g4'" in _status(answer)
     assert answer["data-source"]["data"]["changed"] == "t2"  # a new value: every view reads the games again
+    assert "edit-store" not in answer  # left as it was, so the edit grid is filled with the new games (callbacks.edit)
     assert _status(_record(client, "t2")).count("g4") == 1 and _games() == 4  # the same submission: once
     # a member may not correct
     assert "only the group's organisers may change" in _status(_record(client, "t3", correcting="g1"))

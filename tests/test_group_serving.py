@@ -4,6 +4,7 @@ member link, a cross-site POST), and what survives a restart with the cache dire
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import shutil
@@ -20,7 +21,7 @@ from sources.access import group_mark
 from sources.groups import service
 from sources.groups.database import database_url, engine_for, sessions, upgrade
 from sources.record import new_game
-from tests.dash_requests import HttpClient, post, record_form
+from tests.dash_requests import HttpClient, callback_spec, post, record_form
 from tests.servers import gunicorn
 
 pytestmark = pytest.mark.slow
@@ -72,7 +73,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
     data = tmp_path_factory.mktemp("group-data")
     info = _setup(data)
     env = {"RATINGS_DATA_DIR": str(data), "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("group-store"))}
-    with gunicorn(env, tmp_path_factory.mktemp("group-logs")) as base:
+    info["logs"] = tmp_path_factory.mktemp("group-logs")
+    with gunicorn(env, info["logs"]) as base:
         yield base, info
 
 
@@ -208,3 +210,86 @@ def test_games_titles_and_links_survive_a_restart_without_the_cache(tmp_path: Pa
         kept.session.cookies.set("session", cookie)
         assert "Recorded in The Club, Catan" in _record(kept, "after-restart")
         assert len(_games(info["url"])) == 5
+
+
+def _revoke(client: Client, link_id: int, values: dict[str, Any]) -> str:
+    """The Revoke button of member link ``link_id`` pressed, as the page sends it (a pattern-matching input)."""
+    dep = callback_spec(client, "group-new-link", "group-delete.n_clicks")
+    sent = {"page-location.pathname": "/g/club", "data-source.data": SOURCE, **values}
+
+    def entries(items: list[dict[str, Any]]) -> list[Any]:
+        out: list[Any] = []
+        for item in items:
+            if item["id"].startswith("{"):
+                out.append(sent['{"index": ["ALL"], "type": "group-revoke"}.n_clicks'])
+            else:
+                out.append(
+                    {
+                        "id": item["id"],
+                        "property": item["property"],
+                        "value": sent.get(f"{item['id']}.{item['property']}"),
+                    }
+                )
+        return out
+
+    body = {
+        "output": dep["output"],
+        "outputs": [
+            {"id": p.split(".")[0], "property": p.split(".")[1]} for p in dep["output"].strip(".").split("...")
+        ],
+        "inputs": entries(dep["inputs"]),
+        "state": entries(dep["state"]),
+        "changedPropIds": [json.dumps({"index": link_id, "type": "group-revoke"}, separators=(",", ":")) + ".n_clicks"],
+    }
+    answer = client.post("/_dash-update-component", data=json.dumps(body), content_type="application/json")
+    return json.dumps(answer.get_json())
+
+
+def _tool(client: Client, trigger: str, **values: Any) -> str:
+    body = {f"{trigger}.n_clicks": 1, "page-location.pathname": "/g/club", "data-source.data": SOURCE, **values}
+    if trigger.startswith("{"):
+        body = {"page-location.pathname": "/g/club", "data-source.data": SOURCE, **values}
+    answer = post(client, "group-new-link", body, changed=[f"{trigger}.n_clicks"])
+    return json.dumps(answer.get_json())
+
+
+def test_a_visitor_can_neither_delete_undo_make_nor_revoke_links_nor_import(served) -> None:  # type: ignore[no-untyped-def]
+    base, info = served
+    visitor = Client(base, "203.0.113.80")
+    before = _games(info["url"])
+    refused = "only the group's organisers may change"
+    assert refused in _tool(visitor, "group-delete", **{"group-game.value": "g1"})
+    assert refused in _tool(visitor, "group-undo")
+    assert refused in _tool(visitor, "group-make-link", **{"group-link-label.value": "Mallory"})
+    revoke = {
+        '{"index": ["ALL"], "type": "group-revoke"}.n_clicks': [
+            {"id": {"index": 1, "type": "group-revoke"}, "property": "n_clicks", "value": 1}
+        ]
+    }
+    assert refused in _revoke(visitor, 1, revoke)
+    csv = base64.b64encode(b"game,player,place\nx1,Mal,1\nx1,Lory,2\n").decode()
+    values = {"group-import-upload.contents": "data:text/csv;base64," + csv, "group-import-upload.filename": "x.csv"}
+    values |= {"page-location.pathname": "/g/club", "data-source.data": SOURCE}
+    answer = post(visitor, "group-import-preview", values, changed=["group-import-upload.contents"])
+    assert refused in json.dumps(answer.get_json())  # told before the file is read or kept
+    assert _games(info["url"]) == before
+    member = Client(base, "203.0.113.81")  # Kim's member link is still there: nobody revoked it
+    assert "Signed in with a member link" in _fragment(member, "#member=" + info["member"])
+
+
+def test_secrets_never_reach_the_logs(served) -> None:  # type: ignore[no-untyped-def]
+    """The passphrase (typed, and in an #admin= link) and a member link's token travel in request bodies only: the
+    access and error logs hold neither."""
+    base, info = served
+    client = Client(base, "203.0.113.90")
+    values = {"group-passphrase.value": info["passphrase"], "page-location.pathname": "/g/club"}
+    values["group-sign-in.n_clicks"] = 1
+    assert "Signed in as an organiser" in json.dumps(
+        post(client, "group-message", values, changed=["group-sign-in.n_clicks"]).get_json()
+    )
+    assert "Signed in as an organiser" in _fragment(client, "#admin=" + info["passphrase"])
+    assert "Signed in with a member link" in _fragment(Client(base, "203.0.113.91"), "#member=" + info["member"])
+    time.sleep(0.5)  # the access log is written after each answer
+    logs = "".join(p.read_text(errors="replace") for p in Path(info["logs"]).glob("*.log"))
+    assert "_dash-update-component" in logs  # the requests were logged, without what they carried
+    assert info["passphrase"] not in logs and info["member"] not in logs
