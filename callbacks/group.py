@@ -334,3 +334,37 @@ def on_import(clicks: Any, pending: Any, pathname: Any, source: Any) -> tuple[An
         return _alert(message, True), None, hidden, new_submission_token(), no_update, no_update
     refreshed = {**source, "changed": new_submission_token()}
     return _alert(message, True), None, hidden, new_submission_token(), refreshed, source_summary(refreshed)
+
+
+# Restore upload (changes.json and the titles' CSV files) -> the export's games brought into the group, what was done
+@callback(
+    Output(GroupPage.IMPORT_PREVIEW, "children", allow_duplicate=True),
+    Output(GroupPage.REFRESH, "data", allow_duplicate=True),
+    Output(Data.SOURCE, "data", allow_duplicate=True),
+    Output(Data.SUMMARY, "children", allow_duplicate=True),
+    Output(GroupPage.RESTORE_UPLOAD, "contents"),
+    Input(GroupPage.RESTORE_UPLOAD, "contents"),
+    State(GroupPage.RESTORE_UPLOAD, "filename"),
+    State(Page.LOCATION, "pathname"),
+    State(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
+def on_restore(contents: Any, filenames: Any, pathname: Any, source: Any) -> tuple[Any, ...]:
+    slug = group_of_path(pathname)
+    if slug is None or not isinstance(contents, list) or not contents:
+        raise PreventUpdate
+    keep = (no_update,) * 3
+    if not group_may(pages.identify(slug, _entry(slug), _key()).role, "import"):
+        return _alert(REFUSED["other"], False), *keep, None
+    names = filenames if isinstance(filenames, list) and len(filenames) == len(contents) else []
+    try:
+        manifest, histories = pages.read_export(list(zip(names, contents, strict=False)))
+        message = pages.restore(slug, manifest, histories, entry=_entry(slug), secret_key=_key())
+    except DataError as exc:
+        return _alert("Not restored: " + "; ".join(exc.messages), False), *keep, None
+    except GroupError as exc:
+        return _alert(str(exc), False), *keep, None
+    if _group_source(source) is None:
+        return _alert(message, True), new_submission_token(), no_update, no_update, None
+    refreshed = {**source, "changed": new_submission_token()}
+    return _alert(message, True), new_submission_token(), refreshed, source_summary(refreshed), None

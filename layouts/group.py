@@ -71,6 +71,18 @@ def _organiser_tools() -> html.Div:
             html.Div(id=GroupPage.IMPORT_PREVIEW, className="small"),
             dbc.Button("Import these games", id=GroupPage.IMPORT_CONFIRM, color="primary", size="sm", style=HIDDEN),
             dcc.Store(id=GroupPage.IMPORT_PENDING),
+            dcc.Upload(
+                html.Div(
+                    [
+                        "Restore an export (its changes.json and the titles' CSV files, chosen together): ",
+                        html.A("choose the files", href="#"),
+                    ]
+                ),
+                id=GroupPage.RESTORE_UPLOAD,
+                multiple=True,
+                className="small border rounded px-2 py-1 mt-1",
+                max_size=10 * 1024 * 1024,
+            ),
         ],
         id=GroupPage.TOOLS,
         style=HIDDEN,

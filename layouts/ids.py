@@ -350,6 +350,7 @@ class GroupPage(StrEnum):
     IMPORT_PREVIEW = "group-import-preview"
     IMPORT_CONFIRM = "group-import-confirm"
     IMPORT_PENDING = "group-import-pending"
+    RESTORE_UPLOAD = "group-restore-upload"
 
 
 class GroupType(StrEnum):

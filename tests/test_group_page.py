@@ -282,3 +282,41 @@ def test_an_organiser_imports_a_file_after_a_preview_and_nobody_else_can(client,
     assert "2 games imported into 'Catan'; 1 already there left out" in _import(client, pending)
     history = GroupTitle("club", "Catan").load().history
     assert [g.id for g in history.games] == ["g1", "g2", "g3", "n1", "n2"] and "Eve" in history.players
+
+
+def test_an_organiser_restores_another_groups_export_from_the_page(client, groups) -> None:  # type: ignore[no-untyped-def]
+    """The club's export (the files `groups export` writes: a CSV per title and changes.json) restored into 'other'
+    by its organiser: its Catan gains the club's games whose ids it lacks (its own g1 stays), Chess is made."""
+    import base64
+    import json
+
+    from ratings.io import write_csv
+
+    with process_sessions()() as session:
+        club = service.find_group(session, "club")
+        assert club is not None
+        manifest = service.export_manifest(session, club)
+        files = {f"{service.title_file(t.name)}.csv": write_csv(service.history(session, t)) for t in club.titles}
+    files["changes.json"] = json.dumps(manifest)
+    urls = {name: "data:text/plain;base64," + base64.b64encode(text.encode()).decode() for name, text in files.items()}
+
+    def restore(names: list[str]) -> str:
+        values = {
+            "group-restore-upload.contents": [urls[n] for n in names],
+            "group-restore-upload.filename": names,
+            "page-location.pathname": "/g/other",
+            "data-source.data": {"kind": "group", "group": "other", "title": "Catan"},
+        }
+        answer = post(client, "group-restore-upload", values, changed=["group-restore-upload.contents"])
+        return str(answer.get_json()["response"]["group-import-preview"]["children"])
+
+    assert "only the group's organisers" in restore(list(urls))  # a visitor of 'other'
+    values = {"group-passphrase.value": groups["other"], "page-location.pathname": "/g/other"}
+    values["group-sign-in.n_clicks"] = 1
+    post(client, "group-message", values, changed=["group-sign-in.n_clicks"])
+    assert "Catan.csv were not chosen: nothing was restored" in restore(["changes.json", "Chess.csv"])
+    assert "Restored: 2 games added in 2 titles" in restore(list(urls))
+    catan = GroupTitle("other", "Catan").load().history
+    assert [g.id for g in catan.games] == ["g1", "g2", "g3"] and "Zed" in catan.players  # its own g1 kept
+    assert GroupTitle("other", "Chess").load().history.n_games == 0
+    assert GroupTitle("club", "Catan").load().history.n_games == 3  # the club's games are untouched

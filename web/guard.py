@@ -80,6 +80,7 @@ LIMITS: dict[str, Limit] = {
     f"{GroupPage.MAKE_LINK}.n_clicks": _GROUP_WRITE,
     f"{GroupPage.IMPORT_UPLOAD}.contents": _UPLOAD,
     f"{GroupPage.IMPORT_CONFIRM}.n_clicks": _GROUP_WRITE,
+    f"{GroupPage.RESTORE_UPLOAD}.contents": _UPLOAD,
     f"{Fit.RUN}.n_clicks": _SEARCHES,
     f"{Fit.COMPARE}.n_clicks": _SEARCHES,
 }

@@ -47,6 +47,8 @@ __all__ = [
     "games_of",
     "import_games",
     "import_preview",
+    "read_export",
+    "restore",
     "group_info",
     "identify",
     "join",
@@ -470,3 +472,62 @@ def import_games(slug: str, title: str | None, history: GameHistory, *, entry: A
 
 def _some(names: list[str], shown: int) -> str:
     return ", ".join(names[:shown]) + (" ..." if len(names) > shown else "")
+
+
+def restore(slug: str, manifest: Any, histories: dict[str, GameHistory], *, entry: Any, secret_key: str) -> str:
+    """Bring an export (``manifest``: its ``changes.json``; ``histories``: its CSV files read, by file name) into the
+    group, as ``groups restore`` does: each title the manifest names (made if missing) gets the games of its file
+    that it does not hold yet.  Organisers only; what was done."""
+    titles = manifest.get("titles") if isinstance(manifest, dict) else None
+    if not isinstance(titles, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in titles.items()):
+        raise service.GroupError("changes.json is not a group's export (it names no titles): nothing was restored")
+    missing = sorted(set(titles) - set(histories))
+    if missing:
+        raise service.GroupError(f"the export's files {', '.join(missing)} were not chosen: nothing was restored")
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "import")
+        added = 0
+        for file, name in titles.items():
+            chosen = service.title_named(group, name) or service.add_title(session, group, name)
+            fresh, _, _ = _new_games(session, chosen, histories[file])
+            if fresh.n_games:
+                added += service.import_history(session, chosen, fresh, who=visitor.who)
+            session.refresh(group)
+        return (
+            f"Restored: {added} games added in {len(titles)} titles (games already there by id were left as they are)."
+        )
+
+
+#: Most files one restore may bring (a changes.json and a CSV per title).
+MAX_EXPORT_FILES = 51
+
+
+def read_export(files: list[tuple[Any, Any]]) -> tuple[Any, dict[str, GameHistory]]:
+    """An export chosen in the page, ``(file name, data URL)`` each: its ``changes.json`` (parsed) and every other
+    file read by the upload's reader, by file name; :class:`DataError` saying which file is wrong."""
+    import base64
+    import binascii
+
+    from ratings import HistoryError
+    from sources.uploads import clean_filename, read_upload
+
+    if not files or len(files) > MAX_EXPORT_FILES:
+        raise DataError([f"choose the export's changes.json and its CSV files (at most {MAX_EXPORT_FILES} files)"])
+    manifest: Any = None
+    histories: dict[str, GameHistory] = {}
+    for name, contents in files:
+        cleaned = clean_filename(name) or "a file"
+        if cleaned == "changes.json":
+            try:
+                text = str(contents).split(",", 1)[1]
+                manifest = json.loads(base64.b64decode(text, validate=True)[: 64 << 20])
+            except (IndexError, ValueError, binascii.Error):
+                raise DataError(["changes.json could not be read as JSON"]) from None
+            continue
+        try:
+            histories[cleaned] = read_upload(contents, cleaned).history
+        except HistoryError as exc:
+            raise DataError([f"{cleaned}: {p}" for p in exc.problems[:20]] or [f"{cleaned}: {exc}"]) from None
+    if manifest is None:
+        raise DataError(["the export's changes.json was not among the files chosen"])
+    return manifest, histories
