@@ -20,10 +20,10 @@ from layouts import group as group_layout
 from layouts.edit import record_alert
 from layouts.ids import Data, GroupPage, GroupType, Page
 from sources.access import GROUPS_COOKIE, REFUSED, group_entry, group_may
-from sources.choosing import group_of_path
+from sources.choosing import group_of_path, group_shown
 from sources.groups import pages
 from sources.groups.service import GroupError
-from sources.model import DataError, GroupTitle, Upload, parse_source
+from sources.model import DataError, GroupTitle, Upload
 from sources.record import new_submission_token
 from sources.runs import read_upload
 
@@ -34,14 +34,6 @@ def _key() -> str:
 
 def _entry(slug: str) -> Any:
     return group_entry(flask.session, slug)
-
-
-def _group_source(source: Any) -> GroupTitle | None:
-    try:
-        typed = parse_source(source)
-    except DataError:
-        return None
-    return typed if isinstance(typed, GroupTitle) else None
 
 
 def _alert(text: str, ok: bool) -> Any:
@@ -80,7 +72,7 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any) -> tuple[Any, ...]:
             [],
             [],
         )
-    shown = _group_source(source)
+    shown = group_shown(source)
     title = (
         shown.title if shown is not None and shown.title in info.titles else (info.titles[0] if info.titles else None)
     )
@@ -118,7 +110,7 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any) -> tuple[Any, ...]:
     prevent_initial_call=True,
 )
 def on_title(title: Any, source: Any) -> tuple[Any, Any]:
-    shown = _group_source(source)
+    shown = group_shown(source)
     if shown is None or not isinstance(title, str) or title == shown.title:
         raise PreventUpdate  # not a group's own games in use, or the bar followed the data in use
     chosen = {**GroupTitle(shown.group, title).to_json(), **({"view": source["view"]} if "view" in source else {})}
@@ -213,7 +205,7 @@ def on_tools(
     trigger = ctx.triggered_id
     if slug is None or trigger is None or not ctx.triggered or not ctx.triggered[0].get("value"):
         raise PreventUpdate  # a Revoke button appearing (n_clicks None) is no click
-    shown = _group_source(source)
+    shown = group_shown(source)
     title = shown.title if shown is not None and shown.group == slug else None
     link: Any = no_update
     try:
@@ -255,7 +247,7 @@ def on_export(_csv: Any, _log: Any, pathname: Any, source: Any) -> tuple[Any, An
     slug = group_of_path(pathname)
     if slug is None:
         raise PreventUpdate
-    shown = _group_source(source)
+    shown = group_shown(source)
     title = shown.title if shown is not None and shown.group == slug else None
     try:
         csv, log = pages.export_files(slug, title)
@@ -284,7 +276,7 @@ def on_import_preview(contents: Any, filename: Any, pathname: Any, source: Any) 
     slug = group_of_path(pathname)
     if slug is None or not contents:
         raise PreventUpdate
-    shown = _group_source(source)
+    shown = group_shown(source)
     title = shown.title if shown is not None and shown.group == slug else None
     hidden = group_layout.HIDDEN
     if not group_may(pages.identify(slug, _entry(slug), _key()).role, "import"):
@@ -329,7 +321,7 @@ def on_import(clicks: Any, pending: Any, pathname: Any, source: Any) -> tuple[An
         return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden, *(no_update,) * 3
     except GroupError as exc:
         return _alert(str(exc), False), None, hidden, *(no_update,) * 3
-    shown = _group_source(source)
+    shown = group_shown(source)
     if shown is None:
         return _alert(message, True), None, hidden, new_submission_token(), no_update, no_update
     refreshed = {**source, "changed": new_submission_token()}
@@ -364,7 +356,7 @@ def on_restore(contents: Any, filenames: Any, pathname: Any, source: Any) -> tup
         return _alert("Not restored: " + "; ".join(exc.messages), False), *keep, None
     except GroupError as exc:
         return _alert(str(exc), False), *keep, None
-    if _group_source(source) is None:
+    if group_shown(source) is None:
         return _alert(message, True), new_submission_token(), no_update, no_update, None
     refreshed = {**source, "changed": new_submission_token()}
     return _alert(message, True), new_submission_token(), refreshed, source_summary(refreshed), None

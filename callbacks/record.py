@@ -30,11 +30,11 @@ from layouts.edit import access_line, record_alert, status_lines
 from layouts.ids import Data, Edit, GroupPage, Page, Record, RecordType
 from sources import settings
 from sources.access import Rights, group_entry, organiser_mark, rights, secret_matches
-from sources.choosing import group_of_path
+from sources.choosing import group_of_path, group_shown
 from sources.edits import fresh_state
 from sources.groups import pages as group_pages
 from sources.groups.service import GroupError
-from sources.model import GroupTitle, parse_source
+from sources.model import GroupTitle
 from sources.record import new_submission_token
 from sources.record_form import add_to_session, game_text, plan, sheet_writable, write_to_sheet
 from sources.sheets import SheetError, load_settings
@@ -138,7 +138,7 @@ def record_step(
     token = token or new_submission_token()
     if trigger == Record.CANCEL:
         return False, "", None, record_alert("Not recorded.", False), *keep
-    group = _group_target(source)
+    group = group_shown(source)
     if group is not None and trigger == Record.SUBMIT:
         return _record_in_group(group, source, date, players, places, token, correcting)
     allowed = request_rights() if allowed is None else allowed
@@ -187,15 +187,6 @@ def record_step(
         outcome.rows if outcome.rows is not None else no_update,
         source_summary(outcome.source),
     )
-
-
-def _group_target(source: Any) -> GroupTitle | None:
-    """The group whose own games ``source`` shows (a what-if edit of them is the browser's own, not the group's)."""
-    try:
-        typed = parse_source(source)
-    except DataError:
-        return None
-    return typed if isinstance(typed, GroupTitle) else None
 
 
 def _record_in_group(

@@ -13,7 +13,7 @@ from ratings.io.cells import Cell
 from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
 from ratings.seasons import Season, SeasonError
 from sources.links import default_source
-from sources.model import DataError, GroupTitle, Loaded
+from sources.model import DataError, GroupTitle, Loaded, parse_source
 from sources.reading import describe_source
 from sources.runs import load as load_source
 from sources.runs import read_upload
@@ -24,6 +24,7 @@ __all__ = [
     "Choice",
     "choose_source",
     "group_of_path",
+    "group_shown",
     "page_source",
     "season_boxes",
     "season_from",
@@ -192,3 +193,13 @@ def page_source(pathname: Any, search: Any, url_source: dict[str, Any] | None) -
     titles = parse_qs(search[1:] if isinstance(search, str) and search.startswith("?") else "").get("title")
     group = GroupTitle(slug, titles[0][:200] if titles else None).to_json()
     return with_view(group, view_of(url_source))
+
+
+def group_shown(source: Any) -> GroupTitle | None:
+    """The group title whose own games ``source`` (the browser's JSON) shows; ``None`` for anything else, a what-if
+    edit of a group's games included (that is the browser's own)."""
+    try:
+        typed = parse_source(source)
+    except DataError:
+        return None
+    return typed if isinstance(typed, GroupTitle) else None

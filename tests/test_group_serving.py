@@ -5,7 +5,6 @@ member link, a cross-site POST), and what survives a restart with the cache dire
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import shutil
 import time
@@ -14,14 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from flask.json.tag import TaggedJSONSerializer
-from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from sources.access import group_mark
 from sources.groups import service
 from sources.groups.database import database_url, engine_for, sessions, upgrade
 from sources.record import new_game
-from tests.dash_requests import HttpClient, callback_spec, post, record_form
+from tests.dash_requests import HttpClient, callback_spec, post, record_form, session_cookie
 from tests.servers import gunicorn
 
 pytestmark = pytest.mark.slow
@@ -93,20 +90,7 @@ def _fragment(client: Client, fragment: str) -> str:
 
 
 def _cookie(value: dict[str, Any], *, key: str = SECRET_KEY, age: float = 0.0) -> str:
-    """A session cookie as Flask signs it (itsdangerous, salt 'cookie-session'), ``age`` seconds old."""
-
-    class Signer(TimestampSigner):
-        def get_timestamp(self) -> int:
-            return int(time.time() - age)
-
-    serializer = URLSafeTimedSerializer(
-        key,
-        salt="cookie-session",
-        serializer=TaggedJSONSerializer(),
-        signer=Signer,
-        signer_kwargs={"key_derivation": "hmac", "digest_method": hashlib.sha1},
-    )
-    return serializer.dumps({**value, "_permanent": True})
+    return session_cookie(value, key=key, age=age)
 
 
 def _organiser(admin_hash: str) -> dict[str, Any]:
@@ -207,6 +191,7 @@ def test_games_titles_and_links_survive_a_restart_without_the_cache(tmp_path: Pa
         assert "4 games" in json.dumps(answer["data-summary"])
         # the member's cookie from before the restart still records (the database, not the cache, decides)
         kept = Client(base, "203.0.113.72")
+        assert cookie is not None
         kept.session.cookies.set("session", cookie)
         assert "Recorded in The Club, Catan" in _record(kept, "after-restart")
         assert len(_games(info["url"])) == 5
@@ -268,7 +253,8 @@ def test_a_visitor_can_neither_delete_undo_make_nor_revoke_links_nor_import(serv
     }
     assert refused in _revoke(visitor, 1, revoke)
     csv = base64.b64encode(b"game,player,place\nx1,Mal,1\nx1,Lory,2\n").decode()
-    values = {"group-import-upload.contents": "data:text/csv;base64," + csv, "group-import-upload.filename": "x.csv"}
+    values: dict[str, Any] = {"group-import-upload.contents": "data:text/csv;base64," + csv}
+    values["group-import-upload.filename"] = "x.csv"
     values |= {"page-location.pathname": "/g/club", "data-source.data": SOURCE}
     answer = post(visitor, "group-import-preview", values, changed=["group-import-upload.contents"])
     assert refused in json.dumps(answer.get_json())  # told before the file is read or kept
