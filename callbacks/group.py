@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import flask
-from dash import ALL, Input, Output, State, callback, ctx, html, no_update
+from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
 from callbacks.runs import source_summary
@@ -20,7 +20,7 @@ from layouts import group as group_layout
 from layouts.edit import record_alert
 from layouts.ids import Data, GroupPage, GroupType, Page
 from sources.access import GROUPS_COOKIE, REFUSED, group_entry, group_may
-from sources.choosing import group_of_path, group_shown
+from sources.choosing import group_of_path, group_shown, title_of_query
 from sources.groups import pages
 from sources.groups.service import GroupError
 from sources.model import DataError, GroupTitle, Upload
@@ -55,8 +55,9 @@ def _alert(text: str, ok: bool) -> Any:
     Input(Page.LOCATION, "pathname"),
     Input(GroupPage.REFRESH, "data"),
     State(Data.SOURCE, "data"),
+    State(Page.LOCATION, "search"),
 )
-def on_group_page(pathname: Any, _refresh: Any, source: Any) -> tuple[Any, ...]:
+def on_group_page(pathname: Any, _refresh: Any, source: Any, search: Any = None) -> tuple[Any, ...]:
     slug = group_of_path(pathname)
     info = pages.group_info(slug) if slug else None
     if slug is None or info is None:
@@ -72,10 +73,10 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any) -> tuple[Any, ...]:
             [],
             [],
         )
+    # the title in use: the data's once it shows this group, else the address's (the page is still opening)
     shown = group_shown(source)
-    title = (
-        shown.title if shown is not None and shown.title in info.titles else (info.titles[0] if info.titles else None)
-    )
+    wanted = shown.title if shown is not None and shown.group == slug else title_of_query(search)
+    title = wanted if wanted in info.titles else (info.titles[0] if info.titles else None)
     visitor = pages.identify(slug, _entry(slug), _key())
     role = {
         "organiser": "Signed in as an organiser: you may record, correct and delete games and make member links.",
@@ -360,3 +361,19 @@ def on_restore(contents: Any, filenames: Any, pathname: Any, source: Any) -> tup
         return _alert(message, True), new_submission_token(), no_update, no_update, None
     refreshed = {**source, "changed": new_submission_token()}
     return _alert(message, True), new_submission_token(), refreshed, source_summary(refreshed), None
+
+
+# a sign-in's message -> the address bar without a #member= or #admin= fragment (so a copied address never carries the
+# secret on); runs in the browser, which alone holds the fragment
+clientside_callback(
+    """function(message) {
+        var hash = window.location.hash || "";
+        if (hash.indexOf("#member=") === 0 || hash.indexOf("#admin=") === 0) {
+            window.history.replaceState(null, "", window.location.pathname + window.location.search);
+        }
+        return hash.indexOf("#member=") === 0 || hash.indexOf("#admin=") === 0;
+    }""",
+    Output(GroupPage.CLEANED, "data"),
+    Input(GroupPage.MESSAGE, "children"),
+    prevent_initial_call=True,
+)

@@ -133,6 +133,7 @@ def bar() -> html.Div:
                     ),
                     dcc.Download(id=GroupPage.DOWNLOAD),
                     dcc.Store(id=GroupPage.REFRESH),
+                    dcc.Store(id=GroupPage.CLEANED),  # whether a sign-in's secret was taken out of the address
                 ],
                 className="py-2",
             ),

@@ -351,6 +351,7 @@ class GroupPage(StrEnum):
     IMPORT_CONFIRM = "group-import-confirm"
     IMPORT_PENDING = "group-import-pending"
     RESTORE_UPLOAD = "group-restore-upload"
+    CLEANED = "group-cleaned"
 
 
 class GroupType(StrEnum):

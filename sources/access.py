@@ -27,8 +27,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from sources.sheets import SheetError, SheetSettings
@@ -146,10 +147,12 @@ GROUP_ROLES: dict[str, frozenset[str]] = {
     "member": frozenset({"record"}),
 }
 #: What a refused write says, by the right it needed.
-REFUSED = {
-    "record": "Not recorded: only the group's organisers and members (with a member link) may record games here.",
-    "other": "Not done: only the group's organisers may change the group's games or links.",
-}
+REFUSED: Mapping[str, str] = MappingProxyType(
+    {
+        "record": "Not recorded: only the group's organisers and members (with a member link) may record games here.",
+        "other": "Not done: only the group's organisers may change the group's games or links.",
+    }
+)
 
 
 def group_mark(secret_key: str, slug: str, role: str, stored_hash: str) -> str:

@@ -25,6 +25,7 @@ __all__ = [
     "choose_source",
     "group_of_path",
     "group_shown",
+    "title_of_query",
     "page_source",
     "season_boxes",
     "season_from",
@@ -190,8 +191,7 @@ def page_source(pathname: Any, search: Any, url_source: dict[str, Any] | None) -
         return url_source
     if url_source is not None and {k: v for k, v in url_source.items() if k != "view"} != default_source():
         return url_source
-    titles = parse_qs(search[1:] if isinstance(search, str) and search.startswith("?") else "").get("title")
-    group = GroupTitle(slug, titles[0][:200] if titles else None).to_json()
+    group = GroupTitle(slug, title_of_query(search)).to_json()
     return with_view(group, view_of(url_source))
 
 
@@ -203,3 +203,9 @@ def group_shown(source: Any) -> GroupTitle | None:
     except DataError:
         return None
     return typed if isinstance(typed, GroupTitle) else None
+
+
+def title_of_query(search: Any) -> str | None:
+    """The game title a group page's address names (``?title=Catan``), or ``None``."""
+    titles = parse_qs(search[1:] if isinstance(search, str) and search.startswith("?") else "").get("title")
+    return titles[0][:200] if titles else None

@@ -31,7 +31,8 @@ def group_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, s
     upgrade(url)
     engine = engine_for(url)
     with sessions(engine)() as session:
-        group, passphrase = service.create_group(session, "club", "Thursday Club", titles=["Catan"])
+        group, passphrase = service.create_group(session, "club", "Thursday Club", titles=["Catan", "Go"])
+        service.record_game(session, group.titles[1], new_game("2024-01-01", [("Gil", 1), ("Hal", 2)]), who="setup")
         for date, result in [
             ("2024-01-05", [("Ann", 1), ("Bob", 2), ("Cid", 3)]),
             ("2024-01-12", [("Bob", 1), ("Ann", 2)]),
@@ -88,8 +89,10 @@ def test_a_member_records_from_a_phone_the_organiser_corrects_a_visitor_plays_pr
     base, passphrase, url = group_app
     desktop = browser.new_context(viewport={"width": 1366, "height": 900})
     organiser = desktop.new_page()
-    _open(organiser, base + "/g/club")
+    _open(organiser, base + "/g/club?title=Go")  # the address's title is the one shown, in the bar and the data
     assert organiser.inner_text("#group-header") == "Thursday Club"
+    assert "Go" in organiser.inner_text("#group-title") and "Thursday Club: Go" in organiser.inner_text("#data-summary")
+    _open(organiser, base + "/g/club")
     assert "visitor" in organiser.inner_text("#group-role")
     organiser.fill("#group-passphrase", passphrase)
     organiser.click("#group-sign-in")
@@ -107,6 +110,7 @@ def test_a_member_records_from_a_phone_the_organiser_corrects_a_visitor_plays_pr
     phone.wait_for_function(
         "() => document.querySelector('#group-role').innerText.includes('member link')", timeout=TIMEOUT
     )
+    assert "#member=" not in phone.url  # the secret is out of the address bar once it signed in
     for day, result in [
         ("2024-02-01", [("Cid", "1"), ("Ann", "2"), ("Bob", "3")]),
         ("2024-02-08", [("Cid", "1"), ("Bob", "2")]),
