@@ -87,6 +87,7 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     *SAMPLE_SHOWN,
     Output({"type": RecordType.PLAYER, "index": ALL}, "value"),
     Output({"type": RecordType.PLACE, "index": ALL}, "value"),
+    Output(GroupPage.GAME, "value", allow_duplicate=True),
     Input(Record.SUBMIT, "n_clicks"),
     Input(Record.CONFIRM, "n_clicks"),
     Input(Record.CANCEL, "n_clicks"),
@@ -108,7 +109,9 @@ def on_record(_submit, _confirm, _cancel, date, players, places, token, pending,
     out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state, correcting=correcting)
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
     # Wildcard outputs take one value per component, never a bare no_update (which Dash refuses with a 500).
-    return (*out, *sample_shown(out[5]), _each(players, recorded), _each(places, recorded))
+    # a corrected game is no longer chosen on the group's bar, so the next game recorded is a new one
+    done = None if recorded and correcting else no_update
+    return (*out, *sample_shown(out[5]), _each(players, recorded), _each(places, recorded), done)
 
 
 def _each(fields: list[Any], empty: bool) -> list[Any]:

@@ -146,7 +146,9 @@ def test_a_visitor_cannot_record_and_a_member_and_an_organiser_can(client, group
     # a member may not correct
     assert "only the group's organisers may change" in _status(_record(client, "t3", correcting="g1"))
     assert "Signed in as an organiser" in _sign_in(client, groups["club"])
-    assert "Game 'g1' of Catan corrected" in _status(_record(client, "t4", correcting="g1", players=("Cid", "Bob")))
+    corrected = _record(client, "t4", correcting="g1", players=("Cid", "Bob"))
+    assert "Game 'g1' of Catan corrected" in _status(corrected)
+    assert corrected["group-game"]["value"] is None  # the bar's choice is cleared: the next game is a new one
     history = GroupTitle("club", "Catan").load().history
     g1 = next(g for g in history.games if g.id == "g1")
     assert [(e.player, e.place) for e in g1.entries] == [("Cid", 1), ("Bob", 2)]
