@@ -29,6 +29,7 @@ FEATURES = (
     "player",
     "compare",
     "aliases",
+    "group",
 )
 
 

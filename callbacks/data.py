@@ -12,7 +12,7 @@ from callbacks.runs import DataError, load_source, sample_shown
 from layouts.ids import Data, DateRange, Page
 from layouts.summary import data_messages, season_alert, summary_text
 from ratings.seasons import Season
-from sources.choosing import Action, choose_source, season_boxes, season_from, set_season
+from sources.choosing import Action, choose_source, page_source, season_boxes, season_from, set_season
 from sources.model import Sheet, parse_source
 
 
@@ -48,6 +48,8 @@ def _action(trigger: Any) -> Action | None:
     State(Data.UPLOAD, "filename"),
     State(Data.SHEET_URL, "value"),
     State(Data.SOURCE, "data"),
+    State(Page.LOCATION, "pathname"),
+    State(Page.LOCATION, "search"),
     prevent_initial_call=True,
 )
 def on_data(
@@ -60,6 +62,8 @@ def on_data(
     filename: str | None,
     sheet_url: str | None,
     previous: dict[str, Any] | None,
+    pathname: str | None = None,
+    search: str | None = None,
 ) -> tuple[Any, ...]:
     trigger = ctx.triggered_id
     if trigger == Data.SAMPLE and (not sample or sample_shown(previous)[0] == sample):
@@ -67,7 +71,7 @@ def on_data(
     choice = choose_source(
         _action(trigger),
         previous=previous,
-        url_source=(url_state or {}).get("source"),
+        url_source=page_source(pathname, search, (url_state or {}).get("source")),
         sample=sample,
         upload=upload,
         filename=filename,

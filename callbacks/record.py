@@ -27,10 +27,14 @@ from callbacks.runs import (
     source_summary,
 )
 from layouts.edit import access_line, record_alert, status_lines
-from layouts.ids import Data, Edit, Record, RecordType
+from layouts.ids import Data, Edit, GroupPage, Page, Record, RecordType
 from sources import settings
-from sources.access import Rights, organiser_mark, rights, secret_matches
+from sources.access import Rights, group_entry, organiser_mark, rights, secret_matches
+from sources.choosing import group_of_path, group_shown
 from sources.edits import fresh_state
+from sources.groups import pages as group_pages
+from sources.groups.service import GroupError
+from sources.model import GroupTitle
 from sources.record import new_submission_token
 from sources.record_form import add_to_session, game_text, plan, sheet_writable, write_to_sheet
 from sources.sheets import SheetError, load_settings
@@ -83,6 +87,7 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     *SAMPLE_SHOWN,
     Output({"type": RecordType.PLAYER, "index": ALL}, "value"),
     Output({"type": RecordType.PLACE, "index": ALL}, "value"),
+    Output(GroupPage.GAME, "value", allow_duplicate=True),
     Input(Record.SUBMIT, "n_clicks"),
     Input(Record.CONFIRM, "n_clicks"),
     Input(Record.CANCEL, "n_clicks"),
@@ -93,17 +98,20 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     State(Record.PENDING, "data"),
     State(Data.SOURCE, "data"),
     State(Edit.STORE, "data"),
+    State(GroupPage.GAME, "value"),
     prevent_initial_call=True,
 )
-def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state):
+def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state, correcting=None):
     if not {Record.SUBMIT: _submit, Record.CONFIRM: _confirm, Record.CANCEL: _cancel}.get(ctx.triggered_id):
         raise PreventUpdate  # the tab's content mounting (no button pressed yet): nothing to do
     players = players if isinstance(players, list) else []
     places = places if isinstance(places, list) else []
-    out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state)
+    out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state, correcting=correcting)
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
     # Wildcard outputs take one value per component, never a bare no_update (which Dash refuses with a 500).
-    return (*out, *sample_shown(out[5]), _each(players, recorded), _each(places, recorded))
+    # a corrected game is no longer chosen on the group's bar, so the next game recorded is a new one
+    done = None if recorded and correcting else no_update
+    return (*out, *sample_shown(out[5]), _each(players, recorded), _each(places, recorded), done)
 
 
 def _each(fields: list[Any], empty: bool) -> list[Any]:
@@ -121,13 +129,22 @@ def record_step(
     source: Any,
     state: Any,
     allowed: Rights | None = None,
+    *,
+    correcting: Any = None,
 ) -> tuple[Any, ...]:
-    """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values."""
-    allowed = request_rights() if allowed is None else allowed
+    """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values.
+
+    On a group's page showing the group's own games, the game goes into the group's database (``correcting``: the
+    id of the game it replaces, organisers only) when the cookie gives the right, and is refused otherwise.
+    """
     keep = (no_update,) * 5
     token = token or new_submission_token()
     if trigger == Record.CANCEL:
         return False, "", None, record_alert("Not recorded.", False), *keep
+    group = group_shown(source)
+    if group is not None and trigger == Record.SUBMIT:
+        return _record_in_group(group, source, date, players, places, token, correcting)
+    allowed = request_rights() if allowed is None else allowed
     if trigger == Record.CONFIRM:
         if not pending:
             return False, "", None, no_update, *keep
@@ -175,6 +192,40 @@ def record_step(
     )
 
 
+def _record_in_group(
+    group: GroupTitle, source: Any, date: Any, players: list[Any], places: list[Any], token: str, correcting: Any
+) -> tuple[Any, ...]:
+    keep = (no_update,) * 5
+    step = plan(source, date, players, places, token, writable=False)
+    if step.problems:
+        return False, "", None, record_alert("Not recorded: " + "; ".join(step.problems), False), *keep
+    assert step.game is not None
+    try:
+        message = group_pages.record(
+            group.group,
+            group.title,
+            step.game,
+            token=token,
+            entry=group_entry(flask.session, group.group),
+            secret_key=str(flask.current_app.secret_key),
+            correcting=correcting if isinstance(correcting, str) and correcting else None,
+        )
+    except GroupError as exc:
+        return False, "", None, record_alert(str(exc), False), *keep
+    refreshed = {**source, "changed": token}  # a new value: every view reads the group's games again
+    return (
+        False,
+        "",
+        None,
+        record_alert(message, True),
+        new_submission_token(),
+        refreshed,
+        no_update,  # the edit store still shows the games before: the grid is filled anew (callbacks.edit)
+        no_update,
+        source_summary(refreshed),
+    )
+
+
 # Sign in / Sign out buttons, secret box -> the session cookie's organiser mark, the access line, the box emptied,
 # the last record message cleared (it was about the rights before)
 @callback(
@@ -187,10 +238,15 @@ def record_step(
     Input(Record.SIGN_OUT, "n_clicks"),
     Input(Record.SECRET, "n_submit"),
     State(Record.SECRET, "value"),
+    State(Page.LOCATION, "pathname"),
     prevent_initial_call=False,  # fires when the tab's content mounts: says who may record
 )
-def on_access(_sign_in: Any, _sign_out: Any, _submit: Any, secret: Any) -> tuple[Any, Any, bool, dict[str, str], str]:
+def on_access(
+    _sign_in: Any, _sign_out: Any, _submit: Any, secret: Any, pathname: Any = None
+) -> tuple[Any, Any, bool, dict[str, str], str]:
     trigger = ctx.triggered_id
+    if group_of_path(pathname) is not None:  # a group's page: its bar says who may record, and signs in
+        return GROUP_ACCESS, no_update, False, {"display": "none"}, ""
     note = ""
     if trigger == Record.SIGN_OUT:
         flask.session.pop(ORGANISER, None)
@@ -206,6 +262,14 @@ def on_access(_sign_in: Any, _sign_out: Any, _submit: Any, secret: Any) -> tuple
     shown = now.can_sign_in and not now.organiser
     cleared = "" if trigger is not None else no_update
     return _access_line(now, note), cleared, shown, {} if now.organiser else {"display": "none"}, ""
+
+
+#: The record form's access line on a group's page.
+GROUP_ACCESS = (
+    "On a group's page a game recorded here goes into the group's games: organisers and members may record (sign in "
+    "on the group's bar above); an organiser may choose a game there to correct it. A what-if edit of the games above "
+    "is yours alone."
+)
 
 
 def _access_line(now: Rights, note: str) -> Any:

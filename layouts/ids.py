@@ -320,3 +320,41 @@ class GameExplain(StrEnum):
     HEADER = "game-explain-header"
     TABLE = "game-explain-table"
     NOTES = "game-explain-notes"
+
+
+class GroupPage(StrEnum):
+    """A group's page (``/g/<slug>``): its name, its titles, who is signed in, the organisers' tools."""
+
+    BAR = "group-bar"
+    HEADER = "group-header"
+    TITLE = "group-title"
+    ROLE = "group-role"
+    PASSPHRASE = "group-passphrase"
+    SIGN_IN = "group-sign-in"
+    SIGN_OUT = "group-sign-out"
+    SIGN_IN_BOX = "group-sign-in-box"
+    MESSAGE = "group-message"
+    TOOLS = "group-tools"
+    GAME = "group-game"
+    DELETE = "group-delete"
+    UNDO = "group-undo"
+    LINK_LABEL = "group-link-label"
+    MAKE_LINK = "group-make-link"
+    NEW_LINK = "group-new-link"
+    LINKS = "group-links"
+    EXPORT_CSV = "group-export-csv"
+    EXPORT_LOG = "group-export-log"
+    DOWNLOAD = "group-download"
+    REFRESH = "group-refresh"
+    IMPORT_UPLOAD = "group-import-upload"
+    IMPORT_PREVIEW = "group-import-preview"
+    IMPORT_CONFIRM = "group-import-confirm"
+    IMPORT_PENDING = "group-import-pending"
+    RESTORE_UPLOAD = "group-restore-upload"
+    CLEANED = "group-cleaned"
+
+
+class GroupType(StrEnum):
+    """``"type"`` values of a group page's pattern-matching ids (each also has ``"index"``)."""
+
+    REVOKE = "group-revoke"

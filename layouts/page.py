@@ -36,6 +36,7 @@ from layouts import downloads as downloads_layout
 from layouts import edit as edit_layout
 from layouts import fit as fit_layout
 from layouts import games as games_layout
+from layouts import group as group_layout
 from layouts import player as player_layout
 from layouts import predict as predict_layout
 from layouts.aliases import suspects_box
@@ -106,6 +107,7 @@ def _page(*, mounted: bool) -> html.Div:
         dbc.Container(
             [
                 html.Span("Game-group ratings", className="navbar-brand mb-0 h1"),
+                group_layout.header(),
                 dbc.Button(
                     "Settings",
                     id=Page.CONTROLS_TOGGLE,
@@ -123,6 +125,7 @@ def _page(*, mounted: bool) -> html.Div:
     )
     status = html.Div(
         [
+            group_layout.bar(),
             html.Div(id=Data.SUMMARY, className="small"),
             html.Div(id=Data.MESSAGES),
             suspects_box(),

@@ -14,6 +14,12 @@ The server decides both, never the request:
 
 Recording into a browser session's own history (no sheet) is a private what-if and needs no right.  This module is
 pure: the adapters read the cookie and the settings and pass them in.
+
+A group kept in the database (``/g/<slug>``) has two roles (:data:`GROUP_ROLES`): its *organisers* (who typed the
+group's passphrase) may do everything, its *members* (who opened a member link) may record games.  The browser holds
+one signed cookie entry per group, ``{"role", "mark", "link"}``, where ``mark`` is :func:`group_mark`: a keyed digest
+of the hash the database keeps for that secret (the passphrase's scrypt hash, the link token's SHA-256), so a changed
+passphrase, a revoked link or a changed ``SECRET_KEY`` takes the right back at once (:func:`group_role`).
 """
 
 from __future__ import annotations
@@ -21,13 +27,21 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from sources.sheets import SheetError, SheetSettings
 
 __all__ = [
+    "GROUP_ROLES",
     "Rights",
+    "GROUPS_COOKIE",
+    "group_entry",
+    "group_mark",
+    "group_role",
+    "group_may",
     "is_loopback",
     "organiser_mark",
     "rights",
@@ -115,3 +129,63 @@ def write_target(source: Any, settings: SheetSettings) -> tuple[str, str | None]
             "refused",
         )
     return settings.sheet, settings.worksheet
+
+
+#: The session cookie's field holding one entry per group signed in to, by slug.
+GROUPS_COOKIE = "groups"
+
+
+def group_entry(cookie: Any, slug: str) -> Any:
+    """The cookie's entry for group ``slug`` (``None`` without one); checked by :func:`group_role`."""
+    groups = cookie.get(GROUPS_COOKIE) if hasattr(cookie, "get") else None
+    return groups.get(slug) if isinstance(groups, dict) else None
+
+
+#: What each role of a group may do (``record``: add a game; the rest: correct, delete, undo, import, member links).
+GROUP_ROLES: dict[str, frozenset[str]] = {
+    "organiser": frozenset({"record", "correct", "delete", "undo", "import", "links"}),
+    "member": frozenset({"record"}),
+}
+#: What a refused write says, by the right it needed.
+REFUSED: Mapping[str, str] = MappingProxyType(
+    {
+        "record": "Not recorded: only the group's organisers and members (with a member link) may record games here.",
+        "other": "Not done: only the group's organisers may change the group's games or links.",
+    }
+)
+
+
+def group_mark(secret_key: str, slug: str, role: str, stored_hash: str) -> str:
+    """What a group's cookie entry carries for ``role``: a digest keyed by ``SECRET_KEY`` of the hash the database
+    keeps for the secret shown (never the secret, never that hash itself)."""
+    text = f"{slug}\x00{role}\x00{stored_hash}"
+    return hmac.new(secret_key.encode(), text.encode(), hashlib.sha256).hexdigest()
+
+
+def group_role(
+    entry: Any, *, secret_key: str, slug: str, admin_hash: str, link_hash: Callable[[int], str | None]
+) -> str | None:
+    """The role a browser's cookie ``entry`` for group ``slug`` gives (``None``: a visitor).
+
+    ``admin_hash``: the group's passphrase hash; ``link_hash(id)``: the token hash of the group's member link ``id``
+    while it is not revoked, else ``None``.  ``entry`` comes from a signed cookie, but is checked as untrusted all the
+    same (its mark must match what the database holds now).
+    """
+    if not isinstance(entry, dict):
+        return None
+    role, mark = entry.get("role"), entry.get("mark")
+    if role not in GROUP_ROLES or not isinstance(mark, str):
+        return None
+    if role == "organiser":
+        stored: str | None = admin_hash
+    else:
+        link = entry.get("link")
+        stored = link_hash(link) if isinstance(link, int) and not isinstance(link, bool) else None
+    if stored is None:
+        return None
+    return role if hmac.compare_digest(mark, group_mark(secret_key, slug, role, stored)) else None
+
+
+def group_may(role: str | None, action: str) -> bool:
+    """Whether ``role`` (``None``: a visitor) may do ``action`` (one of :data:`GROUP_ROLES`' actions)."""
+    return role is not None and action in GROUP_ROLES.get(role, frozenset())

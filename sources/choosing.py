@@ -4,20 +4,33 @@ through the view in use) or the previous one kept, with what to say; and the sea
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import parse_qs
 
 from ratings.io.cells import Cell
 from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
 from ratings.seasons import Season, SeasonError
 from sources.links import default_source
-from sources.model import DataError, Loaded
+from sources.model import DataError, GroupTitle, Loaded, parse_source
 from sources.reading import describe_source
 from sources.runs import load as load_source
 from sources.runs import read_upload
 from sources.views import View, view_of, with_view
 
-__all__ = ["Action", "Choice", "choose_source", "season_boxes", "season_from", "set_season"]
+__all__ = [
+    "Action",
+    "Choice",
+    "choose_source",
+    "group_of_path",
+    "group_shown",
+    "title_of_query",
+    "page_source",
+    "season_boxes",
+    "season_from",
+    "set_season",
+]
 
 
 #: What a data control asks for: a file read, a sample, a sheet (``refresh``: read anew, not from its copy).
@@ -157,3 +170,42 @@ def season_boxes(source: Any) -> tuple[str, str, int | str]:
         return "", "", ""
     text = lambda d: d.isoformat() if d is not None else ""  # noqa: E731
     return text(season.start), text(season.end), season.last if season.last is not None else ""
+
+
+#: A group's page: ``/g/<slug>`` (the slug checked by the groups' own rule when it is read).
+_GROUP_PATH = re.compile(r"/g/([^/]{1,60})/?")
+
+
+def group_of_path(pathname: Any) -> str | None:
+    """The group slug a page address's path names (``/g/<slug>``), or ``None`` for any other page."""
+    found = _GROUP_PATH.fullmatch(pathname) if isinstance(pathname, str) else None
+    return found.group(1) if found else None
+
+
+def page_source(pathname: Any, search: Any, url_source: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The source a page opens on: on a group's page the title the address names (``?title=``; the first title
+    without one), seen through the address's view, unless the address names other data (a what-if edit of the
+    group's games, an upload); elsewhere the address's own source (``None``: the default)."""
+    slug = group_of_path(pathname)
+    if slug is None:
+        return url_source
+    if url_source is not None and {k: v for k, v in url_source.items() if k != "view"} != default_source():
+        return url_source
+    group = GroupTitle(slug, title_of_query(search)).to_json()
+    return with_view(group, view_of(url_source))
+
+
+def group_shown(source: Any) -> GroupTitle | None:
+    """The group title whose own games ``source`` (the browser's JSON) shows; ``None`` for anything else, a what-if
+    edit of a group's games included (that is the browser's own)."""
+    try:
+        typed = parse_source(source)
+    except DataError:
+        return None
+    return typed if isinstance(typed, GroupTitle) else None
+
+
+def title_of_query(search: Any) -> str | None:
+    """The game title a group page's address names (``?title=Catan``), or ``None``."""
+    titles = parse_qs(search[1:] if isinstance(search, str) and search.startswith("?") else "").get("title")
+    return titles[0][:200] if titles else None

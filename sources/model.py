@@ -5,6 +5,8 @@
   in the shared store (:mod:`sources.histories`), so every worker sees a recorded game at once.
 - :class:`Upload`: an uploaded file, kept on the server by content id; the file name is the user's own.
 - :class:`Edited`: a what-if edit of another source, kept on the server by content id.
+- :class:`GroupTitle`: a game title of a group kept in the database (``/g/<slug>``), read through
+  :mod:`sources.groups.pages`.
 
 A source in a browser store or an address is untrusted JSON: :func:`parse_source` turns it into one of these or
 raises :class:`DataError` with a plain message.  ``load()`` returns a :class:`Loaded` (the history, the key runs are
@@ -32,6 +34,7 @@ __all__ = [
     "LRU",
     "DataError",
     "Edited",
+    "GroupTitle",
     "Loaded",
     "Sample",
     "Sheet",
@@ -413,14 +416,48 @@ def _age_text(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-Source = Sample | Sheet | Upload | Edited
+@dataclass(frozen=True)
+class GroupTitle:
+    """A group's game title (``None``: the group's first), its games read from the groups' database."""
 
-_KINDS: dict[str, Any] = {cls.kind: cls for cls in (Sample, Sheet, Upload, Edited)}
+    group: str
+    title: str | None = None
+    kind: ClassVar[str] = "group"
+
+    @property
+    def key(self) -> str:
+        return f"group:{self.group}|{self.title or ''}"
+
+    @property
+    def label(self) -> str:
+        return f"group /g/{self.group}" + (f", {self.title}" if self.title else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "group": self.group, "title": self.title}
+
+    def query(self) -> list[tuple[str, str]]:
+        """The group is the address's path (``/g/<slug>``); the query names the title."""
+        return [("title", self.title)] if self.title else []
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> GroupTitle:
+        title = value.get("title")
+        return cls(_text(value.get("group"), "group")[:40], title.strip()[:200] if isinstance(title, str) else None)
+
+    def load(self, *, force: bool = False) -> Loaded:
+        from sources.groups.pages import load_title
+
+        return load_title(self.group, self.title)
+
+
+Source = Sample | Sheet | Upload | Edited | GroupTitle
+
+_KINDS: dict[str, Any] = {cls.kind: cls for cls in (Sample, Sheet, Upload, Edited, GroupTitle)}
 
 
 def parse_source(value: Any) -> Source:
     """A typed source from its JSON form (a store, an address); :class:`DataError` for anything else."""
-    if isinstance(value, (Sample, Sheet, Upload, Edited)):
+    if isinstance(value, (Sample, Sheet, Upload, Edited, GroupTitle)):
         return value
     if not isinstance(value, dict):
         raise DataError(["the page sent no readable data source; reload the page"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["HttpClient", "callback_spec", "post"]
+__all__ = ["HttpClient", "callback_spec", "post", "session_cookie"]
 
 
 def _ident(item: dict[str, Any]) -> Any:
@@ -146,3 +146,26 @@ def record_form(
         "data-source.data": source,
         "edit-store.data": None,
     }
+
+
+def session_cookie(value: dict[str, Any], *, key: str, age: float = 0.0) -> str:
+    """Flask's session cookie holding ``value`` (permanent), signed with ``key`` as Flask signs it (itsdangerous,
+    salt 'cookie-session', HMAC-SHA1 key derivation) ``age`` seconds ago: for forged, expired and control cookies."""
+    import hashlib
+    import time
+
+    from flask.json.tag import TaggedJSONSerializer
+    from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+
+    class Signer(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(time.time() - age)
+
+    serializer = URLSafeTimedSerializer(
+        key,
+        salt="cookie-session",
+        serializer=TaggedJSONSerializer(),
+        signer=Signer,
+        signer_kwargs={"key_derivation": "hmac", "digest_method": hashlib.sha1},
+    )
+    return serializer.dumps({**value, "_permanent": True})

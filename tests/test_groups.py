@@ -199,3 +199,30 @@ def test_a_doubles_club_keeps_its_teams_and_substitutes(session: Session) -> Non
     session.commit()
     back = service.history(session, group.titles[0])
     assert [g.entries for g in back.games] == [g.entries for g in doubles.games]  # teams and weights included
+
+
+def test_a_team_game_keeps_its_teams_through_record_correct_undo_and_export(session: Session) -> None:
+    """The doubles sample's first game (the library's bundled file, teams and a substitute's half weight) recorded,
+    corrected to plain places, the correction undone: teams and weights come back as recorded; the export's
+    records read back as the same games (ratings.GameHistory.from_records, the readers' one rule)."""
+    from ratings import GameHistory
+    from sources.record import NewGame
+
+    doubles = load_sample("doubles")
+    first = doubles.games[0]
+    group, _ = service.create_group(session, "pairs", "Pairs", titles=["Doubles"])
+    (title,) = group.titles
+    row = service.record_game(session, title, NewGame(first.date, first.entries), who="a", public_id=first.id)
+    session.commit()
+    assert service.history(session, title).games[0].entries == first.entries
+    plain = new_game(None, [(e.player, e.place if e.place is not None else "DNF") for e in first.entries])
+    service.correct_game(session, row.id, plain, who="a")
+    session.commit()
+    assert {e.team for e in service.history(session, title).games[0].entries} == {None}
+    correction = service.change_log(session, group)[-1]
+    assert correction.before is not None and any(len(e) == 4 for e in correction.before["entries"])
+    service.undo(session, correction.id, who="a")
+    session.commit()
+    assert service.history(session, title).games[0].entries == first.entries
+    exported = GameHistory.from_records(service.export_records(session, title))
+    assert exported.games[0].entries == first.entries

@@ -10,19 +10,15 @@ from __future__ import annotations
 
 import base64
 import concurrent.futures
-import hashlib
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from flask.json.tag import TaggedJSONSerializer
-from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from sources.access import ASK_FOR_SECRET, RECORDING_OFF, organiser_mark
-from tests.dash_requests import HttpClient, post, record_form
+from tests.dash_requests import HttpClient, post, record_form, session_cookie
 from tests.servers import gunicorn
 from tests.sheets_server import FakeSheets
 from tests.test_workers import private_sheet_env
@@ -108,20 +104,8 @@ def test_a_visitor_cannot_record_through_the_page_or_a_crafted_request(served: t
 
 
 def _cookie(mark: str, *, key: str = SECRET_KEY, age: float = 0.0) -> str:
-    """A session cookie as Flask signs it (itsdangerous, salt 'cookie-session'), ``age`` seconds old."""
-
-    class Signer(TimestampSigner):
-        def get_timestamp(self) -> int:
-            return int(time.time() - age)
-
-    serializer = URLSafeTimedSerializer(
-        key,
-        salt="cookie-session",
-        serializer=TaggedJSONSerializer(),
-        signer=Signer,
-        signer_kwargs={"key_derivation": "hmac", "digest_method": hashlib.sha1},
-    )
-    return serializer.dumps({"organiser": mark, "_permanent": True})
+    """A session cookie naming an organiser by ``mark``, as Flask signs it, ``age`` seconds old."""
+    return session_cookie({"organiser": mark}, key=key, age=age)
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,6 @@ Errors are one line on stderr and exit status 2, as the ``ratings`` command line
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -120,6 +119,10 @@ def groups_create(slug: str, name: str | None, titles: tuple[str, ...]) -> None:
         _fail(str(exc))
     click.echo(f"group /g/{group.slug} created")
     click.echo(f"organisers' passphrase (shown once, keep it): {passphrase}")
+    # the part after '#' stays in the browser: it never reaches a server's access log
+    click.echo(
+        f"organisers' link (signs in at once; add your site's address in front): /g/{group.slug}#admin={passphrase}"
+    )
 
 
 @groups.command("import")
@@ -140,10 +143,6 @@ def groups_import(slug: str, file: Path, title: str) -> None:
     click.echo(f"{count} games imported into /g/{slug}, title '{title.strip()}'")
 
 
-def _file_name(title: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._ -]+", "_", title).strip(" .") or "title"
-
-
 @groups.command("export")
 @click.argument("slug")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
@@ -156,23 +155,10 @@ def groups_export(slug: str, directory: Path) -> None:
         group = _group(session, slug)
         for title in group.titles:
             text = write_csv(service.history(session, title))
-            (directory / f"{_file_name(title.name)}.csv").write_text(text, encoding="utf-8")
-        log = [
-            {
-                "id": c.id,
-                "at": c.at.isoformat(),
-                "who": c.who,
-                "action": c.action,
-                "title": next((t.name for t in group.titles if t.id == c.title_id), None),
-                "before": c.before,
-                "after": c.after,
-                "undoes": c.undoes,
-            }
-            for c in service.change_log(session, group)
-        ]
-        titles = {_file_name(t.name) + ".csv": t.name for t in group.titles}
-        manifest = {"group": group.slug, "name": group.name, "titles": titles, "changes": log}
+            (directory / f"{service.title_file(title.name)}.csv").write_text(text, encoding="utf-8")
+        manifest = service.export_manifest(session, group)
         (directory / "changes.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    titles, log = manifest["titles"], manifest["changes"]
     click.echo(f"{len(titles)} titles and {len(log)} changes written to {directory}")
 
 

@@ -18,7 +18,7 @@ import callbacks
 from layouts import page
 from ratings.kernels import warm_up
 from sources.settings import Settings
-from web import answer_memo, background, commands, guard, security, static_files
+from web import answer_memo, background, commands, groups, guard, security, static_files
 
 __all__ = ["create_app"]
 
@@ -63,6 +63,8 @@ def create_app(config: Settings) -> Dash:
     guard.install(
         server, proxy_hops=config.proxy_hops, update_path=app.config.routes_pathname_prefix + "_dash-update-component"
     )
+    # 1b. A group's address naming no group: one plain line, before the page is served (web/groups.py).
+    groups.install(server)
     # 2. Scripts and style sheets compressed once, hard (after Dash's own compression is installed, so this runs
     #    first; before protect(), which serves the page once and so ends the app's set-up).
     static_files.compress_static(server)

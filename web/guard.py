@@ -36,7 +36,7 @@ from flask import Flask, Request, Response, request
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from layouts.ids import Aliases, Baseline, Data, Edit, Fit, Page, Record
+from layouts.ids import Aliases, Baseline, Data, Edit, Fit, GroupPage, Page, Record
 from sources.access import is_loopback
 from sources.store import StoreError, shared_store
 
@@ -59,6 +59,8 @@ class Limit:
 _RECORD = Limit("record", 30, 60.0, "games written to the group's sheet")
 _UPLOAD = Limit("upload", 20, 60.0, "uploaded files")
 _SIGN_IN = Limit("sign-in", 10, 60.0, "tries of the organisers' secret")
+#: A group's writes on its page (delete, undo, member links; recording a game counts as ``_RECORD``).
+_GROUP_WRITE = Limit("group-write", 30, 60.0, "changes to the group")
 #: A search runs up to 120 s (callbacks.fit.MAX_BUDGET) in a process of its own: two at a time per client.
 _SEARCHES = Limit("searches", 2, 120.0, "searches started (Fit and Compare)")
 
@@ -69,6 +71,16 @@ LIMITS: dict[str, Limit] = {
     f"{Data.UPLOAD}.contents": _UPLOAD,
     f"{Record.SIGN_IN}.n_clicks": _SIGN_IN,
     f"{Record.SECRET}.n_submit": _SIGN_IN,
+    f"{Record.SUBMIT}.n_clicks": _RECORD,
+    f"{GroupPage.SIGN_IN}.n_clicks": _SIGN_IN,
+    f"{GroupPage.PASSPHRASE}.n_submit": _SIGN_IN,
+    f"{Page.LOCATION}.hash": _SIGN_IN,  # a member link's token, an admin link's passphrase
+    f"{GroupPage.DELETE}.n_clicks": _GROUP_WRITE,
+    f"{GroupPage.UNDO}.n_clicks": _GROUP_WRITE,
+    f"{GroupPage.MAKE_LINK}.n_clicks": _GROUP_WRITE,
+    f"{GroupPage.IMPORT_UPLOAD}.contents": _UPLOAD,
+    f"{GroupPage.IMPORT_CONFIRM}.n_clicks": _GROUP_WRITE,
+    f"{GroupPage.RESTORE_UPLOAD}.contents": _UPLOAD,
     f"{Fit.RUN}.n_clicks": _SEARCHES,
     f"{Fit.COMPARE}.n_clicks": _SEARCHES,
 }
@@ -78,7 +90,13 @@ LIMITS: dict[str, Limit] = {
 #: a pinned baseline): each such request's size counts against its client's quota of the store (``Store.quota``:
 #: 50 MB a day), so one visitor cannot fill the store that everyone's data shares.
 ADDS_DATA = frozenset(
-    {f"{Data.UPLOAD}.contents", f"{Edit.APPLY}.n_clicks", f"{Aliases.MERGE}.n_clicks", f"{Baseline.PIN}.n_clicks"}
+    {
+        f"{Data.UPLOAD}.contents",
+        f"{GroupPage.IMPORT_UPLOAD}.contents",
+        f"{Edit.APPLY}.n_clicks",
+        f"{Aliases.MERGE}.n_clicks",
+        f"{Baseline.PIN}.n_clicks",
+    }
 )
 
 

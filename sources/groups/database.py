@@ -9,6 +9,7 @@ runs it), never by ``create_all``, so a database made today upgrades tomorrow.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from sources import settings
 
-__all__ = ["MIGRATIONS", "database_url", "engine_for", "sessions", "upgrade"]
+__all__ = ["MIGRATIONS", "database_url", "engine_for", "process_sessions", "sessions", "upgrade"]
 
 #: The Alembic scripts (``env.py`` and ``versions/``).
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -72,3 +73,22 @@ def upgrade(url: str, revision: str = "head") -> None:
     config.attributes["url"] = url
     engine_for(url).dispose()  # makes a SQLite file's directory
     command.upgrade(config, revision)
+
+
+_PROCESS: dict[tuple[int, str], sessionmaker[Session]] = {}
+_PROCESS_LOCK = threading.Lock()
+
+
+def process_sessions(url: str | None = None) -> sessionmaker[Session]:
+    """Sessions on this process's engine for ``url`` (default: the settings' database), made on first use.
+
+    One engine per (process, URL): a gunicorn worker forked from the master never reuses the master's pooled
+    connections, which SQLAlchemy's pool must not share across ``fork``.
+    """
+    url = url or database_url()
+    key = (os.getpid(), url)
+    with _PROCESS_LOCK:
+        made = _PROCESS.get(key)
+        if made is None:
+            made = _PROCESS[key] = sessions(engine_for(url))
+        return made

@@ -21,9 +21,10 @@ from typing import Any
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
+from ratings.history import Entry as HistoryEntry
 from ratings.history import GameHistory
 from ratings.io.names import clean_name, name_key
-from sources.groups.schema import Base, Change, Entry, Game, Group, Player, Title
+from sources.groups.schema import Base, Change, Entry, Game, Group, MemberLink, Player, Title
 from sources.record import NewGame
 
 __all__ = [
@@ -31,16 +32,30 @@ __all__ = [
     "Snapshot",
     "add_title",
     "change_log",
+    "change_counter",
+    "changes_since",
     "check_passphrase",
     "correct_game",
     "create_group",
+    "deleted_ids",
     "delete_game",
+    "export_manifest",
     "export_records",
+    "game_named",
+    "last_change",
+    "lock_group",
+    "recent_games",
     "find_group",
     "hash_passphrase",
     "history",
     "import_history",
+    "make_member_link",
+    "player_keys",
+    "member_link",
+    "member_links",
     "record_game",
+    "revoke_member_link",
+    "title_named",
     "undo",
 ]
 
@@ -108,13 +123,22 @@ def add_title(session: Session, group: Group, name: str) -> Title:
     return title
 
 
+#: One entry as the change log keeps it: (player, place, team, weight); place None = did not finish.
+Result = tuple[str, int | None, str | None, float]
+
+
+def _result(entry: Entry | HistoryEntry) -> Result:
+    return (entry.player.name if isinstance(entry, Entry) else entry.player, entry.place, entry.team, entry.weight)
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """A game as the change log keeps it: its id, date, entries (player, place) and whether it is deleted."""
+    """A game as the change log keeps it: its id, date, entries (player, place, team, weight) and whether it is
+    deleted.  In JSON an entry without a team and of full weight is ``[player, place]`` (the log's first form)."""
 
     public_id: str
     date: str | None
-    entries: tuple[tuple[str, int | None], ...]
+    entries: tuple[Result, ...]
     deleted: bool = False
 
     @classmethod
@@ -122,7 +146,7 @@ class Snapshot:
         return cls(
             game.public_id,
             game.played_on.isoformat() if game.played_on else None,
-            tuple((e.player.name, e.place) for e in game.entries),
+            tuple(_result(e) for e in game.entries),
             game.deleted,
         )
 
@@ -130,14 +154,21 @@ class Snapshot:
         return {
             "game": self.public_id,
             "date": self.date,
-            "entries": [list(e) for e in self.entries],
+            "entries": [
+                [p, place] if team is None and w == 1.0 else [p, place, team, w] for p, place, team, w in self.entries
+            ],
             "deleted": self.deleted,
         }
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Snapshot:
-        entries = tuple((str(p), None if place is None else int(place)) for p, place in value["entries"])
-        return cls(str(value["game"]), value.get("date"), entries, bool(value.get("deleted")))
+        entries: list[Result] = []
+        for p, place, *rest in value["entries"]:
+            team, weight = (rest + [None, 1.0])[:2]
+            entries.append(
+                (str(p), None if place is None else int(place), None if team is None else str(team), float(weight))
+            )
+        return cls(str(value["game"]), value.get("date"), tuple(entries), bool(value.get("deleted")))
 
 
 def _players(session: Session, group_id: int, names: Iterable[str]) -> dict[str, Player]:
@@ -155,13 +186,13 @@ def _players(session: Session, group_id: int, names: Iterable[str]) -> dict[str,
     return found
 
 
-def _set_entries(session: Session, game: Game, group_id: int, entries: Iterable[tuple[str, int | None]]) -> None:
+def _set_entries(session: Session, game: Game, group_id: int, entries: Iterable[Result]) -> None:
     results = list(entries)
-    players = _players(session, group_id, (name for name, _ in results))
+    players = _players(session, group_id, (name for name, *_ in results))
     game.entries.clear()
     session.flush()
-    for name, place in results:
-        game.entries.append(Entry(player=players[name_key(name)], place=place))
+    for name, place, team, weight in results:
+        game.entries.append(Entry(player=players[name_key(name)], place=place, team=team, weight=weight))
 
 
 def _change(
@@ -197,9 +228,35 @@ def _log(
     return change
 
 
-def record_game(session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None = None) -> Game:
-    """Add ``game`` (validated by :func:`sources.record.new_game`) to ``title``'s history."""
-    return _add(session, title, game, who=who, public_id=public_id, action="added")
+def lock_group(session: Session, group_id: int) -> None:
+    """Hold the group's row until the transaction ends, so the group's writes run one at a time (PostgreSQL; SQLite
+    lets one writer in at a time anyway): a new game's position, and the order of the change counter, are then the
+    order the writes are committed in."""
+    session.execute(select(Group.id).where(Group.id == group_id).with_for_update())
+
+
+def record_game(
+    session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None = None, token: str | None = None
+) -> Game:
+    """Add ``game`` (validated by :func:`sources.record.new_game`) to ``title``'s history.
+
+    ``token``: the form's submission token (:func:`sources.record.new_submission_token`); a second submission with
+    the same token (a double click, a retried request) returns the game the first one added and adds nothing.
+    """
+    lock_group(session, title.group_id)
+    note = f"submission {token}" if token else None
+    if note is not None:
+        done = session.scalar(
+            select(Change.game_id).where(Change.group_id == title.group_id, Change.note == note).limit(1)
+        )
+        if done is not None:
+            return _game(session, done)[0]
+    row = _add(session, title, game, who=who, public_id=public_id, action="added")
+    if note is not None:
+        change = session.scalars(select(Change).where(Change.game_id == row.id).order_by(Change.id.desc())).first()
+        assert change is not None
+        change.note = note
+    return row
 
 
 def _add(session: Session, title: Title, game: NewGame, *, who: str, public_id: str | None, action: str) -> Game:
@@ -210,7 +267,7 @@ def _add(session: Session, title: Title, game: NewGame, *, who: str, public_id: 
     row = Game(title_id=title.id, public_id=game_id, played_on=game.date, position=position, deleted=False)
     session.add(row)
     session.flush()
-    _set_entries(session, row, title.group_id, ((e.player, e.place) for e in game.entries))
+    _set_entries(session, row, title.group_id, (_result(e) for e in game.entries))
     _log(session, title, row, who, action, None, Snapshot.of(row))
     return row
 
@@ -227,11 +284,12 @@ def _game(session: Session, game_id: int) -> tuple[Game, Title]:
 def correct_game(session: Session, game_id: int, game: NewGame, *, who: str) -> Game:
     """Replace the date and results of a recorded game (the log keeps both)."""
     row, title = _game(session, game_id)
+    lock_group(session, title.group_id)
     if row.deleted:
         raise GroupError(f"game '{row.public_id}' is deleted: undo the deletion to correct it")
     before = Snapshot.of(row)
     row.played_on = game.date
-    _set_entries(session, row, title.group_id, ((e.player, e.place) for e in game.entries))
+    _set_entries(session, row, title.group_id, (_result(e) for e in game.entries))
     session.flush()
     _log(session, title, row, who, "corrected", before, Snapshot.of(row))
     return row
@@ -240,6 +298,7 @@ def correct_game(session: Session, game_id: int, game: NewGame, *, who: str) -> 
 def delete_game(session: Session, game_id: int, *, who: str) -> None:
     """Take a game out of the history (kept, marked deleted; :func:`undo` brings it back)."""
     row, title = _game(session, game_id)
+    lock_group(session, title.group_id)
     if row.deleted:
         raise GroupError(f"game '{row.public_id}' is already deleted")
     before = Snapshot.of(row)
@@ -260,6 +319,7 @@ def undo(session: Session, change_id: int, *, who: str) -> Change:
     if change is None or change.game_id is None:
         raise GroupError(f"there is no change {change_id} to undo")
     row, title = _game(session, change.game_id)
+    lock_group(session, title.group_id)
     before = Snapshot.of(row)
     if change.before is None:  # it added the game: taking it back deletes it
         row.deleted = True
@@ -289,16 +349,15 @@ def history(session: Session, title: Title) -> GameHistory:
 
 
 def export_records(session: Session, title: Title) -> list[dict[str, Any]]:
-    """``title``'s history as long-shape records (the rows of its CSV export; DNF as no place)."""
-    return [
-        {"game": r["game"], "date": r["date"], "player": r["player"], "place": r["place"]}
-        for r in history(session, title).to_records()
-    ]
+    """``title``'s history as long-shape records (the rows of its CSV export; DNF as no place; ``team`` and
+    ``weight`` when some entry has a team or a partial weight)."""
+    return history(session, title).to_records()
 
 
 def import_history(session: Session, title: Title, imported: GameHistory, *, who: str) -> int:
     """Add every game of ``imported`` to ``title`` (ids kept; a game id already there is refused before anything is
     written), each logged as imported; the number of games added.  Written in a few statements, not one per game."""
+    lock_group(session, title.group_id)
     taken = set(session.scalars(select(Game.public_id).where(Game.title_id == title.id)).all())
     clash = [g.id for g in imported.games if g.id in taken]
     if clash:
@@ -313,7 +372,7 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
     entries: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     for game_id, game in zip(ids, imported.games, strict=True):
-        results = tuple((e.player, e.place) for e in game.entries)
+        results = tuple(_result(e) for e in game.entries)
         entries += [
             {
                 "game_id": game_id,
@@ -335,3 +394,142 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
 def change_log(session: Session, group: Group) -> list[Change]:
     """Every change of ``group``, oldest first."""
     return list(session.scalars(select(Change).where(Change.group_id == group.id).order_by(Change.id)).all())
+
+
+def change_counter(session: Session, group: Group) -> int:
+    """The group's latest change (0 before the first): every write raises it, so what is derived from a title's
+    games is cached under it and a recorded game invalidates the cache (one indexed query)."""
+    return session.scalar(select(func.max(Change.id)).where(Change.group_id == group.id)) or 0
+
+
+def changes_since(session: Session, group: Group, counter: int) -> int:
+    """How many changes the group has had after change ``counter``."""
+    query = select(func.count()).select_from(Change).where(Change.group_id == group.id, Change.id > counter)
+    return session.scalar(query) or 0
+
+
+def title_named(group: Group, name: str | None) -> Title | None:
+    """The group's title called ``name`` (its first title for ``None``); ``None`` when it has no such title."""
+    if name is None:
+        return group.titles[0] if group.titles else None
+    return next((t for t in group.titles if t.name == name), None)
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def make_member_link(session: Session, group: Group, label: str) -> tuple[MemberLink, str]:
+    """A new member link of ``group`` and its secret token (shown once: only its SHA-256 is kept)."""
+    token = secrets.token_urlsafe(24)  # 192 random bits: a fast hash cannot be searched backwards
+    link = MemberLink(group_id=group.id, token_hash=_token_hash(token), label=clean_name(label) or "member")
+    session.add(link)
+    session.flush()
+    return link, token
+
+
+def member_link(session: Session, group: Group, token: Any) -> MemberLink | None:
+    """The group's member link whose token is ``token``, while it is not revoked; else ``None``."""
+    if not isinstance(token, str) or not token or len(token) > 200:
+        return None
+    link = session.scalar(select(MemberLink).where(MemberLink.token_hash == _token_hash(token)))
+    if link is None or link.group_id != group.id or link.revoked_at is not None:
+        return None
+    return link
+
+
+def member_links(session: Session, group: Group) -> list[MemberLink]:
+    """The group's member links not revoked, oldest first."""
+    return list(
+        session.scalars(
+            select(MemberLink)
+            .where(MemberLink.group_id == group.id, MemberLink.revoked_at.is_(None))
+            .order_by(MemberLink.id)
+        ).all()
+    )
+
+
+def revoke_member_link(session: Session, group: Group, link_id: Any) -> MemberLink:
+    """Revoke one of the group's member links: it opens nothing from now on."""
+    link = session.get(MemberLink, link_id) if isinstance(link_id, int) and not isinstance(link_id, bool) else None
+    if link is None or link.group_id != group.id:
+        raise GroupError("there is no such member link in this group")
+    if link.revoked_at is None:
+        link.revoked_at = dt.datetime.now(dt.UTC)
+    return link
+
+
+def game_named(session: Session, title: Title, public_id: Any) -> Game:
+    """The title's game whose id is ``public_id`` (deleted or not); :class:`GroupError` when there is none."""
+    row = (
+        session.scalar(select(Game).where(Game.title_id == title.id, Game.public_id == public_id))
+        if isinstance(public_id, str)
+        else None
+    )
+    if row is None:
+        raise GroupError(f"'{title.name}' has no game '{str(public_id)[:40]}'")
+    return row
+
+
+def recent_games(session: Session, title: Title, last: int) -> list[str]:
+    """The ids of the title's last ``last`` games not deleted, newest first."""
+    return list(
+        session.scalars(
+            select(Game.public_id)
+            .where(Game.title_id == title.id, Game.deleted.is_(False))
+            .order_by(Game.position.desc())
+            .limit(last)
+        ).all()
+    )
+
+
+def last_change(session: Session, group: Group) -> Change | None:
+    """The group's latest change that is neither an undo nor taken back by one (what Undo takes back next)."""
+    undone = select(Change.undoes).where(Change.group_id == group.id, Change.undoes.is_not(None))
+    return session.scalars(
+        select(Change)
+        .where(
+            Change.group_id == group.id,
+            Change.game_id.is_not(None),
+            Change.action != "undone",
+            Change.id.not_in(undone),
+        )
+        .order_by(Change.id.desc())
+        .limit(1)
+    ).first()
+
+
+def export_manifest(session: Session, group: Group) -> dict[str, Any]:
+    """The group's ``changes.json``: its name, its titles by CSV file name, and every change (what ``groups export``
+    writes beside the titles' CSV files, and the page offers for download)."""
+    names = {t.id: t.name for t in group.titles}
+    log = [
+        {
+            "id": c.id,
+            "at": c.at.isoformat(),
+            "who": c.who,
+            "action": c.action,
+            "title": names.get(c.title_id) if c.title_id is not None else None,
+            "before": c.before,
+            "after": c.after,
+            "undoes": c.undoes,
+        }
+        for c in change_log(session, group)
+    ]
+    titles = {title_file(t.name) + ".csv": t.name for t in group.titles}
+    return {"group": group.slug, "name": group.name, "titles": titles, "changes": log}
+
+
+def title_file(title: str) -> str:
+    """A title's file name stem in an export (the title's name with what a file system may refuse replaced)."""
+    return re.sub(r"[^A-Za-z0-9._ -]+", "_", title).strip(" .") or "title"
+
+
+def deleted_ids(session: Session, title: Title) -> set[str]:
+    """The ids of the title's deleted games (still taken: undo may bring them back)."""
+    return set(session.scalars(select(Game.public_id).where(Game.title_id == title.id, Game.deleted.is_(True))).all())
+
+
+def player_keys(session: Session, group_id: int) -> set[str]:
+    """The name keys of the group's players (:func:`ratings.io.names.name_key`)."""
+    return set(session.scalars(select(Player.key).where(Player.group_id == group_id)).all())

@@ -1,0 +1,114 @@
+"""What a group's page costs on the server (issue 24): opening a 20,000-game group (its title's history read from
+the database and rated) beside opening the same history as an upload (the file read and rated), and recording one
+game through the page until its leaderboard rows are ready (the write, the history, the rating run, the rows).
+
+    .venv/bin/python benchmarks/group_page.py --games 20000 --repeat 3
+
+SQLite under a temporary RATINGS_DATA_DIR and a temporary store; every figure is from a cold cache of this process
+and store (each step clears the in-process caches of histories and runs), except "record -> leaderboard", which is
+what the page does after the group was opened: the history and the run before the game are cached.  Median CPU and
+wall seconds of this process over ``--repeat`` runs, on whatever else the machine is doing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+SYSTEM = "multielo"
+
+
+def _timed(action: Callable[[], Any]) -> tuple[float, float]:
+    cpu, wall = time.process_time(), time.perf_counter()
+    action()
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=20000)
+    parser.add_argument("--players", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as store:
+        os.environ["RATINGS_DATA_DIR"] = data
+        os.environ["RATINGS_STORE_DIR"] = store
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    from benchmarks.generated import community_history
+    from figures.leaderboard import leaderboard_rows
+    from ratings.io import write_csv
+    from ratings.kernels import warm_up
+    from sources import model, runs
+    from sources.access import group_mark
+    from sources.groups import pages, service
+    from sources.groups.database import database_url, process_sessions, upgrade
+    from sources.record import new_game
+    from sources.store import DiskStore, use_store
+
+    warm_up()
+    history = community_history(args.games, args.players)
+    text = write_csv(history)
+    upgrade(database_url())
+    with process_sessions()() as session:
+        group, _ = service.create_group(session, "bench", "Bench", titles=["Races"])
+        service.import_history(session, group.titles[0], history, who="bench")
+        session.commit()
+        entry = {"role": "organiser", "mark": group_mark("key", "bench", "organiser", group.admin_hash)}
+    source = model.GroupTitle("bench", "Races").to_json()
+    print(f"{history.n_games} games, {history.n_players} players, {sum(len(g.entries) for g in history.games)} results")
+
+    def cold() -> None:
+        model._HISTORIES.clear()
+        pages._LOADED.clear()
+        runs._RUNS.clear()
+        runs._RECENT.clear()
+        use_store(DiskStore(tempfile.mkdtemp(dir=os.environ["RATINGS_STORE_DIR"])))
+
+    def board(src: Any) -> None:
+        leaderboard_rows(runs.run_for(src, SYSTEM, {}))
+
+    def open_upload() -> None:
+        upload, _ = runs.read_upload("data:text/csv;base64," + _b64(text), "races.csv")
+        board(upload.to_json())
+
+    figures: dict[str, list[tuple[float, float]]] = {"upload: read + rate + rows": [], "group: read + rate + rows": []}
+    figures |= {"group: reopen (cached) + rows": [], "record -> leaderboard rows": []}
+    for i in range(args.repeat):
+        cold()
+        figures["upload: read + rate + rows"].append(_timed(open_upload))
+        cold()
+        figures["group: read + rate + rows"].append(_timed(lambda: board(source)))
+        figures["group: reopen (cached) + rows"].append(_timed(lambda: board(source)))
+        game = new_game("2030-01-01", [(history.players[i], 1), (history.players[i + 1], 2), ("Newcomer", 3)])
+
+        def record(game: Any = game, i: int = i) -> None:
+            pages.record("bench", "Races", game, token=f"bench-{i}", entry=entry, secret_key="key")
+            board({**source, "changed": f"bench-{i}"})
+
+        figures["record -> leaderboard rows"].append(_timed(record))
+    for name, values in figures.items():
+        cpu = statistics.median(v[0] for v in values)
+        wall = statistics.median(v[1] for v in values)
+        print(f"{name:32s} CPU {cpu:7.3f} s   wall {wall:7.3f} s")
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,533 @@
+"""What a group's page reads: a title's games as a :class:`~sources.model.Loaded`, cached by the group's change
+counter.
+
+A title's history is read from the database once per change of the group: the content is kept in the shared store
+(:func:`sources.histories.keep`, by content id) and a pointer ``group-history:<key>`` names it (the key holds the
+group, its creation time, the title and the group's change counter), so every worker (and with ``REDIS_URL`` every
+instance) reads the database once per change, and the rating runs, cached by :attr:`Loaded.key`, are computed again
+only after a write.  A game recorded through the page is added to the cached history instead of reading the title
+again (:func:`record`), and its run resumes from the run before it (:mod:`sources.runs`), replaying from that game.
+Nothing here is needed to keep the games: deleting the cache directory costs one read of the database.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import json
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from ratings import GameHistory
+from ratings.history import Entry as HistoryEntry
+from ratings.history import Game
+from ratings.io import write_csv
+from ratings.io.names import name_key
+from sources import answers
+from sources.access import REFUSED, group_mark, group_may, group_role
+from sources.groups import service
+from sources.groups.database import process_sessions
+from sources.groups.schema import Group, MemberLink, Title
+from sources.histories import MissingHistory, fetch, keep
+from sources.model import LRU, DataError, Loaded
+from sources.record import NewGame
+from sources.store import StoreError, shared_store
+
+__all__ = [
+    "GroupInfo",
+    "Visitor",
+    "delete_game",
+    "export_files",
+    "games_of",
+    "import_games",
+    "import_preview",
+    "read_export",
+    "restore",
+    "group_info",
+    "identify",
+    "join",
+    "links_of",
+    "load_title",
+    "make_link",
+    "record",
+    "revoke_link",
+    "sign_in",
+    "undo_last",
+]
+
+T = TypeVar("T")
+
+log = logging.getLogger(__name__)
+
+#: Histories this process read lately, by ``group:<group id>:<created>:<title id>:<counter>``.
+_LOADED: LRU[GameHistory] = LRU(16)
+
+#: What the page says when the database cannot be read (no details: they may name the database's address).
+UNREADABLE = "the group's games cannot be read right now (the database did not answer); try again in a moment"
+
+
+class GroupInfo:
+    """A group as its page shows it: slug, name, titles (names), each read in one session."""
+
+    def __init__(self, slug: str, name: str, titles: list[str]) -> None:
+        self.slug, self.name, self.titles = slug, name, titles
+
+
+def group_info(slug: str) -> GroupInfo | None:
+    """The group at ``/g/<slug>``, or ``None`` when there is none (or the database has no groups yet)."""
+    if not isinstance(slug, str) or not service.SLUG.fullmatch(slug):
+        return None
+    try:
+        with process_sessions()() as session:
+            group = service.find_group(session, slug)
+            return None if group is None else GroupInfo(group.slug, group.name, [t.name for t in group.titles])
+    except SQLAlchemyError as exc:
+        log.warning("the groups' database could not be read: %s", type(exc).__name__)
+        return None
+
+
+def load_title(slug: str, title: str | None) -> Loaded:
+    """The games of ``title`` (the group's first title for ``None``) of the group at ``/g/<slug>``.
+
+    :class:`DataError` saying what is wrong: no such group, no such title, or the database not answering.
+    """
+    # the answer depends on the database, which the answer memo cannot watch: computed every time (the history and
+    # its runs stay cached, so this costs a query for the counter)
+    answers.volatile("read a group's games")
+    try:
+        with process_sessions()() as session:
+            group = service.find_group(session, slug)
+            if group is None:
+                raise DataError([f"there is no group at /g/{slug}"])
+            chosen = service.title_named(group, title)
+            if chosen is None:
+                names = ", ".join(f"'{t.name}'" for t in group.titles) or "none yet"
+                raise DataError([f"the group has no game title '{title}' (its titles: {names})"])
+            key = _key(group, chosen, service.change_counter(session, group))
+            label = f"{group.name}: {chosen.name}"
+            history = _LOADED.get(key) or _shared(key)
+            if history is None:
+                history = service.history(session, chosen)
+                _share(key, history)
+            _LOADED.put(key, history)
+    except SQLAlchemyError as exc:
+        log.warning("the groups' database could not be read: %s", type(exc).__name__)
+        raise DataError([UNREADABLE]) from None
+    return Loaded(history, key, label, tuple(history.warnings))
+
+
+def _key(group: Group, title: Title, counter: int) -> str:
+    """The cache key of ``title``'s games after change ``counter``.  The group's creation time tells this database's
+    group from one of the same id in another (a database made anew, restored, or a test's): the shared store may
+    outlive a database."""
+    return f"group:{group.id}:{group.created_at.timestamp():.6f}:{title.id}:{counter}"
+
+
+def _extended(history: GameHistory, game: Game) -> GameHistory | None:
+    """``history`` with a newly recorded ``game``, placed where :func:`service.history` would read it: when every game
+    has a date, after every game of its date or earlier (the readers' stable order by date); when some has none, last
+    (recording order).  ``None`` when the order cannot be told from the history: an undated game among dated ones
+    turns the whole title to recording order, which only the database knows."""
+    games = list(history.games)
+    dated = all(g.date is not None for g in games)
+    if not dated:
+        return history.with_games([*games, game])
+    if game.date is None:
+        return None
+    dates = [g.date for g in games if g.date is not None]
+    games.insert(bisect.bisect_right(dates, game.date), game)
+    return history.with_games(games)
+
+
+#: Longest chain of recorded games a worker follows from a history it holds before reading the title again.
+MAX_DELTAS = 50
+
+
+def _carry(before: str, after: str, game: Game) -> None:
+    """Keep the history after a recorded game under its new key, from the one before it when that is held (so the
+    leaderboard after a recorded game needs no read of the whole title; else the next look reads the database).
+
+    The shared store gets only the step (the key before and the game), not the whole history again: serialising
+    20,000 games costs about 0.4 s; another worker applies the step to the history it holds (:func:`_shared`).
+    """
+    previous = _LOADED.get(before) or _shared(before)
+    if previous is None:
+        return
+    history = _extended(previous, game)
+    if history is None:
+        return
+    _LOADED.put(after, history)
+    step = {"before": before, "game": service.Snapshot(game.id, _iso(game), _results(game)).to_json()}
+    _put(after, json.dumps(step).encode())
+
+
+def _iso(game: Game) -> str | None:
+    return game.date.isoformat() if game.date is not None else None
+
+
+def _results(game: Game) -> tuple[service.Result, ...]:
+    return tuple((e.player, e.place, e.team, e.weight) for e in game.entries)
+
+
+def _shared(key: str, depth: int = 0) -> GameHistory | None:
+    """The history the shared store holds for ``key``: a content id, or a step from the key before (followed from
+    what this worker holds, at most :data:`MAX_DELTAS` steps back); ``None`` when it holds neither."""
+    try:
+        value = shared_store().get(f"group-history:{key}")
+        if not value:
+            return None
+        if not value.startswith(b"{"):
+            return fetch(value.decode())
+        step = json.loads(value)
+        if depth >= MAX_DELTAS:
+            return None
+        previous = _LOADED.get(step["before"]) or _shared(step["before"], depth + 1)
+        if previous is None:
+            return None
+        history = _extended(previous, _as_game(service.Snapshot.from_json(step["game"])))
+    except (StoreError, MissingHistory, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
+    if history is not None:
+        _LOADED.put(key, history)
+    return history
+
+
+def _share(key: str, history: GameHistory) -> None:
+    try:
+        _put(key, keep(history).encode())
+    except StoreError as exc:
+        log.warning("could not share a group's history: %s", exc)
+
+
+def _put(key: str, value: bytes) -> None:
+    try:
+        shared_store().put(f"group-history:{key}", value)
+    except StoreError as exc:
+        log.warning("could not share a group's history: %s", exc)
+
+
+# ---------------------------------------------------------------- who is asking, and what they may do
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who a request comes from for one group: ``role`` (``None``: a visitor) and how the change log names them."""
+
+    role: str | None
+    who: str = "visitor"
+
+
+@contextmanager
+def _session() -> Iterator[Session]:
+    """A session committed when the block succeeds; a database failure becomes a :class:`service.GroupError`."""
+    try:
+        with process_sessions()() as session:
+            yield session
+            session.commit()
+    except SQLAlchemyError as exc:
+        log.warning("the groups' database could not be written: %s", type(exc).__name__)
+        raise service.GroupError(UNREADABLE[0].upper() + UNREADABLE[1:] + "; nothing was changed.") from None
+
+
+def _group(session: Session, slug: str) -> Group:
+    group = service.find_group(session, slug) if isinstance(slug, str) else None
+    if group is None:
+        raise service.GroupError(f"there is no group at /g/{slug}")
+    return group
+
+
+def _visitor(session: Session, group: Group, entry: Any, secret_key: str) -> Visitor:
+    def link_hash(link_id: int) -> str | None:
+        link = session.get(MemberLink, link_id)
+        ok = link is not None and link.group_id == group.id and link.revoked_at is None
+        return link.token_hash if ok and link is not None else None
+
+    role = group_role(entry, secret_key=secret_key, slug=group.slug, admin_hash=group.admin_hash, link_hash=link_hash)
+    if role == "member":
+        link = session.get(MemberLink, entry["link"])
+        return Visitor(role, f"member link '{link.label}'" if link is not None else "member")
+    return Visitor(role, "organiser" if role == "organiser" else "visitor")
+
+
+def identify(slug: str, entry: Any, secret_key: str) -> Visitor:
+    """The role the cookie ``entry`` (untrusted) gives for the group at ``/g/<slug>``; a visitor when it gives
+    none or the database cannot say."""
+    try:
+        with _session() as session:
+            return _visitor(session, _group(session, slug), entry, secret_key)
+    except service.GroupError:
+        return Visitor(None)
+
+
+def sign_in(slug: str, passphrase: Any, secret_key: str) -> dict[str, Any] | None:
+    """The cookie entry of an organiser when ``passphrase`` is the group's (else ``None``).  The passphrase is
+    compared with its scrypt hash and never kept or logged."""
+    with _session() as session:
+        group = _group(session, slug)
+        if not service.check_passphrase(group, passphrase):
+            return None
+        return {"role": "organiser", "mark": group_mark(secret_key, group.slug, "organiser", group.admin_hash)}
+
+
+def join(slug: str, token: Any, secret_key: str) -> dict[str, Any] | None:
+    """The cookie entry of a member when ``token`` is one of the group's member links, not revoked."""
+    with _session() as session:
+        group = _group(session, slug)
+        link = service.member_link(session, group, token)
+        if link is None:
+            return None
+        return {
+            "role": "member",
+            "link": link.id,
+            "mark": group_mark(secret_key, group.slug, "member", link.token_hash),
+        }
+
+
+def _allowed(session: Session, slug: str, entry: Any, secret_key: str, action: str) -> tuple[Group, Visitor]:
+    group = _group(session, slug)
+    visitor = _visitor(session, group, entry, secret_key)
+    if not group_may(visitor.role, action):
+        raise service.GroupError(REFUSED["record" if action == "record" else "other"])
+    return group, visitor
+
+
+def _title(group: Group, title: str | None) -> Title:
+    chosen = service.title_named(group, title)
+    if chosen is None:
+        raise service.GroupError(f"the group has no game title '{title}'")
+    return chosen
+
+
+# ---------------------------------------------------------------- writes (each checks the role first)
+
+
+def record(
+    slug: str,
+    title: str | None,
+    game: NewGame,
+    *,
+    token: str,
+    entry: Any,
+    secret_key: str,
+    correcting: str | None = None,
+) -> str:
+    """Record ``game`` in the title (or, ``correcting`` a game id, replace that game's date and results: organisers
+    only); what to say.  :class:`service.GroupError` when refused or impossible (nothing written then)."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "correct" if correcting else "record")
+        chosen = _title(group, title)
+        if correcting:
+            row = service.game_named(session, chosen, correcting)
+            service.correct_game(session, row.id, game, who=visitor.who)
+            return f"Game '{row.public_id}' of {chosen.name} corrected."
+        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+        before = service.change_counter(session, group)
+        row = service.record_game(session, chosen, game, who=visitor.who, token=token)
+        after = service.change_counter(session, group)
+        snapshot = service.Snapshot.of(row)  # the names as the group spells them
+        alone = service.changes_since(session, group, before) == 1  # this game, not a repeated submission
+        keys = (_key(group, chosen, before), _key(group, chosen, after)) if alone else None
+        message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
+    if keys is not None:  # committed, and no other write came between: the cached history grows by this game
+        _carry(*keys, _as_game(snapshot))
+    return message
+
+
+def _as_game(snapshot: service.Snapshot) -> Game:
+    date = dt.date.fromisoformat(snapshot.date) if snapshot.date else None
+    entries = tuple(HistoryEntry(p, place, team, weight) for p, place, team, weight in snapshot.entries)
+    return Game(snapshot.public_id, entries, date)
+
+
+def delete_game(slug: str, title: str | None, public_id: Any, *, entry: Any, secret_key: str) -> str:
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "delete")
+        row = service.game_named(session, _title(group, title), public_id)
+        service.delete_game(session, row.id, who=visitor.who)
+        return f"Game '{row.public_id}' deleted (Undo brings it back)."
+
+
+def undo_last(slug: str, *, entry: Any, secret_key: str) -> str:
+    """Take back the group's latest change that is not itself taken back."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "undo")
+        change = service.last_change(session, group)
+        if change is None:
+            raise service.GroupError("there is no change to undo")
+        service.undo(session, change.id, who=visitor.who)
+        return f"Undone: the {change.action} game of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
+
+
+def make_link(slug: str, label: Any, *, entry: Any, secret_key: str) -> str:
+    """A new member link's token (shown once)."""
+    with _session() as session:
+        group, _ = _allowed(session, slug, entry, secret_key, "links")
+        _, token = service.make_member_link(session, group, label if isinstance(label, str) else "")
+        return token
+
+
+def revoke_link(slug: str, link_id: Any, *, entry: Any, secret_key: str) -> str:
+    with _session() as session:
+        group, _ = _allowed(session, slug, entry, secret_key, "links")
+        link = service.revoke_member_link(session, group, link_id)
+        return f"Member link '{link.label}' revoked: it opens nothing from now on."
+
+
+# ---------------------------------------------------------------- what the page lists
+
+
+def _read(slug: str, read: Callable[[Session, Group], T], default: T) -> T:
+    try:
+        with process_sessions()() as session:
+            group = service.find_group(session, slug)
+            return default if group is None else read(session, group)
+    except SQLAlchemyError:
+        return default
+
+
+def links_of(slug: str, *, entry: Any, secret_key: str) -> list[tuple[int, str]]:
+    """The group's member links (id, label) for an organiser; nothing for anyone else."""
+
+    def read(session: Session, group: Group) -> list[tuple[int, str]]:
+        if not group_may(_visitor(session, group, entry, secret_key).role, "links"):
+            return []
+        return [(link.id, link.label) for link in service.member_links(session, group)]
+
+    return _read(slug, read, [])
+
+
+def games_of(slug: str, title: str | None, last: int = 50) -> list[str]:
+    """The ids of the title's last ``last`` games, newest first (what an organiser may correct or delete)."""
+
+    def read(session: Session, group: Group) -> list[str]:
+        chosen = service.title_named(group, title)
+        return [] if chosen is None else service.recent_games(session, chosen, last)
+
+    return _read(slug, read, [])
+
+
+def export_files(slug: str, title: str | None) -> tuple[str, str]:
+    """The title's history as CSV and the group's change log as JSON: the files ``groups export`` writes."""
+    with _session() as session:
+        group = _group(session, slug)
+        chosen = _title(group, title)
+        csv = write_csv(service.history(session, chosen))
+        return csv, json.dumps(service.export_manifest(session, group), indent=1)
+
+
+# ---------------------------------------------------------------- importing a file's games into a title
+
+
+def _new_games(session: Session, title: Title, history: GameHistory) -> tuple[GameHistory, list[str], list[str]]:
+    """The games of ``history`` whose ids ``title`` does not hold yet, the ids it holds already, and the players new
+    to the group (names compared by the readers' rule)."""
+    taken = set(service.recent_games(session, title, 10**9)) | service.deleted_ids(session, title)
+    fresh = [g for g in history.games if g.id not in taken]
+    known = service.player_keys(session, title.group_id)
+    new_players = sorted(
+        {e.player for g in fresh for e in g.entries if name_key(e.player) not in known}, key=str.casefold
+    )
+    return history.with_games(fresh), [g.id for g in history.games if g.id in taken], new_players
+
+
+def import_preview(slug: str, title: str | None, history: GameHistory, *, entry: Any, secret_key: str) -> str:
+    """What importing ``history`` into the title would change, said plainly (organisers only)."""
+    with _session() as session:
+        group, _ = _allowed(session, slug, entry, secret_key, "import")
+        chosen = _title(group, title)
+        fresh, skipped, players = _new_games(session, chosen, history)
+        if fresh.n_games == 0:
+            raise service.GroupError(
+                f"every game of the file is in '{chosen.name}' already (same game ids): nothing to import"
+            )
+        counted = f"{len(fresh.players)} players"
+        if players:
+            counted += f", {len(players)} new to the group: {_some(players, 10)}"
+        parts = [f"{fresh.n_games} games to add to '{chosen.name}' ({counted})"]
+        if skipped:
+            parts.append(
+                f"{len(skipped)} games are in the title already (same id) and are left out: {_some(skipped, 5)}"
+            )
+        return "; ".join(parts) + "."
+
+
+def import_games(slug: str, title: str | None, history: GameHistory, *, entry: Any, secret_key: str) -> str:
+    """Add the games of ``history`` the title does not hold yet (organisers only); what was done."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "import")
+        chosen = _title(group, title)
+        fresh, skipped, _ = _new_games(session, chosen, history)
+        if fresh.n_games == 0:
+            raise service.GroupError(f"every game of the file is in '{chosen.name}' already: nothing was imported")
+        count = service.import_history(session, chosen, fresh, who=visitor.who)
+        left = f"; {len(skipped)} already there left out" if skipped else ""
+        return f"{count} games imported into '{chosen.name}'{left}."
+
+
+def _some(names: list[str], shown: int) -> str:
+    return ", ".join(names[:shown]) + (" ..." if len(names) > shown else "")
+
+
+def restore(slug: str, manifest: Any, histories: dict[str, GameHistory], *, entry: Any, secret_key: str) -> str:
+    """Bring an export (``manifest``: its ``changes.json``; ``histories``: its CSV files read, by file name) into the
+    group, as ``groups restore`` does: each title the manifest names (made if missing) gets the games of its file
+    that it does not hold yet.  Organisers only; what was done."""
+    titles = manifest.get("titles") if isinstance(manifest, dict) else None
+    if not isinstance(titles, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in titles.items()):
+        raise service.GroupError("changes.json is not a group's export (it names no titles): nothing was restored")
+    missing = sorted(set(titles) - set(histories))
+    if missing:
+        raise service.GroupError(f"the export's files {', '.join(missing)} were not chosen: nothing was restored")
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "import")
+        added = 0
+        for file, name in titles.items():
+            chosen = service.title_named(group, name) or service.add_title(session, group, name)
+            fresh, _, _ = _new_games(session, chosen, histories[file])
+            if fresh.n_games:
+                added += service.import_history(session, chosen, fresh, who=visitor.who)
+            session.refresh(group)
+        return (
+            f"Restored: {added} games added in {len(titles)} titles (games already there by id were left as they are)."
+        )
+
+
+#: Most files one restore may bring (a changes.json and a CSV per title).
+MAX_EXPORT_FILES = 51
+
+
+def read_export(files: list[tuple[Any, Any]]) -> tuple[Any, dict[str, GameHistory]]:
+    """An export chosen in the page, ``(file name, data URL)`` each: its ``changes.json`` (parsed) and every other
+    file read by the upload's reader, by file name; :class:`DataError` saying which file is wrong."""
+    import base64
+    import binascii
+
+    from ratings import HistoryError
+    from sources.uploads import clean_filename, read_upload
+
+    if not files or len(files) > MAX_EXPORT_FILES:
+        raise DataError([f"choose the export's changes.json and its CSV files (at most {MAX_EXPORT_FILES} files)"])
+    manifest: Any = None
+    histories: dict[str, GameHistory] = {}
+    for name, contents in files:
+        cleaned = clean_filename(name) or "a file"
+        if cleaned == "changes.json":
+            try:
+                text = str(contents).split(",", 1)[1]
+                manifest = json.loads(base64.b64decode(text, validate=True)[: 64 << 20])
+            except (IndexError, ValueError, binascii.Error):
+                raise DataError(["changes.json could not be read as JSON"]) from None
+            continue
+        try:
+            histories[cleaned] = read_upload(contents, cleaned).history
+        except HistoryError as exc:
+            raise DataError([f"{cleaned}: {p}" for p in exc.problems[:20]] or [f"{cleaned}: {exc}"]) from None
+    if manifest is None:
+        raise DataError(["the export's changes.json was not among the files chosen"])
+    return manifest, histories

@@ -1,0 +1,324 @@
+"""A group's page (issue 24): ``/g/<slug>`` shows a title's games read from the database, keyed by the group's change
+counter; an unknown slug is a plain 404; writes through the page's callbacks need the right role from a signed
+cookie entry; two groups never share games or cached results.  In process (Flask's test client, crafted callback
+requests as a visitor could send them); tests/test_group_serving.py does the same through gunicorn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sources.access import group_mark, group_role
+from sources.groups import pages, service
+from sources.groups.database import database_url, process_sessions, upgrade
+from sources.model import GroupTitle, parse_source
+from sources.record import new_game
+from tests.dash_requests import post, record_form
+
+
+@pytest.fixture
+def groups(tmp_path, monkeypatch) -> Iterator[dict[str, str]]:  # type: ignore[no-untyped-def]
+    """Two groups in a fresh SQLite database: 'club' (Catan: three games; Chess: none yet) and 'other'."""
+    monkeypatch.setenv("RATINGS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    upgrade(database_url())
+    with process_sessions()() as session:
+        club, club_pass = service.create_group(session, "club", "The Club", titles=["Catan", "Chess"])
+        other, other_pass = service.create_group(session, "other", "Other", titles=["Catan"])
+        catan = club.titles[0]
+        for date, result in [
+            ("2024-01-05", [("Ann", 1), ("Bob", 2), ("Cid", 3)]),
+            ("2024-01-12", [("Bob", 1), ("Ann", 2)]),
+            ("2024-01-19", [("Cid", 1), ("Ann", 2)]),
+        ]:
+            service.record_game(session, catan, new_game(date, result), who="setup")
+        service.record_game(session, other.titles[0], new_game("2024-01-05", [("Zed", 1), ("Yan", 2)]), who="setup")
+        _, member = service.make_member_link(session, club, "Kim")
+        session.commit()
+    yield {"club": club_pass, "other": other_pass, "member": member}
+
+
+@pytest.fixture
+def client(groups):  # type: ignore[no-untyped-def]
+    import app
+
+    return app.server.test_client()
+
+
+def test_an_unknown_group_is_one_plain_line_and_a_known_one_opens_the_page(client) -> None:  # type: ignore[no-untyped-def]
+    missing = client.get("/g/no-such-group")
+    assert missing.status_code == 404 and missing.mimetype == "text/plain"
+    assert missing.get_data(as_text=True) == "There is no group at /g/no-such-group on this server.\n"
+    assert client.get("/g/club").status_code == 200 and client.get("/").status_code == 200
+    assert client.get("/g/Bad%20Slug").status_code == 404
+
+
+def test_a_group_source_reads_the_title_and_a_write_changes_its_key(groups) -> None:  # type: ignore[no-untyped-def]
+    first = parse_source({"kind": "group", "group": "club", "title": None}).load()
+    assert first.history.n_games == 3 and sorted(first.history.players) == ["Ann", "Bob", "Cid"]
+    assert first.label == "The Club: Catan"
+    assert parse_source({"kind": "group", "group": "club", "title": "Catan"}).load().key == first.key  # cached
+    with process_sessions()() as session:
+        group = service.find_group(session, "club")
+        assert group is not None
+        service.record_game(session, group.titles[0], new_game(None, [("Ann", 1), ("Dee", 2)]), who="t")
+        session.commit()
+    after = GroupTitle("club", "Catan").load()
+    assert after.key != first.key and after.history.n_games == 4  # the counter moved: read anew
+    other = GroupTitle("other", "Catan").load()
+    assert other.key != after.key and sorted(other.history.players) == ["Yan", "Zed"]
+    with pytest.raises(Exception, match="no game title 'Go'"):
+        GroupTitle("club", "Go").load()
+    with pytest.raises(Exception, match="no group at /g/nobody"):
+        GroupTitle("nobody").load()
+
+
+def test_the_cookie_entry_gives_a_role_only_while_the_database_agrees() -> None:
+    """group_role's rule, by hand: a mark for another group, role, key or a revoked link gives nothing."""
+    mark = group_mark("key", "club", "organiser", "scrypt$hash")
+    entry = {"role": "organiser", "mark": mark}
+    assert group_role(entry, secret_key="key", slug="club", admin_hash="scrypt$hash", link_hash=lambda _: None) == (
+        "organiser"
+    )
+    for slug, key, admin in [
+        ("other", "key", "scrypt$hash"),
+        ("club", "other-key", "scrypt$hash"),
+        ("club", "key", "new"),
+    ]:
+        assert group_role(entry, secret_key=key, slug=slug, admin_hash=admin, link_hash=lambda _: None) is None
+    member = {"role": "member", "link": 3, "mark": group_mark("key", "club", "member", "abc")}
+    assert group_role(member, secret_key="key", slug="club", admin_hash="x", link_hash={3: "abc"}.get) == "member"
+    assert (
+        group_role(member, secret_key="key", slug="club", admin_hash="x", link_hash=lambda _: None) is None
+    )  # revoked
+    forged = {"role": "organiser", "mark": member["mark"]}
+    assert group_role(forged, secret_key="key", slug="club", admin_hash="abc", link_hash={3: "abc"}.get) is None
+    assert group_role("organiser", secret_key="key", slug="club", admin_hash="x", link_hash=lambda _: None) is None
+
+
+SOURCE = {"kind": "group", "group": "club", "title": "Catan"}
+
+
+def _record(
+    client: Any, token: str, correcting: str | None = None, players: tuple[str, ...] = ("Newbie", "Ann")
+) -> Any:
+    form = record_form("record-submit", token, None, SOURCE, players)
+    form["group-game.value"] = correcting
+    response = post(client, "record-confirm-box", form, changed=["record-submit.n_clicks"])
+    assert response.status_code == 200
+    return response.get_json()["response"]
+
+
+def _status(answer: dict[str, Any]) -> str:
+    return str(answer["record-status"]["children"])
+
+
+def _sign_in(client: Any, passphrase: str) -> str:
+    values = {"group-passphrase.value": passphrase, "page-location.pathname": "/g/club", "group-sign-in.n_clicks": 1}
+    answer = post(client, "group-message", values, changed=["group-sign-in.n_clicks"]).get_json()["response"]
+    return str(answer["group-message"]["children"])
+
+
+def _join(client: Any, fragment: str) -> str:
+    values = {"page-location.hash": fragment, "page-location.pathname": "/g/club"}
+    answer = post(client, "group-message", values, changed=["page-location.hash"]).get_json()["response"]
+    return str(answer["group-message"]["children"])
+
+
+def _games() -> int:
+    return GroupTitle("club", "Catan").load().history.n_games
+
+
+def test_a_visitor_cannot_record_and_a_member_and_an_organiser_can(client, groups) -> None:  # type: ignore[no-untyped-def]
+    assert "Not recorded: only the group's organisers and members" in _status(_record(client, "t1"))
+    assert _games() == 3
+    assert "not this group's passphrase" in _sign_in(client, groups["other"])  # another group's passphrase
+    assert "does not open this group" in _join(client, "#member=" + groups["member"] + "x")
+    assert _games() == 3
+    assert "Signed in with a member link" in _join(client, "#member=" + groups["member"])
+    answer = _record(client, "t2")
+    assert "Recorded in The Club, Catan, as game 'g4'" in _status(answer)
+    assert answer["data-source"]["data"]["changed"] == "t2"  # a new value: every view reads the games again
+    assert "edit-store" not in answer  # left as it was, so the edit grid is filled with the new games (callbacks.edit)
+    assert _status(_record(client, "t2")).count("g4") == 1 and _games() == 4  # the same submission: once
+    # a member may not correct
+    assert "only the group's organisers may change" in _status(_record(client, "t3", correcting="g1"))
+    assert "Signed in as an organiser" in _sign_in(client, groups["club"])
+    corrected = _record(client, "t4", correcting="g1", players=("Cid", "Bob"))
+    assert "Game 'g1' of Catan corrected" in _status(corrected)
+    assert corrected["group-game"]["value"] is None  # the bar's choice is cleared: the next game is a new one
+    history = GroupTitle("club", "Catan").load().history
+    g1 = next(g for g in history.games if g.id == "g1")
+    assert [(e.player, e.place) for e in g1.entries] == [("Cid", 1), ("Bob", 2)]
+
+
+def test_a_revoked_member_link_stops_at_once(client, groups) -> None:  # type: ignore[no-untyped-def]
+    assert "Signed in with a member link" in _join(client, "#member=" + groups["member"])
+    with process_sessions()() as session:
+        group = service.find_group(session, "club")
+        assert group is not None
+        (link,) = service.member_links(session, group)
+        service.revoke_member_link(session, group, link.id)
+        session.commit()
+    assert "Not recorded: only the group's organisers and members" in _status(_record(client, "t5"))
+    assert _games() == 3
+
+
+def test_a_what_if_edit_of_the_group_never_writes_to_it(client, groups) -> None:  # type: ignore[no-untyped-def]
+    """A visitor records into an edited copy of the group's games (the Edit tab's what-if): the browser's own
+    history grows, the group's does not."""
+    from sources.edits import fresh_state
+
+    state = fresh_state(SOURCE)
+    form = record_form("record-submit", "w1", None, SOURCE)
+    form["data-source.data"] = {"kind": "edited", "id": "0" * 32, "base": SOURCE}
+    form["edit-store.data"] = state
+    response = post(client, "record-confirm-box", form, changed=["record-submit.n_clicks"])
+    assert response.status_code == 200
+    assert _games() == 3
+    assert pages.identify("club", None, "key").role is None
+
+
+def test_a_recorded_game_grows_the_cached_history_as_the_database_reads_it(groups, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """pages.record adds the game to the cached history instead of reading the title again: the result must be what
+    reading the database gives (service.history, the one reader): a game dated between two others goes between
+    them (the readers' stable order by date), a name typed in another case is the group's player, an undated game
+    goes last."""
+    from sources.groups import pages as group_pages
+
+    secret = "key"
+    with process_sessions()() as session:
+        group = service.find_group(session, "club")
+        assert group is not None
+        entry = {"role": "organiser", "mark": group_mark(secret, "club", "organiser", group.admin_hash)}
+    cached = GroupTitle("club", "Catan").load()  # the history before, cached under the current counter
+    reads: list[int] = []
+    real = service.history
+    monkeypatch.setattr(service, "history", lambda *a: reads.append(1) or real(*a))
+    for token, date, result, read_again in [
+        ("a", "2024-01-13", [("bob", 1), ("Cid", 2)], False),
+        ("b", "2024-01-19", [("Ann", 1), ("Dee", 2)], False),
+        ("c", None, [("Ann", 1), ("Cid", 2)], True),  # the title turns to recording order: read from the database
+    ]:
+        said = group_pages.record("club", "Catan", new_game(date, result), token=token, entry=entry, secret_key=secret)
+        assert "Recorded" in said
+        reads.clear()
+        grown = GroupTitle("club", "Catan").load()
+        assert bool(reads) is read_again, token
+        assert grown.key != cached.key
+        with process_sessions()() as session:
+            group = service.find_group(session, "club")
+            assert group is not None
+            read = service.history(session, group.titles[0])
+        assert grown.history.to_records() == read.to_records(), token
+        assert [g.id for g in grown.history.games] == [g.id for g in read.games]
+        # another worker (this process's histories forgotten) follows the shared steps from the first history kept
+        group_pages._LOADED.clear()
+        reads.clear()
+        elsewhere = GroupTitle("club", "Catan").load()
+        assert elsewhere.history.to_records() == read.to_records() and not reads, token
+        cached = grown
+    assert [g.id for g in cached.history.games] == ["g1", "g2", "g3", "g4", "g5", "g6"]
+    assert "bob" not in cached.history.players
+
+
+def _data_url(text: str) -> str:
+    import base64
+
+    return "data:text/csv;base64," + base64.b64encode(text.encode()).decode()
+
+
+#: A file holding the club's game g1 again (same id) and two new games, one with a new player.
+IMPORT_CSV = """game,date,player,place
+g1,2024-01-05,Ann,1
+g1,2024-01-05,Bob,2
+g1,2024-01-05,Cid,3
+n1,2024-03-01,Ann,1
+n1,2024-03-01,Eve,2
+n2,2024-03-08,Bob,1
+n2,2024-03-08,Cid,2
+"""
+
+
+def _preview(client: Any) -> dict[str, Any]:
+    values = {
+        "group-import-upload.contents": _data_url(IMPORT_CSV),
+        "group-import-upload.filename": "more.csv",
+        "page-location.pathname": "/g/club",
+        "data-source.data": SOURCE,
+    }
+    answer = post(client, "group-import-preview", values, changed=["group-import-upload.contents"])
+    return answer.get_json()["response"]
+
+
+def _import(client: Any, pending: Any) -> str:
+    values = {
+        "group-import-confirm.n_clicks": 1,
+        "group-import-pending.data": pending,
+        "page-location.pathname": "/g/club",
+        "data-source.data": SOURCE,
+    }
+    answer = post(client, "group-import-preview", values, changed=["group-import-confirm.n_clicks"])
+    return str(answer.get_json()["response"]["group-import-preview"]["children"])
+
+
+def test_an_organiser_imports_a_file_after_a_preview_and_nobody_else_can(client, groups) -> None:  # type: ignore[no-untyped-def]
+    assert "only the group's organisers" in str(_preview(client)["group-import-preview"]["children"])
+    assert "Signed in as an organiser" in _sign_in(client, groups["club"])
+    shown = _preview(client)
+    text = str(shown["group-import-preview"]["children"])
+    assert "2 games to add to 'Catan' (4 players, 1 new to the group: Eve)" in text
+    assert "1 games are in the title already (same id) and are left out: g1" in text
+    pending = shown["group-import-pending"]["data"]
+    assert _games() == 3  # a preview writes nothing
+
+    import app
+
+    member = app.server.test_client()  # another browser: a member may not import, even with the pending import
+    assert "Signed in with a member link" in _join(member, "#member=" + groups["member"])
+    assert "only the group's organisers" in _import(member, pending)
+    assert _games() == 3
+
+    assert "2 games imported into 'Catan'; 1 already there left out" in _import(client, pending)
+    history = GroupTitle("club", "Catan").load().history
+    assert [g.id for g in history.games] == ["g1", "g2", "g3", "n1", "n2"] and "Eve" in history.players
+
+
+def test_an_organiser_restores_another_groups_export_from_the_page(client, groups) -> None:  # type: ignore[no-untyped-def]
+    """The club's export (the files `groups export` writes: a CSV per title and changes.json) restored into 'other'
+    by its organiser: its Catan gains the club's games whose ids it lacks (its own g1 stays), Chess is made."""
+    import base64
+    import json
+
+    from ratings.io import write_csv
+
+    with process_sessions()() as session:
+        club = service.find_group(session, "club")
+        assert club is not None
+        manifest = service.export_manifest(session, club)
+        files = {f"{service.title_file(t.name)}.csv": write_csv(service.history(session, t)) for t in club.titles}
+    files["changes.json"] = json.dumps(manifest)
+    urls = {name: "data:text/plain;base64," + base64.b64encode(text.encode()).decode() for name, text in files.items()}
+
+    def restore(names: list[str]) -> str:
+        values = {
+            "group-restore-upload.contents": [urls[n] for n in names],
+            "group-restore-upload.filename": names,
+            "page-location.pathname": "/g/other",
+            "data-source.data": {"kind": "group", "group": "other", "title": "Catan"},
+        }
+        answer = post(client, "group-restore-upload", values, changed=["group-restore-upload.contents"])
+        return str(answer.get_json()["response"]["group-import-preview"]["children"])
+
+    assert "only the group's organisers" in restore(list(urls))  # a visitor of 'other'
+    values = {"group-passphrase.value": groups["other"], "page-location.pathname": "/g/other"}
+    values["group-sign-in.n_clicks"] = 1
+    post(client, "group-message", values, changed=["group-sign-in.n_clicks"])
+    assert "Catan.csv were not chosen: nothing was restored" in restore(["changes.json", "Chess.csv"])
+    assert "Restored: 2 games added in 2 titles" in restore(list(urls))
+    catan = GroupTitle("other", "Catan").load().history
+    assert [g.id for g in catan.games] == ["g1", "g2", "g3"] and "Zed" in catan.players  # its own g1 kept
+    assert GroupTitle("other", "Chess").load().history.n_games == 0
+    assert GroupTitle("club", "Catan").load().history.n_games == 3  # the club's games are untouched
