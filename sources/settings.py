@@ -237,6 +237,34 @@ VARIABLES: tuple[Variable, ...] = (
         0,
     ),
     Variable("RATINGS_ANSWER_MEMO", "answer_memo", "flag", True, "The shared memo of identical callback answers."),
+    Variable(
+        "RATINGS_JOBS_RUNNING",
+        "jobs_running",
+        "whole",
+        2,
+        "Fit and Compare searches running at once (on the host with the disk store; on all Celery workers with "
+        "Redis); more wait in a queue whose place the page shows.",
+        1,
+        64,
+    ),
+    Variable(
+        "RATINGS_JOBS_PER_CLIENT",
+        "jobs_per_client",
+        "whole",
+        2,
+        "Searches one visitor (address) may have running or waiting.",
+        1,
+        64,
+    ),
+    Variable(
+        "RATINGS_JOBS_WAITING",
+        "jobs_waiting",
+        "whole",
+        16,
+        "Searches that may wait for a free slot; one more is refused at once.",
+        0,
+        1000,
+    ),
 )
 
 _BY_NAME = {v.name: v for v in VARIABLES}
@@ -275,6 +303,9 @@ class Settings:
     light_threads: int
     prewarm_seconds: float
     answer_memo: bool
+    jobs_running: int
+    jobs_per_client: int
+    jobs_waiting: int
 
     def __repr__(self) -> str:  # never the secrets, in a log or a traceback
         return "Settings(" + ", ".join(f"{f.name}={self._shown(f.name)}" for f in fields(self)) + ")"
