@@ -192,9 +192,13 @@ class Gate:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Gate:
-        """A gate with the budget ``RATINGS_BUSY_SECONDS`` (default 5; 0 or less turns refusals off)."""
+        """A gate with the budget ``RATINGS_BUSY_SECONDS`` (declared in :data:`sources.settings.VARIABLES`: default 5;
+        0 or less turns refusals off); a value that is not a number stops the process saying so."""
         env = os.environ if environ is None else environ
-        budget = settings.env_number(env, "RATINGS_BUSY_SECONDS", 5.0, "a number of seconds")
+        try:
+            budget = float(settings.value(env, "RATINGS_BUSY_SECONDS"))
+        except settings.SettingError as exc:
+            raise SystemExit(str(exc)) from None
         return cls(budget if budget > 0 else float("inf"))
 
     def _fade(self, cost: _Cost) -> float:

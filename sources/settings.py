@@ -27,7 +27,6 @@ __all__ = [
     "Settings",
     "Variable",
     "current",
-    "env_number",
     "load",
     "markdown_table",
     "value",
@@ -225,6 +224,7 @@ VARIABLES: tuple[Variable, ...] = (
         "number",
         5.0,
         "A callback that could not finish within this many seconds, queue included, is refused at once (0: never).",
+        0,
     ),
     Variable("RATINGS_LIGHT_THREADS", "light_threads", "whole", 4, "Threads per worker that serve pages.", 1, 64),
     Variable(
@@ -373,19 +373,6 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
             "for all of them."
         )
     return Settings(**read)
-
-
-def env_number(environ: Mapping[str, str], name: str, default: float, what: str) -> float:
-    """A number read at start-up by a module that takes its own ``environ``: ``default`` when unset, else the number;
-    a value that is not one stops the process with ``NAME must be <what>, got '...'``.  (The variable is declared
-    in :data:`VARIABLES` all the same, for the README's table.)"""
-    text = _text(environ, name)
-    if text is None:
-        return default
-    try:
-        return int(text) if what.startswith("a whole number") else float(text)
-    except ValueError:
-        raise SystemExit(f"{name} must be {what}, got '{text}'") from None
 
 
 def markdown_table() -> str:

@@ -99,8 +99,9 @@ def test_the_budget_comes_from_the_environment() -> None:
     assert Gate.from_environ({"RATINGS_BUSY_SECONDS": "2.5"}).budget == 2.5
     assert Gate.from_environ({}).budget == 5.0
     assert Gate.from_environ({"RATINGS_BUSY_SECONDS": "0"}).budget == float("inf")  # 0 turns refusals off
-    with pytest.raises(SystemExit, match="RATINGS_BUSY_SECONDS"):
-        Gate.from_environ({"RATINGS_BUSY_SECONDS": "soon"})
+    for wrong in ("soon", "-1", "nan"):  # read as sources.settings.VARIABLES declares it: a number of at least 0
+        with pytest.raises(SystemExit, match="RATINGS_BUSY_SECONDS must be a number of at least 0"):
+            Gate.from_environ({"RATINGS_BUSY_SECONDS": wrong})
 
 
 def test_heavy_requests_admitted_on_arrival_count_until_they_begin() -> None:
