@@ -107,20 +107,30 @@ class JobRefused(Exception):
 Waiting = Callable[[int, int], None]
 
 
+#: What the page says when the job board's store cannot be used.
+UNAVAILABLE = "The search was not started: the server cannot keep its queue of searches just now. Try again later."
+
+
 class _DiskBoard:
     """The board's one value in a small diskcache of its own beside the store (one host's processes share it)."""
 
     def __init__(self, directory: str) -> None:
-        import diskcache
-
-        self._cache = diskcache.Cache(directory)
+        self._directory = directory
 
     @contextmanager
     def locked(self) -> Iterator[dict[str, Any]]:
-        with self._cache.transact(retry=True):
-            board = self._cache.get("board") or {}
-            yield board
-            self._cache.set("board", board, retry=True)
+        import sqlite3
+
+        import diskcache
+
+        try:
+            with diskcache.Cache(self._directory) as cache, cache.transact(retry=True):
+                board = cache.get("board") or {}
+                yield board
+                cache.set("board", board, retry=True)
+        except (OSError, sqlite3.Error) as exc:  # a store directory that cannot be used: one plain line
+            log.warning("job board unusable: %s", exc)
+            raise JobRefused(UNAVAILABLE) from None
 
 
 class _RedisBoard:
@@ -133,11 +143,17 @@ class _RedisBoard:
 
     @contextmanager
     def locked(self) -> Iterator[dict[str, Any]]:
-        with self._redis.lock("ratings:jobs:lock", timeout=10, blocking_timeout=10):
-            raw = self._redis.get("ratings:jobs:board")
-            board = json.loads(raw) if raw else {}
-            yield board
-            self._redis.set("ratings:jobs:board", json.dumps(board), ex=86400)
+        import redis
+
+        try:
+            with self._redis.lock("ratings:jobs:lock", timeout=10, blocking_timeout=10):
+                raw = self._redis.get("ratings:jobs:board")
+                board = json.loads(raw) if raw else {}
+                yield board
+                self._redis.set("ratings:jobs:board", json.dumps(board), ex=86400)
+        except redis.RedisError as exc:
+            log.warning("job board unusable: %s", exc)
+            raise JobRefused(UNAVAILABLE) from None
 
 
 class JobBoard:

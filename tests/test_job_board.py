@@ -68,6 +68,13 @@ def test_a_job_that_stops_beating_leaves_the_board(tmp_path: Path, monkeypatch: 
         board._turn(dead)
 
 
+def test_a_store_that_cannot_be_used_refuses_in_one_plain_line(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    board = JobBoard(_DiskBoard(str(tmp_path / "file" / "board")), running=1, per_client=2, waiting=3)
+    with pytest.raises(JobRefused, match="cannot keep its queue of searches"):
+        board.enter("198.51.100.1")
+
+
 def test_a_forged_ticket_runs_nothing(tmp_path: Path) -> None:
     board = _board(tmp_path)
     ran = []
