@@ -34,19 +34,16 @@ __all__ = ["celery_app", "manager", "reap_children"]
 log = logging.getLogger(__name__)
 
 
-#: One reaper at a time: two threads waiting for the same child would leave one of them believing it alive.
-_reap_lock = threading.Lock()
-_reaper_lock = threading.Lock()
-_reaper: threading.Thread | None = None
-
-
 def reap_children() -> int:
     """Collect this process's job processes that have ended (a killed or finished child stays a zombie until its
     parent waits for it); how many are still running."""
     import multiprocess
 
-    with _reap_lock:
-        return len(multiprocess.active_children())
+    return len(multiprocess.active_children())
+
+
+_reaper_lock = threading.Lock()
+_reaper: threading.Thread | None = None
 
 
 def _reap_while_children() -> None:
