@@ -353,6 +353,10 @@ class User:
             with self.tally.lock:
                 self.tally.retried += 1
             self.session.close()
+        except requests.RequestException as exc:
+            # An answer cut short after it began (its worker killed while sending it): an error, not sent again.
+            self.session.close()
+            return Outcome(False, False, 0, f"{req.method} {req.path[:60]}: {type(exc).__name__}")
         try:
             return self._send_once(req, override)
         except Exception as exc:  # a transport failure is an error of the run, reported with its kind
@@ -581,10 +585,32 @@ class Cpu:
     burst_client: float = float("nan")
 
 
-def measured_load(url: str, script: Script, *, users: int, **kwargs: Any) -> tuple[Tally, float, Cpu]:
-    """:func:`run_load`, and the CPU the server and this load generator used (:class:`Cpu`)."""
+def kill_a_worker(pid: int, after: float, stop: threading.Event) -> None:
+    """``after`` seconds from now (unless ``stop`` is set first), SIGKILL one of the web workers of the gunicorn
+    master ``pid``, as an out-of-memory killer would; the requests it held count as errors of the row."""
+    import signal
+
+    import psutil
+
+    if stop.wait(after):
+        return
+    workers = psutil.Process(pid).children()
+    if workers:
+        victim = workers[0].pid
+        os.kill(victim, signal.SIGKILL)
+        print(f"# killed worker {victim} at {after:g} s", file=sys.stderr, flush=True)
+
+
+def measured_load(
+    url: str, script: Script, *, users: int, kill_after: float | None = None, **kwargs: Any
+) -> tuple[Tally, float, Cpu]:
+    """:func:`run_load`, and the CPU the server and this load generator used (:class:`Cpu`); with ``kill_after``,
+    one web worker is SIGKILLed that many seconds into the run (:func:`kill_a_worker`)."""
     pid = _served.get(url)
     cpu = Cpu()
+    stop_killer = threading.Event()
+    if pid is not None and kill_after is not None:
+        threading.Thread(target=kill_a_worker, args=(pid, kill_after, stop_killer), daemon=True).start()
     if pid is None:
         tally, wall = run_load(url, script, users=users, **kwargs)
         return tally, wall, cpu
@@ -606,6 +632,7 @@ def measured_load(url: str, script: Script, *, users: int, **kwargs: Any) -> tup
     tally = Tally()
     tally_box.append(tally)
     tally, wall = run_load(url, script, users=users, tally=tally, **kwargs)
+    stop_killer.set()
     done.set()
     watcher.join()
     cpu.server = tree_cpu(pid) - server_before
@@ -760,6 +787,11 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="instead of the load: the server CPU of one first visit by kind of request (one after another, 10 times)",
     )
+    parser.add_argument(
+        "--kill-after",
+        type=float,
+        help="SIGKILL one web worker this many seconds into each row (its lost requests are the row's errors)",
+    )
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -801,13 +833,20 @@ def main(argv: list[str] | None = None) -> None:
             label += "".join(f", {name}={value}" for name, value in extra.items())
             if args.busy is not None:
                 label += f", budget {args.busy} s"
+            if args.kill_after is not None:
+                label += f", a worker killed at {args.kill_after:g} s"
             env = ({} if args.busy is None else {"RATINGS_BUSY_SECONDS": args.busy}) | extra
             for tree, root in trees:
                 # A fresh server for each row, started as a host starts it: its first visitors are first visits.
                 with serve(worker_class, workers, threads, env, root=root) as url:
                     script = scripts[tree][system]
                     tally, wall, cpu = measured_load(
-                        url, script, users=args.users, duration=args.duration, think=(low, high)
+                        url,
+                        script,
+                        users=args.users,
+                        duration=args.duration,
+                        think=(low, high),
+                        kill_after=args.kill_after,
                     )
                 shown = label if len(trees) == 1 else f"{tree}: {label}"
                 line = Line(args.users, shown, system, tally, wall, len(script.move), cpu)

@@ -15,7 +15,8 @@ from layouts.summary import summary_text
 from sources.aliasing import declare, declared_and_players, remove, suspects_of
 
 
-# data source -> likely-duplicates warning, the pairs it offers, the declared aliases, the names offered
+# data source -> likely-duplicates warning (saying when the check stopped short), the pairs it offers, the declared
+# aliases, the names offered
 @callback(
     Output(Aliases.SUSPECTS, "children"),
     Output(Aliases.PAIRS, "data"),
@@ -29,7 +30,8 @@ def on_source(source: Any) -> tuple[Any, ...]:
     aliases, players = declared_and_players(source)
     names = sorted(players, key=str.casefold)
     pairs = [[s.rare, s.common] for s in suspects]
-    return suspects_warning(suspects), pairs, alias_list(aliases), names
+    note = getattr(suspects, "note", None)  # ratings.aliases.Suspects: why the check may be incomplete
+    return suspects_warning(suspects, note), pairs, alias_list(aliases), names
 
 
 # Merge button, a likely duplicate's merge button, an alias's remove button -> data source (with the new view),

@@ -3,7 +3,7 @@ are built by :func:`layouts.standings.views_for`)."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from typing import Any
 
 from dash import Input, Output, State, callback, clientside_callback, ctx, no_update
@@ -12,7 +12,6 @@ from dash.exceptions import PreventUpdate
 import figures
 from callbacks.runs import DataError, baseline_run, current_run
 from layouts.ids import Baseline, Data, GameExplain, Page, Params, Standings, Tab
-from layouts.leaderboard import GRID_OPTIONS
 from layouts.player import STANDINGS_EXPLANATION, explanation_outputs
 from layouts.standings import StandingsInputs, Wanted, views_for
 from sources.generations import announce, generation_of, superseded
@@ -22,7 +21,9 @@ __all__ = ["standings_views", "with_player"]
 
 #: The inputs each view depends on (the open tab decides whether a view is drawn at all).
 _SCALE = frozenset({Data.SOURCE, Params.SETTINGS, Standings.SCALE_OFFSET, Standings.SCALE_FACTOR, Page.TABS})
-LEADERBOARD_INPUTS = frozenset({*_SCALE, Standings.MIN_GAMES, Baseline.STORE, Standings.NARROW})
+#: What asks for another cut of the leaderboard: the first page again (new data, a filter, a search, a sort).
+_FIRST_PAGE = frozenset({Data.SOURCE, Standings.MIN_GAMES, Standings.LEADERBOARD_SEARCH, Standings.LEADERBOARD_SORT})
+LEADERBOARD_INPUTS = frozenset({*_SCALE, *_FIRST_PAGE, Baseline.STORE, Standings.NARROW, Standings.LEADERBOARD_PAGES})
 TRAJECTORY_INPUTS = frozenset({*_SCALE, Standings.PLAYERS, Standings.X_AXIS, Baseline.STORE})
 GAME_INPUTS = frozenset({*_SCALE, Standings.GAME})
 EXPLAIN_INPUTS = frozenset({*GAME_INPUTS, GameExplain.PLAYER})
@@ -51,6 +52,8 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
     )
     if not wanted.any():
         raise PreventUpdate
+    if triggered is not None and changed(_FIRST_PAGE):
+        inputs = replace(inputs, first_page=True)  # a page turn, a parameter or a baseline keeps the page shown
     generation = generation_of(inputs.generation)
     if generation is not None:
         announce(generation)
@@ -63,13 +66,18 @@ def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, draw
     return views_for(run, inputs, wanted=wanted, baseline=baseline, drawn=drawn).outputs()
 
 
-# leaderboard search box -> the grid's quick filter (rows whose text holds it), in the browser (no round trip)
+# the grid's sort (a click on a column's header) -> the order the server sorts the whole leaderboard in (written only
+# when it changes: the grid reports its columns' state on other events too)
 clientside_callback(
-    """function(text) {
-        return Object.assign({}, OPTIONS, {quickFilterText: String(text || "").slice(0, 100)});
-    }""".replace("OPTIONS", json.dumps(dict(GRID_OPTIONS))),
-    Output(Standings.LEADERBOARD, "dashGridOptions"),
-    Input(Standings.LEADERBOARD_SEARCH, "value"),
+    """function(state, known) {
+        var sorted = (state || []).filter(function(c) { return c.sort; });
+        var order = sorted.length ? {column: sorted[0].colId, descending: sorted[0].sort === "desc"} : null;
+        var same = JSON.stringify(order) === JSON.stringify(known || null);
+        return same ? window.dash_clientside.no_update : order;
+    }""",
+    Output(Standings.LEADERBOARD_SORT, "data"),
+    Input(Standings.LEADERBOARD, "columnState"),
+    State(Standings.LEADERBOARD_SORT, "data"),
     prevent_initial_call=True,
 )
 
@@ -135,7 +143,8 @@ def on_game_pick(source, click, current, game):
     return (no_update if clicked else figures.game_options(run)), (no_update if value == game else value)
 
 
-# source, settings, display options, baseline, players, game, explained player, visible tab -> leaderboard,
+# source, settings, display options, baseline, players, game, explained player, visible tab, the leaderboard's
+# search, sort and page -> one page of the leaderboard (cut on the server: a 20,000-player history sends 100 rows),
 # trajectories, one game's bars and its explanation, and the heatmap, in ONE response (each callback a change wakes
 # costs the page a round of bookkeeping over every component); a failed computation updates none of them (never a
 # mixed view), and a change of parameters alone sends only the new values of the charts (dash.Patch)
@@ -144,6 +153,11 @@ def on_game_pick(source, click, current, game):
     Output(Standings.LEADERBOARD, "columnDefs"),
     Output(Standings.LEADERBOARD, "style"),
     Output(Standings.LEADERBOARD_EMPTY, "style"),
+    Output(Standings.LEADERBOARD_EMPTY, "children"),
+    Output(Standings.LEADERBOARD_COUNT, "children"),
+    Output(Standings.LEADERBOARD_PAGES, "active_page"),
+    Output(Standings.LEADERBOARD_PAGES, "max_value"),
+    Output(Standings.LEADERBOARD_PAGER, "style"),
     Output(Standings.SCALE_ROW, "style"),
     Output(Standings.TRAJECTORIES, "figure"),
     Output(Standings.GAME_CHANGES, "figure"),
@@ -163,16 +177,35 @@ def on_game_pick(source, click, current, game):
     Input(Page.TABS, "active_tab"),
     Input(Standings.GENERATION, "data"),
     Input(GameExplain.PLAYER, "value"),
+    Input(Standings.LEADERBOARD_SEARCH, "value"),
+    Input(Standings.LEADERBOARD_SORT, "data"),
+    Input(Standings.LEADERBOARD_PAGES, "active_page"),
     State(Standings.DRAWN, "data"),
     prevent_initial_call=True,
 )
 def on_standings(
-    source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab, generation, explained, drawn
+    source,
+    current,
+    min_games,
+    offset,
+    factor,
+    pinned,
+    narrow,
+    players,
+    x_axis,
+    game,
+    tab,
+    generation,
+    explained,
+    search,
+    order,
+    page,
+    drawn,
 ):
     triggered = {str(t).rpartition(".")[0] for t in ctx.triggered_prop_ids}
     inputs = (source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab)
     return standings_views(
-        StandingsInputs(*inputs, generation=generation, explained=explained),
+        StandingsInputs(*inputs, generation=generation, explained=explained, search=search, order=order, page=page),
         triggered=triggered or None,
         drawn=drawn,
     )

@@ -23,13 +23,17 @@ def suspects_box() -> html.Div:
     return html.Div([html.Div(id=Aliases.SUSPECTS), dcc.Store(id=Aliases.PAIRS)])
 
 
-def suspects_warning(suspects: Sequence[Suspect]) -> list[Any]:
-    """A yellow note listing likely duplicates, each with a button merging the rarer name into the other.
+def suspects_warning(suspects: Sequence[Suspect], note: str | None = None) -> list[Any]:
+    """A yellow note listing likely duplicates, each with a button merging the rarer name into the other, and
+    ``note`` when the check stopped before it was whole (``ratings.aliases.Suspects.note``).
 
     Names are plain text children (never markup).
     """
+    stopped = [html.Div(note, className="text-muted suspects-note")] if note else []
     if not suspects:
-        return []
+        if not stopped:
+            return []
+        return [dbc.Alert(stopped, color="light", className="small py-1 mb-1 suspects", dismissable=True)]
     items = [
         html.Li(
             [
@@ -59,6 +63,7 @@ def suspects_warning(suspects: Sequence[Suspect]) -> list[Any]:
                     "Merge the pairs that are one player, or declare any alias under Settings → Aliases.",
                     className="text-muted",
                 ),
+                *stopped,
             ],
             color="warning",
             className="small py-1 mb-1 suspects",

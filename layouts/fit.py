@@ -16,7 +16,7 @@ from layouts.ids import Fit, FitType, Tab
 from ratings import get_system
 from ratings.tune import METRICS
 
-__all__ = ["compare_view", "fit_view", "tab"]
+__all__ = ["compare_view", "failed_view", "fit_view", "tab", "waiting_label"]
 
 METRIC_OPTIONS = [
     {"label": "pairs the higher-rated player lost (Kendall tau, lower is better)", "value": "kendall-tau"},
@@ -80,6 +80,18 @@ def tab() -> dbc.Tab:
         label="Fit",
         tab_id=Tab.FIT,
     )
+
+
+def waiting_label(ahead: int, running: int) -> str:
+    """The progress bar's words while a search waits for a free slot on the job board."""
+    jobs = "1 job" if ahead == 1 else f"{ahead} jobs"
+    line = "next in line" if ahead == 0 else f"{jobs} ahead of yours"
+    return f"Waiting: {line} ({running} running)"
+
+
+def failed_view(result: dict[str, Any]) -> Any:
+    """A search that could not run or stopped, in its own words (``web.background.failed_result``)."""
+    return dbc.Alert(str(result.get("message", "The search failed.")), color="danger", className="small py-1")
 
 
 def _number(value: Any) -> str:

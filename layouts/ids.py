@@ -138,6 +138,10 @@ class Standings(StrEnum):
     NARROW = "standings-narrow"
     DRAWN = "standings-drawn"
     GENERATION = "standings-generation"
+    LEADERBOARD_SORT = "standings-leaderboard-sort"  # the grid's sort, which the server applies before paging
+    LEADERBOARD_PAGES = "standings-leaderboard-pages"
+    LEADERBOARD_COUNT = "standings-leaderboard-count"
+    LEADERBOARD_PAGER = "standings-leaderboard-pager"  # the count and the page picker, shown for a search or pages
 
 
 class Baseline(StrEnum):

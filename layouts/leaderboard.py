@@ -12,6 +12,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 import figures
+from figures.leaderboard import LeaderboardSort, leaderboard_page, leaderboard_sort
 from layouts.busy import busy
 from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import Standings
@@ -21,6 +22,7 @@ from ratings import RatingRun
 __all__ = [
     "EMPTY_NOTE",
     "GRID_OPTIONS",
+    "NOBODY_NOTE",
     "PHONE_COLUMNS",
     "LeaderboardView",
     "leaderboard_panel",
@@ -31,7 +33,11 @@ __all__ = [
 #: Shown instead of the grid when the filter leaves nobody.
 EMPTY_NOTE = "No player has played enough games for the current filter."
 
-#: The leaderboard grid's options (the search box adds ``quickFilterText``).
+#: Shown instead of the grid when no player's name holds the search text.
+NOBODY_NOTE = "No player's name holds “{}”."
+
+#: The leaderboard grid's options.  The grid holds one page of rows, cut, searched and sorted on the server; a click
+#: on a header sorts that page at once and asks the server for the first page in that order.
 #: No "No Rows To Show" overlay: the page says in its own words when the filter leaves nobody (EMPTY_NOTE).  New rows
 #: (a changed parameter) keep the scroll position: the grid does not scroll to the top, which also spares it a forced
 #: layout on every change.
@@ -68,7 +74,8 @@ def _grid() -> Any:
 
 
 def leaderboard_panel() -> html.Div:
-    """A search box and an empty grid; the standings callback fills it.  A click on a row draws that player."""
+    """A search box, an empty grid and its page picker; the standings callback fills them.  A click on a row draws
+    that player."""
     search = labelled(
         "Find a player in the leaderboard",
         dbc.Input(
@@ -101,7 +108,25 @@ def leaderboard_panel() -> html.Div:
                 ),
                 className="leaderboard",
             ),
+            html.Div(
+                [
+                    html.Div(id=Standings.LEADERBOARD_COUNT, className="small text-muted"),
+                    dbc.Pagination(
+                        id=Standings.LEADERBOARD_PAGES,
+                        max_value=1,
+                        active_page=1,
+                        fully_expanded=False,
+                        first_last=True,
+                        previous_next=True,
+                        size="sm",
+                        className="mt-1 mb-1 flex-wrap",
+                    ),
+                ],
+                id=Standings.LEADERBOARD_PAGER,
+                style={"display": "none"},
+            ),
             html.Div("Click a player to draw their line in the chart.", className="small text-muted"),
+            dcc.Store(id=Standings.LEADERBOARD_SORT),
             dcc.Store(id=Standings.NARROW),
             # what the trajectories and game charts show (data, system, players, options), so that a change of
             # parameters alone can send only the new values
@@ -156,11 +181,16 @@ PHONE_COLUMNS = ("rank", "shift", "player", "rating", "last_change")
 
 @dataclass(frozen=True)
 class LeaderboardView:
-    """What the leaderboard grid shows for one result: its rows, columns and height (``rows`` empty: the note)."""
+    """What the leaderboard grid shows for one result: one page of rows, the columns and height (``rows`` empty:
+    the note), and the page picker."""
 
     rows: list[dict[str, Any]]
     columns: list[dict[str, Any]]
     style: dict[str, str]
+    note: str = EMPTY_NOTE  #: said instead of the grid when ``rows`` is empty
+    summary: str = ""  #: how many players match and which are shown ("" when one page shows them all)
+    page: int = 1  #: the page shown
+    pages: int = 1  #: how many pages the matching players fill
 
     @property
     def empty(self) -> bool:
@@ -168,13 +198,19 @@ class LeaderboardView:
 
 
 def leaderboard_table(
-    rows: Sequence[dict[str, Any]], unit: str, *, with_shift: bool = False, narrow: bool = False
+    rows: Sequence[dict[str, Any]],
+    unit: str,
+    *,
+    with_shift: bool = False,
+    narrow: bool = False,
+    order: LeaderboardSort | None = None,
 ) -> LeaderboardView:
     """The leaderboard rows (see :func:`figures.leaderboard_rows`) as the sortable grid shows them.
 
     One grid component with plain row data (not a component per cell) keeps a long leaderboard quick
     to redraw; rows outside the visible area are not drawn.  ``narrow`` (a phone) keeps
-    :data:`PHONE_COLUMNS`, narrower and unpinned, so they fit the screen without scrolling sideways.
+    :data:`PHONE_COLUMNS`, narrower and unpinned, so they fit the screen without scrolling sideways.  The column
+    of ``order`` carries the sort mark (the rows come sorted that way).
     """
     if not rows:
         return LeaderboardView([], [], {"display": "none"})
@@ -201,7 +237,6 @@ def leaderboard_table(
             "valueFormatter": _number(digits),
             "minWidth": 110,
             "flex": 2,
-            "sort": "desc",
         },
         {"field": "games", "width": 80},
         {"field": "wins", "width": 72},
@@ -221,6 +256,10 @@ def leaderboard_table(
             "headerTooltip": "the last ten ratings, low ▁ to high █",
         },
     ]
+    order = order or LeaderboardSort()
+    for column in columns:
+        if column["field"] == order.column:
+            column["sort"] = "desc" if order.descending else "asc"
     if narrow:
         widest = max((r["rating"] for r in rows), key=abs)
         rating_text = f"{widest:,.{digits}f}"  # as _number(digits) writes it ("-" for the grid's "−")
@@ -244,8 +283,19 @@ def leaderboard_view(
     baseline: RatingRun | None,
     baseline_scale: Any = None,
     narrow: bool = False,
+    order: Any = None,
+    search: Any = None,
+    page: Any = 1,
 ) -> LeaderboardView:
-    """The leaderboard for ``run`` (with rank shifts against ``baseline`` when pinned)."""
+    """One page of the leaderboard for ``run`` (with rank shifts against ``baseline`` when pinned): the players
+    whose name holds ``search``, sorted by ``order`` (:func:`figures.leaderboard.leaderboard_sort`), page ``page``
+    (untrusted values: no search, the best first, page 1)."""
     scale = figures.scale_of(run, offset, factor)
-    rows = figures.leaderboard_rows(run, min_games=figures.min_games_of(min_games), scale=scale, baseline=baseline)
-    return leaderboard_table(rows, scale.unit, with_shift=baseline is not None, narrow=narrow)
+    everyone = figures.leaderboard_rows(
+        run, min_games=figures.min_games_of(min_games), scale=scale, baseline=baseline, trends=False
+    )
+    sort = leaderboard_sort(order)
+    cut = leaderboard_page(run, everyone, order=sort, search=search, page=page)
+    table = leaderboard_table(cut.rows, scale.unit, with_shift=baseline is not None, narrow=narrow, order=sort)
+    note = NOBODY_NOTE.format(cut.search) if everyone and cut.search else EMPTY_NOTE
+    return LeaderboardView(table.rows, table.columns, table.style, note, cut.summary, cut.shown, cut.pages)

@@ -63,6 +63,10 @@ class StandingsInputs:
     tab: Any = None
     generation: Any = None
     explained: Any = None
+    search: Any = None  #: the leaderboard's search text
+    order: Any = None  #: the leaderboard's sort (:func:`figures.leaderboard.leaderboard_sort`)
+    page: Any = 1  #: the leaderboard's page shown
+    first_page: bool = False  #: whether the leaderboard goes back to its first page (a new search, sort, filter)
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class StandingsViews:
     columns: Any = no_update  #: its columns (sent only when they differ from the drawn ones)
     grid_style: Any = no_update  #: its style (hidden when the filter leaves nobody)
     empty_note_style: Any = no_update  #: the note shown instead of an empty grid
+    empty_note: Any = no_update  #: its words (nobody plays enough games, or nobody's name holds the search)
     scale_row_style: Any = no_update  #: the display scale's row (shown for natural-scale systems only)
     trajectories: Any = no_update  #: the trajectories figure, or a Patch of its values
     game_changes: Any = no_update  #: one game's bars, or a Patch of their values
@@ -95,6 +100,10 @@ class StandingsViews:
     #: the game's explanation, its five outputs (:func:`layouts.player.explanation_outputs`)
     explanation: tuple[Any, ...] = (no_update,) * 5
     drawn: Any = no_update  #: what is drawn (fingerprints), written only when it changed
+    count: Any = no_update  #: the leaderboard's count of matching players, in words
+    page: Any = no_update  #: the leaderboard page shown (sent when it is not the one asked for)
+    pages: Any = no_update  #: how many pages
+    pager_style: Any = no_update  #: the count and page picker's style (hidden when one page shows everyone)
 
     def outputs(self) -> tuple[Any, ...]:
         """The values in the standings callback's output order (``callbacks/standings.py``)."""
@@ -103,6 +112,11 @@ class StandingsViews:
             self.columns,
             self.grid_style,
             self.empty_note_style,
+            self.empty_note,
+            self.count,
+            self.page,
+            self.pages,
+            self.pager_style,
             self.scale_row_style,
             self.trajectories,
             self.game_changes,
@@ -166,18 +180,32 @@ def views_for(
             factor=inputs.factor,
             baseline=baseline,
             narrow=inputs.narrow is True,
+            order=inputs.order,
+            search=inputs.search,
+            page=1 if inputs.first_page else inputs.page,
         )
         views.rows = view.rows
         # the grid stays; its columns and size are sent only when they differ from the drawn ones (the grid then
         # keeps the sort the user chose), and the rows are matched by player, so only changed cells redraw.  An
         # empty result hides the grid and shows the note, leaving the columns as they are.
-        key = "empty" if view.empty else _digest(view.columns, view.style)
+        key = _digest("empty", view.note) if view.empty else _digest(view.columns, view.style)
         if shown.get("leaderboard") != key:
             views.grid_style = view.style
             views.empty_note_style = {"display": "block"} if view.empty else {"display": "none"}
-            if not view.empty:
+            if view.empty:
+                views.empty_note = view.note
+            else:
                 views.columns = view.columns
             shown["leaderboard"] = key
+        # the page picker: its count, length and place, each sent only when it changes
+        pager = _digest(view.summary, view.pages)
+        if shown.get("leaderboard_pages") != pager:
+            views.count = view.summary
+            views.pages = view.pages
+            views.pager_style = {"display": "block" if view.summary else "none"}
+            shown["leaderboard_pages"] = pager
+        if view.page != inputs.page:
+            views.page = view.page
         row_style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
         if shown.get("scale_row") != row_style:  # sent only when it changes (each set output costs the page a round)
             views.scale_row_style = shown["scale_row"] = row_style

@@ -48,7 +48,10 @@ refused is never measured again, so a cost learnt once would otherwise refuse th
 
 Light requests: a kind whose mean is below :data:`LIGHT_SECONDS` reads memoised results and does no replay; the
 threaded worker serves those (and pages, scripts, layout, dependencies) on a lane of their own threads, so a queue
-of replays never delays a page load.  :func:`process_gate` is the one gate of a process, shared by the app and the
+of replays never delays a page load.  A light callback is refused neither for its cost nor for the load, but it is
+when it has already waited longer than the budget before a thread began it: under real overload (hundreds of
+visitors on two cores) the light lane's own queue grew without bound, every visitor waiting many seconds and none
+told the server was busy.  :func:`process_gate` is the one gate of a process, shared by the app and the
 worker.
 """
 
@@ -192,9 +195,13 @@ class Gate:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Gate:
-        """A gate with the budget ``RATINGS_BUSY_SECONDS`` (default 5; 0 or less turns refusals off)."""
+        """A gate with the budget ``RATINGS_BUSY_SECONDS`` (declared in :data:`sources.settings.VARIABLES`: default 5;
+        0 or less turns refusals off); a value that is not a number stops the process saying so."""
         env = os.environ if environ is None else environ
-        budget = settings.env_number(env, "RATINGS_BUSY_SECONDS", 5.0, "a number of seconds")
+        try:
+            budget = float(settings.value(env, "RATINGS_BUSY_SECONDS"))
+        except settings.SettingError as exc:
+            raise SystemExit(str(exc)) from None
         return cls(budget if budget > 0 else float("inf"))
 
     def _fade(self, cost: _Cost) -> float:
@@ -296,8 +303,14 @@ class Gate:
 
     def enter(self, kind: str, queued: float = 0.0, *, may_refuse: bool = True) -> Ticket | None:
         """Admit a request of ``kind`` that waited ``queued`` seconds (a :class:`Ticket`), or refuse it (None);
-        with ``may_refuse=False`` (a light request) it is admitted whatever the load, and its time still learnt."""
+        with ``may_refuse=False`` (a light request) it is admitted whatever the load, and its time still learnt,
+        unless it has already waited longer than the budget (its answer would come too late: under real overload the
+        light lane's queue is refused, not left to grow)."""
         if not may_refuse:
+            if queued > self.budget:
+                with self._lock:
+                    self.refused += 1
+                return None
             return self._ticket(kind, self.expected(kind), light=True)
         own = self._admits(kind, queued)
         return None if own is None else self._ticket(kind, own)

@@ -27,7 +27,6 @@ __all__ = [
     "Settings",
     "Variable",
     "current",
-    "env_number",
     "load",
     "markdown_table",
     "value",
@@ -225,6 +224,7 @@ VARIABLES: tuple[Variable, ...] = (
         "number",
         5.0,
         "A callback that could not finish within this many seconds, queue included, is refused at once (0: never).",
+        0,
     ),
     Variable("RATINGS_LIGHT_THREADS", "light_threads", "whole", 4, "Threads per worker that serve pages.", 1, 64),
     Variable(
@@ -237,6 +237,34 @@ VARIABLES: tuple[Variable, ...] = (
         0,
     ),
     Variable("RATINGS_ANSWER_MEMO", "answer_memo", "flag", True, "The shared memo of identical callback answers."),
+    Variable(
+        "RATINGS_JOBS_RUNNING",
+        "jobs_running",
+        "whole",
+        2,
+        "Fit and Compare searches running at once (on the host with the disk store; on all Celery workers with "
+        "Redis); more wait in a queue whose place the page shows.",
+        1,
+        64,
+    ),
+    Variable(
+        "RATINGS_JOBS_PER_CLIENT",
+        "jobs_per_client",
+        "whole",
+        2,
+        "Searches one visitor (address) may have running or waiting.",
+        1,
+        64,
+    ),
+    Variable(
+        "RATINGS_JOBS_WAITING",
+        "jobs_waiting",
+        "whole",
+        16,
+        "Searches that may wait for a free slot; one more is refused at once.",
+        0,
+        1000,
+    ),
 )
 
 _BY_NAME = {v.name: v for v in VARIABLES}
@@ -275,6 +303,9 @@ class Settings:
     light_threads: int
     prewarm_seconds: float
     answer_memo: bool
+    jobs_running: int
+    jobs_per_client: int
+    jobs_waiting: int
 
     def __repr__(self) -> str:  # never the secrets, in a log or a traceback
         return "Settings(" + ", ".join(f"{f.name}={self._shown(f.name)}" for f in fields(self)) + ")"
@@ -342,19 +373,6 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
             "for all of them."
         )
     return Settings(**read)
-
-
-def env_number(environ: Mapping[str, str], name: str, default: float, what: str) -> float:
-    """A number read at start-up by a module that takes its own ``environ``: ``default`` when unset, else the number;
-    a value that is not one stops the process with ``NAME must be <what>, got '...'``.  (The variable is declared
-    in :data:`VARIABLES` all the same, for the README's table.)"""
-    text = _text(environ, name)
-    if text is None:
-        return default
-    try:
-        return int(text) if what.startswith("a whole number") else float(text)
-    except ValueError:
-        raise SystemExit(f"{name} must be {what}, got '{text}'") from None
 
 
 def markdown_table() -> str:

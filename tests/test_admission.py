@@ -99,8 +99,9 @@ def test_the_budget_comes_from_the_environment() -> None:
     assert Gate.from_environ({"RATINGS_BUSY_SECONDS": "2.5"}).budget == 2.5
     assert Gate.from_environ({}).budget == 5.0
     assert Gate.from_environ({"RATINGS_BUSY_SECONDS": "0"}).budget == float("inf")  # 0 turns refusals off
-    with pytest.raises(SystemExit, match="RATINGS_BUSY_SECONDS"):
-        Gate.from_environ({"RATINGS_BUSY_SECONDS": "soon"})
+    for wrong in ("soon", "-1", "nan"):  # read as sources.settings.VARIABLES declares it: a number of at least 0
+        with pytest.raises(SystemExit, match="RATINGS_BUSY_SECONDS must be a number of at least 0"):
+            Gate.from_environ({"RATINGS_BUSY_SECONDS": wrong})
 
 
 def test_heavy_requests_admitted_on_arrival_count_until_they_begin() -> None:
@@ -127,7 +128,7 @@ def test_heavy_requests_admitted_on_arrival_count_until_they_begin() -> None:
     assert gate.backlog() == 0.0
 
 
-def test_light_kinds_are_those_expected_below_the_light_threshold_and_are_never_refused() -> None:
+def test_light_kinds_are_those_expected_below_the_light_threshold_and_are_not_refused_for_the_load() -> None:
     gate = Gate(budget=0.01, clock=_Clock())
     assert not gate.is_light("never seen")  # it may be a replay
     gate.learn("leaderboard", LIGHT_SECONDS / 2)
@@ -142,6 +143,23 @@ def test_light_kinds_are_those_expected_below_the_light_threshold_and_are_never_
     assert ticket is not None and ticket.expected == pytest.approx(LIGHT_SECONDS * 2)
     for done in (light, held, ticket):
         gate.leave(done)
+
+
+def test_a_light_request_that_already_waited_the_whole_budget_is_refused() -> None:
+    # Issue 30 (200 users, long waits, no refusals): the light lane's queue was never refused.  Whatever the load, a
+    # light request is admitted while it has waited less than the budget, and refused once it has waited longer.
+    gate = Gate(budget=2.0, clock=_Clock())
+    gate.learn("leaderboard", LIGHT_SECONDS / 2)
+    gate.learn("replay", 30.0)
+    heavy = gate.enter("replay")  # idle: admitted; now 30 s of work are in flight
+    early = gate.enter("leaderboard", 1.9, may_refuse=False)
+    assert early is not None, "a light request is not refused for the work in flight"
+    refused = gate.refused
+    assert gate.enter("leaderboard", 2.1, may_refuse=False) is None
+    assert gate.refused == refused + 1
+    for done in (heavy, early):
+        gate.leave(done)
+    assert gate.enter("leaderboard", 2.1, may_refuse=False) is None, "idle or not: its answer would come too late"
 
 
 def test_one_gate_per_process() -> None:

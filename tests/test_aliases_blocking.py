@@ -241,3 +241,35 @@ def _reference_within(key: str, choices: list[str], edits: int) -> list[str]:
     near = process.extract(key, choices, scorer=Levenshtein.distance, score_cutoff=2 * edits, limit=None)
     measured = [(DamerauLevenshtein.distance(key, other), other) for other, _, _ in near]
     return [other for d, other in sorted(measured) if d <= edits]
+
+
+# --------------------------------------------------------------------------------------------- the page says so
+@pytest.mark.parametrize("suspects", [False, True], ids=["nothing-found", "pairs-found"])
+def test_the_page_says_when_the_check_stopped(monkeypatch: pytest.MonkeyPatch, suspects: bool) -> None:
+    # The Aliases callback shows the check's note beside its pairs, or alone when it found none (issue 30); a cut of
+    # 5,000 comparisons stands in for MAX_COMPARISONS on a history of a few thousand names.
+    import functools
+    import json
+
+    from callbacks import aliases as page
+    from sources import aliasing
+    from sources.model import Upload, keep_history
+
+    history = _one_game_players(2_000)
+    if suspects:  # a pair the same up to accents, found before the comparisons that run out
+        history = GameHistory(
+            [Game("a", (Entry("Zoë", 1), Entry("Bertrand", 2))), Game("b", (Entry("Zoe", 1), Entry("Zed", 2)))]
+            + list(history.games)
+        )
+    monkeypatch.setattr(aliasing, "likely_duplicates", functools.partial(likely_duplicates, comparisons=5_000))
+    source = Upload(keep_history(history), "many.csv").to_json()
+    warning, pairs, _, _ = page.on_source(source)
+    shown = json.dumps([w.to_plotly_json() for w in warning], default=lambda c: c.to_plotly_json(), ensure_ascii=False)
+    assert "stopped after 5,000 comparisons of names" in shown
+    assert bool(pairs) is suspects and ("Zoë" in shown) is suspects
+
+
+def test_a_whole_check_adds_no_note() -> None:
+    from layouts.aliases import suspects_warning
+
+    assert suspects_warning([], None) == []

@@ -136,3 +136,42 @@ def test_a_flood_is_refused_early_with_a_busy_message(one_worker: tuple[str, dic
         f"\nflood: {len(served)} served (slowest {slowest_served:.2f} s), {len(refused)} refused "
         f"(slowest refusal {slowest_refusal:.2f} s); page, layout and callbacks list during it: {page_took:.2f} s"
     )
+
+
+@pytest.fixture(scope="module")
+def narrow_light_lane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One worker whose light lane has one thread and whose budget is 0.5 s: a small stand-in for 200 visitors on
+    two cores (issue 30), where the light lane's queue grew without bound and nothing was refused."""
+    env = {
+        "RATINGS_STORE_DIR": str(tmp_path_factory.mktemp("light-store")),
+        "RATINGS_BUSY_SECONDS": "0.5",
+        "RATINGS_LIGHT_THREADS": "1",
+        "RATINGS_ANSWER_MEMO": "0",  # every request is work (none answered from the memo of answers)
+    }
+    with gunicorn(env, tmp_path_factory.mktemp("light-logs"), workers=1) as url:
+        yield url
+
+
+def test_a_queue_of_light_requests_is_refused_once_it_waited_the_budget(narrow_light_lane: str) -> None:
+    client = HttpClient(narrow_light_lane, timeout=60)
+    poker = {"kind": "sample", "name": "poker"}
+
+    def change(k: int) -> tuple[int, dict[str, Any], bool]:
+        # a parameter change on the small poker sample: a few tens of milliseconds, a light kind once measured
+        settings = {"system": "multielo", "params": {"k": k}}
+        response = post(client, "standings-leaderboard", {"data-source.data": poker, "params-settings.data": settings})
+        body = response.get_json() if response.status_code == 200 else {}
+        return response.status_code, body, "Retry-After" in response.headers
+
+    for k in (10, 11, 12):  # measured: the kind is light from now on
+        assert change(k)[0] == 200
+    with concurrent.futures.ThreadPoolExecutor(max_workers=60) as pool:
+        answers = list(pool.map(change, range(13, 213)))
+    assert {status for status, _, _ in answers} == {200}
+    served = [body for _, body, busy in answers if not busy]
+    refused = [body for _, body, busy in answers if busy]
+    assert served and all("standings-leaderboard" in body["response"] for body in served)
+    assert refused, "200 changes on one light thread cannot all start within 0.5 s: the late ones are refused"
+    for body in refused:
+        assert body["response"] == {} and body["sideUpdate"]["page-error"]["children"] == BUSY_MESSAGE
+    print(f"\n200 light changes on one light thread: {len(served)} served, {len(refused)} refused as busy")

@@ -22,8 +22,10 @@ waited behind it.  This worker changes what happens between the main loop and th
    answer-memo name, or the same body), so a flood right after a restart is refused early too.
 
 The app learns the verdict through the WSGI environ (``ratings.arrival``, ``ratings.light``, ``ratings.refused``),
-set by this worker only, never from a request's headers.  A light callback is never refused (it is cheap, and a
-page load needs it); its CPU time is still learnt, so a kind that turns out heavy moves to the heavy lane.  Under
+set by this worker only, never from a request's headers.  A light callback is not refused for its cost (it is cheap,
+and a page load needs it), only when it has already waited longer than the budget on the light lane's queue
+(:meth:`sources.admission.Gate.enter`); its CPU time is still learnt, so a kind that turns out heavy moves to the
+heavy lane.  Under
 any other server (``python app.py``, a sync worker) the app judges each callback when it begins, as before.
 """
 

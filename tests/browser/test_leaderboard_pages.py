@@ -1,0 +1,69 @@
+"""The leaderboard paged, sorted and searched on the server, in a real headless Chromium (issues 28 item 5, 30).
+
+The racing sample has 150 players: two pages of 100.  How many games each player played does not depend on the
+rating system, so the expected order of the "games" column is counted from the history itself.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from figures import is_placeholder
+from ratings.samples import load_sample
+from tests.browser.conftest import screenshot
+from tests.browser.test_app_browser import TIMEOUT, open_app, settle
+
+pytestmark = pytest.mark.browser
+
+#: Every row the grid holds (not only those drawn on screen), in its order: [player, games, rank].
+GRID_ROWS_JS = """() => {
+  const rows = [];
+  dash_ag_grid.getApi('standings-leaderboard').forEachNodeAfterFilterAndSort(
+    n => rows.push([n.data.player, n.data.games, n.data.rank]));
+  return rows;
+}"""
+
+
+def _games_played() -> list[int]:
+    history = load_sample("racing")
+    counts = Counter(e.player for game in history.games for e in game.entries)
+    return sorted(n for player, n in counts.items() if not is_placeholder(player))
+
+
+def _wait_games(page, want: list[int]) -> None:
+    page.wait_for_function(
+        f"(want) => JSON.stringify(({GRID_ROWS_JS})().map(r => r[1])) === JSON.stringify(want)",
+        arg=want,
+        timeout=TIMEOUT,
+    )
+
+
+def test_a_header_sorts_the_whole_leaderboard_and_the_pages_follow(page, app_url):
+    games = _games_played()
+    assert len(games) == 150
+    open_app(page, app_url, "?sample=racing")
+    settle(page)
+    rows = page.evaluate(GRID_ROWS_JS)
+    assert [r[2] for r in rows] == list(range(1, 101))  # page 1: the best hundred
+    assert "150 players; showing 1-100" in page.inner_text("#standings-leaderboard-count")
+    # a click on the games header: the fewest games of all 150 players first, not just of the hundred held
+    page.click("#standings-leaderboard .ag-header-cell[col-id='games'] .ag-header-cell-label")
+    _wait_games(page, games[:100])
+    # the second page goes on in that order
+    page.click("#standings-leaderboard-pages a.page-link:text-is('2')")
+    _wait_games(page, games[100:])
+    assert "showing 101-150" in page.inner_text("#standings-leaderboard-count")
+    # again: the most games first, back on the first page
+    page.click("#standings-leaderboard .ag-header-cell[col-id='games'] .ag-header-cell-label")
+    _wait_games(page, games[::-1][:100])
+    assert "showing 1-100" in page.inner_text("#standings-leaderboard-count")
+    screenshot(page, "leaderboard-sorted-by-games")
+    # a search: only matching players, whichever page they were on
+    page.fill("#standings-leaderboard-search", "zz-no-such-player")
+    page.wait_for_function(
+        "() => document.querySelector('#standings-leaderboard-empty').innerText.includes('zz-no-such-player')",
+        timeout=TIMEOUT,
+    )
+    assert page.console_errors == []
