@@ -42,8 +42,19 @@ from figures.gamelist import (
     games_page,
     parse_day,
     player_options,
+    sides_in_game,
 )
-from figures.games import game_choice, game_label, game_labels, game_options, game_players, plain_game_labels
+from figures.games import (
+    Side,
+    game_choice,
+    game_label,
+    game_labels,
+    game_options,
+    game_players,
+    game_sides,
+    plain_game_labels,
+    teammates_text,
+)
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.metrics import BETTER, METRICS, metrics_rows
 from figures.player import (
@@ -124,6 +135,10 @@ __all__ = [
     "parse_day",
     "player_options",
     "game_players",
+    "game_sides",
+    "sides_in_game",
+    "Side",
+    "teammates_text",
     "graph_config",
     "head_to_head_rows",
     "game_pick",
