@@ -138,7 +138,9 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
     """The rows of "why did the rating change": one per term (exact systems) or per moved quantity (the others).
 
     Term rows: ``part``, ``result``, ``chance`` (of finishing ahead, in percent), ``change`` (on the shown scale),
-    biggest effect first, then a ``total`` row.  Moved rows: ``part``, ``before``, ``after``, ``change`` (``mu``,
+    biggest effect first, then a ``total`` row.  In a team game the player's teammates follow, each with their own
+    change (``part`` ``"teammate Bob"``; after the total, which they are not part of).  Moved rows: ``part``,
+    ``before``, ``after``, ``change`` (``mu``,
     ``sigma`` and the like in the system's own units; the shown rating on the shown scale).  A change that is only
     rounding next to the numbers of its row or table (:func:`ratings.numerics.without_noise`) reads ``0``.
     """
@@ -157,6 +159,15 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
         ]
         total = scale.change_between(explanation.before, explanation.after)
         rows.append({"part": "total", "result": "", "chance": "", "change": signed(float(total))})
+        rows += [
+            {
+                "part": f"teammate {m.name}",
+                "result": "same team",
+                "chance": "",
+                "change": signed(float(scale.change_between(m.before, m.after))),
+            }
+            for m in explanation.teammates
+        ]
         return rows
     out = []
     for m in explanation.moved:
@@ -165,6 +176,15 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
         after = float(scale.value(m.after)) if shown else m.after
         change = (scale if shown else Scale()).change_between(m.before, m.after)  # the others in their own units
         out.append({"part": m.name, "before": number(before), "after": number(after), "change": signed(float(change))})
+    for m in explanation.teammates:  # their shown ratings
+        out.append(
+            {
+                "part": f"teammate {m.name}",
+                "before": number(float(scale.value(m.before))),
+                "after": number(float(scale.value(m.after))),
+                "change": signed(float(scale.change_between(m.before, m.after))),
+            }
+        )
     return out
 
 

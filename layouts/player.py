@@ -159,8 +159,9 @@ def explanation_view(
         for key, title in (_EXACT if exact else _MOVED)
     ]
     shown = [dict(r) for r in rows]
-    if exact and shown and shown[-1].get("part") == "total":
-        shown[-1]["total"] = "1"
+    for row in shown:
+        if exact and row.get("part") == "total":
+            row["total"] = "1"
     return ExplanationView(header, shown, columns, "\n".join(notes))
 
 

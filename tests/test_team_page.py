@@ -5,6 +5,8 @@ Expected strings and numbers are written by hand from the small histories below 
 
 from __future__ import annotations
 
+import pytest
+
 from ratings import GameHistory, create
 
 
@@ -70,3 +72,83 @@ def test_the_game_view_names_each_players_teammates() -> None:
     assert bars.labels == ["1. Ann", "1. Dee", "2. Bob", "2. Cid"]
     assert "with Dee" in bars.hovertext[0] and "place 1 of 2" in bars.hovertext[0]
     assert figures.game_players(run, 2, None)[0][0]["label"] == "1. Cid"  # a free-for-all names no teammate
+
+
+def _first_game_run(system: str, **params: object):
+    return create(system, **params).rate(_history())
+
+
+def test_pairwise_elo_splits_a_2v2_change_by_opposing_team() -> None:
+    from ratings.explain import explain
+
+    # Hand derivation (Kerby 2025 §3.1.1 on the teams' strengths, Weng and Lin 2011 for the share): in game 1 every
+    # rating is the initial 0, so both teams' strengths are 0 and P(Red beats Blue) = logistic(0) = 1/2; Ann's term
+    # against Blue is eta (1 - 1/2) = 0.07 * 0.5 = 0.035 times her share d(sum)/d(r_Ann) = 1.
+    e = explain(_first_game_run("pairwise-elo"), 0, "Ann")
+    assert [(t.label, t.result) for t in e.terms] == [("Cid & Dee", "ahead")]
+    assert e.terms[0].value == pytest.approx(0.035, rel=1e-12)
+    assert e.terms[0].expected == pytest.approx(0.5, rel=1e-12)
+    assert e.change == pytest.approx(0.035, rel=1e-12)
+    assert [(m.name, m.after - m.before) for m in e.teammates] == [("Bob", pytest.approx(0.035))]
+    # with the mean, d(mean)/d(r_Ann) = 1/2: half the term, and the loser's term is its negative
+    mean = explain(_first_game_run("pairwise-elo", team_strength="mean"), 0, "Cid")
+    assert [(t.label, t.result) for t in mean.terms] == [("Ann & Bob", "behind")]
+    assert mean.terms[0].value == pytest.approx(-0.0175, rel=1e-12)
+
+
+def test_multielo_splits_a_2v2_change_by_opposing_team() -> None:
+    from ratings.explain import explain
+
+    # Hand derivation (design document 002, composite team; Cunningham 2021 eq. 4 with N = 2 teams): all at 1000,
+    # Ann's virtual opponent for Blue is 1000 + (1000 - 1000) = 1000, expected 1/2, so K (N-1)(1 - 1/2) = 16.
+    e = explain(_first_game_run("multielo"), 0, "Ann")
+    assert [(t.label, t.result, t.value) for t in e.terms] == [("Cid & Dee", "ahead", pytest.approx(16.0))]
+    assert e.change == pytest.approx(16.0)
+
+
+@pytest.mark.parametrize(
+    ("system", "params"),
+    [
+        ("pairwise-elo", {}),
+        ("pairwise-elo", {"team_strength": "mean", "variant": "average", "dummy": 0.0}),
+        ("pairwise-elo", {"model": "gaussian", "floor": -0.01}),
+        ("multielo", {}),
+        ("multielo", {"team_method": "composite opponent", "dummy": 1000.0, "base": 2.0}),
+    ],
+)
+def test_the_terms_of_every_team_game_sum_to_the_replayed_change(system: str, params: dict) -> None:
+    from ratings.explain import explain
+
+    # The replay (the compiled kernel) is the independent side: the terms are recomputed from the ratings before.
+    run = create(system, **params).rate(_history())
+    h = run.history
+    for g in range(h.n_games):
+        for p in h.games[g].players:
+            e = explain(run, g, p)
+            assert e.exact
+            assert sum(t.value for t in e.terms) == pytest.approx(e.change, abs=1e-9), (g, p)
+            if h.team_game[g]:
+                assert len(e.teammates) == (1 if p != "Eve" else 0)
+
+
+@pytest.mark.parametrize("system", ["plackett-luce", "thurstonian", "trueskill", "glicko2", "elo-mmr"])
+def test_the_other_systems_say_how_they_rate_a_team_and_list_teammates(system: str) -> None:
+    import figures
+    from layouts.player import explain_view
+
+    run = create(system).rate(_history())
+    view = explain_view(run, "Dee", 3, figures.scale_for(run))
+    parts = [r["part"] for r in view.rows]
+    assert parts[-1] == "teammate Ann"
+    assert "Team game" in view.notes
+    assert "Team game" not in explain_view(run, "Ann", 2, figures.scale_for(run)).notes  # free-for-all
+
+
+def test_the_exact_view_keeps_the_total_bold_with_teammates_after_it() -> None:
+    import figures
+    from layouts.player import explain_view
+
+    run = _first_game_run("pairwise-elo")
+    view = explain_view(run, "Ann", 0, figures.scale_for(run))
+    assert [r["part"] for r in view.rows] == ["Cid & Dee", "total", "teammate Bob"]
+    assert [r.get("total") for r in view.rows] == [None, "1", None]
