@@ -15,13 +15,15 @@ from figures.text import HOVER_NUMBER, place_name, plain
 from ratings import RatingRun
 from ratings.explain import Explanation
 from ratings.numerics import number, signed, without_noise
-from ratings.stats import HeadToHead, PlayerStats, player_games
+from ratings.stats import PARTNER_MIN_GAMES, HeadToHead, Partner, PlayerStats, player_games
 
 __all__ = [
     "explanation_rows",
     "form_text",
     "game_pick",
     "head_to_head_rows",
+    "partner_rows",
+    "partner_summary",
     "player_figure",
     "player_pick",
     "record_items",
@@ -75,6 +77,42 @@ def head_to_head_rows(rows: list[HeadToHead]) -> list[dict[str, Any]]:
         }
         for r in rows
     ]
+
+
+def partner_rows(rows: list[Partner], scale: Scale) -> list[dict[str, Any]]:
+    """Grid rows: partner, games together, wins together, their share, and the player's rating change per game
+    together (on the shown scale)."""
+    return [
+        {
+            "partner": r.partner,
+            "games": r.games,
+            "wins": r.wins,
+            "win_share": round(100 * r.wins / r.games, 1),
+            "change_per_game": round(float(scale.change(r.change_per_game)), 2),
+        }
+        for r in rows
+    ]
+
+
+def partner_summary(rows: list[Partner], scale: Scale, unit: str = "") -> str:
+    """The best and worst partner in words, by the player's rating change per game together among partners of at
+    least :data:`ratings.stats.PARTNER_MIN_GAMES` games; a note when there are no team games or too few."""
+    if not rows:
+        return "No team games: partners are the players of the same team in a team game."
+    measure = f"by the player's rating change per game together, among partners of {PARTNER_MIN_GAMES}+ games"
+    known = [r for r in rows if r.games >= PARTNER_MIN_GAMES]
+    if not known:
+        return f"No partner with {PARTNER_MIN_GAMES} or more games together yet to call best or worst."
+
+    def said(r: Partner) -> str:
+        per = signed(float(scale.change(r.change_per_game)))
+        return f"{r.partner} ({per}{' ' + unit if unit else ''} a game over {r.games} games, {r.wins} won)"
+
+    best = max(known, key=lambda r: (r.change_per_game, r.games))
+    worst = min(known, key=lambda r: (r.change_per_game, -r.games))
+    if best == worst:
+        return f"Only partner ({measure}): {said(best)}."
+    return f"Best partner: {said(best)}. Worst: {said(worst)}. ({measure[0].upper()}{measure[1:]}.)"
 
 
 def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] | None = None) -> go.Figure:

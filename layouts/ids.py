@@ -320,3 +320,10 @@ class GameExplain(StrEnum):
     HEADER = "game-explain-header"
     TABLE = "game-explain-table"
     NOTES = "game-explain-notes"
+
+
+class Partners(StrEnum):
+    """The Player tab's partners (team games): the best and worst in words, and a grid of every teammate."""
+
+    SUMMARY = "partners-summary"
+    GRID = "partners-grid"

@@ -152,3 +152,58 @@ def test_the_exact_view_keeps_the_total_bold_with_teammates_after_it() -> None:
     view = explain_view(run, "Ann", 0, figures.scale_for(run))
     assert [r["part"] for r in view.rows] == ["Cid & Dee", "total", "teammate Bob"]
     assert [r.get("total") for r in view.rows] == [None, "1", None]
+
+
+def test_head_to_head_counts_only_the_other_teams() -> None:
+    from ratings.stats import HeadToHead, head_to_head
+
+    # Bob, by hand from _history: g1 (Red, with Ann) beat Cid, Dee; g2 (B, with Dee) tied Ann, Cid, ahead of Eve;
+    # g3 alone: DNF behind Cid and Ann; g4 (X, with Cid) behind Ann, Dee.
+    assert head_to_head(_history(), "Bob") == [
+        HeadToHead("Ann", 3, 0, 2, 1),
+        HeadToHead("Cid", 3, 1, 1, 1),
+        HeadToHead("Dee", 2, 1, 1, 0),
+        HeadToHead("Eve", 1, 1, 0, 0),
+    ]
+
+
+def test_partners_count_games_and_wins_together_and_the_players_own_change() -> None:
+    from ratings.stats import partners
+
+    run = create("pairwise-elo").rate(_history())
+    h = run.history
+    # Ann's teams by hand: g1 with Bob (won), g2 with Cid (tied first: a win), g4 with Dee (won); g3 has no team.
+    rows = partners(run, "Ann")
+    assert [(r.partner, r.games, r.wins) for r in rows] == [("Bob", 1, 1), ("Cid", 1, 1), ("Dee", 1, 1)]
+    k = {g: h.game_slice(g).start + h.games[g].players.index("Ann") for g in range(h.n_games)}
+    change = {g: float(run.after[k[g]] - run.before[k[g]]) for g in k}
+    assert [r.change for r in rows] == [change[0], change[1], change[3]]
+    assert partners(run, "Eve") == []  # she played alone, also in a team game
+    assert partners(create("pairwise-elo").rate(h.with_games(h.games[2:3])), "Ann") == []  # no team games
+
+
+def test_best_and_worst_partner_by_change_per_game_with_a_minimum() -> None:
+    import figures
+    from ratings.stats import PARTNER_MIN_GAMES, Partner
+
+    scale = figures.Scale(factor=10.0)
+    assert PARTNER_MIN_GAMES == 3
+    rows = [Partner("Bob", 4, 3, 2.0), Partner("Cid", 3, 0, -0.3), Partner("Dee", 2, 2, 5.0)]
+    text = figures.partner_summary(rows, scale, "points")
+    # Bob +0.5 a game (x10 on the shown scale = +5), Cid -0.1 (-1); Dee has too few games to be named
+    assert text.startswith("Best partner: Bob (+5 points a game over 4 games, 3 won). Worst: Cid (−1 points a game")
+    assert "Dee" not in text
+    grid = figures.partner_rows(rows, scale)
+    assert grid[0] == {"partner": "Bob", "games": 4, "wins": 3, "win_share": 75.0, "change_per_game": 5.0}
+    assert "No partner with 3" in figures.partner_summary(rows[2:], scale)
+    assert figures.partner_summary([], scale).startswith("No team games")
+
+
+def test_the_player_view_carries_partners() -> None:
+    import figures
+    from layouts.player import player_view
+
+    run = create("pairwise-elo").rate(_history())
+    view = player_view(run, "Ann", figures.scale_for(run))
+    assert [r["partner"] for r in view.partners] == ["Bob", "Cid", "Dee"]
+    assert "No partner with 3" in view.partner_summary
