@@ -82,7 +82,13 @@ from figures.players import (
     player_series,
     top_players,
 )
-from figures.predictions import default_pick, prediction_options, probability_figure, probability_rows
+from figures.predictions import (
+    default_pick,
+    default_teams,
+    prediction_options,
+    probability_figure,
+    probability_rows,
+)
 from figures.scale import NATURAL_SCALE, Scale, min_games_of, scale_for, scale_of
 from figures.scores import base_of, score_function_figure, score_view
 from figures.text import counted, date_range_text, place_name, place_text, plain
@@ -165,6 +171,7 @@ __all__ = [
     "probability_rows",
     "prediction_options",
     "default_pick",
+    "default_teams",
     "BETTER",
     "METRICS",
     "metrics_rows",

@@ -327,3 +327,13 @@ class Partners(StrEnum):
 
     SUMMARY = "partners-summary"
     GRID = "partners-grid"
+
+
+class PredictTeams(StrEnum):
+    """Win probabilities for a game between two chosen teams (each system's own team model)."""
+
+    FIRST = "predict-teams-first"
+    SECOND = "predict-teams-second"
+    FIGURE = "predict-teams-figure"
+    TABLE = "predict-teams-table"
+    NOTE = "predict-teams-note"
