@@ -41,6 +41,22 @@ _COLUMNS: list[dict[str, Any]] = [
         "headerTooltip": "1 = best (2 or 2nd); DNF, DQ, DNS or empty = did not finish",
     },
     {
+        "field": "team",
+        "headerName": "team",
+        "minWidth": 56,
+        "flex": 0.8,
+        "filter": True,
+        "headerTooltip": "Players of a game with the same team are teammates and share its place; empty = alone. "
+        "Change it to move a player to another team.",
+    },
+    {
+        "field": "weight",
+        "headerName": "weight",
+        "minWidth": 48,
+        "flex": 0.5,
+        "headerTooltip": "The share of the game played (0.5 or 50%); empty = the whole game.",
+    },
+    {
         "field": "exclude",
         # narrow enough for a phone (the grid and its last column fit 360 px)
         "headerName": "exclude game",
@@ -85,11 +101,11 @@ def edit_panel() -> html.Div:
         [
             html.H2("Edit the history (what if)", className="h6 mb-1"),
             html.Div(
-                "Change a game, date, player or place (1 or 1st is best; DNF, DQ or empty for did not finish), add "
-                "or delete rows, tick 'exclude game' to leave a game out. A game has one date: change it on any one "
-                "row and Apply moves the whole game (dates as 2024-03-31, 31/03/2024 or 31 March 2024). Nothing "
-                "changes until you press Apply; the edits stay in this browser session only (download them with "
-                "'History CSV').",
+                "Change a game, date, player or place (1 or 1st is best; DNF, DQ or empty for did not finish), a "
+                "team (players of a game with the same team are teammates and share a place), add or delete rows, "
+                "tick 'exclude game' to leave a game out. A game has one date: change it on any one row and Apply "
+                "moves the whole game (dates as 2024-03-31, 31/03/2024 or 31 March 2024). Nothing changes until you "
+                "press Apply; the edits stay in this browser session only (download them with 'History CSV').",
                 className="small text-muted mb-1",
             ),
             buttons,

@@ -317,3 +317,68 @@ def test_the_team_prediction_callbacks_default_to_the_latest_team_game() -> None
     assert "own team model" in note
     figure, table, note = predict.on_predict_team_game(source, current, first, first, Tab.PREDICTIONS)
     assert "On both teams" in figure.layout.annotations[0].text and table is None
+
+
+def test_the_edit_grid_keeps_teams_and_moves_a_player_to_another_team() -> None:
+    from sources import edits
+    from sources.model import Sample
+    from sources.reading import history_for
+
+    base = Sample("doubles").to_json()
+    history = history_for(base)
+    rows = edits.grid_rows(history)
+    # unchanged rows apply to the same games, teams and weights
+    same = edits.apply_rows(rows, edits.fresh_state(base))
+    assert same.ok, same.message
+    assert [g.entries for g in history_for(same.source).games] == [g.entries for g in history.games]
+    # swap two players of the first match between its teams (Milo & Carla lost to Kemal & Greta)
+    first = [r for r in rows if r["game"] == history.games[0].id]
+    assert [(r["player"], r["team"]) for r in first] == [
+        ("Milo", "Milo & Carla"),
+        ("Carla", "Milo & Carla"),
+        ("Kemal", "Kemal & Greta"),
+        ("Greta", "Kemal & Greta"),
+    ]
+    first[1].update(team="Kemal & Greta", place="1")  # Carla joins the winners
+    first[2].update(team="Milo & Carla", place="2")  # Kemal joins the losers
+    moved = edits.apply_rows(rows, edits.fresh_state(base))
+    assert moved.ok, moved.message
+    game = history_for(moved.source).games[0]
+    teams = {e.player: (e.team, e.place) for e in game.entries}
+    assert teams == {
+        "Milo": ("Milo & Carla", 2),
+        "Carla": ("Kemal & Greta", 1),
+        "Kemal": ("Milo & Carla", 2),
+        "Greta": ("Kemal & Greta", 1),
+    }
+    # a player moved without its place is refused, naming the game, the player and the rule
+    first[1].update(place="2")
+    refused = edits.apply_rows(rows, edits.fresh_state(base))
+    assert not refused.ok and "teammates share their team's place" in refused.message
+
+
+def test_rows_kept_before_the_team_columns_still_undo() -> None:
+    from sources import edits
+    from sources.model import Sample
+
+    base = Sample("poker").to_json()
+    old = [["1", "2024-01-01", "Ann", "1", False], ["1", "2024-01-01", "Bob", "2", False]]  # five cells a row
+    state = {"base": base, "rows": None, "undo": [None, old], "shown": base}
+    outcome = edits.undo(state)
+    assert outcome.ok and outcome.rows is not None
+    assert outcome.rows[0]["team"] is None and outcome.rows[0]["player"] == "Ann"
+
+
+def test_the_record_form_refuses_a_team_game_for_the_sheet_and_names_the_rule() -> None:
+    from sources import record_form
+
+    step = record_form.plan({"kind": "sheet"}, "2024-03-01", ["Ann", "Bob"], ["1", "2"], "t", writable=True)
+    assert not step.problems  # without teams the sheet's confirm step is unchanged
+    players, places = ["Ann", "Bob", "Cid", "Dee"], ["1", "1", "2", "2"]
+    teams = ["Red", "Red", "Blue", "Blue"]
+    step = record_form.plan({"kind": "sheet"}, "2024-03-01", players, places, "t", writable=True, teams=teams)
+    assert step.problems == ["a team game cannot be written to the group's sheet yet; clear the team fields"]
+    step = record_form.plan(None, "2024-03-01", players, ["1", "2", "2", "2"], "t", writable=False, teams=teams)
+    assert step.problems == [
+        "team 'Red' has player 'Bob' in place 2 but 'Ann' in place 1 (teammates share their team's place)"
+    ]
