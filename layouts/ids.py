@@ -337,3 +337,10 @@ class PredictTeams(StrEnum):
     FIGURE = "predict-teams-figure"
     TABLE = "predict-teams-table"
     NOTE = "predict-teams-note"
+
+
+class ParamRow(StrEnum):
+    """``"type"`` of a parameter's whole control block that is shown or hidden as a group; each id also has
+    ``"name"``."""
+
+    TEAM = "param-team-row"  # a team-game parameter (team_strength, team_method): shown when the history has teams

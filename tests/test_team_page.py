@@ -382,3 +382,20 @@ def test_the_record_form_refuses_a_team_game_for_the_sheet_and_names_the_rule() 
     assert step.problems == [
         "team 'Red' has player 'Bob' in place 2 but 'Ann' in place 1 (teammates share their team's place)"
     ]
+
+
+def test_the_team_parameters_show_only_for_data_with_team_games() -> None:
+    from callbacks.params import has_teams
+    from layouts.controls import TEAM_PARAMS, param_controls
+
+    assert has_teams({"kind": "sample", "name": "doubles"})
+    assert not has_teams({"kind": "sample", "name": "poker"})
+    assert not has_teams({"kind": "nonsense"})
+    for system, name in [("plackett-luce", "team_strength"), ("multielo", "team_method")]:
+        assert name in TEAM_PARAMS
+        for teams, style in [(True, {}), (False, {"display": "none"})]:
+            blocks = [b for b in param_controls(system, teams=teams) if isinstance(getattr(b, "id", None), dict)]
+            assert [(b.id["name"], b.style) for b in blocks] == [(name, style)]
+            assert "Team games only." in str(blocks[0].children[-1].children)
+    # the systems without a team option show every control whatever the data
+    assert all(getattr(b, "style", None) is None for b in param_controls("trueskill", teams=False))
