@@ -15,7 +15,16 @@ from sources.access import Rights
 from sources.edits import EditOutcome
 from sources.sheets import SheetSettings
 
-__all__ = ["FORM_ROWS", "access_line", "edit_panel", "record_alert", "record_panel", "status_lines", "tab"]
+__all__ = [
+    "FORM_ROWS",
+    "access_line",
+    "edit_panel",
+    "grid_columns",
+    "record_alert",
+    "record_panel",
+    "status_lines",
+    "tab",
+]
 
 #: Player lines in the new-game form.
 FORM_ROWS = 8
@@ -43,8 +52,8 @@ _COLUMNS: list[dict[str, Any]] = [
     {
         "field": "team",
         "headerName": "team",
-        "minWidth": 56,
-        "flex": 0.8,
+        "minWidth": 150,  # a doubles team named by its players ("Kemal & Greta") whole
+        "flex": 1.2,
         "filter": True,
         "headerTooltip": "Players of a game with the same team are teammates and share its place; empty = alone. "
         "Change it to move a player to another team.",
@@ -52,7 +61,7 @@ _COLUMNS: list[dict[str, Any]] = [
     {
         "field": "weight",
         "headerName": "weight",
-        "minWidth": 48,
+        "minWidth": 80,
         "flex": 0.5,
         "headerTooltip": "The share of the game played (0.5 or 50%); empty = the whole game.",
     },
@@ -68,6 +77,26 @@ _COLUMNS: list[dict[str, Any]] = [
         "headerTooltip": "Tick to leave this game out (every row of the game); untick to bring it back.",
     },
 ]
+
+
+#: Columns shown only for a history that uses them (a phone has room for the other five alone).
+_TEAM_COLUMNS = ("team", "weight")
+
+
+def grid_columns(*, teams: bool = False, weights: bool = False) -> list[dict[str, Any]]:
+    """The grid's columns: the team column when the history has teams, the weight column when it has partial play."""
+    shown = {"team": teams, "weight": weights}
+    # Seven columns do not fit a phone nor the desktop's grid (650 px) whole: beside the team columns every column
+    # keeps what its text needs at the desktop's padding, and the grid scrolls sideways inside itself.
+    wider = {"game": 84, "date": 108, "player": 100, "place": 66} if teams or weights else {}
+    return [
+        {**c, "hide": not shown[c["field"]]}
+        if c["field"] in _TEAM_COLUMNS
+        else {**c, "minWidth": wider[c["field"]]}
+        if c["field"] in wider
+        else c
+        for c in _COLUMNS
+    ]
 
 
 def edit_panel() -> html.Div:
@@ -112,7 +141,7 @@ def edit_panel() -> html.Div:
             html.Div(id=Edit.STATUS),
             dag.AgGrid(
                 id=Edit.GRID,
-                columnDefs=_COLUMNS,
+                columnDefs=grid_columns(),
                 rowData=[],
                 defaultColDef={"editable": True, "sortable": True, "resizable": True, "flex": 1},
                 getRowId="params.data._id",

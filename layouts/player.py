@@ -112,22 +112,23 @@ def partners_grid() -> dag.AgGrid:
         id=Partners.GRID,
         rowData=[],
         columnDefs=[
-            {"field": "partner", "headerName": "partner", "flex": 1.5, "minWidth": 74, "cellClass": "fw-semibold"},
+            {"field": "partner", "headerName": "partner", "flex": 1.5, "minWidth": 80, "cellClass": "fw-semibold"},
+            # four columns, each wide enough for its header with the sort arrow: they fit a 360 px phone
             {
                 "field": "games",
                 "headerName": "games",
                 **NARROW,
+                "minWidth": 84,
                 "headerTooltip": "games on the same team",
                 "sort": "desc",
             },
             {"field": "wins", "headerName": "wins", **NARROW, "headerTooltip": "games the team won together"},
-            {"field": "win_share", "headerName": "win %", **NARROW},
             {
                 "field": "change_per_game",
-                "headerName": "change a game",
+                "headerName": "change",
                 **NARROW,
-                "minWidth": 64,
-                "headerTooltip": "the player's own rating change per game together",
+                "minWidth": 66,
+                "headerTooltip": "the player's own rating change per game together (the measure of best and worst)",
             },
         ],
         getRowId="params.data.partner",
@@ -193,7 +194,8 @@ def explanation_view(
             # and text enough for its header's longest word ("opponent")
             **({"type": "rightAligned", "flex": 1, "minWidth": 72} if key in _NUMBERS else {"flex": 1, "minWidth": 64}),
             **({"minWidth": 96} if key == "part" else {}),
-            **({"cellClass": "fw-semibold"} if key == "part" else {}),
+            # a long part ("teammate Annabelle") wraps rather than being cut at phone width
+            **({"cellClass": "fw-semibold", "wrapText": True, "autoHeight": True} if key == "part" else {}),
         }
         for key, title in (_EXACT if exact else _MOVED)
     ]

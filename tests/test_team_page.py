@@ -399,3 +399,17 @@ def test_the_team_parameters_show_only_for_data_with_team_games() -> None:
             assert "Team games only." in str(blocks[0].children[-1].children)
     # the systems without a team option show every control whatever the data
     assert all(getattr(b, "style", None) is None for b in param_controls("trueskill", teams=False))
+
+
+def test_the_edit_grid_shows_team_and_weight_columns_for_a_history_with_them() -> None:
+    from callbacks.edit import grid_for
+    from layouts.ids import Tab
+
+    def hidden(columns: list[dict]) -> set[str]:
+        return {c["field"] for c in columns if c.get("hide")}
+
+    for sample, expected in [("poker", {"team", "weight"}), ("doubles", set())]:
+        source = {"kind": "sample", "name": sample}
+        rows, _, columns = grid_for(source, Tab.EDIT, None)
+        assert hidden(columns) == expected, sample
+        assert all({"team", "weight"} <= set(r) for r in rows)
