@@ -55,12 +55,31 @@ def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
 NARROW = {"flex": 1, "minWidth": 44}
 
 
+def _people_grid(grid_id: str, columns: list[dict[str, Any]], *, key: str) -> dag.AgGrid:
+    """A sortable grid of one row per other player (named by the field ``key``), as tall as its rows."""
+    return dag.AgGrid(
+        id=grid_id,
+        rowData=[],
+        columnDefs=columns,
+        getRowId=f"params.data.{key}",
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "suppressMovable": True,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
+        },
+        dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
+        style={"width": "100%"},
+        className="ag-theme-quartz",
+    )
+
+
 def head_to_head_grid() -> dag.AgGrid:
     """Head-to-head against every opponent (rows filled by the callback), sortable."""
-    return dag.AgGrid(
-        id=PlayerPage.HEAD_TO_HEAD,
-        rowData=[],
-        columnDefs=[
+    return _people_grid(
+        PlayerPage.HEAD_TO_HEAD,
+        [
             {"field": "opponent", "headerName": "opponent", "flex": 1.5, "minWidth": 74, "cellClass": "fw-semibold"},
             {
                 "field": "games",
@@ -92,26 +111,15 @@ def head_to_head_grid() -> dag.AgGrid:
             },
             {"field": "ahead_share", "headerName": "ahead %", **NARROW},
         ],
-        getRowId="params.data.opponent",
-        defaultColDef={
-            "sortable": True,
-            "resizable": True,
-            "suppressMovable": True,
-            "wrapHeaderText": True,
-            "autoHeaderHeight": True,
-        },
-        dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
-        style={"width": "100%"},
-        className="ag-theme-quartz",
+        key="opponent",
     )
 
 
 def partners_grid() -> dag.AgGrid:
     """Every teammate of the player's team games (rows filled by the callback), sortable."""
-    return dag.AgGrid(
-        id=Partners.GRID,
-        rowData=[],
-        columnDefs=[
+    return _people_grid(
+        Partners.GRID,
+        [
             {"field": "partner", "headerName": "partner", "flex": 1.5, "minWidth": 80, "cellClass": "fw-semibold"},
             # four columns, each wide enough for its header with the sort arrow: they fit a 360 px phone
             {
@@ -131,17 +139,7 @@ def partners_grid() -> dag.AgGrid:
                 "headerTooltip": "the player's own rating change per game together (the measure of best and worst)",
             },
         ],
-        getRowId="params.data.partner",
-        defaultColDef={
-            "sortable": True,
-            "resizable": True,
-            "suppressMovable": True,
-            "wrapHeaderText": True,
-            "autoHeaderHeight": True,
-        },
-        dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
-        style={"width": "100%"},
-        className="ag-theme-quartz",
+        key="partner",
     )
 
 

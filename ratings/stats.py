@@ -163,7 +163,10 @@ def player_stats(run: RatingRun, player: str) -> PlayerStats | None:
     position = h.flat_position[mask].astype(np.int64)
     rank = h.flat_rank[mask]
     dnf = h.flat_dnf[mask]
-    sizes = np.diff(h.offsets)[games]
+    # places a game hands out: one per player, or in a team game one per team (flat_team numbers them from 0)
+    sides = np.zeros(h.n_games, dtype=np.int64)
+    np.maximum.at(sides, h.flat_game, h.flat_team.astype(np.int64) + 1)
+    sizes = sides[games]
     worst_rank = np.full(h.n_games, -1, dtype=np.int64)  # the worst dense rank of each game: its last place
     np.maximum.at(worst_rank, h.flat_game, h.flat_rank)
     won = (rank == 0) & ~dnf

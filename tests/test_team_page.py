@@ -413,3 +413,13 @@ def test_the_edit_grid_shows_team_and_weight_columns_for_a_history_with_them() -
         rows, _, columns = grid_for(source, Tab.EDIT, None)
         assert hidden(columns) == expected, sample
         assert all({"team", "weight"} <= set(r) for r in rows)
+
+
+def test_a_players_record_counts_a_team_game_by_its_teams() -> None:
+    from ratings.stats import player_stats
+
+    # Bob by hand: g1 2 teams, g2 3 sides (two teams and Eve), g3 3 players, g4 2 teams
+    stats = player_stats(create("pairwise-elo").rate(_history()), "Bob")
+    assert stats is not None
+    assert stats.size.tolist() == [2, 3, 3, 2]
+    assert stats.lasts == 2  # g3 (DNF) and g4 (second of two teams)
