@@ -10,41 +10,46 @@ from dash import Input, Output, State, callback, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from callbacks.runs import SAMPLE_SHOWN, DataError, history_for, sample_shown, source_summary
-from layouts.edit import status_lines
+from layouts.edit import grid_columns, status_lines
 from layouts.ids import Data, Edit, Page, Tab
 from sources.edits import add_player, add_row, apply_rows, delete_rows, fresh_state, grid_rows, revert, undo
 
 
-def grid_for(source: Any, tab: Any, state: Any) -> tuple[Any, Any]:
-    """Grid rows and edit store for ``source``, only while the Edit tab is open and the grid shows other data.
+def grid_for(source: Any, tab: Any, state: Any) -> tuple[Any, Any, Any]:
+    """Grid rows, edit store and columns for ``source``, only while the Edit tab is open and the grid shows other
+    data (the team and weight columns when the history has teams or partial play).
 
     The grid's rows (one per result, a megabyte for a large history) are sent only to a page that shows them.
     An edit opened from a link starts a new edit session whose base is that edit (Revert comes back to it).
     """
     if tab != Tab.EDIT or not isinstance(source, dict):
-        return no_update, no_update
+        return no_update, no_update, no_update
     if isinstance(state, dict) and state.get("shown") == source:
-        return no_update, no_update
+        return no_update, no_update, no_update
     try:
         history = history_for(source)
     except DataError:
-        return no_update, no_update
-    return grid_rows(history), fresh_state(source)
+        return no_update, no_update, no_update
+    weights = any(e.weight != 1.0 for g in history.games for e in g.entries)
+    columns = grid_columns(teams=history.labels_teams, weights=weights)
+    return grid_rows(history), fresh_state(source), columns
 
 
-# data source, the Edit tab opened -> grid rows, selection cleared, the edit store (when the grid shows other data)
+# data source, the Edit tab opened -> grid rows, selection cleared, the edit store, the columns (when the grid shows
+# other data)
 @callback(
     Output(Edit.GRID, "rowData"),
     Output(Edit.GRID, "selectedRows"),
     Output(Edit.STORE, "data"),
+    Output(Edit.GRID, "columnDefs"),
     Input(Data.SOURCE, "data"),
     Input(Page.TABS, "active_tab"),
     State(Edit.STORE, "data"),
     prevent_initial_call=False,  # fires when the tab's content mounts (layouts.page)
 )
-def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any, Any]:
-    rows, store = grid_for(source, tab, state)
-    return rows, (no_update if rows is no_update else []), store
+def on_source(source: Any, tab: Any, state: Any) -> tuple[Any, Any, Any, Any]:
+    rows, store, columns = grid_for(source, tab, state)
+    return rows, (no_update if rows is no_update else []), store, columns
 
 
 @callback(

@@ -8,15 +8,25 @@ from urllib.parse import urlencode
 
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback, ctx, html, no_update
 
-from layouts.controls import param_controls
-from layouts.ids import Page, Params, ParamType, Standings
+from callbacks.runs import DataError, history_for
+from layouts.controls import param_controls, team_style
+from layouts.ids import Data, Page, ParamRow, Params, ParamType, Standings
 from layouts.param_values import collect, follow
 from ratings import SYSTEM_NAMES, get_system
 from sources.generations import next_generation
 from sources.links import address_values, settings_pairs
 
 
-# system dropdown, reset button, page address -> parameter controls, the address's unused values
+def has_teams(source: Any) -> bool:
+    """Whether the data in use has a team game (what the team parameters act on); unreadable data says no."""
+    try:
+        return history_for(source).has_teams
+    except DataError:
+        return False
+
+
+# system dropdown, reset button, page address (and whether the data has teams) -> parameter controls, the
+# address's unused values
 @callback(
     Output(Params.CONTROLS, "children"),
     Output(Params.SYSTEM_SUMMARY, "children"),
@@ -25,14 +35,26 @@ from sources.links import address_values, settings_pairs
     Input(Params.SYSTEM, "value"),
     Input(Params.RESET, "n_clicks"),
     Input(Page.URL_STATE, "data"),
+    State(Data.SOURCE, "data"),
     prevent_initial_call=True,
 )
-def on_system(system: str, _reset: int | None, url_state: dict[str, Any] | None) -> tuple[Any, ...]:
+def on_system(system: str, _reset: int | None, url_state: dict[str, Any] | None, source: Any = None) -> tuple[Any, ...]:
     if system not in SYSTEM_NAMES:
         return no_update, no_update, no_update, no_update
     values, problems = address_values(system, reset=ctx.triggered_id == Params.RESET, url_state=url_state)
     notes = [html.Div(line) for line in problems]
-    return param_controls(system, values), get_system(system).summary, notes, bool(problems)
+    controls = param_controls(system, values, teams=has_teams(source))
+    return controls, get_system(system).summary, notes, bool(problems)
+
+
+# data source -> the team parameters shown only for data with team games
+@callback(
+    Output({"type": ParamRow.TEAM, "name": ALL}, "style"),
+    Input(Data.SOURCE, "data"),
+    prevent_initial_call=False,
+)
+def on_team_params(source: Any) -> list[dict[str, str]]:
+    return [team_style(has_teams(source))] * len(ctx.outputs_list)
 
 
 def _by_name(values: list[Any], ids: list[dict[str, Any]]) -> dict[str, Any]:

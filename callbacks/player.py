@@ -1,4 +1,5 @@
-"""One player's page: pick (default: the leaderboard leader) -> record, rating and rank over time, head-to-head.
+"""One player's page: pick (default: the leaderboard leader) -> record, rating and rank over time, head-to-head,
+partners.
 
 Computed only while the Player tab is open.
 """
@@ -10,7 +11,7 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run
-from layouts.ids import Data, GameExplain, Page, Params, PlayerPage, Standings, Tab, tab_gate
+from layouts.ids import Data, GameExplain, Page, Params, Partners, PlayerPage, Standings, Tab, tab_gate
 from layouts.player import PLAYER_EXPLANATION, explain_view, explanation_outputs, player_view
 
 
@@ -31,11 +32,13 @@ def on_player_pick(source, current, tab, chosen, _gate=None):
     return figures.player_pick(current_run(source, current), chosen)
 
 
-# source, settings, picked player, scale, visible tab -> record, trajectory with rank, head-to-head
+# source, settings, picked player, scale, visible tab -> record, trajectory with rank, head-to-head, partners
 @callback(
     Output(PlayerPage.SUMMARY, "children"),
     Output(PlayerPage.TRAJECTORY, "figure"),
     Output(PlayerPage.HEAD_TO_HEAD, "rowData"),
+    Output(Partners.GRID, "rowData"),
+    Output(Partners.SUMMARY, "children"),
     State(Data.SOURCE, "data"),
     State(Params.SETTINGS, "data"),
     Input(PlayerPage.PLAYER, "value"),

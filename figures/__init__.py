@@ -42,8 +42,19 @@ from figures.gamelist import (
     games_page,
     parse_day,
     player_options,
+    sides_in_game,
 )
-from figures.games import game_choice, game_label, game_labels, game_options, game_players, plain_game_labels
+from figures.games import (
+    Side,
+    game_choice,
+    game_label,
+    game_labels,
+    game_options,
+    game_players,
+    game_sides,
+    plain_game_labels,
+    teammates_text,
+)
 from figures.leaderboard import SPARK_CHARS, leaderboard_rows, sparkline
 from figures.metrics import BETTER, METRICS, metrics_rows
 from figures.player import (
@@ -51,6 +62,8 @@ from figures.player import (
     form_text,
     game_pick,
     head_to_head_rows,
+    partner_rows,
+    partner_summary,
     player_figure,
     player_pick,
     record_items,
@@ -69,7 +82,13 @@ from figures.players import (
     player_series,
     top_players,
 )
-from figures.predictions import default_pick, prediction_options, probability_figure, probability_rows
+from figures.predictions import (
+    default_pick,
+    default_teams,
+    prediction_options,
+    probability_figure,
+    probability_rows,
+)
 from figures.scale import NATURAL_SCALE, Scale, min_games_of, scale_for, scale_of
 from figures.scores import base_of, score_function_figure, score_view
 from figures.text import counted, date_range_text, place_name, place_text, plain
@@ -124,8 +143,14 @@ __all__ = [
     "parse_day",
     "player_options",
     "game_players",
+    "game_sides",
+    "sides_in_game",
+    "Side",
+    "teammates_text",
     "graph_config",
     "head_to_head_rows",
+    "partner_rows",
+    "partner_summary",
     "game_pick",
     "player_pick",
     "is_placeholder",
@@ -146,6 +171,7 @@ __all__ = [
     "probability_rows",
     "prediction_options",
     "default_pick",
+    "default_teams",
     "BETTER",
     "METRICS",
     "metrics_rows",

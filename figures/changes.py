@@ -9,7 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.build import figure
-from figures.games import game_label
+from figures.gamelist import sides_in_game
+from figures.games import game_label, teammates_text
 from figures.scale import Scale
 from figures.text import place_text, plain
 from ratings import RatingRun
@@ -49,15 +50,17 @@ def game_change_values(run: RatingRun, g: int, *, scale: Scale | None = None) ->
     order = np.argsort(positions, kind="stable")
     players = [plain(h.players[p]) for p in h.flat_player[s][order]]
     dnf = h.flat_dnf[s][order]
-    size = s.stop - s.start
+    size = sides_in_game(h, g)
     change = scale.change_between(run.before[s], run.after[s])[order]
+    teams = [plain(teammates_text(h, s.start + int(i))) for i in order]
     labels = [
         f"{'DNF' if d else int(pos)}. {name}" for name, pos, d in zip(players, positions[order], dnf, strict=True)
     ]
     hover = [
-        f"<b>{name}</b><br>{place_text(pos, bool(d), size)}<br>{number(b, 4)} → {number(a, 4)} ({signed(c)})"
-        for name, pos, d, b, a, c in zip(
+        f"<b>{name}</b>{team}<br>{place_text(pos, bool(d), size)}<br>{number(b, 4)} → {number(a, 4)} ({signed(c)})"
+        for name, team, pos, d, b, a, c in zip(
             players,
+            teams,
             positions[order],
             dnf,
             scale.value(run.before[s][order]),

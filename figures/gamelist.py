@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from figures.games import game_sides
 from figures.players import is_placeholder
 from figures.scale import Scale
 from ratings import GameHistory, RatingRun
@@ -28,6 +29,7 @@ __all__ = [
     "games_page",
     "parse_day",
     "player_options",
+    "sides_in_game",
 ]
 
 #: Games per page of the list (pages are cut on the server, so a 20,000-game history sends 25 rows at a time).
@@ -38,20 +40,25 @@ def finishing_order(history: GameHistory, g: int) -> str:
     """Game ``g``'s result at a glance: ``"1. Ann  2. Bob / Cid (tie)  DNF: Dee"``.
 
     Places are competition style (a tie for 2nd is followed by 4th); players of a tie keep their entry order.
+    A team takes one place, named by its members: ``"1. Ann & Bob  2. Cid & Dee"``.
     """
-    s = history.game_slice(g)
-    names = [history.players[p] for p in history.flat_player[s]]
-    position = history.flat_position[s]
-    dnf = history.flat_dnf[s]
     groups: dict[int, list[str]] = {}
-    for name, pos, out in zip(names, position, dnf, strict=True):
-        if not out:
-            groups.setdefault(int(pos), []).append(name)
+    dropped: list[str] = []
+    for side in game_sides(history, g):
+        if side.dnf:
+            dropped.append(side.label)
+        else:
+            groups.setdefault(side.position, []).append(side.label)
     parts = [f"{pos}. {' / '.join(group)}{' (tie)' if len(group) > 1 else ''}" for pos, group in sorted(groups.items())]
-    dropped = [name for name, out in zip(names, dnf, strict=True) if out]
     if dropped:
         parts.append("DNF: " + ", ".join(dropped))
     return "  ".join(parts)
+
+
+def sides_in_game(history: GameHistory, g: int) -> int:
+    """How many places game ``g`` hands out: its players, or in a team game its teams."""
+    s = history.game_slice(g)
+    return int(history.flat_team[s].max()) + 1 if s.stop > s.start else 0
 
 
 def _changes(run: RatingRun, g: int, scale: Scale) -> str:
@@ -90,7 +97,7 @@ def game_rows(
             at = np.flatnonzero(h.flat_player[s] == index)
             if len(at):
                 k = s.start + int(at[0])
-                size = s.stop - s.start
+                size = sides_in_game(h, g)
                 row["place"] = f"DNF of {size}" if h.flat_dnf[k] else f"{int(h.flat_position[k])} of {size}"
                 row["change"] = float(scale.change_between(run.before[k], run.after[k]))
         rows.append(row)

@@ -4,13 +4,72 @@ game's participants."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any
 
 from figures.scale import Scale
 from figures.text import plain
 from ratings import GameHistory, RatingRun
+from ratings.io.teams import team_label
 
-__all__ = ["game_choice", "game_label", "game_labels", "game_options", "game_players", "plain_game_labels"]
+__all__ = [
+    "Side",
+    "game_choice",
+    "game_label",
+    "game_labels",
+    "game_options",
+    "game_players",
+    "game_sides",
+    "plain_game_labels",
+    "teammates_text",
+]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One place-taker of a game: a player alone, or a team (its members share the place).
+
+    ``entries`` are flat indices into the history's arrays, in the game's entry order; ``label`` is the player's
+    name, or a team's members joined by `` & `` (:func:`ratings.io.teams.team_label`, the wide shape's own rule).
+    """
+
+    position: int
+    dnf: bool
+    entries: tuple[int, ...]
+    label: str
+
+
+def game_sides(history: GameHistory, g: int) -> list[Side]:
+    """Game ``g``'s players and teams, best place first (a tie in entry order; did-not-finish last).
+
+    A free-for-all game has one side per player; a team game one per team (:attr:`GameHistory.flat_team`).
+    """
+    s = history.game_slice(g)
+    members: dict[int, list[int]] = {}
+    for k in range(s.start, s.stop):
+        members.setdefault(int(history.flat_team[k]), []).append(k)
+    sides = [
+        Side(
+            int(history.flat_position[ks[0]]),
+            bool(history.flat_dnf[ks[0]]),
+            tuple(ks),
+            team_label([history.players[int(history.flat_player[k])] for k in ks]),
+        )
+        for ks in members.values()
+    ]
+    return sorted(sides, key=lambda side: (side.dnf, side.position, side.entries[0]))
+
+
+def teammates_text(history: GameHistory, k: int) -> str:
+    """``", with Bob & Cid"`` for flat entry ``k`` of a team game (its teammates), ``""`` for a player alone."""
+    g = int(history.flat_game[k])
+    s = history.game_slice(g)
+    mates = [
+        history.players[int(history.flat_player[j])]
+        for j in range(s.start, s.stop)
+        if j != k and history.flat_team[j] == history.flat_team[k]
+    ]
+    return f", with {team_label(mates)}" if mates else ""
 
 
 def game_label(run: RatingRun, g: int) -> str:
@@ -75,7 +134,11 @@ def game_players(
     order = sorted(range(cut.start, cut.stop), key=lambda i: (int(history.flat_position[i]), i))
     names = [history.players[int(history.flat_player[i])] for i in order]
     options = [
-        {"label": f"{'DNF' if history.flat_dnf[i] else int(history.flat_position[i])}. {name}", "value": name}
+        {
+            "label": f"{'DNF' if history.flat_dnf[i] else int(history.flat_position[i])}. {name}"
+            + teammates_text(history, i),
+            "value": name,
+        }
         for i, name in zip(order, names, strict=True)
     ]
     points = click.get("points") if isinstance(click, dict) else None

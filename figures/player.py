@@ -15,13 +15,15 @@ from figures.text import HOVER_NUMBER, place_name, plain
 from ratings import RatingRun
 from ratings.explain import Explanation
 from ratings.numerics import number, signed, without_noise
-from ratings.stats import HeadToHead, PlayerStats, player_games
+from ratings.stats import PARTNER_MIN_GAMES, HeadToHead, Partner, PlayerStats, player_games
 
 __all__ = [
     "explanation_rows",
     "form_text",
     "game_pick",
     "head_to_head_rows",
+    "partner_rows",
+    "partner_summary",
     "player_figure",
     "player_pick",
     "record_items",
@@ -75,6 +77,42 @@ def head_to_head_rows(rows: list[HeadToHead]) -> list[dict[str, Any]]:
         }
         for r in rows
     ]
+
+
+def partner_rows(rows: list[Partner], scale: Scale) -> list[dict[str, Any]]:
+    """Grid rows: partner, games together, wins together, their share, and the player's rating change per game
+    together (on the shown scale)."""
+    return [
+        {
+            "partner": r.partner,
+            "games": r.games,
+            "wins": r.wins,
+            "win_share": round(100 * r.wins / r.games, 1),
+            "change_per_game": round(float(scale.change(r.change_per_game)), 2),
+        }
+        for r in rows
+    ]
+
+
+def partner_summary(rows: list[Partner], scale: Scale, unit: str = "") -> str:
+    """The best and worst partner in words, by the player's rating change per game together among partners of at
+    least :data:`ratings.stats.PARTNER_MIN_GAMES` games; a note when there are no team games or too few."""
+    if not rows:
+        return "No team games: partners are the players of the same team in a team game."
+    measure = f"by the player's rating change per game together, among partners of {PARTNER_MIN_GAMES}+ games"
+    known = [r for r in rows if r.games >= PARTNER_MIN_GAMES]
+    if not known:
+        return f"No partner with {PARTNER_MIN_GAMES} or more games together yet to call best or worst."
+
+    def said(r: Partner) -> str:
+        per = signed(float(scale.change(r.change_per_game)))
+        return f"{r.partner} ({per}{' ' + unit if unit else ''} a game over {r.games} games, {r.wins} won)"
+
+    best = max(known, key=lambda r: (r.change_per_game, r.games))
+    worst = min(known, key=lambda r: (r.change_per_game, -r.games))
+    if best == worst:
+        return f"Only partner ({measure}): {said(best)}."
+    return f"Best partner: {said(best)}. Worst: {said(worst)}. ({measure[0].upper()}{measure[1:]}.)"
 
 
 def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] | None = None) -> go.Figure:
@@ -138,7 +176,9 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
     """The rows of "why did the rating change": one per term (exact systems) or per moved quantity (the others).
 
     Term rows: ``part``, ``result``, ``chance`` (of finishing ahead, in percent), ``change`` (on the shown scale),
-    biggest effect first, then a ``total`` row.  Moved rows: ``part``, ``before``, ``after``, ``change`` (``mu``,
+    biggest effect first, then a ``total`` row.  In a team game the player's teammates follow, each with their own
+    change (``part`` ``"teammate Bob"``; after the total, which they are not part of).  Moved rows: ``part``,
+    ``before``, ``after``, ``change`` (``mu``,
     ``sigma`` and the like in the system's own units; the shown rating on the shown scale).  A change that is only
     rounding next to the numbers of its row or table (:func:`ratings.numerics.without_noise`) reads ``0``.
     """
@@ -157,6 +197,15 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
         ]
         total = scale.change_between(explanation.before, explanation.after)
         rows.append({"part": "total", "result": "", "chance": "", "change": signed(float(total))})
+        rows += [
+            {
+                "part": f"teammate {m.name}",
+                "result": "same team",
+                "chance": "",
+                "change": signed(float(scale.change_between(m.before, m.after))),
+            }
+            for m in explanation.teammates
+        ]
         return rows
     out = []
     for m in explanation.moved:
@@ -165,6 +214,15 @@ def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, s
         after = float(scale.value(m.after)) if shown else m.after
         change = (scale if shown else Scale()).change_between(m.before, m.after)  # the others in their own units
         out.append({"part": m.name, "before": number(before), "after": number(after), "change": signed(float(change))})
+    for m in explanation.teammates:  # their shown ratings
+        out.append(
+            {
+                "part": f"teammate {m.name}",
+                "before": number(float(scale.value(m.before))),
+                "after": number(float(scale.value(m.after))),
+                "change": signed(float(scale.change_between(m.before, m.after))),
+            }
+        )
     return out
 
 

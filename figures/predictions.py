@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from figures.games import game_sides
 from figures.leaderboard import leaderboard_rows
 from figures.text import place_name, plain
 from ratings import RatingRun
 
-__all__ = ["default_pick", "prediction_options", "probability_figure", "probability_rows"]
+__all__ = ["default_pick", "default_teams", "prediction_options", "probability_figure", "probability_rows"]
 
 
 def probability_figure(players: Sequence[str], probabilities: np.ndarray, *, system_title: str = "") -> go.Figure:
@@ -75,3 +76,22 @@ def default_pick(run: RatingRun, chosen: list[str] | None, count: int = 4) -> li
     known = set(run.players)
     kept = [p for p in (chosen or []) if p in known]
     return kept or [r["player"] for r in leaderboard_rows(run)[:count]]
+
+
+def default_teams(run: RatingRun, first: Any, second: Any) -> tuple[list[str], list[str]]:
+    """The two teams to predict: the previous picks where their players still exist, else the first two teams of
+    the latest team game (two empty teams when the history has none)."""
+    known = set(run.players)
+
+    def kept(pick: Any) -> list[str]:
+        return [p for p in pick if isinstance(p, str) and p in known] if isinstance(pick, list) else []
+
+    if kept(first) or kept(second):
+        return kept(first), kept(second)
+    h = run.history
+    team_games = np.flatnonzero(h.team_game)
+    if not len(team_games):
+        return [], []
+    sides = game_sides(h, int(team_games[-1]))
+    names = [[h.players[int(h.flat_player[k])] for k in side.entries] for side in sides[:2]]
+    return names[0], names[1]

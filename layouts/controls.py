@@ -10,7 +10,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from layouts.aliases import aliases_controls
-from layouts.ids import Baseline, Data, DateRange, Page, Params, ParamType, Standings
+from layouts.ids import Baseline, Data, DateRange, Page, ParamRow, Params, ParamType, Standings
 from layouts.labels import labelled
 from ratings import SYSTEM_NAMES, ParamSpec, get_system
 from ratings.io import MAX_BYTES
@@ -20,6 +20,7 @@ __all__ = [
     "default_shown",
     "param_control",
     "param_controls",
+    "team_style",
     "slider_range",
     "system_options",
 ]
@@ -132,13 +133,23 @@ def _label(spec: ParamSpec, target: str | None = None) -> html.Label:
     )
 
 
-def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
+#: Parameters that act on team games only (:mod:`ratings.systems._teams`): shown only when the history has one.
+TEAM_PARAMS = frozenset({"team_strength", "team_method"})
+
+
+def team_style(shown: bool) -> dict[str, str]:
+    """The style of a team parameter's block: hidden for a history without team games."""
+    return {} if shown else {"display": "none"}
+
+
+def param_control(spec: ParamSpec, value: Any = None, *, teams: bool = True) -> html.Div:
     """The control of one parameter, chosen by its kind.
 
     Numbers get a slider (suggested range, default marked, updates on release) plus an exact number
     box; "none"-able numbers add an on/off switch; choices a dropdown; lists a comma-separated text box;
     booleans a switch.  Every control's id is ``{"type": ParamType..., "name": spec.name}``; the help
-    line shows on hover.
+    line shows on hover.  A team parameter (:data:`TEAM_PARAMS`) says it applies to team games only, and its block
+    (id ``{"type": ParamRow.TEAM, "name": spec.name}``) is hidden unless ``teams`` (the history has a team game).
     """
     name = spec.name
     current = spec.default if value is None and spec.kind not in ("optional-float", "float-list") else value
@@ -215,13 +226,23 @@ def param_control(spec: ParamSpec, value: Any = None) -> html.Div:
                     className="small mb-0 param-switch",
                 ),
             )
+    if spec.name in TEAM_PARAMS:
+        note = html.Div("Team games only.", className="small text-muted")
+        return html.Div(
+            [_label(spec), *body, note],
+            id={"type": ParamRow.TEAM, "name": name},
+            className="mb-2 param",
+            title=spec.help,
+            style=team_style(teams),
+        )
     return html.Div([_label(spec), *body], className="mb-2 param", title=spec.help)
 
 
-def param_controls(system: str, values: dict[str, Any] | None = None) -> list[html.Div]:
-    """Controls for every parameter of ``system``, set to ``values`` (defaults for the rest)."""
+def param_controls(system: str, values: dict[str, Any] | None = None, *, teams: bool = True) -> list[html.Div]:
+    """Controls for every parameter of ``system``, set to ``values`` (defaults for the rest); the team parameters
+    hidden unless ``teams``."""
     values = values or {}
-    return [param_control(spec, values.get(spec.name)) for spec in get_system(system).parameters()]
+    return [param_control(spec, values.get(spec.name), teams=teams) for spec in get_system(system).parameters()]
 
 
 def system_card(system: str) -> dbc.Card:
@@ -234,7 +255,8 @@ def system_card(system: str) -> dbc.Card:
             dcc.Dropdown(id=Params.SYSTEM, options=system_options(), value=system, clearable=False, className="mb-1"),
         ),
         html.Div(cls.summary, id=Params.SYSTEM_SUMMARY, className="small text-muted mb-2"),
-        html.Div(param_controls(system), id=Params.CONTROLS),
+        # team parameters hidden until the data is known to have team games (callbacks.params.on_team_params)
+        html.Div(param_controls(system, teams=False), id=Params.CONTROLS),
         dbc.Alert(id=Params.ERROR, color="danger", is_open=False, className="small py-1 px-2 mb-2"),
         dbc.Button("Reset to defaults", id=Params.RESET, size="sm", color="outline-secondary"),
     )

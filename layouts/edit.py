@@ -15,7 +15,16 @@ from sources.access import Rights
 from sources.edits import EditOutcome
 from sources.sheets import SheetSettings
 
-__all__ = ["FORM_ROWS", "access_line", "edit_panel", "record_alert", "record_panel", "status_lines", "tab"]
+__all__ = [
+    "FORM_ROWS",
+    "access_line",
+    "edit_panel",
+    "grid_columns",
+    "record_alert",
+    "record_panel",
+    "status_lines",
+    "tab",
+]
 
 #: Player lines in the new-game form.
 FORM_ROWS = 8
@@ -41,6 +50,22 @@ _COLUMNS: list[dict[str, Any]] = [
         "headerTooltip": "1 = best (2 or 2nd); DNF, DQ, DNS or empty = did not finish",
     },
     {
+        "field": "team",
+        "headerName": "team",
+        "minWidth": 150,  # a doubles team named by its players ("Kemal & Greta") whole
+        "flex": 1.2,
+        "filter": True,
+        "headerTooltip": "Players of a game with the same team are teammates and share its place; empty = alone. "
+        "Change it to move a player to another team.",
+    },
+    {
+        "field": "weight",
+        "headerName": "weight",
+        "minWidth": 80,
+        "flex": 0.5,
+        "headerTooltip": "The share of the game played (0.5 or 50%); empty = the whole game.",
+    },
+    {
         "field": "exclude",
         # narrow enough for a phone (the grid and its last column fit 360 px)
         "headerName": "exclude game",
@@ -52,6 +77,26 @@ _COLUMNS: list[dict[str, Any]] = [
         "headerTooltip": "Tick to leave this game out (every row of the game); untick to bring it back.",
     },
 ]
+
+
+#: Columns shown only for a history that uses them (a phone has room for the other five alone).
+_TEAM_COLUMNS = ("team", "weight")
+
+
+def grid_columns(*, teams: bool = False, weights: bool = False) -> list[dict[str, Any]]:
+    """The grid's columns: the team column when the history has teams, the weight column when it has partial play."""
+    shown = {"team": teams, "weight": weights}
+    # Seven columns do not fit a phone nor the desktop's grid (650 px) whole: beside the team columns every column
+    # keeps what its text needs at the desktop's padding, and the grid scrolls sideways inside itself.
+    wider = {"game": 84, "date": 108, "player": 100, "place": 66} if teams or weights else {}
+    return [
+        {**c, "hide": not shown[c["field"]]}
+        if c["field"] in _TEAM_COLUMNS
+        else {**c, "minWidth": wider[c["field"]]}
+        if c["field"] in wider
+        else c
+        for c in _COLUMNS
+    ]
 
 
 def edit_panel() -> html.Div:
@@ -85,18 +130,18 @@ def edit_panel() -> html.Div:
         [
             html.H2("Edit the history (what if)", className="h6 mb-1"),
             html.Div(
-                "Change a game, date, player or place (1 or 1st is best; DNF, DQ or empty for did not finish), add "
-                "or delete rows, tick 'exclude game' to leave a game out. A game has one date: change it on any one "
-                "row and Apply moves the whole game (dates as 2024-03-31, 31/03/2024 or 31 March 2024). Nothing "
-                "changes until you press Apply; the edits stay in this browser session only (download them with "
-                "'History CSV').",
+                "Change a game, date, player or place (1 or 1st is best; DNF, DQ or empty for did not finish), a "
+                "team (players of a game with the same team are teammates and share a place), add or delete rows, "
+                "tick 'exclude game' to leave a game out. A game has one date: change it on any one row and Apply "
+                "moves the whole game (dates as 2024-03-31, 31/03/2024 or 31 March 2024). Nothing changes until you "
+                "press Apply; the edits stay in this browser session only (download them with 'History CSV').",
                 className="small text-muted mb-1",
             ),
             buttons,
             html.Div(id=Edit.STATUS),
             dag.AgGrid(
                 id=Edit.GRID,
-                columnDefs=_COLUMNS,
+                columnDefs=grid_columns(),
                 rowData=[],
                 defaultColDef={"editable": True, "sortable": True, "resizable": True, "flex": 1},
                 getRowId="params.data._id",

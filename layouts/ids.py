@@ -362,3 +362,27 @@ class GroupType(StrEnum):
     """``"type"`` values of a group page's pattern-matching ids (each also has ``"index"``)."""
 
     REVOKE = "group-revoke"
+
+
+class Partners(StrEnum):
+    """The Player tab's partners (team games): the best and worst in words, and a grid of every teammate."""
+
+    SUMMARY = "partners-summary"
+    GRID = "partners-grid"
+
+
+class PredictTeams(StrEnum):
+    """Win probabilities for a game between two chosen teams (each system's own team model)."""
+
+    FIRST = "predict-teams-first"
+    SECOND = "predict-teams-second"
+    FIGURE = "predict-teams-figure"
+    TABLE = "predict-teams-table"
+    NOTE = "predict-teams-note"
+
+
+class ParamRow(StrEnum):
+    """``"type"`` of a parameter's whole control block that is shown or hidden as a group; each id also has
+    ``"name"``."""
+
+    TEAM = "param-team-row"  # a team-game parameter (team_strength, team_method): shown when the history has teams

@@ -13,11 +13,11 @@ from dash import Output, dcc, html
 import figures
 from figures import graph_config
 from layouts.busy import busy
-from layouts.ids import GameExplain, PlayerPage, Tab
+from layouts.ids import GameExplain, Partners, PlayerPage, Tab
 from layouts.labels import labelled
 from ratings import RatingRun
 from ratings.explain import explain
-from ratings.stats import head_to_head, player_stats
+from ratings.stats import head_to_head, partners, player_stats
 
 __all__ = [
     "PLAYER_EXPLANATION",
@@ -31,6 +31,7 @@ __all__ = [
     "game_explain_panel",
     "PlayerView",
     "head_to_head_grid",
+    "partners_grid",
     "player_view",
     "record_list",
     "tab",
@@ -54,12 +55,31 @@ def record_list(items: Sequence[tuple[str, str]]) -> html.Dl:
 NARROW = {"flex": 1, "minWidth": 44}
 
 
+def _people_grid(grid_id: str, columns: list[dict[str, Any]], *, key: str) -> dag.AgGrid:
+    """A sortable grid of one row per other player (named by the field ``key``), as tall as its rows."""
+    return dag.AgGrid(
+        id=grid_id,
+        rowData=[],
+        columnDefs=columns,
+        getRowId=f"params.data.{key}",
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "suppressMovable": True,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
+        },
+        dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
+        style={"width": "100%"},
+        className="ag-theme-quartz",
+    )
+
+
 def head_to_head_grid() -> dag.AgGrid:
     """Head-to-head against every opponent (rows filled by the callback), sortable."""
-    return dag.AgGrid(
-        id=PlayerPage.HEAD_TO_HEAD,
-        rowData=[],
-        columnDefs=[
+    return _people_grid(
+        PlayerPage.HEAD_TO_HEAD,
+        [
             {"field": "opponent", "headerName": "opponent", "flex": 1.5, "minWidth": 74, "cellClass": "fw-semibold"},
             {
                 "field": "games",
@@ -91,17 +111,35 @@ def head_to_head_grid() -> dag.AgGrid:
             },
             {"field": "ahead_share", "headerName": "ahead %", **NARROW},
         ],
-        getRowId="params.data.opponent",
-        defaultColDef={
-            "sortable": True,
-            "resizable": True,
-            "suppressMovable": True,
-            "wrapHeaderText": True,
-            "autoHeaderHeight": True,
-        },
-        dashGridOptions={"animateRows": False, "tooltipShowDelay": 300, "domLayout": "autoHeight"},
-        style={"width": "100%"},
-        className="ag-theme-quartz",
+        key="opponent",
+    )
+
+
+def partners_grid() -> dag.AgGrid:
+    """Every teammate of the player's team games (rows filled by the callback), sortable."""
+    return _people_grid(
+        Partners.GRID,
+        [
+            {"field": "partner", "headerName": "partner", "flex": 1.5, "minWidth": 80, "cellClass": "fw-semibold"},
+            # four columns, each wide enough for its header with the sort arrow: they fit a 360 px phone
+            {
+                "field": "games",
+                "headerName": "games",
+                **NARROW,
+                "minWidth": 84,
+                "headerTooltip": "games on the same team",
+                "sort": "desc",
+            },
+            {"field": "wins", "headerName": "wins", **NARROW, "headerTooltip": "games the team won together"},
+            {
+                "field": "change_per_game",
+                "headerName": "change",
+                **NARROW,
+                "minWidth": 66,
+                "headerTooltip": "the player's own rating change per game together (the measure of best and worst)",
+            },
+        ],
+        key="partner",
     )
 
 
@@ -154,13 +192,15 @@ def explanation_view(
             # and text enough for its header's longest word ("opponent")
             **({"type": "rightAligned", "flex": 1, "minWidth": 72} if key in _NUMBERS else {"flex": 1, "minWidth": 64}),
             **({"minWidth": 96} if key == "part" else {}),
-            **({"cellClass": "fw-semibold"} if key == "part" else {}),
+            # a long part ("teammate Annabelle") wraps rather than being cut at phone width
+            **({"cellClass": "fw-semibold", "wrapText": True, "autoHeight": True} if key == "part" else {}),
         }
         for key, title in (_EXACT if exact else _MOVED)
     ]
     shown = [dict(r) for r in rows]
-    if exact and shown and shown[-1].get("part") == "total":
-        shown[-1]["total"] = "1"
+    for row in shown:
+        if exact and row.get("part") == "total":
+            row["total"] = "1"
     return ExplanationView(header, shown, columns, "\n".join(notes))
 
 
@@ -238,7 +278,8 @@ def game_explain_panel() -> html.Div:
 
 
 def tab() -> dbc.Tab:
-    """Pick and record (left on wide screens), trajectory with rank (right); head-to-head below."""
+    """Pick and record (left on wide screens), trajectory with rank (right); head-to-head and partners below, side by
+    side on wide screens."""
     left = html.Div(
         [
             html.Label("player", htmlFor=PlayerPage.PLAYER, className="small mb-0"),
@@ -255,13 +296,33 @@ def tab() -> dbc.Tab:
             [
                 dbc.Row([dbc.Col(left, xl=4, xs=12), dbc.Col(chart, xl=8, xs=12)], className="g-3"),
                 explain_panel(),
-                html.H2("Head to head", className="h6 mt-2 mb-1"),
-                html.Div(
-                    "Each opponent met: games together, and how often each finished ahead (a DNF is behind every "
-                    "finisher; two DNFs are level).",
-                    className="small text-muted mb-1",
+                dbc.Row(
+                    [
+                        dbc.Col(
+                            [
+                                html.H2("Head to head", className="h6 mt-2 mb-1"),
+                                html.Div(
+                                    "Each opponent met (teammates are not opponents): games together, and how often "
+                                    "each finished ahead (a DNF is behind every finisher; two DNFs are level).",
+                                    className="small text-muted mb-1",
+                                ),
+                                busy(head_to_head_grid()),
+                            ],
+                            xl=6,
+                            xs=12,
+                        ),
+                        dbc.Col(
+                            [
+                                html.H2("Partners", className="h6 mt-2 mb-1"),
+                                html.Div(id=Partners.SUMMARY, className="small text-muted mb-1"),
+                                busy(partners_grid()),
+                            ],
+                            xl=6,
+                            xs=12,
+                        ),
+                    ],
+                    className="g-3",
                 ),
-                busy(head_to_head_grid()),
             ],
             className="pt-2",
         ),
@@ -292,13 +353,22 @@ class PlayerView(NamedTuple):
     record: Any  #: the record in numbers (a component, or a note)
     figure: Any  #: the rating and rank over time
     head_to_head: list[dict[str, Any]]  #: the head-to-head grid's rows
+    partners: list[dict[str, Any]]  #: the partners grid's rows (team games)
+    partner_summary: str  #: the best and worst partner in words
 
 
 def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> PlayerView:
-    """The record, the trajectory-with-rank figure and the head-to-head rows of ``player``."""
+    """The record, the trajectory-with-rank figure, the head-to-head and the partners of ``player``."""
     stats = player_stats(run, player) if isinstance(player, str) else None
     if stats is None or stats.n_games == 0:
-        return PlayerView("Pick a player.", figures.empty_figure("Pick a player"), [])
+        return PlayerView("Pick a player.", figures.empty_figure("Pick a player"), [], [], "")
     figure = figures.player_figure(stats, scale, labels=figures.plain_game_labels(run.history))
     rows = figures.head_to_head_rows(head_to_head(run.history, player))
-    return PlayerView(record_list(figures.record_items(stats, scale)), figure, rows)
+    mates = partners(run, player)
+    return PlayerView(
+        record_list(figures.record_items(stats, scale)),
+        figure,
+        rows,
+        figures.partner_rows(mates, scale),
+        figures.partner_summary(mates, scale, scale.unit),
+    )

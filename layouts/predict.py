@@ -13,10 +13,18 @@ from dash import dcc, html
 import figures
 from figures import graph_config
 from figures.metrics import BETTER
-from layouts.ids import Evaluate, Predict, ScoreFn, Tab
+from layouts.ids import Evaluate, Predict, PredictTeams, ScoreFn, Tab
 from layouts.labels import labelled
 
-__all__ = ["metrics_panel", "metrics_table", "probability_panel", "probability_table", "score_panel", "tab"]
+__all__ = [
+    "metrics_panel",
+    "metrics_table",
+    "probability_panel",
+    "probability_table",
+    "score_panel",
+    "tab",
+    "team_panel",
+]
 
 
 def probability_panel() -> html.Div:
@@ -33,6 +41,40 @@ def probability_panel() -> html.Div:
             html.Div(id=Predict.NOTE, className="small text-muted mb-1"),
             dcc.Graph(id=Predict.FIGURE, config=graph_config("win-probabilities", responsive=True)),
             html.Div(id=Predict.TABLE, className="small"),
+        ],
+        className="mb-3",
+    )
+
+
+def team_panel() -> html.Div:
+    """Two team pickers, each team's chance of winning as a heatmap and a table (the same parts as for players)."""
+    return html.Div(
+        [
+            html.H2("Win probabilities for two teams", className="h6 mb-1"),
+            dbc.Row(
+                [
+                    dbc.Col(
+                        labelled(
+                            "First team",
+                            dcc.Dropdown(id=PredictTeams.FIRST, multi=True, placeholder="first team's players"),
+                        ),
+                        sm=6,
+                        xs=12,
+                    ),
+                    dbc.Col(
+                        labelled(
+                            "Second team",
+                            dcc.Dropdown(id=PredictTeams.SECOND, multi=True, placeholder="second team's players"),
+                        ),
+                        sm=6,
+                        xs=12,
+                    ),
+                ],
+                className="g-1 mb-1",
+            ),
+            html.Div(id=PredictTeams.NOTE, className="small text-muted mb-1"),
+            dcc.Graph(id=PredictTeams.FIGURE, config=graph_config("team-win-probabilities", responsive=True)),
+            html.Div(id=PredictTeams.TABLE, className="small"),
         ],
         className="mb-3",
     )
@@ -72,7 +114,10 @@ def tab() -> dbc.Tab:
     """Probabilities (left on wide screens), metrics and the score function (right); stacked on a phone."""
     return dbc.Tab(
         dbc.Row(
-            [dbc.Col(probability_panel(), xl=7, xs=12), dbc.Col([metrics_panel(), score_panel()], xl=5, xs=12)],
+            [
+                dbc.Col([probability_panel(), team_panel()], xl=7, xs=12),
+                dbc.Col([metrics_panel(), score_panel()], xl=5, xs=12),
+            ],
             className="g-3 pt-2",
         ),
         label="Predictions",
@@ -80,12 +125,12 @@ def tab() -> dbc.Tab:
     )
 
 
-def probability_table(players: list[str], probabilities: np.ndarray) -> Any:
-    """The chances as a table in percent, with the expected place and each row's total."""
+def probability_table(players: list[str], probabilities: np.ndarray, who: str = "player") -> Any:
+    """The chances as a table in percent, with the expected place and each row's total (a row per player or team)."""
     rows = figures.probability_rows(players, probabilities)
     places = [figures.place_name(k) for k in range(1, probabilities.shape[1] + 1)]
     head = html.Thead(
-        html.Tr([html.Th("player"), *[html.Th(p) for p in places], html.Th("expected place"), html.Th("total")])
+        html.Tr([html.Th(who), *[html.Th(p) for p in places], html.Th("expected place"), html.Th("total")])
     )
     body = html.Tbody(
         [

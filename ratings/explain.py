@@ -21,6 +21,15 @@ Elo rating system", expository note, 2025 (section numbers are the note's).
 
 A dummy player (Kerby 2025 §5.1) is one more opponent; a rating floor that stopped a fall is its own term.
 
+Team games: the same exact split holds with one term per *opposing team*, because both exact systems rate a team
+game as a game between entrants.  Pairwise Elo rates the teams' strengths (the sum or mean of the members' ratings,
+``team_strength``) and hands each member the team's gradient times its share, ``w_i`` or ``w_i / W`` (Weng and Lin
+2011, "A Bayesian approximation method for online ranking", JMLR 12); so each opposing team's term is the pair
+update between the two strengths times the learning rate and the player's share.  Multiplayer Elo rates each player
+against every other team as one virtual opponent (the composite team or composite opponent of design document 002,
+``team_method``), times the player's weight; the terms are the free-for-all terms of that virtual field.  Every
+system's explanation of a team game also lists the player's teammates with their own changes.
+
 The other systems get no per-opponent split, because their update is not a sum over opponents: Plackett-Luce and
 Thurstonian follow the gradient of the likelihood of the whole order (each stage involves every player still in it);
 TrueSkill, Glicko-2 and Elo-MMR move a mean and an uncertainty, and the shown number follows a display rule.
@@ -35,8 +44,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratings.base import GameView, RatingRun
+from ratings.io.teams import team_label
 from ratings.numerics import signed, without_noise
 from ratings.systems import create
+from ratings.systems._teams import TeamView, composite_opponents, strength, team_view
 
 __all__ = ["EXACT_SYSTEMS", "Explanation", "Moved", "Term", "explain"]
 
@@ -86,6 +97,9 @@ class Explanation:
     terms: tuple[Term, ...]
     moved: tuple[Moved, ...]
     notes: tuple[str, ...]
+    #: In a team game, the player's teammates' shown ratings before and after (the player's own team, without the
+    #: player); empty for a player alone.
+    teammates: tuple[Moved, ...] = ()
 
     @property
     def change(self) -> float:
@@ -116,31 +130,131 @@ def explain(run: RatingRun, game: int, player: str) -> Explanation:
     a = int(where[0])
     before, after = float(run.before[s][a]), float(run.after[s][a])
     system = create(run.system, **dataclasses.asdict(run.params))
-    # A team game's change comes from the team's result, not from one term per opponent: the exact pair terms
-    # are for free-for-all games; a team game is explained by what moved.
-    if run.system in EXACT_SYSTEMS and s.stop - s.start >= 2 and not h.team_game[game]:
+    teammates: tuple[Moved, ...] = ()
+    team_notes: tuple[str, ...] = ()
+    if h.team_game[game]:
+        teams = team_view(GameView.of(h, game))
+        mates = [j for j in teams.members(int(teams.of[a])) if j != a]
+        teammates = tuple(
+            Moved(h.players[int(h.flat_player[s][j])], float(run.before[s][j]), float(run.after[s][j])) for j in mates
+        )
+        team_notes = _team_notes(run, teams, a)
+    if run.system in EXACT_SYSTEMS and s.stop - s.start >= 2:
         terms = _pair_terms(run, system, game, a)
-        return Explanation(player, game, before, after, terms, (), _exact_notes(run, system))
+        notes = (*team_notes, *_exact_notes(run, system))
+        return Explanation(player, game, before, after, terms, (), notes, teammates)
     moved, notes = _what_moved(run, system, game, a)
-    return Explanation(player, game, before, after, (), moved, notes)
+    return Explanation(player, game, before, after, (), moved, (*team_notes, *notes), teammates)
+
+
+def _team_names(run: RatingRun, game: int, teams: TeamView) -> list[str]:
+    """Each team of ``game`` named by its members (``Ann & Bob``), in team-number order."""
+    h = run.history
+    s = h.game_slice(game)
+    return [team_label([h.players[int(h.flat_player[s][j])] for j in teams.members(u)]) for u in range(teams.count)]
+
+
+def _share(run: RatingRun, teams: TeamView, a: int) -> float:
+    """Entry ``a``'s share of its team's update: ``d strength / d r_a`` for the single-rating models
+    (``w_a``, or ``w_a / W`` for the mean), the weight ``w_a`` for the composite methods."""
+    if getattr(run.params, "team_strength", None) == "mean":
+        return float(teams.weights[a] / teams.totals[teams.of[a]])
+    return float(teams.weights[a])
+
+
+def _team_notes(run: RatingRun, teams: TeamView, a: int) -> tuple[str, ...]:
+    """How the system rated this team game, in words (each system's module documents its method and source)."""
+    p = run.params
+    name = run.system
+    own = int(teams.of[a])
+    size = len(teams.members(own))
+    weight = float(teams.weights[a])
+    partial = f" (this player took part in {weight:.0%} of the game)" if weight != 1.0 else ""
+    if name in ("plackett-luce", "thurstonian", "pairwise-elo"):
+        how = p.team_strength
+        part = (
+            f"its weighted mean, so each of the {size} players takes {_share(run, teams, a):.3g} of the team's update"
+            if how == "mean"
+            else "their sum, so each player takes the team's whole update times its weight"
+        )
+        return (
+            f"Team game: each team is one entrant whose strength is its players' ratings combined by {part}"
+            f"{partial} (Weng and Lin 2011).",
+        )
+    if name in ("multielo", "glicko2"):
+        if p.team_method == "composite opponent":
+            virtual = "that team's mean rating"
+        else:
+            virtual = "the player's rating plus (that team's mean − the player's own team's mean)"
+        return (
+            f"Team game ({p.team_method}): the player met each other team as one virtual opponent rated at "
+            f"{virtual}; teammates play no match{partial}.",
+        )
+    if name == "trueskill":
+        return (
+            "Team game: a team's performance is the sum of its players' performances (Herbrich, Minka and Graepel "
+            "2006); each player's mean moves by the team's update in proportion to the player's own variance"
+            f"{partial}.",
+        )
+    if name == "elo-mmr":
+        return (
+            "Team game: each team is one entrant with its players' pooled (mean) skill and variance; each player is "
+            f"then updated as if the team's performance were the player's own{partial}.",
+        )
+    return ()
 
 
 def _pair_terms(run: RatingRun, system: object, game: int, a: int) -> tuple[Term, ...]:
-    from ratings.numerics import logistic
-    from ratings.systems.multielo import actual_scores, censor_last, expected_scores
-    from ratings.systems.pairwise import pair_scores, pairwise_gradient
-
+    """One term per opponent (per opposing team in a team game), plus the bonus, the censored dummy and the floor."""
     h = run.history
     s = h.game_slice(game)
     players = h.flat_player[s]
     ratings = run.before[s]
-    view = GameView(game, players, h.flat_rank[s], h.flat_dnf[s], h.games[game].date)
     # The system's own dummy and learning rate (private hooks of SingleRatingSystem, called, not copied).
-    full, ranks, dnf = system._with_dummy(ratings, view)  # type: ignore[attr-defined]
     step = system._step(ratings)  # type: ignore[attr-defined]
     eta = float(np.broadcast_to(step, ratings.shape)[a])
+    if h.team_game[game]:
+        # The field the system rated (module docstring): the teams' strengths, or this player's virtual opponents.
+        teams = team_view(GameView.of(h, game))
+        if run.system == "multielo":
+            field = composite_opponents(ratings, teams, run.params.team_method)[a]
+        else:
+            field = strength(ratings, teams, run.params.team_strength)
+        between = GameView(game, np.arange(teams.count), teams.ranks, teams.dnf, h.games[game].date)
+        full, ranks, dnf = system._with_dummy(field, between)  # type: ignore[attr-defined]
+        names = _team_names(run, game, teams)
+        me, factor = int(teams.of[a]), eta * _share(run, teams, a)
+    else:
+        view = GameView(game, players, h.flat_rank[s], h.flat_dnf[s], h.games[game].date)
+        full, ranks, dnf = system._with_dummy(ratings, view)  # type: ignore[attr-defined]
+        names = [h.players[p] for p in players]
+        me, factor = a, eta
+    terms = _field_terms(run, system, full, ranks, dnf, me, factor, names)
+    unfloored = ratings[a] + sum(t.value for t in terms)
+    floor = getattr(run.params, "floor", None)
+    if floor is not None and unfloored < floor:
+        terms.append(Term("rating floor", "floor", float(floor - unfloored)))
+    return tuple(terms)
+
+
+def _field_terms(
+    run: RatingRun,
+    system: object,
+    full: np.ndarray,
+    ranks: np.ndarray,
+    dnf: np.ndarray,
+    a: int,
+    eta: float,
+    names: list[str],
+) -> list[Term]:
+    """The terms of entrant ``a``'s update in a field of entrants (the dummy, if any, last), times ``eta``."""
+    from ratings.numerics import logistic
+    from ratings.systems.multielo import actual_scores, censor_last, expected_scores
+    from ratings.systems.pairwise import pair_scores, pairwise_gradient
+
     n = len(full)
-    names = [h.players[p] for p in players] + ["dummy player"] * (n - len(players))
+    names = names + ["dummy player"] * (n - len(names))
+    real = n - (1 if getattr(run.params, "dummy", None) is not None else 0)
     terms: list[Term] = []
     params = run.params
     if run.system == "multielo":
@@ -150,7 +264,7 @@ def _pair_terms(run: RatingRun, system: object, game: int, a: int) -> tuple[Term
                 continue
             p = float(expected_scores(np.array([full[a], full[i]]), params.d)[0])
             value = eta * 2.0 / n * (scores[a, i] - p)
-            kind = "dummy" if i >= len(players) else "opponent"
+            kind = "dummy" if i >= real else "opponent"
             terms.append(Term(names[i], kind, value, _result(int(ranks[a]), int(ranks[i])), p))
         actual = actual_scores(ranks, params.base)
         bonus = eta * (n - 1) * (actual[a] - actual_scores(ranks, 1.0)[a])
@@ -177,13 +291,9 @@ def _pair_terms(run: RatingRun, system: object, game: int, a: int) -> tuple[Term
             # The chance of finishing ahead under the logistic pair model, P(a beats i) = logistic(r_a - r_i) as
             # in pairwise_gradient (the Gaussian model's is not shown).
             chance = float(logistic(full[a] - full[i])) if params.model == "logistic" else None
-            kind = "dummy" if i >= len(players) else "opponent"
+            kind = "dummy" if i >= real else "opponent"
             terms.append(Term(names[i], kind, eta * g / divide, result, chance))
-    unfloored = ratings[a] + sum(t.value for t in terms)
-    floor = getattr(params, "floor", None)
-    if floor is not None and unfloored < floor:
-        terms.append(Term("rating floor", "floor", float(floor - unfloored)))
-    return tuple(terms)
+    return terms
 
 
 def _exact_notes(run: RatingRun, system: object) -> tuple[str, ...]:

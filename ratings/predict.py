@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ __all__ = [
     "partition_log_likelihood",
     "places_from_orders",
     "plackett_luce_places",
+    "team_entrants",
     "win_probabilities",
 ]
 
@@ -210,6 +211,47 @@ def win_probabilities(run: RatingRun, *, first_game: int = 0, last_game: int | N
         places = system.place_probabilities(state, np.arange(n))
         out[s] = np.maximum(places[:, 0], WIN_FLOOR)
     return out
+
+
+def team_entrants(system: str, params: object, state: Mapping[str, np.ndarray], teams: Sequence[Sequence[int]]) -> dict:
+    """A state with one entrant per team (players given by index into ``state``), as ``system`` rates a team game,
+    for its own :meth:`~ratings.base.RatingSystem.place_probabilities` on ``range(len(teams))``.
+
+    Each system's team model, the one it rates with (its module documents the source):
+
+    - Plackett-Luce, Thurstonian, pairwise Elo: the team's strength is the sum, or the mean (``team_strength``), of
+      its members' ratings (Weng and Lin 2011).
+    - TrueSkill: the team's performance is the sum of its members' performances (Herbrich, Minka and Graepel 2006):
+      mean ``sum mu``, variance ``sum sigma^2 + n beta^2``; the entrant gets ``sigma^2 = sum sigma^2 + (n-1) beta^2``
+      because the prediction adds one ``beta^2`` per entrant.
+    - Multiplayer Elo and Glicko-2 (composite team or composite opponent, design document 002): two teams meet as
+      their mean ratings (and mean deviations).  Under composite team every member's expectation is exactly the one
+      between the means; under composite opponent each member meets the other team's mean, and the team-level
+      chance shown is the one between the two means.
+    - Elo-MMR: the team is one entrant with its members' pooled (mean) skill and variance.
+
+    Players play whole games here (weight 1).
+    """
+    members = [np.asarray(t, dtype=np.int64) for t in teams]
+    if system in ("plackett-luce", "thurstonian", "pairwise-elo"):
+        combine = np.mean if getattr(params, "team_strength", "sum") == "mean" else np.sum
+        return {"rating": np.array([combine(state["rating"][m]) for m in members])}
+    if system == "trueskill":
+        beta2 = float(params.beta) ** 2  # type: ignore[attr-defined]
+        return {
+            "mu": np.array([state["mu"][m].sum() for m in members]),
+            "sigma": np.sqrt([(state["sigma"][m] ** 2).sum() + (len(m) - 1) * beta2 for m in members]),
+        }
+    if system in ("multielo",):
+        return {"rating": np.array([state["rating"][m].mean() for m in members])}
+    if system == "glicko2":
+        return {key: np.array([state[key][m].mean() for m in members]) for key in ("mu", "sigma")}
+    if system == "elo-mmr":
+        return {
+            "mu": np.array([state["mu"][m].mean() for m in members]),
+            "sigma": np.sqrt([(state["sigma"][m] ** 2).mean() for m in members]),
+        }
+    raise NotImplementedError(f"no team prediction for {system}")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ Conventions follow the history model: a *win* is the best place of a game (a sha
 a competition-style position of 3 or better by a finisher, a *last place* the worst rank of a game (every DNF
 shares it; so does a player tied for last).  Head-to-head: of two players in the same game, the one with the
 better rank finished ahead; equal ranks (a shared place, or both did not finish, whose order is unknown) are
-a tie.
+a tie.  Teammates are not opponents: head-to-head counts only players of other teams; partners
+(:func:`partners`) are the players of the same team, with the games and wins they had together.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ from ratings.base import RatingRun
 from ratings.history import GameHistory
 
 __all__ = [
+    "PARTNER_MIN_GAMES",
     "HeadToHead",
+    "Partner",
     "PlayerStats",
     "Streak",
     "filter_games",
     "head_to_head",
+    "partners",
     "player_games",
     "player_stats",
     "rank_after_games",
@@ -159,7 +163,10 @@ def player_stats(run: RatingRun, player: str) -> PlayerStats | None:
     position = h.flat_position[mask].astype(np.int64)
     rank = h.flat_rank[mask]
     dnf = h.flat_dnf[mask]
-    sizes = np.diff(h.offsets)[games]
+    # places a game hands out: one per player, or in a team game one per team (flat_team numbers them from 0)
+    sides = np.zeros(h.n_games, dtype=np.int64)
+    np.maximum.at(sides, h.flat_game, h.flat_team.astype(np.int64) + 1)
+    sizes = sides[games]
     worst_rank = np.full(h.n_games, -1, dtype=np.int64)  # the worst dense rank of each game: its last place
     np.maximum.at(worst_rank, h.flat_game, h.flat_rank)
     won = (rank == 0) & ~dnf
@@ -197,7 +204,10 @@ def head_to_head(history: GameHistory, player: str) -> list[HeadToHead]:
     mine = history.flat_player == index
     my_rank = np.full(history.n_games, -1, dtype=np.int64)
     my_rank[history.flat_game[mine]] = history.flat_rank[mine]
-    theirs = (my_rank[history.flat_game] >= 0) & ~mine  # entries of the others in the player's games
+    my_team = np.full(history.n_games, -1, dtype=np.int64)
+    my_team[history.flat_game[mine]] = history.flat_team[mine]
+    # entries of the other teams in the player's games (the player's own entry is its own team's)
+    theirs = (my_rank[history.flat_game] >= 0) & (history.flat_team != my_team[history.flat_game])
     opponents = history.flat_player[theirs]
     mine_vs = my_rank[history.flat_game[theirs]]
     other = history.flat_rank[theirs]
@@ -212,3 +222,48 @@ def head_to_head(history: GameHistory, player: str) -> list[HeadToHead]:
         for o in np.flatnonzero(together)
     ]
     return sorted(rows, key=lambda r: (-r.games, r.opponent))
+
+
+#: Fewest games together for a partner to be named best or worst (fewer say little about the pair).
+PARTNER_MIN_GAMES = 3
+
+
+@dataclass(frozen=True)
+class Partner:
+    """One teammate: games played on the same team, how many of them the team won (a shared first counts), and
+    the player's own summed rating change in those games (``change / games`` is the measure of best and worst)."""
+
+    partner: str
+    games: int
+    wins: int
+    change: float
+
+    @property
+    def change_per_game(self) -> float:
+        return self.change / self.games
+
+
+def partners(run: RatingRun, player: str) -> list[Partner]:
+    """``player``'s teammates in team games, most games together first (then by name); empty for none."""
+    history = run.history
+    index = history.player_index.get(player)
+    if index is None or not history.has_teams:
+        return []
+    mine = history.flat_player == index
+    my_team = np.full(history.n_games, -1, dtype=np.int64)
+    my_team[history.flat_game[mine]] = history.flat_team[mine]
+    gain = np.zeros(history.n_games)
+    gain[history.flat_game[mine]] = (run.after - run.before)[mine]
+    won = np.zeros(history.n_games, dtype=bool)
+    won[history.flat_game[mine]] = (history.flat_rank[mine] == 0) & ~history.flat_dnf[mine]
+    games = history.flat_game
+    mates = (my_team[games] == history.flat_team) & ~mine & history.team_game[games]
+    who, where = history.flat_player[mates], games[mates]
+    n = history.n_players
+    together = np.bincount(who, minlength=n)
+    wins = np.bincount(who, weights=won[where], minlength=n)
+    change = np.bincount(who, weights=gain[where], minlength=n)
+    rows = [
+        Partner(history.players[o], int(together[o]), int(wins[o]), float(change[o])) for o in np.flatnonzero(together)
+    ]
+    return sorted(rows, key=lambda r: (-r.games, r.partner))

@@ -52,13 +52,15 @@ __all__ = [
 
 
 def records_of(history: GameHistory) -> list[dict[str, Any]]:
-    """JSON-ready long-shape records (dates as ISO text, DNF as the word)."""
+    """JSON-ready long-shape records (dates as ISO text, DNF as the word), with ``team`` and ``weight`` when some
+    entry has them (:attr:`GameHistory.labels_teams`)."""
     return [
         {
             "game": r["game"],
             "date": r["date"].isoformat() if r["date"] is not None else None,
             "player": r["player"],
             "place": r["place"],
+            **{key: r[key] for key in ("team", "weight") if key in r},
         }
         for r in history.to_records()
     ]
@@ -66,12 +68,19 @@ def records_of(history: GameHistory) -> list[dict[str, Any]]:
 
 #: How many applied edits can be undone.
 UNDO_STEPS = 5
-#: Grid columns, in the compact order the edit store keeps them.
-FIELDS = ("game", "date", "player", "place", "exclude")
+#: Grid columns, in the compact order the edit store keeps them (``team`` and ``weight`` last, so a row stored
+#: before they existed reads as a row without them).
+FIELDS = ("game", "date", "player", "place", "exclude", "team", "weight")
+
+
+def _weight_text(weight: Any) -> str:
+    """A weight as the grid shows it: blank for a whole game (1), else the number."""
+    return "" if weight is None or weight == 1.0 else f"{weight:g}"
 
 
 def grid_rows(history: GameHistory) -> list[dict[str, Any]]:
-    """One grid row per participant (long shape), places as text (``DNF`` for did-not-finish), none excluded."""
+    """One grid row per participant (long shape), places as text (``DNF`` for did-not-finish), none excluded; the
+    team (blank: a team of one) and the weight (blank: the whole game) as the long shape's cells."""
     return [
         {
             "_id": str(i),  # AG Grid row ids are text
@@ -80,6 +89,8 @@ def grid_rows(history: GameHistory) -> list[dict[str, Any]]:
             "player": r["player"],
             "place": str(r["place"]),
             "exclude": False,
+            "team": r.get("team") or "",
+            "weight": _weight_text(r.get("weight")),
         }
         for i, r in enumerate(records_of(history))
     ]
@@ -90,7 +101,11 @@ def _compact(rows: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 def _expand(compact: list[list[Any]]) -> list[dict[str, Any]]:
-    return [{"_id": str(i), **dict(zip(FIELDS, row, strict=True))} for i, row in enumerate(compact)]
+    # strict=False: a row kept before the team and weight columns has five cells (both then blank)
+    return [
+        {"_id": str(i), **dict.fromkeys(FIELDS), **dict(zip(FIELDS, row, strict=False))}
+        for i, row in enumerate(compact)
+    ]
 
 
 @dataclass
@@ -156,9 +171,11 @@ def _game_dates(
 def check_rows(rows: list[dict[str, Any]], previous_dates: dict[str, str] | None = None) -> Checked:
     """Read grid rows as a history, leaving out excluded games (a game is excluded when any of its rows is ticked).
 
-    Rows with neither a player nor a place are ignored (a freshly added row).  Dates are read by the file readers'
-    date parser (ISO, 31/03/2024, 31 March 2024, ...); a game has one date, so a date changed on one row of a game
-    moves the whole game (``previous_dates``: each game's date before the edit).  Problems name the game and the
+    Rows with neither a player nor a place are ignored (a freshly added row).  Teams and weights are read by the
+    long shape's one rule (:mod:`ratings.io.teams`): players of a game with the same team text are teammates.
+    Dates are read by the file readers' date parser (ISO, 31/03/2024, 31 March 2024, ...); a game has one date, so
+    a date changed on one row of a game moves the whole game (``previous_dates``: each game's date before the
+    edit).  Problems name the game and the
     player, in the library's own words.
     """
     kept: list[dict[str, Any]] = []
@@ -170,7 +187,14 @@ def check_rows(rows: list[dict[str, Any]], previous_dates: dict[str, str] | None
             continue
         game = clean_name(row.get("game"))
         kept.append(
-            {"game": game or None, "date": row.get("date"), "player": row.get("player"), "place": row.get("place")}
+            {
+                "game": game or None,
+                "date": row.get("date"),
+                "player": row.get("player"),
+                "place": row.get("place"),
+                "team": row.get("team"),
+                "weight": row.get("weight"),
+            }
         )
         if row.get("exclude") and game and game not in excluded:
             excluded.append(game)
@@ -310,7 +334,16 @@ def revert(state: dict[str, Any] | None) -> EditOutcome:
 
 def _blank_row(rows: list[dict[str, Any]], game: str, date: str) -> dict[str, Any]:
     next_id = max((int(r.get("_id", 0)) for r in rows), default=-1) + 1
-    return {"_id": str(next_id), "game": game, "date": date, "player": "", "place": "", "exclude": False}
+    return {
+        "_id": str(next_id),
+        "game": game,
+        "date": date,
+        "player": "",
+        "place": "",
+        "exclude": False,
+        "team": "",
+        "weight": "",
+    }
 
 
 def new_game_id(rows: list[dict[str, Any]]) -> str:

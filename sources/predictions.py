@@ -1,4 +1,5 @@
-"""Win probabilities for an upcoming game: each picked player's chance of each place under the current settings."""
+"""Win probabilities for an upcoming game: each picked player's chance of each place under the current settings,
+or each of two picked teams' chance of winning under the system's own team model."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from typing import Any
 import numpy as np
 
 from ratings import RatingRun, create
+from ratings.io.teams import team_label
+from ratings.predict import team_entrants
 from sources.runs import typed_params
 
-__all__ = ["MAX_PLAYERS", "win_probabilities"]
+__all__ = ["MAX_PLAYERS", "team_win_probabilities", "win_probabilities"]
 
 #: Most players in one predicted game (exact place probabilities grow quickly with the field).
 MAX_PLAYERS = 10
@@ -34,3 +37,32 @@ def win_probabilities(
     rater = create(system, **typed_params(system, params))
     indices = np.array([run.history.player_index[p] for p in unique], dtype=np.int64)
     return unique, np.asarray(rater.place_probabilities(dict(run.state), indices), dtype=float)
+
+
+def team_win_probabilities(
+    run: RatingRun, system: str, params: dict[str, Any], first: list[str], second: list[str]
+) -> tuple[list[str], np.ndarray]:
+    """``(labels, P)`` for a game between two teams: ``labels`` name the teams by their players (``Ann & Bob``),
+    ``P[t, j]`` is team ``t``'s chance of place ``j + 1`` (first or second), from the run's final state under the
+    system's own team model (:func:`ratings.predict.team_entrants`, the ``team_strength`` or ``team_method`` it
+    rates with).
+
+    Raises ``ValueError`` for an empty team, a player on both teams, more than :data:`MAX_PLAYERS` players a team,
+    or an unknown player.
+    """
+    teams = [list(dict.fromkeys(first or [])), list(dict.fromkeys(second or []))]
+    if not teams[0] or not teams[1]:
+        raise ValueError("pick at least one player for each team")
+    both = [p for p in teams[0] if p in teams[1]]
+    if both:
+        raise ValueError(f"on both teams: {', '.join(both)}")
+    if any(len(t) > MAX_PLAYERS for t in teams):
+        raise ValueError(f"pick at most {MAX_PLAYERS} players a team")
+    missing = [p for t in teams for p in t if p not in run.history.player_index]
+    if missing:
+        raise ValueError(f"not in this history: {', '.join(missing)}")
+    rater = create(system, **typed_params(system, params))
+    members = [[run.history.player_index[p] for p in t] for t in teams]
+    state = team_entrants(system, rater.params, run.state, members)
+    probabilities = np.asarray(rater.place_probabilities(state, np.arange(2)), dtype=float)
+    return [team_label(t) for t in teams], probabilities

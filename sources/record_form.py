@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ratings import HistoryError
+from ratings.history import Entry, Game, team_problems
+from ratings.io.teams import parse_team
 from sources.access import Rights, write_target
 from sources.edits import FIELDS, EditOutcome, apply_rows, grid_rows
 from sources.model import DataError, Sheet, parse_source
@@ -67,12 +69,23 @@ def plan(
     token: str,
     *,
     writable: bool,
+    teams: Sequence[Any] | None = None,
 ) -> Plan:
-    """Validate the form; a writable sheet asks for confirmation first, anything else goes to the session."""
+    """Validate the form; a writable sheet asks for confirmation first, anything else goes to the session.
+
+    ``teams`` (optional, one cell per player line) names each player's team by the long shape's one rule
+    (:func:`ratings.io.teams.parse_team`; blank: a team of one); teammates must share a place.
+    """
     try:
         game = new_game(date, list(zip(players, places, strict=False)))
     except HistoryError as exc:
         return Plan([str(p) for p in exc.problems])
+    if teams is not None and any(parse_team(t) for t in teams):
+        game, problems = _with_teams(game, players, teams)
+        if problems:
+            return Plan(problems)
+        if writable and source:
+            return Plan(["a team game cannot be written to the group's sheet yet; clear the team fields"])
     if writable and source:
         pending = {
             "date": game.date.isoformat() if game.date else None,
@@ -84,12 +97,22 @@ def plan(
     return Plan([], game)
 
 
+def _with_teams(game: NewGame, players: Sequence[Any], teams: Sequence[Any]) -> tuple[NewGame, list[str]]:
+    """``game`` with each entry's team from the form line of the same player, and the history's team problems."""
+    from ratings.io.names import name_key
+
+    team_of = {name_key(p): parse_team(t) for p, t in zip(players, teams, strict=False) if p is not None}
+    entries = tuple(Entry(e.player, e.place, team_of.get(name_key(e.player))) for e in game.entries)
+    problems = team_problems(Game("new game", entries, game.date))
+    return NewGame(game.date, entries), [p.replace("game 'new game': ", "") for p in problems]
+
+
 def add_to_session(state: dict[str, Any] | None, game: NewGame, token: str) -> EditOutcome:
     """The session history with ``game`` added (an applied edit, so Undo takes it back); once per token."""
     if not state or not state.get("base"):
         return EditOutcome("The history is still loading; try again in a moment.", ok=False)
     rows = (
-        [{"_id": i, **dict(zip(FIELDS, r, strict=True))} for i, r in enumerate(state["rows"])]
+        [{"_id": i, **dict(zip(FIELDS, r, strict=False))} for i, r in enumerate(state["rows"])]
         if state.get("rows") is not None
         else grid_rows(history_for(state["base"]))
     )
@@ -100,7 +123,16 @@ def add_to_session(state: dict[str, Any] | None, game: NewGame, token: str) -> E
     for i, entry in enumerate(game.entries):
         place = "DNF" if entry.place is None else str(entry.place)
         rows.append(
-            {"_id": start + i, "game": token, "date": date, "player": entry.player, "place": place, "exclude": False}
+            {
+                "_id": start + i,
+                "game": token,
+                "date": date,
+                "player": entry.player,
+                "place": place,
+                "exclude": False,
+                "team": entry.team or "",
+                "weight": "",
+            }
         )
     outcome = apply_rows(rows, state)
     if outcome.ok:

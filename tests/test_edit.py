@@ -112,6 +112,8 @@ def test_new_game_row_gets_a_fresh_readable_id_and_add_player_joins_the_last_gam
         "player": "",
         "place": "",
         "exclude": False,
+        "team": "",
+        "weight": "",
     }
     assert edits.add_player(rows)[-1] == {
         "_id": "4",
@@ -120,6 +122,8 @@ def test_new_game_row_gets_a_fresh_readable_id_and_add_player_joins_the_last_gam
         "player": "",
         "place": "",
         "exclude": False,
+        "team": "",
+        "weight": "",
     }
     numbered = [{**r, "game": str(n)} for r, n in zip(rows, [7, 7, 12, 12], strict=True)]
     assert edits.add_row(numbered)[-1]["game"] == "13"
@@ -128,7 +132,16 @@ def test_new_game_row_gets_a_fresh_readable_id_and_add_player_joins_the_last_gam
 
 def test_empty_added_rows_are_left_out_and_excluded_games_dropped() -> None:
     rows = edits.add_player(edits.grid_rows(GameHistory.from_records(RECORDS)))
-    assert rows[-1] == {"_id": "4", "game": "g2", "date": "2024-03-08", "player": "", "place": "", "exclude": False}
+    assert rows[-1] == {
+        "_id": "4",
+        "game": "g2",
+        "date": "2024-03-08",
+        "player": "",
+        "place": "",
+        "exclude": False,
+        "team": "",
+        "weight": "",
+    }
     rows[0]["exclude"] = True  # one ticked row excludes the whole game g1
     checked = edits.check_rows(rows)
     assert checked.problems == []

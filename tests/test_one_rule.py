@@ -257,30 +257,34 @@ def test_a_sample_source_reads_the_same_through_the_records_reader() -> None:
 
 # ---------------------------------------------------------------------------------------------- teams
 # One game of Ann and Bob against Cid and Dee; the tricky value is a team or weight cell of Bob's row.  Each case
-# goes through an uploaded CSV, the records reader behind the edit grid (``GameHistory.from_records``, which the
-# grid's Apply calls with the typed rows) and the command line; the record form and the grid's columns do not
-# offer teams yet (the page's part of issue 25), so they are not among these paths.  Verdicts by hand from the
-# rule in ratings/io/teams.py: Bob's (place, team, weight), or refused.
+# goes through an uploaded CSV, the edit grid's Apply (the game's rows typed into the grid under the first game,
+# ``sources.edits.apply_rows``), the record form (``record_form.plan`` with a team per player line, then
+# ``add_to_session``) and the command line.  The form has no weight field, so the weight cases skip it.  Verdicts
+# by hand from the rule in ratings/io/teams.py: Bob's (place, team, weight), or refused.
 TEAM_CASES: list[tuple[str, str, str, str, Any]] = [
     ("team same text", "1", "Red", "", (1, "Red", 1.0)),
     ("team other case and spacing", "1", "  RED ", "", (1, "RED", 1.0)),
     ("team blank is a team of one", "3", "", "", (3, None, 1.0)),
+    ("team of the other side", "2", "blue", "", (2, "blue", 1.0)),
+    ("team padded inside", "1", "R  e d", "", (1, "R e d", 1.0)),
     ("teammate in another place", "2", "Red", "", REFUSED),
     ("teammate DNF", "DNF", "Red", "", REFUSED),
+    ("teammate place 1st", "1st", "Red", "", (1, "Red", 1.0)),
     ("weight half", "1", "Red", "0.5", (1, "Red", 0.5)),
     ("weight percent", "1", "Red", "25%", (1, "Red", 0.25)),
     ("weight 0", "1", "Red", "0", REFUSED),
     ("weight above 1", "1", "Red", "1.5", REFUSED),
     ("weight words", "1", "Red", "half", REFUSED),
 ]
+TEAM_GAME, TEAM_DATE = "t1", "2024-03-08"
 
 
 def team_rows(place: str, team: str, weight: str) -> list[tuple[str, ...]]:
     return [
-        ("g1", "2024-03-01", "Ann", "1", "Red", ""),
-        ("g1", "2024-03-01", "Bob", place, team, weight),
-        ("g1", "2024-03-01", "Cid", "2", "Blue", ""),
-        ("g1", "2024-03-01", "Dee", "2", "Blue", ""),
+        (TEAM_GAME, TEAM_DATE, "Ann", "1", "Red", ""),
+        (TEAM_GAME, TEAM_DATE, "Bob", place, team, weight),
+        (TEAM_GAME, TEAM_DATE, "Cid", "2", "Blue", ""),
+        (TEAM_GAME, TEAM_DATE, "Dee", "2", "Blue", ""),
     ]
 
 
@@ -292,13 +296,13 @@ def team_csv(rows: list[tuple[str, ...]]) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def bob(history: GameHistory) -> Any:
-    (game,) = history.games
+def bob(history: GameHistory, game_id: str = TEAM_GAME) -> Any:
+    (game,) = [g for g in history.games if g.id == game_id]
     (entry,) = [e for e in game.entries if e.player == "Bob"]
     return (entry.place, entry.team, entry.weight)
 
 
-def team_by_upload(rows: list[tuple[str, ...]], _tmp: Path) -> Any:
+def team_by_upload(rows: list[tuple[str, ...]], _base: dict[str, Any], _tmp: Path) -> Any:
     contents = "data:text/csv;base64," + base64.b64encode(team_csv(rows)).decode()
     try:
         return bob(read_upload(contents, "club.csv").history)
@@ -306,15 +310,30 @@ def team_by_upload(rows: list[tuple[str, ...]], _tmp: Path) -> Any:
         return REFUSED
 
 
-def team_by_records(rows: list[tuple[str, ...]], _tmp: Path) -> Any:
-    keys = ("game", "date", "player", "place", "team", "weight")
-    try:
-        return bob(GameHistory.from_records([dict(zip(keys, r, strict=True)) for r in rows]))
-    except HistoryError:
+def team_by_grid(rows: list[tuple[str, ...]], base: dict[str, Any], _tmp: Path) -> Any:
+    grid = edits.grid_rows(history_for(base))
+    for game, day, player, place, team, weight in rows:
+        grid = edits.add_player(grid) if grid[-1]["game"] == game else edits.add_row(grid)
+        grid[-1].update(game=game, date=day, player=player, place=place, team=team, weight=weight)
+    outcome = edits.apply_rows(grid, edits.fresh_state(base))
+    if not outcome.ok:
+        assert outcome.source is None and outcome.message.startswith("Not applied")
         return REFUSED
+    return bob(history_for(outcome.source))
 
 
-def team_by_cli(rows: list[tuple[str, ...]], tmp: Path) -> Any:
+def team_by_form(rows: list[tuple[str, ...]], base: dict[str, Any], _tmp: Path) -> Any:
+    players, places, teams = [r[2] for r in rows], [r[3] for r in rows], [r[4] for r in rows]
+    step = record_form.plan(None, TEAM_DATE, players, places, "form-token", writable=False, teams=teams)
+    if step.problems:
+        return REFUSED
+    assert step.game is not None
+    outcome = record_form.add_to_session(edits.fresh_state(base), step.game, "form-token")
+    assert outcome.ok, outcome.message
+    return bob(history_for(outcome.source), "form-token")
+
+
+def team_by_cli(rows: list[tuple[str, ...]], _base: dict[str, Any], tmp: Path) -> Any:
     path = tmp / "club.csv"
     path.write_bytes(team_csv(rows))
     out, err = io.StringIO(), io.StringIO()
@@ -327,13 +346,19 @@ def team_by_cli(rows: list[tuple[str, ...]], tmp: Path) -> Any:
     return bob(GameHistory.from_records([dict(zip(keys, r[:6], strict=True)) for r in table[1:]]))
 
 
-TEAM_PATHS = {"upload": team_by_upload, "records (edit grid)": team_by_records, "command line": team_by_cli}
+TEAM_PATHS = {
+    "upload": team_by_upload,
+    "edit grid": team_by_grid,
+    "record form": team_by_form,
+    "command line": team_by_cli,
+}
 
 
 @pytest.mark.parametrize(("what", "place", "team", "weight", "expected"), TEAM_CASES, ids=[c[0] for c in TEAM_CASES])
 def test_every_path_reads_teams_the_same_way(
-    what: str, place: str, team: str, weight: str, expected: Any, tmp_path: Path
+    what: str, place: str, team: str, weight: str, expected: Any, base: dict[str, Any], tmp_path: Path
 ) -> None:
     rows = team_rows(place, team, weight)
-    verdicts = {path: read(rows, tmp_path) for path, read in TEAM_PATHS.items()}
-    assert verdicts == dict.fromkeys(TEAM_PATHS, expected), what
+    paths = {k: v for k, v in TEAM_PATHS.items() if not (weight and k == "record form")}  # the form has no weight
+    verdicts = {path: read(rows, base, tmp_path) for path, read in paths.items()}
+    assert verdicts == dict.fromkeys(paths, expected), what

@@ -154,7 +154,7 @@ def test_player_record_and_figure(small_history):
     assert pick == "Cid" and options[0] == {"label": "1. Cid", "value": "Cid"}
     assert player_pick(run, "Eve")[1] == "Eve"
     assert player_pick(run, "Nobody")[1] == "Cid"
-    _, _, h2h = player_view(run, "Eve", figures.Scale())
+    h2h = player_view(run, "Eve", figures.Scale()).head_to_head
     assert [r["opponent"] for r in h2h] == ["Ann", "Cid", "Dee"]  # Ann twice, then by name
 
 
