@@ -609,23 +609,25 @@ def test_names_with_an_ampersand_cannot_be_written_wide() -> None:
 #: Snapshot: SHA-256 (first 16 hex digits) of every rating before and after every game and of every extra series
 #: (sorted by name), from ``rate`` with default settings on the bundled free-for-all samples, computed at commit
 #: 0ac3068, before teams existed.  Teams must leave a history without teams bit for bit as it was; change these
-#: digests only for an intended change of a system's numbers, and say so in the commit.
+#: digests only for an intended change of a system's numbers, and say so in the commit.  Elo-MMR's were re-pinned
+#: after cfb3b9a (its robust average's tanh through one exp), which moved these runs by at most 6.9e-13 against
+#: 8d0e5f6 (measured on the three samples); its agreement with Elo-MMR-Py is tested in tests/test_elo_mmr.py.
 BEFORE_TEAMS = {
-    ("chess", "elo-mmr"): "fa02b1e6273e3818",
+    ("chess", "elo-mmr"): "eed9ab0d748531e0",
     ("chess", "glicko2"): "6f5042b8fb2ddfe4",
     ("chess", "multielo"): "91ed4aa5102e09b5",
     ("chess", "pairwise-elo"): "8a60c5e0426de122",
     ("chess", "plackett-luce"): "36f1c156be5f068b",
     ("chess", "thurstonian"): "45a82ef6896a73f7",
     ("chess", "trueskill"): "47b1c7cbedf365bd",
-    ("poker", "elo-mmr"): "b05532d4ec9c869d",
+    ("poker", "elo-mmr"): "86594395144ad55e",
     ("poker", "glicko2"): "4bcf0ebde6f769a6",
     ("poker", "multielo"): "b56f7592b631590d",
     ("poker", "pairwise-elo"): "5db54840bb82a533",
     ("poker", "plackett-luce"): "55a2c1b84f33fdee",
     ("poker", "thurstonian"): "cb96ebc43a0e3570",
     ("poker", "trueskill"): "3a41bcdfbdb65644",
-    ("racing", "elo-mmr"): "fd6a8c1f2d51e4a9",
+    ("racing", "elo-mmr"): "21e0e7781e493e9f",
     ("racing", "glicko2"): "010ab82861cca408",
     ("racing", "multielo"): "46f30ceee22002ad",
     ("racing", "pairwise-elo"): "17a64c024b00aaba",
