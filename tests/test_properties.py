@@ -142,15 +142,17 @@ def test_relabelling_players_permutes_the_result(
 def test_dummy_is_a_never_updated_player_tied_with_the_last(
     name: str, params: dict[str, Any], game: Any, dummy: float
 ) -> None:
-    """With ``dummy_tie="draw"`` the dummy is exactly an extra player sharing the last entrant's place."""
+    """With ``dummy_tie="draw"`` the dummy is exactly an extra player sharing the last entrant's place, who
+    finishes even when the last entrants did not (so a DNF never does better than finishing last would have:
+    tests/test_monotone.py)."""
     ratings, ranks, dnf = game
     before = to_scale(name, ratings)
     dummy_rating = float(to_scale(name, np.array([dummy]))[0])
     with_dummy = play(name, {**params, "dummy": dummy_rating, "dummy_tie": "draw"}, before, ranks, dnf)
-    # The same game with a real extra player rated like the dummy, tied with the last entrant.
+    # The same game with a real extra player rated like the dummy, at the last entrant's place, finishing.
     last = int(np.argmax(ranks))
     augmented = play(
-        name, params, np.append(before, dummy_rating), np.append(ranks, ranks[last]), np.append(dnf, dnf[last])
+        name, params, np.append(before, dummy_rating), np.append(ranks, ranks[last]), np.append(dnf, False)
     )
     np.testing.assert_allclose(with_dummy, augmented[:-1], rtol=1e-9, atol=1e-9)
     # Total rating is no longer conserved: the players gain what the dummy would have lost.

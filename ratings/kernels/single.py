@@ -134,7 +134,7 @@ def _add_dummy(r: Any, rk: Any, fail: Any, n: int, dummy: float, censored: bool)
             last = i
     r[n] = dummy
     rk[n] = rk[last]
-    fail[n] = fail[last]
+    fail[n] = False  # the dummy finishes (ratings.systems._single.SingleRatingSystem._with_dummy says why)
     if censored:
         for i in range(n + 1):
             if rk[i] == rk[last]:

@@ -145,7 +145,7 @@ class SingleRatingSystem(RatingSystem):
         return float(self.params.initial)
 
     def _with_dummy(self, ratings: np.ndarray, game: GameView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Append the dummy player, tied with the last entrant (same rank, same DNF state).
+        """Append the dummy player, tied with the last entrant (same rank; the dummy itself always finishes).
 
         With ``dummy_tie="censored"`` every player of the worst rank and the dummy are marked as
         censored (the ``dnf`` mask): they rank below every other player, in an unobserved order.
@@ -155,7 +155,9 @@ class SingleRatingSystem(RatingSystem):
             return ratings, game.ranks, game.dnf
         last = int(np.argmax(game.ranks))
         ranks = np.append(game.ranks, game.ranks[last])
-        dnf = np.append(game.dnf, game.dnf[last])
+        # The dummy finishes: with a draw, a did-not-finish at the bottom then draws with it (pairwise) or ranks
+        # below it (orderings), never better than finishing last would have done (monotone in the result).
+        dnf = np.append(game.dnf, False)
         if self._censored_dummy():
             dnf |= ranks == ranks[last]
         return np.append(ratings, float(dummy)), ranks, dnf
