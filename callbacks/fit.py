@@ -61,6 +61,7 @@ def on_fit_asked(_run: Any, _compare: Any) -> tuple[Any, Any]:
     State(Params.SETTINGS, "data"),
     State(Fit.BUDGET, "value"),
     State(Fit.METRIC, "value"),
+    State(Fit.SEASONS, "value"),
     background=True,
     progress=[Output(Fit.PROGRESS, "value"), Output(Fit.PROGRESS, "label")],
     running=[
@@ -72,7 +73,7 @@ def on_fit_asked(_run: Any, _compare: Any) -> tuple[Any, Any]:
     cancel=[Input(Fit.CANCEL, "n_clicks")],
     prevent_initial_call=True,
 )
-def on_fit(set_progress, asked, source, current, budget, metric):
+def on_fit(set_progress, asked, source, current, budget, metric, seasons):
     settings = settings_of(current)
     if not isinstance(asked, dict) or source is None or settings is None or metric not in tune.METRICS:
         raise PreventUpdate
@@ -87,9 +88,13 @@ def on_fit(set_progress, asked, source, current, budget, metric):
     try:
         with board().slot(asked.get("ticket"), waiting):
             if asked.get("kind") == "compare":
-                result = compare_systems(source, budget=seconds, metric=metric, progress=progress)
+                result = compare_systems(
+                    source, budget=seconds, metric=metric, progress=progress, seasons=seasons is True
+                )
             else:
-                result = fit_system(source, *settings, budget=seconds, metric=metric, progress=progress)
+                result = fit_system(
+                    source, *settings, budget=seconds, metric=metric, progress=progress, seasons=seasons is True
+                )
     except JobRefused as exc:
         return failed_result(str(exc))
     set_progress((100, "done"))

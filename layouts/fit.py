@@ -49,6 +49,12 @@ def tab() -> dbc.Tab:
         ],
         className="g-2 mb-2",
     )
+    seasons = dbc.Switch(
+        id=Fit.SEASONS,
+        value=False,
+        label="Also try seasons: reset or shrink every rating at regular intervals (dated games only)",
+        className="small mb-2",
+    )
     buttons = html.Div(
         [
             dbc.Button("Fit to our games", id=Fit.RUN, color="primary", size="sm", className="me-2"),
@@ -67,6 +73,7 @@ def tab() -> dbc.Tab:
                     className="small text-muted mb-2",
                 ),
                 controls,
+                seasons,
                 buttons,
                 dbc.Progress(
                     id=Fit.PROGRESS, value=0, label="", striped=True, className="mb-2", style={"height": "1.2rem"}

@@ -232,6 +232,7 @@ class Fit(StrEnum):
 
     BUDGET = "fit-budget"
     METRIC = "fit-metric"
+    SEASONS = "fit-seasons"
     RUN = "fit-run"
     COMPARE = "fit-compare"
     CANCEL = "fit-cancel"

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ratings import SYSTEM_NAMES, ComputationError, ParameterError, get_system
+from ratings.seasons import SEASON_PARAMS
 from ratings.tune import fit_verdict, held_out_scores, held_out_verdicts, tune
 from sources.runs import jsonable, load, typed_params
 
@@ -48,12 +49,16 @@ def fit_system(
     metric: str,
     progress: Progress | None = None,
     seed: int = 0,
+    seasons: bool = False,
 ) -> dict[str, Any]:
-    """Tune ``system`` on ``source`` (categorical settings kept as they are now) and compare with ``params``."""
+    """Tune ``system`` on ``source`` (categorical settings kept as they are now) and compare with ``params``;
+    with ``seasons``, the season rule is searched too (:func:`ratings.tune.searchable`)."""
     history = load(source).history
     current = typed_params(system, params)
-    numeric = {s.name for s in get_system(system).parameters() if s.kind in ("float", "int")}
-    fixed = {k: v for k, v in current.items() if k not in numeric}
+    searched = {s.name for s in get_system(system).parameters() if s.kind in ("float", "int")}
+    if seasons:
+        searched |= set(SEASON_PARAMS)
+    fixed = {k: v for k, v in current.items() if k not in searched}
     result = tune(
         history,
         system,
@@ -62,6 +67,7 @@ def fit_system(
         seed=seed,
         fixed=fixed,
         progress=_reporter(progress, budget),
+        seasons=seasons,
     )
     try:
         now = held_out_scores(history, system, current, result.cut, metric=metric)
@@ -86,9 +92,16 @@ def fit_system(
 
 
 def compare_systems(
-    source: Any, *, budget: float, metric: str, progress: Progress | None = None, seed: int = 0
+    source: Any,
+    *,
+    budget: float,
+    metric: str,
+    progress: Progress | None = None,
+    seed: int = 0,
+    seasons: bool = False,
 ) -> dict[str, Any]:
-    """Tune every system within a share of ``budget`` each; one row per system with its held-out figures."""
+    """Tune every system within a share of ``budget`` each (the season rule too, with ``seasons``); one row per
+    system with its held-out figures."""
     history = load(source).history
     share = budget / len(SYSTEM_NAMES)
     rows = []
@@ -97,7 +110,7 @@ def compare_systems(
     for i, name in enumerate(SYSTEM_NAMES):
         if progress is not None:
             progress(100.0 * i / len(SYSTEM_NAMES), f"{get_system(name).title} ({i + 1} of {len(SYSTEM_NAMES)})")
-        result = tune(history, name, metric=metric, budget_seconds=share, seed=seed)
+        result = tune(history, name, metric=metric, budget_seconds=share, seed=seed, seasons=seasons)
         cut = result.cut
         results.append(result)
         rows.append(

@@ -85,3 +85,14 @@ def test_compare_shows_intervals_and_whether_the_best_beats_the_runner_up() -> N
     shown = _text(compare_view(result))
     assert "than the runner-up" in shown
     assert shown.count(" ± ") >= 4 * len(result["rows"])  # three figures and the verdict against the defaults
+
+
+def test_a_fit_searches_the_season_rule_only_when_asked() -> None:
+    plain = fit_system(RACING, "multielo", {"k": 32.0}, budget=2, metric="kendall-tau")
+    assert plain["fitted"].get("season_days") is None  # not searched: as it is (no seasons)
+    with_seasons = fit_system(RACING, "multielo", {"k": 32.0}, budget=3, metric="kendall-tau", seasons=True)
+    fitted = with_seasons["fitted"]
+    assert fitted["season_days"] is not None and 7.0 <= fitted["season_days"] <= 730.0
+    assert 0.0 <= fitted["season_shrink"] <= 1.0
+    # the verdict still compares with the settings in use (no seasons) on the same held-out games
+    assert with_seasons["current_test"]["kendall_tau"] == plain["current_test"]["kendall_tau"]
