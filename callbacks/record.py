@@ -87,6 +87,7 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     *SAMPLE_SHOWN,
     Output({"type": RecordType.PLAYER, "index": ALL}, "value"),
     Output({"type": RecordType.PLACE, "index": ALL}, "value"),
+    Output({"type": RecordType.TEAM, "index": ALL}, "value"),
     Output(GroupPage.GAME, "value", allow_duplicate=True),
     Input(Record.SUBMIT, "n_clicks"),
     Input(Record.CONFIRM, "n_clicks"),
@@ -94,6 +95,7 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     State(Record.DATE, "value"),
     State({"type": RecordType.PLAYER, "index": ALL}, "value"),
     State({"type": RecordType.PLACE, "index": ALL}, "value"),
+    State({"type": RecordType.TEAM, "index": ALL}, "value"),
     State(Record.TOKEN, "data"),
     State(Record.PENDING, "data"),
     State(Data.SOURCE, "data"),
@@ -101,17 +103,36 @@ def on_names(source: dict[str, Any] | None) -> tuple[Any, str]:
     State(GroupPage.GAME, "value"),
     prevent_initial_call=True,
 )
-def on_record(_submit, _confirm, _cancel, date, players, places, token, pending, source, state, correcting=None):
+def on_record(_submit, _confirm, _cancel, date, players, places, teams, token, pending, source, state, correcting=None):
     if not {Record.SUBMIT: _submit, Record.CONFIRM: _confirm, Record.CANCEL: _cancel}.get(ctx.triggered_id):
         raise PreventUpdate  # the tab's content mounting (no button pressed yet): nothing to do
     players = players if isinstance(players, list) else []
     places = places if isinstance(places, list) else []
-    out = record_step(ctx.triggered_id, date, players, places, token, pending, source, state, correcting=correcting)
+    teams = teams if isinstance(teams, list) else []
+    out = record_step(
+        ctx.triggered_id,
+        date,
+        players,
+        places,
+        token,
+        pending,
+        source,
+        state,
+        correcting=correcting,
+        teams=teams if any(str(t or "").strip() for t in teams) else None,
+    )
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
     # Wildcard outputs take one value per component, never a bare no_update (which Dash refuses with a 500).
     # a corrected game is no longer chosen on the group's bar, so the next game recorded is a new one
     done = None if recorded and correcting else no_update
-    return (*out, *sample_shown(out[5]), _each(players, recorded), _each(places, recorded), done)
+    return (
+        *out,
+        *sample_shown(out[5]),
+        _each(players, recorded),
+        _each(places, recorded),
+        _each(teams, recorded),
+        done,
+    )
 
 
 def _each(fields: list[Any], empty: bool) -> list[Any]:
@@ -131,8 +152,10 @@ def record_step(
     allowed: Rights | None = None,
     *,
     correcting: Any = None,
+    teams: list[Any] | None = None,
 ) -> tuple[Any, ...]:
-    """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values.
+    """What the Record / Write / Cancel buttons lead to: the callback's outputs but the form's values (``teams``:
+    a team per player line, or None for a game without teams).
 
     On a group's page showing the group's own games, the game goes into the group's database (``correcting``: the
     id of the game it replaces, organisers only) when the cookie gives the right, and is refused otherwise.
@@ -143,7 +166,7 @@ def record_step(
         return False, "", None, record_alert("Not recorded.", False), *keep
     group = group_shown(source)
     if group is not None and trigger == Record.SUBMIT:
-        return _record_in_group(group, source, date, players, places, token, correcting)
+        return _record_in_group(group, source, date, players, places, token, correcting, teams)
     allowed = request_rights() if allowed is None else allowed
     if trigger == Record.CONFIRM:
         if not pending:
@@ -169,7 +192,7 @@ def record_step(
     writable = sheet_writable(source)
     if writable and not allowed.may_record:
         return False, "", None, record_alert(f"Not recorded: {allowed.message}", False), *keep
-    step = plan(source, date, players, places, token, writable=writable)
+    step = plan(source, date, players, places, token, writable=writable, teams=teams)
     if step.problems:
         return False, "", None, record_alert("Not recorded: " + "; ".join(step.problems), False), *keep
     assert step.game is not None
@@ -193,10 +216,17 @@ def record_step(
 
 
 def _record_in_group(
-    group: GroupTitle, source: Any, date: Any, players: list[Any], places: list[Any], token: str, correcting: Any
+    group: GroupTitle,
+    source: Any,
+    date: Any,
+    players: list[Any],
+    places: list[Any],
+    token: str,
+    correcting: Any,
+    teams: list[Any] | None = None,
 ) -> tuple[Any, ...]:
     keep = (no_update,) * 5
-    step = plan(source, date, players, places, token, writable=False)
+    step = plan(source, date, players, places, token, writable=False, teams=teams)
     if step.problems:
         return False, "", None, record_alert("Not recorded: " + "; ".join(step.problems), False), *keep
     assert step.game is not None

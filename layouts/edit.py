@@ -176,14 +176,21 @@ def _player_line(i: int) -> dbc.Row:
                         autocomplete="off",
                     ),
                 ),
-                width=8,
+                width=6,
+            ),
+            dbc.Col(
+                labelled(
+                    f"Team of player {i + 1} (optional)",
+                    dbc.Input(id={"type": RecordType.TEAM, "index": i}, placeholder="team", size="sm"),
+                ),
+                width=3,
             ),
             dbc.Col(
                 labelled(
                     f"Place of player {i + 1}",
-                    dbc.Input(id={"type": RecordType.PLACE, "index": i}, placeholder="place / DNF", size="sm"),
+                    dbc.Input(id={"type": RecordType.PLACE, "index": i}, placeholder="place", size="sm"),
                 ),
-                width=4,
+                width=3,
             ),
         ],
         className="g-1 mb-1",

@@ -193,6 +193,7 @@ class RecordType(StrEnum):
 
     PLAYER = "record-player"
     PLACE = "record-place"
+    TEAM = "record-team"  # optional: players with the same team text are teammates (ratings.io.teams)
 
 
 class Predict(StrEnum):

@@ -322,3 +322,28 @@ def test_an_organiser_restores_another_groups_export_from_the_page(client, group
     assert [g.id for g in catan.games] == ["g1", "g2", "g3"] and "Zed" in catan.players  # its own g1 kept
     assert GroupTitle("other", "Chess").load().history.n_games == 0
     assert GroupTitle("club", "Catan").load().history.n_games == 3  # the club's games are untouched
+
+
+def test_a_member_records_a_team_game_from_the_form(client, groups) -> None:  # type: ignore[no-untyped-def]
+    """The record form's optional team field (one per player line, the files' one rule: same text, same team)."""
+    assert "Signed in with a member link" in _join(client, "#member=" + groups["member"])
+    form = record_form("record-submit", "team-1", None, SOURCE, ("Ann", "Bob", "Cid", "Dee"))
+    form["group-game.value"] = None
+    form['{"index": ["ALL"], "type": "record-place"}.value'] = [
+        {"id": {"index": i, "type": "record-place"}, "property": "value", "value": place}
+        for i, place in enumerate(["1", "1", "2", "2"])
+    ]
+    form['{"index": ["ALL"], "type": "record-team"}.value'] = [
+        {"id": {"index": i, "type": "record-team"}, "property": "value", "value": team}
+        for i, team in enumerate(["Red", "Red", "Blue", "Blue"])
+    ]
+    answer = post(client, "record-confirm-box", form, changed=["record-submit.n_clicks"]).get_json()["response"]
+    assert "Recorded in The Club, Catan" in _status(answer)
+    game = GroupTitle("club", "Catan").load().history.games[-1]
+    teams = {e.player: e.team for e in game.entries}
+    assert teams["Ann"] == teams["Bob"] != teams["Cid"] == teams["Dee"]
+    # teammates must share a place: said in one line, nothing written
+    form["record-token.data"] = "team-2"
+    form['{"index": ["ALL"], "type": "record-place"}.value'][1]["value"] = "2"
+    answer = post(client, "record-confirm-box", form, changed=["record-submit.n_clicks"]).get_json()["response"]
+    assert "teammates share their team's place" in _status(answer) and _games() == 4
