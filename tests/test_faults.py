@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from sources.admission import BUSY_MESSAGE
 from tests.dash_requests import HttpClient, post
 from tests.servers import gunicorn
 
@@ -110,7 +111,10 @@ def test_a_worker_killed_under_load_costs_only_its_requests_and_is_replaced(serv
             client = HttpClient(url, timeout=60)
             try:
                 response = post(client, "standings-leaderboard", values)
-                ok = response.status_code == 200 and "standings-leaderboard" in response.get_data(as_text=True)
+                text = response.get_data(as_text=True)
+                if response.status_code == 200 and BUSY_MESSAGE.split(":")[0] in text:
+                    continue  # refused on purpose while the survivor carries the load: an answer, not a failure
+                ok = response.status_code == 200 and "standings-leaderboard" in text
                 outcomes.append((time.monotonic(), ok, str(response.status_code)))
             except Exception as exc:  # a connection cut by the kill: recorded, judged below
                 outcomes.append((time.monotonic(), False, type(exc).__name__))
