@@ -469,6 +469,30 @@ class GameHistory:
         """A new history with other games (for what-if edits); this one is unchanged."""
         return GameHistory(games)
 
+    def appended(self, game: Game) -> GameHistory:
+        """A new history with ``game`` played after every game, equal to ``GameHistory([*self.games, game])`` but
+        checking and laying out only the new game (a game recorded into a long history costs what one game costs);
+        this one is unchanged.  Raises :class:`HistoryError` for the new game's problems, as the constructor does."""
+        one = GameHistory([game])
+        out = object.__new__(GameHistory)
+        names = dict(self.player_index)
+        for name in one.players:
+            names.setdefault(name, len(names))
+        codes = np.fromiter((names[p] for p in one.players), dtype=np.int32, count=len(one.players))
+        out._games = (*self.games, game)
+        out._ids = None if self._ids is None else (*self._ids, game.id)
+        out._dates = None if self._dates is None else (*self._dates, game.date)
+        out.warnings = tuple(dict.fromkeys([*self.warnings, *one.warnings]))
+        out.players = tuple(names)
+        out.player_index = names
+        out.offsets = np.concatenate((self.offsets, self.offsets[-1] + one.offsets[1:]))
+        out.flat_player = np.concatenate((self.flat_player, codes[one.flat_player]))
+        out.flat_game = np.concatenate((self.flat_game, one.flat_game + np.int32(self.n_games)))
+        for name in ("flat_rank", "flat_dnf", "flat_place", "flat_position", "flat_team", "flat_weight", "team_game"):
+            setattr(out, name, np.concatenate((getattr(self, name), getattr(one, name))))
+        out._freeze()
+        return out
+
 
 def _by_first_appearance(player: np.ndarray, names: list[str], block: int) -> tuple[np.ndarray, list[str]]:
     """Player codes and names renumbered so that players are numbered in order of first appearance (unchanged when

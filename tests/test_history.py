@@ -138,3 +138,24 @@ def test_byte_order_marks_are_not_part_of_a_name() -> None:
     assert h.players == ("Ann", "Bob")
     with pytest.raises(HistoryError, match="has no player name"):
         GameHistory.from_records([{"game": "g", "player": "\ufeff", "place": 1}])
+
+
+def test_a_game_appended_equals_the_history_built_with_it() -> None:
+    """GameHistory.appended lays out only the new game; every array and name list equals a whole construction."""
+    from ratings.history import Entry, Game
+    from ratings.samples import load_sample
+
+    doubles = load_sample("doubles")
+    newcomer = Game("new", (Entry("Zed", 1, "A"), Entry(doubles.players[0], 1, "A"), Entry("Yan", None)), None)
+    for history, game in [(GameHistory(doubles.games[:-1]), doubles.games[-1]), (doubles, newcomer)]:
+        a, b = history.appended(game), GameHistory([*history.games, game])
+        assert a.players == b.players and a.player_index == b.player_index and a.games == b.games
+        assert a.warnings == b.warnings and a.dates == b.dates and a.game_ids == b.game_ids
+        for name in ("offsets", "flat_player", "flat_rank", "flat_dnf", "flat_place", "flat_position", "flat_game"):
+            assert (
+                np.array_equal(getattr(a, name), getattr(b, name)) and getattr(a, name).dtype == getattr(b, name).dtype
+            )
+        for name in ("flat_team", "flat_weight", "team_game"):
+            assert np.array_equal(getattr(a, name), getattr(b, name))
+    with pytest.raises(HistoryError, match="appears twice"):
+        doubles.appended(Game("bad", (Entry("Ann", 1), Entry("Ann", 2)), None))

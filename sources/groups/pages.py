@@ -134,15 +134,17 @@ def _extended(history: GameHistory, game: Game) -> GameHistory | None:
     has a date, after every game of its date or earlier (the readers' stable order by date); when some has none, last
     (recording order).  ``None`` when the order cannot be told from the history: an undated game among dated ones
     turns the whole title to recording order, which only the database knows."""
-    games = list(history.games)
+    games = history.games
     dated = all(g.date is not None for g in games)
     if not dated:
-        return history.with_games([*games, game])
+        return history.appended(game)
     if game.date is None:
         return None
     dates = [g.date for g in games if g.date is not None]
-    games.insert(bisect.bisect_right(dates, game.date), game)
-    return history.with_games(games)
+    at = bisect.bisect_right(dates, game.date)
+    if at == len(games):
+        return history.appended(game)  # the usual case, a game of today: only the new game is checked
+    return history.with_games([*games[:at], game, *games[at:]])
 
 
 #: Longest chain of recorded games a worker follows from a history it holds before reading the title again.
