@@ -12,6 +12,7 @@ from figures import graph_config
 from layouts.busy import busy
 from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import GamesList, Tab
+from layouts.paging import page_picker
 
 __all__ = ["games_grid", "grid_columns", "tab"]
 
@@ -125,16 +126,7 @@ def list_panel() -> html.Div:
             _filters(),
             html.Div(id=GamesList.COUNT, className="small text-muted mb-1"),
             busy(games_grid()),
-            dbc.Pagination(
-                id=GamesList.PAGES,
-                max_value=1,
-                active_page=1,
-                fully_expanded=False,
-                first_last=True,
-                previous_next=True,
-                size="sm",
-                className="mt-2 flex-wrap",
-            ),
+            page_picker(GamesList.PAGES, "mt-2"),
         ],
         className="mb-3",
     )

@@ -17,6 +17,7 @@ from layouts.busy import busy
 from layouts.cells import UP_DOWN, signed_change
 from layouts.ids import Standings
 from layouts.labels import labelled
+from layouts.paging import page_picker
 from ratings import RatingRun
 
 __all__ = [
@@ -111,16 +112,7 @@ def leaderboard_panel() -> html.Div:
             html.Div(
                 [
                     html.Div(id=Standings.LEADERBOARD_COUNT, className="small text-muted"),
-                    dbc.Pagination(
-                        id=Standings.LEADERBOARD_PAGES,
-                        max_value=1,
-                        active_page=1,
-                        fully_expanded=False,
-                        first_last=True,
-                        previous_next=True,
-                        size="sm",
-                        className="mt-1 mb-1 flex-wrap",
-                    ),
+                    page_picker(Standings.LEADERBOARD_PAGES, "mt-1 mb-1"),
                 ],
                 id=Standings.LEADERBOARD_PAGER,
                 style={"display": "none"},
