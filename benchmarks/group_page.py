@@ -13,6 +13,7 @@ wall seconds of this process over ``--repeat`` runs, on whatever else the machin
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import statistics
 import sys
@@ -84,20 +85,26 @@ def run(args: argparse.Namespace) -> None:
         board(upload.to_json())
 
     figures: dict[str, list[tuple[float, float]]] = {"upload: read + rate + rows": [], "group: read + rate + rows": []}
-    figures |= {"group: reopen (cached) + rows": [], "record -> leaderboard rows": []}
+    figures |= {"group: reopen (cached) + rows": [], "record -> leaderboard rows": [], "record, dated mid-history": []}
+    after_last = (history.games[-1].date + dt.timedelta(days=1)).isoformat()  # a game of today
+    middle = history.games[history.n_games // 2].date.isoformat()  # a late entry for a past day
     for i in range(args.repeat):
         cold()
         figures["upload: read + rate + rows"].append(_timed(open_upload))
         cold()
         figures["group: read + rate + rows"].append(_timed(lambda: board(source)))
         figures["group: reopen (cached) + rows"].append(_timed(lambda: board(source)))
-        game = new_game("2030-01-01", [(history.players[i], 1), (history.players[i + 1], 2), ("Newcomer", 3)])
+        for row, day, token in [
+            ("record -> leaderboard rows", after_last, f"bench-{i}"),
+            ("record, dated mid-history", middle, f"bench-mid-{i}"),
+        ]:
+            game = new_game(day, [(history.players[i], 1), (history.players[i + 1], 2), ("Newcomer", 3)])
 
-        def record(game: Any = game, i: int = i) -> None:
-            pages.record("bench", "Races", game, token=f"bench-{i}", entry=entry, secret_key="key")
-            board({**source, "changed": f"bench-{i}"})
+            def record(game: Any = game, token: str = token) -> None:
+                pages.record("bench", "Races", game, token=token, entry=entry, secret_key="key")
+                board({**source, "changed": token})
 
-        figures["record -> leaderboard rows"].append(_timed(record))
+            figures[row].append(_timed(record))
     for name, values in figures.items():
         cpu = statistics.median(v[0] for v in values)
         wall = statistics.median(v[1] for v in values)
