@@ -99,6 +99,7 @@ def test_a_worker_killed_under_load_costs_only_its_requests_and_is_replaced(serv
     url, log = served
     uploaded = _answer(_upload(HttpClient(url)))["response"]["data-source"]["data"]
     outcomes: list[tuple[float, bool, str]] = []
+    refused: list[float] = []  # busy-banner answers: deliberate, neither failures nor successes
     stop = threading.Event()
 
     def visitor(seed: int) -> None:
@@ -113,7 +114,8 @@ def test_a_worker_killed_under_load_costs_only_its_requests_and_is_replaced(serv
                 response = post(client, "standings-leaderboard", values)
                 text = response.get_data(as_text=True)
                 if response.status_code == 200 and BUSY_MESSAGE.split(":")[0] in text:
-                    continue  # refused on purpose while the survivor carries the load: an answer, not a failure
+                    refused.append(time.monotonic())  # refused on purpose while the survivor carries the load
+                    continue
                 ok = response.status_code == 200 and "standings-leaderboard" in text
                 outcomes.append((time.monotonic(), ok, str(response.status_code)))
             except Exception as exc:  # a connection cut by the kill: recorded, judged below
@@ -140,7 +142,9 @@ def test_a_worker_killed_under_load_costs_only_its_requests_and_is_replaced(serv
     late = [(round(dt, 2), what) for dt, what in failures if dt > 3.0 or dt < 0]
     assert not late, f"only requests the killed worker held may fail, right at the kill: {late}"
     assert len(failures) <= 8, f"at most the requests in flight (8 visitors): {failures}"
-    assert sum(ok for t, ok, _ in outcomes if t > killed_at + 3) >= 8, "requests go on succeeding after the kill"
+    served = sum(ok for t, ok, _ in outcomes if t > killed_at + 3)
+    answered = served + sum(t > killed_at + 3 for t in refused)
+    assert served >= 1 and answered >= 8, f"requests go on being answered after the kill ({served} computed)"
     booted = re.findall(r"Booting worker with pid: (\d+)", (log.parent / "error.log").read_text())
     replacements = set(booted) - before
     assert replacements, "gunicorn started a worker in place of the killed one"
