@@ -74,8 +74,8 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any, search: Any = None)
             [],
         )
     # the title in use: the data's once it shows this group, else the address's (the page is still opening)
-    shown = group_shown(source)
-    wanted = shown.title if shown is not None and shown.group == slug else title_of_query(search)
+    shown = _title_shown(source, slug)
+    wanted = shown if shown is not None else title_of_query(search)
     title = wanted if wanted in info.titles else (info.titles[0] if info.titles else None)
     visitor = pages.identify(slug, _entry(slug), _key())
     role = {
@@ -206,8 +206,7 @@ def on_tools(
     trigger = ctx.triggered_id
     if slug is None or trigger is None or not ctx.triggered or not ctx.triggered[0].get("value"):
         raise PreventUpdate  # a Revoke button appearing (n_clicks None) is no click
-    shown = group_shown(source)
-    title = shown.title if shown is not None and shown.group == slug else None
+    title = _title_shown(source, slug)
     link: Any = no_update
     try:
         if trigger == GroupPage.DELETE:
@@ -224,10 +223,7 @@ def on_tools(
             message = pages.revoke_link(slug, index, entry=_entry(slug), secret_key=_key())
     except GroupError as exc:
         return _alert(str(exc), False), no_update, no_update, no_update, no_update
-    if shown is None:
-        return _alert(message, True), link, new_submission_token(), no_update, no_update
-    refreshed = {**source, "changed": new_submission_token()}  # a new value, so every view reads the games again
-    return _alert(message, True), link, new_submission_token(), refreshed, source_summary(refreshed)
+    return _alert(message, True), link, new_submission_token(), *_read_again(source)
 
 
 def html_code(text: str) -> Any:
@@ -248,8 +244,7 @@ def on_export(_csv: Any, _log: Any, pathname: Any, source: Any) -> tuple[Any, An
     slug = group_of_path(pathname)
     if slug is None:
         raise PreventUpdate
-    shown = group_shown(source)
-    title = shown.title if shown is not None and shown.group == slug else None
+    title = _title_shown(source, slug)
     try:
         csv, log = pages.export_files(slug, title)
     except GroupError as exc:
@@ -277,8 +272,7 @@ def on_import_preview(contents: Any, filename: Any, pathname: Any, source: Any) 
     slug = group_of_path(pathname)
     if slug is None or not contents:
         raise PreventUpdate
-    shown = group_shown(source)
-    title = shown.title if shown is not None and shown.group == slug else None
+    title = _title_shown(source, slug)
     hidden = group_layout.HIDDEN
     if not group_may(pages.identify(slug, _entry(slug), _key()).role, "import"):
         return _alert(REFUSED["other"], False), None, hidden, None
@@ -293,6 +287,21 @@ def on_import_preview(contents: Any, filename: Any, pathname: Any, source: Any) 
     note = f" ({'; '.join(warnings[:3])})" if warnings else ""
     pending = {"id": upload.id, "title": title}
     return _alert(f"{upload.filename}: {preview}{note}", True), pending, group_layout.SHOWN, None
+
+
+def _title_shown(source: Any, slug: str) -> str | None:
+    """The title of this group the page shows (None: another source, or another group's)."""
+    shown = group_shown(source)
+    return shown.title if shown is not None and shown.group == slug else None
+
+
+def _read_again(source: Any) -> tuple[Any, Any]:
+    """After a change to the group's games: the data source with a new value (so every view reads them again) and its
+    summary line, when the page shows the group's games; else both left as they are."""
+    if group_shown(source) is None:
+        return no_update, no_update
+    refreshed = {**source, "changed": new_submission_token()}
+    return refreshed, source_summary(refreshed)
 
 
 # Import these games -> the file's new games added to the title, what was done, the group's games read again
@@ -322,11 +331,7 @@ def on_import(clicks: Any, pending: Any, pathname: Any, source: Any) -> tuple[An
         return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden, *(no_update,) * 3
     except GroupError as exc:
         return _alert(str(exc), False), None, hidden, *(no_update,) * 3
-    shown = group_shown(source)
-    if shown is None:
-        return _alert(message, True), None, hidden, new_submission_token(), no_update, no_update
-    refreshed = {**source, "changed": new_submission_token()}
-    return _alert(message, True), None, hidden, new_submission_token(), refreshed, source_summary(refreshed)
+    return _alert(message, True), None, hidden, new_submission_token(), *_read_again(source)
 
 
 # Restore upload (changes.json and the titles' CSV files) -> the export's games brought into the group, what was done
@@ -357,10 +362,7 @@ def on_restore(contents: Any, filenames: Any, pathname: Any, source: Any) -> tup
         return _alert("Not restored: " + "; ".join(exc.messages), False), *keep, None
     except GroupError as exc:
         return _alert(str(exc), False), *keep, None
-    if group_shown(source) is None:
-        return _alert(message, True), new_submission_token(), no_update, no_update, None
-    refreshed = {**source, "changed": new_submission_token()}
-    return _alert(message, True), new_submission_token(), refreshed, source_summary(refreshed), None
+    return _alert(message, True), new_submission_token(), *_read_again(source), None
 
 
 # a sign-in's message -> the address bar without a #member= or #admin= fragment (so a copied address never carries the
