@@ -9,7 +9,7 @@ database holds now; this module only reads the request's cookie and passes it on
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import flask
 from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, html, no_update
@@ -19,13 +19,18 @@ from callbacks.runs import source_summary
 from layouts import group as group_layout
 from layouts.edit import record_alert
 from layouts.ids import Data, GroupPage, GroupType, Page
+from ratings.lazy import lazy_module
 from sources.access import GROUPS_COOKIE, REFUSED, group_entry, group_may
 from sources.choosing import group_of_path, group_shown, title_of_query
-from sources.groups import pages
-from sources.groups.service import GroupError
+from sources.groups import GroupError
 from sources.model import DataError, GroupTitle, Upload
 from sources.record import new_submission_token
 from sources.runs import read_upload
+
+if TYPE_CHECKING:
+    from sources.groups import pages
+else:  # loaded (with SQLAlchemy) when a group's page first needs it: the app's start and "/" never do
+    pages = lazy_module("sources.groups.pages")
 
 
 def _key() -> str:

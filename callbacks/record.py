@@ -11,7 +11,7 @@ confirm or a retried request adds the game once.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import flask
 from dash import ALL, Input, Output, State, callback, ctx, no_update
@@ -28,16 +28,21 @@ from callbacks.runs import (
 )
 from layouts.edit import access_line, record_alert, status_lines
 from layouts.ids import Data, Edit, GroupPage, Page, Record, RecordType
+from ratings.lazy import lazy_module
 from sources import settings
 from sources.access import Rights, group_entry, organiser_mark, rights, secret_matches
 from sources.choosing import group_of_path, group_shown
 from sources.edits import fresh_state
-from sources.groups import pages as group_pages
-from sources.groups.service import GroupError
+from sources.groups import GroupError
 from sources.model import GroupTitle
 from sources.record import new_submission_token
 from sources.record_form import add_to_session, game_text, plan, sheet_writable, write_to_sheet
 from sources.sheets import SheetError, load_settings
+
+if TYPE_CHECKING:
+    from sources.groups import pages as group_pages
+else:  # loaded (with SQLAlchemy) when a group's page first needs it: the app's start and "/" never do
+    group_pages = lazy_module("sources.groups.pages")
 
 __all__ = ["LOCAL_WRITES", "ORGANISER", "record_step", "request_rights"]
 

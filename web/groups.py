@@ -6,7 +6,6 @@ from __future__ import annotations
 from flask import Flask, Response, request
 
 from sources.choosing import group_of_path
-from sources.groups.pages import group_info
 
 __all__ = ["install"]
 
@@ -19,6 +18,10 @@ def install(server: Flask) -> None:
         if request.method not in ("GET", "HEAD"):
             return None
         slug = group_of_path(request.path)
-        if slug is None or group_info(slug) is not None:
+        if slug is None:
+            return None
+        from sources.groups.pages import group_info  # with SQLAlchemy, when a group's address is first asked for
+
+        if group_info(slug) is not None:
             return None
         return Response(f"There is no group at /g/{slug} on this server.\n", status=404, mimetype="text/plain")

@@ -8,4 +8,12 @@
   every write records a change, and every change can be undone.
 
 The database is the single writer of a group's history; the shared store stays a cache of what is derived from it.
+The web app loads these modules (and SQLAlchemy) when a group's page or command first needs them; this package's
+own namespace holds only :class:`GroupError`, which its callers catch.
 """
+
+__all__ = ["GroupError"]
+
+
+class GroupError(ValueError):
+    """A write that cannot be done; the message says why, in plain words."""

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from ratings.history import Entry as HistoryEntry
 from ratings.history import GameHistory
 from ratings.io.names import clean_name, name_key
+from sources.groups import GroupError
 from sources.groups.schema import Base, Change, Entry, Game, Group, MemberLink, Player, Title
 from sources.record import NewGame
 
@@ -63,10 +64,6 @@ __all__ = [
 SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
 #: scrypt's cost (2**14 iterations, 16 MiB): about 50 ms here, per check of a passphrase.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
-
-
-class GroupError(ValueError):
-    """A write that cannot be done; the message says why, in plain words."""
 
 
 def hash_passphrase(passphrase: str) -> str:
