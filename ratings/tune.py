@@ -300,14 +300,12 @@ def held_out_scores(
     history and scored as :func:`tune` scores its own rows (the log-loss too when it is the ``metric``), so they
     can be paired with a :class:`TuneResult`'s in :func:`fit_verdict`."""
     run = create(system, **params).rate(history)
-    return _held_out_scores(history, run, cut, metric, dict(scoring or {}))
+    return game_scores(history, run.before, first_game=cut, win_probabilities=_wins(run, metric), **(scoring or {}))
 
 
-def _held_out_scores(
-    history: GameHistory, run: RatingRun, cut: int, metric: str, options: dict[str, Any]
-) -> GameScores:
-    wins = win_probabilities(run) if metric == PREDICTIVE else None
-    return game_scores(history, run.before, first_game=cut, win_probabilities=wins, **options)
+def _wins(run: RatingRun, metric: str) -> np.ndarray | None:
+    """The run's win probabilities when the metric needs them (the log-loss: a prediction per game), else None."""
+    return win_probabilities(run) if metric == PREDICTIVE else None
 
 
 def searchable(system: str, *, seasons: bool = False) -> list[ParamSpec]:
@@ -381,7 +379,7 @@ def tune(
         started = time.perf_counter()
         try:
             run = create(system, **base, **params).rate(training)
-            wins = win_probabilities(run) if metric == PREDICTIVE else None
+            wins = _wins(run, metric)
             value = _score(evaluate_ratings(training, run.before, win_probabilities=wins, **score_options), metric)
         except (ComputationError, ParameterError):
             value = None
@@ -466,8 +464,7 @@ def tune(
     replay = time.perf_counter() - started
     default_run = create(system, **base).rate(history)
     # the log-loss, when it is the metric, for every figure (it costs a prediction per game)
-    tuned_wins = win_probabilities(tuned_run) if metric == PREDICTIVE else None
-    default_wins = win_probabilities(default_run) if metric == PREDICTIVE else None
+    tuned_wins, default_wins = _wins(tuned_run, metric), _wins(default_run, metric)
     test_scores = game_scores(history, tuned_run.before, first_game=cut, win_probabilities=tuned_wins, **score_options)
     default_scores = game_scores(
         history, default_run.before, first_game=cut, win_probabilities=default_wins, **score_options
