@@ -124,7 +124,7 @@ def on_record(_submit, _confirm, _cancel, date, players, places, teams, token, p
         source,
         state,
         correcting=correcting,
-        teams=teams if any(str(t or "").strip() for t in teams) else None,
+        teams=teams,  # plan() reads a game with every team field blank as a game without teams
     )
     recorded = out[4] is not no_update  # a new token: the game went in, so empty the form
     # Wildcard outputs take one value per component, never a bare no_update (which Dash refuses with a 500).

@@ -140,10 +140,10 @@ def _extended(history: GameHistory, game: Game) -> GameHistory | None:
         return history.appended(game)
     if game.date is None:
         return None
-    dates = [g.date for g in games if g.date is not None]
-    at = bisect.bisect_right(dates, game.date)
-    if at == len(games):
+    last = games[-1].date if games else None
+    if last is None or game.date >= last:  # every game is dated, in date order
         return history.appended(game)  # the usual case, a game of today: only the new game is checked
+    at = bisect.bisect_right([g.date for g in games if g.date is not None], game.date)
     return history.with_games([*games[:at], game, *games[at:]])
 
 
