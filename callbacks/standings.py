@@ -3,7 +3,6 @@ are built by :func:`layouts.standings.views_for`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from dash import Input, Output, State, callback, clientside_callback, ctx, no_update
@@ -11,49 +10,25 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import DataError, baseline_run, current_run
-from layouts.ids import Baseline, Data, GameExplain, Page, Params, Standings, Tab
+from layouts.ids import Baseline, Data, GameExplain, Page, Params, Standings
 from layouts.player import STANDINGS_EXPLANATION, explanation_outputs
-from layouts.standings import StandingsInputs, Wanted, views_for
+from layouts.standings import StandingsInputs, stale_views, views_for
 from sources.generations import announce, generation_of, superseded
 
 __all__ = ["standings_views", "with_player"]
 
 
-#: The inputs each view depends on (the open tab decides whether a view is drawn at all).
-_SCALE = frozenset({Data.SOURCE, Params.SETTINGS, Standings.SCALE_OFFSET, Standings.SCALE_FACTOR, Page.TABS})
-#: What asks for another cut of the leaderboard: the first page again (new data, a filter, a search, a sort).
-_FIRST_PAGE = frozenset({Data.SOURCE, Standings.MIN_GAMES, Standings.LEADERBOARD_SEARCH, Standings.LEADERBOARD_SORT})
-LEADERBOARD_INPUTS = frozenset({*_SCALE, *_FIRST_PAGE, Baseline.STORE, Standings.NARROW, Standings.LEADERBOARD_PAGES})
-TRAJECTORY_INPUTS = frozenset({*_SCALE, Standings.PLAYERS, Standings.X_AXIS, Baseline.STORE})
-GAME_INPUTS = frozenset({*_SCALE, Standings.GAME})
-EXPLAIN_INPUTS = frozenset({*GAME_INPUTS, GameExplain.PLAYER})
-HEATMAP_INPUTS = frozenset({*_SCALE, Standings.PLAYERS})
-
-
-def standings_views(inputs: StandingsInputs, *, triggered: set[str] | None, drawn: Any) -> tuple[Any, ...]:
-    """The standings callback's outputs for ``inputs`` (:meth:`layouts.standings.StandingsViews.outputs`),
-    ``no_update`` for each view that the changed inputs (``triggered``; ``None`` for all) leave as it is or whose
-    tab is hidden.
+def standings_views(inputs: StandingsInputs, *, drawn: Any) -> tuple[Any, ...]:
+    """The standings callback's outputs for ``inputs`` (:meth:`layouts.standings.StandingsViews.outputs`): the views
+    of the open tab that do not show ``inputs`` yet by what the page has drawn (``drawn``;
+    :func:`layouts.standings.stale_views`), ``no_update`` for the others.
 
     The run is computed before any view is built, so a failure (``ComputationError``, ``ParameterError``,
     ``DataError``) raises here and the page keeps every view of the last good result together.
     """
-
-    def changed(names: frozenset[str]) -> bool:
-        return triggered is None or bool(triggered & {str(n) for n in names})
-
-    standings_open = inputs.tab in (None, Tab.STANDINGS)
-    wanted = Wanted(
-        leaderboard=standings_open and changed(LEADERBOARD_INPUTS),
-        trajectories=standings_open and changed(TRAJECTORY_INPUTS),
-        game=standings_open and changed(GAME_INPUTS),
-        explanation=standings_open and changed(EXPLAIN_INPUTS),
-        heatmap=inputs.tab == Tab.OVERVIEW and changed(HEATMAP_INPUTS),
-    )
+    wanted, inputs = stale_views(inputs, drawn)
     if not wanted.any():
         raise PreventUpdate
-    if triggered is not None and changed(_FIRST_PAGE):
-        inputs = replace(inputs, first_page=True)  # a page turn, a parameter or a baseline keeps the page shown
     generation = generation_of(inputs.generation)
     if generation is not None:
         announce(generation)
@@ -202,11 +177,9 @@ def on_standings(
     page,
     drawn,
 ):
-    triggered = {str(t).rpartition(".")[0] for t in ctx.triggered_prop_ids}
     inputs = (source, current, min_games, offset, factor, pinned, narrow, players, x_axis, game, tab)
     return standings_views(
         StandingsInputs(*inputs, generation=generation, explained=explained, search=search, order=order, page=page),
-        triggered=triggered or None,
         drawn=drawn,
     )
 

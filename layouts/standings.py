@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from typing import Any
 
 import dash_bootstrap_components as dbc
@@ -25,6 +25,7 @@ __all__ = [
     "StandingsViews",
     "Wanted",
     "game_changes_patch",
+    "stale_views",
     "tab",
     "trajectories_patch",
     "views_for",
@@ -82,6 +83,51 @@ class Wanted:
     def any(self) -> bool:
         """Whether the answer builds any view at all."""
         return self.leaderboard or self.trajectories or self.game or self.explanation or self.heatmap
+
+
+def _cut(inputs: StandingsInputs) -> str:
+    """Which players the leaderboard lists, in which order: when it changes, the leaderboard goes back to its first
+    page."""
+    return _digest(inputs.source, inputs.min_games, inputs.search, inputs.order)
+
+
+def _view_keys(inputs: StandingsInputs) -> dict[str, str]:
+    """What each view shows, as a fingerprint of every input it is built from (kept in the page with the views)."""
+    data = (inputs.source, inputs.settings, inputs.offset, inputs.factor)
+    page = 1 if inputs.first_page else inputs.page
+    game = (*data, inputs.game)
+    return {
+        "leaderboard": _digest(*data, inputs.min_games, inputs.pinned, inputs.narrow is True, _cut(inputs), page),
+        "trajectories": _digest(*data, inputs.players, inputs.x_axis, inputs.pinned),
+        "game": _digest(*game),
+        "explanation": _digest(*game, inputs.explained),
+        "heatmap": _digest(*data, inputs.players),
+    }
+
+
+def stale_views(inputs: StandingsInputs, drawn: Any) -> tuple[Wanted, StandingsInputs]:
+    """The views on the open tab that do not show ``inputs`` yet, by what the page says it has drawn (``drawn``),
+    and the inputs to build them with (the leaderboard's first page when its cut changed).
+
+    Judged by what is drawn, never by which input triggered the request: the browser drops the answer of a request
+    still running when the same callback is asked again (Dash keeps only the newest of a callback's requests), so
+    the views the dropped request would have drawn must come with the next answer, whatever triggered that one.
+    """
+    shown = drawn if isinstance(drawn, dict) else {}
+    cut = shown.get("cut")
+    if isinstance(cut, str) and cut != _cut(inputs):
+        inputs = replace(inputs, first_page=True)  # a page turn, a parameter or a baseline keeps the page shown
+    keys = _view_keys(inputs)
+    stale = {name: shown.get(f"{name}@") != key for name, key in keys.items()}
+    standings_open = inputs.tab in (None, Tab.STANDINGS)
+    wanted = Wanted(
+        leaderboard=standings_open and stale["leaderboard"],
+        trajectories=standings_open and stale["trajectories"],
+        game=standings_open and stale["game"],
+        explanation=standings_open and stale["explanation"],
+        heatmap=inputs.tab == Tab.OVERVIEW and stale["heatmap"],
+    )
+    return wanted, inputs
 
 
 @dataclass
@@ -171,6 +217,7 @@ def views_for(
     system = (settings_of(inputs.settings) or ("",))[0]
     scale = figures.scale_of(run, inputs.offset, inputs.factor)
     shown = dict(drawn) if isinstance(drawn, dict) else {}
+    keys = _view_keys(inputs)
     views = StandingsViews()
     if wanted.leaderboard:
         view = leaderboard_view(
@@ -206,6 +253,8 @@ def views_for(
             shown["leaderboard_pages"] = pager
         if view.page != inputs.page:
             views.page = view.page
+        shown["cut"] = _cut(inputs)
+        shown["leaderboard@"] = _view_keys(replace(inputs, page=view.page, first_page=False))["leaderboard"]
         row_style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
         if shown.get("scale_row") != row_style:  # sent only when it changes (each set output costs the page a round)
             views.scale_row_style = shown["scale_row"] = row_style
@@ -226,6 +275,7 @@ def views_for(
                 baseline_label=str(label),
             )
         shown["trajectories"] = key
+        shown["trajectories@"] = keys["trajectories"]
     game = inputs.game
     if wanted.game and isinstance(game, int) and not isinstance(game, bool) and 0 <= game < run.history.n_games:
         key = _digest(inputs.source, system, game, astuple(scale))
@@ -234,8 +284,11 @@ def views_for(
         else:
             views.game_changes = figures.game_changes_figure(run, game, scale=scale)
         shown["changes"] = key
+    if wanted.game:
+        shown["game@"] = keys["game"]  # no game (yet), or none of this data's: nothing to draw until the picker moves
     if wanted.heatmap:
         views.heatmap = figures.change_heatmap(run, figures.drawn_players(run, inputs.players), scale=scale)
+        shown["heatmap@"] = keys["heatmap"]
     player = inputs.explained
     # the player picker may still hold a player of the previous game (it follows the game in its own callback)
     if wanted.explanation and not (
@@ -251,6 +304,7 @@ def views_for(
             notes = no_update
         shown["explanation_notes"] = notes_key
         views.explanation = (header, table_rows, table_columns, table_style, notes)
+        shown["explanation@"] = keys["explanation"]
     # what is drawn is written only when it changed (every output set costs the page a round of updates)
     views.drawn = no_update if shown == drawn else shown
     return views

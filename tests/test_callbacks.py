@@ -636,12 +636,41 @@ def test_a_newer_change_of_the_same_page_stops_older_work():
     assert standings_views_ok(older)  # alone, the first change is computed
     announce(generation_of(newer.generation))  # the page's second change has started (on any worker)
     with pytest.raises(PreventUpdate):
-        standings.standings_views(older, triggered={"params-settings"}, drawn=None)
+        standings.standings_views(older, drawn=None)
     assert standings_views_ok(newer)
     # another page's first change is its own business; a request without a page id is never stopped
     assert standings_views_ok(dataclasses.replace(older, generation={"page": other, "n": 1}))
     assert standings_views_ok(dataclasses.replace(older, generation=None))
     assert not superseded(None)
+
+
+def test_an_answer_draws_every_view_the_page_does_not_show_yet_whatever_triggered_it():
+    """Dash drops the answer of a callback's request still running when the same callback is asked again (its
+    renderer keeps the newest request only), so the next answer must bring what the dropped one would have drawn."""
+    from dash.exceptions import PreventUpdate
+
+    def answer(inputs, drawn):
+        values = standings.standings_views(inputs, drawn=drawn)
+        # in StandingsViews.outputs()'s order: rows first, trajectories 11th, heatmap 13th, 'drawn' last
+        return {"rows": values[0], "trajectories": values[10], "heatmap": values[12], "drawn": values[-1]}
+
+    shown = StandingsInputs(POKER, SETTINGS_K16, tab="standings")
+    first = answer(shown, None)
+    assert isinstance(first["rows"], list) and isinstance(first["drawn"], dict)
+    with pytest.raises(PreventUpdate):  # nothing changed: nothing to draw
+        standings.standings_views(shown, drawn=first["drawn"])
+    # the "All games" tab opens; that answer is dropped in the browser, so the page still holds first["drawn"]; the
+    # next request (any trigger) has the tab open and must draw the heatmap, and only it
+    opened = dataclasses.replace(shown, tab="overview")
+    second = answer(opened, first["drawn"])
+    assert second["heatmap"] is not no_update and second["rows"] is no_update and second["trajectories"] is no_update
+    # a parameter changed while the tab shows: the heatmap again; back on Standings, the leaderboard catches up
+    moved = dataclasses.replace(opened, settings={"system": "multielo", "params": {"k": 40}})
+    third = answer(moved, second["drawn"])
+    assert third["heatmap"] is not no_update
+    back = answer(dataclasses.replace(moved, tab="standings"), third["drawn"])
+    assert isinstance(back["rows"], list) and back["heatmap"] is no_update and back["trajectories"] is not no_update
+    assert back["rows"] != first["rows"]  # K=40 rates the sample differently from K=16
 
 
 @pytest.mark.parametrize(
@@ -673,7 +702,7 @@ def first_rows(body) -> list:
 
 
 def standings_views_ok(inputs) -> bool:
-    rows, *_ = standings.standings_views(inputs, triggered={"params-settings"}, drawn=None)
+    rows, *_ = standings.standings_views(inputs, drawn=None)
     return isinstance(rows, list)
 
 
