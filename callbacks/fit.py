@@ -62,6 +62,7 @@ def on_fit_asked(_run: Any, _compare: Any) -> tuple[Any, Any]:
     State(Fit.BUDGET, "value"),
     State(Fit.METRIC, "value"),
     State(Fit.SEASONS, "value"),
+    State(Fit.FRESH, "value"),
     background=True,
     progress=[Output(Fit.PROGRESS, "value"), Output(Fit.PROGRESS, "label")],
     running=[
@@ -73,11 +74,12 @@ def on_fit_asked(_run: Any, _compare: Any) -> tuple[Any, Any]:
     cancel=[Input(Fit.CANCEL, "n_clicks")],
     prevent_initial_call=True,
 )
-def on_fit(set_progress, asked, source, current, budget, metric, seasons):
+def on_fit(set_progress, asked, source, current, budget, metric, seasons, fresh):
     settings = settings_of(current)
     if not isinstance(asked, dict) or source is None or settings is None or metric not in tune.METRICS:
         raise PreventUpdate
     seconds = _budget(budget)
+    options: dict[str, Any] = {"seasons": seasons is True, "held_out_start": "fresh" if fresh is True else "carried"}
 
     def progress(share: float, label: str) -> None:
         set_progress((share, label))
@@ -88,13 +90,9 @@ def on_fit(set_progress, asked, source, current, budget, metric, seasons):
     try:
         with board().slot(asked.get("ticket"), waiting):
             if asked.get("kind") == "compare":
-                result = compare_systems(
-                    source, budget=seconds, metric=metric, progress=progress, seasons=seasons is True
-                )
+                result = compare_systems(source, budget=seconds, metric=metric, progress=progress, **options)
             else:
-                result = fit_system(
-                    source, *settings, budget=seconds, metric=metric, progress=progress, seasons=seasons is True
-                )
+                result = fit_system(source, *settings, budget=seconds, metric=metric, progress=progress, **options)
     except JobRefused as exc:
         return failed_result(str(exc))
     set_progress((100, "done"))

@@ -53,6 +53,12 @@ def tab() -> dbc.Tab:
         id=Fit.SEASONS,
         value=False,
         label="Also try seasons: reset or shrink every rating at regular intervals (dated games only)",
+        className="small mb-1",
+    )
+    fresh = dbc.Switch(
+        id=Fit.FRESH,
+        value=False,
+        label="Judge the later games with ratings started afresh where they begin (as a list reset there would)",
         className="small mb-2",
     )
     buttons = html.Div(
@@ -74,6 +80,7 @@ def tab() -> dbc.Tab:
                 ),
                 controls,
                 seasons,
+                fresh,
                 buttons,
                 dbc.Progress(
                     id=Fit.PROGRESS, value=0, label="", striped=True, className="mb-2", style={"height": "1.2rem"}
@@ -173,7 +180,7 @@ def fit_view(result: dict[str, Any]) -> Any:
     key = METRICS[metric][0]
     figures_table = dbc.Table(
         [
-            html.Thead(html.Tr([html.Th(f"on the {result['games'] - result['cut']} later games"), html.Th(words)])),
+            html.Thead(html.Tr([html.Th(later_games(result)), html.Th(words)])),
             html.Tbody(
                 [
                     html.Tr(
@@ -227,6 +234,12 @@ def fit_view(result: dict[str, Any]) -> Any:
             ),
         ]
     )
+
+
+def later_games(result: dict[str, Any]) -> str:
+    """The held-out games, in words: how many, and where their ratings started."""
+    count = f"on the {result['games'] - result['cut']} later games"
+    return f"{count} (ratings started afresh there)" if result.get("held_out_start") == "fresh" else count
 
 
 def _better(test: dict[str, Any], current: dict[str, Any] | None, metric: str, lower: bool) -> bool:
@@ -289,7 +302,9 @@ def compare_view(result: dict[str, Any]) -> Any:
     return html.Div(
         [
             html.Div(
-                f"Held out: the later {result['games'] - result['cut']} games; best first by the chosen measure. "
+                f"Held out: the later {result['games'] - result['cut']} games"
+                f"{' (ratings started afresh there)' if result.get('held_out_start') == 'fresh' else ''}; "
+                "best first by the chosen measure. "
                 "'use' switches to that system with its fitted settings (the current ones become the baseline).",
                 className="small text-muted mb-1",
             ),

@@ -234,6 +234,7 @@ class Fit(StrEnum):
     BUDGET = "fit-budget"
     METRIC = "fit-metric"
     SEASONS = "fit-seasons"
+    FRESH = "fit-fresh"
     RUN = "fit-run"
     COMPARE = "fit-compare"
     CANCEL = "fit-cancel"

@@ -162,7 +162,7 @@ _SCORING_HELP = {
 
 def _scoring_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     """The ``evaluate``, ``tune`` and ``compare`` commands with their options."""
-    from ratings.tune import METRICS
+    from ratings.tune import HELD_OUT_STARTS, METRICS
 
     score = commands.add_parser(
         "evaluate",
@@ -205,6 +205,18 @@ def _scoring_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         cut.add_argument("--train-fraction", type=_fraction, metavar="F", help="share of games the search sees")
         cut.add_argument("--train-until", metavar="DATE", help="the search sees the games up to DATE (YYYY-MM-DD)")
         sub.add_argument("--seed", type=int, default=0, help="seed of the search and the bootstrap (default 0)")
+        sub.add_argument(
+            "--seasons",
+            action="store_true",
+            help="search the season rule too (season length and shrink; dated games only), starting from none",
+        )
+        sub.add_argument(
+            "--held-out-start",
+            choices=list(HELD_OUT_STARTS),
+            default="carried",
+            help="score the held-out games with ratings carried through the cut (default) or started afresh there, "
+            "as a rating list reset at the cut would",
+        )
         sub.add_argument("--json", action="store_true", help="print one JSON object")
         _scoring_options(sub)
 
@@ -576,6 +588,8 @@ def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, 
             seed=args.seed,
             fixed=fixed,
             scoring=_scoring(args),
+            seasons=args.seasons,
+            held_out_start=args.held_out_start,
         )
         verdict = held_out_verdicts([result], seed=args.seed)[0]
         if args.json:
@@ -594,6 +608,8 @@ def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, 
             train_until=until,
             seed=args.seed,
             scoring=_scoring(args),
+            seasons=args.seasons,
+            held_out_start=args.held_out_start,
         )
         for name in SYSTEM_NAMES
     ]
@@ -631,7 +647,8 @@ def write_tuning(result: TuneResult, verdict: Verdict, out: IO[str]) -> None:
 
     name, _ = METRICS[result.metric]
     out.write(f"system          {result.system}, metric {result.metric} ({len(result.evaluations)} evaluations)\n")
-    out.write(f"training games  1 to {result.cut}; held-out games {result.cut + 1} on\n")
+    fresh = "; their ratings started afresh at the cut" if result.held_out_start == "fresh" else ""
+    out.write(f"training games  1 to {result.cut}; held-out games {result.cut + 1} on{fresh}\n")
     out.write(f"tuned           {_params_text(result.params)}\n")
     out.write(f"{'':16}{'training':>10}{'held out':>10}{'± (95%)':>10}\n")
     for label, train, interval in (

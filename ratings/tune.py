@@ -5,7 +5,9 @@ Elo-MMR paper, arXiv:2101.00400, section 6): the history is cut at a game; the s
 cut (the training part: it replays that part alone, so no later game can influence what it chooses); the chosen
 settings then replay the whole history, ratings carrying on through the cut, and the metric is reported on the
 games after it (the held-out part), beside the same figures for the defaults.  If tuning only fitted noise, the
-held-out figure shows it.
+held-out figure shows it.  As an option (``held_out_start="fresh"``), the held-out games are scored with ratings
+started afresh at the cut instead (every player a newcomer there, as in a rating list that was reset at the cut),
+to compare with such a list.
 
 The search runs over a system's numeric parameters (``float`` and ``int`` kinds) inside their declared ranges
 (``ParamSpec.low``/``high``).  It alternates a batch of a scrambled Sobol sequence (``scipy.stats.qmc``, seeded)
@@ -54,6 +56,7 @@ from ratings.seasons import SEASON_PARAMS
 from ratings.systems import create, get_system
 
 __all__ = [
+    "HELD_OUT_STARTS",
     "METRICS",
     "Trial",
     "TuneResult",
@@ -81,6 +84,9 @@ METRICS: dict[str, tuple[str, int]] = {
 PREDICTIVE = "log-loss"
 #: Share of the games the search sees by default (the first 30%).
 DEFAULT_TRAIN_FRACTION = 0.3
+#: Where the ratings that score the held-out games start: ``carried`` through the cut from the first game (the
+#: protocol of the papers above), or ``fresh`` at the cut (every player a newcomer there).
+HELD_OUT_STARTS = ("carried", "fresh")
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,8 @@ class TuneResult:
     #: Per-game figures of the held-out part, tuned and defaults (what the bootstrap resamples).
     test_scores: GameScores | None = None
     default_test_scores: GameScores | None = None
+    #: Where the held-out games' ratings started (one of :data:`HELD_OUT_STARTS`).
+    held_out_start: str = "carried"
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: ``params``, ``train``, ``test``, ``default_train``, ``default_test``, ``evaluations`` (the
@@ -117,6 +125,7 @@ class TuneResult:
             "system": self.system,
             "metric": self.metric,
             "cut": self.cut,
+            "held_out_start": self.held_out_start,
             "params": self.params,
             "train": self.train.as_dict(),
             "test": self.test.as_dict(),
@@ -295,12 +304,36 @@ def held_out_scores(
     *,
     metric: str = "kendall-tau",
     scoring: Mapping[str, Any] | None = None,
+    start: str = "carried",
 ) -> GameScores:
-    """Per-game figures of ``system`` with ``params`` over the games from ``cut`` on, replayed over the whole
-    history and scored as :func:`tune` scores its own rows (the log-loss too when it is the ``metric``), so they
-    can be paired with a :class:`TuneResult`'s in :func:`fit_verdict`."""
-    run = create(system, **params).rate(history)
-    return game_scores(history, run.before, first_game=cut, win_probabilities=_wins(run, metric), **(scoring or {}))
+    """Per-game figures of ``system`` with ``params`` over the games from ``cut`` on, scored as :func:`tune`
+    scores its own rows (the log-loss too when it is the ``metric``; ratings carried through the cut or started
+    afresh there, ``start``), so they can be paired with a :class:`TuneResult`'s in :func:`fit_verdict`."""
+    rater = create(system, **params)
+    run = rater.rate(history)
+    return _held_out_scores(history, rater, run, _wins(run, metric), cut, metric, dict(scoring or {}), start)
+
+
+def _held_out_scores(
+    history: GameHistory,
+    rater: Any,
+    run: RatingRun,
+    wins: np.ndarray | None,
+    cut: int,
+    metric: str,
+    scoring: dict[str, Any],
+    start: str,
+) -> GameScores:
+    """Per-game figures over the games from ``cut`` on: from ``run`` (``rater``'s run of the whole history, with
+    its win probabilities ``wins`` when the metric needs them; ``start="carried"``), or from ``rater``'s run of those
+    games alone (``"fresh"``: every player a newcomer at the cut)."""
+    if start not in HELD_OUT_STARTS:
+        raise ParameterError("held_out_start", f"'{start}' is not one of {', '.join(HELD_OUT_STARTS)}")
+    if start == "carried":
+        return game_scores(history, run.before, first_game=cut, win_probabilities=wins, **scoring)
+    later = GameHistory(history.games[cut:])
+    fresh = rater.rate(later)
+    return game_scores(later, fresh.before, first_game=0, win_probabilities=_wins(fresh, metric), **scoring)
 
 
 def _wins(run: RatingRun, metric: str) -> np.ndarray | None:
@@ -353,6 +386,7 @@ def tune(
     stop: Callable[[], bool] | None = None,
     scoring: Mapping[str, Any] | None = None,
     seasons: bool = False,
+    held_out_start: str = "carried",
 ) -> TuneResult:
     """Search ``system``'s numeric parameters on the games before the cut to minimise ``metric`` (see the module).
 
@@ -362,10 +396,14 @@ def tune(
     ``scoring`` holds the options of :func:`ratings.metrics.evaluate_ratings` (``min_prior_games``, ``burn_in``,
     ``equal_ratings``; default: Ebtekar and Liu's), used for every figure.  With ``seasons`` the search varies
     the season rule too (:func:`searchable`); the defaults it is judged against have no seasons.
+    ``held_out_start`` (:data:`HELD_OUT_STARTS`) says whether the held-out games are scored with ratings carried
+    through the cut (default) or started afresh there; the search itself is the same either way.
     """
     score_options = dict(scoring or {})
     if metric not in METRICS:
         raise ParameterError("metric", f"'{metric}' is not one of {', '.join(METRICS)}")
+    if held_out_start not in HELD_OUT_STARTS:
+        raise ParameterError("held_out_start", f"'{held_out_start}' is not one of {', '.join(HELD_OUT_STARTS)}")
     cut = cut_index(history, fraction=train_fraction, until=train_until)
     training = GameHistory(history.games[:cut])  # the search never sees a game from the cut on
     base = dict(fixed or {})
@@ -459,15 +497,18 @@ def tune(
     else:
         chosen = dict(base)
 
+    tuned_rater, default_rater = create(system, **chosen), create(system, **base)
     started = time.perf_counter()
-    tuned_run = create(system, **chosen).rate(history)
+    tuned_run = tuned_rater.rate(history)
     replay = time.perf_counter() - started
-    default_run = create(system, **base).rate(history)
+    default_run = default_rater.rate(history)
     # the log-loss, when it is the metric, for every figure (it costs a prediction per game)
     tuned_wins, default_wins = _wins(tuned_run, metric), _wins(default_run, metric)
-    test_scores = game_scores(history, tuned_run.before, first_game=cut, win_probabilities=tuned_wins, **score_options)
-    default_scores = game_scores(
-        history, default_run.before, first_game=cut, win_probabilities=default_wins, **score_options
+    test_scores = _held_out_scores(
+        history, tuned_rater, tuned_run, tuned_wins, cut, metric, score_options, held_out_start
+    )
+    default_scores = _held_out_scores(
+        history, default_rater, default_run, default_wins, cut, metric, score_options, held_out_start
     )
     return TuneResult(
         system=system,
@@ -484,6 +525,7 @@ def tune(
         replay_seconds=replay,
         test_scores=test_scores,
         default_test_scores=default_scores,
+        held_out_start=held_out_start,
     )
 
 

@@ -50,9 +50,11 @@ def fit_system(
     progress: Progress | None = None,
     seed: int = 0,
     seasons: bool = False,
+    held_out_start: str = "carried",
 ) -> dict[str, Any]:
     """Tune ``system`` on ``source`` (categorical settings kept as they are now) and compare with ``params``;
-    with ``seasons``, the season rule is searched too (:func:`ratings.tune.searchable`)."""
+    with ``seasons``, the season rule is searched too (:func:`ratings.tune.searchable`); ``held_out_start``: the
+    later games scored with ratings carried through the cut or started afresh there (:func:`ratings.tune.tune`)."""
     history = load(source).history
     current = typed_params(system, params)
     searched = {s.name for s in get_system(system).parameters() if s.kind in ("float", "int")}
@@ -68,9 +70,10 @@ def fit_system(
         fixed=fixed,
         progress=_reporter(progress, budget),
         seasons=seasons,
+        held_out_start=held_out_start,
     )
     try:
-        now = held_out_scores(history, system, current, result.cut, metric=metric)
+        now = held_out_scores(history, system, current, result.cut, metric=metric, start=held_out_start)
     except (ComputationError, ParameterError):
         now = None
     verdict = fit_verdict(result, now)
@@ -79,6 +82,7 @@ def fit_system(
         "system": system,
         "metric": metric,
         "cut": result.cut,
+        "held_out_start": held_out_start,
         "games": history.n_games,
         "current": {k: jsonable(v) for k, v in current.items()},
         "fitted": {k: jsonable(v) for k, v in result.params.items()},
@@ -99,9 +103,10 @@ def compare_systems(
     progress: Progress | None = None,
     seed: int = 0,
     seasons: bool = False,
+    held_out_start: str = "carried",
 ) -> dict[str, Any]:
-    """Tune every system within a share of ``budget`` each (the season rule too, with ``seasons``); one row per
-    system with its held-out figures."""
+    """Tune every system within a share of ``budget`` each (the season rule too, with ``seasons``; the later games
+    scored as ``held_out_start`` says); one row per system with its held-out figures."""
     history = load(source).history
     share = budget / len(SYSTEM_NAMES)
     rows = []
@@ -110,7 +115,15 @@ def compare_systems(
     for i, name in enumerate(SYSTEM_NAMES):
         if progress is not None:
             progress(100.0 * i / len(SYSTEM_NAMES), f"{get_system(name).title} ({i + 1} of {len(SYSTEM_NAMES)})")
-        result = tune(history, name, metric=metric, budget_seconds=share, seed=seed, seasons=seasons)
+        result = tune(
+            history,
+            name,
+            metric=metric,
+            budget_seconds=share,
+            seed=seed,
+            seasons=seasons,
+            held_out_start=held_out_start,
+        )
         cut = result.cut
         results.append(result)
         rows.append(
@@ -126,4 +139,11 @@ def compare_systems(
         )
     for row, verdict in zip(rows, held_out_verdicts(results), strict=True):
         row["verdict"] = verdict.as_dict()  # intervals, and each system against its defaults and the best other
-    return {"kind": "compare", "metric": metric, "games": history.n_games, "cut": cut, "rows": rows}
+    return {
+        "kind": "compare",
+        "metric": metric,
+        "games": history.n_games,
+        "cut": cut,
+        "held_out_start": held_out_start,
+        "rows": rows,
+    }

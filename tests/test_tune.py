@@ -235,3 +235,37 @@ def test_a_fit_far_from_the_current_settings_is_better_beyond_noise() -> None:
     assert c.improvement == pytest.approx(slow.evaluation().kendall_tau - result.test.kendall_tau, rel=1e-12)
     assert c.verdict == "better", c.words()
     assert c.words().startswith("better than your current settings: yes, by ")
+
+
+def test_held_out_games_scored_with_ratings_started_afresh_at_the_cut() -> None:
+    """``held_out_start="fresh"``: the held-out figures are those of the later games rated on their own (every player
+    a newcomer at the cut), as :func:`ratings.metrics.evaluate` scores such a run; the search is the same."""
+    from ratings.metrics import evaluate
+    from ratings.samples import load_sample
+
+    history = load_sample("racing")
+    carried = tune(history, "multielo", max_evaluations=4, train_fraction=0.5)
+    fresh = tune(history, "multielo", max_evaluations=4, train_fraction=0.5, held_out_start="fresh")
+    assert fresh.params == carried.params and fresh.train == carried.train  # the search never sees the cut's other side
+    later = GameHistory(history.games[fresh.cut :])
+    for result, params in ((fresh.test, fresh.params), (fresh.default_test, {})):
+        alone = evaluate(create("multielo", **params).rate(later))
+        for metric in ("kendall_tau", "pair_inversion", "rank_deviation"):
+            assert getattr(result, metric) == pytest.approx(getattr(alone, metric), rel=1e-12)
+    # a list reset at the cut knows nobody: it predicts the later races worse than ratings carried through
+    assert fresh.default_test.kendall_tau > carried.default_test.kendall_tau
+    assert fresh.as_dict()["held_out_start"] == "fresh" and carried.held_out_start == "carried"
+    scores = held_out_scores(history, "multielo", fresh.params, fresh.cut, start="fresh")
+    assert scores.evaluation().kendall_tau == pytest.approx(fresh.test.kendall_tau, rel=1e-12)
+    with pytest.raises(ParameterError, match="held_out_start"):
+        tune(history, "multielo", max_evaluations=1, held_out_start="afresh")
+
+
+def test_cli_tune_searches_seasons_and_scores_afresh_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    # the search evaluates its starting point (the defaults, no season shrink) before it looks at the clock
+    argv = ["tune", "sample:racing", "--system", "multielo", "--budget", "1", "--json", "--seasons"]
+    assert main([*argv, "--held-out-start", "fresh", "--train-fraction", "0.5"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["held_out_start"] == "fresh"
+    assert {"season_days", "season_shrink"} <= set(result["params"])  # the season rule was searched
+    assert main(["tune", "sample:poker", "--held-out-start", "sometimes"]) == 2
