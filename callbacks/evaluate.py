@@ -8,8 +8,9 @@ from dash.exceptions import PreventUpdate
 import figures
 from callbacks.runs import baseline_run, current_run
 from layouts.ids import Baseline, Data, Evaluate, Page, Params, ScoreFn, Tab, tab_gate
-from layouts.predict import metrics_table
+from layouts.predict import calibration_chart, metrics_table
 from ratings.metrics import evaluate
+from sources.predictions import recent_calibration
 
 
 # source, settings, pinned baseline -> metrics table
@@ -30,6 +31,26 @@ def on_metrics(source, current, pinned, tab, _gate=None):
     base = evaluate(pinned_run) if pinned_run is not None else None
     rows = figures.metrics_rows(now, base)
     return metrics_table(rows, games=now.games, pairs=now.pairs, baseline_label=pinned.get("label") if base else None)
+
+
+# the calibration button (once pressed, also the tab's gate: source, settings) -> the reliability chart of the latest
+# games' predicted chances to win and its sentence (a prediction per game, so only once asked for)
+@callback(
+    Output(Evaluate.CALIBRATION, "children"),
+    Output(Evaluate.CALIBRATION_NOTE, "children"),
+    Input(Evaluate.CALIBRATION_ASK, "n_clicks"),
+    Input(tab_gate(Tab.PREDICTIONS), "data"),
+    State(Data.SOURCE, "data"),
+    State(Params.SETTINGS, "data"),
+    State(Page.TABS, "active_tab"),
+    prevent_initial_call=True,
+)
+def on_calibration(asked, _gate, source, current, tab):
+    if not asked or tab != Tab.PREDICTIONS:
+        raise PreventUpdate  # not asked for yet, or computed when the tab opens again
+    check = recent_calibration(current_run(source, current))
+    words = figures.calibration_words(check.calibration, check.log_loss, check.games)
+    return calibration_chart(figures.calibration_figure(check.calibration)), words
 
 
 # settings (system and base), game size -> score-function figure and note

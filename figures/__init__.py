@@ -20,6 +20,7 @@ Every public name is re-exported here: ``import figures; figures.trajectory_figu
 
 from __future__ import annotations
 
+from figures.calibration import calibration_figure, calibration_words
 from figures.changes import (
     NEGATIVE,
     POSITIVE,
@@ -120,6 +121,8 @@ __all__ = [
     "change_heatmap",
     "GameChanges",
     "game_change_values",
+    "calibration_figure",
+    "calibration_words",
     "comparison_rows",
     "COMPARISON_FIELDS",
     "comparison_csv",

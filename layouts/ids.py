@@ -209,6 +209,9 @@ class Evaluate(StrEnum):
     """How well the current settings predict the group's own results."""
 
     PANEL = "evaluate-panel"
+    CALIBRATION_ASK = "evaluate-calibration-ask"
+    CALIBRATION = "evaluate-calibration"
+    CALIBRATION_NOTE = "evaluate-calibration-note"
 
 
 class ScoreFn(StrEnum):

@@ -15,8 +15,10 @@ from figures import graph_config
 from figures.metrics import BETTER
 from layouts.ids import Evaluate, Predict, PredictTeams, ScoreFn, Tab
 from layouts.labels import labelled
+from sources.predictions import CALIBRATION_GAMES
 
 __all__ = [
+    "calibration_chart",
     "metrics_panel",
     "metrics_table",
     "probability_panel",
@@ -81,14 +83,29 @@ def team_panel() -> html.Div:
 
 
 def metrics_panel() -> html.Div:
-    """The three accuracy metrics (filled by the evaluate callback)."""
+    """The three accuracy metrics (filled by the evaluate callback), and the calibration check, asked for with a
+    button (it predicts each of the latest games again, a second or two of server time) and then kept up to date."""
     return html.Div(
         [
             html.H2("How well these settings predict the group's own results", className="h6 mb-1"),
             html.Div(id=Evaluate.PANEL, className="small"),
+            dbc.Button(
+                f"Check the predicted chances on the latest {CALIBRATION_GAMES} games",
+                id=Evaluate.CALIBRATION_ASK,
+                size="sm",
+                color="outline-primary",
+                className="mt-2 mb-1",
+            ),
+            html.Div(id=Evaluate.CALIBRATION_NOTE, className="small text-muted"),
+            html.Div(id=Evaluate.CALIBRATION),
         ],
         className="mb-3",
     )
+
+
+def calibration_chart(figure: Any) -> dcc.Graph:
+    """The reliability chart, made when first drawn (a chart drawn while hidden keeps a desktop width on a phone)."""
+    return dcc.Graph(figure=figure, config=graph_config("calibration", responsive=True), style={"height": "300px"})
 
 
 def score_panel() -> html.Div:

@@ -3,19 +3,57 @@ or each of two picked teams' chance of winning under the system's own team model
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ratings import RatingRun, create
+from ratings import predict as rating_predictions
 from ratings.io.teams import team_label
-from ratings.predict import team_entrants
+from ratings.metrics import evaluate_ratings
+from ratings.predict import Calibration, team_entrants
 from sources.runs import typed_params
 
-__all__ = ["MAX_PLAYERS", "team_win_probabilities", "win_probabilities"]
+__all__ = [
+    "CALIBRATION_GAMES",
+    "MAX_PLAYERS",
+    "RecentCalibration",
+    "recent_calibration",
+    "team_win_probabilities",
+    "win_probabilities",
+]
 
 #: Most players in one predicted game (exact place probabilities grow quickly with the field).
 MAX_PLAYERS = 10
+#: How many of the latest games the calibration check predicts again (a prediction per game: about 3-8 ms each for
+#: a 20-player race, so at most a second or two of server time, asked for with a button).
+CALIBRATION_GAMES = 200
+
+
+@dataclass(frozen=True)
+class RecentCalibration:
+    """How the system's win probabilities before each of the latest games held up: the reliability bins
+    (:class:`ratings.predict.Calibration`) and the log-loss of the finishing order over the same games."""
+
+    calibration: Calibration
+    log_loss: float
+    first_game: int  #: the first game predicted (0-based)
+    games: int  #: how many games were predicted, from ``first_game`` to the last
+
+
+def recent_calibration(run: RatingRun, latest: int = CALIBRATION_GAMES) -> RecentCalibration:
+    """The calibration and log-loss of ``run``'s own win probabilities over its ``latest`` games (each predicted
+    from the ratings held before it, :func:`ratings.predict.win_probabilities`)."""
+    history = run.history
+    first = max(0, history.n_games - latest)
+    wins = rating_predictions.win_probabilities(run, first_game=first)
+    return RecentCalibration(
+        calibration=rating_predictions.calibration(history, wins, first_game=first),
+        log_loss=evaluate_ratings(history, run.before, first_game=first, win_probabilities=wins).log_loss,
+        first_game=first,
+        games=history.n_games - first,
+    )
 
 
 def win_probabilities(

@@ -14,6 +14,7 @@ import pytest
 
 from ratings import GameHistory, create
 from ratings.predict import calibration, win_probabilities
+from ratings.samples import load_sample
 
 from .conftest import history_from_rows
 
@@ -77,3 +78,26 @@ def test_with_a_rating_system_and_bad_input() -> None:
         calibration(h, win_probabilities(run), bins=0)
     with pytest.raises(ValueError, match="expected 4 win probabilities"):
         calibration(h, np.ones(3))
+
+
+def test_the_pages_check_scores_only_the_latest_games() -> None:
+    """sources.predictions.recent_calibration (the Predictions tab's check): the bins hold exactly the entries of
+    the latest games that have a winner, and its log-loss is ratings.metrics.evaluate's over the same games."""
+    from ratings.metrics import evaluate
+    from sources.predictions import recent_calibration
+
+    history = load_sample("racing")
+    run = create("plackett-luce").rate(history)
+    check = recent_calibration(run, latest=40)
+    first = history.n_games - 40
+    assert (check.first_game, check.games) == (first, 40)
+    entries = 0
+    for g in range(first, history.n_games):
+        ranks = history.flat_rank[history.game_slice(g)]
+        dnf = history.flat_dnf[history.game_slice(g)]
+        winner = bool(((ranks == 0) & ~dnf).any())
+        entries += len(ranks) if winner and len(ranks) >= 2 and ranks.max() > 0 else 0
+    assert int(check.calibration.count.sum()) == entries
+    assert check.log_loss == pytest.approx(evaluate(run, log_loss=True, first_game=first).log_loss, rel=1e-12)
+    poker = create("plackett-luce").rate(load_sample("poker"))
+    assert recent_calibration(poker, latest=10**6).games == 150  # a short history: every game

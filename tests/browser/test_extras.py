@@ -141,3 +141,51 @@ def test_excluding_a_game_and_recording_one_in_the_session(page, app_url):
     page.click("text=Edit history")
     assert page.locator('[id=\'{"index":0,"type":"record-player"}\']').input_value() == ""
     assert page.console_errors == []
+
+
+CALIBRATION_Y = "() => Array.from(document.querySelector('#evaluate-calibration .js-plotly-plot')._fullData[1].y)"
+
+
+def test_the_calibration_check_shows_the_latest_games_and_follows_the_settings(page, app_url, browser):
+    """The Predictions tab's calibration check, asked for with its button: the chart's points are the library's
+    reliability bins (ratings.predict.calibration, computed here in the test), and a new K redraws it."""
+    from ratings import create
+    from ratings.predict import calibration, win_probabilities
+    from tests.browser.test_app_browser import param_selector
+
+    history = load_sample("poker")
+    run = create("multielo").rate(history)
+    bins = calibration(history, win_probabilities(run))
+    expected = [100.0 * v for v, n in zip(bins.observed, bins.count, strict=True) if n > 0]
+
+    open_app(page, app_url)
+    page.click("text=Predictions")
+    page.wait_for_selector("#evaluate-panel td.num", timeout=TIMEOUT)
+    assert page.locator("#evaluate-calibration .js-plotly-plot").count() == 0  # nothing computed before it is asked
+    page.click("#evaluate-calibration-ask")
+    page.wait_for_selector("#evaluate-calibration .scatterlayer .point", timeout=TIMEOUT)
+    settle(page)
+    assert page.evaluate(CALIBRATION_Y) == pytest.approx(expected, abs=1e-9)
+    note = page.inner_text("#evaluate-calibration-note")
+    assert note.startswith("Over the latest 150 games, a predicted chance to win was on average ")
+    assert "log-loss" in note
+    screenshot(page, "extras-calibration", "#evaluate-calibration")
+
+    box = page.locator(param_selector("param", "k"))
+    box.fill("90")
+    box.press("Enter")
+    page.wait_for_function(
+        f"(old) => JSON.stringify(({CALIBRATION_Y})()) !== JSON.stringify(old)", arg=expected, timeout=TIMEOUT
+    )
+    assert page.console_errors == []
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    small = phone.new_page()
+    open_app(small, app_url)
+    small.click("text=Predictions")
+    small.click("#evaluate-calibration-ask")
+    small.wait_for_selector("#evaluate-calibration .scatterlayer .point", timeout=TIMEOUT)
+    settle(small)
+    assert small.evaluate("() => document.documentElement.scrollWidth") <= 391
+    screenshot(small, "extras-phone-calibration", "#evaluate-calibration")
+    phone.close()
