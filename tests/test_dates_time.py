@@ -2,7 +2,7 @@
 in the order of their times, and a file listed newest first is played oldest first, with a note.
 
 Expected values are worked out by hand from the cells (a spreadsheet day number counts days from 1899-12-30, so
-45352 is 2024-03-01 and its fraction .75 is 18:00).
+45352 is 2024-03-01 and its fraction .75 is 18:00; a Unix time counts seconds from 1970-01-01 00:00 UTC).
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ from ratings.io.writing import to_long_rows
         (dt.datetime(2024, 3, 1, 7, 5), dt.date(2024, 3, 1), dt.time(7, 5)),
         ("2024-03-01", dt.date(2024, 3, 1), None),
         ("45352", dt.date(2024, 3, 1), None),
+        # Unix times: 2024-01-01 00:00 UTC is 1704067200 (19723 days of 86400 s since 1970-01-01); 2024-03-01 is 60
+        # days later (31 + 29), 1709251200, and 16:00 that day 57600 s more
+        ("1704067200", dt.date(2024, 1, 1), dt.time(0, 0)),
+        ("1709308800", dt.date(2024, 3, 1), dt.time(16, 0)),
+        ("1709308800.25", dt.date(2024, 3, 1), dt.time(16, 0, 0, 250000)),
     ],
 )
 def test_a_time_of_day_is_kept_where_the_cell_has_one(cell: object, date: dt.date, time: dt.time | None) -> None:

@@ -4,8 +4,9 @@ and the command line's options).
 
 Understood: ISO 8601 dates (``2024-03-31``, also with ``/`` or ``.``), day/month/year or month/day/year with
 ``/``, ``-`` or ``.`` (the order settled by the column's unambiguous dates), dates in words (``31 March 2024``,
-``March 31, 2024``) and spreadsheet day numbers (days since 1899-12-30, as Excel, LibreOffice and Google Sheets
-count them).  Nothing else is guessed: ``2024-01-0123`` is refused, not cut to 2024-01-01.
+``March 31, 2024``), spreadsheet day numbers (days since 1899-12-30, as Excel, LibreOffice and Google Sheets
+count them) and Unix times (seconds since 1970-01-01 UTC, ten digits, as exports and APIs write them; the date and
+time of day in UTC).  Nothing else is guessed: ``2024-01-0123`` is refused, not cut to 2024-01-01.
 
 A time of day is kept where a cell has one (:attr:`DateColumn.times`): an ISO or day/month date followed by
 ``HH:MM`` or ``HH:MM:SS`` (after a space or ``T``; a trailing ``Z`` or UTC offset is read as written, not converted),
@@ -34,6 +35,8 @@ _WORD_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "
 _SERIAL_EPOCH = dt.date(1899, 12, 30)
 #: A spreadsheet day number written as text (``45352`` or ``45352.5``).
 _SERIAL = re.compile(r"\d{5}(\.\d+)?")
+#: A Unix time in seconds written as text: ten digits (2001-09-09 to 2286), optionally with a fraction.
+_EPOCH = re.compile(r"\d{10}(\.\d+)?")
 
 
 def _make_date(year: int, month: int, day: int) -> dt.date | None:
@@ -133,6 +136,10 @@ def parse_date_cells(cells: dict[int, Cell], column: str, source: str | None) ->
                 moment = dt.datetime.combine(out.dates[row], dt.time()) + dt.timedelta(days=fraction)
                 out.times[row] = moment.replace(microsecond=round(moment.microsecond, -3) % 1_000_000).time()
             out.serials += 1
+            continue
+        if _EPOCH.fullmatch(text):
+            when = dt.datetime.fromtimestamp(float(text), tz=dt.UTC)
+            out.dates[row], out.times[row] = when.date(), when.time()
             continue
         for fmt in _WORD_FORMATS:
             try:
