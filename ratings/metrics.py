@@ -439,7 +439,10 @@ class Comparison:
             return f"{head} yes, by {self.improvement:.{digits}f} ± {margin}"
         if verdict == "worse":
             return f"{head} no, worse by {-self.improvement:.{digits}f} ± {margin}"
-        return f"{head} not beyond noise ({self.improvement:+.{digits}f} ± {margin})"
+        shown = f"{self.improvement:+.{digits}f}"
+        if float(shown) == 0.0:
+            shown = f"{0.0:.{digits}f}"  # a difference that rounds to nothing has no sign ("-0.0000" read as a loss)
+        return f"{head} not beyond noise ({shown} ± {margin})"
 
     def as_dict(self) -> dict[str, object]:
         return {

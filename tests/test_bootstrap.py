@@ -136,6 +136,9 @@ def test_rows_on_other_games_are_refused() -> None:
         (-0.0123, 0.004, "better than the defaults: no, worse by 0.0123 ± 0.0040", "worse"),
         (0.001, 0.003, "better than the defaults: not beyond noise (+0.0010 ± 0.0030)", "within noise"),
         (0.02, 0.015, "better than the defaults: yes, by 0.020 ± 0.015", "better"),
+        # a difference that rounds to nothing at the margin's digits carries no sign (racing, pair inversion)
+        (-0.00001, 0.0013, "better than the defaults: not beyond noise (0.0000 ± 0.0013)", "within noise"),
+        (0.0, 0.001, "better than the defaults: not beyond noise (0.0000 ± 0.0010)", "within noise"),
         (math.nan, math.nan, "better than the defaults: no figure to compare", "no figure"),
     ],
 )
