@@ -119,16 +119,22 @@ def test_a_page_turn_and_a_parameter_change_keep_the_page_a_new_sort_starts_agai
     client: Any, big: dict[str, Any], whole: list
 ) -> None:
     pages = f"{Standings.LEADERBOARD_PAGES}.active_page"
+    drawn = f"{Standings.DRAWN}.data"  # what the page has drawn, sent back with each request as the page does
     answer, _ = _answer(client, big["source"], changed=[pages], **{pages: 3})
     rows = answer[Standings.LEADERBOARD]["rowData"]
     assert [r["player"] for r in rows] == [r["player"] for r in whole[200:300]]
     assert Standings.LEADERBOARD_PAGES not in answer or "active_page" not in answer[Standings.LEADERBOARD_PAGES]
     settings = f"{Params.SETTINGS}.data"
-    answer, _ = _answer(client, big["source"], changed=[settings], **{pages: 3})
+    moved = {**SETTINGS, "params": {**SETTINGS["params"], "k": 20.0}}
+    shown = answer[Standings.DRAWN]["data"]
+    answer, _ = _answer(client, big["source"], changed=[settings], **{pages: 3, settings: moved, drawn: shown})
     assert answer[Standings.LEADERBOARD]["rowData"][0]["rank"] == 201
     sort = f"{Standings.LEADERBOARD_SORT}.data"
     by_games = {"column": "games", "descending": True}
-    answer, _ = _answer(client, big["source"], changed=[sort], **{pages: 3, sort: by_games})
+    shown = answer[Standings.DRAWN]["data"]
+    answer, _ = _answer(
+        client, big["source"], changed=[sort], **{pages: 3, settings: moved, sort: by_games, drawn: shown}
+    )
     assert answer[Standings.LEADERBOARD_PAGES]["active_page"] == 1
     # a page beyond the last is the first
     answer, _ = _answer(client, big["source"], changed=[pages], **{pages: 10_000})
