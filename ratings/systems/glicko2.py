@@ -225,7 +225,9 @@ class Glicko2Params(Declared):
     )
     period_days: float = param(
         14.0,
-        "Days in one rating period: with dated games, the deviation grows over the time between a player's games.",
+        "Days in one rating period: before a dated game the deviation grows over the fractional periods since the "
+        "player's previous dated game, sqrt(phi^2 + days / period_days x sigma^2), never past a newcomer's (INVERSUS "
+        "Deluxe, Glicko2_ApplyInactiveRatingPeriods; Glickman's empty rating period); undated games: none.",
         valid=Interval(1e-3, 1e5),
         low=1.0,
         high=90.0,
