@@ -329,10 +329,15 @@ def test_the_rules_refuse_values_they_cannot_mean(name: str, params: dict[str, A
 def test_the_extreme_values_compute(name: str) -> None:
     """Every value a declaration accepts computes: a full pull or full forgetting per day, the largest boost."""
     history = _dated_history(9, games=60)
-    for params in (
-        {"pull_per_day": 1.0, "boost": 10.0, "forget_per_day": 1.0, "boost_games": 0.1},
-        {"pull_per_day": 1.0, "boost": 10.0, "forget_per_day": 1.0, "boost_games": 1000.0, "eta": 0.05, "k": 2.0},
-    ):
-        own = {k: v for k, v in params.items() if k in {s.name for s in create(name).parameters()}}
-        run = create(name, **own).rate(history)
-        assert np.isfinite(run.after).all()
+    specs = {s.name: s for s in create(name).parameters()}
+    rate = specs["k" if name == "multielo" else "eta"]
+    assert rate.valid.high is not None
+    for value in (float(rate.default), rate.valid.high / 11.0):
+        # the largest boost the rule allows at this rate: (1 + boost) x rate at the rate's highest valid value
+        boost = min(10.0, rate.valid.high / value - 1.0)
+        for games in (0.1, 1000.0):
+            idle = {"forget_per_day": 1.0, "pull_per_day": 1.0}
+            run = create(name, **{rate.name: value, "boost": boost, "boost_games": games, **idle}).rate(history)
+            assert np.isfinite(run.after).all()
+    with pytest.raises(ParameterError, match=r"parameter 'boost': \(1 \+ boost\) x the learning rate"):
+        create(name, **{rate.name: rate.valid.high / 2.0, "boost": 2.0})  # beyond it the rule refuses

@@ -42,6 +42,7 @@ newcomer's with the rating.
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -60,6 +61,7 @@ __all__ = [
     "RATING",
     "KerbyParams",
     "SingleRatingSystem",
+    "boost_rule",
     "dummy_tie_param",
     "dynamics_param",
 ]
@@ -91,6 +93,22 @@ KNOT_RULES = (
     Rule(("eta_values", "eta_knots"), _one_value_per_knot, "needs one learning rate per knot"),
     Rule(("eta_knots",), _increasing_knots, "knots must be strictly increasing"),
 )
+
+
+def boost_rule(rate: str, valid: Interval, *, curve: bool = True) -> Rule:
+    """The new-player boost may not take the learning rate ``rate`` (each of ``eta_values`` too, where the system
+    has them) past the largest its declaration ``valid`` accepts: a boosted first game is still a game the system
+    computes (``(1 + boost)`` times the rate is the step of a player's first game).  ``curve``: the system has
+    the rating-dependent ``eta_values``."""
+    highest = valid.high if valid.high is not None else math.inf
+
+    def holds(p: Any) -> bool:
+        rates = getattr(p, "eta_values", None) or (getattr(p, rate),)
+        return max(rates) * (1.0 + p.boost) <= highest
+
+    names = ("boost", rate, "eta_values") if curve else ("boost", rate)
+    return Rule(names, holds, f"(1 + boost) x the learning rate must be at most {highest:g}")
+
 
 #: Values of ``dummy_tie``: the tie between the dummy and the last entrant is an unobserved order
 #: (``censored``, the default) or a shared place (``draw``).
@@ -167,6 +185,7 @@ def dynamics_param(name: str) -> Any:
         high=spec["high"],
         step=spec["step"],
         label=spec["label"],
+        trailing=True,
     )
 
 
@@ -174,7 +193,7 @@ def dynamics_param(name: str) -> Any:
 class KerbyParams(Declared):
     """Parameters shared by Kerby's models (Kerby 2025, sections 3.2 and 5)."""
 
-    RULES: ClassVar[tuple[Rule, ...]] = KNOT_RULES
+    RULES: ClassVar[tuple[Rule, ...]] = (*KNOT_RULES, boost_rule("eta", ETA))
 
     eta: float = param(
         0.3,

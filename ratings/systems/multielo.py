@@ -46,7 +46,7 @@ import numpy as np
 
 from ratings.base import GameView, State
 from ratings.params import Declared, Interval, param
-from ratings.systems._single import SingleRatingSystem, dummy_tie_param, dynamics_param
+from ratings.systems._single import SingleRatingSystem, boost_rule, dummy_tie_param, dynamics_param
 from ratings.systems._teams import composite_opponents, team_method_param, team_view
 
 __all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "actual_scores", "censor_last"]
@@ -54,14 +54,18 @@ __all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "a
 
 #: Valid Elo ratings (initial, dummy, floor): a million Elo points either side of 0.
 RATING = Interval(-1e6, 1e6)
+#: Valid K factors.
+K = Interval(0.0, 1e4)
 
 
 @dataclass(frozen=True, kw_only=True)
 class MultiEloParams(Declared):
+    RULES = (boost_rule("k", K, curve=False),)
+
     k: float = param(
         32.0,
         "K factor: the largest change one two-player game can bring.",
-        valid=Interval(0.0, 1e4),
+        valid=K,
         low=1.0,
         high=100.0,
         step=1.0,
