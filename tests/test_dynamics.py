@@ -341,3 +341,26 @@ def test_the_extreme_values_compute(name: str) -> None:
             assert np.isfinite(run.after).all()
     with pytest.raises(ParameterError, match=r"parameter 'boost': \(1 \+ boost\) x the learning rate"):
         create(name, **{rate.name: rate.valid.high / 2.0, "boost": 2.0})  # beyond it the rule refuses
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("multielo", {"boost": 1.5, "boost_games": 4.0, "forget_per_day": 0.05, "pull_per_day": 0.02}),
+        ("pairwise-elo", {"boost": 2.0, "forget_per_day": 0.05, "dummy": -0.2, "floor": -0.1}),
+    ],
+)
+def test_explanations_of_boosted_changes_still_sum_to_the_change(name: str, params: dict[str, Any]) -> None:
+    """The per-opponent terms of ratings.explain use the boosted step of the entry's experience before the game (the
+    run reports it as the ``experience`` series), so they sum to the change the replay recorded."""
+    from ratings.explain import explain
+
+    history = _dated_history(13, games=60)
+    run = create(name, **params).rate(history)
+    experience_before, experience_after = run.extras["experience"]
+    assert experience_before.min() == 0.0 and experience_after.max() > 3.0
+    for g in range(0, history.n_games, 7):
+        for p in history.flat_player[history.game_slice(g)]:
+            e = explain(run, g, history.players[p])
+            assert e.exact
+            assert sum(t.value for t in e.terms) == pytest.approx(e.change, abs=1e-9)

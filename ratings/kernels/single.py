@@ -83,10 +83,11 @@ COMPOSITE_OPPONENT = 3
 #: ``(eta, knots, values, dummy, has_dummy, floor, has_floor, censored)``: the rules every single-rating
 #: system shares (``censored``: the dummy's tie for the worst rank is an unobserved order).
 Rules = tuple[float, np.ndarray, np.ndarray, float, bool, float, bool, bool]
-#: ``(days, last_day, experience, (boost, boost_games, forget_per_day, pull_per_day, initial))``: the time and
-#: experience rules (:mod:`ratings.systems._single`); ``days`` (per game) and ``last_day`` (per player) are read
-#: only when an idle rule is on, ``experience`` (per player) only with a boost.
-Dynamics = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: ``(days, last_day, experience, (boost, boost_games, forget_per_day, pull_per_day, initial), experience_before,
+#: experience_after)``: the time and experience rules (:mod:`ratings.systems._single`); ``days`` (per game) and
+#: ``last_day`` (per player) are read only when an idle rule is on, ``experience`` (per player) and the per-entry
+#: series of it around each game only with a boost.
+Dynamics = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 #: ``gradient(ratings, ranks, dnf, players, theta, parameters, out) -> handled``: the participants'
 #: arrays as pointers to ``players`` values, ``theta`` as a pointer to ``parameters`` values.
@@ -248,7 +249,7 @@ def _loop(
     offsets, players, ranks, dnf = games
     team_game, team, weight, mode = teams
     eta, knots, values, dummy, has_dummy, floor, has_floor, censored = rules
-    days, last_day, experience, rates = dynamics
+    days, last_day, experience, rates, experience_before, experience_after = dynamics
     boost, boost_games, forget, pull, r0 = rates[0], rates[1], rates[2], rates[3], rates[4]
     forgets = boost > 0.0 and forget > 0.0
     idle_rules = pull > 0.0 or forgets
@@ -281,6 +282,8 @@ def _loop(
         for i in range(n):
             member[i] = rating[players[s + i]]
             before[s + i] = member[i]
+            if boost > 0.0:
+                experience_before[s + i] = experience[players[s + i]]
         if n >= 2:
             if team_game[game]:
                 handled = _team_gradient(
@@ -333,6 +336,8 @@ def _loop(
                     experience[players[s + i]] += 1.0
         for i in range(n):
             after[s + i] = rating[players[s + i]]
+            if boost > 0.0:
+                experience_after[s + i] = experience[players[s + i]]
     return n_games
 
 

@@ -258,6 +258,13 @@ class SingleRatingSystem(RatingSystem):
     batch_teams = True  # the compiled loop rates team games (ratings.kernels.single)
     season_state = ("rating", "experience")  # a season start makes players newer again, as it moves the rating
 
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        if self.params.boost > 0.0:
+            # each entry's experience before and after its game is reported, so that an explanation of a change
+            # (ratings.explain) reads the boosted step the game used; the class's own series are none
+            self.extra_series = ("experience",)  # type: ignore[misc]
+
     def _initial_state(self, n_players: int) -> State:
         p = self.params
         state = {"rating": np.full(n_players, float(p.initial))}
@@ -323,12 +330,14 @@ class SingleRatingSystem(RatingSystem):
         """The constant learning rate (used when no ``eta_knots`` are given)."""
         return float(self.params.eta)
 
-    def _step(self, ratings: np.ndarray) -> np.ndarray | float:
-        """The learning rate for each participant (rating-dependent when knots are given)."""
+    def _step(self, ratings: np.ndarray, experience: np.ndarray | None = None) -> np.ndarray | float:
+        """The learning rate for each participant (rating-dependent when knots are given), times the new-player
+        boost ``1 + boost exp(-experience / boost_games)`` when ``experience`` (games played before) is given."""
         knots = getattr(self.params, "eta_knots", None)
-        if knots is not None:
-            return np.interp(ratings, knots, self.params.eta_values)
-        return self._learning_rate()
+        step = np.interp(ratings, knots, self.params.eta_values) if knots is not None else self._learning_rate()
+        if experience is not None and self.params.boost > 0.0:
+            step = step * (1.0 + self.params.boost * np.exp(-experience / self.params.boost_games))
+        return step
 
     def _play(self, state: State, game: GameView) -> None:
         ratings = state["rating"][game.players]
@@ -337,10 +346,8 @@ class SingleRatingSystem(RatingSystem):
             gradient = self._gradient(all_ratings, ranks, dnf)[: len(ratings)]
         else:
             gradient = self._team_gradient(ratings, game)
-        step = self._step(ratings)
         boost = self.params.boost
-        if boost > 0.0:  # the new-player boost (module docstring)
-            step = step * (1.0 + boost * np.exp(-state["experience"][game.players] / self.params.boost_games))
+        step = self._step(ratings, state["experience"][game.players] if boost > 0.0 else None)
         updated = ratings + step * gradient
         floor = getattr(self.params, "floor", None)
         if floor is not None:
@@ -403,6 +410,8 @@ class SingleRatingSystem(RatingSystem):
             state["last_day"] if idle else np.empty(0),
             state["experience"] if p.boost > 0.0 else np.empty(0),
             np.array([p.boost, p.boost_games, p.forget_per_day, p.pull_per_day, p.initial], dtype=float),
+            replay.extras_before["experience"] if p.boost > 0.0 else np.empty(0),
+            replay.extras_after["experience"] if p.boost > 0.0 else np.empty(0),
         )
         theta = np.asarray(theta, dtype=float)
         n_games = len(replay.offsets) - 1
