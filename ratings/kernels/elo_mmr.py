@@ -15,7 +15,7 @@ import numpy as np
 
 from ratings.base import NO_DATE
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import largest_game, mills_ratio, team_means
+from ratings.kernels.numerics import idle_days, largest_game, mills_ratio, team_means
 from ratings.systems.elo_mmr import TANH_SCALE, TOLERANCE
 
 __all__ = ["PANEL_DEGREE", "PANEL_MIN_GROUPS", "panel_sums", "panel_width", "replay_elo_mmr", "tanh_sums"]
@@ -421,10 +421,7 @@ def replay_elo_mmr(
                 sigma2[i] = sigma_s[p] ** 2
                 drift = gamma2
                 if dated:  # the drift over the idle days, capped (EloMMR._idle_drift)
-                    today = float(days[game])
-                    last = last_day[p]
-                    elapsed = 0.0 if np.isnan(last) else max(today - last, 0.0)
-                    last_day[p] = today
+                    elapsed = idle_days(last_day, p, float(days[game]))
                     drift = min(gamma2 * (1.0 + per_day * elapsed), max(gamma2, theta[SIGMA0_SQUARED] - sigma2[i]))
                 if not chi:  # Algorithm 2: pseudodiffusion
                     kappa = sigma2[i] / (sigma2[i] + drift)

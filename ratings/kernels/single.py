@@ -40,7 +40,7 @@ from numba import carray, cfunc, types
 from ratings.base import NO_DATE
 from ratings.kernels.elo import multielo_gradient, pairwise_gradient
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import interp, largest_game
+from ratings.kernels.numerics import idle_days, interp, largest_game
 from ratings.kernels.plackett_luce import plackett_luce_gradient
 from ratings.kernels.thurstonian import thurstonian_gradient
 
@@ -271,14 +271,12 @@ def _loop(
             today = float(days[game])
             for i in range(n):
                 p = players[s + i]
-                last = last_day[p]
-                elapsed = 0.0 if np.isnan(last) else max(today - last, 0.0)
+                elapsed = idle_days(last_day, p, today)
                 if elapsed > 0.0:
                     if pull > 0.0:
                         rating[p] = r0 + (rating[p] - r0) * math.pow(1.0 - pull, elapsed)
                     if forgets:
                         experience[p] = experience[p] * math.pow(1.0 - forget, elapsed)
-                last_day[p] = today
         for i in range(n):
             member[i] = rating[players[s + i]]
             before[s + i] = member[i]

@@ -20,7 +20,7 @@ import numpy as np
 
 from ratings.base import NO_DATE
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import SQRT2, erfcx_tail, largest_game
+from ratings.kernels.numerics import SQRT2, erfcx_tail, idle_days, largest_game
 
 __all__ = ["free_for_all", "replay_trueskill", "team_game"]
 
@@ -408,12 +408,10 @@ def replay_trueskill(
             today = float(days[game])
             for i in range(n):
                 p = players[s + i]
-                last = last_day[p]
-                elapsed = 0.0 if np.isnan(last) else max(today - last, 0.0)
+                elapsed = idle_days(last_day, p, today)
                 sd = sigma_s[p]
                 grown = math.sqrt(sd * sd + elapsed * (tau_day * tau_day))
                 sigma_s[p] = min(grown, max(sd, sigma0))
-                last_day[p] = today
         for i in range(n):
             p = players[s + i]
             before[s + i] = mu_s[p] - k_display * sigma_s[p]

@@ -49,7 +49,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ratings.base import GameView, RatingSystem, Replay, State
+from ratings.base import GameView, RatingSystem, Replay, State, idle_days
 from ratings.params import Declared, Interval, Rule, param
 from ratings.systems._teams import share, strength, team_strength_param, team_view
 
@@ -289,9 +289,7 @@ class SingleRatingSystem(RatingSystem):
             return
         p = self.params
         players = game.players
-        today = float(game.date.toordinal())
-        last = state["last_day"][players]
-        days = np.where(np.isnan(last), 0.0, np.maximum(today - last, 0.0))
+        days = idle_days(state["last_day"], players, float(game.date.toordinal()))
         idle = players[days > 0.0]
         elapsed = days[days > 0.0]
         if p.pull_per_day > 0.0:
@@ -299,7 +297,6 @@ class SingleRatingSystem(RatingSystem):
             state["rating"][idle] = r0 + (state["rating"][idle] - r0) * np.power(1.0 - p.pull_per_day, elapsed)
         if p.boost > 0.0 and p.forget_per_day > 0.0:
             state["experience"][idle] = state["experience"][idle] * np.power(1.0 - p.forget_per_day, elapsed)
-        state["last_day"][players] = today
 
     def initial_rating(self) -> float:
         return float(self.params.initial)

@@ -85,7 +85,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ratings.base import GameView, RatingSystem, Replay, State
+from ratings.base import GameView, RatingSystem, Replay, State, idle_days
 from ratings.params import Declared, Interval, Rule, param
 from ratings.systems._teams import strength, team_view
 
@@ -702,9 +702,7 @@ class EloMMR(RatingSystem):
         """Each participant's drift before a dated game: ``gamma^2 (1 + drift_per_day x days)``, capped (module
         docstring); records the game's day as the players' last."""
         p = self.params
-        last = state["last_day"][players]
-        days = np.where(np.isnan(last), 0.0, np.maximum(float(today) - last, 0.0))
-        state["last_day"][players] = float(today)
+        days = idle_days(state["last_day"], players, float(today))
         grown = gamma2 * (1.0 + p.drift_per_day * days)
         return np.minimum(grown, np.maximum(gamma2, p.sigma**2 - sigma2))
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ratings.base import GameView, RatingRun, RatingSystem, Replay, State
+from ratings.base import GameView, RatingRun, RatingSystem, Replay, State, idle_days
 from ratings.history import GameHistory
 from ratings.params import Declared, Interval, Rule, param
 from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all, ppf, team_game
@@ -180,13 +180,10 @@ class TrueSkill(RatingSystem):
         if tau_day == 0.0 or game.date is None:
             return
         players = game.players
-        today = float(game.date.toordinal())
-        last = state["last_day"][players]
-        days = np.where(np.isnan(last), 0.0, np.maximum(today - last, 0.0))
+        days = idle_days(state["last_day"], players, float(game.date.toordinal()))
         sigma = state["sigma"][players]
         grown = np.sqrt(sigma * sigma + days * (tau_day * tau_day))
         state["sigma"][players] = np.minimum(grown, np.maximum(sigma, float(self.params.sigma)))
-        state["last_day"][players] = today
 
     def _display(self, state: State, players: np.ndarray) -> np.ndarray:
         return state["mu"][players] - self.params.display_k * state["sigma"][players]
