@@ -35,6 +35,7 @@ __all__ = [
     "RatingSystem",
     "Replay",
     "State",
+    "idle_days",
     "shared_prefix",
 ]
 
@@ -58,6 +59,20 @@ State = dict[str, np.ndarray]
 
 #: The day number of an undated game in :attr:`Replay.days` (real dates are proleptic ordinals, >= 1).
 NO_DATE = -1
+
+
+def idle_days(last_day: np.ndarray, players: np.ndarray, today: float) -> np.ndarray:
+    """Days from each of ``players``' previous dated game to ``today`` (a day number), never negative, 0 before
+    their first dated game; records ``today`` as their last (``last_day``: per player, NaN before the first).
+
+    The one rule of "time between games" that every time-aware rule reads (Glicko-2's rating periods, TrueSkill's
+    ``tau_day``, Elo-MMR's ``drift_per_day``, the single-rating systems' idle rules); each compiled kernel repeats it
+    in its loop (``ratings.kernels.numerics.idle_days`` for the newer ones).
+    """
+    last = last_day[players]
+    days = np.where(np.isnan(last), 0.0, np.maximum(today - last, 0.0))
+    last_day[players] = today
+    return days
 
 
 @dataclass(frozen=True)

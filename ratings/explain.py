@@ -211,7 +211,9 @@ def _pair_terms(run: RatingRun, system: object, game: int, a: int) -> tuple[Term
     players = h.flat_player[s]
     ratings = run.before[s]
     # The system's own dummy and learning rate (private hooks of SingleRatingSystem, called, not copied).
-    step = system._step(ratings)  # type: ignore[attr-defined]
+    # (with the new-player boost, the step of each entry's experience before the game, which the run reports)
+    experience = run.extras["experience"][0][s] if "experience" in run.extras else None
+    step = system._step(ratings, experience)  # type: ignore[attr-defined]
     eta = float(np.broadcast_to(step, ratings.shape)[a])
     if h.team_game[game]:
         # The field the system rated (module docstring): the teams' strengths, or this player's virtual opponents.

@@ -207,11 +207,14 @@ def param(
     step: float | None = None,
     choices: Sequence[str] = (),
     label: str = "",
+    trailing: bool = False,
 ) -> Any:
     """A dataclass field declaring its valid values, a suggested UI range and a one-line help text.
 
     ``valid`` is the interval every accepted value lies in (each element of a list); ``choices`` the
-    valid texts of a categorical parameter; ``low``/``high``/``step`` the slider's range.
+    valid texts of a categorical parameter; ``low``/``high``/``step`` the slider's range.  A ``trailing``
+    field is listed after the system's other parameters (before the season rule every system shares), however
+    its dataclass inherits it: the time-aware rules a base class declares for several systems.
     """
     meta = {
         "help": help,
@@ -221,6 +224,7 @@ def param(
         "choices": tuple(choices),
         "label": label,
         "valid": valid or FINITE,
+        "trailing": trailing,
     }
     if isinstance(default, (list, tuple)):
         frozen = tuple(default)
@@ -262,7 +266,9 @@ def _specs(params_cls: type) -> tuple[ParamSpec, ...]:
     out = []
     common = {f.name for f in dataclasses.fields(Declared)}
     fields = dataclasses.fields(params_cls)
-    for f in [f for f in fields if f.name not in common] + [f for f in fields if f.name in common]:
+    own = [f for f in fields if f.name not in common]
+    ordered = [f for f in own if not f.metadata.get("trailing")] + [f for f in own if f.metadata.get("trailing")]
+    for f in ordered + [f for f in fields if f.name in common]:
         meta = f.metadata
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[operator]
         out.append(

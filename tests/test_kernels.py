@@ -70,6 +70,9 @@ KERBY_OPTIONS: list[dict[str, Any]] = [
 #: The dummy's tie as a draw (the default, censored, is in KERBY_OPTIONS' dummies).
 DRAW_DUMMY: dict[str, Any] = {"dummy": 0.3, "initial": 0.1, "dummy_tie": "draw"}
 
+#: The single-rating systems' time and experience rules (ratings.systems._single), all on.
+DYNAMICS: dict[str, Any] = {"boost": 1.2, "boost_games": 4.0, "forget_per_day": 0.01, "pull_per_day": 0.005}
+
 #: (system, parameters): every option of every system with a kernel.
 CASES: list[tuple[str, dict[str, Any]]] = [
     ("multielo", {}),
@@ -78,6 +81,13 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("multielo", {"base": 2.5, "initial": 1500.0, "dummy": 1400.0}),
     ("multielo", {"dummy": 950.0, "floor": 980.0, "dummy_tie": "draw"}),
     ("multielo", {"base": 2.5, "initial": 1500.0, "dummy": 1400.0, "dummy_tie": "draw"}),
+    ("multielo", DYNAMICS),
+    ("multielo", {"pull_per_day": 0.05, "dummy": 950.0, "floor": 980.0, "k": 40.0}),
+    ("multielo", {"boost": 2.0, "boost_games": 20.0}),
+    ("pairwise-elo", {**DYNAMICS, "dummy": -0.5, "floor": -0.3}),
+    ("pairwise-elo", {**DYNAMICS, "model": "gaussian", "variant": "average", **KERBY_OPTIONS[4]}),
+    ("plackett-luce", {**DYNAMICS, "dummy": 0.2}),
+    ("plackett-luce", {"pull_per_day": 0.03, "dnf_order": "independent", "floor": -0.3}),
     *(
         ("pairwise-elo", {"model": model, "variant": variant, **options})
         for model in ("logistic", "gaussian")
@@ -118,13 +128,20 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("trueskill", {"draw_probability": 0.001, "display_k": 0.0}),
     ("trueskill", {"draw_probability": 0.0, "tau": 0.0, "beta": 2.0, "sigma": 4.0, "display_k": 3.0}),
     ("trueskill", {"draw_probability": 0.45, "tau": 1.5, "mu": 100.0, "sigma": 30.0, "beta": 15.0}),
+    ("trueskill", {"tau_day": 0.2}),
+    ("trueskill", {"tau_day": 3.0, "tau": 0.0, "draw_probability": 0.0, "display_k": 1.0}),
     ("elo-mmr", {}),
     ("elo-mmr", {"variant": "chi"}),
     ("elo-mmr", {"variant": "chi", "display_k": 2.0, "weight": 2.5, "beta": 300.0, "sigma_limit": 60.0}),
     ("elo-mmr", {"rho": 0.0, "max_history": 10, "display_k": 3.0}),
     ("elo-mmr", {"rho": 3.5, "max_history": 12, "weight": 0.2, "mu": 1000.0, "sigma": 600.0}),
+    ("elo-mmr", {"drift_per_day": 0.1}),
+    ("elo-mmr", {"drift_per_day": 5.0, "variant": "chi", "display_k": 1.0}),
+    ("elo-mmr", {"drift_per_day": 0.3, "rho": 0.0, "max_history": 10}),
     *(("thurstonian", options) for options in KERBY_OPTIONS),
     ("thurstonian", DRAW_DUMMY),
+    ("thurstonian", {**DYNAMICS, "dummy": 0.3}),
+    ("thurstonian", {"boost": 0.8, "pull_per_day": 0.02}),
 ]
 
 
@@ -517,6 +534,13 @@ TEAM_CASES: list[tuple[str, dict[str, Any]]] = [
     ("trueskill", {"draw_probability": 0.3, "display_k": 0.0}),
     ("elo-mmr", {}),
     ("elo-mmr", {"variant": "chi"}),
+    ("multielo", {"team_method": "composite opponent", **DYNAMICS}),
+    ("pairwise-elo", {"team_strength": "mean", **DYNAMICS}),
+    ("plackett-luce", {"team_strength": "sum", "dummy": 0.2, **DYNAMICS}),
+    ("thurstonian", {"team_strength": "mean", **DYNAMICS}),
+    ("trueskill", {"tau_day": 0.4}),
+    ("elo-mmr", {"drift_per_day": 0.2}),
+    ("elo-mmr", {"drift_per_day": 0.2, "variant": "chi"}),
 ]
 
 

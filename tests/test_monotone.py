@@ -5,11 +5,13 @@ For random histories and every categorical option of every system (with and with
 at and below newcomers), the last game is replayed with one player's result improved: moved up one place (swapping
 with the player just above), or from did-not-finish to last finisher.  That player's rating after the game must not
 be lower than with the worse result.  The histories before the game are identical, so only that game's update is
-compared.
+compared.  The games are dated with idle gaps, and every system is also tried with its time-aware dynamics on
+(issue 27 item 1: they act before a game or scale its step, never on its result).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +26,17 @@ from ratings import SYSTEM_NAMES, GameHistory, create, get_system
 #: Thurstonian's likelihood is integrated on a grid: its updates carry a relative error of about 1e-7.
 TOLERANCE = {"thurstonian": 1e-6}
 TEAM_OPTIONS = ("team_method", "team_strength")
+#: Each system's dynamics on (TrueSkill's tau per idle day, Elo-MMR's drift per idle day, the single-rating
+#: systems' new-player boost, forgetting and pull; Glicko-2 always grows its deviation with dated idle time).
+DYNAMICS: dict[str, dict[str, Any]] = {
+    "trueskill": {"tau_day": 0.5},
+    "elo-mmr": {"drift_per_day": 0.3},
+    "glicko2": {"period_days": 3.0},
+    **{
+        name: {"boost": 2.0, "boost_games": 3.0, "forget_per_day": 0.05, "pull_per_day": 0.03}
+        for name in ("multielo", "pairwise-elo", "plackett-luce", "thurstonian")
+    },
+}
 
 
 def _variants(system: str) -> Iterator[dict[str, Any]]:
@@ -32,6 +45,7 @@ def _variants(system: str) -> Iterator[dict[str, Any]]:
     for combo in itertools.product(*choices.values()):
         options = dict(zip(choices, combo, strict=True))
         yield options
+        yield {**options, **DYNAMICS[system]}
         if "dummy" in specs:
             initial = float(specs["initial"].default)
             spread = 200.0 if abs(initial) > 100 else 1.0
@@ -41,12 +55,14 @@ def _variants(system: str) -> Iterator[dict[str, Any]]:
 
 def _records(seed: int) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
+    gaps = np.random.default_rng([seed, 1]).choice([0, 1, 3, 30, 200], size=25)  # days between games
     records = []
     for g in range(25):
         who = rng.choice(10, size=int(rng.integers(2, 8)), replace=False)
+        date = dt.date(2024, 1, 1) + dt.timedelta(days=int(gaps[: g + 1].sum()))
         for place, p in enumerate(who, start=1):
             dnf = rng.random() < 0.2
-            records.append({"game": f"g{g:03d}", "player": f"P{p}", "place": None if dnf else place})
+            records.append({"game": f"g{g:03d}", "player": f"P{p}", "place": None if dnf else place, "date": date})
     return records
 
 

@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
+from ratings.base import NO_DATE
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import largest_game, mills_ratio, team_means
+from ratings.kernels.numerics import idle_days, largest_game, mills_ratio, team_means
 from ratings.systems.elo_mmr import TANH_SCALE, TOLERANCE
 
 __all__ = ["PANEL_DEGREE", "PANEL_MIN_GROUPS", "panel_sums", "panel_width", "replay_elo_mmr", "tanh_sums"]
@@ -23,7 +24,7 @@ MAX_ITER = 200
 #: Width of a new history table (the reference's ``min(8, max_history)``).
 FIRST_WIDTH = 8
 # Positions in ``theta``.
-CHI, MU0, SIGMA_LIMIT, DISPLAY_K, RHO, BETA, GAMMA2, MAX_HISTORY = 0, 1, 2, 3, 4, 5, 6, 7
+CHI, MU0, SIGMA_LIMIT, DISPLAY_K, RHO, BETA, GAMMA2, MAX_HISTORY, DRIFT_PER_DAY, SIGMA0_SQUARED = range(10)
 
 
 @helper
@@ -372,10 +373,13 @@ def replay_elo_mmr(
     series_before: tuple[np.ndarray, np.ndarray],
     series_after: tuple[np.ndarray, np.ndarray],
     teams: tuple[np.ndarray, np.ndarray, np.ndarray],
+    idle: tuple[np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replay every game; returns the (possibly widened) history tables of the rho variant.
 
-    ``theta = (chi, mu, sigma_limit, display_k, rho, beta_game, gamma^2, max_history)``; the
+    ``idle`` is ``(days, last_day)``: each game's day number and each player's last rated dated game (NaN before
+    the first), read only when ``drift_per_day > 0`` (:meth:`ratings.systems.elo_mmr.EloMMR._idle_drift`).
+    ``theta = (chi, mu, sigma_limit, display_k, rho, beta_game, gamma^2, max_history, drift_per_day, sigma^2)``; the
     chi variant ignores ``p0`` .. ``hist_len``.  ``teams`` is ``(team_game, team, weight)``: a team game's
     teams are entrants with their members' pooled skill and variance, each member observing its team's
     performance with its weight (:class:`ratings.systems.elo_mmr.EloMMR`).
@@ -388,6 +392,8 @@ def replay_elo_mmr(
     beta2 = beta * beta
     gamma2 = theta[GAMMA2]
     limit = int(theta[MAX_HISTORY])
+    per_day = theta[DRIFT_PER_DAY]
+    days, last_day = idle
     largest = largest_game(offsets)
     mu = np.empty(largest)
     delta = np.empty(largest)
@@ -409,11 +415,16 @@ def replay_elo_mmr(
             series_before[1][s + i] = sigma_s[p]
             before[s + i] = mu_s[p] if k_display == 0.0 else mu_s[p] - k_display * (sigma_s[p] - theta[SIGMA_LIMIT])
         if n >= 2:
+            dated = per_day > 0.0 and days[game] != NO_DATE
             for i in range(n):
                 p = players[s + i]
                 sigma2[i] = sigma_s[p] ** 2
+                drift = gamma2
+                if dated:  # the drift over the idle days, capped (EloMMR._idle_drift)
+                    elapsed = idle_days(last_day, p, float(days[game]))
+                    drift = min(gamma2 * (1.0 + per_day * elapsed), max(gamma2, theta[SIGMA0_SQUARED] - sigma2[i]))
                 if not chi:  # Algorithm 2: pseudodiffusion
-                    kappa = sigma2[i] / (sigma2[i] + gamma2)
+                    kappa = sigma2[i] / (sigma2[i] + drift)
                     keep = kappa ** theta[RHO]
                     w_gauss = keep * w0[p]
                     total = w0[p]
@@ -426,7 +437,7 @@ def replay_elo_mmr(
                     w0[p] = kappa * (w_gauss + w_moved)
                     for k in range(hist_len[p]):
                         hist_w[p, k] *= kappa * keep
-                sigma2[i] += gamma2
+                sigma2[i] += drift
                 mu[i] = mu_s[p]
                 delta[i] = math.sqrt(sigma2[i] + beta2)
                 group[i] = ranks[s + i]

@@ -30,6 +30,7 @@ __all__ = [
     "SQRT2",
     "erfcx_tail",
     "expit",
+    "idle_days",
     "interp",
     "log_ndtr",
     "log_sum_exp",
@@ -147,6 +148,15 @@ def interp(x: float, knots: np.ndarray, values: np.ndarray) -> float:
         j += 1
     slope = (values[j + 1] - values[j]) / (knots[j + 1] - knots[j])
     return slope * (x - knots[j]) + values[j]
+
+
+@helper
+def idle_days(last_day: np.ndarray, p: int, today: float) -> float:
+    """Days from player ``p``'s previous dated game to ``today``, never negative, 0 before the first; records
+    ``today`` as the last (:func:`ratings.base.idle_days`, one player)."""
+    last = last_day[p]
+    last_day[p] = today
+    return 0.0 if np.isnan(last) else max(today - last, 0.0)
 
 
 @helper

@@ -31,14 +31,16 @@ every function it calls) for each of four loops: the costliest part of the compi
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
 from numba import carray, cfunc, types
 
+from ratings.base import NO_DATE
 from ratings.kernels.elo import multielo_gradient, pairwise_gradient
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import interp, largest_game
+from ratings.kernels.numerics import idle_days, interp, largest_game
 from ratings.kernels.plackett_luce import plackett_luce_gradient
 from ratings.kernels.thurstonian import thurstonian_gradient
 
@@ -52,6 +54,7 @@ __all__ = [
     "SIGNATURE",
     "SUM",
     "THURSTONIAN",
+    "Dynamics",
     "Games",
     "Rules",
     "Teams",
@@ -80,6 +83,11 @@ COMPOSITE_OPPONENT = 3
 #: ``(eta, knots, values, dummy, has_dummy, floor, has_floor, censored)``: the rules every single-rating
 #: system shares (``censored``: the dummy's tie for the worst rank is an unobserved order).
 Rules = tuple[float, np.ndarray, np.ndarray, float, bool, float, bool, bool]
+#: ``(days, last_day, experience, (boost, boost_games, forget_per_day, pull_per_day, initial), experience_before,
+#: experience_after)``: the time and experience rules (:mod:`ratings.systems._single`); ``days`` (per game) and
+#: ``last_day`` (per player) are read only when an idle rule is on, ``experience`` (per player) and the per-entry
+#: series of it around each game only with a boost.
+Dynamics = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 #: ``gradient(ratings, ranks, dnf, players, theta, parameters, out) -> handled``: the participants'
 #: arrays as pointers to ``players`` values, ``theta`` as a pointer to ``parameters`` values.
@@ -236,10 +244,15 @@ def _loop(
     rules: Rules,
     teams: Teams,
     start: int,
+    dynamics: Dynamics,
 ) -> int:
     offsets, players, ranks, dnf = games
     team_game, team, weight, mode = teams
     eta, knots, values, dummy, has_dummy, floor, has_floor, censored = rules
+    days, last_day, experience, rates, experience_before, experience_after = dynamics
+    boost, boost_games, forget, pull, r0 = rates[0], rates[1], rates[2], rates[3], rates[4]
+    forgets = boost > 0.0 and forget > 0.0
+    idle_rules = pull > 0.0 or forgets
     n_games = len(offsets) - 1
     largest = largest_game(offsets)
     r = np.empty(largest + 1)
@@ -254,9 +267,21 @@ def _loop(
     for game in range(start, n_games):
         s = offsets[game]
         n = offsets[game + 1] - s
+        if idle_rules and days[game] != NO_DATE:  # SingleRatingSystem._prepare: only players idle a day or more
+            today = float(days[game])
+            for i in range(n):
+                p = players[s + i]
+                elapsed = idle_days(last_day, p, today)
+                if elapsed > 0.0:
+                    if pull > 0.0:
+                        rating[p] = r0 + (rating[p] - r0) * math.pow(1.0 - pull, elapsed)
+                    if forgets:
+                        experience[p] = experience[p] * math.pow(1.0 - forget, elapsed)
         for i in range(n):
             member[i] = rating[players[s + i]]
             before[s + i] = member[i]
+            if boost > 0.0:
+                experience_before[s + i] = experience[players[s + i]]
         if n >= 2:
             if team_game[game]:
                 handled = _team_gradient(
@@ -298,12 +323,19 @@ def _loop(
                 return game
             for i in range(n):
                 step = eta if len(knots) == 0 else interp(member[i], knots, values)
+                if boost > 0.0:  # the new-player boost
+                    step = step * (1.0 + boost * math.exp(-experience[players[s + i]] / boost_games))
                 x = member[i] + step * share[i]
                 if has_floor and x < floor:
                     x = floor
                 rating[players[s + i]] = x
+            if boost > 0.0:
+                for i in range(n):
+                    experience[players[s + i]] += 1.0
         for i in range(n):
             after[s + i] = rating[players[s + i]]
+            if boost > 0.0:
+                experience_after[s + i] = experience[players[s + i]]
     return n_games
 
 
@@ -317,13 +349,15 @@ def replay_single(
     rules: Rules,
     start: int,
     teams: Teams,
+    dynamics: Dynamics,
 ) -> int:
     """Replay the games from ``start`` with the gradient ``kind``, updating ``rating`` in place and
-    filling ``before``/``after``; team games as ``teams`` says.
+    filling ``before``/``after``; team games as ``teams`` says, the time and experience rules as ``dynamics``
+    (updating its ``last_day`` and ``experience`` in place).
 
     Returns the number of games (all replayed) or the first game the gradient did not handle.
 
     ``games`` is ``(offsets, players, ranks, dnf)``; ``rules`` is ``(eta, knots, values, dummy,
     has_dummy, floor, has_floor, censored)``.
     """
-    return int(_loop(compiled_gradient(kind), theta, games, rating, before, after, rules, teams, start))
+    return int(_loop(compiled_gradient(kind), theta, games, rating, before, after, rules, teams, start, dynamics))

@@ -18,8 +18,9 @@ import math
 
 import numpy as np
 
+from ratings.base import NO_DATE
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import SQRT2, erfcx_tail, largest_game
+from ratings.kernels.numerics import SQRT2, erfcx_tail, idle_days, largest_game
 
 __all__ = ["free_for_all", "replay_trueskill", "team_game"]
 
@@ -367,9 +368,13 @@ def replay_trueskill(
     series_before: tuple[np.ndarray, np.ndarray],
     series_after: tuple[np.ndarray, np.ndarray],
     teams: tuple[np.ndarray, np.ndarray, np.ndarray],
+    idle: tuple[np.ndarray, np.ndarray],
 ) -> None:
-    """Replay every game; ``theta = (beta, tau, margin, display_k, min_delta, max_sweeps, 2.0, unit)``, where
-    ``unit`` is the draw margin of one player (a pair of teams of ``k`` players has ``unit sqrt(k) beta``).
+    """Replay every game; ``theta = (beta, tau, margin, display_k, min_delta, max_sweeps, 2.0, unit, tau_day,
+    sigma0)``, where ``unit`` is the draw margin of one player (a pair of teams of ``k`` players has ``unit sqrt(k)
+    beta``), ``tau_day`` the dynamics per idle day and ``sigma0`` a newcomer's sigma, which idle growth never passes.
+    ``idle`` is ``(days, last_day)``: each game's day number and each player's last dated game (NaN before the
+    first), both read only when ``tau_day > 0`` (:meth:`ratings.systems.trueskill.TrueSkill._prepare`).
 
     Players are sorted best first by a stable sort of their ranks (tied players keep their entry
     order, as the package's), and the displayed rating is ``mu - display_k sigma``.  ``teams`` is
@@ -381,6 +386,9 @@ def replay_trueskill(
     max_sweeps = int(theta[5])
     two = theta[6]
     unit = theta[7]
+    tau_day = theta[8]
+    sigma0 = theta[9]
+    days, last_day = idle
     largest = largest_game(offsets)
     work = np.empty((ROWS, largest))
     order = np.empty(largest, dtype=np.int64)
@@ -396,6 +404,14 @@ def replay_trueskill(
     for game in range(len(offsets) - 1):
         s = offsets[game]
         n = offsets[game + 1] - s
+        if tau_day > 0.0 and days[game] != NO_DATE:  # growth over the idle days, as the reference's _prepare
+            today = float(days[game])
+            for i in range(n):
+                p = players[s + i]
+                elapsed = idle_days(last_day, p, today)
+                sd = sigma_s[p]
+                grown = math.sqrt(sd * sd + elapsed * (tau_day * tau_day))
+                sigma_s[p] = min(grown, max(sd, sigma0))
         for i in range(n):
             p = players[s + i]
             before[s + i] = mu_s[p] - k_display * sigma_s[p]

@@ -14,21 +14,57 @@ its own tied with the last team, and each member moves by its learning rate time
 gradient (``team_strength``: the sum or the mean of the members' ratings, Weng and Lin 2011), or, for
 multiplayer Elo, against composite opponents (:meth:`SingleRatingSystem._team_gradient`).  A partial-play weight
 scales a member's share.
+
+Time and experience (``boost``, ``boost_games``, ``forget_per_day``, ``pull_per_day``; all off by default, and an
+undated game has no idle time):
+
+- A learning-rate boost for inexperienced players: a player's step is the learning rate times
+  ``1 + boost exp(-n / boost_games)``, ``n`` the player's experience, the number of rated games (two or more
+  players) played before.  The smooth form of the rating bodies' provisional rules: FIDE's Rating Regulations give
+  a new player K = 40 until 30 games are completed against 20 after (a boost of 1 for 30 games), and the USCF's
+  provisional ratings weigh a player's first games more (Glickman and Doan, "The US Chess Rating system", 2020:
+  K falls as the effective number of games grows).  The exponential lets the Fit tab's search vary how fast the
+  boost fades through one number.
+- Experience forgotten while idle: before a dated game ``n`` becomes ``n (1 - forget_per_day)^days``, ``days``
+  since the player's previous dated game, so the boost returns after a long absence and fades again over the next
+  games: the games-played boost in its days-idle form, the learning-rate counterpart of Glicko's uncertainty that
+  grows with time (Glickman, "The Glicko system", 1995; design document 002's inactivity periods).
+- A pull toward the initial rating while idle: before a dated game the rating becomes
+  ``r0 + (r - r0) (1 - pull_per_day)^days``, an exponential decay toward a newcomer's rating with half-life
+  ``ln 2 / -ln(1 - pull_per_day)`` days (about 69 days at 0.01), the shrink toward the mean between seasons of
+  FiveThirtyEight's Elo ratings applied in proportion to idle time.  A share per day rather than a half-life, so
+  that 0 is "none" and the search can vary it over a finite range.
+
+Both idle rules are applied when the player next plays (before the game's ratings are read: the rating shown
+before that game is the pulled one); a season start (:mod:`ratings.seasons`) moves the experience back toward a
+newcomer's with the rating.
 """
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ratings.base import GameView, RatingSystem, Replay, State
+from ratings.base import GameView, RatingSystem, Replay, State, idle_days
 from ratings.params import Declared, Interval, Rule, param
 from ratings.systems._teams import share, strength, team_strength_param, team_view
 
-__all__ = ["DUMMY_TIES", "ETA", "KNOT_RULES", "RATING", "KerbyParams", "SingleRatingSystem", "dummy_tie_param"]
+__all__ = [
+    "DUMMY_TIES",
+    "DYNAMICS",
+    "ETA",
+    "KNOT_RULES",
+    "RATING",
+    "KerbyParams",
+    "SingleRatingSystem",
+    "boost_rule",
+    "dummy_tie_param",
+    "dynamics_param",
+]
 
 
 #: Valid natural-scale ratings (initial, dummy, floor, knots): performances are compared through
@@ -58,6 +94,22 @@ KNOT_RULES = (
     Rule(("eta_knots",), _increasing_knots, "knots must be strictly increasing"),
 )
 
+
+def boost_rule(rate: str, valid: Interval, *, curve: bool = True) -> Rule:
+    """The new-player boost may not take the learning rate ``rate`` (each of ``eta_values`` too, where the system
+    has them) past the largest its declaration ``valid`` accepts: a boosted first game is still a game the system
+    computes (``(1 + boost)`` times the rate is the step of a player's first game).  ``curve``: the system has
+    the rating-dependent ``eta_values``."""
+    highest = valid.high if valid.high is not None else math.inf
+
+    def holds(p: Any) -> bool:
+        rates = getattr(p, "eta_values", None) or (getattr(p, rate),)
+        return max(rates) * (1.0 + p.boost) <= highest
+
+    names = ("boost", rate, "eta_values") if curve else ("boost", rate)
+    return Rule(names, holds, f"(1 + boost) x the learning rate must be at most {highest:g}")
+
+
 #: Values of ``dummy_tie``: the tie between the dummy and the last entrant is an unobserved order
 #: (``censored``, the default) or a shared place (``draw``).
 DUMMY_TIES = ("censored", "draw")
@@ -74,11 +126,74 @@ def dummy_tie_param() -> Any:
     )
 
 
+#: The time and experience rules every single-rating system declares (module docstring), by name: default, help,
+#: valid values, slider range and label.
+DYNAMICS: dict[str, dict[str, Any]] = {
+    "boost": {
+        "default": 0.0,
+        "help": "Learning-rate boost for inexperienced players: the step is multiplied by 1 + boost x "
+        "exp(-games / boost_games), games the rated games played before (FIDE's K = 40 for a new player's first "
+        "30 games against 20 later is a boost of 1; the USCF's provisional ratings); 0: none.",
+        "valid": Interval(0.0, 10.0),
+        "low": 0.0,
+        "high": 3.0,
+        "step": 0.1,
+        "label": "new-player boost",
+    },
+    "boost_games": {
+        "default": 10.0,
+        "help": "Games over which the new-player boost fades (by a factor e every boost_games games).",
+        "valid": Interval(0.1, 1000.0),
+        "low": 1.0,
+        "high": 50.0,
+        "step": 1.0,
+        "label": "boost fades over (games)",
+    },
+    "forget_per_day": {
+        "default": 0.0,
+        "help": "Share of a player's game count forgotten per idle day (games x (1 - share)^days before a dated "
+        "game), so the new-player boost returns after a long absence (Glicko's uncertainty growth with time, "
+        "Glickman 1995, as a learning rate); 0: none.",
+        "valid": Interval(0.0, 1.0),
+        "low": 0.0,
+        "high": 0.05,
+        "step": 0.001,
+        "label": "experience forgotten per idle day",
+    },
+    "pull_per_day": {
+        "default": 0.0,
+        "help": "Share of the way back to the initial rating a rating moves per idle day, applied when the player "
+        "next plays: r0 + (r - r0) (1 - share)^days, a half-life of about 0.69 / share days (FiveThirtyEight's "
+        "regression to the mean, in proportion to idle time); 0: none.",
+        "valid": Interval(0.0, 1.0),
+        "low": 0.0,
+        "high": 0.05,
+        "step": 0.001,
+        "label": "pull to initial per idle day",
+    },
+}
+
+
+def dynamics_param(name: str) -> Any:
+    """The declaration of the time and experience rule ``name`` (:data:`DYNAMICS`), one for every system."""
+    spec = DYNAMICS[name]
+    return param(
+        spec["default"],
+        spec["help"],
+        valid=spec["valid"],
+        low=spec["low"],
+        high=spec["high"],
+        step=spec["step"],
+        label=spec["label"],
+        trailing=True,
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class KerbyParams(Declared):
     """Parameters shared by Kerby's models (Kerby 2025, sections 3.2 and 5)."""
 
-    RULES: ClassVar[tuple[Rule, ...]] = KNOT_RULES
+    RULES: ClassVar[tuple[Rule, ...]] = (*KNOT_RULES, boost_rule("eta", ETA))
 
     eta: float = param(
         0.3,
@@ -130,6 +245,10 @@ class KerbyParams(Declared):
     )
     dummy_tie: str = dummy_tie_param()
     team_strength: str = team_strength_param()
+    boost: float = dynamics_param("boost")
+    boost_games: float = dynamics_param("boost_games")
+    forget_per_day: float = dynamics_param("forget_per_day")
+    pull_per_day: float = dynamics_param("pull_per_day")
 
 
 class SingleRatingSystem(RatingSystem):
@@ -137,9 +256,47 @@ class SingleRatingSystem(RatingSystem):
 
     scale = "natural scale"
     batch_teams = True  # the compiled loop rates team games (ratings.kernels.single)
+    season_state = ("rating", "experience")  # a season start makes players newer again, as it moves the rating
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        if self.params.boost > 0.0:
+            # each entry's experience before and after its game is reported, so that an explanation of a change
+            # (ratings.explain) reads the boosted step the game used; the class's own series are none
+            self.extra_series = ("experience",)  # type: ignore[misc]
 
     def _initial_state(self, n_players: int) -> State:
-        return {"rating": np.full(n_players, float(self.params.initial))}
+        p = self.params
+        state = {"rating": np.full(n_players, float(p.initial))}
+        if p.boost > 0.0:  # rated games played (fractional once forgotten while idle)
+            state["experience"] = np.zeros(n_players)
+        if self._idle_rules():  # each player's last dated game (NaN before the first)
+            state["last_day"] = np.full(n_players, np.nan)
+        return state
+
+    def _idle_rules(self) -> bool:
+        """Whether a rule reads the days since a player's previous dated game."""
+        p = self.params
+        return p.pull_per_day > 0.0 or (p.boost > 0.0 and p.forget_per_day > 0.0)
+
+    def _prepare(self, state: State, game: GameView) -> None:
+        """Before a dated game: pull each rating toward the initial one and fade the experience over the idle days.
+
+        Only players idle for a day or more change, so that applying it twice on one day changes nothing (the
+        compiled loop applies it before handing a game it declines to the per-game hooks).
+        """
+        if game.date is None or not self._idle_rules():
+            return
+        p = self.params
+        players = game.players
+        days = idle_days(state["last_day"], players, float(game.date.toordinal()))
+        idle = players[days > 0.0]
+        elapsed = days[days > 0.0]
+        if p.pull_per_day > 0.0:
+            r0 = float(p.initial)
+            state["rating"][idle] = r0 + (state["rating"][idle] - r0) * np.power(1.0 - p.pull_per_day, elapsed)
+        if p.boost > 0.0 and p.forget_per_day > 0.0:
+            state["experience"][idle] = state["experience"][idle] * np.power(1.0 - p.forget_per_day, elapsed)
 
     def initial_rating(self) -> float:
         return float(self.params.initial)
@@ -170,12 +327,14 @@ class SingleRatingSystem(RatingSystem):
         """The constant learning rate (used when no ``eta_knots`` are given)."""
         return float(self.params.eta)
 
-    def _step(self, ratings: np.ndarray) -> np.ndarray | float:
-        """The learning rate for each participant (rating-dependent when knots are given)."""
+    def _step(self, ratings: np.ndarray, experience: np.ndarray | None = None) -> np.ndarray | float:
+        """The learning rate for each participant (rating-dependent when knots are given), times the new-player
+        boost ``1 + boost exp(-experience / boost_games)`` when ``experience`` (games played before) is given."""
         knots = getattr(self.params, "eta_knots", None)
-        if knots is not None:
-            return np.interp(ratings, knots, self.params.eta_values)
-        return self._learning_rate()
+        step = np.interp(ratings, knots, self.params.eta_values) if knots is not None else self._learning_rate()
+        if experience is not None and self.params.boost > 0.0:
+            step = step * (1.0 + self.params.boost * np.exp(-experience / self.params.boost_games))
+        return step
 
     def _play(self, state: State, game: GameView) -> None:
         ratings = state["rating"][game.players]
@@ -184,11 +343,15 @@ class SingleRatingSystem(RatingSystem):
             gradient = self._gradient(all_ratings, ranks, dnf)[: len(ratings)]
         else:
             gradient = self._team_gradient(ratings, game)
-        updated = ratings + self._step(ratings) * gradient
+        boost = self.params.boost
+        step = self._step(ratings, state["experience"][game.players] if boost > 0.0 else None)
+        updated = ratings + step * gradient
         floor = getattr(self.params, "floor", None)
         if floor is not None:
             updated = np.maximum(updated, floor)
         state["rating"][game.players] = updated
+        if boost > 0.0:
+            state["experience"][game.players] += 1.0
 
     def _team_gradient(self, ratings: np.ndarray, game: GameView) -> np.ndarray:
         """Each member's update direction in a team game: the game rated between the teams' strengths (the dummy
@@ -237,6 +400,16 @@ class SingleRatingSystem(RatingSystem):
             self._censored_dummy(),
         )
         games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
+        p = self.params
+        idle = self._idle_rules()
+        dynamics = (
+            replay.days if idle else np.empty(0, dtype=np.int64),
+            state["last_day"] if idle else np.empty(0),
+            state["experience"] if p.boost > 0.0 else np.empty(0),
+            np.array([p.boost, p.boost_games, p.forget_per_day, p.pull_per_day, p.initial], dtype=float),
+            replay.extras_before["experience"] if p.boost > 0.0 else np.empty(0),
+            replay.extras_after["experience"] if p.boost > 0.0 else np.empty(0),
+        )
         theta = np.asarray(theta, dtype=float)
         n_games = len(replay.offsets) - 1
         history = replay.history
@@ -249,7 +422,7 @@ class SingleRatingSystem(RatingSystem):
         start = 0
         while start < n_games:
             declined = replay_single(
-                kind, theta, games, state["rating"], replay.before, replay.after, rules, start, teams
+                kind, theta, games, state["rating"], replay.before, replay.after, rules, start, teams, dynamics
             )
             if declined < n_games:
                 self._replay_per_game(state, replay, declined, declined + 1)

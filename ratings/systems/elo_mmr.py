@@ -43,6 +43,15 @@ ratings more), exactly as the authors' implementation and the ``elommr`` package
 ``weight_limit`` and per-round weight.  The defaults beta = 200, sigma_limit = 80 give
 ``gamma = 34.9``: the performance spread 200 and drift 35 of the paper's synthetic data (section 6.1).
 
+Time between contests (``drift_per_day``, off by default).  Section 4 leaves the drift ``gamma_t`` open: Glicko
+sets ``gamma_t^2`` in proportion to the time since the last update, Codeforces and Topcoder a constant per contest.
+Both are offered: before a dated game a player's drift is ``gamma^2 (1 + drift_per_day x days)``, ``days`` since the
+player's previous rated dated game, so ``drift_per_day`` counts contests' worth of drift per idle day and 0 keeps the
+per-contest drift alone (today's rule; also for undated games and a player's first).  The drifted variance never
+passes a newcomer's (or the per-contest drift's, if that is larger), as Glickman's Glicko caps the deviation that
+grows with time ("The Glicko system", 1995).  The rho variant's pseudodiffusion takes the drift as its size, as
+Algorithm 2 takes any ``gamma_t``.
+
 Display rating.  The paper rates a player by mu, the MAP skill (section 2), and defines no other
 displayed number.  The shown rating is ``mu - display_k (sigma - sigma_limit)``: with the default
 ``display_k = 0`` it is mu itself; a positive ``display_k`` gives a conservative rating that equals mu for a
@@ -76,7 +85,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ratings.base import GameView, RatingSystem, Replay, State
+from ratings.base import GameView, RatingSystem, Replay, State, idle_days
 from ratings.params import Declared, Interval, Rule, param
 from ratings.systems._teams import strength, team_view
 
@@ -175,6 +184,18 @@ class EloMMRParams(Declared):
         high=3.0,
         step=0.5,
         label="k in mu - k (sigma - limit)",
+    )
+    drift_per_day: float = param(
+        0.0,
+        "Drift that grows with time between contests: before a dated game the per-contest drift gamma^2 becomes "
+        "gamma^2 (1 + this x days since the player's previous dated game), never taking sigma past a newcomer's "
+        "(Ebtekar and Liu 2021, section 4: Glicko's drift in proportion to elapsed time beside Codeforces' per "
+        "contest); 0: per contest only; undated games: per contest.",
+        valid=Interval(0.0, 100.0),
+        low=0.0,
+        high=1.0,
+        step=0.01,
+        label="drift per idle day",
     )
     max_history: int = param(
         100,
@@ -555,6 +576,8 @@ class EloMMR(RatingSystem):
             "mu": np.full(n_players, float(p.mu)),
             "sigma": np.full(n_players, float(p.sigma)),
         }
+        if p.drift_per_day > 0.0:  # each player's last rated dated game (NaN before the first)
+            state["last_day"] = np.full(n_players, np.nan)
         if p.variant == "rho":
             width = min(8, p.max_history)
             state["p0"] = np.full(n_players, float(p.mu))
@@ -593,9 +616,12 @@ class EloMMR(RatingSystem):
                 p.beta_game,
                 p.gamma**2,
                 p.max_history,
+                p.drift_per_day,
+                p.sigma**2,
             ],
             dtype=float,
         )
+        idle = p.drift_per_day > 0.0
         rho = p.variant == "rho"
         unused, no_history = np.empty(0), np.empty((0, 0))
         hist_p, hist_w = replay_elo_mmr(
@@ -617,6 +643,10 @@ class EloMMR(RatingSystem):
                 replay.history.flat_team,
                 replay.history.flat_weight,
             ),
+            (
+                replay.days if idle else np.empty(0, dtype=np.int64),
+                state["last_day"] if idle else np.empty(0),
+            ),
         )
         if rho:
             state["hist_p"], state["hist_w"] = hist_p, hist_w
@@ -626,8 +656,10 @@ class EloMMR(RatingSystem):
         p = self.params
         players = np.asarray(game.players, dtype=np.int64)
         beta = p.beta_game
-        gamma2 = p.gamma**2
+        gamma2: float | np.ndarray = p.gamma**2
         sigma2 = state["sigma"][players] ** 2
+        if p.drift_per_day > 0.0 and game.date is not None:
+            gamma2 = self._idle_drift(state, players, game.date.toordinal(), sigma2, p.gamma**2)
         if p.variant == "rho":
             self._diffuse(state, players, sigma2, gamma2)
         sigma2 = sigma2 + gamma2  # section 4: the uncertainty after drift (both variants)
@@ -664,7 +696,17 @@ class EloMMR(RatingSystem):
         # Equation (8): the new precision is the drifted precision plus the game's 1 / beta^2 (times the weight).
         state["sigma"][players] = 1.0 / np.sqrt(1.0 / sigma2 + observed)
 
-    def _diffuse(self, state: State, players: np.ndarray, sigma2: np.ndarray, gamma2: float) -> None:
+    def _idle_drift(
+        self, state: State, players: np.ndarray, today: int, sigma2: np.ndarray, gamma2: float
+    ) -> np.ndarray:
+        """Each participant's drift before a dated game: ``gamma^2 (1 + drift_per_day x days)``, capped (module
+        docstring); records the game's day as the players' last."""
+        p = self.params
+        days = idle_days(state["last_day"], players, float(today))
+        grown = gamma2 * (1.0 + p.drift_per_day * days)
+        return np.minimum(grown, np.maximum(gamma2, p.sigma**2 - sigma2))
+
+    def _diffuse(self, state: State, players: np.ndarray, sigma2: np.ndarray, gamma2: float | np.ndarray) -> None:
         """Algorithm 2 (section 4.2): transfer and decay, preserving the rating, adding gamma^2 of variance."""
         kappa = sigma2 / (sigma2 + gamma2)
         keep = kappa**self.params.rho

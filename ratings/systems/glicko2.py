@@ -85,7 +85,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ratings.base import ComputationError, GameView, RatingSystem, Replay, State
+from ratings.base import ComputationError, GameView, RatingSystem, Replay, State, idle_days
 from ratings.params import Declared, Interval, Rule, param
 from ratings.systems._teams import composite_opponents, strength, team_method_param, team_view
 
@@ -225,7 +225,9 @@ class Glicko2Params(Declared):
     )
     period_days: float = param(
         14.0,
-        "Days in one rating period: with dated games, the deviation grows over the time between a player's games.",
+        "Days in one rating period: before a dated game the deviation grows over the fractional periods since the "
+        "player's previous dated game, sqrt(phi^2 + days / period_days x sigma^2), never past a newcomer's (INVERSUS "
+        "Deluxe, Glicko2_ApplyInactiveRatingPeriods; Glickman's empty rating period); undated games: none.",
         valid=Interval(1e-3, 1e5),
         low=1.0,
         high=90.0,
@@ -423,14 +425,11 @@ class Glicko2(RatingSystem):
             return
         p = self.params
         players = game.players
-        today = float(game.date.toordinal())
-        last = state["last_day"][players]
-        days = np.where(np.isnan(last), 0.0, np.maximum(today - last, 0.0))
+        days = idle_days(state["last_day"], players, float(game.date.toordinal()))
         phi = state["sigma"][players] / GLICKO_SCALE
         grown = inactive_deviation(phi, state["volatility"][players], days / p.period_days)
         grown = np.clip(grown, p.min_deviation, p.initial_deviation)
         state["sigma"][players] = grown * GLICKO_SCALE
-        state["last_day"][players] = today
 
     def _play(self, state: State, game: GameView) -> None:
         p = self.params

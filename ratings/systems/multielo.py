@@ -32,6 +32,9 @@ stands for its own team and each other team is one virtual opponent (its mean ra
 team, the player's rating plus that team's mean minus the player's own team's mean).  The score function runs
 over the ``T`` teams' places, and ``R' = R + K w (T - 1) (S - E)`` with ``w`` the player's weight (partial play).
 With one player per team this is the free-for-all game exactly.
+
+The new-player boost and the idle rules (``boost`` ... ``pull_per_day``) are those of every single-rating system
+(:mod:`ratings.systems._single`), with K as the learning rate.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ import numpy as np
 
 from ratings.base import GameView, State
 from ratings.params import Declared, Interval, param
-from ratings.systems._single import SingleRatingSystem, dummy_tie_param
+from ratings.systems._single import SingleRatingSystem, boost_rule, dummy_tie_param, dynamics_param
 from ratings.systems._teams import composite_opponents, team_method_param, team_view
 
 __all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "actual_scores", "censor_last"]
@@ -51,14 +54,18 @@ __all__ = ["MultiElo", "MultiEloParams", "expected_scores", "score_function", "a
 
 #: Valid Elo ratings (initial, dummy, floor): a million Elo points either side of 0.
 RATING = Interval(-1e6, 1e6)
+#: Valid K factors.
+K = Interval(0.0, 1e4)
 
 
 @dataclass(frozen=True, kw_only=True)
 class MultiEloParams(Declared):
+    RULES = (boost_rule("k", K, curve=False),)
+
     k: float = param(
         32.0,
         "K factor: the largest change one two-player game can bring.",
-        valid=Interval(0.0, 1e4),
+        valid=K,
         low=1.0,
         high=100.0,
         step=1.0,
@@ -105,6 +112,10 @@ class MultiEloParams(Declared):
     )
     dummy_tie: str = dummy_tie_param()
     team_method: str = team_method_param()
+    boost: float = dynamics_param("boost")
+    boost_games: float = dynamics_param("boost_games")
+    forget_per_day: float = dynamics_param("forget_per_day")
+    pull_per_day: float = dynamics_param("pull_per_day")
 
 
 def score_function(n: int, base: float = 1.0) -> np.ndarray:

@@ -84,7 +84,7 @@ from ratings.lazy import lazy_module
 from ratings.numerics import LOG_SQRT_2PI, log_sum_exp
 from ratings.params import Interval, Rule, param
 from ratings.systems._orders import MAX_ROWS, split_game, symmetrize, tie_orderings
-from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem
+from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem, boost_rule
 
 #: scipy.special, loaded on first use (:mod:`ratings.lazy`).
 special = lazy_module("scipy.special")
@@ -165,6 +165,7 @@ class ThurstonianParams(KerbyParams):
             f"the initial rating, the dummy and the floor must lie within {ANCHOR_SPREAD:g} of each other",
         ),
         Rule(("eta_values",), _rates_within_eta, f"each learning rate must be {THURSTONIAN_ETA.words()}, or 0"),
+        boost_rule("eta", THURSTONIAN_ETA),
     )
 
     # Kerby 2025, section 5, first table: eta = 0.26 was the hand-tuned rate without a dummy.

@@ -19,6 +19,15 @@ for the two teams' player count.  Did-not-finish entries are tied for last, as o
 (so among themselves they count as draws: Kerby 2025, section 4 explains why that makes a DNF
 gain points); ties among finishers are draws.  The displayed rating is the lower confidence
 bound ``mu - k sigma`` with k = 2 by default (Kerby 2025, section 2).
+
+Time between games (``tau_day``, off by default).  The paper's dynamics factor adds ``tau^2`` to every
+participant's variance before each game; with dated games ``tau_day`` adds ``days x tau_day^2`` more, ``days``
+being the time since the player's previous dated game (skill as a random walk in time, the drift TrueSkill 2
+models: Minka, Cleven and Zaykov, "TrueSkill 2: An improved Bayesian skill rating system", Microsoft Research
+technical report MSR-TR-2018-8).  The grown sigma never passes a newcomer's (or the player's own, if above it),
+as Glickman's Glicko caps the deviation that grows with time at the new-player deviation ("The Glicko system",
+1995: ``RD = min(sqrt(RD^2 + c^2 t), 350)``).  The growth is applied before the game's ratings are read, so the
+rating shown before the game already carries it.  An undated game, and a player's first dated game, add none.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ratings.base import GameView, RatingRun, RatingSystem, Replay, State
+from ratings.base import GameView, RatingRun, RatingSystem, Replay, State, idle_days
 from ratings.history import GameHistory
 from ratings.params import Declared, Interval, Rule, param
 from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all, ppf, team_game
@@ -116,6 +125,18 @@ class TrueSkillParams(Declared):
         step=0.1,
         label="k in mu - k sigma",
     )
+    tau_day: float = param(
+        0.0,
+        "Dynamics per idle day: before a dated game sigma^2 grows by days x tau_day^2 since the player's previous "
+        "dated game, on top of the per-game tau, never past a newcomer's sigma (Herbrich, Minka and Graepel 2006's "
+        "dynamics factor per elapsed time, as TrueSkill 2, Minka, Cleven and Zaykov 2018, grows skill variance with "
+        "time; the cap is Glickman's Glicko rule); 0: none; undated games: none.",
+        valid=Interval(0.0, 1e4),
+        low=0.0,
+        high=1.0,
+        step=0.01,
+        label="tau per idle day",
+    )
 
 
 class TrueSkill(RatingSystem):
@@ -148,7 +169,21 @@ class TrueSkill(RatingSystem):
         return dataclasses.replace(run, scale="TrueSkill (mu)" if k == 0 else f"TrueSkill (mu - {k:g} sigma)")
 
     def _initial_state(self, n_players: int) -> State:
-        return {"mu": np.full(n_players, float(self.params.mu)), "sigma": np.full(n_players, float(self.params.sigma))}
+        state = {"mu": np.full(n_players, float(self.params.mu)), "sigma": np.full(n_players, float(self.params.sigma))}
+        if self.params.tau_day > 0.0:  # each player's last dated game (NaN before the first), for tau_day
+            state["last_day"] = np.full(n_players, np.nan)
+        return state
+
+    def _prepare(self, state: State, game: GameView) -> None:
+        """Grow each participant's sigma over the days since their previous dated game (``tau_day``)."""
+        tau_day = self.params.tau_day
+        if tau_day == 0.0 or game.date is None:
+            return
+        players = game.players
+        days = idle_days(state["last_day"], players, float(game.date.toordinal()))
+        sigma = state["sigma"][players]
+        grown = np.sqrt(sigma * sigma + days * (tau_day * tau_day))
+        state["sigma"][players] = np.minimum(grown, np.maximum(sigma, float(self.params.sigma)))
 
     def _display(self, state: State, players: np.ndarray) -> np.ndarray:
         return state["mu"][players] - self.params.display_k * state["sigma"][players]
@@ -162,8 +197,10 @@ class TrueSkill(RatingSystem):
 
         p = self.params
         unit = abs(ppf((p.draw_probability + 1.0) / 2.0))  # draw_margin's factor: unit sqrt(players) beta
+        idle = p.tau_day > 0.0
+        theta = [p.beta, p.tau, self.margin, p.display_k, MIN_DELTA, MAX_SWEEPS, 2.0, unit, p.tau_day, p.sigma]
         replay_trueskill(
-            np.array([p.beta, p.tau, self.margin, p.display_k, MIN_DELTA, MAX_SWEEPS, 2.0, unit], dtype=float),
+            np.array(theta, dtype=float),
             (replay.offsets, replay.players, replay.ranks, replay.dnf),
             state["mu"],
             state["sigma"],
@@ -175,6 +212,10 @@ class TrueSkill(RatingSystem):
                 replay.history.team_game[replay.first : replay.first + replay.n_games],
                 replay.history.flat_team,
                 replay.history.flat_weight,
+            ),
+            (
+                replay.days if idle else np.empty(0, dtype=np.int64),
+                state["last_day"] if idle else np.empty(0),
             ),
         )
 
