@@ -62,6 +62,7 @@ def on_fit_asked(_run: Any, _compare: Any) -> tuple[Any, Any]:
     State(Fit.BUDGET, "value"),
     State(Fit.METRIC, "value"),
     State(Fit.SEASONS, "value"),
+    State(Fit.DYNAMICS, "value"),
     State(Fit.FRESH, "value"),
     background=True,
     progress=[Output(Fit.PROGRESS, "value"), Output(Fit.PROGRESS, "label")],
@@ -74,12 +75,16 @@ def on_fit_asked(_run: Any, _compare: Any) -> tuple[Any, Any]:
     cancel=[Input(Fit.CANCEL, "n_clicks")],
     prevent_initial_call=True,
 )
-def on_fit(set_progress, asked, source, current, budget, metric, seasons, fresh):
+def on_fit(set_progress, asked, source, current, budget, metric, seasons, dynamics, fresh):
     settings = settings_of(current)
     if not isinstance(asked, dict) or source is None or settings is None or metric not in tune.METRICS:
         raise PreventUpdate
     seconds = _budget(budget)
-    options: dict[str, Any] = {"seasons": seasons is True, "held_out_start": "fresh" if fresh is True else "carried"}
+    options: dict[str, Any] = {
+        "seasons": seasons is True,
+        "dynamics": dynamics is True,
+        "held_out_start": "fresh" if fresh is True else "carried",
+    }
 
     def progress(share: float, label: str) -> None:
         set_progress((share, label))

@@ -55,6 +55,13 @@ def tab() -> dbc.Tab:
         label="Also try seasons: reset or shrink every rating at regular intervals (dated games only)",
         className="small mb-1",
     )
+    dynamics = dbc.Switch(
+        id=Fit.DYNAMICS,
+        value=False,
+        label="Also try time rules: uncertainty growing with the days between a player's games, newcomers learning "
+        "faster (dated games only)",
+        className="small mb-1",
+    )
     fresh = dbc.Switch(
         id=Fit.FRESH,
         value=False,
@@ -80,6 +87,7 @@ def tab() -> dbc.Tab:
                 ),
                 controls,
                 seasons,
+                dynamics,
                 fresh,
                 buttons,
                 dbc.Progress(

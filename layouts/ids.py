@@ -237,6 +237,7 @@ class Fit(StrEnum):
     BUDGET = "fit-budget"
     METRIC = "fit-metric"
     SEASONS = "fit-seasons"
+    DYNAMICS = "fit-dynamics"
     FRESH = "fit-fresh"
     RUN = "fit-run"
     COMPARE = "fit-compare"

@@ -211,6 +211,12 @@ def _scoring_commands(commands: Any, common: argparse.ArgumentParser) -> None:
             help="search the season rule too (season length and shrink; dated games only), starting from none",
         )
         sub.add_argument(
+            "--dynamics",
+            action="store_true",
+            help="search the time-aware rules too (uncertainty or learning rate growing with idle days, a new "
+            "player's faster learning; dated games), starting from off",
+        )
+        sub.add_argument(
             "--held-out-start",
             choices=list(HELD_OUT_STARTS),
             default="carried",
@@ -589,6 +595,7 @@ def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, 
             fixed=fixed,
             scoring=_scoring(args),
             seasons=args.seasons,
+            dynamics=args.dynamics,
             held_out_start=args.held_out_start,
         )
         verdict = held_out_verdicts([result], seed=args.seed)[0]
@@ -609,6 +616,7 @@ def _tune(args: argparse.Namespace, system: RatingSystem, history: GameHistory, 
             seed=args.seed,
             scoring=_scoring(args),
             seasons=args.seasons,
+            dynamics=args.dynamics,
             held_out_start=args.held_out_start,
         )
         for name in SYSTEM_NAMES

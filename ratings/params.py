@@ -174,6 +174,9 @@ class ParamSpec:
     choices: tuple[str, ...] = ()
     label: str = ""
     valid: Interval = FINITE
+    #: A time-aware dynamic (uncertainty or learning rate that grows with idle days or inexperience): off by default,
+    #: and searched by :func:`ratings.tune.tune` only when asked (``dynamics=True``), as the season rule is.
+    time_rule: bool = False
 
     @property
     def title(self) -> str:
@@ -208,13 +211,15 @@ def param(
     choices: Sequence[str] = (),
     label: str = "",
     trailing: bool = False,
+    time_rule: bool = False,
 ) -> Any:
     """A dataclass field declaring its valid values, a suggested UI range and a one-line help text.
 
     ``valid`` is the interval every accepted value lies in (each element of a list); ``choices`` the
     valid texts of a categorical parameter; ``low``/``high``/``step`` the slider's range.  A ``trailing``
     field is listed after the system's other parameters (before the season rule every system shares), however
-    its dataclass inherits it: the time-aware rules a base class declares for several systems.
+    its dataclass inherits it: the time-aware rules a base class declares for several systems.  A ``time_rule``
+    is one of the time-aware dynamics (:attr:`ParamSpec.time_rule`).
     """
     meta = {
         "help": help,
@@ -225,6 +230,7 @@ def param(
         "label": label,
         "valid": valid or FINITE,
         "trailing": trailing,
+        "time_rule": time_rule,
     }
     if isinstance(default, (list, tuple)):
         frozen = tuple(default)
@@ -283,6 +289,7 @@ def _specs(params_cls: type) -> tuple[ParamSpec, ...]:
                 choices=meta.get("choices", ()),
                 label=meta.get("label", ""),
                 valid=meta.get("valid", FINITE),
+                time_rule=meta.get("time_rule", False),
             )
         )
     return tuple(out)

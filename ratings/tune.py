@@ -341,10 +341,12 @@ def _wins(run: RatingRun, metric: str) -> np.ndarray | None:
     return win_probabilities(run) if metric == PREDICTIVE else None
 
 
-def searchable(system: str, *, seasons: bool = False) -> list[ParamSpec]:
+def searchable(system: str, *, seasons: bool = False, dynamics: bool = False) -> list[ParamSpec]:
     """The parameters the search varies: numeric, with a declared range; with ``seasons``, the season rule too
     (:mod:`ratings.seasons`: its length over its slider's range and its shrink, starting from no shrink, which
-    changes nothing), which is left out otherwise (without a length the shrink does nothing)."""
+    changes nothing), which is left out otherwise (without a length the shrink does nothing); with ``dynamics``, the
+    time-aware rules too (:attr:`ratings.params.ParamSpec.time_rule`, from their defaults, which are off), left out
+    otherwise: they only act on dated histories, and each is another dimension for the search's budget."""
     out = [
         s
         for s in get_system(system).parameters()
@@ -353,6 +355,7 @@ def searchable(system: str, *, seasons: bool = False) -> list[ParamSpec]:
         and s.high is not None
         and s.high > s.low
         and s.name not in SEASON_PARAMS
+        and (dynamics or not s.time_rule)
     ]
     if seasons:
         rule = {s.name: s for s in get_system(system).parameters() if s.name in SEASON_PARAMS}
@@ -386,6 +389,7 @@ def tune(
     stop: Callable[[], bool] | None = None,
     scoring: Mapping[str, Any] | None = None,
     seasons: bool = False,
+    dynamics: bool = False,
     held_out_start: str = "carried",
 ) -> TuneResult:
     """Search ``system``'s numeric parameters on the games before the cut to minimise ``metric`` (see the module).
@@ -395,7 +399,8 @@ def tune(
     and evaluation budget (a time budget may end it at a different evaluation on a busier machine).
     ``scoring`` holds the options of :func:`ratings.metrics.evaluate_ratings` (``min_prior_games``, ``burn_in``,
     ``equal_ratings``; default: Ebtekar and Liu's), used for every figure.  With ``seasons`` the search varies
-    the season rule too (:func:`searchable`); the defaults it is judged against have no seasons.
+    the season rule too, and with ``dynamics`` the time-aware rules (:func:`searchable`); the defaults it is judged
+    against have neither.
     ``held_out_start`` (:data:`HELD_OUT_STARTS`) says whether the held-out games are scored with ratings carried
     through the cut (default) or started afresh there; the search itself is the same either way.
     """
@@ -408,7 +413,7 @@ def tune(
     training = GameHistory(history.games[:cut])  # the search never sees a game from the cut on
     base = dict(fixed or {})
     # fixed values are kept, never searched
-    specs = [s for s in searchable(system, seasons=seasons) if s.name not in base]
+    specs = [s for s in searchable(system, seasons=seasons, dynamics=dynamics) if s.name not in base]
     trials: list[Trial] = []
     deadline = time.monotonic() + max(0.0, budget_seconds)
     limit = max_evaluations if max_evaluations is not None else 10_000

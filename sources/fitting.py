@@ -13,7 +13,7 @@ from typing import Any
 
 from ratings import SYSTEM_NAMES, ComputationError, ParameterError, get_system
 from ratings.seasons import SEASON_PARAMS
-from ratings.tune import fit_verdict, held_out_scores, held_out_verdicts, tune
+from ratings.tune import fit_verdict, held_out_scores, held_out_verdicts, searchable, tune
 from sources.runs import jsonable, load, typed_params
 
 __all__ = ["compare_systems", "fit_system"]
@@ -50,14 +50,16 @@ def fit_system(
     progress: Progress | None = None,
     seed: int = 0,
     seasons: bool = False,
+    dynamics: bool = False,
     held_out_start: str = "carried",
 ) -> dict[str, Any]:
     """Tune ``system`` on ``source`` (categorical settings kept as they are now) and compare with ``params``;
-    with ``seasons``, the season rule is searched too (:func:`ratings.tune.searchable`); ``held_out_start``: the
+    with ``seasons``, the season rule is searched too, with ``dynamics`` the time-aware rules
+    (:func:`ratings.tune.searchable`); ``held_out_start``: the
     later games scored with ratings carried through the cut or started afresh there (:func:`ratings.tune.tune`)."""
     history = load(source).history
     current = typed_params(system, params)
-    searched = {s.name for s in get_system(system).parameters() if s.kind in ("float", "int")}
+    searched = {s.name for s in searchable(system, dynamics=dynamics)}
     if seasons:
         searched |= set(SEASON_PARAMS)
     fixed = {k: v for k, v in current.items() if k not in searched}
@@ -70,6 +72,7 @@ def fit_system(
         fixed=fixed,
         progress=_reporter(progress, budget),
         seasons=seasons,
+        dynamics=dynamics,
         held_out_start=held_out_start,
     )
     try:
@@ -103,9 +106,11 @@ def compare_systems(
     progress: Progress | None = None,
     seed: int = 0,
     seasons: bool = False,
+    dynamics: bool = False,
     held_out_start: str = "carried",
 ) -> dict[str, Any]:
-    """Tune every system within a share of ``budget`` each (the season rule too, with ``seasons``; the later games
+    """Tune every system within a share of ``budget`` each (the season rule too, with ``seasons``, and the
+    time-aware rules with ``dynamics``; the later games
     scored as ``held_out_start`` says); one row per system with its held-out figures."""
     history = load(source).history
     share = budget / len(SYSTEM_NAMES)
@@ -122,6 +127,7 @@ def compare_systems(
             budget_seconds=share,
             seed=seed,
             seasons=seasons,
+            dynamics=dynamics,
             held_out_start=held_out_start,
         )
         cut = result.cut

@@ -62,8 +62,7 @@ def test_the_world_is_the_model_the_system_implements() -> None:
 @pytest.mark.slow
 def test_the_search_recovers_the_generating_learning_rate_and_beats_the_defaults() -> None:
     found = {}
-    # the world has no new-player boost: fixed off, as initial is fixed at the world's (the time rules need dates)
-    fixed = {"initial": 0.0, "boost": 0.0}
+    fixed = {"initial": 0.0}  # the time rules (a new-player boost, ...) are not searched unless asked
     for eta0 in (0.1, 0.5):
         history, _ = world(eta0, 3000)
         result = tune(history, "plackett-luce", fixed=fixed, budget_seconds=600, max_evaluations=30, train_fraction=0.5)
@@ -267,3 +266,34 @@ def test_cli_tune_searches_seasons_and_scores_afresh_when_asked(capsys: pytest.C
     assert result["held_out_start"] == "fresh"
     assert {"season_days", "season_shrink"} <= set(result["params"])  # the season rule was searched
     assert main(["tune", "sample:poker", "--held-out-start", "sometimes"]) == 2
+
+
+def test_the_time_rules_are_searched_only_when_asked() -> None:
+    """The time-aware dynamics (ParamSpec.time_rule) stay out of the search unless ``dynamics=True``, as the season
+    rule does; the system's own numbers are searched either way."""
+    from ratings import get_system
+    from ratings.tune import searchable
+
+    for system in ("multielo", "trueskill", "elo-mmr", "glicko2"):
+        rules = {s.name for s in get_system(system).parameters() if s.time_rule}
+        plain = {s.name for s in searchable(system)}
+        asked = {s.name for s in searchable(system, dynamics=True)}
+        assert not plain & rules and rules <= asked and asked - rules == plain
+    assert {s.name for s in get_system("multielo").parameters() if s.time_rule} == {
+        "boost",
+        "boost_games",
+        "forget_per_day",
+        "pull_per_day",
+    }
+    assert {s.name for s in get_system("trueskill").parameters() if s.time_rule} == {"tau_day"}
+    assert {s.name for s in get_system("elo-mmr").parameters() if s.time_rule} == {"drift_per_day"}
+    history = GameHistory(load_racing().games[:300])
+    result = tune(history, "trueskill", max_evaluations=3, dynamics=True)
+    assert "tau_day" in result.params
+    assert "tau_day" not in tune(history, "trueskill", max_evaluations=3).params
+
+
+def load_racing() -> GameHistory:
+    from ratings.samples import load_sample
+
+    return load_sample("racing")

@@ -186,6 +186,7 @@ def dynamics_param(name: str) -> Any:
         step=spec["step"],
         label=spec["label"],
         trailing=True,
+        time_rule=True,
     )
 
 

@@ -196,6 +196,7 @@ class EloMMRParams(Declared):
         high=1.0,
         step=0.01,
         label="drift per idle day",
+        time_rule=True,
     )
     max_history: int = param(
         100,

@@ -136,6 +136,7 @@ class TrueSkillParams(Declared):
         high=1.0,
         step=0.01,
         label="tau per idle day",
+        time_rule=True,
     )
 
 
