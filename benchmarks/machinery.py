@@ -1,0 +1,344 @@
+"""Each piece of the hosting machinery beside its removal, in one run with the variants interleaved (issue 26 step 4).
+
+Run (from the repository root; each scenario a minute or two on 2 cores)::
+
+    .venv/bin/python benchmarks/machinery.py lanes --rounds 3     # ThreadWorker against stock gthread
+    .venv/bin/python benchmarks/machinery.py drag --rounds 3      # generations against none
+    .venv/bin/python benchmarks/machinery.py gate --rounds 2 --users 50,200   # the estimator against a bounded wait
+
+It prints one line per round and variant and asserts nothing.  The machine is shared: only ratios within one run
+mean anything, so every round runs every variant, one after another, on a server started afresh.
+
+``lanes``
+    One web worker of 8 threads, refusals off (``RATINGS_BUSY_SECONDS=0``, so every replay asked for is computed),
+    an uploaded history of 8,000 races (the racing sample four times over) in the store.  For ``--seconds``, 8 client
+    threads ask one after another for the Elo-MMR leaderboard with a ``beta`` nobody asked before (a replay of about
+    0.4 s of CPU each), while one more thread loads a page's first requests (the HTML, ``/_dash-layout``,
+    ``/_dash-dependencies``) every 50 ms.  Variants: the Procfile's worker (``web.serving.ThreadWorker``: a light lane
+    of 4 threads for pages and memoised answers, 8 heavy threads) and gunicorn's own ``gthread`` with the same 8
+    threads.  Printed: page-load wall time (p50, p95) during the replays, replays served and their median wall time.
+
+``drag``
+    The Procfile's server (2 workers).  One page drags a slider: ``--changes`` parameter changes (Elo-MMR ``beta``
+    on the 8,000-race history, new values each round) sent ``--spacing`` seconds apart, each a standings request
+    that does not wait for the one before (as Dash's renderer sends a callback again while the previous answer is
+    still pending, and drops that answer when it comes).  Variants: the requests carry the page's change number
+    (``standings-generation``, so a superseded request stops: :mod:`sources.generations`) or none (never stopped:
+    what the callback does with generations removed).  Printed: server CPU (gunicorn's process tree) for the whole
+    drag, requests that computed (200) and stopped (204), and the wall time until the last answer.
+
+``gate``
+    The Procfile's server (2 workers) under ``benchmarks/load.py``'s simulated users (its recorded page loads and
+    moves, ``--users`` each), with the admission estimator as it is (:mod:`sources.admission`, budget 5 s) and with
+    the estimator switched off (``RATINGS_BUSY_SECONDS=0``): p95 of served page loads and moves, share refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import contextlib
+import dataclasses
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def quantile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0-100) by linear interpolation, NaN for no values."""
+    from load import percentile
+
+    return percentile(values, q)
+
+
+def upload_store() -> tuple[str, dict[str, Any]]:
+    """A fresh store directory holding an uploaded history of 8,000 races, and the page's source for it."""
+    from ratings import GameHistory
+    from ratings.samples import load_sample
+    from sources.histories import keep
+    from sources.store import DiskStore
+
+    store = tempfile.mkdtemp(prefix="machinery-store-")
+    racing = load_sample("racing")
+    laps = [dataclasses.replace(g, id=f"{g.id} (lap {k})", date=None) for k in range(4) for g in racing.games]
+    source = {"kind": "upload", "id": keep(GameHistory(laps), DiskStore(store)), "filename": "laps.csv"}
+    return store, source
+
+
+def leaderboard(client: Any, source: Any, beta: float | None, generation: Any = None) -> Any:
+    """The standings callback's request for the Elo-MMR leaderboard with ``beta`` (the system's default if None)."""
+    from tests.dash_requests import post
+
+    settings = {"system": "elo-mmr", "params": {} if beta is None else {"beta": beta}}
+    values = {"data-source.data": source, "params-settings.data": settings}
+    if generation is not None:
+        values["standings-generation.data"] = generation
+    return post(client, "standings-leaderboard", values)
+
+
+def warm(url: str, source: Any) -> None:
+    """Kernels loaded and the history read in every worker (a few requests each), the page's files served once."""
+    from tests.dash_requests import HttpClient
+
+    clients = [HttpClient(url) for _ in range(4)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda c: leaderboard(c, source, None), clients))
+    for path in ("/", "/_dash-layout", "/_dash-dependencies"):
+        clients[0].get(path)
+
+
+# ------------------------------------------------------------------------------------------------- lanes
+def lanes_round(worker_class: str, seconds: float) -> str:
+    from load import serve
+
+    from tests.dash_requests import HttpClient
+
+    store, source = upload_store()
+    env = {"RATINGS_STORE_DIR": store, "RATINGS_BUSY_SECONDS": "0", "RATINGS_PREWARM_SECONDS": "0"}
+    with serve(worker_class, 1, 8, env) as url:
+        warm(url, source)
+        stop = time.monotonic() + seconds
+        lock = threading.Lock()
+        betas = iter(range(int(time.time() * 1000) % 10**6, 10**7))
+        replays: list[float] = []
+        pages: list[float] = []
+
+        def flood() -> None:
+            client = HttpClient(url)
+            while time.monotonic() < stop:
+                with lock:
+                    beta = 100 + next(betas) / 1000
+                started = time.monotonic()
+                leaderboard(client, source, beta)
+                replays.append(time.monotonic() - started)
+
+        def visit() -> None:
+            client = HttpClient(url)
+            time.sleep(0.5)  # the replays are under way
+            while time.monotonic() < stop:
+                started = time.monotonic()
+                for path in ("/", "/_dash-layout", "/_dash-dependencies"):
+                    client.get(path)
+                pages.append(time.monotonic() - started)
+                time.sleep(0.05)
+
+        with concurrent.futures.ThreadPoolExecutor(9) as pool:
+            for done in [pool.submit(flood) for _ in range(8)] + [pool.submit(visit)]:
+                done.result()
+    return (
+        f"page loads {len(pages)}: p50 {quantile(pages, 50) * 1000:.0f} ms, p95 {quantile(pages, 95) * 1000:.0f} ms"
+        f" | replays served {len(replays)} ({len(replays) / seconds:.2f}/s), median {statistics.median(replays):.2f} s"
+    )
+
+
+# ------------------------------------------------------------------------------------------------- drag
+def drag_round(with_generation: bool, changes: int, spacing: float, first_beta: float) -> str:
+    import secrets
+
+    from load import _served, serve, tree_cpu
+
+    from tests.dash_requests import HttpClient
+
+    store, source = upload_store()
+    env = {"RATINGS_STORE_DIR": store, "RATINGS_BUSY_SECONDS": "0", "RATINGS_PREWARM_SECONDS": "0"}
+    with serve("", 2, 1, env) as url:
+        warm(url, source)
+        time.sleep(1.0)
+        pid = _served[url]
+        page = secrets.token_hex(16)
+        statuses: list[int] = []
+        before = tree_cpu(pid)
+        started = time.monotonic()
+
+        def change(n: int) -> None:
+            generation = {"page": page, "n": n} if with_generation else None
+            answer = leaderboard(HttpClient(url), source, first_beta + n / 100, generation)
+            statuses.append(answer.status_code)
+
+        threads = []
+        for n in range(1, changes + 1):
+            thread = threading.Thread(target=change, args=(n,))
+            thread.start()
+            threads.append(thread)
+            time.sleep(spacing)
+        for thread in threads:
+            thread.join()
+        wall = time.monotonic() - started
+        time.sleep(0.3)
+        cpu = tree_cpu(pid) - before
+    return (
+        f"server CPU {cpu:.2f} s for {changes} changes ({cpu / changes * 1000:.0f} ms each)"
+        f" | computed {statuses.count(200)}, stopped {statuses.count(204)}, other {changes - statuses.count(200) - statuses.count(204)}"
+        f" | last answer after {wall:.2f} s"
+    )
+
+
+# ------------------------------------------------------------------------------------------------- memory
+def pss_mb(pid: int) -> dict[int, float]:
+    """PSS in MB of ``pid`` and each of its descendants (``/proc/<pid>/smaps_rollup``: a page shared by n processes
+    counts 1/n in each, so the values add up to what the processes hold together)."""
+    import psutil
+
+    out: dict[int, float] = {}
+    for proc in [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]:
+        try:
+            for line in Path(f"/proc/{proc.pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    out[proc.pid] = int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return out
+
+
+class Sampler:
+    """The largest PSS seen of the master, its two web workers together, and everything (job processes too),
+    sampled every 0.25 s while it runs."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.master = self.workers = self.total = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psutil
+
+        while not self._stop.is_set():
+            with contextlib.suppress(Exception):
+                values = pss_mb(self.pid)
+                web = [c.pid for c in psutil.Process(self.pid).children()]
+                self.master = max(self.master, values.get(self.pid, 0.0))
+                self.workers = max(self.workers, sum(values.get(w, 0.0) for w in web))
+                self.total = max(self.total, sum(values.values()))
+            self._stop.wait(0.25)
+
+    def __enter__(self) -> Sampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def line(self) -> str:
+        return f"master {self.master:.0f}, 2 workers {self.workers:.0f}, all {self.total:.0f} MB"
+
+
+def fit(url: str, budget: int = 30) -> None:
+    """A Fit job (multielo on the poker sample, ``budget`` trials) as the page asks for it, polled until it ends."""
+    import json
+
+    from tests.dash_requests import HttpClient, post
+
+    client = HttpClient(url, timeout=120)
+    asked = post(client, "fit-request", {"fit-run.n_clicks": 1}, changed=["fit-run.n_clicks"]).get_json()["response"]
+    values = {
+        "fit-request.data": asked["fit-request"]["data"],
+        "data-source.data": {"kind": "sample", "name": "poker"},
+        "params-settings.data": {"system": "multielo", "params": {}},
+        "fit-budget.value": budget,
+        "fit-metric.value": "kendall-tau",
+    }
+    started = post(client, "fit-result", values, changed=["fit-request.data"])
+    handle, body = started.get_json(), json.loads(started.response.request.body)
+    path = f"/_dash-update-component?cacheKey={handle['cacheKey']}&job={handle['job']}"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        answer = client.post(path, data=json.dumps(body), content_type="application/json")
+        if answer.status_code == 200 and "fit-result" in json.dumps(answer.get_json().get("response", {})):
+            return
+        time.sleep(0.5)
+
+
+def memory_round(script: Any, users: int, duration: float) -> str:
+    from load import _served, measured_load, serve
+
+    from tests.dash_requests import HttpClient
+
+    with serve("", 2, 1, {}) as url:
+        pid = _served[url]
+        client = HttpClient(url)
+        for path in ("/", "/_dash-layout", "/_dash-dependencies"):
+            client.get(path)
+        time.sleep(2.0)
+        with Sampler(pid) as idle:
+            time.sleep(1.0)
+        with Sampler(pid) as loaded:
+            measured_load(url, script, users=users, duration=duration)
+        with Sampler(pid) as fitting:
+            fit(url)
+    return f"idle: {idle.line()} | {users} users: {loaded.line()} | a fit: {fitting.line()}"
+
+
+# ------------------------------------------------------------------------------------------------- gate
+def gate_round(env: dict[str, str], users: int, duration: float, script: Any) -> str:
+    from load import measured_load, serve
+
+    with serve("", 2, 1, env) as url:
+        tally, wall, cpu = measured_load(url, script, users=users, duration=duration)
+    served = len(tally.loads) + len(tally.moves)
+    share = tally.refused / max(tally.requests, 1)
+    return (
+        f"{users} users | requests {tally.requests} ({tally.requests / wall:.0f}/s), refused {tally.refused}"
+        f" ({share:.1%}), errors {len(tally.errors)}"
+        f" | first visits timed {len(tally.loads)}: p50 {quantile(tally.loads, 50):.2f} p95 {quantile(tally.loads, 95):.2f} s"
+        f" | moves timed {len(tally.moves)}: p50 {quantile(tally.moves, 50):.2f} p95 {quantile(tally.moves, 95):.2f} s"
+        f" | served page loads + moves {served} | server CPU {cpu.server:.0f} s"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("scenario", choices=("lanes", "drag", "gate", "memory"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=8.0, help="lanes: how long the replays are asked for")
+    parser.add_argument("--changes", type=int, default=12, help="drag: changes in one drag")
+    parser.add_argument("--spacing", type=float, default=0.08, help="drag: seconds between changes")
+    parser.add_argument("--users", default="50,200", help="gate: simulated users, comma-separated")
+    parser.add_argument("--duration", type=float, default=20.0, help="gate: seconds of load per row")
+    parser.add_argument("--system", default="elo-mmr", help="gate: the system the simulated users' page shows")
+    parser.add_argument("--recordings", type=Path, help="gate: recorded requests kept by benchmarks/load.py")
+    args = parser.parse_args(argv)
+    print(f"# {args.scenario}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
+    for number in range(1, args.rounds + 1):
+        if args.scenario == "lanes":
+            for label, worker_class in (("ThreadWorker (Procfile)", ""), ("gthread 1x8", "gthread")):
+                line = lanes_round(worker_class, args.seconds)
+                print(f"round {number} | {label} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
+        elif args.scenario == "drag":
+            for label, flag in (("generations", True), ("none", False)):
+                beta = 100 + number * 10 + (5 if flag else 0)
+                line = drag_round(flag, args.changes, args.spacing, beta)
+                print(f"round {number} | {label} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
+        else:
+            from load import _read_script, _write_script, commit_of, record, serve
+
+            commit = commit_of("HEAD")
+            script = _read_script(args.recordings, commit, args.system) if args.recordings else None
+            if script is None:
+                with serve() as url:
+                    script = record(url, [args.system])[args.system]
+                if args.recordings:
+                    _write_script(args.recordings, commit, script)
+            if args.scenario == "memory":
+                users = int(args.users.split(",")[0])
+                line = memory_round(script, users, args.duration)
+                print(f"round {number} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
+                continue
+            for users in (int(u) for u in args.users.split(",")):
+                for label, env in (("estimator", {}), ("estimator off", {"RATINGS_BUSY_SECONDS": "0"})):
+                    line = gate_round(env, users, args.duration, script)
+                    print(f"round {number} | {label} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
