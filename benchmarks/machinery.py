@@ -30,7 +30,23 @@ mean anything, so every round runs every variant, one after another, on a server
 ``gate``
     The Procfile's server (2 workers) under ``benchmarks/load.py``'s simulated users (its recorded page loads and
     moves, ``--users`` each), with the admission estimator as it is (:mod:`sources.admission`, budget 5 s) and with
-    the estimator switched off (``RATINGS_BUSY_SECONDS=0``): p95 of served page loads and moves, share refused.
+    a bounded wait instead: the estimator off (``RATINGS_BUSY_SECONDS=0``) and a replay that waits more than 5 s for
+    its process's replay lock refused with the busy banner (a copy of the checkout edited by :data:`BOUNDED_WAIT`):
+    p50/p95 of page loads and moves served, share of requests refused.
+
+``flood``
+    One Procfile worker; ``--requests`` heavy requests at once (Elo-MMR leaderboards of the 8,000-race history, each
+    with its own beta): the estimator with a 1.5 s budget against the bounded wait of 1.5 s on the replay lock.
+    Printed: served and refused, and the wall time until each got its answer.
+
+``page``
+    As ``gate``, the estimator as it is in ``--ref`` against ``--peer`` (the commit before the page rule: a page
+    load refused whole when its HTML request waited too long, :meth:`sources.admission.Gate.page_refused`).
+
+``memory``
+    The Procfile's server (2 workers): PSS (``/proc/<pid>/smaps_rollup``) of the master, the two web workers together
+    and every process (a Fit job's too), the largest sampled every 0.25 s: idle after the first page, under the
+    ``--users`` simulated users, and during one Fit (multielo on the poker sample, 30 trials).
 """
 
 from __future__ import annotations
@@ -175,9 +191,10 @@ def drag_round(with_generation: bool, changes: int, spacing: float, first_beta: 
         wall = time.monotonic() - started
         time.sleep(0.3)
         cpu = tree_cpu(pid) - before
+    other = changes - statuses.count(200) - statuses.count(204)
     return (
         f"server CPU {cpu:.2f} s for {changes} changes ({cpu / changes * 1000:.0f} ms each)"
-        f" | computed {statuses.count(200)}, stopped {statuses.count(204)}, other {changes - statuses.count(200) - statuses.count(204)}"
+        f" | computed {statuses.count(200)}, stopped {statuses.count(204)}, other {other}"
         f" | last answer after {wall:.2f} s"
     )
 
@@ -280,25 +297,141 @@ def memory_round(script: Any, users: int, duration: float) -> str:
 
 
 # ------------------------------------------------------------------------------------------------- gate
-def gate_round(env: dict[str, str], users: int, duration: float, script: Any) -> str:
+#: The bounded-wait variant's edits to a copy of this checkout: (file, text as it is, text in the variant).
+BOUNDED_WAIT = [
+    (
+        "sources/runs.py",
+        """def _replay(rater: Any, history: GameHistory, parent: RatingRun | None) -> RatingRun:
+    with _REPLAYING:
+        return rater.rate(history, resume=parent)
+""",
+        """class ServerBusy(Exception):
+    pass
+
+
+def _replay(rater: Any, history: GameHistory, parent: RatingRun | None) -> RatingRun:
+    import os
+
+    if not _REPLAYING.acquire(timeout=float(os.environ.get("BOUNDED_WAIT_SECONDS", "5"))):
+        raise ServerBusy
+    try:
+        return rater.rate(history, resume=parent)
+    finally:
+        _REPLAYING.release()
+""",
+    ),
+    (
+        "web/security.py",
+        """    answers.volatile("an error")
+    if isinstance(exc, DataError):""",
+        """    answers.volatile("an error")
+    if type(exc).__name__ == "ServerBusy":
+        from flask import g
+
+        g.ratings_busy = True
+        set_props(Page.ERROR, {"children": BUSY_MESSAGE, "is_open": True})
+        return None
+    if isinstance(exc, DataError):""",
+    ),
+    (
+        "web/security.py",
+        """        headers = response.headers
+        headers.setdefault("Content-Security-Policy", policy)""",
+        """        headers = response.headers
+        if g.get("ratings_busy"):
+            headers["Retry-After"] = "5"
+        headers.setdefault("Content-Security-Policy", policy)""",
+    ),
+]
+
+
+def snapshot(ref: str) -> Path:
+    """A copy of this checkout's working tree (kernel caches included, so nothing compiles again; no ``.venv``)
+    with every tracked file that differs from commit ``ref`` put back as ``ref`` has it."""
+    import shutil
+    import subprocess
+
+    target = Path(tempfile.mkdtemp(prefix=f"machinery-{ref}-")) / "tree"
+    shutil.copytree(ROOT, target, ignore=shutil.ignore_patterns(".venv", ".git", "node_modules"), symlinks=True)
+    changed = subprocess.run(
+        ["git", "diff", "--name-only", ref], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    for name in changed:
+        shown = subprocess.run(["git", "show", f"{ref}:{name}"], cwd=ROOT, capture_output=True)
+        if shown.returncode == 0:
+            (target / name).write_bytes(shown.stdout)
+        else:
+            (target / name).unlink(missing_ok=True)
+    return target
+
+
+def bounded_wait_tree(ref: str) -> Path:
+    """:func:`snapshot` of ``ref`` where a replay waits at most 5 s for the process's replay lock and is otherwise
+    refused with the busy banner; served with ``RATINGS_BUSY_SECONDS=0`` so the estimator refuses nothing (it still
+    learns costs: the worker's lanes use them)."""
+    target = snapshot(ref)
+    for name, old, new in BOUNDED_WAIT:
+        path = target / name
+        text = path.read_text()
+        if old not in text:
+            raise SystemExit(f"the bounded-wait variant no longer applies to {name}: {old.splitlines()[0]!r}")
+        path.write_text(text.replace(old, new, 1))
+    return target
+
+
+def flood_round(env: dict[str, str], root: Path, requests: int) -> str:
+    """One Procfile worker; ``requests`` Elo-MMR leaderboards of the 8,000-race history at once, each with its own
+    beta (about 0.4 s of CPU each, none memoised): served and refused, and how long each waited for its answer."""
+    from load import serve
+
+    from tests.dash_requests import HttpClient
+
+    store, source = upload_store()
+    env = {"RATINGS_STORE_DIR": store, "RATINGS_PREWARM_SECONDS": "0", **env}
+    with serve("", 1, 1, env, root=root) as url:
+        warm(url, source)
+        first = 100 + (time.time() * 1000) % 10**5 / 1000
+
+        def one(k: int) -> tuple[bool, float]:
+            started = time.monotonic()
+            answer = leaderboard(HttpClient(url, timeout=120), source, first + k / 100)
+            return "Retry-After" in answer.headers, time.monotonic() - started
+
+        with concurrent.futures.ThreadPoolExecutor(requests) as pool:
+            results = list(pool.map(one, range(requests)))
+    served = [t for busy, t in results if not busy]
+    refused = [t for busy, t in results if busy]
+    return (
+        f"served {len(served)}: p50 {quantile(served, 50):.2f} p95 {quantile(served, 95):.2f} slowest"
+        f" {max(served, default=float('nan')):.2f} s | refused {len(refused)}: p50 {quantile(refused, 50):.2f}"
+        f" slowest {max(refused, default=float('nan')):.2f} s"
+    )
+
+
+def gate_round(env: dict[str, str], users: int, duration: float, script: Any, root: Path = ROOT) -> str:
     from load import measured_load, serve
 
-    with serve("", 2, 1, env) as url:
+    with serve("", 2, 1, env, root=root) as url:
         tally, wall, cpu = measured_load(url, script, users=users, duration=duration)
     served = len(tally.loads) + len(tally.moves)
     share = tally.refused / max(tally.requests, 1)
+    loads = f"p50 {quantile(tally.loads, 50):.2f} p95 {quantile(tally.loads, 95):.2f} s"
+    moves = f"p50 {quantile(tally.moves, 50):.2f} p95 {quantile(tally.moves, 95):.2f} s"
     return (
         f"{users} users | requests {tally.requests} ({tally.requests / wall:.0f}/s), refused {tally.refused}"
         f" ({share:.1%}), errors {len(tally.errors)}"
-        f" | first visits timed {len(tally.loads)}: p50 {quantile(tally.loads, 50):.2f} p95 {quantile(tally.loads, 95):.2f} s"
-        f" | moves timed {len(tally.moves)}: p50 {quantile(tally.moves, 50):.2f} p95 {quantile(tally.moves, 95):.2f} s"
-        f" | served page loads + moves {served} | server CPU {cpu.server:.0f} s"
+        f" | first visits timed {len(tally.loads)}: {loads} | moves timed {len(tally.moves)}: {moves}"
+        f" | pages refused whole {tally.pages_refused} | served page loads + moves {served}"
+        f" | server CPU {cpu.server:.0f} s"
     )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("scenario", choices=("lanes", "drag", "gate", "memory"))
+    parser.add_argument("scenario", choices=("lanes", "drag", "gate", "flood", "page", "memory"))
+    parser.add_argument("--requests", type=int, default=60, help="flood: requests sent at once")
+    parser.add_argument("--ref", default="HEAD", help="gate, page: the commit measured (a snapshot of the checkout)")
+    parser.add_argument("--peer", default="HEAD~1", help="page: the commit before the page rule")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=8.0, help="lanes: how long the replays are asked for")
     parser.add_argument("--changes", type=int, default=12, help="drag: changes in one drag")
@@ -319,6 +452,19 @@ def main(argv: list[str] | None = None) -> None:
                 beta = 100 + number * 10 + (5 if flag else 0)
                 line = drag_round(flag, args.changes, args.spacing, beta)
                 print(f"round {number} | {label} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
+        elif args.scenario == "flood":
+            if number == 1:
+                trees = [
+                    ("estimator, budget 1.5 s", {"RATINGS_BUSY_SECONDS": "1.5"}, snapshot(args.ref)),
+                    (
+                        "bounded wait 1.5 s on the replay lock",
+                        {"RATINGS_BUSY_SECONDS": "0", "BOUNDED_WAIT_SECONDS": "1.5"},
+                        bounded_wait_tree(args.ref),
+                    ),
+                ]
+            for label, env, root in trees:
+                line = flood_round(env, root, args.requests)
+                print(f"round {number} | {label} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
         else:
             from load import _read_script, _write_script, commit_of, record, serve
 
@@ -334,9 +480,16 @@ def main(argv: list[str] | None = None) -> None:
                 line = memory_round(script, users, args.duration)
                 print(f"round {number} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
                 continue
+            if args.scenario == "page":
+                variants = [("page rule", {}, snapshot(args.ref)), ("no page rule", {}, snapshot(args.peer))]
+            else:
+                variants = [
+                    ("estimator", {}, snapshot(args.ref)),
+                    ("bounded wait", {"RATINGS_BUSY_SECONDS": "0"}, bounded_wait_tree(args.ref)),
+                ]
             for users in (int(u) for u in args.users.split(",")):
-                for label, env in (("estimator", {}), ("estimator off", {"RATINGS_BUSY_SECONDS": "0"})):
-                    line = gate_round(env, users, args.duration, script)
+                for label, env, root in variants:
+                    line = gate_round(env, users, args.duration, script, root)
                     print(f"round {number} | {label} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
 
 

@@ -13,7 +13,11 @@ waited behind it.  This worker changes what happens between the main loop and th
    pages, scripts, assets, layout, dependencies, background-job polls, and callbacks whose kind the gate has seen
    to be light (they read memoised results: :meth:`sources.admission.Gate.is_light`), and any callback whose answer
    the shared memo of answers holds (:mod:`answer_memo`: the answer is found here and sent as stored).
-3. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
+3. **A page refused whole.**  A page's HTML request (:func:`is_page`) that waited on the light lane's queue so long
+   that the page's ~8 waves of requests would pass the budget is answered at once with a short busy page (503,
+   ``Retry-After``) instead of letting the visitor's 40 requests join the queue
+   (:meth:`sources.admission.Gate.page_refused`).
+4. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
    (:meth:`sources.admission.Gate.arrive`: the time it already waited, the work running, the heavy work admitted
    but not begun, and its own expected time).  When it could not finish within ``RATINGS_BUSY_SECONDS`` it is
    refused at once on the light lane with the busy answer the page understands (:func:`security.busy_answer`);
@@ -44,7 +48,7 @@ from typing import Any
 from gunicorn.workers import gthread
 
 from sources import settings
-from sources.admission import ARRIVAL, LIGHT, REFUSED, Arrival, process_gate
+from sources.admission import ARRIVAL, LIGHT, PAGE_REFUSED, REFUSED, Arrival, process_gate
 from sources.answers import ENVIRON as ANSWER
 from sources.answers import Found, Missed, encoding_for
 
@@ -52,6 +56,7 @@ __all__ = [
     "HEADER",
     "ThreadWorker",
     "callback_kind",
+    "is_page",
     "light_threads",
     "make_ready",
     "memoised",
@@ -145,6 +150,16 @@ class _Replay:
 
 def _header(req: Any, name: str) -> str | None:
     return next((value for key, value in req.headers if key.upper() == name), None)
+
+
+#: Paths of everything a page fetches after its HTML (Dash's routes, the assets, the favicon).
+_NOT_PAGES = ("/_dash-", "/_reload", "/_favicon", "/assets/")
+
+
+def is_page(req: Any) -> bool:
+    """Whether ``req`` asks for a page's HTML: the first request of a page load (a GET of any other path than Dash's
+    routes and the assets: Dash serves its page at every path, and a group's page at ``/g/<slug>``)."""
+    return req.method == "GET" and not req.path.startswith(_NOT_PAGES)
 
 
 def callback_kind(req: Any) -> str | None:
@@ -251,7 +266,9 @@ class ThreadWorker(gthread.ThreadWorker):
             return self.handle(conn)
         conn.parser = _Replay(conn, req)
         if kind is None:
-            conn.ratings_verdict = {}
+            waited = max(time.time() - conn.ratings_queued_at, 0.0)
+            late = is_page(req) and self.gate.page_refused(waited)
+            conn.ratings_verdict = {PAGE_REFUSED: True} if late else {}
             return self.handle(conn)
         if isinstance(found, Found):  # answered from the shared memo, at once
             conn.ratings_verdict = {ANSWER: found}
