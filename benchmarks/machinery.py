@@ -276,12 +276,12 @@ def fit(url: str, budget: int = 30) -> None:
         time.sleep(0.5)
 
 
-def memory_round(script: Any, users: int, duration: float) -> str:
+def memory_round(script: Any, users: int, duration: float, root: Path = ROOT) -> str:
     from load import _served, measured_load, serve
 
     from tests.dash_requests import HttpClient
 
-    with serve("", 2, 1, {}) as url:
+    with serve("", 2, 1, {}, root=root) as url:
         pid = _served[url]
         client = HttpClient(url)
         for path in ("/", "/_dash-layout", "/_dash-dependencies"):
@@ -422,13 +422,14 @@ def gate_round(env: dict[str, str], users: int, duration: float, script: Any, ro
         f" ({share:.1%}), errors {len(tally.errors)}"
         f" | first visits timed {len(tally.loads)}: {loads} | moves timed {len(tally.moves)}: {moves}"
         f" | pages refused whole {tally.pages_refused} | served page loads + moves {served}"
-        f" | server CPU {cpu.server:.0f} s"
+        f" | CPU s server {cpu.server:.0f}, load generator {cpu.client:.0f} (wall {wall:.0f} s)"
     )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("scenario", choices=("lanes", "drag", "gate", "flood", "page", "memory"))
+    parser.add_argument("--compare", action="store_true", help="memory: also a snapshot of --peer, interleaved")
     parser.add_argument("--requests", type=int, default=60, help="flood: requests sent at once")
     parser.add_argument("--ref", default="HEAD", help="gate, page: the commit measured (a snapshot of the checkout)")
     parser.add_argument("--peer", default="HEAD~1", help="page: the commit before the page rule")
@@ -477,8 +478,11 @@ def main(argv: list[str] | None = None) -> None:
                     _write_script(args.recordings, commit, script)
             if args.scenario == "memory":
                 users = int(args.users.split(",")[0])
-                line = memory_round(script, users, args.duration)
-                print(f"round {number} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
+                if number == 1:
+                    memory_trees = [("this checkout", ROOT)] + ([(args.peer, snapshot(args.peer))] if args.compare else [])
+                for label, root in memory_trees:
+                    line = memory_round(script, users, args.duration, root)
+                    print(f"round {number} | {label} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)
                 continue
             if args.scenario == "page":
                 variants = [("page rule", {}, snapshot(args.ref)), ("no page rule", {}, snapshot(args.peer))]

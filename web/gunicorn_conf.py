@@ -15,8 +15,15 @@ from typing import Any
 
 def when_ready(server: Any) -> None:
     """gunicorn's hook: the port is bound, the workers not yet forked."""
+    import gc
+
     from sources import settings
     from web import serving
 
     config = settings.current()
     serving.prewarm(server.app.wsgi(), config.prewarm_seconds, config.sample)
+    # Everything the master holds now (the app, the compiled kernels, the prewarmed runs) is shared with the workers
+    # by copy-on-write; a worker's garbage collector visiting those objects writes to their headers and copies their
+    # pages into the worker.  Frozen, the collector leaves them alone (gc.freeze: kept out of every collection).
+    gc.collect()
+    gc.freeze()
