@@ -39,7 +39,8 @@ Users start spread over the first ``--ramp`` seconds (default 5), on a server st
 configuration with an empty store, as after a deploy: every user's first page load is a first visit.  An error is a
 transport failure, a status other than 200/204, or an answer that is not Dash's JSON; a refusal by the overload
 guard (an answer with ``Retry-After`` that shows "the server is busy") is counted on its own, and a move or page
-load with a refusal is not timed.
+load with a refusal is not timed.  A page whose HTML is refused (the busy page, ``web.security.busy_page``) is a page
+load refused whole: like a browser, the user fetches nothing else of it, and tries again after a think.
 """
 
 from __future__ import annotations

@@ -479,7 +479,9 @@ def main(argv: list[str] | None = None) -> None:
             if args.scenario == "memory":
                 users = int(args.users.split(",")[0])
                 if number == 1:
-                    memory_trees = [("this checkout", ROOT)] + ([(args.peer, snapshot(args.peer))] if args.compare else [])
+                    memory_trees = [("this checkout", ROOT)]
+                    if args.compare:
+                        memory_trees.append((args.peer, snapshot(args.peer)))
                 for label, root in memory_trees:
                     line = memory_round(script, users, args.duration, root)
                     print(f"round {number} | {label} | {line} | load {os.getloadavg()[0]:.1f}", flush=True)

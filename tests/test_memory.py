@@ -55,3 +55,17 @@ def test_runs_kept_by_a_process_stay_within_their_byte_budget(monkeypatch: pytes
     for k in range(12):
         runs.run_for(source, "elo-mmr", {"beta": 310.0 + k})
         assert runs._RUNS.nbytes <= budget
+
+
+def test_the_web_process_uses_two_malloc_arenas() -> None:
+    # glibc's mallopt answers 1 when it took the setting; the Procfile's server reads this module before the app
+    import platform
+    from pathlib import Path
+
+    from web import gunicorn_conf
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("malloc arenas are glibc's")
+    assert gunicorn_conf.fewer_malloc_arenas() is True
+    procfile = (Path(__file__).resolve().parents[1] / "Procfile").read_text()
+    assert "-c python:web.gunicorn_conf" in procfile

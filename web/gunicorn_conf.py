@@ -11,7 +11,6 @@ start, with the prewarmed results inherited.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from typing import Any
 
 #: glibc's ``mallopt`` parameter for the number of malloc arenas (``M_ARENA_MAX`` in malloc.h).
@@ -25,11 +24,9 @@ def fewer_malloc_arenas() -> bool:
     """At most :data:`ARENAS` malloc arenas in this process and the workers it forks (glibc only; as setting
     ``MALLOC_ARENA_MAX`` would, read here because a Procfile line cannot be relied on to set the environment first).
     Whether it was set."""
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name) if name else None
-        return bool(libc is not None and libc.mallopt(M_ARENA_MAX, ARENAS))
-    except (OSError, AttributeError):
+        return bool(ctypes.CDLL(None).mallopt(M_ARENA_MAX, ARENAS))  # the C library the interpreter runs on
+    except (OSError, AttributeError):  # not glibc: no such function, and nothing to set
         return False
 
 
