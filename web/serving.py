@@ -14,7 +14,8 @@ waited behind it.  This worker changes what happens between the main loop and th
    to be light (they read memoised results: :meth:`sources.admission.Gate.is_light`), and any callback whose answer
    the shared memo of answers holds (:mod:`answer_memo`: the answer is found here and sent as stored).
 3. **A page refused whole.**  A page's HTML request (:func:`is_page`) that waited on the light lane's queue so long
-   that the page's ~8 waves of requests would pass the budget is answered at once with a short busy page (503,
+   that the page's ~8 waves of requests would pass the budget, with a round of the lane's work still queued behind
+   it, is answered at once with a short busy page (503,
    ``Retry-After``) instead of letting the visitor's 40 requests join the queue
    (:meth:`sources.admission.Gate.page_refused`).
 4. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
@@ -215,7 +216,11 @@ class ThreadWorker(gthread.ThreadWorker):
     """gunicorn's ``gthread`` worker with a light lane and arrival judgement (see the module docstring)."""
 
     def init_process(self) -> None:
-        self.light_pool = futures.ThreadPoolExecutor(light_threads(), thread_name_prefix="light")
+        self.light_count = light_threads()
+        self.light_pool = futures.ThreadPoolExecutor(self.light_count, thread_name_prefix="light")
+        #: Connections handed to the light lane that no light thread has begun yet.
+        self.light_queued = 0
+        self._queued_lock = threading.Lock()
         self.gate = process_gate()
         self.gate.unmeasured_at_once = max(int(self.cfg.threads), 1)  # one round of the heavy lane
         super().init_process()
@@ -232,6 +237,8 @@ class ThreadWorker(gthread.ThreadWorker):
 
     def enqueue_req(self, conn: Any) -> None:
         conn.ratings_queued_at = time.time()
+        with self._queued_lock:
+            self.light_queued += 1
         fs = self.light_pool.submit(self._dispatch, conn)
         fs.add_done_callback(lambda fut: self._finish(conn, fut))
 
@@ -250,6 +257,9 @@ class ThreadWorker(gthread.ThreadWorker):
 
     def _dispatch(self, conn: Any) -> Any:
         """On a light thread: read the request's head, then serve it here, refuse it, or hand it to the heavy lane."""
+        with self._queued_lock:
+            self.light_queued -= 1
+            behind = self.light_queued
         try:
             if not conn.initialized and not conn.data_ready and not conn.wait_for_data(0):
                 # Nothing sent yet (a browser's spare connection): wait on the poller, not on a thread.
@@ -266,8 +276,11 @@ class ThreadWorker(gthread.ThreadWorker):
             return self.handle(conn)
         conn.parser = _Replay(conn, req)
         if kind is None:
+            # Only with the lane saturated (a round of its threads' work still queued behind this request): a wait
+            # alone may be the machine's scheduler, not a queue that this page's other 40 requests would join.
             waited = max(time.time() - conn.ratings_queued_at, 0.0)
-            late = is_page(req) and self.gate.page_refused(waited)
+            saturated = behind >= self.light_count
+            late = is_page(req) and saturated and self.gate.page_refused(waited)
             conn.ratings_verdict = {PAGE_REFUSED: True} if late else {}
             return self.handle(conn)
         if isinstance(found, Found):  # answered from the shared memo, at once
