@@ -15,9 +15,8 @@ waited behind it.  This worker changes what happens between the main loop and th
    the shared memo of answers holds (:mod:`answer_memo`: the answer is found here and sent as stored).
 3. **A page refused whole.**  A page's HTML request (:func:`is_page`) that waited on the light lane's queue so long
    that the page's ~8 waves of requests would pass the budget, with a round of the lane's work still queued behind
-   it, is answered at once with a short busy page (503,
-   ``Retry-After``) instead of letting the visitor's 40 requests join the queue
-   (:meth:`sources.admission.Gate.page_refused`).
+   it, is answered at once with a short busy page (503, ``Retry-After``) instead of letting the visitor's 40
+   requests join the queue (:meth:`sources.admission.Gate.page_refused`).
 4. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
    (:meth:`sources.admission.Gate.arrive`: the time it already waited, the work running, the heavy work admitted
    but not begun, and its own expected time).  When it could not finish within ``RATINGS_BUSY_SECONDS`` it is
