@@ -39,7 +39,8 @@ Users start spread over the first ``--ramp`` seconds (default 5), on a server st
 configuration with an empty store, as after a deploy: every user's first page load is a first visit.  An error is a
 transport failure, a status other than 200/204, or an answer that is not Dash's JSON; a refusal by the overload
 guard (an answer with ``Retry-After`` that shows "the server is busy") is counted on its own, and a move or page
-load with a refusal is not timed.
+load with a refusal is not timed.  A page whose HTML is refused (the busy page, ``web.security.busy_page``) is a page
+load refused whole: like a browser, the user fetches nothing else of it, and tries again after a think.
 """
 
 from __future__ import annotations
@@ -219,6 +220,11 @@ def _write_script(directory: Path, commit: str, script: Script) -> None:
     _script_path(directory, commit, script.system).write_text(json.dumps(dataclasses.asdict(script)))
 
 
+def is_page(req: Req) -> bool:
+    """Whether ``req`` asks for a page's HTML (as ``web.serving.is_page`` tells)."""
+    return req.method == "GET" and not req.path.startswith(("/_dash-", "/_reload", "/_favicon", "/assets/"))
+
+
 def waves(reqs: list[Req]) -> list[list[Req]]:
     """Requests grouped as the browser sent them: a request sent after an answer of the current group arrived
     starts a new group (it may depend on that answer)."""
@@ -297,6 +303,8 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     refused: int = 0
     retried: int = 0
+    #: Page loads refused whole (their HTML answered with the busy page).
+    pages_refused: int = 0
     #: First visits ended, timed or not (a refusal or an error leaves one untimed).
     visited: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -341,6 +349,8 @@ class User:
         self.value = script.after
         #: Files the server allowed this browser to keep (``immutable``): a returning visit does not ask again.
         self.cached: set[str] = set()
+        #: Whether the last page load was refused whole (its HTML answered with the busy page).
+        self.page_refused = False
 
     def _send(self, req: Req, override: dict[str, Any]) -> Outcome:
         import requests
@@ -397,10 +407,17 @@ class User:
             for outcome in outcomes:
                 self.tally.add(outcome)
                 ok = ok and outcome.ok
+            if any(o.refused and is_page(r) for o, r in zip(outcomes, group, strict=True)):
+                # the page's HTML refused (security.busy_page): a browser shows the busy page and fetches nothing else
+                with self.tally.lock:
+                    self.tally.pages_refused += 1
+                self.page_refused = True
+                return False
         return ok
 
-    def page_load(self, returning: bool = False) -> None:
-        """The page's requests; a returning visitor skips the files its browser kept and starts from fresh state."""
+    def page_load(self, returning: bool = False) -> bool:
+        """The page's requests; a returning visitor skips the files its browser kept and starts from fresh state.
+        Whether the page was loaded without a refusal or an error."""
         reqs = self.script.load
         if returning:
             reqs = [r for r in reqs if r.method != "GET" or r.path not in self.cached]
@@ -412,6 +429,7 @@ class User:
                 (self.tally.returns if returning else self.tally.loads).append(time.perf_counter() - started)
             if not returning:
                 self.tally.visited += 1
+        return ok
 
     def move(self) -> None:
         s = self.script
@@ -430,7 +448,14 @@ class User:
         time.sleep(start_delay)
         if time.monotonic() >= until:
             return
-        self.page_load()
+        self.page_refused = False
+        while not self.page_load() and self.page_refused:
+            self.page_refused = False
+            # told the server is busy: try again after a while, as a visitor would (a first visit again)
+            pause = self.rng.uniform(*self.think)
+            if time.monotonic() + pause >= until:
+                return
+            time.sleep(pause)
         while True:
             pause = self.rng.uniform(*self.think)
             if time.monotonic() + pause >= until:
@@ -712,7 +737,7 @@ class Line:
             f"{len(t.loads)}: " + " / ".join(f"{v:.2f}" for v in ld),
             f"{len(t.returns)}: " + " / ".join(f"{v:.2f}" for v in rt),
             str(len(t.errors)),
-            str(t.refused),
+            f"{t.refused} ({t.pages_refused})",
             str(t.retried),
             f"{self.cpu.burst:.1f}: {self.cpu.burst_server:.1f} / {self.cpu.burst_client:.1f}",
             f"{self.cpu.server:.0f} / {self.cpu.client:.0f}",
@@ -729,7 +754,7 @@ HEADER = [
     "first visits: page load p50 / p95 / p99 s",
     "returning: page load p50 / p95 s",
     "errors",
-    "refused (busy)",
+    "refused (busy) (of which page loads refused whole)",
     "resent (closed keep-alive)",
     "first visits: all ended at s: CPU s server / load generator",
     "whole run: CPU s server / load generator",

@@ -70,6 +70,8 @@ __all__ = [
     "ARRIVAL",
     "LIGHT",
     "REFUSED",
+    "PAGE_REFUSED",
+    "PAGE_WAVES",
     "BUSY_MESSAGE",
     "FIRST_GUESS",
     "HALF_LIFE",
@@ -106,6 +108,13 @@ LIGHT_SECONDS = 0.2
 ARRIVAL = "ratings.arrival"
 LIGHT = "ratings.light"
 REFUSED = "ratings.refused"
+#: WSGI environ key set by the threaded worker on a page's HTML request that it judged too late to serve
+#: (:meth:`Gate.page_refused`).
+PAGE_REFUSED = "ratings.page_refused"
+#: Requests of a page load waited in turn: the page's HTML, its scripts, layout and dependencies, then its callbacks
+#: come in about 8 waves, each waiting about as long as the first on a busy light lane (benchmarks/load.py's
+#: recording: 41 requests in 8 waves).
+PAGE_WAVES = 8
 #: Kinds remembered per process (the output names come from requests, so their number is bounded here).
 MAX_KINDS = 512
 
@@ -203,6 +212,18 @@ class Gate:
         except settings.SettingError as exc:
             raise SystemExit(str(exc)) from None
         return cls(budget if budget > 0 else float("inf"))
+
+    def page_refused(self, queued: float) -> bool:
+        """Whether a page load whose HTML request waited ``queued`` seconds before a thread began it is refused as a
+        whole.  Under real overload every request of a page load waits a little less than the budget, so none is
+        refused while the load takes many budgets (200 visitors: 15-25 s, no refusal); the page's first request
+        says how long each wave will wait, so when :data:`PAGE_WAVES` waves of that wait pass the budget the
+        visitor is told at once, one request spent, instead of waiting with everyone else."""
+        refused = queued * PAGE_WAVES > self.budget
+        if refused:
+            with self._lock:
+                self.refused += 1
+        return refused
 
     def _fade(self, cost: _Cost) -> float:
         """The weight left to what was learnt at ``cost.at`` (1 just measured, 1/2 a half-life later)."""

@@ -72,17 +72,40 @@ class Loaded:
 
 
 class LRU(Generic[T]):
-    """A small thread-safe least-recently-used cache of pure results.
+    """A small thread-safe least-recently-used cache of pure results, bounded by count and, given ``weigh`` (the
+    bytes a value holds), by ``max_bytes`` (the newest value is kept whatever its size).
 
     Several callbacks of one page update ask for the same value at once; the first computes it and the others
     wait for that result instead of computing it again (a per-key lock).
     """
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, *, max_bytes: int | None = None, weigh: Callable[[T], int] | None = None) -> None:
         self._max = maxsize
+        self._max_bytes = max_bytes
+        self._weigh = weigh
         self._items: OrderedDict[Hashable, T] = OrderedDict()
+        self._bytes: dict[Hashable, int] = {}
         self._lock = ForkSafeLock()
         self._making: dict[Hashable, ForkSafeLock] = {}
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the values, as ``weigh`` counts them (0 without it)."""
+        with self._lock:
+            return sum(self._bytes.values())
+
+    def _store(self, key: Hashable, value: T) -> None:
+        """Put ``value`` as the newest and drop the oldest past either bound (under ``self._lock``)."""
+        self._items[key] = value
+        self._items.move_to_end(key)
+        if self._weigh is not None:
+            self._bytes[key] = self._weigh(value)
+        total = sum(self._bytes.values())
+        while len(self._items) > self._max or (
+            self._max_bytes is not None and total > self._max_bytes and len(self._items) > 1
+        ):
+            old, _ = self._items.popitem(last=False)
+            total -= self._bytes.pop(old, 0)
 
     def get(self, key: Hashable) -> T | None:
         with self._lock:
@@ -109,22 +132,18 @@ class LRU(Generic[T]):
                 with self._lock:
                     self._making.pop(key, None)
             with self._lock:
-                self._items[key] = value
-                while len(self._items) > self._max:
-                    self._items.popitem(last=False)
+                self._store(key, value)
         return value
 
     def put(self, key: Hashable, value: T) -> None:
         """Store ``value`` under ``key`` (replacing what was there) as the most recently used."""
         with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._max:
-                self._items.popitem(last=False)
+            self._store(key, value)
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._bytes.clear()
 
 
 _HISTORIES: LRU[Loaded] = LRU(32)

@@ -223,7 +223,8 @@ VARIABLES: tuple[Variable, ...] = (
         "busy_seconds",
         "number",
         5.0,
-        "A callback that could not finish within this many seconds, queue included, is refused at once (0: never).",
+        "A callback that could not finish within this many seconds, queue included, is refused at once, and a page "
+        "load whose first request waited an eighth of it is refused whole (0: never).",
         0,
     ),
     Variable("RATINGS_LIGHT_THREADS", "light_threads", "whole", 4, "Threads per worker that serve pages.", 1, 64),

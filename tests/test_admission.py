@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from sources.admission import FIRST_GUESS, LIGHT_SECONDS, Gate, process_gate, queued_seconds
+from sources.admission import FIRST_GUESS, LIGHT_SECONDS, PAGE_WAVES, Gate, process_gate, queued_seconds
 
 
 @pytest.mark.parametrize(
@@ -160,6 +160,19 @@ def test_a_light_request_that_already_waited_the_whole_budget_is_refused() -> No
     for done in (heavy, early):
         gate.leave(done)
     assert gate.enter("leaderboard", 2.1, may_refuse=False) is None, "idle or not: its answer would come too late"
+
+
+def test_a_page_whose_first_request_waited_an_eighth_of_the_budget_is_refused_whole() -> None:
+    # Issue 30 (200 users, long waits, no refusals): a page load is ~8 waves of requests, each waiting about as long
+    # as its first; by hand, with a 4 s budget and 8 waves, a first wait of 0.5 s predicts 4 s: the edge.
+    assert PAGE_WAVES == 8
+    gate = Gate(budget=4.0, clock=_Clock())
+    assert gate.page_refused(0.0) is False
+    assert gate.page_refused(0.49) is False
+    refused = gate.refused
+    assert gate.page_refused(0.51) is True
+    assert gate.refused == refused + 1
+    assert Gate(budget=float("inf")).page_refused(3600.0) is False, "refusals off (RATINGS_BUSY_SECONDS=0)"
 
 
 def test_one_gate_per_process() -> None:

@@ -175,3 +175,44 @@ def test_a_queue_of_light_requests_is_refused_once_it_waited_the_budget(narrow_l
     for body in refused:
         assert body["response"] == {} and body["sideUpdate"]["page-error"]["children"] == BUSY_MESSAGE
     print(f"\n200 light changes on one light thread: {len(served)} served, {len(refused)} refused as busy")
+
+
+def test_page_loads_are_refused_whole_while_the_light_lane_is_overloaded(narrow_light_lane: str) -> None:
+    # Issue 30: 200 visitors waited long and none was told; the first request of a page load (its HTML) that waited
+    # past an eighth of the budget (0.5 s / 8) is answered at once with the busy page, so that visitor's other 40
+    # requests never join the queue; once the queue is gone the page is served again.
+    from web.security import BUSY_PAGE
+
+    poker = {"kind": "sample", "name": "poker"}
+
+    def change(k: int) -> int:
+        settings = {"system": "multielo", "params": {"k": k}}
+        client = HttpClient(narrow_light_lane, timeout=60)
+        return post(
+            client, "standings-leaderboard", {"data-source.data": poker, "params-settings.data": settings}
+        ).status_code
+
+    def page(_: int) -> tuple[int, str, bool]:
+        time.sleep(0.3)  # the flood is queued by now
+        response = HttpClient(narrow_light_lane, timeout=60).get("/")
+        return response.status_code, response.get_data(as_text=True), "Retry-After" in response.headers
+
+    assert change(10) == 200  # measured: the kind is light from now on
+    with concurrent.futures.ThreadPoolExecutor(max_workers=80) as pool:
+        flood = [pool.submit(change, k) for k in range(11, 161)]
+        pages = list(pool.map(page, range(20)))
+    assert {done.result() for done in flood} == {200}
+    refused = [text for status, text, busy in pages if status == 503]
+    served = [text for status, text, busy in pages if status == 200]
+    assert len(refused) + len(served) == len(pages), [status for status, _, _ in pages]
+    assert refused, "20 pages behind 150 changes on one light thread cannot start within 0.06 s: they are refused"
+    assert all(text == BUSY_PAGE for text in refused)
+    assert all(busy for status, _, busy in pages if status == 503)
+    assert all('id="react-entry-point"' in text for text in served)
+    deadline = time.monotonic() + 30
+    while True:  # normal service within seconds once the queue has drained
+        status, text, _ = page(0)
+        if status == 200 or time.monotonic() > deadline:
+            break
+    assert status == 200 and 'id="react-entry-point"' in text
+    print(f"\n20 page loads behind 150 light changes: {len(served)} served, {len(refused)} refused whole")

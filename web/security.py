@@ -35,10 +35,27 @@ from layouts.ids import Page
 from ratings import ComputationError, ParameterError, UnknownSystemError
 from ratings.io import MAX_BYTES
 from sources import answers
-from sources.admission import ARRIVAL, BUSY_MESSAGE, LIGHT, REFUSED, Arrival, process_gate, queued_seconds
+from sources.admission import (
+    ARRIVAL,
+    BUSY_MESSAGE,
+    LIGHT,
+    PAGE_REFUSED,
+    REFUSED,
+    Arrival,
+    process_gate,
+    queued_seconds,
+)
 from web.guard import banner_answer
 
-__all__ = ["MAX_REQUEST_BYTES", "busy_answer", "callback_error", "content_security_policy", "protect"]
+__all__ = [
+    "BUSY_PAGE",
+    "MAX_REQUEST_BYTES",
+    "busy_answer",
+    "busy_page",
+    "callback_error",
+    "content_security_policy",
+    "protect",
+]
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +111,8 @@ def protect(app: Dash, *, debug: bool = False) -> None:
 
     @server.before_request
     def _admit() -> Response | None:
+        if request.environ.get(PAGE_REFUSED) is True:  # judged by the threaded worker (serving.py)
+            return busy_page()
         if request.method != "POST" or request.path != update or "job" in request.args:
             return None  # pages, scripts and background-job polls are never refused
         body = request.get_json(silent=True)
@@ -137,6 +156,21 @@ def protect(app: Dash, *, debug: bool = False) -> None:
     # setup done before doing it, so a thread of a threaded worker answering at the same time saw no script
     # registered and answered 500.
     server.test_client().get(prefix)
+
+
+#: The page a visitor gets when the server refuses a whole page load (:func:`busy_page`).
+BUSY_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Busy: game-group ratings</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><p>The server is busy: too many people are opening the page at once. Please <a href="">try again</a> in a few
+seconds.</p></body></html>
+"""
+
+
+def busy_page() -> Response:
+    """A page load refused whole: a short page saying so, 503 with ``Retry-After`` (nothing else of the page is
+    fetched)."""
+    return Response(BUSY_PAGE, status=503, mimetype="text/html", headers={"Retry-After": "10"})
 
 
 def busy_answer() -> Response:

@@ -13,7 +13,11 @@ waited behind it.  This worker changes what happens between the main loop and th
    pages, scripts, assets, layout, dependencies, background-job polls, and callbacks whose kind the gate has seen
    to be light (they read memoised results: :meth:`sources.admission.Gate.is_light`), and any callback whose answer
    the shared memo of answers holds (:mod:`answer_memo`: the answer is found here and sent as stored).
-3. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
+3. **A page refused whole.**  A page's HTML request (:func:`is_page`) that waited on the light lane's queue so long
+   that the page's ~8 waves of requests would pass the budget, with a round of the lane's work still queued behind
+   it, is answered at once with a short busy page (503, ``Retry-After``) instead of letting the visitor's 40
+   requests join the queue (:meth:`sources.admission.Gate.page_refused`).
+4. **Heavy lane, judged on arrival.**  Any other callback is judged by the process's gate at once
    (:meth:`sources.admission.Gate.arrive`: the time it already waited, the work running, the heavy work admitted
    but not begun, and its own expected time).  When it could not finish within ``RATINGS_BUSY_SECONDS`` it is
    refused at once on the light lane with the busy answer the page understands (:func:`security.busy_answer`);
@@ -44,7 +48,7 @@ from typing import Any
 from gunicorn.workers import gthread
 
 from sources import settings
-from sources.admission import ARRIVAL, LIGHT, REFUSED, Arrival, process_gate
+from sources.admission import ARRIVAL, LIGHT, PAGE_REFUSED, REFUSED, Arrival, process_gate
 from sources.answers import ENVIRON as ANSWER
 from sources.answers import Found, Missed, encoding_for
 
@@ -52,6 +56,7 @@ __all__ = [
     "HEADER",
     "ThreadWorker",
     "callback_kind",
+    "is_page",
     "light_threads",
     "make_ready",
     "memoised",
@@ -147,6 +152,16 @@ def _header(req: Any, name: str) -> str | None:
     return next((value for key, value in req.headers if key.upper() == name), None)
 
 
+#: Paths of everything a page fetches after its HTML (Dash's routes, the assets, the favicon).
+_NOT_PAGES = ("/_dash-", "/_reload", "/_favicon", "/assets/")
+
+
+def is_page(req: Any) -> bool:
+    """Whether ``req`` asks for a page's HTML: the first request of a page load (a GET of any other path than Dash's
+    routes and the assets: Dash serves its page at every path, and a group's page at ``/g/<slug>``)."""
+    return req.method == "GET" and not req.path.startswith(_NOT_PAGES)
+
+
 def callback_kind(req: Any) -> str | None:
     """The outputs a callback request asks for (Dash's ``output``), ``""`` for a callback whose body is too large to
     read here or unreadable, None for any other request (a page, a script, a background-job poll)."""
@@ -200,7 +215,11 @@ class ThreadWorker(gthread.ThreadWorker):
     """gunicorn's ``gthread`` worker with a light lane and arrival judgement (see the module docstring)."""
 
     def init_process(self) -> None:
-        self.light_pool = futures.ThreadPoolExecutor(light_threads(), thread_name_prefix="light")
+        self.light_count = light_threads()
+        self.light_pool = futures.ThreadPoolExecutor(self.light_count, thread_name_prefix="light")
+        #: Connections handed to the light lane that no light thread has begun yet.
+        self.light_queued = 0
+        self._queued_lock = threading.Lock()
         self.gate = process_gate()
         self.gate.unmeasured_at_once = max(int(self.cfg.threads), 1)  # one round of the heavy lane
         super().init_process()
@@ -217,6 +236,8 @@ class ThreadWorker(gthread.ThreadWorker):
 
     def enqueue_req(self, conn: Any) -> None:
         conn.ratings_queued_at = time.time()
+        with self._queued_lock:
+            self.light_queued += 1
         fs = self.light_pool.submit(self._dispatch, conn)
         fs.add_done_callback(lambda fut: self._finish(conn, fut))
 
@@ -235,6 +256,9 @@ class ThreadWorker(gthread.ThreadWorker):
 
     def _dispatch(self, conn: Any) -> Any:
         """On a light thread: read the request's head, then serve it here, refuse it, or hand it to the heavy lane."""
+        with self._queued_lock:
+            self.light_queued -= 1
+            behind = self.light_queued
         try:
             if not conn.initialized and not conn.data_ready and not conn.wait_for_data(0):
                 # Nothing sent yet (a browser's spare connection): wait on the poller, not on a thread.
@@ -251,7 +275,12 @@ class ThreadWorker(gthread.ThreadWorker):
             return self.handle(conn)
         conn.parser = _Replay(conn, req)
         if kind is None:
-            conn.ratings_verdict = {}
+            # Only with the lane saturated (a round of its threads' work still queued behind this request): a wait
+            # alone may be the machine's scheduler, not a queue that this page's other 40 requests would join.
+            waited = max(time.time() - conn.ratings_queued_at, 0.0)
+            saturated = behind >= self.light_count
+            late = is_page(req) and saturated and self.gate.page_refused(waited)
+            conn.ratings_verdict = {PAGE_REFUSED: True} if late else {}
             return self.handle(conn)
         if isinstance(found, Found):  # answered from the shared memo, at once
             conn.ratings_verdict = {ANSWER: found}
