@@ -358,8 +358,11 @@ def _first_not_finite(out: Replay, start: int, stop: int) -> int | None:
     if stop <= start:
         return None
     s, e = int(out.offsets[start]), int(out.offsets[stop])
-    bad = ~(np.isfinite(out.before[s:e]) & np.isfinite(out.after[s:e]))
-    return int(out.history.flat_game[s + int(np.argmax(bad))]) if bad.any() else None
+    before, after = out.before[s:e], out.after[s:e]
+    if np.isfinite(before).all() and np.isfinite(after).all():
+        return None
+    bad = ~(np.isfinite(before) & np.isfinite(after))
+    return int(out.history.flat_game[s + int(np.argmax(bad))])
 
 
 def _not_finite(history: GameHistory, g: int) -> ComputationError:
