@@ -367,6 +367,24 @@ def _cap(checkpoints: list[Checkpoint]) -> None:
         checkpoints.pop(0)
 
 
+def _first_not_finite(out: Replay, start: int, stop: int) -> int | None:
+    """The first of games ``start`` to ``stop`` of the whole replay ``out`` with a rating before or after it that is
+    not finite (None if there is none)."""
+    if stop <= start:
+        return None
+    s, e = int(out.offsets[start]), int(out.offsets[stop])
+    before, after = out.before[s:e], out.after[s:e]
+    if np.isfinite(before).all() and np.isfinite(after).all():
+        return None
+    bad = ~(np.isfinite(before) & np.isfinite(after))
+    return int(out.history.flat_game[s + int(np.argmax(bad))])
+
+
+def _not_finite(history: GameHistory, g: int) -> ComputationError:
+    """The error of a replay whose ratings stop being finite at game ``g``."""
+    return ComputationError("a rating became infinite or undefined; try less extreme settings", g, history.games[g].id)
+
+
 def _grafted(saved: State, fresh: State, known: int) -> State | None:
     """The state of a longer player list: the first ``known`` players as ``saved`` has them, the rest fresh.
 
@@ -494,36 +512,24 @@ class RatingSystem(ABC):
                 assert resume is not None
                 self._copy_prefix(resume, out, int(history.offsets[start]))
             spacing = max(CHECKPOINT_MIN_SPACING, -(-history.n_games // CHECKPOINT_COUNT))
-            try:
-                a = start
-                while a < history.n_games:
-                    if a % spacing == 0 and a > start:
-                        checkpoints.append(Checkpoint(a, {k: v.copy() for k, v in state.items()}))
-                        _cap(checkpoints)
-                    if a in seasons:
-                        self._season_start(state)  # after the checkpoint: a resumed replay applies it again
-                    b = min((a // spacing + 1) * spacing, history.n_games)
-                    later = seasons[seasons > a]
-                    if len(later):
-                        b = min(b, int(later[0]))
-                    if self.batch_teams:
-                        self._replay(state, out.window(a, b))
-                    else:
-                        self._replay_teams_aside(state, out, a, b)
-                    a = b
-                    if progress is not None:
-                        progress(a, history.n_games)
-            except (ArithmeticError, ValueError):
-                out.before[:] = np.nan
-            if not (np.isfinite(out.before).all() and np.isfinite(out.after).all()):
-                # A kernel reports a failure by non-finite ratings or an exception, without the game;
-                # the per-game path says what failed and where.
-                return self._run(history, per_game=True)
-        if not (np.isfinite(out.before).all() and np.isfinite(out.after).all()):
-            first = int(np.argmax(~(np.isfinite(out.before) & np.isfinite(out.after))))
-            g = int(history.flat_game[first])
-            reason = "a rating became infinite or undefined; try less extreme settings"
-            raise ComputationError(reason, g, history.games[g].id)
+            a = start
+            while a < history.n_games:
+                if a % spacing == 0 and a > start:
+                    checkpoints.append(Checkpoint(a, {k: v.copy() for k, v in state.items()}))
+                    _cap(checkpoints)
+                if a in seasons:
+                    self._season_start(state)  # after the checkpoint: a resumed replay applies it again
+                b = min((a // spacing + 1) * spacing, history.n_games)
+                later = seasons[seasons > a]
+                if len(later):
+                    b = min(b, int(later[0]))
+                self._replay_stretch(state, out, a, b)
+                a = b
+                if progress is not None:
+                    progress(a, history.n_games)
+        g = _first_not_finite(out, 0, history.n_games)
+        if g is not None:
+            raise _not_finite(history, g)
         everyone = np.arange(history.n_players)
         return RatingRun(
             system=self.name,
@@ -586,6 +592,48 @@ class RatingSystem(ABC):
             before, after = resume.extras[k]
             out.extras_before[k][:entries] = before[:entries]
             out.extras_after[k][:entries] = after[:entries]
+
+    def _replay_stretch(self, state: State, out: Replay, a: int, b: int) -> None:
+        """Games ``a`` to ``b`` of the whole replay ``out`` through the batch hooks; a game the kernel fails goes
+        alone through the per-game hooks, and the kernel goes on after it.
+
+        A kernel reports a failure by non-finite ratings or an exception, without naming the game.  The state
+        before the stretch is copied and put back on a failure; then the games before the first non-finite rating
+        go through the kernel again, that game through the per-game hooks (the reference path, which rates it or
+        says what failed there), and the kernel takes the rest of the stretch.  After an exception, which names no
+        game, the stretch goes through the per-game hooks.  Either way the slow path replays at most this stretch
+        (the games between two checkpoints), never the history from its start.
+        """
+
+        def kernel(lo: int, hi: int) -> None:
+            if self.batch_teams:
+                self._replay(state, out.window(lo, hi))
+            else:
+                self._replay_teams_aside(state, out, lo, hi)
+
+        while a < b:
+            kept = {k: v.copy() for k, v in state.items()}
+            try:
+                kernel(a, b)
+                failing = _first_not_finite(out, a, b)
+                if failing is None:
+                    return
+            except (ArithmeticError, ValueError):
+                failing = None
+            state.clear()  # the state before the stretch (a kernel may replace an array, not only fill it)
+            state.update(kept)
+            if failing is None:  # no game named
+                stop = b
+                self._replay_per_game(state, out, a, stop)
+            else:
+                stop = failing + 1
+                if failing > a:
+                    kernel(a, failing)
+                self._replay_per_game(state, out, failing, stop)
+            g = _first_not_finite(out, a, stop)
+            if g is not None:  # not finite in the reference path either
+                raise _not_finite(out.history, g)
+            a = stop
 
     def _replay_teams_aside(self, state: State, out: Replay, start: int, stop: int) -> None:
         """Games ``start`` to ``stop`` of the whole replay ``out``: runs of free-for-all games through the batch

@@ -131,6 +131,47 @@ def test_what_the_general_reader_reports_or_merges_is_left_to_it(name: str) -> N
         assert any(where in w for w in result.warnings)
 
 
+#: Players of many widths and scripts, who return across chunks (read two rows at a time below).
+MANY_NAMES = (
+    "game,player,place\ng1,Zo\u00eb,1\ng1,Bob,2\ng1,\u674e\u660e,3\ng2,Bob,1\ng2,\u0141ukasz Nowak,2\ng2,Zo\u00eb,3\n"
+    "g3,\u674e\u660e,1\ng3,Al,2\ng3,\u0141ukasz Nowak,3\ng4,Al,1\ng4,Zo\u00eb,DNF\n"
+)
+
+
+def test_players_across_chunks_of_other_widths_are_matched_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The player column's texts are matched as fixed-width arrays hashed chunk by chunk (``_ManyDistinct``): names of
+    other lengths and scripts, met again in later chunks, give the general reader's history."""
+    import ratings.io.columns as columns
+
+    monkeypatch.setattr(columns, "CHUNK_ROWS", 2)
+    data = MANY_NAMES.encode("utf-8")
+    fast = read_long_columns(data, "t.csv", None)
+    assert fast is not None
+    _same(fast.history, _general(data, "t.csv").history)
+
+
+def test_two_names_of_one_hash_make_the_column_reader_decline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a hash base of 1 a text's hash is the sum of its code points, so 'Ab' and 'bA' collide: the check of
+    every cell against the text its code stands for declines (the general reader then keeps them apart)."""
+    import ratings.io.columns as columns
+
+    data = b"game,player,place\ng,Ab,1\ng,bA,2\n"
+    assert read_long_columns(data, "t.csv", None) is not None  # the real hash tells them apart
+    monkeypatch.setattr(columns, "_HASH_BASE", np.uint64(1))
+    assert read_long_columns(data, "t.csv", None) is None
+    assert read_file(data, filename="t.csv").history.players == ("Ab", "bA")
+
+
+def test_a_nul_byte_anywhere_makes_the_column_reader_decline(tmp_path: Path) -> None:
+    """Fixed-width texts drop a trailing NUL, so a file holding one (beyond the header's prefix too) is left to the
+    general reader."""
+    rows = "".join(f"g{i},p{i % 7},{i % 5 + 1}\n" for i in range(20_000))
+    path = tmp_path / "nul.csv"
+    path.write_bytes(("game,player,place\n" + rows).encode() + b"g,Ann\x00,1\n")
+    assert read_long_columns(path, "nul.csv", None) is None
+    assert read_long_columns(("game,player,place\n" + rows).encode(), "ok.csv", None) is not None
+
+
 def _long_csv(path: Path, rows: int) -> None:
     """About ``rows`` rows of games of 20 among 20,000 players, one dated game a day, the last of each a DNF."""
     rng = np.random.default_rng(7)

@@ -347,6 +347,53 @@ def test_a_failing_kernel_reports_as_the_per_game_path(name: str, params: dict[s
     assert batch.value.game == reference.value.game
 
 
+def _poison(system: RatingSystem, game: int, *, raising: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``system``'s kernel fail at ``game`` (of a history with no team game) as a failing kernel does: its
+    players' state and ratings turn NaN there and the kernel goes on (``raising``: it raises instead, naming no
+    game).  The per-game hooks, which the fallback hands the game to, are left as they are."""
+    kernel = system._replay
+
+    def replay(state: dict[str, np.ndarray], window: Any) -> None:
+        lo, hi = window.first, window.first + window.n_games
+        if not lo <= game < hi:
+            kernel(state, window)
+            return
+        if raising:
+            raise FloatingPointError("a poisoned kernel")
+        whole = window.whole
+        kernel(state, whole.window(lo, game))
+        s, e = int(whole.offsets[game]), int(whole.offsets[game + 1])
+        for values in state.values():
+            if values.dtype.kind == "f":
+                values[whole.players[s:e]] = np.nan
+        whole.before[s:e] = np.nan
+        whole.after[s:e] = np.nan
+        kernel(state, whole.window(game + 1, hi))
+
+    monkeypatch.setattr(system, "_replay", replay)
+
+
+@pytest.mark.parametrize("name", ["multielo", "trueskill", "elo-mmr"])
+@pytest.mark.parametrize("raising", [False, True])
+def test_a_kernel_failing_late_sends_only_its_game_to_the_per_game_hooks(
+    name: str, raising: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel that fails at game 900 of 1,000 (non-finite ratings, or an exception) hands the per-game hooks that
+    game alone (after an exception, which names no game: the 64 games between its two checkpoints), not the whole
+    history, and the run still agrees with the per-game replay (the reference) to 1e-9."""
+    history = random_history(5, n_games=1000)
+    system = create(name)
+    _poison(system, 900, raising=raising, monkeypatch=monkeypatch)
+    seen: list[int] = []
+    prepare = system._prepare
+    monkeypatch.setattr(system, "_prepare", lambda state, game: (seen.append(game.index), prepare(state, game)))
+    fast = system.rate(history)
+    assert seen == (list(range(896, 960)) if raising else [900])
+    monkeypatch.undo()
+    assert_agree(system, history, fast)
+    assert fast.checkpoints  # the batch replay's own run, with its checkpoints (the per-game path keeps none)
+
+
 def test_thurstonian_kernel_computes_games_of_256_players(monkeypatch: pytest.MonkeyPatch) -> None:
     """The growth benchmark's largest games (256 players, one with a tie): the kernel computes every one
     (the per-game path overflowed here before the grid's step shrank with the crowd) and agrees with it."""

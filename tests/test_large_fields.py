@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ratings import Entry, Game, GameHistory, create
+from ratings import ComputationError, Entry, Game, GameHistory, create
 
 from .test_kernels import assert_agree
 
@@ -66,3 +66,45 @@ def test_large_field_is_finite_and_equals_the_reference(history: GameHistory, na
     assert np.isfinite(run.after).all()
     assert np.isfinite(run.before).all()
     assert_agree(system, history, run)
+
+
+def crowd_history(players: int) -> GameHistory:
+    """Two games of the same ``players``, places from skill plus noise (no ties, which the kernel would hand to the
+    per-game hooks beyond its enumeration), 1% DNFs."""
+    rng = np.random.default_rng(players)
+    skill = rng.normal(0.0, 1.0, players)
+    games = []
+    for g in range(2):
+        place = np.empty(players, dtype=int)
+        place[np.argsort(-(skill + rng.normal(0.0, 1.0, players)))] = np.arange(1, players + 1)
+        dnf = set(rng.choice(players, players // 100, replace=False).tolist())
+        order = rng.permutation(players)
+        games.append(Game(f"g{g}", tuple(Entry(f"p{i:04d}", None if i in dnf else int(place[i])) for i in order)))
+    return GameHistory(games)
+
+
+def test_thurstonian_kernel_rates_a_crowd_of_600_and_equals_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """600 players: the kernel computes both games (none handed to the per-game hooks), finite and equal to the
+    reference.  Before the grid's cost bound stopped widening the step past the crowd's stability limit, the step
+    here gave n h = 5 (the messages diverge from n h of about 2-3; accuracy against independent order statistics
+    up to 1,000 players: tests/test_thurstonian.py)."""
+    history = crowd_history(600)
+    system = create("thurstonian")
+    calls: list[int] = []
+    play = system._play
+    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
+    run = system.rate(history)
+    assert calls == []
+    assert np.isfinite(run.after).all()
+    assert np.ptp(run.after[:600]) > 0.1  # the game moved its players
+    monkeypatch.undo()
+    assert_agree(system, history, run)
+
+
+def test_thurstonian_refuses_a_field_beyond_its_grid_and_says_so(history: GameHistory) -> None:
+    """4,096 players need a grid of about 170 million points at the stable step: refused at the first game with
+    an error saying why, not computed on a step that lets the messages diverge."""
+    system = create("thurstonian")
+    with pytest.raises(ComputationError, match="a game of 4096 players needs a grid of") as error:
+        system.rate(history)
+    assert error.value.game == 0

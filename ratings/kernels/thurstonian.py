@@ -16,7 +16,8 @@ the orderings are few enough to enumerate (groups of at most
 Declined (replayed through the per-game hooks): games with more orderings than that (the
 reference samples a fixed-seed design) and the rare orders whose messages do not fit the scaled
 representation (the reference's logarithmic computation: many players reversing a spread of 30
-or more).
+or more, or crowds of more than about 650 players), and games whose grid exceeds
+:data:`~ratings.systems.thurstonian.MAX_CELLS` (the reference refuses them with its error).
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
 from ratings.systems._orders import EXACT_GROUP, MAX_ROWS, SAME_RATING
-from ratings.systems.thurstonian import CONSISTENCY, CORRECTION, MAX_SPREAD, ROW_BUDGET, SMALLEST_SUM
+from ratings.systems.thurstonian import (
+    CONSISTENCY,
+    CORRECTION,
+    MAX_CELLS,
+    MAX_SPREAD,
+    ROW_BUDGET,
+    SMALLEST_SUM,
+)
 
 __all__ = ["thurstonian_gradient"]
 
@@ -234,7 +242,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     when it is next multiplied rather than in a pass of its own.
     """
     lo, step, g, scaled = _plan(r, chain, bottom)
-    if not scaled:
+    if not scaled or len(r) * g > MAX_CELLS:  # the reference refuses a game beyond MAX_CELLS with its error
         return False
     m = len(chain)
     nb = len(bottom)

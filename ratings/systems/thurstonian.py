@@ -33,7 +33,12 @@ about ``n h |x|`` per step in its lower tail, and once that passes 2-3 the quadr
 amplify the tail's error at each of the ``n`` integrations (256 equal players: the likelihood's last
 sum came out negative).  ``CROWD_WEIGHT * (n - CROWD_FREE)`` is added to the denominator, which
 keeps ``n h`` near 1.2 (32 to 256 equal players: the gradient within 1e-6 of the expected normal
-order statistics, tests), and leaves games of up to 30 players on the calibrated step.
+order statistics, 1,000 within 1e-5, tests), and leaves games of up to 30 players on the calibrated step.
+The bound on the grid's cost (:data:`MAX_POINTS`) never widens the step past that limit, so a crowd's grid
+grows as the square of its size, and a game beyond :data:`MAX_CELLS` (about 1,400 players) is refused.
+From about 650 players the scaled messages no longer hold the performances' region: a forward message
+there is about ``Phi^k`` of its largest value, and a coincidence's product of two such rows falls below
+:data:`SMALLEST_SUM`, so those games are computed in logarithms (slower; the kernel declines them).
 
 Quadrature.  Every cumulative integral is the running sum corrected by the Euler-Maclaurin
 formula, ``int_{-inf}^{x_j} f = h (S_j - f_j / 2 - sum_k w_k (f_{j+k} - f_{j-k}))``, whose
@@ -110,11 +115,18 @@ CORRECTION = (
 #: Bound on players x grid points of one order: the grid never grows past it, whatever the
 #: ratings (a runaway learning rate spreads them without limit).  Up to a spread of 40 among 30
 #: players the calibrated step fits (the accuracy above holds); beyond, the step widens so that the
-#: cost stays bounded, and the result degrades smoothly instead.
+#: cost stays bounded, and the result degrades smoothly instead (never past a crowd's stability limit:
+#: see MAX_CELLS).
 MAX_POINTS = 1_000_000
 #: Beyond this many players the step shrinks with the crowd too (see the module docstring).
 CROWD_FREE = 30
 CROWD_WEIGHT = 0.5
+#: Largest players x grid points of a game that is computed.  MAX_POINTS widens the step only up to the
+#: crowd's stability limit (a wider step let the messages grow past the quadrature's stability from about
+#: 330 players: n h = 2.0 at 400 players, 13.6 at 1,000, where the gradient came out as 4e24), so a crowd's
+#: grid grows as the square of its size (about 10 n^2 points); this bounds its memory (three rows of this
+#: many doubles, 480 MB): about 1,400 players at usual ratings.  A larger game is refused with an error.
+MAX_CELLS = 20_000_000
 #: Bound on orderings x players x grid points when ties are averaged.
 ROW_BUDGET = 400_000
 #: Widest rating spread within one game that the model is computed for.  Ratings 60 performance
@@ -243,7 +255,9 @@ def grid_plan(ratings: np.ndarray, chain: np.ndarray, bottom: np.ndarray) -> tup
     players = len(chain) + len(bottom)
     crowd = CROWD_WEIGHT * max(players - CROWD_FREE, 0)
     step = STEP_SCALE / (players ** (2.0 / 3.0) + PRESSURE_WEIGHT * pressure + crowd)
-    step = max(step, (hi - lo) * players / MAX_POINTS)
+    # Widened to bound the cost, but never beyond the crowd's stability limit (``n h`` near 1.4).
+    stable = STEP_SCALE / crowd if crowd > 0.0 else math.inf
+    step = max(step, min((hi - lo) * players / MAX_POINTS, stable))
     # Can every density row, and the DNFs' product of distribution functions, be held divided by
     # its largest value without underflowing?  (A parabola's range on [lo, hi] is set by its ends;
     # -log Phi(z) <= z^2 / 2 + log(sqrt(2 pi) (1 + |z|)) for z <= 0.)
@@ -492,10 +506,16 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
     if not split.has_ties and len(split.dnf) == 0 and len(ratings) == 2:
         return _two_player_gradient(ratings, int(split.groups[0][0]), int(split.groups[1][0]))
     first = np.concatenate(split.groups)
+    points = grid_plan(ratings, *_event(first, split.dnf))[2]
+    if len(ratings) * points > MAX_CELLS:
+        raise ComputationError(
+            f"a game of {len(ratings)} players needs a grid of {len(ratings) * points:,} points (at most "
+            f"{MAX_CELLS:,} are computed, about 1,400 players at usual ratings): the Thurstonian model does not "
+            "rate fields this large"
+        )
     if not split.has_ties:
         return order_log_likelihood(ratings, first, split.dnf)[1]
     # Bound the ordering rows so that orderings x players x grid stays near ROW_BUDGET (large games).
-    points = grid_plan(ratings, *_event(first, split.dnf))[2]
     rows, weights, exact = tie_orderings(
         split, ratings, max_rows=int(np.clip(ROW_BUDGET / (len(ratings) * points), 2, MAX_ROWS))
     )
