@@ -4,6 +4,7 @@ games, on SQLite and on a real PostgreSQL started by the suite (tests/postgres_s
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 
 import pytest
@@ -107,6 +108,52 @@ def test_recorded_games_make_the_history_the_rating_systems_read(session: Sessio
     expected = create("multielo").rate(history).final
     assert list(create("multielo").rate(service.history(session, catan)).final) == list(expected)
     assert session.scalar(select(Player).where(Player.key == "bob")) is not None
+
+
+ARRAYS = ("offsets", "flat_player", "flat_rank", "flat_dnf", "flat_place", "flat_position", "flat_game", "flat_team")
+
+
+def _same_history(got, expected) -> None:  # type: ignore[no-untyped-def]
+    for name in (*ARRAYS, "flat_weight", "team_game"):
+        assert getattr(got, name).tolist() == getattr(expected, name).tolist(), name
+    assert got.players == expected.players and got.games == expected.games and got.warnings == expected.warnings
+
+
+def test_a_title_read_as_columns_is_the_history_its_records_give(session: Session) -> None:
+    """The database read into flat arrays (service.history) against the same rows read as long-shape records by the
+    readers' rule (ratings.GameHistory.from_records): ties, DNFs, a one-player game, a game recorded late for a past
+    date (played in date order), a deleted game left out, a corrected one; then the racing sample (the library's
+    bundled file, 1,000s of entries) imported whole."""
+    from ratings import Entry, GameHistory
+    from sources.record import NewGame
+
+    group, catan, games = _three_games(session)
+    service.record_game(session, catan, new_game("2024-01-08", [("Dee", 1), ("ann", 2), ("Bob", 2)]), who="a")
+    alone = NewGame(dt.date(2024, 1, 20), (Entry("Eve", 1),))  # imported files may hold one (a warning)
+    service.record_game(session, catan, alone, who="a")
+    service.delete_game(session, games[1].id, who="a")
+    service.correct_game(session, games[2].id, new_game("2024-01-19", [("Cid", 2), ("Ann", 1)]), who="a")
+    session.commit()
+    records: list[dict[str, object]] = [
+        {"game": "g1", "date": "2024-01-05", "player": "Ann", "place": 1},
+        {"game": "g1", "date": "2024-01-05", "player": "Bob", "place": 2},
+        {"game": "g1", "date": "2024-01-05", "player": "Cid", "place": "DNF"},
+        {"game": "g3", "date": "2024-01-19", "player": "Cid", "place": 2},
+        {"game": "g3", "date": "2024-01-19", "player": "Ann", "place": 1},
+        {"game": "g4", "date": "2024-01-08", "player": "Dee", "place": 1},
+        {"game": "g4", "date": "2024-01-08", "player": "Ann", "place": 2},
+        {"game": "g4", "date": "2024-01-08", "player": "Bob", "place": 2},
+        {"game": "g5", "date": "2024-01-20", "player": "Eve", "place": 1},
+    ]
+    read = service.history(session, catan)
+    assert [g.id for g in read.games] == ["g1", "g4", "g3", "g5"]
+    _same_history(read, GameHistory.from_records(records))
+
+    racing = load_sample("racing")
+    sprint = service.add_title(session, group, "Sprint")
+    service.import_history(session, sprint, racing, who="cli")
+    session.commit()
+    _same_history(service.history(session, sprint), racing)
 
 
 def test_every_write_is_logged_and_any_change_can_be_undone(session: Session) -> None:

@@ -12,17 +12,20 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import itertools
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from ratings.history import Entry as HistoryEntry
 from ratings.history import GameHistory
+from ratings.io.dates import play_order
 from ratings.io.names import clean_name, name_key
 from sources.groups import GroupError
 from sources.groups.schema import Base, Change, Entry, Game, Group, MemberLink, Player, Title
@@ -328,13 +331,76 @@ def undo(session: Session, change_id: int, *, who: str) -> Change:
 
 def history(session: Session, title: Title) -> GameHistory:
     """``title``'s games (not deleted) as a :class:`~ratings.history.GameHistory`, in recording order re-ordered by
-    date where every game has one (one query)."""
+    date where every game has one (:func:`ratings.io.dates.play_order`, the rule every reader orders games by).
+
+    A free-for-all title is read as columns straight into the history's flat arrays
+    (:meth:`GameHistory.from_columns`, as the column reader of a large upload builds them): one query for the games,
+    one for the entries' integers, one for the names; no object per entry.  A title with teams or partial weights,
+    or a game that repeats a player, is read as records by the readers' rules (:func:`_history_from_records`, which
+    names the game)."""
+    live = (Game.title_id == title.id, Game.deleted.is_(False))
+    special = (Entry.team.is_not(None)) | (Entry.weight != 1.0)
+    if session.scalar(select(Entry.id).join(Game, Game.id == Entry.game_id).where(*live, special).limit(1)):
+        return _history_from_records(session, title)
+    games = session.execute(
+        select(Game.id, Game.public_id, Game.played_on).where(*live).order_by(Game.position, Game.id)
+    ).all()
+    # the entries' three integers as they come from the driver (the ORM's rows cost a lookup per value)
+    flat = session.connection().execute(
+        select(Entry.game_id, Entry.player_id, func.coalesce(Entry.place, 0))  # did not finish: place 0
+        .join(Game, Game.id == Entry.game_id)
+        .where(*live)
+        .order_by(Game.position, Game.id, Entry.id)
+    )
+    values = np.fromiter(itertools.chain.from_iterable(flat), dtype=np.int64)
+    columns = values.reshape(len(values) // 3, 3)
+    return _from_columns(session, title, games, columns) or _history_from_records(session, title)
+
+
+def _from_columns(session: Session, title: Title, games: Sequence[Any], columns: np.ndarray) -> GameHistory | None:
+    """The history of the games' rows (internal id, public id, date; in recording order) and the entries' columns
+    (game's internal id, player id, place with 0 for did-not-finish; grouped by game in the games' order); ``None``
+    when a game repeats a player."""
+    game_ids = np.fromiter((g[0] for g in games), dtype=np.int64, count=len(games))
+    by_id = np.argsort(game_ids)
+    game_of = by_id[np.searchsorted(game_ids, columns[:, 0], sorter=by_id)]  # each entry's game, in recording order
+    sizes = np.bincount(game_of, minlength=len(games))
+    kept = np.flatnonzero(sizes)  # a game without entries is no game (as a file's records cannot hold one)
+    dates: list[dt.date | None] = [games[g][2] for g in kept.tolist()]
+    order, note = play_order(dates, [None] * len(dates))
+    renumber = np.full(len(games), -1, dtype=np.int64)
+    renumber[kept[np.asarray(order, dtype=np.int64)]] = np.arange(len(kept))
+    final = renumber[game_of]
+    rows = np.argsort(final, kind="stable")  # entries of each game keep their order
+    player_ids, flat_player = np.unique(columns[rows, 1], return_inverse=True)
+    flat_place = columns[rows, 2].astype(np.int32)
+    offsets = np.zeros(len(kept) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(final, minlength=len(kept)), out=offsets[1:])
+    pairs = np.sort(final[rows] * len(player_ids) + flat_player)
+    if np.any(pairs[1:] == pairs[:-1]):
+        return None
+    names = dict(session.execute(select(Player.id, Player.name).where(Player.group_id == title.group_id)).all())
+    by_order = kept[np.asarray(order, dtype=np.int64)].tolist()
+    return GameHistory.from_columns(
+        [games[g][1] for g in by_order],
+        [games[g][2] for g in by_order],
+        offsets,
+        flat_player.astype(np.int32),
+        flat_place,
+        [names[p] for p in player_ids.tolist()],
+        [note] if note else [],
+    )
+
+
+def _history_from_records(session: Session, title: Title) -> GameHistory:
+    """``title``'s games read as long-shape records by the readers' rules (teams and weights; a repeated player
+    reported by game)."""
     rows = session.execute(
         select(Game.public_id, Game.played_on, Player.name, Entry.place, Entry.team, Entry.weight)
         .join(Entry, Entry.game_id == Game.id)
         .join(Player, Player.id == Entry.player_id)
         .where(Game.title_id == title.id, Game.deleted.is_(False))
-        .order_by(Game.position, Entry.id)
+        .order_by(Game.position, Game.id, Entry.id)
     ).all()
     teams = any(team is not None or weight != 1.0 for *_, team, weight in rows)
     return GameHistory.from_records(
