@@ -273,3 +273,33 @@ def test_a_team_game_keeps_its_teams_through_record_correct_undo_and_export(sess
     assert service.history(session, title).games[0].entries == first.entries
     exported = GameHistory.from_records(service.export_records(session, title))
     assert exported.games[0].entries == first.entries
+
+
+def test_times_of_day_are_kept_by_the_tables(session: Session) -> None:
+    """A game's time of day (column played_time) through import, the history read, correction and undo, on SQLite and
+    PostgreSQL; games of one date played by their times (worked out by hand: 18:00 before 20:00)."""
+    import datetime as dt
+
+    from ratings import Entry, Game, GameHistory
+
+    file = GameHistory(
+        [
+            Game("a", (Entry("Ann", 1), Entry("Bob", 2)), dt.date(2024, 3, 1), dt.time(18)),
+            Game("b", (Entry("Bob", 1), Entry("Ann", 2)), dt.date(2024, 3, 1), dt.time(20, 15, 30)),
+        ]
+    )
+    group, _ = service.create_group(session, "timed", "Timed", titles=["Races"])
+    (title,) = group.titles
+    service.import_history(session, title, file, who="cli")
+    session.commit()
+    assert service.history(session, title).games == file.games
+    a = service.game_named(session, title, "a")
+    service.correct_game(session, a.id, new_game("2024-03-01 21:00", [("Ann", 1), ("Bob", 2)]), who="a")
+    session.commit()
+    assert [(g.id, g.time) for g in service.history(session, title).games] == [
+        ("b", dt.time(20, 15, 30)),
+        ("a", dt.time(21)),
+    ]
+    service.undo(session, service.change_log(session, group)[-1].id, who="a")
+    session.commit()
+    assert service.history(session, title).games == file.games

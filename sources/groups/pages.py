@@ -13,7 +13,6 @@ Nothing here is needed to keep the games: deleting the cache directory costs one
 from __future__ import annotations
 
 import bisect
-import datetime as dt
 import json
 import logging
 from collections.abc import Callable, Iterator
@@ -28,13 +27,15 @@ from ratings import GameHistory
 from ratings.history import Entry as HistoryEntry
 from ratings.history import Game
 from ratings.io import write_csv
+from ratings.io.dates import moment
 from ratings.io.names import name_key
+from ratings.io.writing import when
 from sources import answers
 from sources.access import REFUSED, group_mark, group_may, group_role
 from sources.groups import service
 from sources.groups.database import process_sessions
 from sources.groups.schema import Group, MemberLink, Title
-from sources.histories import MissingHistory, fetch, keep
+from sources.histories import MissingHistory, fetch, keep, read_when
 from sources.model import LRU, DataError, Loaded
 from sources.record import NewGame
 from sources.store import StoreError, shared_store
@@ -131,20 +132,20 @@ def _key(group: Group, title: Title, counter: int) -> str:
 
 def _extended(history: GameHistory, game: Game) -> GameHistory | None:
     """``history`` with a newly recorded ``game``, placed where :func:`service.history` would read it: when every game
-    has a date, after every game of its date or earlier (the readers' stable order by date); when some has none, last
-    (recording order).  ``None`` when the order cannot be told from the history: an undated game among dated ones
-    turns the whole title to recording order, which only the database knows."""
+    has a date, after every game of its moment or earlier (date, then time of day; the readers' stable order); when
+    some has none, last (recording order).  ``None`` when the order cannot be told from the history: an undated game
+    among dated ones turns the whole title to recording order, which only the database knows."""
     games = history.games
     dated = all(g.date is not None for g in games)
     if not dated:
         return history.appended(game)
     if game.date is None:
         return None
-    last = games[-1].date if games else None
-    if last is None or game.date >= last:  # every game is dated, in date order
+    at = moment(game.date, game.time)
+    if not games or at >= moment(games[-1].date, games[-1].time):  # every game is dated, in play order
         return history.appended(game)  # the usual case, a game of today: only the new game is checked
-    at = bisect.bisect_right([g.date for g in games if g.date is not None], game.date)
-    return history.with_games([*games[:at], game, *games[at:]])
+    where = bisect.bisect_right([moment(g.date, g.time) for g in games], at)
+    return history.with_games([*games[:where], game, *games[where:]])
 
 
 #: Longest chain of recorded games a worker follows from a history it holds before reading the title again.
@@ -170,7 +171,7 @@ def _carry(before: str, after: str, game: Game) -> None:
 
 
 def _iso(game: Game) -> str | None:
-    return game.date.isoformat() if game.date is not None else None
+    return when(game) or None
 
 
 def _results(game: Game) -> tuple[service.Result, ...]:
@@ -342,9 +343,9 @@ def record(
 
 
 def _as_game(snapshot: service.Snapshot) -> Game:
-    date = dt.date.fromisoformat(snapshot.date) if snapshot.date else None
+    date, time = read_when(snapshot.date) if snapshot.date else (None, None)
     entries = tuple(HistoryEntry(p, place, team, weight) for p, place, team, weight in snapshot.entries)
-    return Game(snapshot.public_id, entries, date)
+    return Game(snapshot.public_id, entries, date, time)
 
 
 def delete_game(slug: str, title: str | None, public_id: Any, *, entry: Any, secret_key: str) -> str:

@@ -24,11 +24,14 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from ratings.history import Entry as HistoryEntry
+from ratings.history import Game as HistoryGame
 from ratings.history import GameHistory
 from ratings.io.dates import play_order
 from ratings.io.names import clean_name, name_key
+from ratings.io.writing import when
 from sources.groups import GroupError
 from sources.groups.schema import Base, Change, Entry, Game, Group, MemberLink, Player, Title
+from sources.histories import read_when
 from sources.record import NewGame
 
 __all__ = [
@@ -133,8 +136,9 @@ def _result(entry: Entry | HistoryEntry) -> Result:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A game as the change log keeps it: its id, date, entries (player, place, team, weight) and whether it is
-    deleted.  In JSON an entry without a team and of full weight is ``[player, place]`` (the log's first form)."""
+    """A game as the change log keeps it: its id, date (as the writers write it, :func:`ratings.io.writing.when`:
+    with its time of day where it has one), entries (player, place, team, weight) and whether it is deleted.  In
+    JSON an entry without a team and of full weight is ``[player, place]`` (the log's first form)."""
 
     public_id: str
     date: str | None
@@ -143,12 +147,8 @@ class Snapshot:
 
     @classmethod
     def of(cls, game: Game) -> Snapshot:
-        return cls(
-            game.public_id,
-            game.played_on.isoformat() if game.played_on else None,
-            tuple(_result(e) for e in game.entries),
-            game.deleted,
-        )
+        moment = HistoryGame(game.public_id, (), game.played_on, game.played_time)
+        return cls(game.public_id, when(moment) or None, tuple(_result(e) for e in game.entries), game.deleted)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -264,7 +264,14 @@ def _add(session: Session, title: Title, game: NewGame, *, who: str, public_id: 
     game_id = clean_name(public_id) if public_id else f"g{position}"
     if session.scalar(select(Game).where(Game.title_id == title.id, Game.public_id == game_id)) is not None:
         raise GroupError(f"'{title.name}' already has a game '{game_id}'")
-    row = Game(title_id=title.id, public_id=game_id, played_on=game.date, position=position, deleted=False)
+    row = Game(
+        title_id=title.id,
+        public_id=game_id,
+        played_on=game.date,
+        played_time=game.time,
+        position=position,
+        deleted=False,
+    )
     session.add(row)
     session.flush()
     _set_entries(session, row, title.group_id, (_result(e) for e in game.entries))
@@ -288,7 +295,7 @@ def correct_game(session: Session, game_id: int, game: NewGame, *, who: str) -> 
     if row.deleted:
         raise GroupError(f"game '{row.public_id}' is deleted: undo the deletion to correct it")
     before = Snapshot.of(row)
-    row.played_on = game.date
+    row.played_on, row.played_time = game.date, game.time
     _set_entries(session, row, title.group_id, (_result(e) for e in game.entries))
     session.flush()
     _log(session, title, row, who, "corrected", before, Snapshot.of(row))
@@ -307,7 +314,7 @@ def delete_game(session: Session, game_id: int, *, who: str) -> None:
 
 
 def _restore(session: Session, row: Game, title: Title, state: Snapshot) -> None:
-    row.played_on = dt.date.fromisoformat(state.date) if state.date else None
+    row.played_on, row.played_time = read_when(state.date) if state.date else (None, None)
     row.deleted = state.deleted
     _set_entries(session, row, title.group_id, state.entries)
 
@@ -336,15 +343,17 @@ def history(session: Session, title: Title) -> GameHistory:
     A free-for-all title is read as columns straight into the history's flat arrays
     (:meth:`GameHistory.from_columns`, as the column reader of a large upload builds them): one query for the games,
     one for the entries' integers, one for the names; no object per entry.  A title with teams or partial weights,
-    or a game that repeats a player, is read as records by the readers' rules (:func:`_history_from_records`, which
-    names the game)."""
+    a game that repeats a player, or games with times of day (``GameHistory.from_columns`` takes dates only), is
+    read as records by the readers' rules (:func:`_history_from_records`, which names a repeated player's game)."""
     live = (Game.title_id == title.id, Game.deleted.is_(False))
     special = (Entry.team.is_not(None)) | (Entry.weight != 1.0)
     if session.scalar(select(Entry.id).join(Game, Game.id == Entry.game_id).where(*live, special).limit(1)):
         return _history_from_records(session, title)
     games = session.execute(
-        select(Game.id, Game.public_id, Game.played_on).where(*live).order_by(Game.position, Game.id)
+        select(Game.id, Game.public_id, Game.played_on, Game.played_time).where(*live).order_by(Game.position, Game.id)
     ).all()
+    if any(g[3] is not None for g in games):  # times of day: the flat arrays have no place for them
+        return _history_from_records(session, title)
     # the entries' three integers as they come from the driver (the ORM's rows cost a lookup per value)
     flat = session.connection().execute(
         select(Entry.game_id, Entry.player_id, func.coalesce(Entry.place, 0))  # did not finish: place 0
@@ -396,7 +405,7 @@ def _history_from_records(session: Session, title: Title) -> GameHistory:
     """``title``'s games read as long-shape records by the readers' rules (teams and weights; a repeated player
     reported by game)."""
     rows = session.execute(
-        select(Game.public_id, Game.played_on, Player.name, Entry.place, Entry.team, Entry.weight)
+        select(Game.public_id, Game.played_on, Game.played_time, Player.name, Entry.place, Entry.team, Entry.weight)
         .join(Entry, Entry.game_id == Game.id)
         .join(Player, Player.id == Entry.player_id)
         .where(Game.title_id == title.id, Game.deleted.is_(False))
@@ -405,8 +414,14 @@ def _history_from_records(session: Session, title: Title) -> GameHistory:
     teams = any(team is not None or weight != 1.0 for *_, team, weight in rows)
     return GameHistory.from_records(
         [
-            {"game": g, "date": d, "player": p, "place": place, **({"team": team, "weight": w} if teams else {})}
-            for g, d, p, place, team, w in rows
+            {
+                "game": g,
+                "date": d if t is None or d is None else dt.datetime.combine(d, t),
+                "player": p,
+                "place": place,
+                **({"team": team, "weight": w} if teams else {}),
+            }
+            for g, d, t, p, place, team, w in rows
         ]
     )
 
@@ -428,7 +443,14 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
     players = _players(session, title.group_id, imported.players)
     start = session.scalar(select(func.max(Game.position)).where(Game.title_id == title.id)) or 0
     games = [
-        {"title_id": title.id, "public_id": g.id, "played_on": g.date, "position": start + i + 1, "deleted": False}
+        {
+            "title_id": title.id,
+            "public_id": g.id,
+            "played_on": g.date,
+            "played_time": g.time,
+            "position": start + i + 1,
+            "deleted": False,
+        }
         for i, g in enumerate(imported.games)
     ]
     ids = session.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), games).all()
@@ -446,7 +468,7 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
             }
             for e in game.entries
         ]
-        after = Snapshot(game.id, game.date.isoformat() if game.date else None, results)
+        after = Snapshot(game.id, when(game) or None, results)
         changes.append(_change(title, game_id, who, "imported", None, after))
     # Core inserts of the tables, one executemany each (the ORM's bulk path split them into a statement per few rows)
     for table in (Base.metadata.tables["entries"], Base.metadata.tables["changes"]):
