@@ -347,3 +347,28 @@ def test_a_member_records_a_team_game_from_the_form(client, groups) -> None:  # 
     form['{"index": ["ALL"], "type": "record-place"}.value'][1]["value"] = "2"
     answer = post(client, "record-confirm-box", form, changed=["record-submit.n_clicks"]).get_json()["response"]
     assert "teammates share their team's place" in _status(answer) and _games() == 4
+
+
+def test_a_history_held_as_arrays_is_shared_and_grown_as_the_game_objects_give_it() -> None:
+    """The arrays shared in the store (pages._packed) read back as the same history, and a recorded game put in at
+    any place from the arrays (pages._inserted_columns) gives what the history built from its game objects gives
+    (GameHistory's own constructor: every array, the players' numbering, the warnings); the racing sample (the
+    library's bundled file) with a game of a new player and a known one, and a team game."""
+    from ratings import Entry, Game, GameHistory
+    from ratings.samples import load_sample
+    from sources.groups import pages as group_pages
+
+    racing = load_sample("racing")
+    held = group_pages._unpacked(group_pages._packed(racing))
+    assert held.games == racing.games and held.warnings == racing.warnings
+    names = ("offsets", "flat_player", "flat_rank", "flat_dnf", "flat_place", "flat_position", "flat_game")
+    for game in [
+        Game("new", (Entry("Newcomer", 1), Entry(racing.players[3], 2), Entry(racing.players[0], None))),
+        Game("pair", (Entry("A", 1, "x"), Entry("B", 1, "x"), Entry(racing.players[1], 2))),
+    ]:
+        for at in (0, racing.n_games // 2, racing.n_games):
+            grown = group_pages._inserted_columns(held, game, at)
+            expected = GameHistory([*racing.games[:at], game, *racing.games[at:]], warnings=racing.warnings)
+            for name in (*names, "flat_team", "flat_weight", "team_game"):
+                assert getattr(grown, name).tolist() == getattr(expected, name).tolist(), (game.id, at, name)
+            assert grown.players == expected.players and grown.games == expected.games, (game.id, at)

@@ -60,6 +60,7 @@ __all__ = [
     "player_keys",
     "member_link",
     "member_links",
+    "read_title",
     "record_game",
     "revoke_member_link",
     "title_named",
@@ -337,6 +338,11 @@ def undo(session: Session, change_id: int, *, who: str) -> Change:
 
 
 def history(session: Session, title: Title) -> GameHistory:
+    """``title``'s games (not deleted) as a :class:`~ratings.history.GameHistory` (:func:`read_title`)."""
+    return read_title(session, title)[0]
+
+
+def read_title(session: Session, title: Title) -> tuple[GameHistory, bool]:
     """``title``'s games (not deleted) as a :class:`~ratings.history.GameHistory`, in recording order re-ordered by
     date where every game has one (:func:`ratings.io.dates.play_order`, the rule every reader orders games by).
 
@@ -344,16 +350,18 @@ def history(session: Session, title: Title) -> GameHistory:
     (:meth:`GameHistory.from_columns`, as the column reader of a large upload builds them): one query for the games,
     one for the entries' integers, one for the names; no object per entry.  A title with teams or partial weights,
     a game that repeats a player, or games with times of day (``GameHistory.from_columns`` takes dates only), is
-    read as records by the readers' rules (:func:`_history_from_records`, which names a repeated player's game)."""
+    read as records by the readers' rules (:func:`_history_from_records`, which names a repeated player's game).
+    The flag: whether it was read as columns (then its games are free-for-all, without times, and not yet made as
+    objects)."""
     live = (Game.title_id == title.id, Game.deleted.is_(False))
     special = (Entry.team.is_not(None)) | (Entry.weight != 1.0)
     if session.scalar(select(Entry.id).join(Game, Game.id == Entry.game_id).where(*live, special).limit(1)):
-        return _history_from_records(session, title)
+        return _history_from_records(session, title), False
     games = session.execute(
         select(Game.id, Game.public_id, Game.played_on, Game.played_time).where(*live).order_by(Game.position, Game.id)
     ).all()
     if any(g[3] is not None for g in games):  # times of day: the flat arrays have no place for them
-        return _history_from_records(session, title)
+        return _history_from_records(session, title), False
     # the entries' three integers as they come from the driver (the ORM's rows cost a lookup per value)
     flat = session.connection().execute(
         select(Entry.game_id, Entry.player_id, func.coalesce(Entry.place, 0))  # did not finish: place 0
@@ -363,7 +371,8 @@ def history(session: Session, title: Title) -> GameHistory:
     )
     values = np.fromiter(itertools.chain.from_iterable(flat), dtype=np.int64)
     columns = values.reshape(len(values) // 3, 3)
-    return _from_columns(session, title, games, columns) or _history_from_records(session, title)
+    read = _from_columns(session, title, games, columns)
+    return (read, True) if read is not None else (_history_from_records(session, title), False)
 
 
 def _from_columns(session: Session, title: Title, games: Sequence[Any], columns: np.ndarray) -> GameHistory | None:
