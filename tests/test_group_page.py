@@ -372,3 +372,59 @@ def test_a_history_held_as_arrays_is_shared_and_grown_as_the_game_objects_give_i
             for name in (*names, "flat_team", "flat_weight", "team_game"):
                 assert getattr(grown, name).tolist() == getattr(expected, name).tolist(), (game.id, at, name)
             assert grown.players == expected.players and grown.games == expected.games, (game.id, at)
+
+
+def test_only_an_organiser_declares_a_groups_alias_and_an_export_carries_it(groups) -> None:  # type: ignore[no-untyped-def]
+    """A visitor, a forged organiser entry and a member are refused (nothing written); the organiser's alias reads
+    in the group's page at once (a new change, a new key), Undo takes it back, and the export's changes.json brings
+    it into another group by restore."""
+    import base64
+
+    from sources.groups import pages as group_pages
+
+    secret = "key"
+    with process_sessions()() as session:
+        club = service.find_group(session, "club")
+        assert club is not None
+        organiser = {"role": "organiser", "mark": group_mark(secret, "club", "organiser", club.admin_hash)}
+    forged = {"role": "organiser", "mark": group_mark(secret, "club", "organiser", "scrypt$guess")}
+    member = group_pages.join("club", groups["member"], secret)
+    for entry in (None, forged, member):
+        with pytest.raises(service.GroupError, match="organisers"):
+            group_pages.declare_alias("club", "Cid", "Ann", entry=entry, secret_key=secret)
+    assert group_pages.aliases_of("club") == {}
+    with pytest.raises(service.GroupError, match="'Cid' and 'Ann' both play in game 'g1'"):
+        group_pages.declare_alias("club", "Cid", "Ann", entry=organiser, secret_key=secret)
+
+    before = GroupTitle("club", "Catan").load()
+    group_pages.record(
+        "club",
+        "Catan",
+        new_game("2024-01-26", [("Annie", 1), ("Bob", 2)]),
+        token="t",
+        entry=organiser,
+        secret_key=secret,
+    )
+    said = group_pages.declare_alias("club", "annie", "Ann", entry=organiser, secret_key=secret)
+    assert said.startswith("'annie' is now 'Ann' in every game of The Club")
+    merged = GroupTitle("club", "Catan").load()
+    assert merged.key != before.key and "Annie" not in merged.history.players
+    assert [e.player for e in merged.history.games[-1].entries] == ["Ann", "Bob"]
+
+    csv_text, manifest = group_pages.export_files("club", "Catan")
+    chess, _ = group_pages.export_files("club", "Chess")
+    assert '"aliases": {\n  "annie": "Ann"\n }' in manifest
+    assert "Undone: the aliased alias" in group_pages.undo_last("club", entry=organiser, secret_key=secret)
+    assert "Annie" in GroupTitle("club", "Catan").load().history.players and group_pages.aliases_of("club") == {}
+
+    with process_sessions()() as session:
+        other = service.find_group(session, "other")
+        assert other is not None
+        other_organiser = {"role": "organiser", "mark": group_mark(secret, "other", "organiser", other.admin_hash)}
+    files = [
+        (n, "data:text/plain;base64," + base64.b64encode(t.encode()).decode())
+        for n, t in [("Catan.csv", csv_text), ("Chess.csv", chess), ("changes.json", manifest)]
+    ]
+    read_manifest, histories = group_pages.read_export(files)
+    said = group_pages.restore("other", read_manifest, histories, entry=other_organiser, secret_key=secret)
+    assert "1 aliases declared" in said and group_pages.aliases_of("other") == {"annie": "Ann"}

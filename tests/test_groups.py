@@ -303,3 +303,72 @@ def test_times_of_day_are_kept_by_the_tables(session: Session) -> None:
     service.undo(session, service.change_log(session, group)[-1].id, who="a")
     session.commit()
     assert service.history(session, title).games == file.games
+
+
+def test_an_organisers_alias_merges_a_name_in_every_title_and_can_be_undone(session: Session) -> None:
+    """'Bobby' declared an alias of Bob: every game of every title reads Bobby as Bob (the same history as games
+    written with Bob throughout, read by the readers' rule), a game with both names is refused, and the alias is
+    logged, undone and undone again; the export names it."""
+    from ratings import GameHistory
+
+    group, catan, _ = _three_games(session)
+    chess = service.add_title(session, group, "Chess")
+    service.record_game(session, catan, new_game("2024-01-26", [("Bobby", 1), ("Cid", 2)]), who="a")
+    service.record_game(session, chess, new_game("2024-02-01", [("Ann", 1), ("bobby", 2)]), who="a")
+    session.commit()
+    assert "Bobby" in service.history(session, catan).players
+
+    with pytest.raises(service.GroupError, match="no player 'Robert'"):
+        service.declare_alias(session, group, "Bobby", "Robert", who="a")
+    with pytest.raises(service.GroupError, match="one name already"):
+        service.declare_alias(session, group, "BOBBY", "bobby", who="a")
+    with pytest.raises(service.GroupError, match="'Ann' and 'Bob' both play in game 'g1' of Catan"):
+        service.declare_alias(session, group, "Ann", "Bob", who="a")
+    declared = service.declare_alias(session, group, " bobby ", "bob", who="organiser")
+    session.commit()
+    assert service.aliases(session, group) == {"bobby": "Bob"}
+    with pytest.raises(service.GroupError, match="already an alias of 'Bob'"):
+        service.declare_alias(session, group, "Bobby", "Ann", who="a")
+    with pytest.raises(service.GroupError, match="itself an alias of 'Bob'"):
+        service.declare_alias(session, group, "Cid", "Bobby", who="a")
+
+    written_as_bob = [
+        {"game": g.id, "date": g.date, "player": "Bob" if e.player in ("Bob", "Bobby") else e.player, "place": e.place}
+        for g in _games_as_recorded(session, catan)
+        for e in g.entries
+    ]
+    merged = service.history(session, catan)
+    assert merged.to_records() == GameHistory.from_records(written_as_bob).to_records()
+    assert "Bobby" not in merged.players and "Bobby" not in service.history(session, chess).players
+    assert service.history(session, chess).games[0].entries[1].player == "Bob"
+    with pytest.raises(service.GroupError, match="'Bob' and 'Bobby' are one player"):
+        service.record_game(session, chess, new_game("2024-02-02", [("Bob", 1), ("Bobby", 2)]), who="a")
+    session.rollback()
+
+    assert service.last_change(session, group) is not None and service.last_change(session, group).id == declared.id
+    assert service.export_manifest(session, group)["aliases"] == {"bobby": "Bob"}
+    undone = service.undo(session, declared.id, who="organiser")
+    session.commit()
+    assert service.aliases(session, group) == {} and "Bobby" in service.history(session, catan).players
+    service.undo(session, undone.id, who="organiser")
+    session.commit()
+    assert service.aliases(session, group) == {"bobby": "Bob"}
+    actions = [(c.action, c.before, c.after) for c in service.change_log(session, group)[-3:]]
+    assert actions == [
+        ("aliased", None, {"alias": "bobby", "player": "Bob"}),
+        ("undone", {"alias": "bobby", "player": "Bob"}, None),
+        ("undone", None, {"alias": "bobby", "player": "Bob"}),
+    ]
+
+
+def _games_as_recorded(session: Session, title):  # type: ignore[no-untyped-def]
+    """The title's games as the change log recorded them (names as typed), not deleted, in recording order."""
+    from ratings import Entry
+    from ratings import Game as Played
+
+    rows = session.scalars(
+        select(Game).where(Game.title_id == title.id, Game.deleted.is_(False)).order_by(Game.position)
+    )
+    return [
+        Played(row.public_id, tuple(Entry(e.player.name, e.place) for e in row.entries), row.played_on) for row in rows
+    ]

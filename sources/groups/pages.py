@@ -47,6 +47,9 @@ from sources.store import StoreError, shared_store
 __all__ = [
     "GroupInfo",
     "Visitor",
+    "aliases_of",
+    "declare_alias",
+    "remove_alias",
     "delete_game",
     "export_files",
     "games_of",
@@ -472,7 +475,32 @@ def undo_last(slug: str, *, entry: Any, secret_key: str) -> str:
         if change is None:
             raise service.GroupError("there is no change to undo")
         service.undo(session, change.id, who=visitor.who)
-        return f"Undone: the {change.action} game of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
+        what = "alias" if change.game_id is None else "game"
+        return f"Undone: the {change.action} {what} of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
+
+
+def declare_alias(slug: str, alias: Any, name: Any, *, entry: Any, secret_key: str) -> str:
+    """Make ``alias`` another name of the group's player ``name`` in every title (organisers: an alias changes how
+    past games read, as a correction does; a visitor's aliases stay in their own view)."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "correct")
+        change = service.declare_alias(session, group, alias, name, who=visitor.who)
+        assert change.after is not None
+        said = f"'{change.after['alias']}' is now '{change.after['player']}'"
+        return f"{said} in every game of {group.name} (Undo takes it back)."
+
+
+def remove_alias(slug: str, alias: Any, *, entry: Any, secret_key: str) -> str:
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "correct")
+        change = service.remove_alias(session, group, alias, who=visitor.who)
+        assert change.before is not None
+        return f"'{change.before['alias']}' is a player of its own again (Undo takes it back)."
+
+
+def aliases_of(slug: str) -> dict[str, str]:
+    """The group's aliases (alias -> player), as every visitor's page reads the games."""
+    return _read(slug, service.aliases, {})
 
 
 def make_link(slug: str, label: Any, *, entry: Any, secret_key: str) -> str:
@@ -604,8 +632,11 @@ def restore(slug: str, manifest: Any, histories: dict[str, GameHistory], *, entr
             if fresh.n_games:
                 added += service.import_history(session, chosen, fresh, who=visitor.who)
             session.refresh(group)
+        aliased = service.restore_aliases(session, group, manifest.get("aliases"), who=visitor.who)
+        also = f", {aliased} aliases declared" if aliased else ""
         return (
-            f"Restored: {added} games added in {len(titles)} titles (games already there by id were left as they are)."
+            f"Restored: {added} games added in {len(titles)} titles{also} (games already there by id were left as "
+            "they are)."
         )
 
 
