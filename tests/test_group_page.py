@@ -183,7 +183,7 @@ def test_a_what_if_edit_of_the_group_never_writes_to_it(client, groups) -> None:
 
 def test_a_recorded_game_grows_the_cached_history_as_the_database_reads_it(groups, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """pages.record adds the game to the cached history instead of reading the title again: the result must be what
-    reading the database gives (service.history, the one reader): a game dated between two others goes between
+    reading the database gives (service.read_title, the one reader): a game dated between two others goes between
     them (the readers' stable order by date), a name typed in another case is the group's player, an undated game
     goes last."""
     from sources.groups import pages as group_pages
@@ -195,8 +195,8 @@ def test_a_recorded_game_grows_the_cached_history_as_the_database_reads_it(group
         entry = {"role": "organiser", "mark": group_mark(secret, "club", "organiser", group.admin_hash)}
     cached = GroupTitle("club", "Catan").load()  # the history before, cached under the current counter
     reads: list[int] = []
-    real = service.history
-    monkeypatch.setattr(service, "history", lambda *a: reads.append(1) or real(*a))
+    real = service.read_title
+    monkeypatch.setattr(service, "read_title", lambda *a: reads.append(1) or real(*a))
     for token, date, result, read_again in [
         ("a", "2024-01-13", [("bob", 1), ("Cid", 2)], False),
         ("b", "2024-01-19", [("Ann", 1), ("Dee", 2)], False),
@@ -428,3 +428,49 @@ def test_only_an_organiser_declares_a_groups_alias_and_an_export_carries_it(grou
     read_manifest, histories = group_pages.read_export(files)
     said = group_pages.restore("other", read_manifest, histories, entry=other_organiser, secret_key=secret)
     assert "1 aliases declared" in said and group_pages.aliases_of("other") == {"annie": "Ann"}
+
+
+def test_the_organisers_alias_tool_answers_through_the_callback(client, groups) -> None:  # type: ignore[no-untyped-def]
+    """Crafted callback requests as the page sends them: a visitor's Merge is refused, the signed-in organiser's
+    merges (the bar lists the alias), and Remove takes it out."""
+    import json
+
+    source = {"kind": "group", "group": "club", "title": "Catan"}
+
+    def tool(trigger: str, **values: object) -> str:
+        body = {"page-location.pathname": "/g/club", "data-source.data": source, **values}
+        return json.dumps(post(client, "group-new-link", body, changed=[trigger]).get_json())
+
+    merge = {"group-declare-alias.n_clicks": 1, "group-alias-name.value": "Annie", "group-alias-player.value": "Ann"}
+    assert "only the group's organisers may change" in tool("group-declare-alias.n_clicks", **merge)
+    values = {"group-passphrase.value": groups["club"], "page-location.pathname": "/g/club"}
+    values["group-sign-in.n_clicks"] = 1
+    post(client, "group-message", values, changed=["group-sign-in.n_clicks"])
+    assert "'Annie' is now 'Ann' in every game of The Club" in tool("group-declare-alias.n_clicks", **merge)
+    bar = post(client, "group-bar", {"page-location.pathname": "/g/club"}, changed=["page-location.pathname"])
+    assert "Annie is Ann" in json.dumps(bar.get_json())
+    from tests.dash_requests import callback_spec
+
+    dep = callback_spec(client, "group-new-link", "group-declare-alias.n_clicks")
+    clicked = {"id": {"index": "Annie", "type": "group-unalias"}, "property": "n_clicks", "value": 1}
+    sent = {"page-location.pathname": "/g/club", "data-source.data": source}
+
+    def entry(item: dict[str, str]) -> object:
+        if item["id"].startswith("{"):  # the wildcard inputs: the Remove button clicked, no Revoke button
+            return [clicked] if json.loads(item["id"])["type"] == "group-unalias" else []
+        return {"id": item["id"], "property": item["property"], "value": sent.get(f"{item['id']}.{item['property']}")}
+
+    body = {
+        "output": dep["output"],
+        "outputs": [
+            {"id": p.split(".")[0], "property": p.split(".")[1]} for p in dep["output"].strip(".").split("...")
+        ],
+        "inputs": [entry(i) for i in dep["inputs"]],
+        "state": [entry(i) for i in dep["state"]],
+        "changedPropIds": [json.dumps(clicked["id"], separators=(",", ":")) + ".n_clicks"],
+    }
+    answer = client.post("/_dash-update-component", data=json.dumps(body), content_type="application/json")
+    assert "is a player of its own again" in json.dumps(answer.get_json())
+    from sources.groups import pages as group_pages
+
+    assert group_pages.aliases_of("club") == {}
