@@ -1,6 +1,6 @@
 """A group's page (``/g/<slug>``): its bar (name, titles, who is signed in), signing in (the passphrase, a member
 link's ``#member=`` token, the admin link's ``#admin=`` passphrase), and the organisers' tools (delete, undo, member
-links, the group's aliases, importing a file with a preview, downloads).
+links, the group's aliases, importing a file's or a Sheet's games with a preview, downloads).
 
 Every write is checked by :mod:`sources.groups.pages` against the signed cookie's entry for the group and what the
 database holds now; this module only reads the request's cookie and passes it on.  Secrets arrive in request bodies
@@ -319,6 +319,38 @@ def on_import_preview(contents: Any, filename: Any, pathname: Any, source: Any) 
     note = f" ({'; '.join(warnings[:3])})" if warnings else ""
     pending = {"id": upload.id, "title": title}
     return _alert(f"{upload.filename}: {preview}{note}", True), pending, group_layout.SHOWN, None
+
+
+# Preview the Sheet's games -> the same preview and pending import as a file's, from the Sheet's games (organisers
+# only: anyone else is told so before the Sheet is read)
+@callback(
+    Output(GroupPage.IMPORT_PREVIEW, "children", allow_duplicate=True),
+    Output(GroupPage.IMPORT_PENDING, "data", allow_duplicate=True),
+    Output(GroupPage.IMPORT_CONFIRM, "style", allow_duplicate=True),
+    Input(GroupPage.IMPORT_SHEET, "n_clicks"),
+    State(GroupPage.IMPORT_SHEET_URL, "value"),
+    State(Page.LOCATION, "pathname"),
+    State(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
+def on_import_sheet(clicks: Any, url: Any, pathname: Any, source: Any) -> tuple[Any, ...]:
+    slug = group_of_path(pathname)
+    if slug is None or not clicks:
+        raise PreventUpdate
+    title = _title_shown(source, slug)
+    hidden = group_layout.HIDDEN
+    if not group_may(pages.identify(slug, _entry(slug), _key()).role, "import"):
+        return _alert(REFUSED["other"], False), None, hidden
+    try:
+        cid, label, warnings = pages.sheet_games(url)
+        history = Upload.from_json({"id": cid, "filename": "sheet"}).load().history
+        preview = pages.import_preview(slug, title, history, entry=_entry(slug), secret_key=_key())
+    except DataError as exc:
+        return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden
+    except GroupError as exc:
+        return _alert(str(exc), False), None, hidden
+    note = f" ({'; '.join(warnings[:3])})" if warnings else ""
+    return _alert(f"{label}: {preview}{note}", True), {"id": cid, "title": title}, group_layout.SHOWN
 
 
 def _title_shown(source: Any, slug: str) -> str | None:

@@ -90,6 +90,21 @@ def _organiser_tools() -> html.Div:
                 className="small border rounded px-2 py-1 mb-1",
                 max_size=10 * 1024 * 1024,
             ),
+            html.Div(
+                [
+                    dbc.Input(
+                        id=GroupPage.IMPORT_SHEET_URL,
+                        placeholder="or a Google Sheet's address",
+                        size="sm",
+                        maxLength=2000,
+                        style={"maxWidth": "24rem"},
+                    ),
+                    dbc.Button(
+                        "Preview the Sheet's games", id=GroupPage.IMPORT_SHEET, color="outline-primary", size="sm"
+                    ),
+                ],
+                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+            ),
             html.Div(id=GroupPage.IMPORT_PREVIEW, className="small"),
             dbc.Button("Import these games", id=GroupPage.IMPORT_CONFIRM, color="primary", size="sm", style=HIDDEN),
             dcc.Store(id=GroupPage.IMPORT_PENDING),

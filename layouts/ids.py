@@ -362,6 +362,8 @@ class GroupPage(StrEnum):
     ALIAS_PLAYER = "group-alias-player"
     DECLARE_ALIAS = "group-declare-alias"
     ALIASES = "group-aliases"
+    IMPORT_SHEET_URL = "group-import-sheet-url"
+    IMPORT_SHEET = "group-import-sheet"
 
 
 class GroupType(StrEnum):

@@ -474,3 +474,47 @@ def test_the_organisers_alias_tool_answers_through_the_callback(client, groups) 
     from sources.groups import pages as group_pages
 
     assert group_pages.aliases_of("club") == {}
+
+
+def test_an_organiser_imports_a_sheets_games_after_a_preview_and_a_visitor_cannot(client, groups, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A public Google Sheet (the suite's local sheets server, tests/sheets_server.py, as the sheet tests use it)
+    read by the page's Sheet readers into the same preview and confirmation as a file: a visitor is refused before
+    the Sheet is read, the organiser sees what would change, and Import adds the games the title lacks."""
+    import json
+
+    from tests.sheets_server import FakeSheets
+
+    key = "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+    rows = [["game", "date", "player", "place"], ["g1", "2024-01-05", "Ann", "1"], ["g1", "2024-01-05", "Bob", "2"]]
+    rows += [["s1", "2024-02-02", "Ann", "1"], ["s1", "2024-02-02", "Gus", "2"]]
+    source = {"kind": "group", "group": "club", "title": "Catan"}
+    with FakeSheets() as fake:
+        fake.add_spreadsheet(key, {"Games": rows})
+        monkeypatch.setenv("RATINGS_GOOGLE_ENDPOINT", fake.base_url)
+        values = {
+            "group-import-sheet.n_clicks": 1,
+            "group-import-sheet-url.value": f"https://docs.google.com/spreadsheets/d/{key}/edit#gid=0",
+            "page-location.pathname": "/g/club",
+            "data-source.data": source,
+        }
+
+        def preview() -> dict[str, object]:
+            answer = post(client, "group-import-preview", values, changed=["group-import-sheet.n_clicks"])
+            return dict(answer.get_json()["response"])
+
+        asked = len(fake.requests)
+        assert "only the group's organisers may change" in json.dumps(preview())
+        assert len(fake.requests) == asked  # refused before the Sheet was read
+        sign_in = {"group-passphrase.value": groups["club"], "page-location.pathname": "/g/club"}
+        sign_in["group-sign-in.n_clicks"] = 1
+        post(client, "group-message", sign_in, changed=["group-sign-in.n_clicks"])
+        shown = preview()
+    said = json.dumps(shown["group-import-preview"])
+    assert "1 games to add to 'Catan' (2 players, 1 new to the group: Gus)" in said
+    assert "1 games are in the title already (same id) and are left out: g1" in said
+    pending = shown["group-import-pending"]["data"]
+    confirm = {"group-import-confirm.n_clicks": 1, "group-import-pending.data": pending}
+    confirm |= {"page-location.pathname": "/g/club", "data-source.data": source}
+    done = post(client, "group-import-preview", confirm, changed=["group-import-confirm.n_clicks"]).get_json()
+    assert "1 games imported into 'Catan'; 1 already there left out." in json.dumps(done)
+    assert [g.id for g in GroupTitle("club", "Catan").load().history.games][-1] == "s1"

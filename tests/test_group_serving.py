@@ -255,6 +255,10 @@ def test_a_visitor_can_neither_delete_undo_make_nor_revoke_links_nor_alias_nor_i
     assert refused in _revoke(visitor, 1, revoke)
     alias = {"group-alias-name.value": "Mallory", "group-alias-player.value": "Ann"}
     assert refused in _tool(visitor, "group-declare-alias", **alias)
+    sheet = {"group-import-sheet.n_clicks": 1, "group-import-sheet-url.value": "https://docs.google.com/x"}
+    sheet |= {"page-location.pathname": "/g/club", "data-source.data": SOURCE}
+    answer = post(visitor, "group-import-preview", sheet, changed=["group-import-sheet.n_clicks"])
+    assert refused in json.dumps(answer.get_json())  # told before the Sheet is read
     csv = base64.b64encode(b"game,player,place\nx1,Mal,1\nx1,Lory,2\n").decode()
     values: dict[str, Any] = {"group-import-upload.contents": "data:text/csv;base64," + csv}
     values["group-import-upload.filename"] = "x.csv"

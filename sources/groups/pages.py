@@ -57,6 +57,7 @@ __all__ = [
     "import_preview",
     "read_export",
     "restore",
+    "sheet_games",
     "group_info",
     "identify",
     "join",
@@ -594,6 +595,17 @@ def import_preview(slug: str, title: str | None, history: GameHistory, *, entry:
                 f"{len(skipped)} games are in the title already (same id) and are left out: {_some(skipped, 5)}"
             )
         return "; ".join(parts) + "."
+
+
+def sheet_games(url: Any, worksheet: Any = None) -> tuple[str, str, list[str]]:
+    """A Google Sheet's games read as the page reads a Sheet (the same readers, problem list and sheet settings:
+    the configured sheet through the service account, any other through its public link), kept on the server by
+    content as an upload is: its content id (what the import's confirmation names), its label and the reading's
+    warnings.  :class:`DataError` saying what is wrong."""
+    from sources.model import Sheet, keep_history
+
+    loaded = Sheet.from_json({"url": url, "worksheet": worksheet}).load()
+    return keep_history(loaded.history), loaded.label, list(loaded.warnings)
 
 
 def import_games(slug: str, title: str | None, history: GameHistory, *, entry: Any, secret_key: str) -> str:
