@@ -9,6 +9,7 @@ database holds now; this module only reads the request's cookie and passes it on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import flask
@@ -304,21 +305,12 @@ def on_import_preview(contents: Any, filename: Any, pathname: Any, source: Any) 
     slug = group_of_path(pathname)
     if slug is None or not contents:
         raise PreventUpdate
-    title = _title_shown(source, slug)
-    hidden = group_layout.HIDDEN
-    if not group_may(pages.identify(slug, _entry(slug), _key()).role, "import"):
-        return _alert(REFUSED["other"], False), None, hidden, None
-    try:
+
+    def read() -> tuple[str, str, list[str]]:
         upload, warnings = read_upload(contents, filename)
-        history = upload.load().history
-        preview = pages.import_preview(slug, title, history, entry=_entry(slug), secret_key=_key())
-    except DataError as exc:
-        return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden, None
-    except GroupError as exc:
-        return _alert(str(exc), False), None, hidden, None
-    note = f" ({'; '.join(warnings[:3])})" if warnings else ""
-    pending = {"id": upload.id, "title": title}
-    return _alert(f"{upload.filename}: {preview}{note}", True), pending, group_layout.SHOWN, None
+        return upload.id, upload.filename, warnings
+
+    return (*_preview(slug, source, read), None)
 
 
 # Preview the Sheet's games -> the same preview and pending import as a file's, from the Sheet's games (organisers
@@ -337,13 +329,19 @@ def on_import_sheet(clicks: Any, url: Any, pathname: Any, source: Any) -> tuple[
     slug = group_of_path(pathname)
     if slug is None or not clicks:
         raise PreventUpdate
+    return _preview(slug, source, lambda: pages.sheet_games(url))
+
+
+def _preview(slug: str, source: Any, read: Callable[[], tuple[str, str, list[str]]]) -> tuple[Any, Any, Any]:
+    """The preview of an import, its pending confirmation and the Import button's style, for the games ``read`` keeps
+    (their content id, what they are called, the reading's warnings); the role is checked before they are read."""
     title = _title_shown(source, slug)
     hidden = group_layout.HIDDEN
     if not group_may(pages.identify(slug, _entry(slug), _key()).role, "import"):
         return _alert(REFUSED["other"], False), None, hidden
     try:
-        cid, label, warnings = pages.sheet_games(url)
-        history = Upload.from_json({"id": cid, "filename": "sheet"}).load().history
+        cid, label, warnings = read()
+        history = Upload.from_json({"id": cid, "filename": "import"}).load().history
         preview = pages.import_preview(slug, title, history, entry=_entry(slug), secret_key=_key())
     except DataError as exc:
         return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden
