@@ -193,8 +193,8 @@ def _from_fragment(slug: str, fragment: Any) -> tuple[dict[str, Any] | None, str
 MEMBER_REFUSED = "That member link does not open this group (it was revoked, or is incomplete): ask an organiser."
 
 
-# Delete, Undo, Make member link, Revoke, Merge for the group, Remove (an alias) -> what happened, the new link,
-# the bar and the group's games refreshed
+# Delete, Undo, Make member link, Revoke, Merge for the group, Remove (an alias), Mirror on/off -> what happened,
+# the new link, the bar and the group's games refreshed
 @callback(
     Output(GroupPage.MESSAGE, "children", allow_duplicate=True),
     Output(GroupPage.NEW_LINK, "children"),
@@ -207,6 +207,8 @@ MEMBER_REFUSED = "That member link does not open this group (it was revoked, or 
     Input({"type": GroupType.REVOKE, "index": ALL}, "n_clicks"),
     Input(GroupPage.DECLARE_ALIAS, "n_clicks"),
     Input({"type": GroupType.UNALIAS, "index": ALL}, "n_clicks"),
+    Input(GroupPage.MIRROR_ON, "n_clicks"),
+    Input(GroupPage.MIRROR_OFF, "n_clicks"),
     State(GroupPage.GAME, "value"),
     State(GroupPage.LINK_LABEL, "value"),
     State(GroupPage.ALIAS_NAME, "value"),
@@ -223,6 +225,8 @@ def on_tools(
     _revoke: Any,
     _alias: Any,
     _unalias: Any,
+    _mirror_on: Any,
+    _mirror_off: Any,
     game: Any,
     label: Any,
     alias: Any,
@@ -247,6 +251,9 @@ def on_tools(
             base = (href or "").split("#")[0].split("?")[0]
             message = "Member link made: give it to the member (it is shown only now)."
             link = [html_code(f"{base}#member={token}")]
+        elif trigger in (GroupPage.MIRROR_ON, GroupPage.MIRROR_OFF):
+            on = trigger == GroupPage.MIRROR_ON
+            message = pages.set_mirror(slug, on, entry=_entry(slug), secret_key=_key())
         elif trigger == GroupPage.DECLARE_ALIAS:
             message = pages.declare_alias(slug, alias, player, entry=_entry(slug), secret_key=_key())
         elif isinstance(trigger, dict) and trigger.get("type") == GroupType.UNALIAS:

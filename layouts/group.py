@@ -84,6 +84,14 @@ def _organiser_tools() -> html.Div:
                 className="d-flex flex-wrap align-items-center gap-1 mb-1",
             ),
             html.Div(id=GroupPage.ALIASES, className="small mb-1"),
+            html.Div(
+                [
+                    html.Span("Append each recorded game to the server's Sheet too:", className="small"),
+                    dbc.Button("Mirror on", id=GroupPage.MIRROR_ON, color="outline-primary", size="sm"),
+                    dbc.Button("Mirror off", id=GroupPage.MIRROR_OFF, color="outline-secondary", size="sm"),
+                ],
+                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+            ),
             dcc.Upload(
                 html.Div(["Import a file's games into this title: ", html.A("choose one", href="#")]),
                 id=GroupPage.IMPORT_UPLOAD,

@@ -364,6 +364,8 @@ class GroupPage(StrEnum):
     ALIASES = "group-aliases"
     IMPORT_SHEET_URL = "group-import-sheet-url"
     IMPORT_SHEET = "group-import-sheet"
+    MIRROR_ON = "group-mirror-on"
+    MIRROR_OFF = "group-mirror-off"
 
 
 class GroupType(StrEnum):

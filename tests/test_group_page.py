@@ -518,3 +518,57 @@ def test_an_organiser_imports_a_sheets_games_after_a_preview_and_a_visitor_canno
     done = post(client, "group-import-preview", confirm, changed=["group-import-confirm.n_clicks"]).get_json()
     assert "1 games imported into 'Catan'; 1 already there left out." in json.dumps(done)
     assert [g.id for g in GroupTitle("club", "Catan").load().history.games][-1] == "s1"
+
+
+def test_an_opt_in_mirror_appends_each_recorded_game_to_the_servers_sheet(
+    client, groups, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """The group's mirror (off by default) on the suite's local sheets server, the server's private Sheet written
+    through a service account as the sheet tests configure it (tests/test_workers.private_sheet_env): a visitor
+    cannot turn it on, nor can an organiser on a server with no Sheet it may write; turned on, a game a member
+    records is in the group and appended to the Sheet once (a repeated submission adds nothing); turned off, the
+    next game stays in the group only."""
+    import json
+
+    from sources.groups import pages as group_pages
+    from tests.sheets_server import FakeSheets
+    from tests.test_workers import private_sheet_env
+
+    def tool(trigger: str) -> str:
+        body = {f"{trigger}.n_clicks": 1, "page-location.pathname": "/g/club", "data-source.data": None}
+        return json.dumps(post(client, "group-new-link", body, changed=[f"{trigger}.n_clicks"]).get_json())
+
+    assert "only the group's organisers may change" in tool("group-mirror-on")
+    sign_in = {"group-passphrase.value": groups["club"], "page-location.pathname": "/g/club"}
+    sign_in["group-sign-in.n_clicks"] = 1
+    post(client, "group-message", sign_in, changed=["group-sign-in.n_clicks"])
+    assert "this server has no Sheet it may write" in tool("group-mirror-on")
+
+    key = "1MirrorMirrorOnTheWall0123456789abcdefghij"
+    header = [["game", "date", "player", "place"]]
+    member = group_pages.join("club", groups["member"], "key")
+    with FakeSheets() as fake:
+        fake.add_spreadsheet(key, {"Games": header}, public=False)
+        for name, value in private_sheet_env(fake, key, tmp_path / "store").items():
+            if name != "RATINGS_STORE_DIR":
+                monkeypatch.setenv(name, value)
+        assert "also appended to the server's Sheet" in tool("group-mirror-on")
+        game = new_game("2024-02-02", [("Ann", 1), ("Bob", 2)])
+        said = [  # the same submission twice: one game in the group, its rows once in the Sheet
+            group_pages.record("club", "Catan", game, token="web m1", entry=member, secret_key="key") for _ in range(2)
+        ]
+        assert "Sheet mirror: recorded the game: 2 rows added to the sheet (long shape)" in said[0], said
+        assert "Sheet mirror" not in said[1]
+        rows = fake.values(key, "Games")
+        assert rows == [*header, ["web m1", "2024-02-02", "Ann", 1], ["web m1", "2024-02-02", "Bob", 2]]  # RAW values
+        assert "is off" in tool("group-mirror-off")
+        group_pages.record(
+            "club",
+            "Catan",
+            new_game("2024-02-03", [("Ann", 2), ("Bob", 1)]),
+            token="web m2",
+            entry=member,
+            secret_key="key",
+        )
+        assert fake.values(key, "Games") == rows
+    assert GroupTitle("club", "Catan").load().history.n_games == 5

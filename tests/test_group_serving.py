@@ -255,6 +255,7 @@ def test_a_visitor_can_neither_delete_undo_make_nor_revoke_links_nor_alias_nor_i
     assert refused in _revoke(visitor, 1, revoke)
     alias = {"group-alias-name.value": "Mallory", "group-alias-player.value": "Ann"}
     assert refused in _tool(visitor, "group-declare-alias", **alias)
+    assert refused in _tool(visitor, "group-mirror-on")
     sheet = {"group-import-sheet.n_clicks": 1, "group-import-sheet-url.value": "https://docs.google.com/x"}
     sheet |= {"page-location.pathname": "/g/club", "data-source.data": SOURCE}
     answer = post(visitor, "group-import-preview", sheet, changed=["group-import-sheet.n_clicks"])

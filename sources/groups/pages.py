@@ -57,6 +57,7 @@ __all__ = [
     "import_preview",
     "read_export",
     "restore",
+    "set_mirror",
     "sheet_games",
     "group_info",
     "identify",
@@ -449,9 +450,54 @@ def record(
         alone = service.changes_since(session, group, before) == 1  # this game, not a repeated submission
         keys = (_key(group, chosen, before), _key(group, chosen, after)) if alone else None
         message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
+        mirrored = group.mirror and alone
     if keys is not None:  # committed, and no other write came between: the cached history grows by this game
         _carry(*keys, _as_game(snapshot))
+    if mirrored:  # committed: the group holds the game whatever the Sheet answers
+        message += " " + _mirror(game, token)
     return message
+
+
+def _mirror(game: NewGame, token: str) -> str:
+    """Append a game just recorded in a group to the server's configured Sheet (the group's opt-in mirror), once per
+    submission token (:func:`sources.record.record_game`); what happened, said plainly."""
+    from ratings.history import HistoryError
+    from sources import sheets
+    from sources.record import record_game as append
+
+    try:
+        config = sheets.load_settings()
+        source = sheets.open_configured_source(config) if config.can_write else None
+        if source is None:
+            return "The Sheet mirror is on, but this server has no Sheet it may write (RATINGS_SHEET, service account)."
+        return f"Sheet mirror: {append(source, game, token=token).message}."
+    except sheets.SheetError as exc:
+        return f"The Sheet mirror failed: {exc} (the game is kept in the group)."
+    except HistoryError as exc:
+        return f"The Sheet mirror failed: {'; '.join(str(p) for p in exc.problems)} (the game is kept in the group)."
+
+
+def set_mirror(slug: str, on: bool, *, entry: Any, secret_key: str) -> str:
+    """Turn the group's Sheet mirror on or off (organisers only): each game recorded from then on is also appended
+    to the server's configured Sheet; corrections, deletions and imports stay in the group's database only."""
+    from sources import sheets
+
+    with _session() as session:
+        group, _ = _allowed(session, slug, entry, secret_key, "links")
+        if on:
+            try:
+                config = sheets.load_settings()
+            except sheets.SheetError as exc:
+                raise service.GroupError(str(exc)) from None
+            if not (config.configured and config.can_write):
+                raise service.GroupError(
+                    "this server has no Sheet it may write (RATINGS_SHEET with GOOGLE_SERVICE_ACCOUNT_JSON): "
+                    "the mirror stays off"
+                )
+        group.mirror = bool(on)
+        if on:
+            return "Each game recorded from now on is also appended to the server's Sheet."
+        return "The Sheet mirror is off: recorded games stay in the group's database only."
 
 
 def _as_game(snapshot: service.Snapshot) -> Game:

@@ -12,7 +12,20 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Integer, String, Text, Time, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    Time,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Alias", "Base", "Change", "Entry", "Game", "Group", "MemberLink", "Player", "Title"]
@@ -35,6 +48,8 @@ class Group(Base):
     #: The organisers' passphrase as a salted scrypt hash (never the passphrase).
     admin_hash: Mapped[str] = mapped_column(String(300))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    #: Whether each game recorded in the group is also appended to the server's configured Sheet (opt-in).
+    mirror: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     titles: Mapped[list[Title]] = relationship(back_populates="group", order_by="Title.id")
 
