@@ -1,6 +1,7 @@
 """What a group's page costs on the server (issue 24): opening a 20,000-game group (its title's history read from
 the database and rated) beside opening the same history as an upload (the file read and rated), and recording one
-game through the page until its leaderboard rows are ready (the write, the history, the rating run, the rows).
+game through the page until its leaderboard rows are ready (the write, the history, the rating run, the rows); then
+an organiser's correction, deletion and undo of a game in the middle of the history, each until the leaderboard rows.
 
     .venv/bin/python benchmarks/group_page.py --games 20000 --repeat 3
 
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,25 @@ def run(args: argparse.Namespace) -> None:
                 board({**source, "changed": token})
 
             figures[row].append(_timed(record))
+        # an organiser's corrections of a game in the middle of the history, each until the leaderboard rows
+        target = history.games[history.n_games // 2 + i]
+        fixed = new_game(target.date, [(e.player, n) for n, e in enumerate(reversed(target.entries), start=1)])
+        who = {"entry": entry, "secret_key": "key"}
+        writes: list[tuple[str, Callable[[], Any]]] = [
+            (
+                "correct a game mid-history",
+                partial(pages.record, "bench", "Races", fixed, token=f"fix-{i}", correcting=target.id, **who),
+            ),
+            ("delete a game mid-history", partial(pages.delete_game, "bench", "Races", target.id, **who)),
+            ("undo (the deletion)", partial(pages.undo_last, "bench", **who)),
+        ]
+        for row, write in writes:
+
+            def change(write: Callable[[], Any] = write, changed: str = f"{row}-{i}") -> None:
+                write()
+                board({**source, "changed": changed})
+
+            figures.setdefault(row, []).append(_timed(change))
     for name, values in figures.items():
         cpu = statistics.median(v[0] for v in values)
         wall = statistics.median(v[1] for v in values)

@@ -1,6 +1,6 @@
 """A group's page (``/g/<slug>``): its bar (name, titles, who is signed in), signing in (the passphrase, a member
 link's ``#member=`` token, the admin link's ``#admin=`` passphrase), and the organisers' tools (delete, undo, member
-links, importing a file with a preview, downloads).
+links, the group's aliases, importing a file's or a Sheet's games with a preview, downloads).
 
 Every write is checked by :mod:`sources.groups.pages` against the signed cookie's entry for the group and what the
 database holds now; this module only reads the request's cookie and passes it on.  Secrets arrive in request bodies
@@ -9,6 +9,7 @@ database holds now; this module only reads the request's cookie and passes it on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import flask
@@ -57,6 +58,7 @@ def _alert(text: str, ok: bool) -> Any:
     Output(GroupPage.TOOLS, "style"),
     Output(GroupPage.LINKS, "children"),
     Output(GroupPage.GAME, "options"),
+    Output(GroupPage.ALIASES, "children"),
     Input(Page.LOCATION, "pathname"),
     Input(GroupPage.REFRESH, "data"),
     State(Data.SOURCE, "data"),
@@ -77,6 +79,7 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any, search: Any = None)
             group_layout.HIDDEN,
             [],
             [],
+            [],
         )
     # the title in use: the data's once it shows this group, else the address's (the page is still opening)
     shown = _title_shown(source, slug)
@@ -84,7 +87,9 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any, search: Any = None)
     title = wanted if wanted in info.titles else (info.titles[0] if info.titles else None)
     visitor = pages.identify(slug, _entry(slug), _key())
     role = {
-        "organiser": "Signed in as an organiser: you may record, correct and delete games and make member links.",
+        "organiser": (
+            "Signed in as an organiser: you may record, correct and delete games, merge names and make member links."
+        ),
         "member": f"Signed in with a {visitor.who}: you may record games.",
     }.get(
         visitor.role or "",
@@ -93,6 +98,7 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any, search: Any = None)
     organiser = group_may(visitor.role, "links")
     links = group_layout.link_rows(pages.links_of(slug, entry=_entry(slug), secret_key=_key())) if organiser else []
     games = [{"label": g, "value": g} for g in pages.games_of(slug, title)] if organiser else []
+    aliases = group_layout.alias_rows(pages.aliases_of(slug)) if organiser else []
     return (
         group_layout.SHOWN,
         info.name,
@@ -104,6 +110,7 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any, search: Any = None)
         group_layout.SHOWN if organiser else group_layout.HIDDEN,
         links,
         games,
+        aliases,
     )
 
 
@@ -186,7 +193,8 @@ def _from_fragment(slug: str, fragment: Any) -> tuple[dict[str, Any] | None, str
 MEMBER_REFUSED = "That member link does not open this group (it was revoked, or is incomplete): ask an organiser."
 
 
-# Delete, Undo, Make member link, Revoke -> what happened, the new link, the bar and the group's games refreshed
+# Delete, Undo, Make member link, Revoke, Merge for the group, Remove (an alias), Mirror on/off -> what happened,
+# the new link, the bar and the group's games refreshed
 @callback(
     Output(GroupPage.MESSAGE, "children", allow_duplicate=True),
     Output(GroupPage.NEW_LINK, "children"),
@@ -197,15 +205,35 @@ MEMBER_REFUSED = "That member link does not open this group (it was revoked, or 
     Input(GroupPage.UNDO, "n_clicks"),
     Input(GroupPage.MAKE_LINK, "n_clicks"),
     Input({"type": GroupType.REVOKE, "index": ALL}, "n_clicks"),
+    Input(GroupPage.DECLARE_ALIAS, "n_clicks"),
+    Input({"type": GroupType.UNALIAS, "index": ALL}, "n_clicks"),
+    Input(GroupPage.MIRROR_ON, "n_clicks"),
+    Input(GroupPage.MIRROR_OFF, "n_clicks"),
     State(GroupPage.GAME, "value"),
     State(GroupPage.LINK_LABEL, "value"),
+    State(GroupPage.ALIAS_NAME, "value"),
+    State(GroupPage.ALIAS_PLAYER, "value"),
     State(Page.LOCATION, "pathname"),
     State(Page.LOCATION, "href"),
     State(Data.SOURCE, "data"),
     prevent_initial_call=True,
 )
 def on_tools(
-    _delete: Any, _undo: Any, _make: Any, revoke: Any, game: Any, label: Any, pathname: Any, href: Any, source: Any
+    _delete: Any,
+    _undo: Any,
+    _make: Any,
+    _revoke: Any,
+    _alias: Any,
+    _unalias: Any,
+    _mirror_on: Any,
+    _mirror_off: Any,
+    game: Any,
+    label: Any,
+    alias: Any,
+    player: Any,
+    pathname: Any,
+    href: Any,
+    source: Any,
 ) -> tuple[Any, ...]:
     slug = group_of_path(pathname)
     trigger = ctx.triggered_id
@@ -223,6 +251,13 @@ def on_tools(
             base = (href or "").split("#")[0].split("?")[0]
             message = "Member link made: give it to the member (it is shown only now)."
             link = [html_code(f"{base}#member={token}")]
+        elif trigger in (GroupPage.MIRROR_ON, GroupPage.MIRROR_OFF):
+            on = trigger == GroupPage.MIRROR_ON
+            message = pages.set_mirror(slug, on, entry=_entry(slug), secret_key=_key())
+        elif trigger == GroupPage.DECLARE_ALIAS:
+            message = pages.declare_alias(slug, alias, player, entry=_entry(slug), secret_key=_key())
+        elif isinstance(trigger, dict) and trigger.get("type") == GroupType.UNALIAS:
+            message = pages.remove_alias(slug, trigger.get("index"), entry=_entry(slug), secret_key=_key())
         else:
             index = trigger.get("index") if isinstance(trigger, dict) else None
             message = pages.revoke_link(slug, index, entry=_entry(slug), secret_key=_key())
@@ -277,21 +312,50 @@ def on_import_preview(contents: Any, filename: Any, pathname: Any, source: Any) 
     slug = group_of_path(pathname)
     if slug is None or not contents:
         raise PreventUpdate
+
+    def read() -> tuple[str, str, list[str]]:
+        upload, warnings = read_upload(contents, filename)
+        return upload.id, upload.filename, warnings
+
+    return (*_preview(slug, source, read), None)
+
+
+# Preview the Sheet's games -> the same preview and pending import as a file's, from the Sheet's games (organisers
+# only: anyone else is told so before the Sheet is read)
+@callback(
+    Output(GroupPage.IMPORT_PREVIEW, "children", allow_duplicate=True),
+    Output(GroupPage.IMPORT_PENDING, "data", allow_duplicate=True),
+    Output(GroupPage.IMPORT_CONFIRM, "style", allow_duplicate=True),
+    Input(GroupPage.IMPORT_SHEET, "n_clicks"),
+    State(GroupPage.IMPORT_SHEET_URL, "value"),
+    State(Page.LOCATION, "pathname"),
+    State(Data.SOURCE, "data"),
+    prevent_initial_call=True,
+)
+def on_import_sheet(clicks: Any, url: Any, pathname: Any, source: Any) -> tuple[Any, ...]:
+    slug = group_of_path(pathname)
+    if slug is None or not clicks:
+        raise PreventUpdate
+    return _preview(slug, source, lambda: pages.sheet_games(url))
+
+
+def _preview(slug: str, source: Any, read: Callable[[], tuple[str, str, list[str]]]) -> tuple[Any, Any, Any]:
+    """The preview of an import, its pending confirmation and the Import button's style, for the games ``read`` keeps
+    (their content id, what they are called, the reading's warnings); the role is checked before they are read."""
     title = _title_shown(source, slug)
     hidden = group_layout.HIDDEN
     if not group_may(pages.identify(slug, _entry(slug), _key()).role, "import"):
-        return _alert(REFUSED["other"], False), None, hidden, None
+        return _alert(REFUSED["other"], False), None, hidden
     try:
-        upload, warnings = read_upload(contents, filename)
-        history = upload.load().history
+        cid, label, warnings = read()
+        history = Upload.from_json({"id": cid, "filename": "import"}).load().history
         preview = pages.import_preview(slug, title, history, entry=_entry(slug), secret_key=_key())
     except DataError as exc:
-        return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden, None
+        return _alert("Not imported: " + "; ".join(exc.messages), False), None, hidden
     except GroupError as exc:
-        return _alert(str(exc), False), None, hidden, None
+        return _alert(str(exc), False), None, hidden
     note = f" ({'; '.join(warnings[:3])})" if warnings else ""
-    pending = {"id": upload.id, "title": title}
-    return _alert(f"{upload.filename}: {preview}{note}", True), pending, group_layout.SHOWN, None
+    return _alert(f"{label}: {preview}{note}", True), {"id": cid, "title": title}, group_layout.SHOWN
 
 
 def _title_shown(source: Any, slug: str) -> str | None:

@@ -14,7 +14,7 @@ from dash import dcc, html
 
 from layouts.ids import GroupPage, GroupType
 
-__all__ = ["bar", "header", "link_rows"]
+__all__ = ["alias_rows", "bar", "header", "link_rows"]
 
 #: A hidden part of the bar, and a shown one (the style a callback sets).
 HIDDEN = {"display": "none"}
@@ -62,11 +62,56 @@ def _organiser_tools() -> html.Div:
             ),
             html.Div(id=GroupPage.NEW_LINK, className="small"),
             html.Div(id=GroupPage.LINKS, className="small mb-1"),
+            html.Div(
+                [
+                    dbc.Input(
+                        id=GroupPage.ALIAS_NAME,
+                        placeholder="other name (alias)",
+                        size="sm",
+                        maxLength=200,
+                        style={"maxWidth": "12rem"},
+                    ),
+                    html.Span("is", className="small"),
+                    dbc.Input(
+                        id=GroupPage.ALIAS_PLAYER,
+                        placeholder="the player's name",
+                        size="sm",
+                        maxLength=200,
+                        style={"maxWidth": "12rem"},
+                    ),
+                    dbc.Button("Merge for the group", id=GroupPage.DECLARE_ALIAS, color="outline-primary", size="sm"),
+                ],
+                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+            ),
+            html.Div(id=GroupPage.ALIASES, className="small mb-1"),
+            html.Div(
+                [
+                    html.Span("Append each recorded game to the server's Sheet too:", className="small"),
+                    dbc.Button("Mirror on", id=GroupPage.MIRROR_ON, color="outline-primary", size="sm"),
+                    dbc.Button("Mirror off", id=GroupPage.MIRROR_OFF, color="outline-secondary", size="sm"),
+                ],
+                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+            ),
             dcc.Upload(
                 html.Div(["Import a file's games into this title: ", html.A("choose one", href="#")]),
                 id=GroupPage.IMPORT_UPLOAD,
                 className="small border rounded px-2 py-1 mb-1",
                 max_size=10 * 1024 * 1024,
+            ),
+            html.Div(
+                [
+                    dbc.Input(
+                        id=GroupPage.IMPORT_SHEET_URL,
+                        placeholder="or a Google Sheet's address",
+                        size="sm",
+                        maxLength=2000,
+                        style={"maxWidth": "24rem"},
+                    ),
+                    dbc.Button(
+                        "Preview the Sheet's games", id=GroupPage.IMPORT_SHEET, color="outline-primary", size="sm"
+                    ),
+                ],
+                className="d-flex flex-wrap align-items-center gap-1 mb-1",
             ),
             html.Div(id=GroupPage.IMPORT_PREVIEW, className="small"),
             dbc.Button("Import these games", id=GroupPage.IMPORT_CONFIRM, color="primary", size="sm", style=HIDDEN),
@@ -163,6 +208,32 @@ def link_rows(links: list[tuple[int, str]]) -> Any:
                 ]
             )
             for link_id, label in links
+        ],
+        className="mb-0",
+    )
+
+
+def alias_rows(aliases: dict[str, str]) -> Any:
+    """The organiser's list of the group's aliases (every title reads the alias as the player), each with Remove."""
+    if not aliases:
+        return html.Div(
+            "No aliases for the group yet (a visitor's own aliases stay in their view).", className="text-muted"
+        )
+    return html.Ul(
+        [
+            html.Li(
+                [
+                    html.Span(f"{alias} is {player}", className="me-2"),
+                    dbc.Button(
+                        "Remove",
+                        id={"type": GroupType.UNALIAS, "index": alias},
+                        color="link",
+                        size="sm",
+                        className="p-0",
+                    ),
+                ]
+            )
+            for alias, player in aliases.items()
         ],
         className="mb-0",
     )

@@ -363,12 +363,21 @@ class GroupPage(StrEnum):
     IMPORT_PENDING = "group-import-pending"
     RESTORE_UPLOAD = "group-restore-upload"
     CLEANED = "group-cleaned"
+    ALIAS_NAME = "group-alias-name"
+    ALIAS_PLAYER = "group-alias-player"
+    DECLARE_ALIAS = "group-declare-alias"
+    ALIASES = "group-aliases"
+    IMPORT_SHEET_URL = "group-import-sheet-url"
+    IMPORT_SHEET = "group-import-sheet"
+    MIRROR_ON = "group-mirror-on"
+    MIRROR_OFF = "group-mirror-off"
 
 
 class GroupType(StrEnum):
     """``"type"`` values of a group page's pattern-matching ids (each also has ``"index"``)."""
 
     REVOKE = "group-revoke"
+    UNALIAS = "group-unalias"
 
 
 class Partners(StrEnum):

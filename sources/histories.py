@@ -21,11 +21,22 @@ from collections import OrderedDict
 from typing import Any
 
 from ratings import Entry, Game, GameHistory
+from ratings.io.writing import when
 from sources import answers
 from sources.forksafe import ForkSafeLock
 from sources.store import Store, shared_store
 
-__all__ = ["CONTENT_ID", "MissingHistory", "content_id", "fetch", "fetch_json", "keep", "keep_json", "serialise"]
+__all__ = [
+    "CONTENT_ID",
+    "MissingHistory",
+    "content_id",
+    "fetch",
+    "fetch_json",
+    "keep",
+    "keep_json",
+    "read_when",
+    "serialise",
+]
 
 #: What a content id looks like (anything else is refused before the store is asked).
 CONTENT_ID = re.compile(r"[0-9a-f]{32}")
@@ -38,13 +49,15 @@ class MissingHistory(LookupError):
 
 
 def serialise(history: GameHistory) -> bytes:
-    """Canonical JSON of a history: ``[[game, date or null, [[player, place or null for DNF], ...]], ...]``; an
-    entry with a team or a partial weight is ``[player, place, team or null, weight]`` (an entry without either is
-    written as before, so a history without teams keeps its content id)."""
+    """Canonical JSON of a history: ``[[game, date or null, [[player, place or null for DNF], ...]], ...]``; a date
+    is written as the writers write it (:func:`ratings.io.writing.when`: ``2024-05-31``, with `` 18:30`` where the
+    game has a time of day); an entry with a team or a partial weight is ``[player, place, team or null, weight]``
+    (a game without a time and an entry without a team are written as before, so such histories keep their content
+    ids)."""
     games = [
         [
             game.id,
-            game.date.isoformat() if game.date is not None else None,
+            when(game) or None,
             [
                 [e.player, e.place] if e.team is None and e.weight == 1.0 else [e.player, e.place, e.team, e.weight]
                 for e in game.entries
@@ -83,8 +96,21 @@ def _deserialise(data: bytes) -> GameHistory:
             ):
                 raise ValueError("not a serialised entry")
             played.append(Entry(player, place, team, float(weight)))
-        games.append(Game(game_id, tuple(played), None if date is None else dt.date.fromisoformat(date)))
+        day, time = (None, None) if date is None else read_when(date)
+        games.append(Game(game_id, tuple(played), day, time))
     return GameHistory(games)
+
+
+def read_when(text: str) -> tuple[dt.date, dt.time | None]:
+    """A date as :func:`ratings.io.writing.when` writes it, back as the date and its time of day (``None`` when it
+    has none); ValueError when ``text`` is not one.  For what this app wrote itself (the store, the change log);
+    what people type is read by :mod:`ratings.io.dates`."""
+    if len(text) == 10:
+        return dt.date.fromisoformat(text), None
+    moment = dt.datetime.fromisoformat(text)
+    if moment.tzinfo is not None:
+        raise ValueError(f"'{text}' is not a date written by the app")
+    return moment.date(), moment.time()
 
 
 def content_id(serialised: bytes) -> str:

@@ -12,7 +12,8 @@ Existing rows are never rewritten: the only write is one ``append_rows`` call.  
 sheet stores exactly the text given and never evaluates it; in addition a name that a spreadsheet would take
 for a formula (starting with ``=``, ``+``, ``-``, ``@``) is written with a leading apostrophe, so that the sheet's
 own CSV/Excel exports are safe too (the project's reader removes that apostrophe again).  Dates are written as
-ISO text (``2024-05-31``), which the reader understands next to dates the sheet formats itself.
+ISO text (``2024-05-31``, ``2024-05-31 18:30`` with a time of day), which the reader understands next to dates the
+sheet formats itself.
 
 Idempotency (a retried or double-clicked submit adds the game once): every submission carries a token.  When the
 sheet has a game-id column (the long shape always has one; a wide sheet may), the token is written as the game
@@ -44,10 +45,10 @@ from typing import Any
 from ratings.history import Entry, Game, GameHistory, HistoryError, Problem
 from ratings.io import read_header, read_table  # the header reading of the sheet's own shape
 from ratings.io.cells import is_blank
-from ratings.io.dates import parse_date
+from ratings.io.dates import moment, parse_date, parse_date_cells
 from ratings.io.names import clean_name, name_key
 from ratings.io.places import ordinal_name, parse_place
-from ratings.io.writing import place_cells, safe_cell
+from ratings.io.writing import place_cells, safe_cell, when
 from sources import answers
 from sources.forksafe import ForkSafeLock
 from sources.sheets import SheetError, SheetSource
@@ -74,10 +75,16 @@ _LOCK = ForkSafeLock()
 
 @dataclass(frozen=True)
 class NewGame:
-    """A validated new game: an optional date and its participants (place ``None`` = did not finish)."""
+    """A validated new game: an optional date (with its time of day where one was given) and its participants
+    (place ``None`` = did not finish)."""
 
     date: dt.date | None
     entries: tuple[Entry, ...]
+    time: dt.time | None = None
+
+    def game(self, game_id: str) -> Game:
+        """This game as a history's game called ``game_id``."""
+        return Game(game_id, self.entries, self.date, self.time if self.date is not None else None)
 
     def same_result(self, game: Game) -> bool:
         """Whether ``game`` has this date and the same players (up to case and spacing) in the same places."""
@@ -99,8 +106,10 @@ def new_game(date: dt.date | str | None, results: Sequence[tuple[Any, Any]]) -> 
     """
     problems: list[Problem] = []
     when: dt.date | None = None
+    time_of_day: dt.time | None = None
     try:
         when = parse_date(date)
+        time_of_day = _time_of_day(date) if when is not None else None
     except ValueError as exc:
         problems.append(Problem(str(exc), column="date", source=SOURCE))
     entries: list[Entry] = []
@@ -128,7 +137,16 @@ def new_game(date: dt.date | str | None, results: Sequence[tuple[Any, Any]]) -> 
         problems.append(Problem("nobody finished: give at least one player a place", column="place", source=SOURCE))
     if problems:
         raise HistoryError(problems)
-    return NewGame(when, tuple(entries))
+    return NewGame(when, tuple(entries), time_of_day)
+
+
+def _time_of_day(value: object) -> dt.time | None:
+    """The time of day a date field gives after its date (``2024-05-31 18:30``), by the readers' date rule."""
+    if isinstance(value, dt.datetime):
+        return value.time()
+    if isinstance(value, dt.date):
+        return None
+    return parse_date_cells({0: str(value)}, "date", None).times.get(0)
 
 
 def new_submission_token(now: dt.datetime | None = None) -> str:
@@ -152,8 +170,9 @@ def add_game(history: GameHistory, game: NewGame, *, token: str | None = None) -
     """A new history with ``game`` added (``history`` is unchanged).
 
     The game id is ``token`` when given (and adding the same token twice returns ``history`` as it is), else
-    the next free ``game N``.  When every game has a date, the new game goes after the games of its date or
-    earlier, the order the file readers use; otherwise at the end.
+    the next free ``game N``.  When every game has a date, the new game goes after the games of its moment (date
+    and time of day, a date alone as its midnight) or earlier, the order the file readers use; otherwise at the
+    end.
     """
     ids = {g.id for g in history.games}
     if token is not None and token in ids:
@@ -164,11 +183,12 @@ def add_game(history: GameHistory, game: NewGame, *, token: str | None = None) -
         while f"game {n}" in ids:
             n += 1
         game_id = f"game {n}"
-    added = Game(game_id, game.entries, game.date)
+    added = game.game(game_id)
     games = list(history.games)
     position = len(games)
     if game.date is not None and history.has_dates:
-        position = sum(1 for g in games if g.date is not None and g.date <= game.date)
+        at = moment(added.date, added.time)
+        position = sum(1 for g in games if moment(g.date, g.time) <= at)
     games.insert(position, added)
     return GameHistory(games, warnings=history.warnings)
 
@@ -190,7 +210,7 @@ def sheet_rows(header: Sequence[Any], game: NewGame, *, game_id: str | None) -> 
     width = len(info.names)
     game_col = info.roles.get("game")
     date_col = info.roles.get("date")
-    date_text = game.date.isoformat() if game.date else ""
+    date_text = when(game.game(""))
     if shape == "long":
         if game_col is None:
             raise _problem("the sheet has player and place columns but no 'game' column to group them into games")

@@ -15,6 +15,7 @@ from typing import Any
 from ratings import HistoryError
 from ratings.history import Entry, Game, team_problems
 from ratings.io.teams import parse_team
+from ratings.io.writing import when
 from sources.access import Rights, write_target
 from sources.edits import FIELDS, EditOutcome, apply_rows, grid_rows
 from sources.model import DataError, Sheet, parse_source
@@ -49,7 +50,7 @@ def game_text(game: NewGame) -> str:
     """ "2024-05-31: 1. Ann, 2. Bo, DNF Cy"."""
     finished = sorted((e for e in game.entries if e.place is not None), key=lambda e: e.place or 0)
     parts = [f"{e.place}. {e.player}" for e in finished] + [f"DNF {e.player}" for e in game.entries if e.place is None]
-    return f"{game.date.isoformat() if game.date else 'no date'}: {', '.join(parts)}"
+    return f"{when(game.game('')) or 'no date'}: {', '.join(parts)}"
 
 
 @dataclass
@@ -88,7 +89,7 @@ def plan(
             return Plan(["a team game cannot be written to the group's sheet yet; clear the team fields"])
     if writable and source:
         pending = {
-            "date": game.date.isoformat() if game.date else None,
+            "date": when(game.game("")) or None,
             "results": [[e.player, e.place] for e in game.entries],
             "token": token,
             "source": source,
@@ -104,7 +105,7 @@ def _with_teams(game: NewGame, players: Sequence[Any], teams: Sequence[Any]) -> 
     team_of = {name_key(p): parse_team(t) for p, t in zip(players, teams, strict=False) if p is not None}
     entries = tuple(Entry(e.player, e.place, team_of.get(name_key(e.player))) for e in game.entries)
     problems = team_problems(Game("new game", entries, game.date))
-    return NewGame(game.date, entries), [p.replace("game 'new game': ", "") for p in problems]
+    return NewGame(game.date, entries, game.time), [p.replace("game 'new game': ", "") for p in problems]
 
 
 def add_to_session(state: dict[str, Any] | None, game: NewGame, token: str) -> EditOutcome:
@@ -118,7 +119,7 @@ def add_to_session(state: dict[str, Any] | None, game: NewGame, token: str) -> E
     )
     if any(str(r.get("game")) == token for r in rows):
         return EditOutcome("This game was already added (the same submission); it was not added again.", ok=False)
-    date = game.date.isoformat() if game.date else ""
+    date = when(game.game(""))
     start = len(rows)
     for i, entry in enumerate(game.entries):
         place = "DNF" if entry.place is None else str(entry.place)

@@ -183,7 +183,7 @@ def test_a_what_if_edit_of_the_group_never_writes_to_it(client, groups) -> None:
 
 def test_a_recorded_game_grows_the_cached_history_as_the_database_reads_it(groups, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """pages.record adds the game to the cached history instead of reading the title again: the result must be what
-    reading the database gives (service.history, the one reader): a game dated between two others goes between
+    reading the database gives (service.read_title, the one reader): a game dated between two others goes between
     them (the readers' stable order by date), a name typed in another case is the group's player, an undated game
     goes last."""
     from sources.groups import pages as group_pages
@@ -195,8 +195,8 @@ def test_a_recorded_game_grows_the_cached_history_as_the_database_reads_it(group
         entry = {"role": "organiser", "mark": group_mark(secret, "club", "organiser", group.admin_hash)}
     cached = GroupTitle("club", "Catan").load()  # the history before, cached under the current counter
     reads: list[int] = []
-    real = service.history
-    monkeypatch.setattr(service, "history", lambda *a: reads.append(1) or real(*a))
+    real = service.read_title
+    monkeypatch.setattr(service, "read_title", lambda *a: reads.append(1) or real(*a))
     for token, date, result, read_again in [
         ("a", "2024-01-13", [("bob", 1), ("Cid", 2)], False),
         ("b", "2024-01-19", [("Ann", 1), ("Dee", 2)], False),
@@ -347,3 +347,228 @@ def test_a_member_records_a_team_game_from_the_form(client, groups) -> None:  # 
     form['{"index": ["ALL"], "type": "record-place"}.value'][1]["value"] = "2"
     answer = post(client, "record-confirm-box", form, changed=["record-submit.n_clicks"]).get_json()["response"]
     assert "teammates share their team's place" in _status(answer) and _games() == 4
+
+
+def test_a_history_held_as_arrays_is_shared_and_grown_as_the_game_objects_give_it() -> None:
+    """The arrays shared in the store (pages._packed) read back as the same history, and a recorded game put in at
+    any place from the arrays (pages._inserted_columns) gives what the history built from its game objects gives
+    (GameHistory's own constructor: every array, the players' numbering, the warnings); the racing sample (the
+    library's bundled file) with a game of a new player and a known one, and a team game."""
+    from ratings import Entry, Game, GameHistory
+    from ratings.samples import load_sample
+    from sources.groups import pages as group_pages
+
+    racing = load_sample("racing")
+    held = group_pages._unpacked(group_pages._packed(racing))
+    assert held.games == racing.games and held.warnings == racing.warnings
+    names = ("offsets", "flat_player", "flat_rank", "flat_dnf", "flat_place", "flat_position", "flat_game")
+    for game in [
+        Game("new", (Entry("Newcomer", 1), Entry(racing.players[3], 2), Entry(racing.players[0], None))),
+        Game("pair", (Entry("A", 1, "x"), Entry("B", 1, "x"), Entry(racing.players[1], 2))),
+    ]:
+        for at in (0, racing.n_games // 2, racing.n_games):
+            grown = group_pages._inserted_columns(held, game, at)
+            expected = GameHistory([*racing.games[:at], game, *racing.games[at:]], warnings=racing.warnings)
+            for name in (*names, "flat_team", "flat_weight", "team_game"):
+                assert getattr(grown, name).tolist() == getattr(expected, name).tolist(), (game.id, at, name)
+            assert grown.players == expected.players and grown.games == expected.games, (game.id, at)
+
+
+def test_only_an_organiser_declares_a_groups_alias_and_an_export_carries_it(groups) -> None:  # type: ignore[no-untyped-def]
+    """A visitor, a forged organiser entry and a member are refused (nothing written); the organiser's alias reads
+    in the group's page at once (a new change, a new key), Undo takes it back, and the export's changes.json brings
+    it into another group by restore."""
+    import base64
+
+    from sources.groups import pages as group_pages
+
+    secret = "key"
+    with process_sessions()() as session:
+        club = service.find_group(session, "club")
+        assert club is not None
+        organiser = {"role": "organiser", "mark": group_mark(secret, "club", "organiser", club.admin_hash)}
+    forged = {"role": "organiser", "mark": group_mark(secret, "club", "organiser", "scrypt$guess")}
+    member = group_pages.join("club", groups["member"], secret)
+    for entry in (None, forged, member):
+        with pytest.raises(service.GroupError, match="organisers"):
+            group_pages.declare_alias("club", "Cid", "Ann", entry=entry, secret_key=secret)
+    assert group_pages.aliases_of("club") == {}
+    with pytest.raises(service.GroupError, match="'Cid' and 'Ann' both play in game 'g1'"):
+        group_pages.declare_alias("club", "Cid", "Ann", entry=organiser, secret_key=secret)
+
+    before = GroupTitle("club", "Catan").load()
+    group_pages.record(
+        "club",
+        "Catan",
+        new_game("2024-01-26", [("Annie", 1), ("Bob", 2)]),
+        token="t",
+        entry=organiser,
+        secret_key=secret,
+    )
+    said = group_pages.declare_alias("club", "annie", "Ann", entry=organiser, secret_key=secret)
+    assert said.startswith("'annie' is now 'Ann' in every game of The Club")
+    merged = GroupTitle("club", "Catan").load()
+    assert merged.key != before.key and "Annie" not in merged.history.players
+    assert [e.player for e in merged.history.games[-1].entries] == ["Ann", "Bob"]
+
+    csv_text, manifest = group_pages.export_files("club", "Catan")
+    chess, _ = group_pages.export_files("club", "Chess")
+    assert '"aliases": {\n  "annie": "Ann"\n }' in manifest
+    assert "Undone: the aliased alias" in group_pages.undo_last("club", entry=organiser, secret_key=secret)
+    assert "Annie" in GroupTitle("club", "Catan").load().history.players and group_pages.aliases_of("club") == {}
+
+    with process_sessions()() as session:
+        other = service.find_group(session, "other")
+        assert other is not None
+        other_organiser = {"role": "organiser", "mark": group_mark(secret, "other", "organiser", other.admin_hash)}
+    files = [
+        (n, "data:text/plain;base64," + base64.b64encode(t.encode()).decode())
+        for n, t in [("Catan.csv", csv_text), ("Chess.csv", chess), ("changes.json", manifest)]
+    ]
+    read_manifest, histories = group_pages.read_export(files)
+    said = group_pages.restore("other", read_manifest, histories, entry=other_organiser, secret_key=secret)
+    assert "1 aliases declared" in said and group_pages.aliases_of("other") == {"annie": "Ann"}
+
+
+def test_the_organisers_alias_tool_answers_through_the_callback(client, groups) -> None:  # type: ignore[no-untyped-def]
+    """Crafted callback requests as the page sends them: a visitor's Merge is refused, the signed-in organiser's
+    merges (the bar lists the alias), and Remove takes it out."""
+    import json
+
+    source = {"kind": "group", "group": "club", "title": "Catan"}
+
+    def tool(trigger: str, **values: object) -> str:
+        body = {"page-location.pathname": "/g/club", "data-source.data": source, **values}
+        return json.dumps(post(client, "group-new-link", body, changed=[trigger]).get_json())
+
+    merge = {"group-declare-alias.n_clicks": 1, "group-alias-name.value": "Annie", "group-alias-player.value": "Ann"}
+    assert "only the group's organisers may change" in tool("group-declare-alias.n_clicks", **merge)
+    values = {"group-passphrase.value": groups["club"], "page-location.pathname": "/g/club"}
+    values["group-sign-in.n_clicks"] = 1
+    post(client, "group-message", values, changed=["group-sign-in.n_clicks"])
+    assert "'Annie' is now 'Ann' in every game of The Club" in tool("group-declare-alias.n_clicks", **merge)
+    bar = post(client, "group-bar", {"page-location.pathname": "/g/club"}, changed=["page-location.pathname"])
+    assert "Annie is Ann" in json.dumps(bar.get_json())
+    from tests.dash_requests import callback_spec
+
+    dep = callback_spec(client, "group-new-link", "group-declare-alias.n_clicks")
+    clicked = {"id": {"index": "Annie", "type": "group-unalias"}, "property": "n_clicks", "value": 1}
+    sent = {"page-location.pathname": "/g/club", "data-source.data": source}
+
+    def entry(item: dict[str, str]) -> object:
+        if item["id"].startswith("{"):  # the wildcard inputs: the Remove button clicked, no Revoke button
+            return [clicked] if json.loads(item["id"])["type"] == "group-unalias" else []
+        return {"id": item["id"], "property": item["property"], "value": sent.get(f"{item['id']}.{item['property']}")}
+
+    body = {
+        "output": dep["output"],
+        "outputs": [
+            {"id": p.split(".")[0], "property": p.split(".")[1]} for p in dep["output"].strip(".").split("...")
+        ],
+        "inputs": [entry(i) for i in dep["inputs"]],
+        "state": [entry(i) for i in dep["state"]],
+        "changedPropIds": [json.dumps(clicked["id"], separators=(",", ":")) + ".n_clicks"],
+    }
+    answer = client.post("/_dash-update-component", data=json.dumps(body), content_type="application/json")
+    assert "is a player of its own again" in json.dumps(answer.get_json())
+    from sources.groups import pages as group_pages
+
+    assert group_pages.aliases_of("club") == {}
+
+
+def test_an_organiser_imports_a_sheets_games_after_a_preview_and_a_visitor_cannot(client, groups, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A public Google Sheet (the suite's local sheets server, tests/sheets_server.py, as the sheet tests use it)
+    read by the page's Sheet readers into the same preview and confirmation as a file: a visitor is refused before
+    the Sheet is read, the organiser sees what would change, and Import adds the games the title lacks."""
+    import json
+
+    from tests.sheets_server import FakeSheets
+
+    key = "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+    rows = [["game", "date", "player", "place"], ["g1", "2024-01-05", "Ann", "1"], ["g1", "2024-01-05", "Bob", "2"]]
+    rows += [["s1", "2024-02-02", "Ann", "1"], ["s1", "2024-02-02", "Gus", "2"]]
+    source = {"kind": "group", "group": "club", "title": "Catan"}
+    with FakeSheets() as fake:
+        fake.add_spreadsheet(key, {"Games": rows})
+        monkeypatch.setenv("RATINGS_GOOGLE_ENDPOINT", fake.base_url)
+        values = {
+            "group-import-sheet.n_clicks": 1,
+            "group-import-sheet-url.value": f"https://docs.google.com/spreadsheets/d/{key}/edit#gid=0",
+            "page-location.pathname": "/g/club",
+            "data-source.data": source,
+        }
+
+        def preview() -> dict[str, object]:
+            answer = post(client, "group-import-preview", values, changed=["group-import-sheet.n_clicks"])
+            return dict(answer.get_json()["response"])
+
+        asked = len(fake.requests)
+        assert "only the group's organisers may change" in json.dumps(preview())
+        assert len(fake.requests) == asked  # refused before the Sheet was read
+        sign_in = {"group-passphrase.value": groups["club"], "page-location.pathname": "/g/club"}
+        sign_in["group-sign-in.n_clicks"] = 1
+        post(client, "group-message", sign_in, changed=["group-sign-in.n_clicks"])
+        shown = preview()
+    said = json.dumps(shown["group-import-preview"])
+    assert "1 games to add to 'Catan' (2 players, 1 new to the group: Gus)" in said
+    assert "1 games are in the title already (same id) and are left out: g1" in said
+    pending = shown["group-import-pending"]["data"]
+    confirm = {"group-import-confirm.n_clicks": 1, "group-import-pending.data": pending}
+    confirm |= {"page-location.pathname": "/g/club", "data-source.data": source}
+    done = post(client, "group-import-preview", confirm, changed=["group-import-confirm.n_clicks"]).get_json()
+    assert "1 games imported into 'Catan'; 1 already there left out." in json.dumps(done)
+    assert [g.id for g in GroupTitle("club", "Catan").load().history.games][-1] == "s1"
+
+
+def test_an_opt_in_mirror_appends_each_recorded_game_to_the_servers_sheet(
+    client, groups, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """The group's mirror (off by default) on the suite's local sheets server, the server's private Sheet written
+    through a service account as the sheet tests configure it (tests/test_workers.private_sheet_env): a visitor
+    cannot turn it on, nor can an organiser on a server with no Sheet it may write; turned on, a game a member
+    records is in the group and appended to the Sheet once (a repeated submission adds nothing); turned off, the
+    next game stays in the group only."""
+    import json
+
+    from sources.groups import pages as group_pages
+    from tests.sheets_server import FakeSheets
+    from tests.test_workers import private_sheet_env
+
+    def tool(trigger: str) -> str:
+        body = {f"{trigger}.n_clicks": 1, "page-location.pathname": "/g/club", "data-source.data": None}
+        return json.dumps(post(client, "group-new-link", body, changed=[f"{trigger}.n_clicks"]).get_json())
+
+    assert "only the group's organisers may change" in tool("group-mirror-on")
+    sign_in = {"group-passphrase.value": groups["club"], "page-location.pathname": "/g/club"}
+    sign_in["group-sign-in.n_clicks"] = 1
+    post(client, "group-message", sign_in, changed=["group-sign-in.n_clicks"])
+    assert "this server has no Sheet it may write" in tool("group-mirror-on")
+
+    key = "1MirrorMirrorOnTheWall0123456789abcdefghij"
+    header = [["game", "date", "player", "place"]]
+    member = group_pages.join("club", groups["member"], "key")
+    with FakeSheets() as fake:
+        fake.add_spreadsheet(key, {"Games": header}, public=False)
+        for name, value in private_sheet_env(fake, key, tmp_path / "store").items():
+            if name != "RATINGS_STORE_DIR":
+                monkeypatch.setenv(name, value)
+        assert "also appended to the server's Sheet" in tool("group-mirror-on")
+        game = new_game("2024-02-02", [("Ann", 1), ("Bob", 2)])
+        said = [  # the same submission twice: one game in the group, its rows once in the Sheet
+            group_pages.record("club", "Catan", game, token="web m1", entry=member, secret_key="key") for _ in range(2)
+        ]
+        assert "Sheet mirror: recorded the game: 2 rows added to the sheet (long shape)" in said[0], said
+        assert "Sheet mirror" not in said[1]
+        rows = fake.values(key, "Games")
+        assert rows == [*header, ["web m1", "2024-02-02", "Ann", 1], ["web m1", "2024-02-02", "Bob", 2]]  # RAW values
+        assert "is off" in tool("group-mirror-off")
+        group_pages.record(
+            "club",
+            "Catan",
+            new_game("2024-02-03", [("Ann", 2), ("Bob", 1)]),
+            token="web m2",
+            entry=member,
+            secret_key="key",
+        )
+        assert fake.values(key, "Games") == rows
+    assert GroupTitle("club", "Catan").load().history.n_games == 5

@@ -205,8 +205,9 @@ def _revoke(client: Client, link_id: int, values: dict[str, Any]) -> str:
     def entries(items: list[dict[str, Any]]) -> list[Any]:
         out: list[Any] = []
         for item in items:
-            if item["id"].startswith("{"):
-                out.append(sent['{"index": ["ALL"], "type": "group-revoke"}.n_clicks'])
+            if item["id"].startswith("{"):  # the Revoke buttons' list; none of the other wildcard inputs
+                revoke = json.loads(item["id"])["type"] == "group-revoke"
+                out.append(sent['{"index": ["ALL"], "type": "group-revoke"}.n_clicks'] if revoke else [])
             else:
                 out.append(
                     {
@@ -238,7 +239,7 @@ def _tool(client: Client, trigger: str, **values: Any) -> str:
     return json.dumps(answer.get_json())
 
 
-def test_a_visitor_can_neither_delete_undo_make_nor_revoke_links_nor_import(served) -> None:  # type: ignore[no-untyped-def]
+def test_a_visitor_can_neither_delete_undo_make_nor_revoke_links_nor_alias_nor_import(served) -> None:  # type: ignore[no-untyped-def]
     base, info = served
     visitor = Client(base, "203.0.113.80")
     before = _games(info["url"])
@@ -252,6 +253,13 @@ def test_a_visitor_can_neither_delete_undo_make_nor_revoke_links_nor_import(serv
         ]
     }
     assert refused in _revoke(visitor, 1, revoke)
+    alias = {"group-alias-name.value": "Mallory", "group-alias-player.value": "Ann"}
+    assert refused in _tool(visitor, "group-declare-alias", **alias)
+    assert refused in _tool(visitor, "group-mirror-on")
+    sheet = {"group-import-sheet.n_clicks": 1, "group-import-sheet-url.value": "https://docs.google.com/x"}
+    sheet |= {"page-location.pathname": "/g/club", "data-source.data": SOURCE}
+    answer = post(visitor, "group-import-preview", sheet, changed=["group-import-sheet.n_clicks"])
+    assert refused in json.dumps(answer.get_json())  # told before the Sheet is read
     csv = base64.b64encode(b"game,player,place\nx1,Mal,1\nx1,Lory,2\n").decode()
     values: dict[str, Any] = {"group-import-upload.contents": "data:text/csv;base64," + csv}
     values["group-import-upload.filename"] = "x.csv"

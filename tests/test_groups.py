@@ -4,6 +4,7 @@ games, on SQLite and on a real PostgreSQL started by the suite (tests/postgres_s
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 
 import pytest
@@ -107,6 +108,52 @@ def test_recorded_games_make_the_history_the_rating_systems_read(session: Sessio
     expected = create("multielo").rate(history).final
     assert list(create("multielo").rate(service.history(session, catan)).final) == list(expected)
     assert session.scalar(select(Player).where(Player.key == "bob")) is not None
+
+
+ARRAYS = ("offsets", "flat_player", "flat_rank", "flat_dnf", "flat_place", "flat_position", "flat_game", "flat_team")
+
+
+def _same_history(got, expected) -> None:  # type: ignore[no-untyped-def]
+    for name in (*ARRAYS, "flat_weight", "team_game"):
+        assert getattr(got, name).tolist() == getattr(expected, name).tolist(), name
+    assert got.players == expected.players and got.games == expected.games and got.warnings == expected.warnings
+
+
+def test_a_title_read_as_columns_is_the_history_its_records_give(session: Session) -> None:
+    """The database read into flat arrays (service.history) against the same rows read as long-shape records by the
+    readers' rule (ratings.GameHistory.from_records): ties, DNFs, a one-player game, a game recorded late for a past
+    date (played in date order), a deleted game left out, a corrected one; then the racing sample (the library's
+    bundled file, 1,000s of entries) imported whole."""
+    from ratings import Entry, GameHistory
+    from sources.record import NewGame
+
+    group, catan, games = _three_games(session)
+    service.record_game(session, catan, new_game("2024-01-08", [("Dee", 1), ("ann", 2), ("Bob", 2)]), who="a")
+    alone = NewGame(dt.date(2024, 1, 20), (Entry("Eve", 1),))  # imported files may hold one (a warning)
+    service.record_game(session, catan, alone, who="a")
+    service.delete_game(session, games[1].id, who="a")
+    service.correct_game(session, games[2].id, new_game("2024-01-19", [("Cid", 2), ("Ann", 1)]), who="a")
+    session.commit()
+    records: list[dict[str, object]] = [
+        {"game": "g1", "date": "2024-01-05", "player": "Ann", "place": 1},
+        {"game": "g1", "date": "2024-01-05", "player": "Bob", "place": 2},
+        {"game": "g1", "date": "2024-01-05", "player": "Cid", "place": "DNF"},
+        {"game": "g3", "date": "2024-01-19", "player": "Cid", "place": 2},
+        {"game": "g3", "date": "2024-01-19", "player": "Ann", "place": 1},
+        {"game": "g4", "date": "2024-01-08", "player": "Dee", "place": 1},
+        {"game": "g4", "date": "2024-01-08", "player": "Ann", "place": 2},
+        {"game": "g4", "date": "2024-01-08", "player": "Bob", "place": 2},
+        {"game": "g5", "date": "2024-01-20", "player": "Eve", "place": 1},
+    ]
+    read = service.history(session, catan)
+    assert [g.id for g in read.games] == ["g1", "g4", "g3", "g5"]
+    _same_history(read, GameHistory.from_records(records))
+
+    racing = load_sample("racing")
+    sprint = service.add_title(session, group, "Sprint")
+    service.import_history(session, sprint, racing, who="cli")
+    session.commit()
+    _same_history(service.history(session, sprint), racing)
 
 
 def test_every_write_is_logged_and_any_change_can_be_undone(session: Session) -> None:
@@ -226,3 +273,102 @@ def test_a_team_game_keeps_its_teams_through_record_correct_undo_and_export(sess
     assert service.history(session, title).games[0].entries == first.entries
     exported = GameHistory.from_records(service.export_records(session, title))
     assert exported.games[0].entries == first.entries
+
+
+def test_times_of_day_are_kept_by_the_tables(session: Session) -> None:
+    """A game's time of day (column played_time) through import, the history read, correction and undo, on SQLite and
+    PostgreSQL; games of one date played by their times (worked out by hand: 18:00 before 20:00)."""
+    import datetime as dt
+
+    from ratings import Entry, Game, GameHistory
+
+    file = GameHistory(
+        [
+            Game("a", (Entry("Ann", 1), Entry("Bob", 2)), dt.date(2024, 3, 1), dt.time(18)),
+            Game("b", (Entry("Bob", 1), Entry("Ann", 2)), dt.date(2024, 3, 1), dt.time(20, 15, 30)),
+        ]
+    )
+    group, _ = service.create_group(session, "timed", "Timed", titles=["Races"])
+    (title,) = group.titles
+    service.import_history(session, title, file, who="cli")
+    session.commit()
+    assert service.history(session, title).games == file.games
+    a = service.game_named(session, title, "a")
+    service.correct_game(session, a.id, new_game("2024-03-01 21:00", [("Ann", 1), ("Bob", 2)]), who="a")
+    session.commit()
+    assert [(g.id, g.time) for g in service.history(session, title).games] == [
+        ("b", dt.time(20, 15, 30)),
+        ("a", dt.time(21)),
+    ]
+    service.undo(session, service.change_log(session, group)[-1].id, who="a")
+    session.commit()
+    assert service.history(session, title).games == file.games
+
+
+def test_an_organisers_alias_merges_a_name_in_every_title_and_can_be_undone(session: Session) -> None:
+    """'Bobby' declared an alias of Bob: every game of every title reads Bobby as Bob (the same history as games
+    written with Bob throughout, read by the readers' rule), a game with both names is refused, and the alias is
+    logged, undone and undone again; the export names it."""
+    from ratings import GameHistory
+
+    group, catan, _ = _three_games(session)
+    chess = service.add_title(session, group, "Chess")
+    service.record_game(session, catan, new_game("2024-01-26", [("Bobby", 1), ("Cid", 2)]), who="a")
+    service.record_game(session, chess, new_game("2024-02-01", [("Ann", 1), ("bobby", 2)]), who="a")
+    session.commit()
+    assert "Bobby" in service.history(session, catan).players
+
+    with pytest.raises(service.GroupError, match="no player 'Robert'"):
+        service.declare_alias(session, group, "Bobby", "Robert", who="a")
+    with pytest.raises(service.GroupError, match="one name already"):
+        service.declare_alias(session, group, "BOBBY", "bobby", who="a")
+    with pytest.raises(service.GroupError, match="'Ann' and 'Bob' both play in game 'g1' of Catan"):
+        service.declare_alias(session, group, "Ann", "Bob", who="a")
+    declared = service.declare_alias(session, group, " bobby ", "bob", who="organiser")
+    session.commit()
+    assert service.aliases(session, group) == {"bobby": "Bob"}
+    with pytest.raises(service.GroupError, match="already an alias of 'Bob'"):
+        service.declare_alias(session, group, "Bobby", "Ann", who="a")
+    with pytest.raises(service.GroupError, match="itself an alias of 'Bob'"):
+        service.declare_alias(session, group, "Cid", "Bobby", who="a")
+
+    written_as_bob = [
+        {"game": g.id, "date": g.date, "player": "Bob" if e.player in ("Bob", "Bobby") else e.player, "place": e.place}
+        for g in _games_as_recorded(session, catan)
+        for e in g.entries
+    ]
+    merged = service.history(session, catan)
+    assert merged.to_records() == GameHistory.from_records(written_as_bob).to_records()
+    assert "Bobby" not in merged.players and "Bobby" not in service.history(session, chess).players
+    assert service.history(session, chess).games[0].entries[1].player == "Bob"
+    with pytest.raises(service.GroupError, match="'Bob' and 'Bobby' are one player"):
+        service.record_game(session, chess, new_game("2024-02-02", [("Bob", 1), ("Bobby", 2)]), who="a")
+    session.rollback()
+
+    assert service.last_change(session, group) is not None and service.last_change(session, group).id == declared.id
+    assert service.export_manifest(session, group)["aliases"] == {"bobby": "Bob"}
+    undone = service.undo(session, declared.id, who="organiser")
+    session.commit()
+    assert service.aliases(session, group) == {} and "Bobby" in service.history(session, catan).players
+    service.undo(session, undone.id, who="organiser")
+    session.commit()
+    assert service.aliases(session, group) == {"bobby": "Bob"}
+    actions = [(c.action, c.before, c.after) for c in service.change_log(session, group)[-3:]]
+    assert actions == [
+        ("aliased", None, {"alias": "bobby", "player": "Bob"}),
+        ("undone", {"alias": "bobby", "player": "Bob"}, None),
+        ("undone", None, {"alias": "bobby", "player": "Bob"}),
+    ]
+
+
+def _games_as_recorded(session: Session, title):  # type: ignore[no-untyped-def]
+    """The title's games as the change log recorded them (names as typed), not deleted, in recording order."""
+    from ratings import Entry
+    from ratings import Game as Played
+
+    rows = session.scalars(
+        select(Game).where(Game.title_id == title.id, Game.deleted.is_(False)).order_by(Game.position)
+    )
+    return [
+        Played(row.public_id, tuple(Entry(e.player.name, e.place) for e in row.entries), row.played_on) for row in rows
+    ]

@@ -185,8 +185,10 @@ def groups_restore(slug: str, directory: Path) -> None:
                 service.import_history(session, _title(session, group, name), history, who="restore")
                 for name, history in histories.items()
             )
+            aliased = service.restore_aliases(session, group, manifest.get("aliases"), who="restore")
     except service.GroupError as exc:
         _fail(str(exc))
-    click.echo(f"{count} games in {len(histories)} titles restored into /g/{slug}")
+    also = f", {aliased} aliases declared" if aliased else ""
+    click.echo(f"{count} games in {len(histories)} titles restored into /g/{slug}{also}")
     if passphrase is not None:
         click.echo(f"organisers' passphrase (shown once, keep it): {passphrase}")

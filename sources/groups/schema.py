@@ -2,17 +2,30 @@
 
 A *group* (a poker night, a club) has *titles* (the games it plays: Catan, Carcassonne; or a racing community's
 categories), *players* and their *aliases*, and *member links* (secret links that may record games).  A *game*
-belongs to one title and holds its *entries* (player, place; DNF as no place; an optional team and weight).  Every
-write is a row of the append-only *changes* table: who, when, what (added, corrected, deleted, imported, undone),
-with the game as it was before and after, so any change can be undone and nothing is ever lost.  Games are never
-removed, only marked deleted.
+belongs to one title, has a date (and a time of day where one was given) and holds its *entries* (player, place;
+DNF as no place; an optional team and weight).  Every write is a row of the append-only *changes* table: who, when,
+what (added, corrected, deleted, imported, undone), with the game as it was before and after, so any change can be
+undone and nothing is ever lost.  Games are never removed, only marked deleted.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    Time,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Alias", "Base", "Change", "Entry", "Game", "Group", "MemberLink", "Player", "Title"]
@@ -35,6 +48,8 @@ class Group(Base):
     #: The organisers' passphrase as a salted scrypt hash (never the passphrase).
     admin_hash: Mapped[str] = mapped_column(String(300))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    #: Whether each game recorded in the group is also appended to the server's configured Sheet (opt-in).
+    mirror: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     titles: Mapped[list[Title]] = relationship(back_populates="group", order_by="Title.id")
 
@@ -95,6 +110,8 @@ class Game(Base):
     #: The game's id as the group sees it (a file's game column, or given when recorded).
     public_id: Mapped[str] = mapped_column(String(200))
     played_on: Mapped[dt.date | None] = mapped_column(Date)
+    #: The time of day it was played, where the file or the form gave one (games of a date are played by it).
+    played_time: Mapped[dt.time | None] = mapped_column(Time)
     #: Order of recording: games of one date are replayed in this order.
     position: Mapped[int] = mapped_column(Integer)
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -12,26 +12,36 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import itertools
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from ratings.history import Entry as HistoryEntry
+from ratings.history import Game as HistoryGame
 from ratings.history import GameHistory
+from ratings.io.dates import play_order
 from ratings.io.names import clean_name, name_key
+from ratings.io.writing import when
 from sources.groups import GroupError
-from sources.groups.schema import Base, Change, Entry, Game, Group, MemberLink, Player, Title
+from sources.groups.schema import Alias, Base, Change, Entry, Game, Group, MemberLink, Player, Title
+from sources.histories import read_when
 from sources.record import NewGame
 
 __all__ = [
     "GroupError",
     "Snapshot",
     "add_title",
+    "aliases",
+    "declare_alias",
+    "remove_alias",
+    "restore_aliases",
     "change_log",
     "change_counter",
     "changes_since",
@@ -54,6 +64,7 @@ __all__ = [
     "player_keys",
     "member_link",
     "member_links",
+    "read_title",
     "record_game",
     "revoke_member_link",
     "title_named",
@@ -130,8 +141,9 @@ def _result(entry: Entry | HistoryEntry) -> Result:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A game as the change log keeps it: its id, date, entries (player, place, team, weight) and whether it is
-    deleted.  In JSON an entry without a team and of full weight is ``[player, place]`` (the log's first form)."""
+    """A game as the change log keeps it: its id, date (as the writers write it, :func:`ratings.io.writing.when`:
+    with its time of day where it has one), entries (player, place, team, weight) and whether it is deleted.  In
+    JSON an entry without a team and of full weight is ``[player, place]`` (the log's first form)."""
 
     public_id: str
     date: str | None
@@ -140,12 +152,8 @@ class Snapshot:
 
     @classmethod
     def of(cls, game: Game) -> Snapshot:
-        return cls(
-            game.public_id,
-            game.played_on.isoformat() if game.played_on else None,
-            tuple(_result(e) for e in game.entries),
-            game.deleted,
-        )
+        moment = HistoryGame(game.public_id, (), game.played_on, game.played_time)
+        return cls(game.public_id, when(moment) or None, tuple(_result(e) for e in game.entries), game.deleted)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -186,6 +194,7 @@ def _players(session: Session, group_id: int, names: Iterable[str]) -> dict[str,
 def _set_entries(session: Session, game: Game, group_id: int, entries: Iterable[Result]) -> None:
     results = list(entries)
     players = _players(session, group_id, (name for name, *_ in results))
+    _one_each(session, group_id, [[players[name_key(name)] for name, *_ in results]], [game.public_id])
     game.entries.clear()
     session.flush()
     for name, place, team, weight in results:
@@ -261,7 +270,14 @@ def _add(session: Session, title: Title, game: NewGame, *, who: str, public_id: 
     game_id = clean_name(public_id) if public_id else f"g{position}"
     if session.scalar(select(Game).where(Game.title_id == title.id, Game.public_id == game_id)) is not None:
         raise GroupError(f"'{title.name}' already has a game '{game_id}'")
-    row = Game(title_id=title.id, public_id=game_id, played_on=game.date, position=position, deleted=False)
+    row = Game(
+        title_id=title.id,
+        public_id=game_id,
+        played_on=game.date,
+        played_time=game.time,
+        position=position,
+        deleted=False,
+    )
     session.add(row)
     session.flush()
     _set_entries(session, row, title.group_id, (_result(e) for e in game.entries))
@@ -285,7 +301,7 @@ def correct_game(session: Session, game_id: int, game: NewGame, *, who: str) -> 
     if row.deleted:
         raise GroupError(f"game '{row.public_id}' is deleted: undo the deletion to correct it")
     before = Snapshot.of(row)
-    row.played_on = game.date
+    row.played_on, row.played_time = game.date, game.time
     _set_entries(session, row, title.group_id, (_result(e) for e in game.entries))
     session.flush()
     _log(session, title, row, who, "corrected", before, Snapshot.of(row))
@@ -304,7 +320,7 @@ def delete_game(session: Session, game_id: int, *, who: str) -> None:
 
 
 def _restore(session: Session, row: Game, title: Title, state: Snapshot) -> None:
-    row.played_on = dt.date.fromisoformat(state.date) if state.date else None
+    row.played_on, row.played_time = read_when(state.date) if state.date else (None, None)
     row.deleted = state.deleted
     _set_entries(session, row, title.group_id, state.entries)
 
@@ -313,6 +329,8 @@ def undo(session: Session, change_id: int, *, who: str) -> Change:
     """Take back change ``change_id``: the game returns to how it was before it (an added game is deleted).  The
     undoing is itself a change, so it can be undone in turn."""
     change = session.get(Change, change_id)
+    if change is not None and change.game_id is None and "alias" in (change.before or change.after or {}):
+        return _undo_alias(session, change, who=who)
     if change is None or change.game_id is None:
         raise GroupError(f"there is no change {change_id} to undo")
     row, title = _game(session, change.game_id)
@@ -327,20 +345,113 @@ def undo(session: Session, change_id: int, *, who: str) -> Change:
 
 
 def history(session: Session, title: Title) -> GameHistory:
+    """``title``'s games (not deleted) as a :class:`~ratings.history.GameHistory` (:func:`read_title`)."""
+    return read_title(session, title)[0]
+
+
+def read_title(session: Session, title: Title) -> tuple[GameHistory, bool]:
     """``title``'s games (not deleted) as a :class:`~ratings.history.GameHistory`, in recording order re-ordered by
-    date where every game has one (one query)."""
-    rows = session.execute(
-        select(Game.public_id, Game.played_on, Player.name, Entry.place, Entry.team, Entry.weight)
-        .join(Entry, Entry.game_id == Game.id)
-        .join(Player, Player.id == Entry.player_id)
-        .where(Game.title_id == title.id, Game.deleted.is_(False))
-        .order_by(Game.position, Entry.id)
+    date where every game has one (:func:`ratings.io.dates.play_order`, the rule every reader orders games by).
+
+    A free-for-all title is read as columns straight into the history's flat arrays
+    (:meth:`GameHistory.from_columns`, as the column reader of a large upload builds them): one query for the games,
+    one for the entries' integers, one for the names; no object per entry.  A title with teams or partial weights,
+    a game that repeats a player, or games with times of day (``GameHistory.from_columns`` takes dates only), is
+    read as records by the readers' rules (:func:`_history_from_records`, which names a repeated player's game).
+    The flag: whether it was read as columns (then its games are free-for-all, without times, and not yet made as
+    objects)."""
+    live = (Game.title_id == title.id, Game.deleted.is_(False))
+    special = (Entry.team.is_not(None)) | (Entry.weight != 1.0)
+    if session.scalar(select(Entry.id).join(Game, Game.id == Entry.game_id).where(*live, special).limit(1)):
+        return _history_from_records(session, title), False
+    games = session.execute(
+        select(Game.id, Game.public_id, Game.played_on, Game.played_time).where(*live).order_by(Game.position, Game.id)
     ).all()
+    if any(g[3] is not None for g in games):  # times of day: the flat arrays have no place for them
+        return _history_from_records(session, title), False
+    # the entries' three integers as they come from the driver (the ORM's rows cost a lookup per value)
+    flat = session.connection().execute(
+        select(Entry.game_id, Entry.player_id, func.coalesce(Entry.place, 0))  # did not finish: place 0
+        .join(Game, Game.id == Entry.game_id)
+        .where(*live)
+        .order_by(Game.position, Game.id, Entry.id)
+    )
+    values = np.fromiter(itertools.chain.from_iterable(flat), dtype=np.int64)
+    columns = values.reshape(len(values) // 3, 3)
+    merged = _merged(session, title.group_id)
+    if merged:  # an alias's entries are its player's
+        ids = np.fromiter(merged, dtype=np.int64, count=len(merged))
+        into = np.fromiter(merged.values(), dtype=np.int64, count=len(merged))
+        by_id = np.argsort(ids)
+        at = np.searchsorted(ids, columns[:, 1], sorter=by_id).clip(0, len(ids) - 1)
+        hit = ids[by_id[at]] == columns[:, 1]
+        columns[hit, 1] = into[by_id[at[hit]]]
+    read = _from_columns(session, title, games, columns)
+    return (read, True) if read is not None else (_history_from_records(session, title), False)
+
+
+def _from_columns(session: Session, title: Title, games: Sequence[Any], columns: np.ndarray) -> GameHistory | None:
+    """The history of the games' rows (internal id, public id, date; in recording order) and the entries' columns
+    (game's internal id, player id, place with 0 for did-not-finish; grouped by game in the games' order); ``None``
+    when a game repeats a player."""
+    game_ids = np.fromiter((g[0] for g in games), dtype=np.int64, count=len(games))
+    by_id = np.argsort(game_ids)
+    game_of = by_id[np.searchsorted(game_ids, columns[:, 0], sorter=by_id)]  # each entry's game, in recording order
+    sizes = np.bincount(game_of, minlength=len(games))
+    kept = np.flatnonzero(sizes)  # a game without entries is no game (as a file's records cannot hold one)
+    dates: list[dt.date | None] = [games[g][2] for g in kept.tolist()]
+    order, note = play_order(dates, [None] * len(dates))
+    renumber = np.full(len(games), -1, dtype=np.int64)
+    renumber[kept[np.asarray(order, dtype=np.int64)]] = np.arange(len(kept))
+    final = renumber[game_of]
+    rows = np.argsort(final, kind="stable")  # entries of each game keep their order
+    player_ids, flat_player = np.unique(columns[rows, 1], return_inverse=True)
+    flat_place = columns[rows, 2].astype(np.int32)
+    offsets = np.zeros(len(kept) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(final, minlength=len(kept)), out=offsets[1:])
+    pairs = np.sort(final[rows] * len(player_ids) + flat_player)
+    if np.any(pairs[1:] == pairs[:-1]):
+        return None
+    names = dict(session.execute(select(Player.id, Player.name).where(Player.group_id == title.group_id)).all())
+    by_order = kept[np.asarray(order, dtype=np.int64)].tolist()
+    return GameHistory.from_columns(
+        [games[g][1] for g in by_order],
+        [games[g][2] for g in by_order],
+        offsets,
+        flat_player.astype(np.int32),
+        flat_place,
+        [names[p] for p in player_ids.tolist()],
+        [note] if note else [],
+    )
+
+
+def _history_from_records(session: Session, title: Title) -> GameHistory:
+    """``title``'s games read as long-shape records by the readers' rules (teams and weights; a repeated player
+    reported by game)."""
+    merged = _merged(session, title.group_id)
+    names = dict(session.execute(select(Player.id, Player.name).where(Player.group_id == title.group_id)).all())
+    rows = [
+        (g, d, t, names[merged.get(p, p)], place, team, w)
+        for g, d, t, p, place, team, w in session.execute(
+            select(
+                Game.public_id, Game.played_on, Game.played_time, Entry.player_id, Entry.place, Entry.team, Entry.weight
+            )
+            .join(Entry, Entry.game_id == Game.id)
+            .where(Game.title_id == title.id, Game.deleted.is_(False))
+            .order_by(Game.position, Game.id, Entry.id)
+        ).all()
+    ]
     teams = any(team is not None or weight != 1.0 for *_, team, weight in rows)
     return GameHistory.from_records(
         [
-            {"game": g, "date": d, "player": p, "place": place, **({"team": team, "weight": w} if teams else {})}
-            for g, d, p, place, team, w in rows
+            {
+                "game": g,
+                "date": d if t is None or d is None else dt.datetime.combine(d, t),
+                "player": p,
+                "place": place,
+                **({"team": team, "weight": w} if teams else {}),
+            }
+            for g, d, t, p, place, team, w in rows
         ]
     )
 
@@ -360,9 +471,22 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
     if clash:
         raise GroupError(f"'{title.name}' already has games {', '.join(clash[:5])}; nothing was imported")
     players = _players(session, title.group_id, imported.players)
+    _one_each(
+        session,
+        title.group_id,
+        [[players[name_key(e.player)] for e in g.entries] for g in imported.games],
+        [g.id for g in imported.games],
+    )
     start = session.scalar(select(func.max(Game.position)).where(Game.title_id == title.id)) or 0
     games = [
-        {"title_id": title.id, "public_id": g.id, "played_on": g.date, "position": start + i + 1, "deleted": False}
+        {
+            "title_id": title.id,
+            "public_id": g.id,
+            "played_on": g.date,
+            "played_time": g.time,
+            "position": start + i + 1,
+            "deleted": False,
+        }
         for i, g in enumerate(imported.games)
     ]
     ids = session.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), games).all()
@@ -380,7 +504,7 @@ def import_history(session: Session, title: Title, imported: GameHistory, *, who
             }
             for e in game.entries
         ]
-        after = Snapshot(game.id, game.date.isoformat() if game.date else None, results)
+        after = Snapshot(game.id, when(game) or None, results)
         changes.append(_change(title, game_id, who, "imported", None, after))
     # Core inserts of the tables, one executemany each (the ORM's bulk path split them into a statement per few rows)
     for table in (Base.metadata.tables["entries"], Base.metadata.tables["changes"]):
@@ -487,7 +611,7 @@ def last_change(session: Session, group: Group) -> Change | None:
         select(Change)
         .where(
             Change.group_id == group.id,
-            Change.game_id.is_not(None),
+            Change.game_id.is_not(None) | Change.action.in_(ALIAS_ACTIONS),
             Change.action != "undone",
             Change.id.not_in(undone),
         )
@@ -514,7 +638,8 @@ def export_manifest(session: Session, group: Group) -> dict[str, Any]:
         for c in change_log(session, group)
     ]
     titles = {title_file(t.name) + ".csv": t.name for t in group.titles}
-    return {"group": group.slug, "name": group.name, "titles": titles, "changes": log}
+    merged = aliases(session, group)
+    return {"group": group.slug, "name": group.name, "titles": titles, "aliases": merged, "changes": log}
 
 
 def title_file(title: str) -> str:
@@ -530,3 +655,151 @@ def deleted_ids(session: Session, title: Title) -> set[str]:
 def player_keys(session: Session, group_id: int) -> set[str]:
     """The name keys of the group's players (:func:`ratings.io.names.name_key`)."""
     return set(session.scalars(select(Player.key).where(Player.group_id == group_id)).all())
+
+
+# ---------------------------------------------------------------- aliases: another name of one of the group's players
+
+#: The change-log actions of aliases (their ``before`` and ``after``: ``{"alias", "player"}`` or None).
+ALIAS_ACTIONS = ("aliased", "unaliased")
+
+
+def aliases(session: Session, group: Group) -> dict[str, str]:
+    """The group's aliases: each alias (as declared) and the name of the player it is, by alias."""
+    rows = session.execute(
+        select(Alias.alias, Player.name)
+        .join(Player, Player.id == Alias.player_id)
+        .where(Alias.group_id == group.id)
+        .order_by(Alias.alias)
+    ).all()
+    return {alias: name for alias, name in rows}
+
+
+def _merged(session: Session, group_id: int) -> dict[int, int]:
+    """Player id -> the id of the player it is an alias of (only players whose name is an alias)."""
+    rows = session.execute(
+        select(Player.id, Alias.player_id)
+        .join(Alias, (Alias.group_id == Player.group_id) & (Alias.key == Player.key))
+        .where(Player.group_id == group_id)
+    ).all()
+    return {alias: player for alias, player in rows}
+
+
+def _one_each(session: Session, group_id: int, games: list[list[Player]], ids: list[str]) -> None:
+    """Refuse games in which two names are one player of the group (one an alias of the other)."""
+    merged = _merged(session, group_id)
+    if not merged:
+        return
+    for players, game_id in zip(games, ids, strict=True):
+        seen: dict[int, str] = {}
+        for player in players:
+            one = merged.get(player.id, player.id)
+            if one in seen:
+                raise GroupError(
+                    f"game '{game_id}': '{seen[one]}' and '{player.name}' are one player in this group (an alias); "
+                    "nothing was written"
+                )
+            seen[one] = player.name
+
+
+def declare_alias(session: Session, group: Group, alias: Any, name: Any, *, who: str) -> Change:
+    """Make ``alias`` another name of the group's player ``name``: every game of every title, past and future, reads
+    the alias as that player.  Logged (``aliased``), undone by :func:`undo`."""
+    alias_text = clean_name(alias if isinstance(alias, str) else "")
+    name_text = clean_name(name if isinstance(name, str) else "")
+    if not alias_text or not name_text:
+        raise GroupError("an alias needs both names: the other name and the player's name")
+    if name_key(alias_text) == name_key(name_text):
+        raise GroupError(f"'{alias_text}' and '{name_text}' are one name already (case and spacing aside)")
+    lock_group(session, group.id)
+    return _set_alias(session, group, alias_text, name_text, who=who, action="aliased")
+
+
+def _set_alias(session: Session, group: Group, alias: str, name: str, *, who: str, action: str) -> Change:
+    existing = aliases(session, group)
+    keys = {name_key(a): (a, p) for a, p in existing.items()}
+    if name_key(alias) in keys:
+        raise GroupError(f"'{alias}' is already an alias of '{keys[name_key(alias)][1]}'")
+    if name_key(name) in keys:
+        a, p = keys[name_key(name)]
+        raise GroupError(f"'{a}' is itself an alias of '{p}': make '{alias}' an alias of '{p}'")
+    target = session.scalar(select(Player).where(Player.group_id == group.id, Player.key == name_key(name)))
+    if target is None:
+        raise GroupError(f"the group has no player '{name}'")
+    others = sorted(a for a, p in existing.items() if name_key(p) == name_key(alias))
+    if others:
+        raise GroupError(f"'{alias}' has aliases of its own ({', '.join(others)}): remove them first")
+    other = session.scalar(select(Player).where(Player.group_id == group.id, Player.key == name_key(alias)))
+    if other is not None:
+        both = (
+            select(Game.public_id, Title.name)
+            .join(Title, Title.id == Game.title_id)
+            .where(
+                Game.deleted.is_(False),
+                Game.id.in_(select(Entry.game_id).where(Entry.player_id == other.id)),
+                Game.id.in_(select(Entry.game_id).where(Entry.player_id == target.id)),
+            )
+            .limit(1)
+        )
+        found = session.execute(both).first()
+        if found is not None:
+            raise GroupError(
+                f"'{alias}' and '{target.name}' both play in game '{found[0]}' of {found[1]}: they cannot be one player"
+            )
+    session.add(Alias(group_id=group.id, alias=alias, key=name_key(alias), player_id=target.id))
+    change = Change(
+        group_id=group.id, who=who, action=action, before=None, after={"alias": alias, "player": target.name}
+    )
+    session.add(change)
+    session.flush()
+    return change
+
+
+def remove_alias(session: Session, group: Group, alias: Any, *, who: str, action: str = "unaliased") -> Change:
+    """Take back the alias ``alias``: its games read it as a player of its own again.  Logged, undoable."""
+    lock_group(session, group.id)
+    key = name_key(clean_name(alias if isinstance(alias, str) else ""))
+    row = session.scalar(select(Alias).where(Alias.group_id == group.id, Alias.key == key)) if key else None
+    if row is None:
+        raise GroupError(f"'{str(alias)[:40]}' is not an alias in this group")
+    player = session.get(Player, row.player_id)
+    assert player is not None
+    before = {"alias": row.alias, "player": player.name}
+    session.delete(row)
+    change = Change(group_id=group.id, who=who, action=action, before=before, after=None)
+    session.add(change)
+    session.flush()
+    return change
+
+
+def _undo_alias(session: Session, change: Change, *, who: str) -> Change:
+    """Take back an alias change: the alias as it was before it (declared again, or removed)."""
+    group = session.get(Group, change.group_id)
+    assert group is not None
+    lock_group(session, group.id)
+    if change.before is None and change.after is not None:  # it declared the alias: remove it
+        undone = remove_alias(session, group, change.after["alias"], who=who, action="undone")
+    elif change.before is not None:  # it removed the alias: declare it again
+        undone = _set_alias(
+            session, group, str(change.before["alias"]), str(change.before["player"]), who=who, action="undone"
+        )
+    else:
+        raise GroupError(f"there is no change {change.id} to undo")
+    undone.undoes = change.id
+    session.flush()
+    return undone
+
+
+def restore_aliases(session: Session, group: Group, declared: Any, *, who: str) -> int:
+    """Declare the aliases of an export's ``changes.json`` (``aliases``: alias -> player) that the group does not
+    hold yet; how many (an export made before aliases were exported has none)."""
+    if declared is None:
+        return 0
+    if not isinstance(declared, dict) or not all(isinstance(v, str) for v in declared.values()):
+        raise GroupError("changes.json's aliases are not an alias -> player table: nothing was restored")
+    held = {name_key(a) for a in aliases(session, group)}
+    count = 0
+    for alias, player in declared.items():
+        if name_key(str(alias)) not in held:
+            declare_alias(session, group, alias, player, who=who)
+            count += 1
+    return count
