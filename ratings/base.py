@@ -182,7 +182,7 @@ class Checkpoint:
     game: int
     state: State
 
-    @property
+    @functools.cached_property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.state.values())
 
@@ -363,8 +363,9 @@ class RatingRun:
 
 def _cap(checkpoints: list[Checkpoint]) -> None:
     """Drop the earliest checkpoints until the rest hold at most :data:`CHECKPOINT_BYTES`."""
-    while checkpoints and sum(c.nbytes for c in checkpoints) > CHECKPOINT_BYTES:
-        checkpoints.pop(0)
+    total = sum(c.nbytes for c in checkpoints)
+    while checkpoints and total > CHECKPOINT_BYTES:
+        total -= checkpoints.pop(0).nbytes
 
 
 def _first_not_finite(out: Replay, start: int, stop: int) -> int | None:
@@ -514,16 +515,19 @@ class RatingSystem(ABC):
             spacing = max(CHECKPOINT_MIN_SPACING, -(-history.n_games // CHECKPOINT_COUNT))
             a = start
             while a < history.n_games:
+                saved: State | None = None  # a copy of the state before the stretch, if one is made anyway
                 if a % spacing == 0 and a > start:
-                    checkpoints.append(Checkpoint(a, {k: v.copy() for k, v in state.items()}))
+                    saved = {k: v.copy() for k, v in state.items()}
+                    checkpoints.append(Checkpoint(a, saved))
                     _cap(checkpoints)
                 if a in seasons:
                     self._season_start(state)  # after the checkpoint: a resumed replay applies it again
+                    saved = None
                 b = min((a // spacing + 1) * spacing, history.n_games)
                 later = seasons[seasons > a]
                 if len(later):
                     b = min(b, int(later[0]))
-                self._replay_stretch(state, out, a, b)
+                self._replay_stretch(state, out, a, b, saved)
                 a = b
                 if progress is not None:
                     progress(a, history.n_games)
@@ -593,7 +597,7 @@ class RatingSystem(ABC):
             out.extras_before[k][:entries] = before[:entries]
             out.extras_after[k][:entries] = after[:entries]
 
-    def _replay_stretch(self, state: State, out: Replay, a: int, b: int) -> None:
+    def _replay_stretch(self, state: State, out: Replay, a: int, b: int, saved: State | None = None) -> None:
         """Games ``a`` to ``b`` of the whole replay ``out`` through the batch hooks; a game the kernel fails goes
         alone through the per-game hooks, and the kernel goes on after it.
 
@@ -602,7 +606,8 @@ class RatingSystem(ABC):
         go through the kernel again, that game through the per-game hooks (the reference path, which rates it or
         says what failed there), and the kernel takes the rest of the stretch.  After an exception, which names no
         game, the stretch goes through the per-game hooks.  Either way the slow path replays at most this stretch
-        (the games between two checkpoints), never the history from its start.
+        (the games between two checkpoints), never the history from its start.  ``saved``: a copy of the state at
+        ``a`` that is never changed (the checkpoint just taken there), so that none need be made.
         """
 
         def kernel(lo: int, hi: int) -> None:
@@ -612,7 +617,8 @@ class RatingSystem(ABC):
                 self._replay_teams_aside(state, out, lo, hi)
 
         while a < b:
-            kept = {k: v.copy() for k, v in state.items()}
+            kept = saved if saved is not None else {k: v.copy() for k, v in state.items()}
+            saved = None
             try:
                 kernel(a, b)
                 failing = _first_not_finite(out, a, b)
@@ -621,7 +627,7 @@ class RatingSystem(ABC):
             except (ArithmeticError, ValueError):
                 failing = None
             state.clear()  # the state before the stretch (a kernel may replace an array, not only fill it)
-            state.update(kept)
+            state.update({k: v.copy() for k, v in kept.items()})  # copies: ``kept`` may be a checkpoint's
             if failing is None:  # no game named
                 stop = b
                 self._replay_per_game(state, out, a, stop)

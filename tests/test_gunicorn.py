@@ -8,6 +8,7 @@ import urllib.request
 
 import pytest
 
+from ratings import get_system
 from tests.servers import gunicorn
 
 
@@ -79,10 +80,9 @@ def test_a_real_callback_answers(gunicorn_url):
     for spec in dep["inputs"]:
         wanted = json.loads(spec["id"])
         if wanted["type"] == "param":
-            values = [("k", 20), ("d", 400), ("base", 1.5), ("initial", 1000), ("dummy", 1000), ("floor", 1000)]
-            values.append(("dummy_tie", "censored"))
-            values.append(("team_method", "composite team"))
-            values += [("season_days", 90), ("season_shrink", 1.0)]  # every system's season rule
+            chosen = {"k": 20, "base": 1.5, "dummy": 1000, "floor": 1000, "season_days": 90}
+            # every parameter multielo declares has a control on the page (its default unless chosen above)
+            values = [(spec.name, chosen.get(spec.name, spec.default)) for spec in get_system("multielo").parameters()]
             inputs.append([{"id": {"name": n, "type": "param"}, "property": "value", "value": v} for n, v in values])
         elif wanted["type"] == "param-on":
             inputs.append(
@@ -128,6 +128,10 @@ def test_a_real_callback_answers(gunicorn_url):
                 "floor": None,
                 "dummy_tie": "censored",
                 "team_method": "composite team",
+                "boost": 0.0,
+                "boost_games": 10.0,
+                "forget_per_day": 0.0,
+                "pull_per_day": 0.0,
                 "season_days": None,
                 "season_shrink": 1.0,
             },
