@@ -26,6 +26,7 @@ from ratings.io.cells import Cell, is_blank  # the one rule for a blank cell
 from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
 from ratings.io.limits import MAX_ROWS  # an edit holds what a file may
 from ratings.io.names import clean_name  # the one rule for trimming names and ids
+from ratings.io.writing import when, when_text  # a date with its time of day, as the writers write it
 from sources.model import DataError, Edited, keep_history, parse_source
 from sources.reading import describe_source, history_for
 from sources.views import view_of, with_view
@@ -51,13 +52,23 @@ __all__ = [
 ]
 
 
+def _moment_text(value: dt.date | None) -> str | None:
+    """A record's date (a ``datetime`` where the game has a time of day) as the writers write it, or None."""
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        return when_text(value.date(), value.time())
+    return when_text(value, None)
+
+
 def records_of(history: GameHistory) -> list[dict[str, Any]]:
-    """JSON-ready long-shape records (dates as ISO text, DNF as the word), with ``team`` and ``weight`` when some
-    entry has them (:attr:`GameHistory.labels_teams`)."""
+    """JSON-ready long-shape records (dates as the writers write them, ``YYYY-MM-DD`` with `` HH:MM`` where the game
+    has a time of day; DNF as the word), with ``team`` and ``weight`` when some entry has them
+    (:attr:`GameHistory.labels_teams`)."""
     return [
         {
             "game": r["game"],
-            "date": r["date"].isoformat() if r["date"] is not None else None,
+            "date": _moment_text(r["date"]),
             "player": r["player"],
             "place": r["place"],
             **{key: r[key] for key in ("team", "weight") if key in r},
@@ -116,7 +127,7 @@ class Checked:
     excluded: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     ignored: int = 0
-    dates: dict[str, str] = field(default_factory=dict)  # game id -> its one date as ISO text
+    dates: dict[str, str] = field(default_factory=dict)  # game id -> its one date (and time of day), as written
 
 
 def _where(row: dict[str, Any]) -> str:
@@ -142,28 +153,30 @@ _ROW_REFERENCE = re.compile(r" \(also row \d+\)|; rows [\d, .]+(?=\))")
 
 
 def _game_dates(
-    kept: list[dict[str, Any]], parsed: dict[int, dt.date], previous: dict[str, str]
-) -> tuple[dict[str, dt.date], list[str]]:
-    """One date per game: the date its rows agree on, or the one row that changed it (that moves the whole game).
+    kept: list[dict[str, Any]], parsed: dict[int, str], previous: dict[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """One date per game (with its time of day, as the writers write it): the one its rows agree on, or the one row
+    that changed it (that moves the whole game).
 
-    ``previous`` maps a game id to its date before this edit; a game whose rows carry two new dates is a problem.
+    ``parsed`` maps a row to its date as read; ``previous`` maps a game id to its date before this edit; a game whose
+    rows carry two new dates is a problem.
     """
-    seen: dict[str, dict[dt.date, int]] = {}
+    seen: dict[str, dict[str, int]] = {}
     for i, row in enumerate(kept):
         if row["game"] is not None and i in parsed:
             seen.setdefault(row["game"], {}).setdefault(parsed[i], i)
-    dates: dict[str, dt.date] = {}
+    dates: dict[str, str] = {}
     problems: list[str] = []
     for game, found in seen.items():
         if len(found) == 1:
             dates[game] = next(iter(found))
             continue
         before = previous.get(game)
-        changed = {d: i for d, i in found.items() if d.isoformat() != before}
+        changed = {d: i for d, i in found.items() if d != before}
         if len(changed) == 1:
             dates[game] = next(iter(changed))
             continue
-        shown = " and ".join(f"{d.isoformat()} ({_where(kept[i])})" for d, i in list(found.items())[:3])
+        shown = " and ".join(f"{d} ({_where(kept[i])})" for d, i in list(found.items())[:3])
         problems.append(f"game '{game}' has two dates, {shown}: give each game one date")
     return dates, problems
 
@@ -201,9 +214,10 @@ def check_rows(rows: list[dict[str, Any]], previous_dates: dict[str, str] | None
     cells: dict[int, Cell] = {i: str(r["date"]) for i, r in enumerate(kept) if not is_blank(r["date"])}
     read = parse_date_cells(cells, "date", None)
     problems = [_located(p, kept) for p in [*read.column_problems, *read.row_problems.values()]]
-    dates, date_problems = _game_dates(kept, read.dates, previous_dates or {})
+    moments = {i: when_text(date, read.times.get(i)) for i, date in read.dates.items()}
+    dates, date_problems = _game_dates(kept, moments, previous_dates or {})
     problems += date_problems
-    records = [{**r, "date": dates[r["game"]].isoformat() if r["game"] in dates else None} for r in kept]
+    records = [{**r, "date": dates.get(r["game"]) if r["game"] is not None else None} for r in kept]
     try:
         full = GameHistory.from_records(records, rows=list(range(len(kept))))
     except HistoryError as exc:
@@ -217,11 +231,12 @@ def check_rows(rows: list[dict[str, Any]], previous_dates: dict[str, str] | None
     if not included:
         return Checked(None, excluded, ["every game is excluded; keep at least one game"], ignored)
     history = GameHistory(included, warnings=full.warnings) if excluded else full
-    return Checked(history, excluded, [], ignored, {g: d.isoformat() for g, d in dates.items()})
+    return Checked(history, excluded, [], ignored, dates)
 
 
 def previous_dates(state: dict[str, Any] | None) -> dict[str, str]:
-    """Each game's date (ISO text) in the table as last applied (or in the unedited source)."""
+    """Each game's date (as the writers write it, with its time of day) in the table as last applied (or in the
+    unedited source)."""
     if not state:
         return {}
     if state.get("rows") is not None:
@@ -232,7 +247,7 @@ def previous_dates(state: dict[str, Any] | None) -> dict[str, str]:
         history = history_for(state.get("base"))
     except DataError:
         return {}
-    return {g.id: g.date.isoformat() if g.date is not None else "" for g in history.games}
+    return {g.id: when(g) for g in history.games}
 
 
 def fresh_state(source: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -76,6 +77,33 @@ def test_typed_dates_are_read_by_the_readers_parser_and_move_the_whole_game(type
         ("g1", "2024-03-01"),
         ("g2", "2024-03-29"),
     ]
+
+
+def test_a_time_of_day_stays_through_the_grid_and_moves_with_its_game() -> None:
+    """Two games on one day, played in the order of their times though listed the other way: the grid shows each
+    game's time after its date, an Apply keeps both (so the evening game stays after the morning one), and a time
+    typed on one row moves its whole game, as a date does."""
+    records = [
+        {"game": "evening", "date": "2024-03-01 19:30", "player": "Ann", "place": 1},
+        {"game": "evening", "date": "2024-03-01 19:30", "player": "Bo", "place": 2},
+        {"game": "morning", "date": "2024-03-01 09:05", "player": "Bo", "place": 1},
+        {"game": "morning", "date": "2024-03-01 09:05", "player": "Ann", "place": 2},
+    ]
+    history = GameHistory.from_records(records)
+    assert [g.id for g in history.games] == ["morning", "evening"]  # by time of day (the readers' rule)
+    rows = edits.grid_rows(history)
+    assert [r["date"] for r in rows] == ["2024-03-01 09:05"] * 2 + ["2024-03-01 19:30"] * 2
+    previous = {"morning": "2024-03-01 09:05", "evening": "2024-03-01 19:30"}
+    checked = edits.check_rows(rows, previous)
+    assert checked.history is not None and checked.problems == []
+    kept = [(g.id, g.date, g.time) for g in checked.history.games]
+    assert kept == [(g.id, g.date, g.time) for g in history.games]
+    assert kept[1][2] == dt.time(19, 30)
+    rows[0]["date"] = "2024-03-01 21:00"  # one row of the morning game, now after the evening one
+    checked = edits.check_rows(rows, previous)
+    assert checked.history is not None
+    assert [(g.id, g.time) for g in checked.history.games] == [("evening", dt.time(19, 30)), ("morning", dt.time(21))]
+    assert checked.dates == {"morning": "2024-03-01 21:00", "evening": "2024-03-01 19:30"}
 
 
 def test_a_date_that_is_no_date_and_a_game_with_two_new_dates_are_named() -> None:

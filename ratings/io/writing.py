@@ -11,6 +11,7 @@ player called ``-1`` is written ``'-1`` too; numbers the program computed are wr
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import math
 from collections.abc import Iterable, Sequence
@@ -155,9 +156,14 @@ def write_csv(history: GameHistory, shape: str = "long") -> str:
 def when(game: Game) -> str:
     """A game's date as the writers write it: ``YYYY-MM-DD``, with `` HH:MM`` (``:SS`` when not zero) where the game
     has a time of day (read back by :mod:`ratings.io.dates`); empty without a date."""
-    if game.date is None:
+    return when_text(game.date, game.time)
+
+
+def when_text(date: dt.date | None, time: dt.time | None) -> str:
+    """A date and optional time of day as :func:`when` writes a game's (empty without a date)."""
+    if date is None:
         return ""
-    if game.time is None:
-        return game.date.isoformat()
-    spec = "minutes" if not (game.time.second or game.time.microsecond) else "auto"
-    return f"{game.date.isoformat()} {game.time.isoformat(spec)}"
+    if time is None:
+        return date.isoformat()
+    spec = "minutes" if not (time.second or time.microsecond) else "auto"
+    return f"{date.isoformat()} {time.isoformat(spec)}"
