@@ -238,11 +238,35 @@ def param_control(spec: ParamSpec, value: Any = None, *, teams: bool = True) -> 
     return html.Div([_label(spec), *body], className="mb-2 param", title=spec.help)
 
 
-def param_controls(system: str, values: dict[str, Any] | None = None, *, teams: bool = True) -> list[html.Div]:
+#: The summary line of the folded block that holds a system's time-aware rules (:attr:`ParamSpec.time_rule`).
+TIME_RULES_SUMMARY = "Time and experience rules (dated games)"
+
+
+def param_controls(system: str, values: dict[str, Any] | None = None, *, teams: bool = True) -> list[Any]:
     """Controls for every parameter of ``system``, set to ``values`` (defaults for the rest); the team parameters
-    hidden unless ``teams``."""
+    hidden unless ``teams``.  The time-aware rules, off by default, are folded into one block after the system's own
+    parameters (open when one of them is set), so the panel stays as short as before they existed."""
     values = values or {}
-    return [param_control(spec, values.get(spec.name), teams=teams) for spec in get_system(system).parameters()]
+    specs = get_system(system).parameters()
+    rules = [s for s in specs if s.time_rule]
+    out: list[Any] = []
+    for spec in specs:
+        if spec.time_rule:
+            if spec is rules[0]:
+                shown = any(values.get(r.name) not in (None, r.default) for r in rules)
+                out.append(
+                    html.Details(
+                        [
+                            html.Summary(TIME_RULES_SUMMARY, className="small fw-semibold mb-1"),
+                            *[param_control(r, values.get(r.name), teams=teams) for r in rules],
+                        ],
+                        open=shown,
+                        className="mb-2",
+                    )
+                )
+            continue
+        out.append(param_control(spec, values.get(spec.name), teams=teams))
+    return out
 
 
 def system_card(system: str) -> dbc.Card:

@@ -156,7 +156,17 @@ def test_every_system_gets_controls_that_collect_to_its_defaults(system):
     good, error = param_values.collect(system, raw, switches)
     assert error is None
     assert create(system, **{k: tuple(v) if isinstance(v, list) else v for k, v in good["params"].items()})
-    assert len(controls.param_controls(system)) == len(cls.parameters())
+    shown = controls.param_controls(system)
+    # one control a parameter; the time-aware rules folded into one block after the system's own parameters
+    folded = [c for c in shown if type(c).__name__ == "Details"]
+    rules = [s for s in cls.parameters() if s.time_rule]
+    assert len(folded) == (1 if rules else 0)
+    inside = len(folded[0].children) - 1 if folded else 0  # after its summary line
+    assert len(shown) - len(folded) + inside == len(cls.parameters()) and inside == len(rules)
+    assert folded == [] or folded[0].open is False  # off by default: folded
+    if rules:
+        opened = controls.param_controls(system, {rules[0].name: rules[0].high})
+        assert next(c for c in opened if type(c).__name__ == "Details").open is True  # a rule in use shows
 
 
 def test_controls_take_the_address_values_only_for_their_system():
