@@ -51,7 +51,9 @@ def on_predict(source, current, players, tab, _gate=None):
     try:
         picked, probs = win_probabilities(run, current["system"], current.get("params") or {}, players or [])
     except (ValueError, NotImplementedError) as exc:
-        return figures.empty_figure(str(exc).capitalize()), None, ""
+        # a short chart: a responsive graph with no height of its own drew 450 px over the panel below it (on a
+        # phone, the metrics and the calibration check)
+        return figures.empty_figure(str(exc).capitalize(), height=120), None, ""
     title = get_system(current["system"]).title
     note = f"Under {title} with the current parameters, from the ratings after the last game."
     return figures.probability_figure(picked, probs, system_title=title), probability_table(picked, probs), note
@@ -102,7 +104,9 @@ def on_predict_team_game(source, current, first, second, tab, _gate=None):
             run, current["system"], current.get("params") or {}, first or [], second or []
         )
     except (ValueError, NotImplementedError) as exc:
-        return figures.empty_figure(str(exc).capitalize()), None, ""
+        # a short chart: a responsive graph with no height of its own drew 450 px over the panel below it (on a
+        # phone, the metrics and the calibration check)
+        return figures.empty_figure(str(exc).capitalize(), height=120), None, ""
     title = get_system(current["system"]).title
     note = f"Under {title}'s own team model with the current parameters, from the ratings after the last game."
     return figures.probability_figure(teams, probs, system_title=title), probability_table(teams, probs, "team"), note

@@ -183,6 +183,16 @@ def test_the_calibration_check_shows_the_latest_games_and_follows_the_settings(p
     small = phone.new_page()
     open_app(small, app_url)
     small.click("text=Predictions")
+    small.wait_for_selector("#predict-figure .heatmaplayer", timeout=TIMEOUT)
+    settle(small)
+    # nothing lies over the button (the empty team chart once drew 450 px over the metrics panel below it)
+    small.locator("#evaluate-calibration-ask").scroll_into_view_if_needed()
+    on_top = small.evaluate(
+        """() => { const b = document.querySelector('#evaluate-calibration-ask').getBoundingClientRect();
+        const top = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
+        return top !== null && top.closest('#evaluate-calibration-ask') !== null; }"""
+    )
+    assert on_top, "something covers the calibration button on a phone"
     small.click("#evaluate-calibration-ask")
     small.wait_for_selector("#evaluate-calibration .scatterlayer .point", timeout=TIMEOUT)
     settle(small)
