@@ -101,7 +101,9 @@ def open_screen(browser, app_url: str, options: dict, query: str = "") -> object
     context = browser.new_context(**options)
     pg = context.new_page()
     pg.goto(app_url + "/" + query)
-    pg.wait_for_selector("#game-explain-table .ag-row", timeout=TIMEOUT)
+    # the explanation is the page load's last view (data, then the game, then its player, then the table): on a
+    # loaded machine it came at 21 s once, so it gets three times a view's wait
+    pg.wait_for_selector("#game-explain-table .ag-row", timeout=3 * TIMEOUT)
     settle(pg)
     return pg
 
