@@ -21,6 +21,15 @@ HIDDEN = {"display": "none"}
 SHOWN: dict[str, str] = {}
 
 
+#: A row of small controls that wraps on a phone.
+ROW = "d-flex flex-wrap align-items-center gap-1 mb-1"
+
+
+def _short_input(ident: str, placeholder: str, max_length: int) -> dbc.Input:
+    """A small text box of a row of controls (a name, a label)."""
+    return dbc.Input(id=ident, placeholder=placeholder, size="sm", maxLength=max_length, style={"maxWidth": "12rem"})
+
+
 def header() -> html.Span:
     """The group's name in the page's header (empty on ``/``)."""
     return html.Span(id=GroupPage.HEADER, className="navbar-text text-white fw-semibold me-auto ms-2")
@@ -41,7 +50,7 @@ def _organiser_tools() -> html.Div:
                     dbc.Button("Delete game", id=GroupPage.DELETE, color="outline-danger", size="sm"),
                     dbc.Button("Undo last change", id=GroupPage.UNDO, color="outline-secondary", size="sm"),
                 ],
-                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+                className=ROW,
             ),
             html.Div(
                 "With a game chosen, the Edit tab's form replaces that game's date and results.",
@@ -49,39 +58,21 @@ def _organiser_tools() -> html.Div:
             ),
             html.Div(
                 [
-                    dbc.Input(
-                        id=GroupPage.LINK_LABEL,
-                        placeholder="member's name",
-                        size="sm",
-                        maxLength=100,
-                        style={"maxWidth": "12rem"},
-                    ),
+                    _short_input(GroupPage.LINK_LABEL, "member's name", 100),
                     dbc.Button("Make member link", id=GroupPage.MAKE_LINK, color="outline-primary", size="sm"),
                 ],
-                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+                className=ROW,
             ),
             html.Div(id=GroupPage.NEW_LINK, className="small"),
             html.Div(id=GroupPage.LINKS, className="small mb-1"),
             html.Div(
                 [
-                    dbc.Input(
-                        id=GroupPage.ALIAS_NAME,
-                        placeholder="other name (alias)",
-                        size="sm",
-                        maxLength=200,
-                        style={"maxWidth": "12rem"},
-                    ),
+                    _short_input(GroupPage.ALIAS_NAME, "other name (alias)", 200),
                     html.Span("is", className="small"),
-                    dbc.Input(
-                        id=GroupPage.ALIAS_PLAYER,
-                        placeholder="the player's name",
-                        size="sm",
-                        maxLength=200,
-                        style={"maxWidth": "12rem"},
-                    ),
+                    _short_input(GroupPage.ALIAS_PLAYER, "the player's name", 200),
                     dbc.Button("Merge for the group", id=GroupPage.DECLARE_ALIAS, color="outline-primary", size="sm"),
                 ],
-                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+                className=ROW,
             ),
             html.Div(id=GroupPage.ALIASES, className="small mb-1"),
             html.Div(
@@ -90,7 +81,7 @@ def _organiser_tools() -> html.Div:
                     dbc.Button("Mirror on", id=GroupPage.MIRROR_ON, color="outline-primary", size="sm"),
                     dbc.Button("Mirror off", id=GroupPage.MIRROR_OFF, color="outline-secondary", size="sm"),
                 ],
-                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+                className=ROW,
             ),
             dcc.Upload(
                 html.Div(["Import a file's games into this title: ", html.A("choose one", href="#")]),
@@ -111,7 +102,7 @@ def _organiser_tools() -> html.Div:
                         "Preview the Sheet's games", id=GroupPage.IMPORT_SHEET, color="outline-primary", size="sm"
                     ),
                 ],
-                className="d-flex flex-wrap align-items-center gap-1 mb-1",
+                className=ROW,
             ),
             html.Div(id=GroupPage.IMPORT_PREVIEW, className="small"),
             dbc.Button("Import these games", id=GroupPage.IMPORT_CONFIRM, color="primary", size="sm", style=HIDDEN),
@@ -164,7 +155,7 @@ def bar() -> html.Div:
                             html.Span(id=GroupPage.ROLE, className="small ms-2"),
                             dbc.Button("Sign out", id=GroupPage.SIGN_OUT, color="link", size="sm", style=HIDDEN),
                         ],
-                        className="d-flex flex-wrap align-items-center gap-1 mb-1",
+                        className=ROW,
                     ),
                     sign_in,
                     html.Div(id=GroupPage.MESSAGE, className="small mt-1"),
