@@ -36,6 +36,17 @@ def wait_standings_change(page, old: str) -> str:
     return leaderboard_text(page)
 
 
+def phone_predictions(browser, app_url: str):
+    """A phone's context and page with the Predictions tab open and drawn."""
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    small = phone.new_page()
+    open_app(small, app_url)
+    small.click("text=Predictions")
+    small.wait_for_selector("#predict-figure .heatmaplayer", timeout=TIMEOUT)
+    settle(small)
+    return phone, small
+
+
 def test_edit_apply_invalid_edit_and_undo(page, app_url, browser):
     open_app(page, app_url)
     original = standings_text(page)
@@ -100,12 +111,7 @@ def test_predictions_metrics_and_ratings_download(page, app_url, browser):
     assert all(p in shown for p in players)
     assert page.console_errors == []
 
-    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    small = phone.new_page()
-    open_app(small, app_url)
-    small.click("text=Predictions")
-    small.wait_for_selector("#predict-figure .heatmaplayer", timeout=TIMEOUT)
-    settle(small)
+    phone, small = phone_predictions(browser, app_url)
     assert small.evaluate("() => document.documentElement.scrollWidth") <= 391
     screenshot(small, "extras-phone-predictions")
     small.click("text=Edit history")
@@ -179,12 +185,7 @@ def test_the_calibration_check_shows_the_latest_games_and_follows_the_settings(p
     )
     assert page.console_errors == []
 
-    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    small = phone.new_page()
-    open_app(small, app_url)
-    small.click("text=Predictions")
-    small.wait_for_selector("#predict-figure .heatmaplayer", timeout=TIMEOUT)
-    settle(small)
+    phone, small = phone_predictions(browser, app_url)
     # nothing lies over the button (the empty team chart once drew 450 px over the metrics panel below it)
     small.locator("#evaluate-calibration-ask").scroll_into_view_if_needed()
     on_top = small.evaluate(
