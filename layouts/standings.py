@@ -91,13 +91,18 @@ def _cut(inputs: StandingsInputs) -> str:
     return _digest(inputs.source, inputs.min_games, inputs.search, inputs.order)
 
 
+def _leaderboard_key(inputs: StandingsInputs, page: Any) -> str:
+    """What the leaderboard shows at ``page``, as a fingerprint of every input it is built from."""
+    data = (inputs.source, inputs.settings, inputs.offset, inputs.factor)
+    return _digest(*data, inputs.min_games, inputs.pinned, inputs.narrow is True, _cut(inputs), page)
+
+
 def _view_keys(inputs: StandingsInputs) -> dict[str, str]:
     """What each view shows, as a fingerprint of every input it is built from (kept in the page with the views)."""
     data = (inputs.source, inputs.settings, inputs.offset, inputs.factor)
-    page = 1 if inputs.first_page else inputs.page
     game = (*data, inputs.game)
     return {
-        "leaderboard": _digest(*data, inputs.min_games, inputs.pinned, inputs.narrow is True, _cut(inputs), page),
+        "leaderboard": _leaderboard_key(inputs, 1 if inputs.first_page else inputs.page),
         "trajectories": _digest(*data, inputs.players, inputs.x_axis, inputs.pinned),
         "game": _digest(*game),
         "explanation": _digest(*game, inputs.explained),
@@ -254,7 +259,7 @@ def views_for(
         if view.page != inputs.page:
             views.page = view.page
         shown["cut"] = _cut(inputs)
-        shown["leaderboard@"] = _view_keys(replace(inputs, page=view.page, first_page=False))["leaderboard"]
+        shown["leaderboard@"] = _leaderboard_key(inputs, view.page)  # the page shown (past the last: the first)
         row_style = {} if run.scale == figures.NATURAL_SCALE else {"display": "none"}
         if shown.get("scale_row") != row_style:  # sent only when it changes (each set output costs the page a round)
             views.scale_row_style = shown["scale_row"] = row_style
