@@ -88,6 +88,7 @@ def test_a_visitor_is_asked_for_the_secret_and_the_organiser_records(page, sheet
     rows = len(fake.values(KEY, "Games"))
     page.click("#record-submit")
     page.wait_for_selector("#record-confirm", state="visible", timeout=TIMEOUT)
+    settle(page)  # the confirm box has finished opening: a click while it slides open can miss the moving button
     page.click("#record-confirm")
     # the write reads the sheet back before and after appending (each read bounded by the sheet deadline, 20 s), so
     # on a loaded machine it may take longer than a view; wait for its answer or the page's banner, and say which
