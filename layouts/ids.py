@@ -28,16 +28,16 @@ class Page(StrEnum):
 
 
 class Tab(StrEnum):
-    """The tabs' ``tab_id`` values (a callback whose output sits on a tab computes only while it is open)."""
+    """The tabs' ``tab_id`` values, in the page's order (``layouts.page.tab_builders`` finds each one's layout)."""
 
     STANDINGS = "standings"
     OVERVIEW = "overview"
     EDIT = "edit"
     PREDICTIONS = "predictions"
-    FIT = "fit"
     GAMES = "games"
     PLAYER = "player"
     COMPARE = "compare"
+    FIT = "fit"
 
 
 #: The tabs' ids, which a link may name; the first (the Standings) is the page's default (``sources.links``).

@@ -2,61 +2,68 @@
 
 How features plug in
 --------------------
-Each feature owns three things in its own modules:
+A tab is three files, found by name (nothing else lists it):
 
-- ``layouts/<feature>.py`` with a ``tab() -> dbc.Tab`` function (its content, no I/O at import time);
-- an Enum class of its component ids appended to ``layouts/ids.py``;
-- ``callbacks/<feature>.py`` with its ``@callback`` functions, each a short adapter to a pure function.
+- ``layouts/ids.py``: its ``Tab`` member (the members' order is the tabs' order on the page), an Enum class of its
+  component ids, and a ``TabBody`` / ``Gate`` member if it is mounted lazily / computes only while open;
+- ``layouts/<feature>.py`` with a ``tab() -> dbc.Tab`` function (its content, no I/O at import time); every module
+  of this package with a ``tab`` function is a tab (:func:`tab_builders`);
+- ``callbacks/<feature>.py`` with its ``@callback`` functions, each a short adapter to a pure function (every module
+  of ``callbacks`` is registered, :data:`callbacks.FEATURES`).
 
-To add a feature, import its layout module below and append its ``tab`` to :data:`TABS`
-(and import its callbacks module in ``callbacks/__init__.py``).  A tab named in ``layouts.ids.LAZY_TABS`` is
-mounted only when first opened: the page holds an empty box in its place (:func:`layout`), and
-``callbacks.page`` puts :func:`tab_content` into it the first time the tab opens, where it then stays (so what
-the user typed in it survives switching tabs).  Its callbacks that show the current state fire when their outputs
-mount (``prevent_initial_call=False``: they are not on the first page, so that costs the first page nothing); a
-callback with an input in such a tab and an output outside it fires on the mount too, with that input's initial
-value, and must ignore it (a button's ``n_clicks`` of ``None``).  Shared state lives in the stores made
-here: ``Data.SOURCE`` (where the history comes from), ``Params.SETTINGS`` (the valid system and parameters
-in use), ``Baseline.STORE`` (the pinned settings, or nothing); ``callbacks.runs.run_for`` turns a source
-and settings into a rating run.
+A tab named in ``layouts.ids.LAZY_TABS`` is mounted only when first opened: the page holds an empty box in its place
+(:func:`layout`), and ``callbacks.page`` puts :func:`tab_content` into it the first time the tab opens, where it
+then stays (so what the user typed in it survives switching tabs).  Its callbacks that show the current state fire
+when their outputs mount (``prevent_initial_call=False``: they are not on the first page, so that costs the first
+page nothing); a callback with an input in such a tab and an output outside it fires on the mount too, with that
+input's initial value, and must ignore it (a button's ``n_clicks`` of ``None``).  Shared state lives in the stores
+made here: ``Data.SOURCE`` (where the history comes from), ``Params.SETTINGS`` (the valid system and parameters in
+use), ``Baseline.STORE`` (the pinned settings, or nothing); ``callbacks.runs.run_for`` turns a source and settings
+into a rating run.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from layouts import changes, standings
-from layouts import compare as compare_layout
+import layouts
 from layouts import downloads as downloads_layout
-from layouts import edit as edit_layout
-from layouts import fit as fit_layout
-from layouts import games as games_layout
 from layouts import group as group_layout
-from layouts import player as player_layout
-from layouts import predict as predict_layout
 from layouts.aliases import suspects_box
 from layouts.controls import controls_column
 from layouts.ids import GATED_TABS, LAZY_TABS, Baseline, Data, Page, Params, Tab, tab_body, tab_gate
 from sources import settings
 
-__all__ = ["TABS", "full_layout", "layout", "sample_names", "tab_content"]
+__all__ = ["full_layout", "layout", "sample_names", "tab_builders", "tab_content"]
 
-#: The feature tabs, in order.  Each entry builds one ``dbc.Tab``.
-TABS: list[Callable[[], dbc.Tab]] = [
-    standings.tab,
-    changes.tab,
-    edit_layout.tab,
-    predict_layout.tab,
-    games_layout.tab,
-    player_layout.tab,
-    compare_layout.tab,
-    fit_layout.tab,
-]
+
+@functools.cache
+def tab_builders() -> dict[Tab, Callable[[], dbc.Tab]]:
+    """Each feature tab's builder (a ``tab`` function of a module of this package), in the order of ``Tab``.
+
+    Each tab is built once per process, to read its ``tab_id``.  A ``Tab`` member without a module, or two modules
+    building one tab, is a programming error named here.
+    """
+    found: dict[Tab, Callable[[], dbc.Tab]] = {}
+    for info in pkgutil.iter_modules(layouts.__path__):
+        make = getattr(importlib.import_module(f"layouts.{info.name}"), "tab", None)
+        if callable(make):
+            tab = Tab(make().tab_id)
+            if tab in found:
+                twice = f"{found[tab].__module__} and layouts.{info.name}"
+                raise RuntimeError(f"two layouts build the tab {tab!r}: {twice}")
+            found[tab] = make
+    missing = [str(t) for t in Tab if t not in found]
+    if missing:
+        raise RuntimeError(f"no layout builds the tab(s) {', '.join(missing)} (a module with a tab() function)")
+    return {t: found[t] for t in Tab}
 
 
 def sample_names() -> list[str]:
@@ -68,7 +75,7 @@ def sample_names() -> list[str]:
 
 def _tabs(*, mounted: bool) -> list[dbc.Tab]:
     """Every feature's tab; unless ``mounted``, a lazy tab holds only the box its content goes in."""
-    tabs = [make() for make in TABS]
+    tabs = [make() for make in tab_builders().values()]
     for tab in tabs:
         if tab.tab_id in LAZY_TABS:
             waiting = html.Div("Opening…", className="small text-muted pt-2")
@@ -76,16 +83,10 @@ def _tabs(*, mounted: bool) -> list[dbc.Tab]:
     return tabs
 
 
-@functools.cache
-def _builders() -> dict[str, Callable[[], dbc.Tab]]:
-    """Each feature tab's builder by its ``tab_id`` (each tab built once per process to read its id)."""
-    return {make().tab_id: make for make in TABS}
-
-
 def tab_content(tab: Tab) -> Any:
     """What the box of ``tab`` (one of :data:`layouts.ids.LAZY_TABS`) gets the first time the tab opens: only that
     tab is built."""
-    return _builders()[tab]().children
+    return tab_builders()[tab]().children
 
 
 def layout() -> html.Div:

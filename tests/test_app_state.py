@@ -165,6 +165,20 @@ def test_a_tab_is_mounted_once_with_its_content():
             mount(tab, done)
 
 
+def test_the_tabs_are_found_by_name_in_the_order_of_their_ids():
+    """A tab is three files (layouts/ids.py, layouts/<feature>.py, callbacks/<feature>.py; README's recipe): the
+    page finds each tab's layout and registers every callbacks module without a list to extend."""
+    import dash_bootstrap_components as dbc
+
+    tabs = [c for c in _components(page.layout()) if isinstance(c, dbc.Tab)]
+    assert [t.tab_id for t in tabs] == list(ids.Tab)
+    # the labels a visitor reads, left to right (as on the screenshots tests/browser take)
+    labels = ["Standings", "All games", "Edit history", "Predictions", "Games", "Player", "Compare", "Fit"]
+    assert [t.label for t in tabs] == labels
+    on_disk = sorted(p.stem for p in (Path(callbacks.__file__).parent).glob("*.py") if p.stem != "__init__")
+    assert list(callbacks.FEATURES) == on_disk
+
+
 def test_no_per_user_state_in_module_globals():
     """Mutable module-level values in callbacks would be shared by all users of a worker; only pure caches may be."""
     allowed = {("runs", "_HISTORIES"), ("runs", "_RUNS")}
