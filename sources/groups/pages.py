@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from zipfile import BadZipFile
 
-import numpy as np
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -146,55 +145,30 @@ def _extended(history: GameHistory, game: Game) -> GameHistory | None:
     has a date, after every game of its moment or earlier (date, then time of day; the readers' stable order); when
     some has none, last (recording order).  ``None`` when the order cannot be told from the history: an undated game
     among dated ones turns the whole title to recording order, which only the database knows."""
-    columnar = history in _COLUMNAR and game.time is None  # the arrays hold all there is: grown as arrays
     dates = history.dates
     if not all(d is not None for d in dates):
-        return _inserted_columns(history, game, len(dates)) if columnar else history.appended(game)
+        return _inserted(history, len(dates), game)
     if game.date is None:
         return None
-    if columnar:  # dates alone order it: no times of day here
+    if history in _COLUMNAR:  # no times of day: dates alone order it, and no game object is made
         known = [d for d in dates if d is not None]  # every one (checked above)
-        return _inserted_columns(history, game, bisect.bisect_right(known, game.date))
+        return _inserted(history, bisect.bisect_right(known, game.date), game)
     games = history.games
     at = moment(game.date, game.time)
-    if not games or at >= moment(games[-1].date, games[-1].time):  # every game is dated, in play order
-        return history.appended(game)  # the usual case, a game of today: only the new game is checked
-    where = bisect.bisect_right([moment(g.date, g.time) for g in games], at)
-    return history.with_games([*games[:where], game, *games[where:]])
+    return _inserted(history, bisect.bisect_right([moment(g.date, g.time) for g in games], at), game)
 
 
 #: Histories held as their arrays only (read from the database as columns, shared as arrays, or grown from one by
-#: :func:`_inserted_columns`): free-for-all games without times of day, whose game objects are not made yet.
+#: :func:`_inserted`): free-for-all games without times of day, whose game objects are not made yet.
 _COLUMNAR: weakref.WeakSet[GameHistory] = weakref.WeakSet()
 
 
-def _inserted_columns(history: GameHistory, game: Game, at: int) -> GameHistory:
-    """``history`` (one of :data:`_COLUMNAR`) with ``game`` played ``at``-th (0: first), built from the arrays
-    (players renumbered by first appearance, as every history numbers them).  A game of today (``at = n_games``) is
-    what ``history.appended(game)`` gives, which would make every game of a history read as columns first (0.5 s
-    for 20,000 games).  A team game goes through the game objects."""
-    one = GameHistory([game])  # the new game checked by the history's own rules (HistoryError as appended raises)
-    if one.team_game.any():
-        games = history.games
-        return history.with_games([*games[:at], game, *games[at:]])
-    index = dict(history.player_index)
-    codes = np.asarray([index.setdefault(e.player, len(index)) for e in game.entries], dtype=np.int32)
-    places = np.asarray([e.place or 0 for e in game.entries], dtype=np.int32)
-    cut = int(history.offsets[at])
-    sizes = np.insert(np.diff(history.offsets), at, len(game.entries))
-    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    ids, dates = history.game_ids, history.dates
-    grown = GameHistory.from_columns(
-        (*ids[:at], game.id, *ids[at:]),
-        (*dates[:at], game.date, *dates[at:]),
-        offsets,
-        np.concatenate((history.flat_player[:cut], codes, history.flat_player[cut:])),
-        np.concatenate((history.flat_place[:cut], places, history.flat_place[cut:])),
-        list(index),
-        [*history.warnings, *one.warnings],
-    )
-    _COLUMNAR.add(grown)
+def _inserted(history: GameHistory, at: int, game: Game) -> GameHistory:
+    """``history`` with ``game`` played ``at``-th (:meth:`GameHistory.inserted`: the arrays spliced, the new game
+    alone checked), still one of :data:`_COLUMNAR` when it was one and the game is free-for-all without a time."""
+    grown = history.inserted(at, game)
+    if history in _COLUMNAR and game.time is None and all(e.team is None and e.weight == 1.0 for e in game.entries):
+        _COLUMNAR.add(grown)
     return grown
 
 
