@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from zipfile import BadZipFile
 
+import numpy as np
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -37,6 +38,7 @@ from sources import answers
 from sources.access import REFUSED, group_mark, group_may, group_role
 from sources.groups import service
 from sources.groups.database import process_sessions
+from sources.groups.schema import Game as GameRow
 from sources.groups.schema import Group, MemberLink, Title
 from sources.histories import MissingHistory, fetch, keep, read_when
 from sources.model import LRU, DataError, Loaded
@@ -190,8 +192,101 @@ def _carry(before: str, after: str, game: Game) -> None:
     if history is None:
         return
     _LOADED.put(after, history)
-    step = {"before": before, "game": service.Snapshot(game.id, _iso(game), _results(game)).to_json()}
-    _put(after, json.dumps(step).encode())
+    _put(after, json.dumps({"before": before, "game": _snapshot(game).to_json()}).encode())
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """One game of a title changed by a correction, a deletion or an undo, as the cached history takes it: the game
+    ``drop`` (its id) taken out when it was in the history, ``game`` put in ``at``-th when it is in it after the
+    write; ``order`` and ``note`` are what reading the title now gives (its ids in play order, the play order's
+    note), which the edited history must match to be kept."""
+
+    before: str
+    after: str
+    drop: str | None
+    game: Game | None
+    at: int
+    order: tuple[str, ...]
+    note: str | None
+
+
+def _game_edit(session: Session, group: Group, title: Title, row: Any, was_live: bool, counter: int) -> _Edit | None:
+    """What the write just made to ``row`` (a game of ``title``; ``was_live``: it was in the history before) does to
+    the cached history, read inside the write's transaction (the group locked since ``counter`` was read); ``None``
+    when another write came between (then the next look reads the title)."""
+    if service.changes_since(session, group, counter) != 1:
+        return None
+    order, note = service.play_ids(session, title)
+    game = None if row.deleted else _as_game(_named(session, group, service.Snapshot.of(row)))
+    at = order.index(row.public_id) if game is not None and row.public_id in order else 0
+    after = service.change_counter(session, group)
+    return _Edit(
+        _key(group, title, counter),
+        _key(group, title, after),
+        row.public_id if was_live else None,
+        game,
+        at,
+        order,
+        note,
+    )
+
+
+def _carry_edit(edit: _Edit) -> None:
+    """Keep the history after a correction, deletion or undo under its new key, made from the one before it (the
+    changed game's entries taken out and put in again where a read of the title puts them) when this worker holds
+    it, and only when the result is in the order a read gives (a change of dates that re-orders other games, e.g.
+    the only undated game dated, is left to the next read); the shared store gets the step."""
+    previous = _LOADED.get(edit.before) or _shared(edit.before)
+    if previous is None:
+        return
+    history = _edited(previous, edit.drop, edit.game, edit.at)
+    if history is None or history.game_ids != edit.order:
+        return
+    short = int(np.count_nonzero(np.diff(history.offsets) < 2))  # a warning each; the note is the only other
+    if len(history.warnings) != short + (edit.note is not None) or (edit.note and edit.note not in history.warnings):
+        return
+    _LOADED.put(edit.after, history)
+    step = {
+        "before": edit.before,
+        "drop": edit.drop,
+        "game": None if edit.game is None else _snapshot(edit.game).to_json(),
+        "at": edit.at,
+    }
+    _put(edit.after, json.dumps(step).encode())
+
+
+def _edited(history: GameHistory, drop: str | None, game: Game | None, at: int) -> GameHistory | None:
+    """``history`` without the game ``drop`` and with ``game`` played ``at``-th; ``None`` when it cannot be (no such
+    game, no such place)."""
+    if drop is not None:
+        try:
+            g = history.game_ids.index(drop)
+        except ValueError:
+            return None
+        shorter = history.without(g)
+        if history in _COLUMNAR:
+            _COLUMNAR.add(shorter)
+        history = shorter
+    if game is None:
+        return history
+    if not 0 <= at <= len(history):
+        return None
+    return _inserted(history, at, game)
+
+
+def _snapshot(game: Game) -> service.Snapshot:
+    return service.Snapshot(game.id, _iso(game), _results(game))
+
+
+def _named(session: Session, group: Group, snapshot: service.Snapshot) -> service.Snapshot:
+    """``snapshot`` with each name that is one of the group's aliases read as its player (as a read of the title
+    reads it)."""
+    aliases = {name_key(a): p for a, p in service.aliases(session, group).items()}
+    if not aliases:
+        return snapshot
+    entries = tuple((aliases.get(name_key(p), p), *rest) for p, *rest in snapshot.entries)
+    return service.Snapshot(snapshot.public_id, snapshot.date, entries, snapshot.deleted)  # type: ignore[arg-type]
 
 
 def _iso(game: Game) -> str | None:
@@ -221,7 +316,11 @@ def _shared(key: str, depth: int = 0) -> GameHistory | None:
         previous = _LOADED.get(step["before"]) or _shared(step["before"], depth + 1)
         if previous is None:
             return None
-        history = _extended(previous, _as_game(service.Snapshot.from_json(step["game"])))
+        if "at" in step:  # a correction, deletion or undo
+            game = None if step["game"] is None else _as_game(service.Snapshot.from_json(step["game"]))
+            history = _edited(previous, step["drop"], game, int(step["at"]))
+        else:
+            history = _extended(previous, _as_game(service.Snapshot.from_json(step["game"])))
     except (
         StoreError,
         MissingHistory,
@@ -258,8 +357,6 @@ def _packed(history: GameHistory) -> bytes:
     :func:`sources.histories.keep` makes every game first (about 0.5 s of CPU for 20,000 games)."""
     import io
 
-    import numpy as np
-
     meta = {
         "ids": list(history.game_ids),
         "dates": [d.isoformat() if d is not None else None for d in history.dates],
@@ -279,8 +376,6 @@ def _packed(history: GameHistory) -> bytes:
 
 def _unpacked(value: bytes) -> GameHistory:
     import io
-
-    import numpy as np
 
     with np.load(io.BytesIO(value), allow_pickle=False) as arrays:
         meta = json.loads(arrays["meta"].tobytes())
@@ -409,18 +504,16 @@ def record(
 ) -> str:
     """Record ``game`` in the title (or, ``correcting`` a game id, replace that game's date and results: organisers
     only); what to say.  :class:`service.GroupError` when refused or impossible (nothing written then)."""
+    if correcting:
+        return _correct(slug, title, game, correcting, entry=entry, secret_key=secret_key)
     with _session() as session:
-        group, visitor = _allowed(session, slug, entry, secret_key, "correct" if correcting else "record")
+        group, visitor = _allowed(session, slug, entry, secret_key, "record")
         chosen = _title(group, title)
-        if correcting:
-            row = service.game_named(session, chosen, correcting)
-            service.correct_game(session, row.id, game, who=visitor.who)
-            return f"Game '{row.public_id}' of {chosen.name} corrected."
         service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
         before = service.change_counter(session, group)
         row = service.record_game(session, chosen, game, who=visitor.who, token=token)
         after = service.change_counter(session, group)
-        snapshot = service.Snapshot.of(row)  # the names as the group spells them
+        snapshot = _named(session, group, service.Snapshot.of(row))  # the names as a read of the title gives them
         alone = service.changes_since(session, group, before) == 1  # this game, not a repeated submission
         keys = (_key(group, chosen, before), _key(group, chosen, after)) if alone else None
         message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
@@ -429,6 +522,24 @@ def record(
         _carry(*keys, _as_game(snapshot))
     if mirrored:  # committed: the group holds the game whatever the Sheet answers
         message += " " + _mirror(game, token)
+    return message
+
+
+def _correct(slug: str, title: str | None, game: NewGame, public_id: str, *, entry: Any, secret_key: str) -> str:
+    """Replace the date and results of the title's game ``public_id`` (organisers only); the cached history takes the
+    corrected game in place of the old one."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "correct")
+        chosen = _title(group, title)
+        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+        before = service.change_counter(session, group)
+        row = service.game_named(session, chosen, public_id)
+        was_live = not row.deleted
+        service.correct_game(session, row.id, game, who=visitor.who)
+        edit = _game_edit(session, group, chosen, row, was_live, before)
+        message = f"Game '{row.public_id}' of {chosen.name} corrected."
+    if edit is not None:  # committed, and no other write came between
+        _carry_edit(edit)
     return message
 
 
@@ -483,21 +594,39 @@ def _as_game(snapshot: service.Snapshot) -> Game:
 def delete_game(slug: str, title: str | None, public_id: Any, *, entry: Any, secret_key: str) -> str:
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "delete")
-        row = service.game_named(session, _title(group, title), public_id)
+        chosen = _title(group, title)
+        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+        before = service.change_counter(session, group)
+        row = service.game_named(session, chosen, public_id)
         service.delete_game(session, row.id, who=visitor.who)
-        return f"Game '{row.public_id}' deleted (Undo brings it back)."
+        edit = _game_edit(session, group, chosen, row, True, before)
+        message = f"Game '{row.public_id}' deleted (Undo brings it back)."
+    if edit is not None:  # committed: the cached history loses the game's entries
+        _carry_edit(edit)
+    return message
 
 
 def undo_last(slug: str, *, entry: Any, secret_key: str) -> str:
     """Take back the group's latest change that is not itself taken back."""
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "undo")
+        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+        before = service.change_counter(session, group)
         change = service.last_change(session, group)
         if change is None:
             raise service.GroupError("there is no change to undo")
-        service.undo(session, change.id, who=visitor.who)
+        undone = service.undo(session, change.id, who=visitor.who)
+        edit = None
+        if undone.game_id is not None and undone.title_id is not None:  # a game's change (not an alias's)
+            row, title = session.get(GameRow, undone.game_id), session.get(Title, undone.title_id)
+            if row is not None and title is not None:
+                was_live = undone.before is not None and not undone.before.get("deleted")
+                edit = _game_edit(session, group, title, row, was_live, before)
         what = "alias" if change.game_id is None else "game"
-        return f"Undone: the {change.action} {what} of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
+        message = f"Undone: the {change.action} {what} of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
+    if edit is not None:  # committed: the cached history takes the game back as it was
+        _carry_edit(edit)
+    return message
 
 
 def declare_alias(slug: str, alias: Any, name: Any, *, entry: Any, secret_key: str) -> str:

@@ -61,6 +61,7 @@ __all__ = [
     "history",
     "import_history",
     "make_member_link",
+    "play_ids",
     "player_keys",
     "member_link",
     "member_links",
@@ -388,6 +389,19 @@ def read_title(session: Session, title: Title) -> tuple[GameHistory, bool]:
         columns[hit, 1] = into[by_id[at[hit]]]
     read = _from_columns(session, title, games, columns)
     return (read, True) if read is not None else (_history_from_records(session, title), False)
+
+
+def play_ids(session: Session, title: Title) -> tuple[tuple[str, ...], str | None]:
+    """The ids of ``title``'s games (not deleted) in the order :func:`read_title` reads them, and the note that
+    order brings (:func:`ratings.io.dates.play_order`'s, for games listed newest first): one query of the games'
+    ids, dates and times, no entry (what a cached history is checked against after one game changed)."""
+    rows = session.execute(
+        select(Game.public_id, Game.played_on, Game.played_time)
+        .where(Game.title_id == title.id, Game.deleted.is_(False))
+        .order_by(Game.position, Game.id)
+    ).all()
+    order, note = play_order([r[1] for r in rows], [r[2] for r in rows])
+    return tuple(rows[i][0] for i in order), note
 
 
 def _from_columns(session: Session, title: Title, games: Sequence[Any], columns: np.ndarray) -> GameHistory | None:
