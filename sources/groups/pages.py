@@ -13,6 +13,7 @@ Nothing here is needed to keep the games: deleting the cache directory costs one
 from __future__ import annotations
 
 import bisect
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -41,7 +42,7 @@ from sources.groups.database import process_sessions
 from sources.groups.schema import Game as GameRow
 from sources.groups.schema import Group, MemberLink, Title
 from sources.histories import MissingHistory, fetch, keep, read_when
-from sources.model import LRU, DataError, Loaded
+from sources.model import LRU, DataError, Loaded, Sheet
 from sources.record import NewGame
 from sources.store import StoreError, shared_store
 
@@ -120,18 +121,24 @@ def load_title(slug: str, title: str | None) -> Loaded:
             if chosen is None:
                 names = ", ".join(f"'{t.name}'" for t in group.titles) or "none yet"
                 raise DataError([f"the group has no game title '{title}' (its titles: {names})"])
-            key = _key(group, chosen, service.change_counter(session, group))
             label = f"{group.name}: {chosen.name}"
-            history = _LOADED.get(key) or _shared(key)
-            if history is None:
+            sheet = (chosen.sheet, chosen.worksheet) if chosen.sheet else None
+            key = _key(group, chosen, service.change_counter(session, group))
+            history = None if sheet else (_LOADED.get(key) or _shared(key))
+            if history is None and sheet is None:
                 history, columns = service.read_title(session, chosen)
                 if columns:
                     _COLUMNAR.add(history)
                 _share(key, history, columns)
-            _LOADED.put(key, history)
+            if history is not None:
+                _LOADED.put(key, history)
     except SQLAlchemyError as exc:
         log.warning("the groups' database could not be read: %s", type(exc).__name__)
         raise DataError([UNREADABLE]) from None
+    if sheet is not None:  # the title's games live in its Sheet: read as / reads a Sheet (cached, stale copy)
+        read = Sheet(*sheet).load()
+        return Loaded(read.history, read.key, f"{label} (Google Sheet)", read.warnings)
+    assert history is not None
     return Loaded(history, key, label, tuple(history.warnings))
 
 
@@ -489,6 +496,17 @@ def _title(group: Group, title: str | None) -> Title:
     return chosen
 
 
+def _database_title(group: Group, title: str | None) -> Title:
+    """The title, when its games live in the database (corrections, deletions and imports change only those)."""
+    chosen = _title(group, title)
+    if chosen.sheet:
+        raise service.GroupError(
+            f"'{chosen.name}' reads its games from a Google Sheet: correct, delete or add them in the Sheet "
+            "(or read the title from the group's database again)"
+        )
+    return chosen
+
+
 # ---------------------------------------------------------------- writes (each checks the role first)
 
 
@@ -506,18 +524,25 @@ def record(
     only); what to say.  :class:`service.GroupError` when refused or impossible (nothing written then)."""
     if correcting:
         return _correct(slug, title, game, correcting, entry=entry, secret_key=secret_key)
+    keys: tuple[str, str] | None = None
+    mirrored = False
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "record")
         chosen = _title(group, title)
-        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
-        before = service.change_counter(session, group)
-        row = service.record_game(session, chosen, game, who=visitor.who, token=token)
-        after = service.change_counter(session, group)
-        snapshot = _named(session, group, service.Snapshot.of(row))  # the names as a read of the title gives them
-        alone = service.changes_since(session, group, before) == 1  # this game, not a repeated submission
-        keys = (_key(group, chosen, before), _key(group, chosen, after)) if alone else None
-        message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
-        mirrored = group.mirror and alone
+        # a title whose games live in its Sheet: the game goes there, never into the database
+        sheet = (group.name, chosen.name, chosen.sheet, chosen.worksheet) if chosen.sheet else None
+        if sheet is None:
+            service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+            before = service.change_counter(session, group)
+            row = service.record_game(session, chosen, game, who=visitor.who, token=token)
+            after = service.change_counter(session, group)
+            snapshot = _named(session, group, service.Snapshot.of(row))  # the names as a read gives them
+            alone = service.changes_since(session, group, before) == 1  # this game, not a repeated submission
+            keys = (_key(group, chosen, before), _key(group, chosen, after)) if alone else None
+            message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
+            mirrored = group.mirror and alone
+    if sheet is not None:
+        return _record_in_sheet(*sheet, game, token)
     if keys is not None:  # committed, and no other write came between: the cached history grows by this game
         _carry(*keys, _as_game(snapshot))
     if mirrored:  # committed: the group holds the game whatever the Sheet answers
@@ -530,7 +555,7 @@ def _correct(slug: str, title: str | None, game: NewGame, public_id: str, *, ent
     corrected game in place of the old one."""
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "correct")
-        chosen = _title(group, title)
+        chosen = _database_title(group, title)
         service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
         before = service.change_counter(session, group)
         row = service.game_named(session, chosen, public_id)
@@ -541,6 +566,64 @@ def _correct(slug: str, title: str | None, game: NewGame, public_id: str, *, ent
     if edit is not None:  # committed, and no other write came between
         _carry_edit(edit)
     return message
+
+
+def _record_in_sheet(group: str, title: str, sheet: str, worksheet: str | None, game: NewGame, token: str) -> str:
+    """Append ``game`` to the title's Sheet (the caller has checked the role), once per submission token, through the
+    host's Sheet settings (:meth:`sources.model.Sheet.opener`: the service account writes the server's configured
+    Sheet only; any other is read through its public link, which cannot be written); the Sheet is then read anew so
+    the game shows at once.  :class:`service.GroupError` saying plainly why nothing was written."""
+    from ratings.history import HistoryError
+    from sources import sheets
+    from sources.record import record_game as append
+
+    try:
+        result = append(Sheet(sheet, worksheet).opener(), game, token=token)
+    except sheets.SheetError as exc:
+        raise service.GroupError(f"Not recorded in the title's Google Sheet: {exc.message}") from None
+    except HistoryError as exc:
+        said = "; ".join(str(p) for p in exc.problems)
+        raise service.GroupError(f"Not recorded in the title's Google Sheet: {said}") from None
+    except DataError as exc:
+        raise service.GroupError(f"Not recorded in the title's Google Sheet: {'; '.join(exc.messages)}") from None
+    if result.added:
+        with contextlib.suppress(DataError):
+            Sheet(sheet, worksheet).load(force=True)  # read anew: every worker's next look shows the game
+    return f"{group}, {title} (its Google Sheet): {result.message}."
+
+
+def set_title_sheet(
+    slug: str, title: str | None, url: Any, worksheet: Any = None, *, entry: Any, secret_key: str
+) -> str:
+    """Make the title read its games from the Google Sheet at ``url`` (its ``worksheet``: a tab name or gid, or the
+    first), or from the group's database again when ``url`` is empty (organisers only).  The Sheet is read first,
+    as ``/`` reads one, so an address that cannot be read is refused with the reason; the games the database holds
+    for the title stay there."""
+    from sources import sheets
+
+    address = url.strip() if isinstance(url, str) else ""
+    tab = worksheet.strip() if isinstance(worksheet, str) and worksheet.strip() else None
+    with _session() as session:  # the role first: a visitor's request reads no Sheet
+        group, _ = _allowed(session, slug, entry, secret_key, "links")
+        _title(group, title)
+    if address:
+        try:
+            sheets.parse_sheet_ref(address, tab)
+            Sheet.from_json({"url": address, "worksheet": tab}).load(force=True)
+        except sheets.SheetError as exc:
+            raise service.GroupError(f"the Sheet cannot be used: {exc.message}") from None
+        except DataError as exc:
+            raise service.GroupError(f"the Sheet cannot be used: {'; '.join(exc.messages)}") from None
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "links")
+        chosen = _title(group, title)
+        service.set_title_sheet(session, chosen, address or None, tab, who=visitor.who)
+        if address:
+            return (
+                f"'{chosen.name}' now reads its games from the Google Sheet; games recorded here are appended to it "
+                "(Undo takes this back)."
+            )
+        return f"'{chosen.name}' reads its games from the group's database again (Undo takes this back)."
 
 
 def _mirror(game: NewGame, token: str) -> str:
@@ -594,7 +677,7 @@ def _as_game(snapshot: service.Snapshot) -> Game:
 def delete_game(slug: str, title: str | None, public_id: Any, *, entry: Any, secret_key: str) -> str:
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "delete")
-        chosen = _title(group, title)
+        chosen = _database_title(group, title)
         service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
         before = service.change_counter(session, group)
         row = service.game_named(session, chosen, public_id)
@@ -622,7 +705,7 @@ def undo_last(slug: str, *, entry: Any, secret_key: str) -> str:
             if row is not None and title is not None:
                 was_live = undone.before is not None and not undone.before.get("deleted")
                 edit = _game_edit(session, group, title, row, was_live, before)
-        what = "alias" if change.game_id is None else "game"
+        what = "game" if change.game_id is not None else "Sheet setting" if change.action == "sheet" else "alias"
         message = f"Undone: the {change.action} {what} of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
     if edit is not None:  # committed: the cached history takes the game back as it was
         _carry_edit(edit)
@@ -729,7 +812,7 @@ def import_preview(slug: str, title: str | None, history: GameHistory, *, entry:
     """What importing ``history`` into the title would change, said plainly (organisers only)."""
     with _session() as session:
         group, _ = _allowed(session, slug, entry, secret_key, "import")
-        chosen = _title(group, title)
+        chosen = _database_title(group, title)
         fresh, skipped, players = _new_games(session, chosen, history)
         if fresh.n_games == 0:
             raise service.GroupError(
@@ -761,7 +844,7 @@ def import_games(slug: str, title: str | None, history: GameHistory, *, entry: A
     """Add the games of ``history`` the title does not hold yet (organisers only); what was done."""
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "import")
-        chosen = _title(group, title)
+        chosen = _database_title(group, title)
         fresh, skipped, _ = _new_games(session, chosen, history)
         if fresh.n_games == 0:
             raise service.GroupError(f"every game of the file is in '{chosen.name}' already: nothing was imported")
@@ -794,7 +877,9 @@ def restore(slug: str, manifest: Any, histories: dict[str, GameHistory], *, entr
                 added += service.import_history(session, chosen, fresh, who=visitor.who)
             session.refresh(group)
         aliased = service.restore_aliases(session, group, manifest.get("aliases"), who=visitor.who)
+        sheets = service.restore_sheets(session, group, manifest.get("sheets"), who=visitor.who)
         also = f", {aliased} aliases declared" if aliased else ""
+        also += f", {sheets} titles reading their Google Sheet" if sheets else ""
         return (
             f"Restored: {added} games added in {len(titles)} titles{also} (games already there by id were left as "
             "they are)."
