@@ -83,6 +83,35 @@ def _organiser_tools() -> html.Div:
                 ],
                 className=ROW,
             ),
+            html.Div(
+                [
+                    dbc.Input(
+                        id=GroupPage.TITLE_SHEET_URL,
+                        placeholder="a Google Sheet's address",
+                        size="sm",
+                        maxLength=2000,
+                        style={"maxWidth": "24rem"},
+                    ),
+                    _short_input(GroupPage.TITLE_SHEET_TAB, "worksheet (optional)", 200),
+                    dbc.Button(
+                        "Read this title from the Sheet",
+                        id=GroupPage.TITLE_SHEET_ON,
+                        color="outline-primary",
+                        size="sm",
+                    ),
+                    dbc.Button(
+                        "Read it from the group's database",
+                        id=GroupPage.TITLE_SHEET_OFF,
+                        color="outline-secondary",
+                        size="sm",
+                    ),
+                ],
+                className=ROW,
+            ),
+            html.Div(
+                "A title read from a Sheet shows the Sheet's games; games recorded here are appended to it.",
+                className="small text-muted mb-1",
+            ),
             dcc.Upload(
                 html.Div(["Import a file's games into this title: ", html.A("choose one", href="#")]),
                 id=GroupPage.IMPORT_UPLOAD,
