@@ -22,12 +22,15 @@ from sources.record import NewGame, new_game
 SECRET = "key"
 
 
-@pytest.fixture
-def club(tmp_path, monkeypatch) -> Iterator[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    """A group 'club' in a fresh SQLite database: Catan with six dated games (two on one day), and an organiser's
-    cookie entry; the page's histories of this process forgotten."""
+@pytest.fixture(params=["sqlite", "postgres"])
+def club(request, tmp_path, monkeypatch) -> Iterator[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """A group 'club' in a fresh database (SQLite, and a real PostgreSQL started by the suite): Catan with six dated
+    games (two on one day), and an organiser's cookie entry; the page's histories of this process forgotten."""
     monkeypatch.setenv("RATINGS_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("DATABASE_URL", raising=False)
+    if request.param == "sqlite":
+        monkeypatch.delenv("DATABASE_URL", raising=False)
+    else:
+        monkeypatch.setenv("DATABASE_URL", request.getfixturevalue("postgres").new_database())
     upgrade(database_url())
     pages._LOADED.clear()
     with process_sessions()() as session:
