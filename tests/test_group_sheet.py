@@ -110,6 +110,7 @@ def test_an_organiser_sets_a_title_to_its_sheet_and_members_record_into_the_shee
     assert rows[len(SHEET_ROWS) :] == [["web k1", "2024-03-15", "Xia", 1], ["web k1", "2024-03-15", "Kim", 2]]
     assert GroupTitle("club", "Catan").load().history.game_ids == ("s1", "s2", "web k1")
     assert _database_games() == ["g1", "g2"]
+    assert pages.games_of("club", "Catan") == []  # nothing on the bar to correct: the Sheet's games are its own
     # a visitor records nothing anywhere
     with pytest.raises(service.GroupError, match="only the group's organisers and members"):
         pages.record("club", "Catan", game, token="web v1", entry=None, secret_key=SECRET)

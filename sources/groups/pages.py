@@ -779,7 +779,9 @@ def games_of(slug: str, title: str | None, last: int = 50) -> list[str]:
 
     def read(session: Session, group: Group) -> list[str]:
         chosen = service.title_named(group, title)
-        return [] if chosen is None else service.recent_games(session, chosen, last)
+        if chosen is None or chosen.sheet:  # a Sheet's games are corrected in the Sheet
+            return []
+        return service.recent_games(session, chosen, last)
 
     return _read(slug, read, [])
 
