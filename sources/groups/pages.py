@@ -207,26 +207,30 @@ class _Edit:
     """One game of a title changed by a correction, a deletion or an undo, as the cached history takes it: the game
     ``drop`` (its id) taken out when it was in the history, ``game`` put in ``at``-th when it is in it after the
     write; ``order`` and ``note`` are what reading the title now gives (its ids in play order, the play order's
-    note), which the edited history must match to be kept."""
+    note), which the edited history must match to be kept.  ``order`` is ``None`` when the game keeps its date and
+    time of day (and was and is in the history): the play order is then what it was, and the game keeps its place."""
 
     before: str
     after: str
     drop: str | None
     game: Game | None
     at: int
-    order: tuple[str, ...]
+    order: tuple[str, ...] | None
     note: str | None
 
 
-def _game_edit(session: Session, group: Group, title: Title, row: Any, was_live: bool, counter: int) -> _Edit | None:
-    """What the write just made to ``row`` (a game of ``title``; ``was_live``: it was in the history before) does to
-    the cached history, read inside the write's transaction (the group locked since ``counter`` was read); ``None``
-    when another write came between (then the next look reads the title)."""
+def _game_edit(
+    session: Session, group: Group, title: Title, row: Any, was_live: bool, counter: int, *, in_place: bool = False
+) -> _Edit | None:
+    """What the write just made to ``row`` (a game of ``title``; ``was_live``: it was in the history before;
+    ``in_place``: it was and is, with the same date and time of day) does to the cached history, read inside the
+    write's transaction (the group locked since ``counter`` was read); ``None`` when another write came between (then
+    the next look reads the title)."""
     if service.changes_since(session, group, counter) != 1:
         return None
-    order, note = service.play_ids(session, title)
+    order, note = (None, None) if in_place else service.play_ids(session, title)
     game = None if row.deleted else _as_game(_named(session, group, service.Snapshot.of(row)))
-    at = order.index(row.public_id) if game is not None and row.public_id in order else 0
+    at = order.index(row.public_id) if order is not None and game is not None and row.public_id in order else 0
     after = service.change_counter(session, group)
     return _Edit(
         _key(group, title, counter),
@@ -247,18 +251,27 @@ def _carry_edit(edit: _Edit) -> None:
     previous = _LOADED.get(edit.before) or _shared(edit.before)
     if previous is None:
         return
-    history = _edited(previous, edit.drop, edit.game, edit.at)
-    if history is None or history.game_ids != edit.order:
+    at = edit.at
+    if edit.order is None:  # same date and time: the game keeps its place, the play order its note
+        if edit.drop is None or edit.drop not in previous.game_ids:
+            return
+        at = previous.game_ids.index(edit.drop)
+    history = _edited(previous, edit.drop, edit.game, at)
+    if history is None:
         return
-    short = int(np.count_nonzero(np.diff(history.offsets) < 2))  # a warning each; the note is the only other
-    if len(history.warnings) != short + (edit.note is not None) or (edit.note and edit.note not in history.warnings):
-        return
+    if edit.order is not None:
+        if history.game_ids != edit.order:
+            return
+        short = int(np.count_nonzero(np.diff(history.offsets) < 2))  # a warning each; the note is the only other
+        noted = edit.note is not None
+        if len(history.warnings) != short + noted or (edit.note and edit.note not in history.warnings):
+            return
     _LOADED.put(edit.after, history)
     step = {
         "before": edit.before,
         "drop": edit.drop,
         "game": None if edit.game is None else _snapshot(edit.game).to_json(),
-        "at": edit.at,
+        "at": at,
     }
     _put(edit.after, json.dumps(step).encode())
 
@@ -559,9 +572,10 @@ def _correct(slug: str, title: str | None, game: NewGame, public_id: str, *, ent
         service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
         before = service.change_counter(session, group)
         row = service.game_named(session, chosen, public_id)
-        was_live = not row.deleted
+        was_live, moment = not row.deleted, (row.played_on, row.played_time)
         service.correct_game(session, row.id, game, who=visitor.who)
-        edit = _game_edit(session, group, chosen, row, was_live, before)
+        same = was_live and moment == (row.played_on, row.played_time)
+        edit = _game_edit(session, group, chosen, row, was_live, before, in_place=same)
         message = f"Game '{row.public_id}' of {chosen.name} corrected."
     if edit is not None:  # committed, and no other write came between
         _carry_edit(edit)
@@ -703,8 +717,10 @@ def undo_last(slug: str, *, entry: Any, secret_key: str) -> str:
         if undone.game_id is not None and undone.title_id is not None:  # a game's change (not an alias's)
             row, title = session.get(GameRow, undone.game_id), session.get(Title, undone.title_id)
             if row is not None and title is not None:
-                was_live = undone.before is not None and not undone.before.get("deleted")
-                edit = _game_edit(session, group, title, row, was_live, before)
+                prior, now = undone.before or {}, undone.after or {}
+                was_live = undone.before is not None and not prior.get("deleted")
+                same = was_live and not row.deleted and now.get("date") == prior.get("date")
+                edit = _game_edit(session, group, title, row, was_live, before, in_place=same)
         what = "game" if change.game_id is not None else "Sheet setting" if change.action == "sheet" else "alias"
         message = f"Undone: the {change.action} {what} of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
     if edit is not None:  # committed: the cached history takes the game back as it was
