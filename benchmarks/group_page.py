@@ -1,7 +1,8 @@
 """What a group's page costs on the server (issue 24): opening a 20,000-game group (its title's history read from
 the database and rated) beside opening the same history as an upload (the file read and rated), and recording one
 game through the page until its leaderboard rows are ready (the write, the history, the rating run, the rows); then
-an organiser's correction, deletion and undo of a game in the middle of the history, each until the leaderboard rows.
+an organiser's correction (of the results; of the date), deletion and undo of a game in the middle of the history, each
+until the leaderboard rows, beside the same writes with the title read again from the database.
 
     .venv/bin/python benchmarks/group_page.py --games 20000 --repeat 3
 
@@ -107,29 +108,44 @@ def run(args: argparse.Namespace) -> None:
                 board({**source, "changed": token})
 
             figures[row].append(_timed(record))
-        # an organiser's corrections of a game in the middle of the history, each until the leaderboard rows
-        target = history.games[history.n_games // 2 + i]
-        fixed = new_game(target.date, [(e.player, n) for n, e in enumerate(reversed(target.entries), start=1)])
+        # an organiser's corrections of a game in the middle of the history, each until the leaderboard rows: the
+        # cached history changed in place (pages._carry_edit), then the same writes with the title read again from
+        # the database (the carry switched off: what the page did before), in the same run
         who = {"entry": entry, "secret_key": "key"}
-        writes: list[tuple[str, Callable[[], Any]]] = [
-            (
-                "correct a game mid-history",
-                partial(pages.record, "bench", "Races", fixed, token=f"fix-{i}", correcting=target.id, **who),
-            ),
-            ("delete a game mid-history", partial(pages.delete_game, "bench", "Races", target.id, **who)),
-            ("undo (the deletion)", partial(pages.undo_last, "bench", **who)),
-        ]
-        for row, write in writes:
+        for way in ("", " (title read again)"):
+            target = history.games[history.n_games // 2 + 2 * i + (1 if way else 0)]
+            fixed = new_game(target.date, [(e.player, n) for n, e in enumerate(reversed(target.entries), start=1)])
+            other = history.games[history.n_games // 3 + 2 * i + (1 if way else 0)]
+            moved = new_game(other.date + dt.timedelta(days=3), [(e.player, n) for n, e in enumerate(other.entries, 1)])
+            writes: list[tuple[str, Callable[[], Any]]] = [
+                (
+                    "correct a game mid-history",
+                    partial(pages.record, "bench", "Races", fixed, token=f"fix-{i}", correcting=target.id, **who),
+                ),
+                (
+                    "correct a game's date mid-history",
+                    partial(pages.record, "bench", "Races", moved, token=f"move-{i}", correcting=other.id, **who),
+                ),
+                ("delete a game mid-history", partial(pages.delete_game, "bench", "Races", target.id, **who)),
+                ("undo (the deletion)", partial(pages.undo_last, "bench", **who)),
+            ]
+            carry = pages._carry_edit
+            if way:
+                pages._carry_edit = lambda edit: None
+            try:
+                for row, write in writes:
 
-            def change(write: Callable[[], Any] = write, changed: str = f"{row}-{i}") -> None:
-                write()
-                board({**source, "changed": changed})
+                    def change(write: Callable[[], Any] = write, changed: str = f"{row}{way}-{i}") -> None:
+                        write()
+                        board({**source, "changed": changed})
 
-            figures.setdefault(row, []).append(_timed(change))
+                    figures.setdefault(row + way, []).append(_timed(change))
+            finally:
+                pages._carry_edit = carry
     for name, values in figures.items():
         cpu = statistics.median(v[0] for v in values)
         wall = statistics.median(v[1] for v in values)
-        print(f"{name:32s} CPU {cpu:7.3f} s   wall {wall:7.3f} s")
+        print(f"{name:52s} CPU {cpu:7.3f} s   wall {wall:7.3f} s")
 
 
 def _b64(text: str) -> str:

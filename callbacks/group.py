@@ -193,8 +193,8 @@ def _from_fragment(slug: str, fragment: Any) -> tuple[dict[str, Any] | None, str
 MEMBER_REFUSED = "That member link does not open this group (it was revoked, or is incomplete): ask an organiser."
 
 
-# Delete, Undo, Make member link, Revoke, Merge for the group, Remove (an alias), Mirror on/off -> what happened,
-# the new link, the bar and the group's games refreshed
+# Delete, Undo, Make member link, Revoke, Merge for the group, Remove (an alias), Mirror on/off, the title's Sheet
+# on/off -> what happened, the new link, the bar and the group's games refreshed
 @callback(
     Output(GroupPage.MESSAGE, "children", allow_duplicate=True),
     Output(GroupPage.NEW_LINK, "children"),
@@ -209,10 +209,14 @@ MEMBER_REFUSED = "That member link does not open this group (it was revoked, or 
     Input({"type": GroupType.UNALIAS, "index": ALL}, "n_clicks"),
     Input(GroupPage.MIRROR_ON, "n_clicks"),
     Input(GroupPage.MIRROR_OFF, "n_clicks"),
+    Input(GroupPage.TITLE_SHEET_ON, "n_clicks"),
+    Input(GroupPage.TITLE_SHEET_OFF, "n_clicks"),
     State(GroupPage.GAME, "value"),
     State(GroupPage.LINK_LABEL, "value"),
     State(GroupPage.ALIAS_NAME, "value"),
     State(GroupPage.ALIAS_PLAYER, "value"),
+    State(GroupPage.TITLE_SHEET_URL, "value"),
+    State(GroupPage.TITLE_SHEET_TAB, "value"),
     State(Page.LOCATION, "pathname"),
     State(Page.LOCATION, "href"),
     State(Data.SOURCE, "data"),
@@ -227,10 +231,14 @@ def on_tools(
     _unalias: Any,
     _mirror_on: Any,
     _mirror_off: Any,
+    _sheet_on: Any,
+    _sheet_off: Any,
     game: Any,
     label: Any,
     alias: Any,
     player: Any,
+    sheet: Any,
+    worksheet: Any,
     pathname: Any,
     href: Any,
     source: Any,
@@ -254,6 +262,11 @@ def on_tools(
         elif trigger in (GroupPage.MIRROR_ON, GroupPage.MIRROR_OFF):
             on = trigger == GroupPage.MIRROR_ON
             message = pages.set_mirror(slug, on, entry=_entry(slug), secret_key=_key())
+        elif trigger in (GroupPage.TITLE_SHEET_ON, GroupPage.TITLE_SHEET_OFF):
+            url = sheet if trigger == GroupPage.TITLE_SHEET_ON else None
+            if trigger == GroupPage.TITLE_SHEET_ON and not (isinstance(url, str) and url.strip()):
+                raise GroupError("enter the address of the Google Sheet the title's games are read from")
+            message = pages.set_title_sheet(slug, title, url, worksheet, entry=_entry(slug), secret_key=_key())
         elif trigger == GroupPage.DECLARE_ALIAS:
             message = pages.declare_alias(slug, alias, player, entry=_entry(slug), secret_key=_key())
         elif isinstance(trigger, dict) and trigger.get("type") == GroupType.UNALIAS:

@@ -30,6 +30,11 @@ def _short_input(ident: str, placeholder: str, max_length: int) -> dbc.Input:
     return dbc.Input(id=ident, placeholder=placeholder, size="sm", maxLength=max_length, style={"maxWidth": "12rem"})
 
 
+def _address_input(ident: str, placeholder: str) -> dbc.Input:
+    """A text box of a row of controls for a Google Sheet's address."""
+    return dbc.Input(id=ident, placeholder=placeholder, size="sm", maxLength=2000, style={"maxWidth": "24rem"})
+
+
 def header() -> html.Span:
     """The group's name in the page's header (empty on ``/``)."""
     return html.Span(id=GroupPage.HEADER, className="navbar-text text-white fw-semibold me-auto ms-2")
@@ -83,6 +88,29 @@ def _organiser_tools() -> html.Div:
                 ],
                 className=ROW,
             ),
+            html.Div(
+                [
+                    _address_input(GroupPage.TITLE_SHEET_URL, "a Google Sheet's address"),
+                    _short_input(GroupPage.TITLE_SHEET_TAB, "worksheet (optional)", 200),
+                    dbc.Button(
+                        "Read this title from the Sheet",
+                        id=GroupPage.TITLE_SHEET_ON,
+                        color="outline-primary",
+                        size="sm",
+                    ),
+                    dbc.Button(
+                        "Read it from the group's database",
+                        id=GroupPage.TITLE_SHEET_OFF,
+                        color="outline-secondary",
+                        size="sm",
+                    ),
+                ],
+                className=ROW,
+            ),
+            html.Div(
+                "A title read from a Sheet shows the Sheet's games; games recorded here are appended to it.",
+                className="small text-muted mb-1",
+            ),
             dcc.Upload(
                 html.Div(["Import a file's games into this title: ", html.A("choose one", href="#")]),
                 id=GroupPage.IMPORT_UPLOAD,
@@ -91,13 +119,7 @@ def _organiser_tools() -> html.Div:
             ),
             html.Div(
                 [
-                    dbc.Input(
-                        id=GroupPage.IMPORT_SHEET_URL,
-                        placeholder="or a Google Sheet's address",
-                        size="sm",
-                        maxLength=2000,
-                        style={"maxWidth": "24rem"},
-                    ),
+                    _address_input(GroupPage.IMPORT_SHEET_URL, "or a Google Sheet's address"),
                     dbc.Button(
                         "Preview the Sheet's games", id=GroupPage.IMPORT_SHEET, color="outline-primary", size="sm"
                     ),

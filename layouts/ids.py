@@ -371,6 +371,10 @@ class GroupPage(StrEnum):
     IMPORT_SHEET = "group-import-sheet"
     MIRROR_ON = "group-mirror-on"
     MIRROR_OFF = "group-mirror-off"
+    TITLE_SHEET_URL = "group-title-sheet-url"
+    TITLE_SHEET_TAB = "group-title-sheet-tab"
+    TITLE_SHEET_ON = "group-title-sheet-on"
+    TITLE_SHEET_OFF = "group-title-sheet-off"
 
 
 class GroupType(StrEnum):

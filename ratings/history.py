@@ -470,28 +470,83 @@ class GameHistory:
         return GameHistory(games)
 
     def appended(self, game: Game) -> GameHistory:
-        """A new history with ``game`` played after every game, equal to ``GameHistory([*self.games, game])`` but
-        checking and laying out only the new game (a game recorded into a long history costs what one game costs);
-        this one is unchanged.  Raises :class:`HistoryError` for the new game's problems, as the constructor does."""
-        one = GameHistory([game])
+        """A new history with ``game`` played after every game: :meth:`inserted` at the end."""
+        return self.inserted(len(self), game)
+
+    def inserted(self, at: int, game: Game) -> GameHistory:
+        """A new history with ``game`` played ``at``-th (0: first; ``len(self)``: after every game), equal to
+        ``GameHistory([*games[:at], game, *games[at:]])`` but checking and laying out only the new game: the arrays
+        are spliced, so a game put into a long history costs what one game costs plus a copy of the arrays.  A
+        history read from columns stays without game objects when the new game is one the columns can hold (no team,
+        weight or time of day).  This one is unchanged; :class:`HistoryError` for the new game's problems, as the
+        constructor raises them."""
+        if not 0 <= at <= len(self):
+            raise IndexError(f"cannot put a game at {at} in a history of {len(self)} games")
+        return self._spliced(at, at, game)
+
+    def without(self, g: int) -> GameHistory:
+        """A new history without game ``g`` (the reverse of :meth:`inserted`), equal to the history built from the
+        other games: players who played only that game are gone and the others are numbered by first appearance
+        again.  This one is unchanged."""
+        if not 0 <= g < len(self):
+            raise IndexError(f"there is no game {g} in a history of {len(self)} games")
+        return self._spliced(g, g + 1, None)
+
+    def _spliced(self, start: int, stop: int, game: Game | None) -> GameHistory:
+        """Games ``start:stop`` replaced by ``game`` (or by nothing), from the arrays."""
+        one = GameHistory([game] if game is not None else [])  # the new game checked by the constructor's rules
+        plain = game is None or (game.time is None and all(e.team is None and e.weight == 1.0 for e in game.entries))
         out = object.__new__(GameHistory)
+        if self._games is None and plain:  # read from columns, and still what columns hold: no game objects
+            out._games = None
+        else:
+            out._games = (*self.games[:start], *one.games, *self.games[stop:])
+        new_ids = tuple(g.id for g in one.games)
+        ids = self.game_ids
+        out._ids = (*ids[:start], *new_ids, *ids[stop:])
+        dates = self.dates
+        out._dates = (*dates[:start], *(g.date for g in one.games), *dates[stop:])
+        a, b = int(self.offsets[start]), int(self.offsets[stop])
         names = dict(self.player_index)
-        for name in one.players:
-            names.setdefault(name, len(names))
-        codes = np.fromiter((names[p] for p in one.players), dtype=np.int32, count=len(one.players))
-        out._games = (*self.games, game)
-        out._ids = None if self._ids is None else (*self._ids, game.id)
-        out._dates = None if self._dates is None else (*self._dates, game.date)
-        out.warnings = tuple(dict.fromkeys([*self.warnings, *one.warnings]))
-        out.players = tuple(names)
-        out.player_index = names
-        out.offsets = np.concatenate((self.offsets, self.offsets[-1] + one.offsets[1:]))
-        out.flat_player = np.concatenate((self.flat_player, codes[one.flat_player]))
-        out.flat_game = np.concatenate((self.flat_game, one.flat_game + np.int32(self.n_games)))
-        for name in ("flat_rank", "flat_dnf", "flat_place", "flat_position", "flat_team", "flat_weight", "team_game"):
-            setattr(out, name, np.concatenate((getattr(self, name), getattr(one, name))))
+        codes = np.fromiter((names.setdefault(p, len(names)) for p in one.players), dtype=np.int32)
+        player = np.concatenate((self.flat_player[:a], codes[one.flat_player], self.flat_player[b:]))
+        sizes = np.diff(self.offsets)
+        sizes = np.concatenate((sizes[:start], np.diff(one.offsets), sizes[stop:]))
+        out.offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=out.offsets[1:])
+        out.flat_game = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
+        for name in ("flat_rank", "flat_dnf", "flat_place", "flat_position", "flat_team", "flat_weight"):
+            ours = getattr(self, name)
+            setattr(out, name, np.concatenate((ours[:a], getattr(one, name), ours[b:])))
+        out.team_game = np.concatenate((self.team_game[:start], one.team_game, self.team_game[stop:]))
+        if start == stop == len(self):  # appended: the new players come last, as they first appear
+            out.flat_player, players = player, list(names)
+        else:
+            out.flat_player, players = _renumbered(player, list(names))
+        out.players = tuple(players)
+        out.player_index = {name: i for i, name in enumerate(players)}
+        # the caller's warnings kept in their order, then the short games' in game order (as the constructors do)
+        short_before = {_few_players(ids[g]) for g in np.flatnonzero(np.diff(self.offsets) < 2).tolist()}
+        kept = [w for w in self.warnings if w not in short_before]
+        kept.extend(_few_players(out._ids[g]) for g in np.flatnonzero(sizes < 2).tolist())
+        out.warnings = tuple(dict.fromkeys(kept))
         out._freeze()
         return out
+
+
+def _few_players(game_id: str) -> str:
+    """The warning about a game that changes no rating: the words the constructors write (a splice recognises the
+    warnings of the games it takes out by them)."""
+    return f"game '{game_id}' has fewer than two players and changes no rating"
+
+
+def _renumbered(player: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Player codes and names renumbered by first appearance, the names no entry uses left out."""
+    used, first = np.unique(player, return_index=True)
+    order = used[np.argsort(first)]
+    renumber = np.full(len(names), -1, dtype=np.int32)
+    renumber[order] = np.arange(len(order), dtype=np.int32)
+    return renumber[player], [names[i] for i in order.tolist()]
 
 
 def _by_first_appearance(player: np.ndarray, names: list[str], block: int) -> tuple[np.ndarray, list[str]]:

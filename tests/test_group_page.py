@@ -351,9 +351,9 @@ def test_a_member_records_a_team_game_from_the_form(client, groups) -> None:  # 
 
 def test_a_history_held_as_arrays_is_shared_and_grown_as_the_game_objects_give_it() -> None:
     """The arrays shared in the store (pages._packed) read back as the same history, and a recorded game put in at
-    any place from the arrays (pages._inserted_columns) gives what the history built from its game objects gives
-    (GameHistory's own constructor: every array, the players' numbering, the warnings); the racing sample (the
-    library's bundled file) with a game of a new player and a known one, and a team game."""
+    any place from the arrays (pages._inserted: GameHistory.inserted) gives what the history built from its game
+    objects gives (GameHistory's own constructor: every array, the players' numbering, the warnings); the racing
+    sample (the library's bundled file) with a game of a new player and a known one, and a team game."""
     from ratings import Entry, Game, GameHistory
     from ratings.samples import load_sample
     from sources.groups import pages as group_pages
@@ -367,7 +367,7 @@ def test_a_history_held_as_arrays_is_shared_and_grown_as_the_game_objects_give_i
         Game("pair", (Entry("A", 1, "x"), Entry("B", 1, "x"), Entry(racing.players[1], 2))),
     ]:
         for at in (0, racing.n_games // 2, racing.n_games):
-            grown = group_pages._inserted_columns(held, game, at)
+            grown = group_pages._inserted(held, at, game)
             expected = GameHistory([*racing.games[:at], game, *racing.games[at:]], warnings=racing.warnings)
             for name in (*names, "flat_team", "flat_weight", "team_game"):
                 assert getattr(grown, name).tolist() == getattr(expected, name).tolist(), (game.id, at, name)

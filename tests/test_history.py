@@ -159,3 +159,85 @@ def test_a_game_appended_equals_the_history_built_with_it() -> None:
             assert np.array_equal(getattr(a, name), getattr(b, name))
     with pytest.raises(HistoryError, match="appears twice"):
         doubles.appended(Game("bad", (Entry("Ann", 1), Entry("Ann", 2)), None))
+
+
+def _same_history(a: GameHistory, b: GameHistory, where: object) -> None:
+    """Every array (values and types), the players' numbering, the games, ids, dates and warnings of ``a`` are
+    those of ``b``."""
+    for name in (
+        "offsets",
+        "flat_player",
+        "flat_rank",
+        "flat_dnf",
+        "flat_place",
+        "flat_position",
+        "flat_game",
+        "flat_team",
+        "flat_weight",
+        "team_game",
+    ):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.tolist() == y.tolist() and x.dtype == y.dtype, (where, name)
+    assert a.players == b.players and dict(a.player_index) == dict(b.player_index), where
+    assert a.game_ids == b.game_ids and a.dates == b.dates and a.games == b.games, where
+    assert a.warnings == b.warnings, where
+
+
+def _as_columns(history: GameHistory) -> GameHistory:
+    """The same free-for-all history built from its flat arrays (no game objects), as the group page reads one."""
+    return GameHistory.from_columns(
+        history.game_ids, history.dates, history.offsets, history.flat_player, history.flat_place, history.players
+    )
+
+
+def test_a_game_put_in_or_taken_out_anywhere_equals_the_history_built_anew() -> None:
+    """GameHistory.inserted and .without splice the arrays; the result equals GameHistory built from the games with
+    that one put in or taken out (the constructor is the reference: every array, the players numbered by first
+    appearance, players of no game left out, the short-game warnings), for a history built from games and one read
+    from columns, with games of each shape: free-for-all, ties and did-not-finish, a one-player game, teams with a
+    partial weight, a time of day."""
+    from ratings.history import Entry, Game
+
+    day = dt.date(2024, 3, 1)
+    base = [
+        Game("a", (Entry("Ann", 1), Entry("Bob", 2), Entry("Cid", 3)), day),
+        Game("b", (Entry("Dee", 1), Entry("Ann", 1), Entry("Bob", None)), day),  # a tie for first, a DNF
+        Game("c", (Entry("Eve", 1),), day + dt.timedelta(days=1)),  # one player: a warning
+        Game("d", (Entry("Bob", 2), Entry("Fay", 1), Entry("Cid", None), Entry("Dee", None)), day),
+    ]
+    shapes = {
+        "free-for-all, a new player": Game("n", (Entry("New", 2), Entry("Cid", 1)), day),
+        "ties and did-not-finish": Game("t", (Entry("Fay", 1), Entry("Eve", 1), Entry("Ann", None)), day),
+        "alone": Game("s", (Entry("Solo", 1),), day),
+        "teams": Game("p", (Entry("Ann", 1, "x"), Entry("Zed", 1, "x", 0.5), Entry("Bob", 2, "y")), day),
+        "a time of day": Game("m", (Entry("Bob", 1), Entry("Gus", 2)), day, dt.time(18, 30)),
+    }
+    for built in ("games", "columns"):
+        history = GameHistory(base) if built == "games" else _as_columns(GameHistory(base))
+        for shape, game in shapes.items():
+            for at in range(len(base) + 1):
+                grown = history.inserted(at, game)
+                _same_history(grown, GameHistory([*base[:at], game, *base[at:]]), (built, shape, at))
+                for g in range(len(base) + 1):  # and taken out again, or another game taken out
+                    games = [*base[:at], game, *base[at:]]
+                    _same_history(grown.without(g), GameHistory(games[:g] + games[g + 1 :]), (built, shape, at, g))
+        assert history.game_ids == ("a", "b", "c", "d"), "the history spliced is unchanged"
+    with pytest.raises(HistoryError, match="appears twice"):
+        GameHistory(base).inserted(1, Game("bad", (Entry("Ann", 1), Entry("Ann", 2)), None))
+    with pytest.raises(IndexError):
+        GameHistory(base).inserted(5, shapes["alone"])
+    with pytest.raises(IndexError):
+        GameHistory(base).without(4)
+
+
+def test_a_history_read_from_columns_stays_without_game_objects_when_spliced() -> None:
+    """A free-for-all game put into (or taken out of) a history read from columns makes no game object of the other
+    games (the point of splicing: a long history's games are not built for one game); a team game makes them."""
+    from ratings.history import Entry, Game
+    from ratings.samples import load_sample
+
+    racing = _as_columns(load_sample("racing"))
+    grown = racing.inserted(3, Game("new", (Entry("Newcomer", 1), Entry(racing.players[0], 2)), None)).without(7)
+    assert grown._games is None and racing._games is None
+    teams = racing.inserted(0, Game("pair", (Entry("A", 1, "x"), Entry("B", 1, "x"), Entry("C", 2)), None))
+    assert teams._games is not None and teams.games[0].entries[0].team == "x"

@@ -186,9 +186,11 @@ def groups_restore(slug: str, directory: Path) -> None:
                 for name, history in histories.items()
             )
             aliased = service.restore_aliases(session, group, manifest.get("aliases"), who="restore")
+            sheets = service.restore_sheets(session, group, manifest.get("sheets"), who="restore")
     except service.GroupError as exc:
         _fail(str(exc))
     also = f", {aliased} aliases declared" if aliased else ""
+    also += f", {sheets} titles reading their Google Sheet" if sheets else ""
     click.echo(f"{count} games in {len(histories)} titles restored into /g/{slug}{also}")
     if passphrase is not None:
         click.echo(f"organisers' passphrase (shown once, keep it): {passphrase}")

@@ -13,6 +13,7 @@ Nothing here is needed to keep the games: deleting the cache directory costs one
 from __future__ import annotations
 
 import bisect
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -38,9 +39,10 @@ from sources import answers
 from sources.access import REFUSED, group_mark, group_may, group_role
 from sources.groups import service
 from sources.groups.database import process_sessions
+from sources.groups.schema import Game as GameRow
 from sources.groups.schema import Group, MemberLink, Title
 from sources.histories import MissingHistory, fetch, keep, read_when
-from sources.model import LRU, DataError, Loaded
+from sources.model import LRU, DataError, Loaded, Sheet
 from sources.record import NewGame
 from sources.store import StoreError, shared_store
 
@@ -119,18 +121,24 @@ def load_title(slug: str, title: str | None) -> Loaded:
             if chosen is None:
                 names = ", ".join(f"'{t.name}'" for t in group.titles) or "none yet"
                 raise DataError([f"the group has no game title '{title}' (its titles: {names})"])
-            key = _key(group, chosen, service.change_counter(session, group))
             label = f"{group.name}: {chosen.name}"
-            history = _LOADED.get(key) or _shared(key)
-            if history is None:
+            sheet = (chosen.sheet, chosen.worksheet) if chosen.sheet else None
+            key = _key(group, chosen, service.change_counter(session, group))
+            history = None if sheet else (_LOADED.get(key) or _shared(key))
+            if history is None and sheet is None:
                 history, columns = service.read_title(session, chosen)
                 if columns:
                     _COLUMNAR.add(history)
                 _share(key, history, columns)
-            _LOADED.put(key, history)
+            if history is not None:
+                _LOADED.put(key, history)
     except SQLAlchemyError as exc:
         log.warning("the groups' database could not be read: %s", type(exc).__name__)
         raise DataError([UNREADABLE]) from None
+    if sheet is not None:  # the title's games live in its Sheet: read as / reads a Sheet (cached, stale copy)
+        read = Sheet(*sheet).load()
+        return Loaded(read.history, read.key, f"{label} (Google Sheet)", read.warnings)
+    assert history is not None
     return Loaded(history, key, label, tuple(history.warnings))
 
 
@@ -146,55 +154,30 @@ def _extended(history: GameHistory, game: Game) -> GameHistory | None:
     has a date, after every game of its moment or earlier (date, then time of day; the readers' stable order); when
     some has none, last (recording order).  ``None`` when the order cannot be told from the history: an undated game
     among dated ones turns the whole title to recording order, which only the database knows."""
-    columnar = history in _COLUMNAR and game.time is None  # the arrays hold all there is: grown as arrays
     dates = history.dates
     if not all(d is not None for d in dates):
-        return _inserted_columns(history, game, len(dates)) if columnar else history.appended(game)
+        return _inserted(history, len(dates), game)
     if game.date is None:
         return None
-    if columnar:  # dates alone order it: no times of day here
+    if history in _COLUMNAR:  # no times of day: dates alone order it, and no game object is made
         known = [d for d in dates if d is not None]  # every one (checked above)
-        return _inserted_columns(history, game, bisect.bisect_right(known, game.date))
+        return _inserted(history, bisect.bisect_right(known, game.date), game)
     games = history.games
     at = moment(game.date, game.time)
-    if not games or at >= moment(games[-1].date, games[-1].time):  # every game is dated, in play order
-        return history.appended(game)  # the usual case, a game of today: only the new game is checked
-    where = bisect.bisect_right([moment(g.date, g.time) for g in games], at)
-    return history.with_games([*games[:where], game, *games[where:]])
+    return _inserted(history, bisect.bisect_right([moment(g.date, g.time) for g in games], at), game)
 
 
 #: Histories held as their arrays only (read from the database as columns, shared as arrays, or grown from one by
-#: :func:`_inserted_columns`): free-for-all games without times of day, whose game objects are not made yet.
+#: :func:`_inserted`): free-for-all games without times of day, whose game objects are not made yet.
 _COLUMNAR: weakref.WeakSet[GameHistory] = weakref.WeakSet()
 
 
-def _inserted_columns(history: GameHistory, game: Game, at: int) -> GameHistory:
-    """``history`` (one of :data:`_COLUMNAR`) with ``game`` played ``at``-th (0: first), built from the arrays
-    (players renumbered by first appearance, as every history numbers them).  A game of today (``at = n_games``) is
-    what ``history.appended(game)`` gives, which would make every game of a history read as columns first (0.5 s
-    for 20,000 games).  A team game goes through the game objects."""
-    one = GameHistory([game])  # the new game checked by the history's own rules (HistoryError as appended raises)
-    if one.team_game.any():
-        games = history.games
-        return history.with_games([*games[:at], game, *games[at:]])
-    index = dict(history.player_index)
-    codes = np.asarray([index.setdefault(e.player, len(index)) for e in game.entries], dtype=np.int32)
-    places = np.asarray([e.place or 0 for e in game.entries], dtype=np.int32)
-    cut = int(history.offsets[at])
-    sizes = np.insert(np.diff(history.offsets), at, len(game.entries))
-    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    ids, dates = history.game_ids, history.dates
-    grown = GameHistory.from_columns(
-        (*ids[:at], game.id, *ids[at:]),
-        (*dates[:at], game.date, *dates[at:]),
-        offsets,
-        np.concatenate((history.flat_player[:cut], codes, history.flat_player[cut:])),
-        np.concatenate((history.flat_place[:cut], places, history.flat_place[cut:])),
-        list(index),
-        [*history.warnings, *one.warnings],
-    )
-    _COLUMNAR.add(grown)
+def _inserted(history: GameHistory, at: int, game: Game) -> GameHistory:
+    """``history`` with ``game`` played ``at``-th (:meth:`GameHistory.inserted`: the arrays spliced, the new game
+    alone checked), still one of :data:`_COLUMNAR` when it was one and the game is free-for-all without a time."""
+    grown = history.inserted(at, game)
+    if history in _COLUMNAR and game.time is None and all(e.team is None and e.weight == 1.0 for e in game.entries):
+        _COLUMNAR.add(grown)
     return grown
 
 
@@ -216,8 +199,114 @@ def _carry(before: str, after: str, game: Game) -> None:
     if history is None:
         return
     _LOADED.put(after, history)
-    step = {"before": before, "game": service.Snapshot(game.id, _iso(game), _results(game)).to_json()}
-    _put(after, json.dumps(step).encode())
+    _put(after, json.dumps({"before": before, "game": _snapshot(game).to_json()}).encode())
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """One game of a title changed by a correction, a deletion or an undo, as the cached history takes it: the game
+    ``drop`` (its id) taken out when it was in the history, ``game`` put in ``at``-th when it is in it after the
+    write; ``order`` and ``note`` are what reading the title now gives (its ids in play order, the play order's
+    note), which the edited history must match to be kept.  ``order`` is ``None`` when the game keeps its date and
+    time of day (and was and is in the history): the play order is then what it was, and the game keeps its place."""
+
+    before: str
+    after: str
+    drop: str | None
+    game: Game | None
+    at: int
+    order: tuple[str, ...] | None
+    note: str | None
+
+
+def _game_edit(
+    session: Session, group: Group, title: Title, row: Any, was_live: bool, counter: int, *, in_place: bool = False
+) -> _Edit | None:
+    """What the write just made to ``row`` (a game of ``title``; ``was_live``: it was in the history before;
+    ``in_place``: it was and is, with the same date and time of day) does to the cached history, read inside the
+    write's transaction (the group locked since ``counter`` was read); ``None`` when another write came between (then
+    the next look reads the title)."""
+    if service.changes_since(session, group, counter) != 1:
+        return None
+    order, note = (None, None) if in_place else service.play_ids(session, title)
+    game = None if row.deleted else _as_game(_named(session, group, service.Snapshot.of(row)))
+    at = order.index(row.public_id) if order is not None and game is not None and row.public_id in order else 0
+    after = service.change_counter(session, group)
+    return _Edit(
+        _key(group, title, counter),
+        _key(group, title, after),
+        row.public_id if was_live else None,
+        game,
+        at,
+        order,
+        note,
+    )
+
+
+def _carry_edit(edit: _Edit) -> None:
+    """Keep the history after a correction, deletion or undo under its new key, made from the one before it (the
+    changed game's entries taken out and put in again where a read of the title puts them) when this worker holds
+    it, and only when the result is in the order a read gives (a change of dates that re-orders other games, e.g.
+    the only undated game dated, is left to the next read); the shared store gets the step."""
+    previous = _LOADED.get(edit.before) or _shared(edit.before)
+    if previous is None:
+        return
+    at = edit.at
+    if edit.order is None:  # same date and time: the game keeps its place, the play order its note
+        if edit.drop is None or edit.drop not in previous.game_ids:
+            return
+        at = previous.game_ids.index(edit.drop)
+    history = _edited(previous, edit.drop, edit.game, at)
+    if history is None:
+        return
+    if edit.order is not None:
+        if history.game_ids != edit.order:
+            return
+        short = int(np.count_nonzero(np.diff(history.offsets) < 2))  # a warning each; the note is the only other
+        noted = edit.note is not None
+        if len(history.warnings) != short + noted or (edit.note and edit.note not in history.warnings):
+            return
+    _LOADED.put(edit.after, history)
+    step = {
+        "before": edit.before,
+        "drop": edit.drop,
+        "game": None if edit.game is None else _snapshot(edit.game).to_json(),
+        "at": at,
+    }
+    _put(edit.after, json.dumps(step).encode())
+
+
+def _edited(history: GameHistory, drop: str | None, game: Game | None, at: int) -> GameHistory | None:
+    """``history`` without the game ``drop`` and with ``game`` played ``at``-th; ``None`` when it cannot be (no such
+    game, no such place)."""
+    if drop is not None:
+        try:
+            g = history.game_ids.index(drop)
+        except ValueError:
+            return None
+        shorter = history.without(g)
+        if history in _COLUMNAR:
+            _COLUMNAR.add(shorter)
+        history = shorter
+    if game is None:
+        return history
+    if not 0 <= at <= len(history):
+        return None
+    return _inserted(history, at, game)
+
+
+def _snapshot(game: Game) -> service.Snapshot:
+    return service.Snapshot(game.id, _iso(game), _results(game))
+
+
+def _named(session: Session, group: Group, snapshot: service.Snapshot) -> service.Snapshot:
+    """``snapshot`` with each name that is one of the group's aliases read as its player (as a read of the title
+    reads it)."""
+    aliases = {name_key(a): p for a, p in service.aliases(session, group).items()}
+    if not aliases:
+        return snapshot
+    entries = tuple((aliases.get(name_key(p), p), *rest) for p, *rest in snapshot.entries)
+    return service.Snapshot(snapshot.public_id, snapshot.date, entries, snapshot.deleted)  # type: ignore[arg-type]
 
 
 def _iso(game: Game) -> str | None:
@@ -247,7 +336,11 @@ def _shared(key: str, depth: int = 0) -> GameHistory | None:
         previous = _LOADED.get(step["before"]) or _shared(step["before"], depth + 1)
         if previous is None:
             return None
-        history = _extended(previous, _as_game(service.Snapshot.from_json(step["game"])))
+        if "at" in step:  # a correction, deletion or undo
+            game = None if step["game"] is None else _as_game(service.Snapshot.from_json(step["game"]))
+            history = _edited(previous, step["drop"], game, int(step["at"]))
+        else:
+            history = _extended(previous, _as_game(service.Snapshot.from_json(step["game"])))
     except (
         StoreError,
         MissingHistory,
@@ -284,8 +377,6 @@ def _packed(history: GameHistory) -> bytes:
     :func:`sources.histories.keep` makes every game first (about 0.5 s of CPU for 20,000 games)."""
     import io
 
-    import numpy as np
-
     meta = {
         "ids": list(history.game_ids),
         "dates": [d.isoformat() if d is not None else None for d in history.dates],
@@ -305,8 +396,6 @@ def _packed(history: GameHistory) -> bytes:
 
 def _unpacked(value: bytes) -> GameHistory:
     import io
-
-    import numpy as np
 
     with np.load(io.BytesIO(value), allow_pickle=False) as arrays:
         meta = json.loads(arrays["meta"].tobytes())
@@ -420,6 +509,17 @@ def _title(group: Group, title: str | None) -> Title:
     return chosen
 
 
+def _database_title(group: Group, title: str | None) -> Title:
+    """The title, when its games live in the database (corrections, deletions and imports change only those)."""
+    chosen = _title(group, title)
+    if chosen.sheet:
+        raise service.GroupError(
+            f"'{chosen.name}' reads its games from a Google Sheet: correct, delete or add them in the Sheet "
+            "(or read the title from the group's database again)"
+        )
+    return chosen
+
+
 # ---------------------------------------------------------------- writes (each checks the role first)
 
 
@@ -435,27 +535,109 @@ def record(
 ) -> str:
     """Record ``game`` in the title (or, ``correcting`` a game id, replace that game's date and results: organisers
     only); what to say.  :class:`service.GroupError` when refused or impossible (nothing written then)."""
+    if correcting:
+        return _correct(slug, title, game, correcting, entry=entry, secret_key=secret_key)
+    keys: tuple[str, str] | None = None
+    mirrored = False
     with _session() as session:
-        group, visitor = _allowed(session, slug, entry, secret_key, "correct" if correcting else "record")
+        group, visitor = _allowed(session, slug, entry, secret_key, "record")
         chosen = _title(group, title)
-        if correcting:
-            row = service.game_named(session, chosen, correcting)
-            service.correct_game(session, row.id, game, who=visitor.who)
-            return f"Game '{row.public_id}' of {chosen.name} corrected."
-        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
-        before = service.change_counter(session, group)
-        row = service.record_game(session, chosen, game, who=visitor.who, token=token)
-        after = service.change_counter(session, group)
-        snapshot = service.Snapshot.of(row)  # the names as the group spells them
-        alone = service.changes_since(session, group, before) == 1  # this game, not a repeated submission
-        keys = (_key(group, chosen, before), _key(group, chosen, after)) if alone else None
-        message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
-        mirrored = group.mirror and alone
+        # a title whose games live in its Sheet: the game goes there, never into the database
+        sheet = (group.name, chosen.name, chosen.sheet, chosen.worksheet) if chosen.sheet else None
+        if sheet is None:
+            service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+            before = service.change_counter(session, group)
+            row = service.record_game(session, chosen, game, who=visitor.who, token=token)
+            after = service.change_counter(session, group)
+            snapshot = _named(session, group, service.Snapshot.of(row))  # the names as a read gives them
+            alone = service.changes_since(session, group, before) == 1  # this game, not a repeated submission
+            keys = (_key(group, chosen, before), _key(group, chosen, after)) if alone else None
+            message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
+            mirrored = group.mirror and alone
+    if sheet is not None:
+        return _record_in_sheet(*sheet, game, token)
     if keys is not None:  # committed, and no other write came between: the cached history grows by this game
         _carry(*keys, _as_game(snapshot))
     if mirrored:  # committed: the group holds the game whatever the Sheet answers
         message += " " + _mirror(game, token)
     return message
+
+
+def _correct(slug: str, title: str | None, game: NewGame, public_id: str, *, entry: Any, secret_key: str) -> str:
+    """Replace the date and results of the title's game ``public_id`` (organisers only); the cached history takes the
+    corrected game in place of the old one."""
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "correct")
+        chosen = _database_title(group, title)
+        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+        before = service.change_counter(session, group)
+        row = service.game_named(session, chosen, public_id)
+        was_live, moment = not row.deleted, (row.played_on, row.played_time)
+        service.correct_game(session, row.id, game, who=visitor.who)
+        same = was_live and moment == (row.played_on, row.played_time)
+        edit = _game_edit(session, group, chosen, row, was_live, before, in_place=same)
+        message = f"Game '{row.public_id}' of {chosen.name} corrected."
+    if edit is not None:  # committed, and no other write came between
+        _carry_edit(edit)
+    return message
+
+
+def _record_in_sheet(group: str, title: str, sheet: str, worksheet: str | None, game: NewGame, token: str) -> str:
+    """Append ``game`` to the title's Sheet (the caller has checked the role), once per submission token, through the
+    host's Sheet settings (:meth:`sources.model.Sheet.opener`: the service account writes the server's configured
+    Sheet only; any other is read through its public link, which cannot be written); the Sheet is then read anew so
+    the game shows at once.  :class:`service.GroupError` saying plainly why nothing was written."""
+    from ratings.history import HistoryError
+    from sources import sheets
+    from sources.record import record_game as append
+
+    try:
+        result = append(Sheet(sheet, worksheet).opener(), game, token=token)
+    except sheets.SheetError as exc:
+        raise service.GroupError(f"Not recorded in the title's Google Sheet: {exc.message}") from None
+    except HistoryError as exc:
+        said = "; ".join(str(p) for p in exc.problems)
+        raise service.GroupError(f"Not recorded in the title's Google Sheet: {said}") from None
+    except DataError as exc:
+        raise service.GroupError(f"Not recorded in the title's Google Sheet: {'; '.join(exc.messages)}") from None
+    if result.added:
+        with contextlib.suppress(DataError):
+            Sheet(sheet, worksheet).load(force=True)  # read anew: every worker's next look shows the game
+    return f"{group}, {title} (its Google Sheet): {result.message}."
+
+
+def set_title_sheet(
+    slug: str, title: str | None, url: Any, worksheet: Any = None, *, entry: Any, secret_key: str
+) -> str:
+    """Make the title read its games from the Google Sheet at ``url`` (its ``worksheet``: a tab name or gid, or the
+    first), or from the group's database again when ``url`` is empty (organisers only).  The Sheet is read first,
+    as ``/`` reads one, so an address that cannot be read is refused with the reason; the games the database holds
+    for the title stay there."""
+    from sources import sheets
+
+    address = url.strip() if isinstance(url, str) else ""
+    tab = worksheet.strip() if isinstance(worksheet, str) and worksheet.strip() else None
+    with _session() as session:  # the role first: a visitor's request reads no Sheet
+        group, _ = _allowed(session, slug, entry, secret_key, "links")
+        _title(group, title)
+    if address:
+        try:
+            sheets.parse_sheet_ref(address, tab)
+            Sheet.from_json({"url": address, "worksheet": tab}).load(force=True)
+        except sheets.SheetError as exc:
+            raise service.GroupError(f"the Sheet cannot be used: {exc.message}") from None
+        except DataError as exc:
+            raise service.GroupError(f"the Sheet cannot be used: {'; '.join(exc.messages)}") from None
+    with _session() as session:
+        group, visitor = _allowed(session, slug, entry, secret_key, "links")
+        chosen = _title(group, title)
+        service.set_title_sheet(session, chosen, address or None, tab, who=visitor.who)
+        if address:
+            return (
+                f"'{chosen.name}' now reads its games from the Google Sheet; games recorded here are appended to it "
+                "(Undo takes this back)."
+            )
+        return f"'{chosen.name}' reads its games from the group's database again (Undo takes this back)."
 
 
 def _mirror(game: NewGame, token: str) -> str:
@@ -509,21 +691,41 @@ def _as_game(snapshot: service.Snapshot) -> Game:
 def delete_game(slug: str, title: str | None, public_id: Any, *, entry: Any, secret_key: str) -> str:
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "delete")
-        row = service.game_named(session, _title(group, title), public_id)
+        chosen = _database_title(group, title)
+        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+        before = service.change_counter(session, group)
+        row = service.game_named(session, chosen, public_id)
         service.delete_game(session, row.id, who=visitor.who)
-        return f"Game '{row.public_id}' deleted (Undo brings it back)."
+        edit = _game_edit(session, group, chosen, row, True, before)
+        message = f"Game '{row.public_id}' deleted (Undo brings it back)."
+    if edit is not None:  # committed: the cached history loses the game's entries
+        _carry_edit(edit)
+    return message
 
 
 def undo_last(slug: str, *, entry: Any, secret_key: str) -> str:
     """Take back the group's latest change that is not itself taken back."""
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "undo")
+        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
+        before = service.change_counter(session, group)
         change = service.last_change(session, group)
         if change is None:
             raise service.GroupError("there is no change to undo")
-        service.undo(session, change.id, who=visitor.who)
-        what = "alias" if change.game_id is None else "game"
-        return f"Undone: the {change.action} {what} of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
+        undone = service.undo(session, change.id, who=visitor.who)
+        edit = None
+        if undone.game_id is not None and undone.title_id is not None:  # a game's change (not an alias's)
+            row, title = session.get(GameRow, undone.game_id), session.get(Title, undone.title_id)
+            if row is not None and title is not None:
+                prior, now = undone.before or {}, undone.after or {}
+                was_live = undone.before is not None and not prior.get("deleted")
+                same = was_live and not row.deleted and now.get("date") == prior.get("date")
+                edit = _game_edit(session, group, title, row, was_live, before, in_place=same)
+        what = "game" if change.game_id is not None else "Sheet setting" if change.action == "sheet" else "alias"
+        message = f"Undone: the {change.action} {what} of {change.at:%Y-%m-%d %H:%M} (the log keeps both)."
+    if edit is not None:  # committed: the cached history takes the game back as it was
+        _carry_edit(edit)
+    return message
 
 
 def declare_alias(slug: str, alias: Any, name: Any, *, entry: Any, secret_key: str) -> str:
@@ -593,7 +795,9 @@ def games_of(slug: str, title: str | None, last: int = 50) -> list[str]:
 
     def read(session: Session, group: Group) -> list[str]:
         chosen = service.title_named(group, title)
-        return [] if chosen is None else service.recent_games(session, chosen, last)
+        if chosen is None or chosen.sheet:  # a Sheet's games are corrected in the Sheet
+            return []
+        return service.recent_games(session, chosen, last)
 
     return _read(slug, read, [])
 
@@ -626,7 +830,7 @@ def import_preview(slug: str, title: str | None, history: GameHistory, *, entry:
     """What importing ``history`` into the title would change, said plainly (organisers only)."""
     with _session() as session:
         group, _ = _allowed(session, slug, entry, secret_key, "import")
-        chosen = _title(group, title)
+        chosen = _database_title(group, title)
         fresh, skipped, players = _new_games(session, chosen, history)
         if fresh.n_games == 0:
             raise service.GroupError(
@@ -658,7 +862,7 @@ def import_games(slug: str, title: str | None, history: GameHistory, *, entry: A
     """Add the games of ``history`` the title does not hold yet (organisers only); what was done."""
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "import")
-        chosen = _title(group, title)
+        chosen = _database_title(group, title)
         fresh, skipped, _ = _new_games(session, chosen, history)
         if fresh.n_games == 0:
             raise service.GroupError(f"every game of the file is in '{chosen.name}' already: nothing was imported")
@@ -691,7 +895,9 @@ def restore(slug: str, manifest: Any, histories: dict[str, GameHistory], *, entr
                 added += service.import_history(session, chosen, fresh, who=visitor.who)
             session.refresh(group)
         aliased = service.restore_aliases(session, group, manifest.get("aliases"), who=visitor.who)
+        sheets = service.restore_sheets(session, group, manifest.get("sheets"), who=visitor.who)
         also = f", {aliased} aliases declared" if aliased else ""
+        also += f", {sheets} titles reading their Google Sheet" if sheets else ""
         return (
             f"Restored: {added} games added in {len(titles)} titles{also} (games already there by id were left as "
             "they are)."

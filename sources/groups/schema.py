@@ -75,6 +75,10 @@ class Title(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     group_id: Mapped[int] = mapped_column(ForeignKey("groups.id"), index=True)
     name: Mapped[str] = mapped_column(String(200))
+    #: The Google Sheet the title's games are read from (its address and worksheet), instead of the database's
+    #: games; ``None``: the database holds them.
+    sheet: Mapped[str | None] = mapped_column(String(500))
+    worksheet: Mapped[str | None] = mapped_column(String(200))
 
     group: Mapped[Group] = relationship(back_populates="titles")
 

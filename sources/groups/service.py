@@ -42,6 +42,8 @@ __all__ = [
     "declare_alias",
     "remove_alias",
     "restore_aliases",
+    "restore_sheets",
+    "set_title_sheet",
     "change_log",
     "change_counter",
     "changes_since",
@@ -61,6 +63,7 @@ __all__ = [
     "history",
     "import_history",
     "make_member_link",
+    "play_ids",
     "player_keys",
     "member_link",
     "member_links",
@@ -331,6 +334,8 @@ def undo(session: Session, change_id: int, *, who: str) -> Change:
     change = session.get(Change, change_id)
     if change is not None and change.game_id is None and "alias" in (change.before or change.after or {}):
         return _undo_alias(session, change, who=who)
+    if change is not None and change.game_id is None and "sheet" in (change.before or change.after or {}):
+        return _undo_sheet(session, change, who=who)
     if change is None or change.game_id is None:
         raise GroupError(f"there is no change {change_id} to undo")
     row, title = _game(session, change.game_id)
@@ -388,6 +393,19 @@ def read_title(session: Session, title: Title) -> tuple[GameHistory, bool]:
         columns[hit, 1] = into[by_id[at[hit]]]
     read = _from_columns(session, title, games, columns)
     return (read, True) if read is not None else (_history_from_records(session, title), False)
+
+
+def play_ids(session: Session, title: Title) -> tuple[tuple[str, ...], str | None]:
+    """The ids of ``title``'s games (not deleted) in the order :func:`read_title` reads them, and the note that
+    order brings (:func:`ratings.io.dates.play_order`'s, for games listed newest first): one query of the games'
+    ids, dates and times, no entry (what a cached history is checked against after one game changed)."""
+    rows = session.execute(
+        select(Game.public_id, Game.played_on, Game.played_time)
+        .where(Game.title_id == title.id, Game.deleted.is_(False))
+        .order_by(Game.position, Game.id)
+    ).all()
+    order, note = play_order([r[1] for r in rows], [r[2] for r in rows])
+    return tuple(rows[i][0] for i in order), note
 
 
 def _from_columns(session: Session, title: Title, games: Sequence[Any], columns: np.ndarray) -> GameHistory | None:
@@ -611,7 +629,7 @@ def last_change(session: Session, group: Group) -> Change | None:
         select(Change)
         .where(
             Change.group_id == group.id,
-            Change.game_id.is_not(None) | Change.action.in_(ALIAS_ACTIONS),
+            Change.game_id.is_not(None) | Change.action.in_((*ALIAS_ACTIONS, SHEET_ACTION)),
             Change.action != "undone",
             Change.id.not_in(undone),
         )
@@ -639,7 +657,15 @@ def export_manifest(session: Session, group: Group) -> dict[str, Any]:
     ]
     titles = {title_file(t.name) + ".csv": t.name for t in group.titles}
     merged = aliases(session, group)
-    return {"group": group.slug, "name": group.name, "titles": titles, "aliases": merged, "changes": log}
+    sheets = {t.name: {"sheet": t.sheet, "worksheet": t.worksheet} for t in group.titles if t.sheet}
+    return {
+        "group": group.slug,
+        "name": group.name,
+        "titles": titles,
+        "aliases": merged,
+        "sheets": sheets,
+        "changes": log,
+    }
 
 
 def title_file(title: str) -> str:
@@ -801,5 +827,72 @@ def restore_aliases(session: Session, group: Group, declared: Any, *, who: str) 
     for alias, player in declared.items():
         if name_key(str(alias)) not in held:
             declare_alias(session, group, alias, player, who=who)
+            count += 1
+    return count
+
+
+# ---------------------------------------------------------------- a title whose games live in a Google Sheet
+
+#: The change-log action of a title's Sheet setting (its ``before`` and ``after``: ``{"title", "sheet",
+#: "worksheet"}``, ``sheet`` None for the database).
+SHEET_ACTION = "sheet"
+
+
+def set_title_sheet(session: Session, title: Title, sheet: str | None, worksheet: str | None, *, who: str) -> Change:
+    """Make ``title`` read its games from the Google Sheet ``sheet`` (its ``worksheet``; the caller has checked the
+    address), or from the database again for ``None``.  The games the database holds for the title stay there
+    untouched either way.  Logged (``sheet``), undone by :func:`undo`."""
+    lock_group(session, title.group_id)
+    before = {"title": title.name, "sheet": title.sheet, "worksheet": title.worksheet}
+    title.sheet, title.worksheet = sheet, worksheet if sheet else None
+    after = {"title": title.name, "sheet": title.sheet, "worksheet": title.worksheet}
+    if before == after:
+        raise GroupError(
+            f"'{title.name}' reads its games from that Sheet already"
+            if sheet
+            else f"'{title.name}' reads its games from the group's database already"
+        )
+    change = Change(
+        group_id=title.group_id, title_id=title.id, who=who, action=SHEET_ACTION, before=before, after=after
+    )
+    session.add(change)
+    session.flush()
+    return change
+
+
+def _undo_sheet(session: Session, change: Change, *, who: str) -> Change:
+    """Take back a Sheet setting: the title reads its games where it read them before it."""
+    title = session.get(Title, change.title_id) if change.title_id is not None else None
+    if title is None or change.before is None:
+        raise GroupError(f"there is no change {change.id} to undo")
+    sheet, worksheet = change.before.get("sheet"), change.before.get("worksheet")
+    undone = set_title_sheet(
+        session,
+        title,
+        sheet if isinstance(sheet, str) else None,
+        worksheet if isinstance(worksheet, str) else None,
+        who=who,
+    )
+    undone.action, undone.undoes = "undone", change.id
+    session.flush()
+    return undone
+
+
+def restore_sheets(session: Session, group: Group, declared: Any, *, who: str) -> int:
+    """Set the Sheets of an export's ``changes.json`` (``sheets``: title name -> ``{"sheet", "worksheet"}``) on the
+    group's titles of those names that read from the database; how many (an export made before Sheets were
+    exported has none)."""
+    if declared is None:
+        return 0
+    if not isinstance(declared, dict) or not all(
+        isinstance(v, dict) and isinstance(v.get("sheet"), str) and isinstance(v.get("worksheet"), str | None)
+        for v in declared.values()
+    ):
+        raise GroupError("changes.json's sheets are not a title -> Sheet table: nothing was restored")
+    count = 0
+    for name, where in declared.items():
+        title = title_named(group, str(name))
+        if title is not None and title.sheet is None:
+            set_title_sheet(session, title, where["sheet"], where["worksheet"], who=who)
             count += 1
     return count
