@@ -53,6 +53,9 @@ __all__ = ["CHUNK_ROWS", "read_long_columns"]
 CHUNK_ROWS = 1 << 16
 #: Rows checked at a time after the parse (bounds the memory of the checks).
 _BLOCK = 1 << 19
+#: Entries ranked at a time when the history is built (:meth:`GameHistory.from_columns`): its temporary arrays, some
+#: ten of 8 bytes an entry, are made while every array of the history lives; 32,768 entries hold them to about 3 MB.
+_HISTORY_BLOCK = 1 << 15
 #: Bytes of the file's start read to recognise its header, separator and encoding.
 _PREFIX = 1 << 16
 
@@ -199,17 +202,13 @@ class _Cells:
         return self.players.setdefault(name, len(self.players))
 
     def many(self, role: str, texts: list[str]) -> np.ndarray:
-        """The values of distinct texts of one column (``role``), in order of first appearance: what reading each
-        in turn gives (:meth:`game`, :meth:`player`, :meth:`place`, :meth:`date`), with the common case of game
-        ids and names all plain read at once."""
+        """The values of all the distinct texts of one column (``role``), in order of first appearance: what
+        reading each in turn gives (:meth:`game`, :meth:`player`, :meth:`place`, :meth:`date`), with the common
+        case of game ids and names all plain read at once."""
         if role in ("game", "player") and _all_plain(texts):
-            if role == "player" and not self.players:
-                # plain names are kept as they are and differ in spelling only if their lower case is equal
-                keys = "\x00".join(texts).lower().split("\x00")
-                if len(set(keys)) == len(texts):
-                    self.players = dict(zip(texts, range(len(texts)), strict=True))
-                    self.spelling = dict(zip(keys, texts, strict=True))
-                    return np.arange(len(texts), dtype=np.int32)
+            if role == "player" and not self.players and _distinct_keys(texts):
+                self.players = dict(zip(texts, range(len(texts)), strict=True))
+                return np.arange(len(texts), dtype=np.int32)
             if role == "game" and not self.games:
                 self.games = dict(zip(texts, range(len(texts)), strict=True))
                 self.game_first = [-1] * len(texts)
@@ -248,6 +247,16 @@ def _all_plain(texts: list[str]) -> bool:
         and "\x00 " not in joined
         and joined == " ".join(joined.split())
     )
+
+
+def _distinct_keys(names: list[str]) -> bool:
+    """Whether distinct plain names (:func:`_all_plain`) are distinct players too: plain names are ASCII, so two are
+    one player (:func:`ratings.io.names.name_key`) exactly when their lower case is equal."""
+    joined = "\x00".join(names)
+    lower = joined.lower()
+    if lower == joined:
+        return True  # no capital letter: the keys are the names
+    return len(set(lower.split("\x00"))) == len(names)
 
 
 @dataclass
@@ -396,7 +405,27 @@ def _parse_pandas(
         raise _Decline from None
     longest = max(r.longest for r in readers.values())
     del readers, targets  # the factorizers' tables and the arrays only they still name
-    return _Parsed(cells, game_code[:row], player_code[:row], place[:row], date_code, row, longest)
+    return _Parsed(cells, game_code[:row], player_code[:row], place[:row], date_code[:row], row, longest)
+
+
+def _game_dates(
+    cells: _Cells, game_code: np.ndarray, date_code: np.ndarray, column: str, source: str | None, warns: list[str]
+) -> list[dt.date | None]:
+    """One date per game, read by the one rule for a date column (day/month order decided for the column); what
+    the reading says is added to ``warns``."""
+    texts = cells.date_texts
+    parsed = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, column, source)
+    if parsed.row_problems or parsed.column_problems or len(parsed.dates) != len(texts) or parsed.times:
+        raise _Decline  # a blank or unreadable date (the general reader says where), or times of day
+    day = np.array([parsed.dates[k].toordinal() for k in range(len(texts))], dtype=np.int32)
+    first = np.asarray(cells.game_first, dtype=np.int64)
+    game_day = day[date_code[first]]
+    for a in range(0, len(game_code), _BLOCK):  # every row's date is its game's (a block at a time: bounded memory)
+        b = a + _BLOCK
+        if not np.array_equal(day[date_code[a:b]], game_day[game_code[a:b]]):
+            raise _Decline  # a game with two dates
+    warns.extend(date_warnings(parsed, column))
+    return [parsed.dates[k] for k in date_code[first].tolist()]
 
 
 def _history(layout: _Layout, parsed: _Parsed, source: str | None, limits: Limits | None) -> ReadResult:
@@ -413,30 +442,11 @@ def _history(layout: _Layout, parsed: _Parsed, source: str | None, limits: Limit
     game_code, player_code, place, date_code = parsed.game_code, parsed.player_code, parsed.place, parsed.date_code
     del parsed  # the arrays are handed on below, each freed as soon as it is used
 
-    # one date per game, read by the one rule for a date column (day/month order decided for the column)
     n_games = len(cells.games)
-    game_dates: list[dt.date | None] = [None] * n_games
     warns: list[str] = column_warnings(info, header_cells, "long")
+    game_dates: list[dt.date | None] = [None] * n_games
     if "date" in wanted:
-        texts = cells.date_texts
-        date_name = info.names[wanted["date"]]
-        parsed_dates = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, date_name, source)
-        if (
-            parsed_dates.row_problems
-            or parsed_dates.column_problems
-            or len(parsed_dates.dates) != len(texts)
-            or parsed_dates.times
-        ):
-            raise _Decline  # a blank or unreadable date (the general reader says where), or times of day
-        day = np.array([parsed_dates.dates[k].toordinal() for k in range(len(texts))], dtype=np.int32)
-        first = np.asarray(cells.game_first, dtype=np.int64)
-        game_day = day[date_code[first]]
-        for a in range(0, row, _BLOCK):  # every row's date is its game's (a block at a time: bounded memory)
-            b = min(row, a + _BLOCK)
-            if not np.array_equal(day[date_code[a:b]], game_day[game_code[a:b]]):
-                raise _Decline  # a game with two dates
-        game_dates = [parsed_dates.dates[k] for k in date_code[first].tolist()]
-        warns.extend(date_warnings(parsed_dates, date_name))
+        game_dates = _game_dates(cells, game_code, date_code, info.names[wanted["date"]], source, warns)
     del date_code
 
     # games in play order: first appearance, then by date when every game has one (stable)
@@ -452,7 +462,9 @@ def _history(layout: _Layout, parsed: _Parsed, source: str | None, limits: Limit
         rank_of_game[game_order] = np.arange(n_games, dtype=np.int32)
         final_game = rank_of_game[game_code]
     del game_code
-    sizes = np.bincount(final_game, minlength=n_games)
+    sizes = np.zeros(n_games, dtype=np.int64)
+    for a in range(0, row, _BLOCK):  # a block at a time (bincount counts in a copy of 8 bytes a row)
+        sizes += np.bincount(final_game[a : a + _BLOCK], minlength=n_games)
     in_order = bool(np.all(final_game[1:] >= final_game[:-1]))
     if not in_order:
         rows_in_order = np.argsort(final_game, kind="stable")
@@ -469,7 +481,9 @@ def _history(layout: _Layout, parsed: _Parsed, source: str | None, limits: Limit
     ordered_ids = [ids[g] for g in game_order.tolist()]
     ordered_dates = [game_dates[g] for g in game_order.tolist()]
     del cells, ids, game_dates  # the reader's tables, before the history's arrays are made
-    history = GameHistory.from_columns(ordered_ids, ordered_dates, offsets, player_code, place, names_list, warns)
+    history = GameHistory.from_columns(
+        ordered_ids, ordered_dates, offsets, player_code, place, names_list, warns, block=_HISTORY_BLOCK
+    )
     return ReadResult(
         history=history, shape="long", warnings=history.warnings, columns=tuple(info.names), encoding="utf_8"
     )
