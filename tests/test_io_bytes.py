@@ -117,6 +117,11 @@ TAKEN = {
         "game,date,player,place\nr1,31/01/2024,Ann,1\nr1,31/01/2024,Bob,2\nr2,01/01/2024,Bob,1\nr2,01/01/2024,Ann,2\n"
     ),
     "a game id spelled two ways": "game,player,place\ng1,Ann,1\n g1 ,Bob,2\ng2,Ann,1\ng2,Bob,2\n",
+    "long names alike in their first 16 bytes": (
+        "game,player,place\ng1,Alexandra Konstantinopoulou,1\ng1,Alexandra Konstantinopoulos,2\n"
+        "g1,Alexandra Konstantin,3\ng1,Alexandra Konstanti,4\ng1,Alexandra Konstant,5\n"
+        "g2,Alexandra Konstantinopoulos,1\ng2,Alexandra Konstanti,2\ng2,Alexandra Konstantinopoulou,3\n"
+    ),
     "a quote-like apostrophe inside a name": "game,player,place\ng1,O'Neil,1\ng1,'Bob,2\n",
 }
 

@@ -42,8 +42,14 @@ _SPACE, _TAB, _LF, _CR, _QUOTE = 32, 9, 10, 13, 34
 # FNV-1a, 64-bit (Fowler, Noll and Vo; the offset basis and prime of its published parameters).
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
-# The table's arrays, in the order the compiled functions take them.
+# ``state``: entries made, key bytes used, then each column's distinct texts so far.
 _STATE_ENTRIES, _STATE_BYTES, _STATE_COUNTS = 0, 1, 2
+# A slot of the hash table: the text's hash, then its code, length and column (-1: an empty slot), then its first
+# 8 bytes, then its next 8 (a text of up to 16 bytes) or where its bytes start in the keys (a longer one); so that
+# one cache line, in the common case, tells whether a cell is that text.
+_HASH, _META, _WORD0, _WORD1 = 0, 1, 2, 3
+_SHORT = 16  # bytes of a text held in its slot
+_LONGEST = (1 << 28) - 1  # bytes of a cell this path takes (the length is kept in 28 bits of the slot)
 
 
 #: How the loops are compiled: cached on disk (numba's own place beside this file, as every function here is
@@ -52,9 +58,9 @@ _compiled: Callable[[Any], Any] = njit(cache=True, nogil=True)
 
 
 def _empty_slots(n: int) -> np.ndarray:
-    """A table of ``n`` empty slots (a hash and an entry, -1, each)."""
-    slots = np.zeros(2 * n, dtype=np.int64)
-    slots[1::2] = -1
+    """A table of ``n`` empty slots."""
+    slots = np.zeros((n, 4), dtype=np.int64)
+    slots[:, _META] = -1
     return slots
 
 
@@ -77,31 +83,50 @@ class Interned:
 
 
 @_compiled
-def _find(buf, a, b, column, slots, entry, keys):
-    """The entry of column ``column`` whose text is ``buf[a:b]``, or -1; the slot where it is or would go; its
-    hash.  A slot holds a hash and its entry (-1: empty), so that a probe reads one cache line; an entry holds
-    its text's start in ``keys``, length, column, code and first row."""
+def _words(buf, a, n):
+    """The first 8 bytes of ``buf[a:a+n]`` and the next 8 as little-endian words (zero past the end)."""
+    w0 = np.int64(0)
+    w1 = np.int64(0)
+    for k in range(min(n, 8)):
+        w0 |= np.int64(buf[a + k]) << (8 * k)
+    for k in range(8, min(n, _SHORT)):
+        w1 |= np.int64(buf[a + k]) << (8 * (k - 8))
+    return w0, w1
+
+
+@_compiled
+def _holds(slots, s, buf, a, n, column, w0, w1, keys):
+    """Whether slot ``s`` holds the text ``buf[a:a+n]`` of column ``column`` (``w0``, ``w1``: its :func:`_words`)."""
+    meta = slots[s, _META]
+    if meta < 0 or (meta >> 32) != (n | (column << 28)) or slots[s, _WORD0] != w0:
+        return False
+    if n <= _SHORT:
+        return slots[s, _WORD1] == w1
+    start = slots[s, _WORD1]
+    for k in range(8, n):  # noqa: SIM110 (a loop: numba compiles no generator into all())
+        if keys[start + k] != buf[a + k]:
+            return False
+    return True
+
+
+@_compiled
+def _find(buf, a, n, column, slots, keys):
+    """The slot of the text ``buf[a:a+n]`` of column ``column`` in the table, or the empty slot where it would go
+    (linear probing); with the text's hash and :func:`_words`.  The hash is FNV-1a over the bytes, from an offset
+    basis mixed with the column; a match is confirmed on the bytes themselves, never on the hash alone."""
     h = _FNV_OFFSET ^ np.uint64(column)
-    for i in range(a, b):
+    for i in range(a, a + n):
         h = (h ^ np.uint64(buf[i])) * _FNV_PRIME
     hashed = np.int64(h)
-    mask = len(slots) // 2 - 1
-    slot = np.int64(h & np.uint64(mask))
-    n = b - a
+    w0, w1 = _words(buf, a, n)
+    mask = len(slots) - 1
+    s = np.int64(h & np.uint64(mask))
     while True:
-        e = slots[2 * slot + 1]
-        if e < 0:
-            return -1, slot, hashed
-        if slots[2 * slot] == hashed and entry[e, 1] == n and entry[e, 2] == column:
-            s = entry[e, 0]
-            same = True
-            for i in range(n):
-                if keys[s + i] != buf[a + i]:
-                    same = False
-                    break
-            if same:
-                return e, slot, hashed
-        slot = (slot + 1) & mask
+        if slots[s, _META] < 0:
+            return s, hashed, w0, w1
+        if slots[s, _HASH] == hashed and _holds(slots, s, buf, a, n, column, w0, w1, keys):
+            return s, hashed, w0, w1
+        s = (s + 1) & mask
 
 
 @_compiled
@@ -128,10 +153,11 @@ def _scan(
 
     ``role_of_field[i]`` is the wanted column (0 .. ``n_roles`` - 1) field ``i`` holds, or -1; a line with more
     fields than ``role_of_field`` is not taken.  Returns (what stopped the scan, the position to go on from, the
-    rows coded so far, whether a byte above 127 was met).  ``slots``, ``entry`` and ``keys`` are the hash table
-    (:class:`_Table`); ``last`` holds each column's entry in the row before.  ``state`` holds the entries made, the
-    key bytes used and each column's distinct texts so far; a new text's bytes go to ``keys`` followed by a NUL (so
-    that all the keys, in order, decode as one text and split at NUL).
+    rows coded so far, whether a byte above 127 was met).  ``slots`` and ``keys`` are the hash table
+    (:class:`_Table`), ``entry`` the column and first row of each distinct text in order of first appearance, and
+    ``last`` each column's slot in the row before.  ``state`` holds the entries made, the key bytes used and each
+    column's distinct texts so far; a new text's bytes go to ``keys`` followed by a NUL (so that all the keys, in
+    order, decode as one text and split at NUL).
     """
     width = len(role_of_field)
     start = np.empty(n_roles, dtype=np.int64)
@@ -205,43 +231,42 @@ def _scan(
             return _NOT_TAKEN, line, row, high  # more rows than the caller counted lines
         # room for every cell of the line as a new entry (else grow, and read the line again)
         entries = state[_STATE_ENTRIES]
-        if (entries + n_roles) * 2 > len(slots) // 2 or entries + n_roles > len(entry):
+        if (entries + n_roles) * 2 > len(slots) or entries + n_roles > len(entry):
             return _GROW, line, row, high
         if state[_STATE_BYTES] + (i - line) + n_roles > len(keys):
             return _GROW, line, row, high
         for r in range(n_roles):
             a = start[r]
-            b = stop[r]
-            n = b - a
-            e = last[r]  # the row before's text in this column (a game's rows, its date)
-            if e >= 0 and entry[e, 1] == n:
-                s = entry[e, 0]
-                for k in range(n):
-                    if keys[s + k] != buf[a + k]:
-                        e = -1
-                        break
+            n = stop[r] - a
+            if n > _LONGEST:
+                return _NOT_TAKEN, line, row, high
+            s = last[r]  # the row before's text in this column (a game's rows, its date)
+            if s < 0 or slots[s, _META] < 0 or ((slots[s, _META] >> 32) & _LONGEST) != n:
+                s = -1
             else:
-                e = -1
-            if e < 0:
-                e, slot, hashed = _find(buf, a, b, r, slots, entry, keys)
-            if e < 0:
-                e = state[_STATE_ENTRIES]
-                used = state[_STATE_BYTES]
-                for k in range(n):
-                    keys[used + k] = buf[a + k]
-                keys[used + n] = 0
-                state[_STATE_BYTES] = used + n + 1
-                entry[e, 0] = used
-                entry[e, 1] = n
-                entry[e, 2] = r
-                entry[e, 3] = state[_STATE_COUNTS + r]
-                entry[e, 4] = row
-                state[_STATE_COUNTS + r] += 1
-                state[_STATE_ENTRIES] = e + 1
-                slots[2 * slot] = hashed
-                slots[2 * slot + 1] = e
-            last[r] = e
-            code = entry[e, 3]
+                w0, w1 = _words(buf, a, n)
+                if not _holds(slots, s, buf, a, n, r, w0, w1, keys):
+                    s = -1
+            if s < 0:
+                s, hashed, w0, w1 = _find(buf, a, n, r, slots, keys)
+                if slots[s, _META] < 0:  # a new text
+                    e = state[_STATE_ENTRIES]
+                    used = state[_STATE_BYTES]
+                    for k in range(n):
+                        keys[used + k] = buf[a + k]
+                    keys[used + n] = 0
+                    state[_STATE_BYTES] = used + n + 1
+                    code = state[_STATE_COUNTS + r]
+                    state[_STATE_COUNTS + r] = code + 1
+                    state[_STATE_ENTRIES] = e + 1
+                    entry[e, 0] = r
+                    entry[e, 1] = row
+                    slots[s, _HASH] = hashed
+                    slots[s, _META] = code | ((n | (r << 28)) << 32)
+                    slots[s, _WORD0] = w0
+                    slots[s, _WORD1] = w1 if n <= _SHORT else used
+            last[r] = s
+            code = slots[s, _META] & 0xFFFFFFFF
             if r == 0:
                 out0[row] = code
             elif r == 1:
@@ -256,24 +281,25 @@ def _scan(
 
 
 @_compiled
-def _rehash(slots, entries):
-    """Place ``entries`` (rows of hash and entry) into an empty table ``slots`` by their hashes."""
-    mask = len(slots) // 2 - 1
-    for k in range(len(entries)):
-        h = entries[k, 0]
-        slot = np.int64(np.uint64(h) & np.uint64(mask))
-        while slots[2 * slot + 1] >= 0:
-            slot = (slot + 1) & mask
-        slots[2 * slot] = h
-        slots[2 * slot + 1] = entries[k, 1]
+def _rehash(slots, held):
+    """Place the slots ``held`` (every full slot of a smaller table) into an empty table ``slots`` by their
+    hashes."""
+    mask = len(slots) - 1
+    for k in range(len(held)):
+        s = np.int64(np.uint64(held[k, _HASH]) & np.uint64(mask))
+        while slots[s, _META] >= 0:
+            s = (s + 1) & mask
+        for j in range(4):
+            slots[s, j] = held[k, j]
 
 
 class _Table:
-    """The hash table of distinct texts (every wanted column's) and its entries, grown by doubling."""
+    """The hash table of distinct texts (every wanted column's), their bytes and their entries, grown by
+    doubling."""
 
     def __init__(self, n_roles: int, entries: int = 1 << 12, key_bytes: int = 1 << 16) -> None:
         self.slots = _empty_slots(2 * entries)
-        self.entry = np.empty((entries, 5), dtype=np.int64)
+        self.entry = np.empty((entries, 2), dtype=np.int64)  # column, first row
         self.keys = np.empty(key_bytes, dtype=np.uint8)
         self.state = np.zeros(_STATE_COUNTS + n_roles, dtype=np.int64)
         self.last = np.full(n_roles, -1, dtype=np.int64)
@@ -285,14 +311,14 @@ class _Table:
         """Double the entries (with the table) when they are what is full, else the key bytes (the scan asks again
         until a line's texts fit)."""
         entries = int(self.state[_STATE_ENTRIES])
-        if (entries + 4) * 2 > len(self.slots) // 2 or entries + 4 > len(self.entry):
-            entry = np.empty((2 * len(self.entry), 5), dtype=np.int64)
+        if (entries + 4) * 2 > len(self.slots) or entries + 4 > len(self.entry):
+            entry = np.empty((2 * len(self.entry), 2), dtype=np.int64)
             entry[:entries] = self.entry[:entries]
             self.entry = entry
-            full = self.slots.reshape(-1, 2)
-            held = full[full[:, 1] >= 0]  # (hash, entry) of every entry
+            held = self.slots[self.slots[:, _META] >= 0]
             self.slots = _empty_slots(2 * len(entry))
             _rehash(self.slots, held)
+            self.last[:] = -1  # slots moved
         else:
             used = int(self.state[_STATE_BYTES])
             keys = np.empty(2 * len(self.keys), dtype=np.uint8)
@@ -307,12 +333,12 @@ class _Table:
             every = bytes(self.keys[:used]).decode("utf-8").split("\x00")  # a NUL ends each key
         except UnicodeDecodeError:
             raise NotTaken from None
-        column = self.entry[:entries, 2]
+        column = self.entry[:entries, 0]
         texts, first = [], []
         for r in range(n_roles):
             mine = np.flatnonzero(column == r)  # entries are made in order, so their codes count up
             texts.append([every[e] for e in mine.tolist()])
-            first.append(self.entry[mine, 4])
+            first.append(self.entry[mine, 1])
         return texts, first
 
 
