@@ -133,6 +133,11 @@ NOT_TAKEN = {
     "a lone CR inside a row": "game,player,place\ng1,Ann\r,1\ng1,Bob,2\n",
     "a line of spaces": "game,player,place\ng1,Ann,1\n   \ng1,Bob,2\n",
 }
+#: Files whose header line the byte-level path does not take (their rows start before the first LF).
+HEADER_NOT_TAKEN = {
+    "a header ended by a CR alone": "game,player,place\rg1,Ann,1\ng1,Bob,2\n",
+    "a header ended by a CR alone, the rows by CRLF": "game,player,place\rg1,Ann,1\r\ng1,Bob,2\r\n",
+}
 
 
 @pytest.mark.parametrize("name", list(TAKEN))
@@ -166,6 +171,17 @@ def test_what_the_byte_level_path_does_not_take_is_read_by_the_others(name: str)
     if fast is not None:
         _same(fast.history, general.history)
     _same(read_file(data, filename="t.csv", limits=None).history, general.history)
+
+
+@pytest.mark.parametrize("name", list(HEADER_NOT_TAKEN))
+def test_a_header_line_the_byte_level_path_does_not_take(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows would be lost if the byte level started after the first LF: the pandas path reads the file."""
+    data = HEADER_NOT_TAKEN[name].encode()
+    with pytest.raises(AssertionError, match="the other path"):
+        _by_path(data, "t.csv", "bytes", monkeypatch)
+    fast = read_long_columns(data, "t.csv", None)
+    assert fast is not None and fast.history.n_games == 1 and len(fast.history.players) == 2
+    _same(fast.history, _general(data, "t.csv").history)
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)

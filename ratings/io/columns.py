@@ -118,7 +118,7 @@ class _Layout:
     wanted: dict[str, int]  # role -> column index: game, player, place and (if any) date
     size: int  # bytes
     lines: int  # line breaks + 1: the most rows the file can hold
-    data_start: int  # the byte after the header's line
+    data_start: int  # the byte after the header's line (-1: no LF ends it)
 
 
 def _layout(file: str | os.PathLike[str] | bytes, source: str | None, limits: Limits | None) -> _Layout:
@@ -162,6 +162,8 @@ def _layout(file: str | os.PathLike[str] | bytes, source: str | None, limits: Li
         raise _Decline  # NUL in a cell (see _count_lines)
     lines = (file.count(b"\n") if isinstance(file, (bytes, bytearray)) else _count_lines(file)) + 1
     newline = prefix.find(b"\n")
+    if b"\r" in prefix[:newline].rstrip(b"\r"):
+        newline = -1  # a CR alone ends the header line: the rows start before the first LF (not for the byte level)
     return _Layout(delimiter, header_cells, info, wanted, size, lines, newline + 1 if newline >= 0 else -1)
 
 
