@@ -51,6 +51,9 @@ _STATE_ENTRIES, _STATE_BYTES, _STATE_COUNTS = 0, 1, 2
 _HASH, _META, _WORD0, _WORD1 = 0, 1, 2, 3
 _SHORT = 16  # bytes of a text held in its slot
 _LONGEST = (1 << 28) - 1  # bytes of a cell this path takes (the length is kept in 28 bits of the slot)
+# Quarters of the slots that may be full (linear probing at a load of up to 3/4 probes about 2.5 slots, adjacent
+# ones, for a text met before; at 1/2 the table would take twice the memory at its largest).
+_LOAD = 3
 
 
 #: How the loops are compiled: cached on disk (numba's own place beside this file, as every function here is
@@ -232,7 +235,7 @@ def _scan(
             return _NOT_TAKEN, line, row, high  # more rows than the caller counted lines
         # room for every cell of the line as a new entry (else grow, and read the line again)
         entries = state[_STATE_ENTRIES]
-        if (entries + n_roles) * 2 > len(slots) or entries + n_roles > len(entry):
+        if entries + n_roles > len(entry):  # (the entries are three quarters of the slots)
             return _GROW, line, row, high
         if state[_STATE_BYTES] + (i - line) + n_roles > len(keys):
             return _GROW, line, row, high
@@ -298,27 +301,30 @@ class _Table:
     """The hash table of distinct texts (every wanted column's), their bytes and their entries, grown by
     doubling."""
 
-    def __init__(self, n_roles: int, entries: int = 1 << 12, key_bytes: int = 1 << 16) -> None:
-        self.slots = _empty_slots(2 * entries)
-        self.entry = np.empty((entries, 2), dtype=np.int64)  # column, first row
+    def __init__(self, n_roles: int, slots: int = 1 << 13, key_bytes: int = 1 << 16) -> None:
+        self.slots: np.ndarray | None = _empty_slots(slots)
+        self.entry = np.empty((slots * _LOAD // 4, 2), dtype=np.int64)  # column, first row
         self.keys = np.empty(key_bytes, dtype=np.uint8)
         self.state = np.zeros(_STATE_COUNTS + n_roles, dtype=np.int64)
         self.last = np.full(n_roles, -1, dtype=np.int64)
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
+    def arrays(self) -> tuple[np.ndarray | None, ...]:
         return self.slots, self.entry, self.keys, self.state, self.last
 
     def grow(self) -> None:
         """Double the entries (with the table) when they are what is full, else the key bytes (the scan asks again
         until a line's texts fit)."""
         entries = int(self.state[_STATE_ENTRIES])
-        if (entries + 4) * 2 > len(self.slots) or entries + 4 > len(self.entry):
-            entry = np.empty((2 * len(self.entry), 2), dtype=np.int64)
+        assert self.slots is not None
+        if entries + 4 > len(self.entry):
+            size = 2 * len(self.slots)
+            entry = np.empty((size * _LOAD // 4, 2), dtype=np.int64)
             entry[:entries] = self.entry[:entries]
             self.entry = entry
             held = self.slots[self.slots[:, _META] >= 0]
-            self.slots = _empty_slots(2 * len(entry))
+            self.slots = _empty_slots(size)
             _rehash(self.slots, held)
+            del held
             self.last[:] = -1  # slots moved
         else:
             used = int(self.state[_STATE_BYTES])
@@ -350,7 +356,7 @@ def _windows(
     sends back where it stopped, the start of a line cut at the window's end, which the next window starts with
     (a window doubles while one line is longer than it)."""
     if isinstance(file, (bytes, bytearray)):
-        whole = np.frombuffer(file, dtype=np.uint8)
+        whole = np.frombuffer(file, dtype=np.uint8)  # read-only, as the buffer's windows below (one compiled type)
         pos, size = start, CHUNK_BYTES
         while True:
             end = min(len(whole), pos + size)
@@ -365,7 +371,10 @@ def _windows(
             with memoryview(buffer) as view:
                 got = handle.readinto(view[held:])
             end = held + got
-            stopped = yield np.frombuffer(buffer, dtype=np.uint8), 0, end, got == 0
+            window = np.frombuffer(buffer, dtype=np.uint8)
+            window.flags.writeable = False  # the loop's one compiled type (bytes give read-only arrays)
+            stopped = yield window, 0, end, got == 0
+            del window
             held = end - stopped
             if held == len(buffer):  # one line longer than the buffer
                 bigger = bytearray(2 * len(buffer))
@@ -419,6 +428,7 @@ def intern_columns(
             break
         buf, pos, end, last = windows.send(pos)
     windows.close()
+    table.slots = None  # the texts are read from the keys: the table's largest array freed first
     texts, first = table.texts(n_roles)
     return Interned([out[r][:row] for r in range(n_roles)], texts, first, row)
 
