@@ -9,11 +9,13 @@ the pandas path the byte-level one is switched off, as for a file it does not ta
 CPU seconds, rows per second, the rise of the peak resident memory over the process's memory before the read
 (``VmHWM`` minus ``VmRSS``), the history's arrays in bytes, and what the read held beyond them per row.  Before the
 read each process reads a small file by the same path, so that what is measured is the read, not the import of
-numba or pandas.  With ``--trace`` each process also traces Python's allocations (``tracemalloc``, slower) and
+numba or pandas.  With ``--base DIR`` each round also reads with the reader of another checkout (an earlier
+commit), in the same run.  With ``--trace`` each process also traces Python's allocations (``tracemalloc``, slower) and
 reports their peak beyond the arrays::
 
     .venv/bin/python benchmarks/read_large.py            # 3 million rows
     .venv/bin/python benchmarks/read_large.py --rows 300000 --repeat 1 --trace
+    git archive 9c4ccfd | tar -x -C /tmp/before && .venv/bin/python benchmarks/read_large.py --base /tmp/before
 
 Timings are CPU of the reading process on whatever else the machine is doing: compare the paths by their ratio in
 one run.
@@ -111,8 +113,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trace", action="store_true", help="also trace Python's allocations (tracemalloc)")
     parser.add_argument("--modes", default=",".join(MODES), help="paths to run, of: " + ", ".join(MODES))
+    parser.add_argument(
+        "--base",
+        type=Path,
+        help="also read with the reader of this directory (a checkout of an earlier commit, e.g. made by "
+        "`git archive COMMIT | tar -x -C DIR`), as it stands there",
+    )
     args = parser.parse_args()
-    modes = args.modes.split(",")
+    modes = args.modes.split(",") + (["base"] if args.base else [])
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "long.csv"
         small = Path(tmp) / "small.csv"
@@ -125,7 +133,8 @@ def main() -> None:
             for mode in modes:
                 done = subprocess.run(
                     [sys.executable, "-c", _CHILD, str(path), str(small), mode, "1" if args.trace else "0"],
-                    env=env,
+                    env={**env, "PYTHONPATH": str(args.base.resolve())} if mode == "base" else env,
+                    cwd=args.base if mode == "base" else ROOT,  # `python -c` imports from its directory first
                     capture_output=True,
                     text=True,
                     check=True,
@@ -152,9 +161,9 @@ def main() -> None:
                 f"median of {len(runs)}, {mode}: {cpu:.2f} s CPU, {runs[0]['rows'] / cpu / 1e6:.2f} M rows/s, "
                 f"{statistics.median(r['beyond'] for r in runs):.1f} bytes/row beyond the arrays{traced}"
             )
-        if len(medians) == 2:
-            first, second = modes
-            print(f"CPU {first} / {second}: {medians[first] / medians[second]:.2f}")
+        first = modes[0]
+        for other in modes[1:]:
+            print(f"CPU {first} / {other}: {medians[first] / medians[other]:.2f}")
 
 
 if __name__ == "__main__":
