@@ -19,36 +19,14 @@ import pytest
 import ratings.io.columns as columns
 import ratings.io.files as files
 import ratings.io.long_bytes as long_bytes
-from ratings.history import GameHistory, HistoryError
+from ratings.history import HistoryError
 from ratings.io import read_file
 from ratings.io.columns import read_long_columns
 from ratings.io.long_bytes import NotTaken, intern_columns
+from tests.test_io_columns import _ARRAYS, _general, _same
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "tests" / "fixtures").rglob("*.csv")) + sorted((ROOT / "ratings" / "samples").glob("*.csv"))
-
-_ARRAYS = (
-    "offsets",
-    "flat_player",
-    "flat_rank",
-    "flat_dnf",
-    "flat_place",
-    "flat_position",
-    "flat_game",
-    "flat_team",
-    "flat_weight",
-    "team_game",
-)
-
-
-def _general(data: bytes, name: str) -> files.ReadResult:
-    """The general reader alone (the column reader switched off)."""
-    original = files._columns
-    files._columns = lambda *args: None
-    try:
-        return read_file(data, filename=name, limits=None)
-    finally:
-        files._columns = original
 
 
 def _by_path(data: bytes | Path, name: str, path: str, monkeypatch: pytest.MonkeyPatch) -> files.ReadResult | None:
@@ -68,16 +46,6 @@ def _by_path(data: bytes | Path, name: str, path: str, monkeypatch: pytest.Monke
 
             patch.setattr(columns, "_parse_bytes", not_taken)
         return read_long_columns(data, name, None)
-
-
-def _same(a: GameHistory, b: GameHistory) -> None:
-    assert a.players == b.players
-    assert a.game_ids == b.game_ids
-    assert a.dates == b.dates
-    for name in _ARRAYS:
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
-    assert a.games == b.games
-    assert a.warnings == b.warnings
 
 
 def _takes(data: bytes) -> bool:
