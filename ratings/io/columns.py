@@ -326,7 +326,7 @@ def _parse_bytes(
     for k, role in enumerate(roles):
         texts = interned.texts[k]
         if texts:
-            longest = max(longest, max(len(t) for t in texts))
+            longest = max(longest, max(map(len, texts)))
         values = cells.many(role, texts)
         del texts
         column = interned.codes[k]
