@@ -214,8 +214,9 @@ def test_a_million_rows_read_in_bounded_memory_with_no_object_per_row(tmp_path: 
     assert rows > MAX_ROWS * 4
     assert history._games is None  # no Game or Entry object was made
     arrays = sum(getattr(history, name).nbytes for name in _ARRAYS)
-    # Generous: the reader's own measure is about 25-40 bytes a row beyond the arrays (benchmarks/read_large.py);
-    # the general reader holds several hundred (a list of cells and a row object per row).
+    # Generous: the reader's own measure is about 17 bytes a row beyond the arrays (benchmarks/read_large.py;
+    # tests/test_io_bytes.py holds the byte-level path alone to 30); the general reader holds several hundred (a
+    # list of cells and a row object per row).
     assert peak - arrays < 80 * rows, (peak, arrays, rows)
 
 

@@ -356,7 +356,8 @@ def _windows(
     sends back where it stopped, the start of a line cut at the window's end, which the next window starts with
     (a window doubles while one line is longer than it)."""
     if isinstance(file, (bytes, bytearray)):
-        whole = np.frombuffer(file, dtype=np.uint8)  # read-only, as the buffer's windows below (one compiled type)
+        whole = np.frombuffer(file, dtype=np.uint8)
+        whole.flags.writeable = False  # as the windows of a path below (one compiled type), bytearray too
         pos, size = start, CHUNK_BYTES
         while True:
             end = min(len(whole), pos + size)
