@@ -315,3 +315,54 @@ def test_a_million_rows_read_at_the_byte_level_in_bounded_memory(
     for name in _ARRAYS:
         assert np.array_equal(getattr(history, name), getattr(pandas.history, name)), name
     assert history.players == pandas.history.players and history.dates == pandas.history.dates
+
+
+def _random_file(rng: np.random.Generator, odd: float) -> bytes:
+    """A small long CSV whose cells are, with probability ``odd`` each, awkward (blank, spaced, cased, accented,
+    unreadable as a place or date, a BOM, a formula-like text) and whose separators are sometimes a quote, a CR,
+    a semicolon or a tab; rows a cell short or long, blank lines, CRLF, a missing final line end."""
+    awkward = [
+        *("g1", "g2", " g1", "Ann", "ann", "Bob", "Zo\u00eb", "Zoe\u0301", "", " ", "1", "2", "3", "2nd", "DNF"),
+        *("x", "0", "-1", "2024-01-01", "01/02/2024", "2024-01-02", "\u674e", "O'Neil", "a  b", "a b"),
+        *("\ufeffAnn", "'=x", "\t", "1.0"),
+    ]
+    header = ["game,player,place", "game,date,player,place", "game,player,place,notes", "player,game,place,date"][
+        rng.integers(4)
+    ]
+    names = header.split(",")
+    plain = {"game": "g1", "date": "2024-01-01", "notes": "n"}
+    lines = [header]
+    for r in range(int(rng.integers(1, 8))):
+        width = len(names) + (int(rng.integers(-1, 2)) if rng.random() < 0.1 else 0)
+        parts = []
+        for k in range(width):
+            role = names[min(k, len(names) - 1)]
+            typical = {**plain, "player": f"P{r}", "place": str(r % 3 + 1)}[role]
+            parts.append(awkward[rng.integers(len(awkward))] if rng.random() < odd else typical)
+        line = parts[0]
+        for part in parts[1:]:
+            line += (',;\t"\r'[rng.integers(5)] if rng.random() < 0.05 else ",") + part
+        lines.append(line)
+        if rng.random() < 0.1:
+            lines.append("")
+    end = "\r\n" if rng.random() < 0.2 else "\n"
+    return (end.join(lines) + (end if rng.random() < 0.7 else "")).encode("utf-8")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_small_files_read_alike_by_every_path(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seeded random files (150 a seed, a third to a half of them readable): the column reader as it runs (byte level
+    first) reads or declines exactly the files its pandas path does, with the same history, which is the general
+    reader's."""
+    rng = np.random.default_rng(seed)
+    read = 0
+    for _ in range(150):
+        data = _random_file(rng, odd=0.05 + 0.05 * seed)
+        fast = read_long_columns(data, "t.csv", None)
+        pandas = _by_path(data, "t.csv", "pandas", monkeypatch)
+        assert (fast is None) == (pandas is None), data
+        if fast is not None and pandas is not None:
+            read += 1
+            _same(fast.history, pandas.history)
+            _same(fast.history, _general(data, "t.csv").history)
+    assert read > 30  # the test reads files, not only declines
