@@ -366,3 +366,40 @@ def test_random_small_files_read_alike_by_every_path(seed: int, monkeypatch: pyt
             _same(fast.history, pandas.history)
             _same(fast.history, _general(data, "t.csv").history)
     assert read > 30  # the test reads files, not only declines
+
+
+def _fnv1a(texts: np.ndarray, column: int) -> np.ndarray:
+    """64-bit FNV-1a (the published offset basis and prime) of fixed-width byte strings, from the basis mixed with
+    the column as the reader mixes it: written here again, from the published definition, to make collisions."""
+    h = np.full(len(texts), 0xCBF29CE484222325 ^ column, dtype=np.uint64)
+    for k in range(texts.shape[1]):
+        h = (h ^ texts[:, k].astype(np.uint64)) * np.uint64(0x100000001B3)
+    return h
+
+
+def test_names_made_to_collide_in_the_table_leave_the_file_to_the_pandas_path() -> None:
+    """1,200 names whose hashes fall in the first 64 of the table's first 8,192 slots make one run of full slots
+    longer than the 1,024 the reader probes (an upload crafted so would cost probes growing with the square of its
+    rows); the file is read by the pandas path, as the general reader reads it.  The same number of other names is
+    taken."""
+    digits = np.arange(200_000)
+    candidates = np.zeros((len(digits), 8), dtype=np.uint8)
+    candidates[:, 0] = ord("p")
+    for k in range(7):
+        candidates[:, 7 - k] = ord("0") + digits // 10**k % 10
+    low = _fnv1a(candidates, 1) & np.uint64(8191)  # the player column is the reader's second
+    chosen = candidates[low < 64][:1_200]
+    assert len(chosen) == 1_200
+    names = [bytes(row).decode() for row in chosen]
+    others = [bytes(row).decode() for row in candidates[low >= 64][:1_200]]
+    for players, taken in ((names, False), (others, True)):
+        data = "game,player,place\n" + "".join(f"g{i // 100},{p},{i % 100 + 1}\n" for i, p in enumerate(players))
+        try:
+            intern_columns(data.encode(), 18, ",", 3, [0, 1, 2], data.count("\n") + 1)
+        except NotTaken:
+            assert not taken
+        else:
+            assert taken
+        fast = read_long_columns(data.encode(), "t.csv", None)
+        assert fast is not None
+        _same(fast.history, _general(data.encode(), "t.csv").history)
