@@ -101,7 +101,8 @@ def _parse(
     try:
         return _parse_bytes(file, layout, limits, progress)
     except _NotTaken:
-        return _parse_pandas(file, layout, limits, progress)
+        pass  # (the pandas path runs after the handler, once the exception and the arrays its frames hold are gone)
+    return _parse_pandas(file, layout, limits, progress)
 
 
 class _NotTaken(Exception):
