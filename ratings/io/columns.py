@@ -39,7 +39,7 @@ import numpy as np
 from ratings.history import GameHistory, HistoryError
 from ratings.io.cells import _cell
 from ratings.io.dates import parse_date_cells, play_order
-from ratings.io.header import _choose_shape, read_header
+from ratings.io.header import _choose_shape, _Header, read_header
 from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_COLUMNS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
 from ratings.io.names import clean_name, name_key
 from ratings.io.places import parse_place
@@ -115,7 +115,7 @@ class _Layout:
 
     delimiter: str
     header_cells: list[str]
-    info: Any  # the recognised header (ratings.io.header)
+    info: _Header  # the recognised header
     wanted: dict[str, int]  # role -> column index: game, player, place and (if any) date
     size: int  # bytes
     lines: int  # line breaks + 1: the most rows the file can hold
