@@ -1,17 +1,24 @@
 """Reading a large plain long CSV from a trusted local path (issue 28 item 1): rows per second and the memory the
-read holds beyond the history's own arrays.
+read holds beyond the history's own arrays, for the column reader's byte-level path and its pandas path.
 
 Generates a long CSV (``game,date,player,place``) of ``--rows`` rows (default 3 million) in a temporary directory:
 contests of 2 to 2,000 entrants (sizes drawn from a heavy-tailed law), 200,000 players who return at random, one
 contest a day, about 1 in 50 entrants tied with the one before and 1 in 100 not finishing.  Then reads it
-``--repeat`` times, each in a fresh process (``ratings.io.read_file(path)``), and prints for each read the CPU seconds,
-rows per second, the rise of the peak resident memory over the process's memory before the read (``VmHWM`` minus
-``VmRSS``), the history's arrays in bytes, and what the read held beyond them per row::
+``--repeat`` times with each path, alternating, each read in a fresh process (``ratings.io.read_file(path)``; for
+the pandas path the byte-level one is switched off, as for a file it does not take), and prints for each read the
+CPU seconds, rows per second, the rise of the peak resident memory over the process's memory before the read
+(``VmHWM`` minus ``VmRSS``), the history's arrays in bytes, and what the read held beyond them per row.  Before the
+read each process reads a small file by the same path, so that what is measured is the read, not the import of
+numba or pandas.  With ``--base DIR`` each round also reads with the reader of another checkout (an earlier
+commit), in the same run.  With ``--trace`` each process also traces Python's allocations (``tracemalloc``, slower) and
+reports their peak beyond the arrays::
 
     .venv/bin/python benchmarks/read_large.py            # 3 million rows
-    .venv/bin/python benchmarks/read_large.py --rows 300000
+    .venv/bin/python benchmarks/read_large.py --rows 300000 --repeat 1 --trace
+    git archive 9c4ccfd | tar -x -C /tmp/before && .venv/bin/python benchmarks/read_large.py --base /tmp/before
 
-Timings are CPU of the reading process on whatever else the machine is doing.
+Timings are CPU of the reading process on whatever else the machine is doing: compare the paths by their ratio in
+one run.
 """
 
 from __future__ import annotations
@@ -30,9 +37,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 _CHILD = r"""
-import json, sys, time
+import json, sys, time, tracemalloc
 from pathlib import Path
+import ratings.io.columns as columns
 from ratings.io import read_file
+
+path, small, mode, trace = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
+
+def not_taken(*args):
+    raise columns._NotTaken
+
+if mode == "pandas":
+    columns._parse_bytes = not_taken
 
 def status(key):
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -40,20 +56,26 @@ def status(key):
             return int(line.split()[1]) * 1024
     raise KeyError(key)
 
-small = Path(sys.argv[2])
-read_file(small)  # the modules imported and warm: what is measured is the read
+# the path's modules imported and warm (numba and the compiled loop, or pandas): what is measured is the read
+assert columns.read_long_columns(small.read_bytes(), "small.csv", None) is not None
 base = status("VmRSS")
+if trace:
+    tracemalloc.start()
 started = time.process_time()
-history = read_file(Path(sys.argv[1])).history
+history = read_file(path).history
 cpu = time.process_time() - started
+traced = tracemalloc.get_traced_memory()[1] if trace else 0
 peak = status("VmHWM")
 arrays = sum(a.nbytes for a in (history.offsets, history.flat_player, history.flat_rank, history.flat_dnf,
     history.flat_place, history.flat_position, history.flat_game, history.flat_team, history.flat_weight,
     history.team_game))
 rows = int(history.offsets[-1])
 print(json.dumps({"rows": rows, "games": history.n_games, "players": history.n_players, "cpu": cpu,
-                  "rise": peak - base, "arrays": arrays}))
+                  "rise": peak - base, "arrays": arrays, "traced": traced}))
 """
+
+#: The column reader's two paths, in the order each round runs them.
+MODES = ("bytes", "pandas")
 
 
 def generate(path: Path, rows: int, seed: int = 0) -> int:
@@ -89,35 +111,59 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=3_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--trace", action="store_true", help="also trace Python's allocations (tracemalloc)")
+    parser.add_argument("--modes", default=",".join(MODES), help="paths to run, of: " + ", ".join(MODES))
+    parser.add_argument(
+        "--base",
+        type=Path,
+        help="also read with the reader of this directory (a checkout of an earlier commit, e.g. made by "
+        "`git archive COMMIT | tar -x -C DIR`), as it stands there",
+    )
     args = parser.parse_args()
+    modes = args.modes.split(",") + (["base"] if args.base else [])
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "long.csv"
         small = Path(tmp) / "small.csv"
         rows = generate(path, args.rows)
-        generate(small, 100, seed=1)
+        generate(small, 2_000, seed=1)
         print(f"file: {rows:,} rows, {path.stat().st_size / 1e6:.1f} MB")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        results = []
+        results: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
         for _ in range(args.repeat):
-            done = subprocess.run(
-                [sys.executable, "-c", _CHILD, str(path), str(small)],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
+            for mode in modes:
+                done = subprocess.run(
+                    [sys.executable, "-c", _CHILD, str(path), str(small), mode, "1" if args.trace else "0"],
+                    env={**env, "PYTHONPATH": str(args.base.resolve())} if mode == "base" else env,
+                    cwd=args.base if mode == "base" else ROOT,  # `python -c` imports from its directory first
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                r = json.loads(done.stdout.strip().splitlines()[-1])
+                r["beyond"] = (r["rise"] - r["arrays"]) / r["rows"]
+                r["traced_beyond"] = (r["traced"] - r["arrays"]) / r["rows"]
+                results[mode].append(r)
+                traced = f", traced peak beyond the arrays {r['traced_beyond']:.1f} bytes/row" if args.trace else ""
+                print(
+                    f"{mode:>6}: {r['rows']:,} rows ({r['games']:,} games, {r['players']:,} players): "
+                    f"{r['cpu']:.2f} s CPU, {r['rows'] / r['cpu'] / 1e6:.2f} M rows/s; peak memory "
+                    f"+{r['rise'] / 1e6:.0f} MB, arrays {r['arrays'] / 1e6:.0f} MB, beyond the arrays "
+                    f"{r['beyond']:.1f} bytes/row{traced}"
+                )
+        medians = {}
+        for mode, runs in results.items():
+            cpu = statistics.median(r["cpu"] for r in runs)
+            medians[mode] = cpu
+            traced = (
+                f", traced {statistics.median(r['traced_beyond'] for r in runs):.1f} bytes/row" if args.trace else ""
             )
-            r = json.loads(done.stdout.strip().splitlines()[-1])
-            beyond = (r["rise"] - r["arrays"]) / r["rows"]
-            results.append((r["cpu"], r["rows"] / r["cpu"], r["rise"], beyond))
             print(
-                f"read {r['rows']:,} rows ({r['games']:,} games, {r['players']:,} players): {r['cpu']:.2f} s CPU, "
-                f"{r['rows'] / r['cpu'] / 1e6:.2f} M rows/s; peak memory +{r['rise'] / 1e6:.0f} MB, arrays "
-                f"{r['arrays'] / 1e6:.0f} MB, beyond the arrays {beyond:.1f} bytes/row"
+                f"median of {len(runs)}, {mode}: {cpu:.2f} s CPU, {runs[0]['rows'] / cpu / 1e6:.2f} M rows/s, "
+                f"{statistics.median(r['beyond'] for r in runs):.1f} bytes/row beyond the arrays{traced}"
             )
-        print(
-            f"median of {len(results)}: {statistics.median(r[1] for r in results) / 1e6:.2f} M rows/s, "
-            f"{statistics.median(r[3] for r in results):.1f} bytes/row beyond the arrays"
-        )
+        first = modes[0]
+        for other in modes[1:]:
+            print(f"CPU {first} / {other}: {medians[first] / medians[other]:.2f}")
 
 
 if __name__ == "__main__":

@@ -555,7 +555,7 @@ def _by_first_appearance(player: np.ndarray, names: list[str], block: int) -> tu
     top = -1
     in_order = True
     for a in range(0, len(player), block):
-        running = np.maximum.accumulate(player[a : a + block])
+        running = np.maximum(np.maximum.accumulate(player[a : a + block]), top)  # the running top since row 0
         if np.any(np.diff(running, prepend=top) > 1):
             in_order = False
             break

@@ -138,12 +138,24 @@ MANY_NAMES = (
 )
 
 
+def _pandas_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The column reader with its byte-level path switched off (every file goes to its pandas path)."""
+    import ratings.io.columns as columns
+
+    def not_taken(*args: object) -> None:
+        raise columns._NotTaken
+
+    monkeypatch.setattr(columns, "_parse_bytes", not_taken)
+
+
 def test_players_across_chunks_of_other_widths_are_matched_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The player column's texts are matched as fixed-width arrays hashed chunk by chunk (``_ManyDistinct``): names of
-    other lengths and scripts, met again in later chunks, give the general reader's history."""
+    """The pandas path: the player column's texts are matched as fixed-width arrays hashed chunk by chunk
+    (``_ManyDistinct``): names of other lengths and scripts, met again in later chunks, give the general reader's
+    history."""
     import ratings.io.columns as columns
 
     monkeypatch.setattr(columns, "CHUNK_ROWS", 2)
+    _pandas_path_only(monkeypatch)
     data = MANY_NAMES.encode("utf-8")
     fast = read_long_columns(data, "t.csv", None)
     assert fast is not None
@@ -151,10 +163,12 @@ def test_players_across_chunks_of_other_widths_are_matched_exactly(monkeypatch: 
 
 
 def test_two_names_of_one_hash_make_the_column_reader_decline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a hash base of 1 a text's hash is the sum of its code points, so 'Ab' and 'bA' collide: the check of
-    every cell against the text its code stands for declines (the general reader then keeps them apart)."""
+    """The pandas path: with a hash base of 1 a text's hash is the sum of its code points, so 'Ab' and 'bA' collide:
+    the check of every cell against the text its code stands for declines (the general reader then keeps them
+    apart)."""
     import ratings.io.columns as columns
 
+    _pandas_path_only(monkeypatch)
     data = b"game,player,place\ng,Ab,1\ng,bA,2\n"
     assert read_long_columns(data, "t.csv", None) is not None  # the real hash tells them apart
     monkeypatch.setattr(columns, "_HASH_BASE", np.uint64(1))
@@ -200,8 +214,9 @@ def test_a_million_rows_read_in_bounded_memory_with_no_object_per_row(tmp_path: 
     assert rows > MAX_ROWS * 4
     assert history._games is None  # no Game or Entry object was made
     arrays = sum(getattr(history, name).nbytes for name in _ARRAYS)
-    # Generous: the reader's own measure is about 25-40 bytes a row beyond the arrays (benchmarks/read_large.py);
-    # the general reader holds several hundred (a list of cells and a row object per row).
+    # Generous: the reader's own measure is about 17 bytes a row beyond the arrays (benchmarks/read_large.py;
+    # tests/test_io_bytes.py holds the byte-level path alone to 30); the general reader holds several hundred (a
+    # list of cells and a row object per row).
     assert peak - arrays < 80 * rows, (peak, arrays, rows)
 
 

@@ -1,13 +1,18 @@
 """A plain long CSV read column by column into the flat arrays the kernels replay, with no object per row.
 
-The C parser of pandas reads the file in chunks of :data:`CHUNK_ROWS` rows, each column as categories (only a
-chunk's distinct texts become Python strings); every distinct text is read by the project's one rule for its kind
-(:func:`ratings.io.names.clean_name`, :func:`ratings.io.places.parse_place`, :func:`ratings.io.dates.parse_date_cells`)
-once, and the rows keep only integer codes.  The history is then built from the arrays
-(:meth:`ratings.history.GameHistory.from_columns`).  So a file of millions of rows reads at more than a million rows a
+Two paths give the rows as integer codes.  First the byte level (:mod:`ratings.io.long_bytes`): the file is split
+in chunks of bytes by a compiled loop that codes each cell of the game, player, place and date columns by
+looking its bytes up in a hash table, so that only a distinct text becomes a Python string.  A file that path
+does not take (a quote character anywhere, a lone CR, a line of only white space, a row wider than the header, bytes
+that are not UTF-8) goes to the C parser of pandas, read in chunks of :data:`CHUNK_ROWS` rows, each column as
+categories (only a chunk's distinct texts become Python strings).  Either way every distinct text is read by the
+project's one rule for its kind (:func:`ratings.io.names.clean_name`, :func:`ratings.io.places.parse_place`,
+:func:`ratings.io.dates.parse_date_cells`) once, and the rows keep only integer codes.  The history is then built
+from the arrays (:meth:`ratings.history.GameHistory.from_columns`), the player and place arrays handed over
+without a copy and the others freed first.  So a file of millions of rows reads at more than a million rows a
 second in memory bounded by a few bytes a row beyond the arrays (``benchmarks/read_large.py``).
 
-This path takes only what it reads exactly as the general reader (:func:`ratings.io.table.read_table`) would:
+This reader takes only what it reads exactly as the general reader (:func:`ratings.io.table.read_table`) would:
 a UTF-8 text table in the long shape with game, player and place columns (and a date column), no team or weight
 column, and nothing the general reader would report or merge.  Anything else (a problem in a cell, names that
 differ only in case, a row with more cells than the header, another encoding) makes :func:`read_long_columns`
@@ -26,6 +31,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,7 +39,7 @@ import numpy as np
 from ratings.history import GameHistory, HistoryError
 from ratings.io.cells import _cell
 from ratings.io.dates import parse_date_cells, play_order
-from ratings.io.header import _choose_shape, read_header
+from ratings.io.header import _choose_shape, _Header, read_header
 from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_COLUMNS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
 from ratings.io.names import clean_name, name_key
 from ratings.io.places import parse_place
@@ -47,6 +53,9 @@ __all__ = ["CHUNK_ROWS", "read_long_columns"]
 CHUNK_ROWS = 1 << 16
 #: Rows checked at a time after the parse (bounds the memory of the checks).
 _BLOCK = 1 << 19
+#: Entries ranked at a time when the history is built (:meth:`GameHistory.from_columns`): its temporary arrays, some
+#: ten of 8 bytes an entry, are made while every array of the history lives; 32,768 entries hold them to about 3 MB.
+_HISTORY_BLOCK = 1 << 15
 #: Bytes of the file's start read to recognise its header, separator and encoding.
 _PREFIX = 1 << 16
 
@@ -78,16 +87,44 @@ def read_long_columns(
     """Read a plain long-shape CSV (a path or its bytes) into a history from columns; None to decline (see the
     module's description)."""
     try:
-        return _read(file, source, limits, progress)
+        layout = _layout(file, source, limits)
+        return _history(layout, _parse(file, layout, limits, progress), source, limits)
     except (_Decline, HistoryError):
         return None
 
 
-def _read(
-    file: str | os.PathLike[str] | bytes, source: str | None, limits: Limits | None, progress: Progress | None
-) -> ReadResult:
-    import pandas as pd
+def _parse(
+    file: str | os.PathLike[str] | bytes, layout: _Layout, limits: Limits | None, progress: Progress | None
+) -> _Parsed:
+    """The rows as codes: at the byte level, or by pandas' C parser for a file that path does not take (quoted
+    cells, a lone CR: see :mod:`ratings.io.long_bytes`)."""
+    try:
+        return _parse_bytes(file, layout, limits, progress)
+    except _NotTaken:
+        pass  # (the pandas path runs after the handler, once the exception and the arrays its frames hold are gone)
+    return _parse_pandas(file, layout, limits, progress)
 
+
+class _NotTaken(Exception):
+    """The file is not for the byte-level path (the pandas path reads it)."""
+
+
+@dataclass
+class _Layout:
+    """What the file's start says: its separator, header and the columns read."""
+
+    delimiter: str
+    header_cells: list[str]
+    info: _Header  # the recognised header
+    wanted: dict[str, int]  # role -> column index: game, player, place and (if any) date
+    size: int  # bytes
+    lines: int  # line breaks + 1: the most rows the file can hold
+    data_start: int  # the byte after the header's line (-1: no LF ends it)
+
+
+def _layout(file: str | os.PathLike[str] | bytes, source: str | None, limits: Limits | None) -> _Layout:
+    """Recognise the file's header, separator and encoding from its start, and count its lines; decline a file not
+    for this reader."""
     if isinstance(file, (bytes, bytearray)):
         size = len(file)
         prefix = bytes(file[:_PREFIX])
@@ -113,9 +150,7 @@ def _read(
         raise _Decline
     width = len(header_cells)
     roles = info.roles
-    hosted = limits is not None
-    if hosted:
-        assert limits is not None
+    if limits is not None:
         if size > MAX_TEXT_CHARS or size > limits.max_bytes or width > MAX_COLUMNS:
             raise _Decline
         if column_warnings(info, header_cells, "long"):  # ignored columns: their cells count against the bounds
@@ -123,73 +158,222 @@ def _read(
     wanted = {"game": roles["game"], "player": roles["player"], "place": roles["place"]}
     if "date" in roles:
         wanted["date"] = roles["date"]
-
     # Rows are at most the lines of the file: the arrays are made once at that size (no growing copies).
     if isinstance(file, (bytes, bytearray)) and b"\x00" in file:
         raise _Decline  # NUL in a cell (see _count_lines)
     lines = (file.count(b"\n") if isinstance(file, (bytes, bytearray)) else _count_lines(file)) + 1
-    game_code = np.empty(lines, dtype=np.int32)
-    player_code = np.empty(lines, dtype=np.int32)
-    place = np.empty(lines, dtype=np.int32)
-    date_code = np.empty(lines if "date" in wanted else 0, dtype=np.int32)
+    newline = prefix.find(b"\n")
+    if b"\r" in prefix[:newline].rstrip(b"\r"):
+        newline = -1  # a CR alone ends the header line: the rows start before the first LF (not for the byte level)
+    return _Layout(delimiter, header_cells, info, wanted, size, lines, newline + 1 if newline >= 0 else -1)
 
-    games: dict[str, int] = {}  # game id -> code, in order of first appearance
-    game_first: list[int] = []  # each game's first row (index into the arrays)
-    players: dict[str, int] = {}  # cleaned name -> code, in order of first appearance
-    spelling: dict[str, str] = {}  # name_key -> the cleaned name that has it
-    date_texts: list[str] = []  # every distinct date cell, in order of first appearance
 
-    def plain(raw: str) -> bool:
+class _Cells:
+    """Each distinct text of the columns read, read once by the project's one rule for its kind, and what the
+    reading learns: the games and players in order of first appearance, every distinct date text."""
+
+    def __init__(self) -> None:
+        self.games: dict[str, int] = {}  # game id -> code, in order of first appearance
+        self.game_first: list[int] = []  # each game's first row (index into the arrays)
+        self.players: dict[str, int] = {}  # cleaned name -> code, in order of first appearance
+        self.spelling: dict[str, str] = {}  # name_key -> the cleaned name that has it
+        self.date_texts: list[str] = []  # every distinct date cell, in order of first appearance
+
+    @staticmethod
+    def _plain(raw: str) -> bool:
         """Whether ``clean_name`` keeps a text as it is (kept then as the very string the parser made, so that the
-        factorizer, this reader's tables and the history share one string per name)."""
+        parser, this reader's tables and the history share one string per name)."""
         return raw.isascii() and raw[:1] != "'" and raw == " ".join(raw.split())
 
-    def game_of(raw: str) -> int:
-        game_id = raw if plain(raw) else clean_name(_cell(raw))
+    def game(self, raw: str) -> int:
+        game_id = raw if self._plain(raw) else clean_name(_cell(raw))
         if not game_id or "\x00" in game_id:
             raise _Decline
-        code = games.get(game_id)
+        code = self.games.get(game_id)
         if code is None:
-            code = games[game_id] = len(games)
-            game_first.append(-1)
+            code = self.games[game_id] = len(self.games)
+            self.game_first.append(-1)
         return code
 
-    def player_of(raw: str) -> int:
-        name = raw if plain(raw) else clean_name(_cell(raw))
+    def player(self, raw: str) -> int:
+        name = raw if self._plain(raw) else clean_name(_cell(raw))
         if not name or "\x00" in name:
             raise _Decline
         key = name_key(name)
-        if spelling.setdefault(name if key == name else key, name) != name:
+        if self.spelling.setdefault(name if key == name else key, name) != name:
             raise _Decline  # two spellings of one player: the general reader merges them and says so
-        return players.setdefault(name, len(players))
+        return self.players.setdefault(name, len(self.players))
 
-    def place_of(raw: str) -> int:
+    def many(self, role: str, texts: list[str]) -> np.ndarray:
+        """The values of all the distinct texts of one column (``role``), in order of first appearance: what
+        reading each in turn gives (:meth:`game`, :meth:`player`, :meth:`place`, :meth:`date`), with the common
+        case of game ids and names all plain read at once."""
+        if role in ("game", "player") and _all_plain(texts):
+            if role == "player" and not self.players and _distinct_keys(texts):
+                self.players = dict(zip(texts, range(len(texts)), strict=True))
+                return np.arange(len(texts), dtype=np.int32)
+            if role == "game" and not self.games:
+                self.games = dict(zip(texts, range(len(texts)), strict=True))
+                self.game_first = [-1] * len(texts)
+                return np.arange(len(texts), dtype=np.int32)
+        read = {"game": self.game, "player": self.player, "place": self.place, "date": self.date}[role]
+        return np.fromiter((read(t) for t in texts), dtype=np.int32, count=len(texts))
+
+    @staticmethod
+    def place(raw: str) -> int:
         try:
             read = parse_place(_cell(raw))
         except ValueError:
             raise _Decline from None
         return 0 if read is None else read
 
-    def date_of(raw: str) -> int:
-        date_texts.append(raw)
-        return len(date_texts) - 1
+    def date(self, raw: str) -> int:
+        self.date_texts.append(raw)
+        return len(self.date_texts) - 1
 
-    readers = {"game": _Distinct(game_of), "player": _ManyDistinct(player_of), "place": _Distinct(place_of)}
-    if "date" in wanted:
-        readers["date"] = _Distinct(date_of)
-    targets = {"game": game_code, "player": player_code, "place": place, "date": date_code}
+
+def _all_plain(texts: list[str]) -> bool:
+    """Whether every text is non-empty and :meth:`_Cells._plain` (so that ``clean_name`` keeps it as it is): checked
+    on the texts joined by NUL (which no text holds and which is not white space), at the speed of a few string
+    operations in C instead of a few per text."""
+    if not texts:
+        return True
+    joined = "\x00".join(texts)
+    return (
+        joined.isascii()
+        and "\x00\x00" not in joined
+        and bool(texts[0])
+        and bool(texts[-1])
+        and not joined.startswith("'")
+        and "\x00'" not in joined
+        and " \x00" not in joined
+        and "\x00 " not in joined
+        and joined == " ".join(joined.split())
+    )
+
+
+def _distinct_keys(names: list[str]) -> bool:
+    """Whether distinct plain names (:func:`_all_plain`) are distinct players too: plain names are ASCII, so two are
+    one player (:func:`ratings.io.names.name_key`) exactly when their lower case is equal."""
+    joined = "\x00".join(names)
+    lower = joined.lower()
+    if lower == joined:
+        return True  # no capital letter: the keys are the names
+    return len(set(lower.split("\x00"))) == len(names)
+
+
+@dataclass
+class _Parsed:
+    """The file's rows as codes (``rows`` of them): each row's game (:attr:`_Cells.games`), player, place and date
+    code (:attr:`_Cells.date_texts`; empty without a date column)."""
+
+    cells: _Cells
+    game_code: np.ndarray
+    player_code: np.ndarray
+    place: np.ndarray
+    date_code: np.ndarray
+    rows: int
+    longest: int  # the longest text met in a column read
+
+
+def _time_limit(limits: Limits | None) -> Callable[[], None]:
+    """A check to call now and then: declines once the read has taken the hosted processor time (the general
+    reader then refuses the file with its message)."""
     seconds = limits.cpu_seconds if limits is not None else None
-    until = None if seconds is None else time.thread_time() + seconds
+    if seconds is None:
+        return lambda: None
+    until = time.thread_time() + seconds
+
+    def check() -> None:
+        if time.thread_time() > until:
+            raise _Decline
+
+    return check
+
+
+def _parse_bytes(
+    file: str | os.PathLike[str] | bytes, layout: _Layout, limits: Limits | None, progress: Progress | None
+) -> _Parsed:
+    """The rows split and interned at the byte level (:mod:`ratings.io.long_bytes`); each distinct text is then read
+    by :class:`_Cells`, as the pandas path reads it, and the codes mapped to what the texts mean."""
+    if layout.data_start <= 0:
+        raise _NotTaken  # a header longer than the prefix read
+    from ratings.io.long_bytes import NotTaken, intern_columns
+
+    check = _time_limit(limits)
+
+    def after_window(rows: int) -> None:
+        check()
+        if progress is not None:
+            progress(rows, layout.lines)
+
+    roles = list(layout.wanted)
+    try:
+        interned = intern_columns(
+            file,
+            layout.data_start,
+            layout.delimiter,
+            len(layout.header_cells),
+            list(layout.wanted.values()),
+            layout.lines,
+            after_window,
+        )
+    except NotTaken:
+        raise _NotTaken from None
+    rows = interned.rows
+    cells = _Cells()
+    codes: dict[str, np.ndarray] = {}
+    longest = 0
+    for k, role in enumerate(roles):
+        texts = interned.texts[k]
+        if texts:
+            longest = max(longest, max(map(len, texts)))
+        values = cells.many(role, texts)
+        del texts
+        column = interned.codes[k]
+        if role == "game":  # each game's first row: the first of the texts read as that game
+            first = np.full(len(cells.games), rows, dtype=np.int64)
+            np.minimum.at(first, values, interned.first_row[k])
+            cells.game_first = first.tolist()
+        if not np.array_equal(values, np.arange(len(values), dtype=np.int32)):
+            for a in range(0, rows, _BLOCK):  # in place, a block at a time
+                column[a : a + _BLOCK] = values[column[a : a + _BLOCK]]
+        codes[role] = column
+    interned.texts.clear()
+    interned.codes.clear()
+    empty = np.empty(0, dtype=np.int32)
+    return _Parsed(cells, codes["game"], codes["player"], codes["place"], codes.get("date", empty), rows, longest)
+
+
+def _parse_pandas(
+    file: str | os.PathLike[str] | bytes, layout: _Layout, limits: Limits | None, progress: Progress | None
+) -> _Parsed:
+    """The rows parsed by the C parser of pandas, a chunk at a time, each column's texts matched by
+    :class:`_Distinct` (the path for what the byte-level one does not take, quoted cells above all)."""
+    import pandas as pd
+
+    lines, wanted = layout.lines, layout.wanted
+    game_code = np.empty(lines, dtype=np.int32)
+    player_code = np.empty(lines, dtype=np.int32)
+    place = np.empty(lines, dtype=np.int32)
+    date_code = np.empty(lines if "date" in wanted else 0, dtype=np.int32)
+    cells = _Cells()
+    readers = {"game": _Distinct(cells.game), "player": _ManyDistinct(cells.player), "place": _Distinct(cells.place)}
+    if "date" in wanted:
+        readers["date"] = _Distinct(cells.date)
+    targets = {"game": game_code, "player": player_code, "place": place, "date": date_code}
+    check = _time_limit(limits)
+    game_first = cells.game_first
 
     source_arg: Any = io.BytesIO(file) if isinstance(file, (bytes, bytearray)) else os.fspath(file)
-    names = list(range(width))
+    names = list(range(len(layout.header_cells)))
     row = 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # pandas warns of what it would drop or guess: decline instead
             reader = pd.read_csv(
                 source_arg,
-                sep=delimiter,
+                sep=layout.delimiter,
                 header=None,
                 names=names,
                 skiprows=1,
@@ -217,52 +401,73 @@ def _read(
                         if game_first[g] < 0:
                             game_first[g] = row + at
                     row = end
-                    if until is not None and time.thread_time() > until:
-                        raise _Decline  # the general reader refuses it with its message
+                    check()
                     if progress is not None:
                         progress(row, lines)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.ParserWarning, OverflowError):
         raise _Decline from None
-    if limits is not None and (row + 1 > limits.max_rows or lines > MAX_SHEET_ROWS or (row + 1) * width > MAX_CELLS):
-        raise _Decline
     longest = max(r.longest for r in readers.values())
     del readers, targets  # the factorizers' tables and the arrays only they still name
-    if longest > MAX_CELL_CHARS or not row:
-        raise _Decline
-    game_code, player_code, place = game_code[:row], player_code[:row], place[:row]
+    return _Parsed(cells, game_code[:row], player_code[:row], place[:row], date_code[:row], row, longest)
 
-    # one date per game, read by the one rule for a date column (day/month order decided for the column)
-    n_games = len(games)
-    game_dates: list[dt.date | None] = [None] * n_games
+
+def _game_dates(
+    cells: _Cells, game_code: np.ndarray, date_code: np.ndarray, column: str, source: str | None, warns: list[str]
+) -> list[dt.date | None]:
+    """One date per game, read by the one rule for a date column (day/month order decided for the column); what
+    the reading says is added to ``warns``."""
+    texts = cells.date_texts
+    parsed = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, column, source)
+    if parsed.row_problems or parsed.column_problems or len(parsed.dates) != len(texts) or parsed.times:
+        raise _Decline  # a blank or unreadable date (the general reader says where), or times of day
+    day = np.array([parsed.dates[k].toordinal() for k in range(len(texts))], dtype=np.int32)
+    first = np.asarray(cells.game_first, dtype=np.int64)
+    game_day = day[date_code[first]]
+    for a in range(0, len(game_code), _BLOCK):  # every row's date is its game's (a block at a time: bounded memory)
+        b = a + _BLOCK
+        if not np.array_equal(day[date_code[a:b]], game_day[game_code[a:b]]):
+            raise _Decline  # a game with two dates
+    warns.extend(date_warnings(parsed, column))
+    return [parsed.dates[k] for k in date_code[first].tolist()]
+
+
+def _history(layout: _Layout, parsed: _Parsed, source: str | None, limits: Limits | None) -> ReadResult:
+    """The history of the parsed rows, in play order (after the checks the general reader would report on)."""
+    row, info, header_cells, wanted = parsed.rows, layout.info, layout.header_cells, layout.wanted
+    width = len(header_cells)
+    if limits is not None and (
+        row + 1 > limits.max_rows or layout.lines > MAX_SHEET_ROWS or (row + 1) * width > MAX_CELLS
+    ):
+        raise _Decline
+    if parsed.longest > MAX_CELL_CHARS or not row:
+        raise _Decline
+    cells = parsed.cells
+    game_code, player_code, place, date_code = parsed.game_code, parsed.player_code, parsed.place, parsed.date_code
+    del parsed  # the arrays are handed on below, each freed as soon as it is used
+
+    n_games = len(cells.games)
     warns: list[str] = column_warnings(info, header_cells, "long")
+    game_dates: list[dt.date | None] = [None] * n_games
     if "date" in wanted:
-        texts = date_texts
-        date_name = info.names[wanted["date"]]
-        parsed = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, date_name, source)
-        if parsed.row_problems or parsed.column_problems or len(parsed.dates) != len(texts) or parsed.times:
-            raise _Decline  # a blank or unreadable date (the general reader says where), or times of day
-        day = np.array([parsed.dates[k].toordinal() for k in range(len(texts))], dtype=np.int32)
-        first = np.asarray(game_first, dtype=np.int64)
-        game_day = day[date_code[first]]
-        for a in range(0, row, _BLOCK):  # every row's date is its game's (a block at a time: bounded memory)
-            b = min(row, a + _BLOCK)
-            if not np.array_equal(day[date_code[a:b]], game_day[game_code[a:b]]):
-                raise _Decline  # a game with two dates
-        game_dates = [parsed.dates[k] for k in date_code[first].tolist()]
-        warns.extend(date_warnings(parsed, date_name))
-        date_code = np.empty(0, dtype=np.int32)
+        game_dates = _game_dates(cells, game_code, date_code, info.names[wanted["date"]], source, warns)
+    del date_code
 
     # games in play order: first appearance, then by date when every game has one (stable)
     order, note = play_order(game_dates, [None] * n_games)
     game_order = np.asarray(order, dtype=np.int64)
     if note:
         warns.append(note)
-    ids = list(games)
-    rank_of_game = np.empty(n_games, dtype=np.int32)
-    rank_of_game[game_order] = np.arange(n_games, dtype=np.int32)
-    final_game = rank_of_game[game_code]
+    ids = list(cells.games)
+    if np.array_equal(game_order, np.arange(n_games)):
+        final_game = game_code
+    else:
+        rank_of_game = np.empty(n_games, dtype=np.int32)
+        rank_of_game[game_order] = np.arange(n_games, dtype=np.int32)
+        final_game = rank_of_game[game_code]
     del game_code
-    sizes = np.bincount(final_game, minlength=n_games)
+    sizes = np.zeros(n_games, dtype=np.int64)
+    for a in range(0, row, _BLOCK):  # a block at a time (bincount counts in a copy of 8 bytes a row)
+        sizes += np.bincount(final_game[a : a + _BLOCK], minlength=n_games)
     in_order = bool(np.all(final_game[1:] >= final_game[:-1]))
     if not in_order:
         rows_in_order = np.argsort(final_game, kind="stable")
@@ -274,16 +479,13 @@ def _read(
         del final_game
     offsets = np.zeros(n_games + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    names_list = list(players)
+    names_list = list(cells.players)
     _no_repeats(offsets, player_code, len(names_list))
+    ordered_ids = [ids[g] for g in game_order.tolist()]
+    ordered_dates = [game_dates[g] for g in game_order.tolist()]
+    del cells, ids, game_dates  # the reader's tables, before the history's arrays are made
     history = GameHistory.from_columns(
-        [ids[g] for g in game_order.tolist()],
-        [game_dates[g] for g in game_order.tolist()],
-        offsets,
-        player_code,
-        place,
-        names_list,
-        warns,
+        ordered_ids, ordered_dates, offsets, player_code, place, names_list, warns, block=_HISTORY_BLOCK
     )
     return ReadResult(
         history=history, shape="long", warnings=history.warnings, columns=tuple(info.names), encoding="utf_8"
