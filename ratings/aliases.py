@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ratings.history import Game, GameHistory
 from ratings.io.names import clean_name, name_key
@@ -311,7 +311,7 @@ def apply_aliases(history: GameHistory, aliases: Mapping[str, str]) -> GameHisto
                     f"make one player '{name}'; remove that alias, or correct the game"
                 )
             seen[name] = entry.player
-            entries.append(entry if name == entry.player else type(entry)(name, entry.place))
+            entries.append(entry if name == entry.player else replace(entry, player=name))  # its team and weight kept
         games.append(Game(game.id, tuple(entries), game.date, game.time))
     return GameHistory(games, history.warnings)
 

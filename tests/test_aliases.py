@@ -271,3 +271,23 @@ def test_the_share_card_says_when_the_link_holds_aliases_and_a_season() -> None:
     viewed = share_text({"kind": "sample", "name": "poker", "view": {"aliases": "a" * 32, "from": "2024-01-01"}})
     assert "the group's aliases" in viewed
     assert "the season (games from 2024-01-01)" in viewed
+
+
+def test_an_alias_in_a_team_game_keeps_the_players_team_and_share():
+    """Hand-made: a doubles game recorded once under a nickname ("Jo") is the same game as recorded under the player's
+    name ("Joanna"), partners and partial play included; the ratings of both histories are equal."""
+    from ratings.history import Entry, Game
+
+    def doubles(first: str) -> list[Game]:
+        return [
+            Game("d1", (Entry(first, 1, "A"), Entry("Kim", 1, "A", 0.5), Entry("Lee", 2, "B"), Entry("Max", 2, "B"))),
+            Game("d2", (Entry("Joanna", 2, "C"), Entry("Lee", 2, "C"), Entry("Kim", 1, "D"), Entry("Max", 1, "D"))),
+        ]
+
+    aliased = apply_aliases(GameHistory(doubles("Jo")), {"Jo": "Joanna"})
+    direct = GameHistory(doubles("Joanna"))
+    assert aliased.games == direct.games
+    assert aliased.games[0].entries[0] == Entry("Joanna", 1, "A")
+    system = create("trueskill")
+    a, b = system.rate(aliased), system.rate(direct)
+    assert a.players == b.players and a.final.tolist() == b.final.tolist()
