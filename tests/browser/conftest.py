@@ -108,6 +108,49 @@ def page(browser: object) -> Iterator[object]:
     context.close()
 
 
+#: What a failed wait leaves to read: the page's address, its banner (a busy refusal or an error), Dash's queues of
+#: callbacks not yet answered (by output), and the ids of elements still loading.
+PAGE_STATE_JS = """() => {
+  const banner = document.querySelector('#page-error');
+  const queues = window.store ? window.store.getState().callbacks : {};
+  const waiting = {};
+  Object.entries(queues).forEach(([name, q]) => {
+    if (Array.isArray(q) && q.length) waiting[name] = q.map(c => (c.callback || {}).output || '?');
+  });
+  const loading = [...document.querySelectorAll('[data-dash-is-loading="true"]')].map(e => e.id || e.className);
+  return {url: location.href, banner: banner ? banner.innerText : null, waiting, loading};
+}"""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A browser test that failed gets a section "pages at the failure": each open page's state (PAGE_STATE_JS) and,
+    for the in-process server, how many callbacks its overload gate refused, so a timed-out wait says what the page
+    was waiting for."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when != "call" or not report.failed:
+        return
+    funcargs = getattr(item, "funcargs", {})
+    browser = funcargs.get("browser")
+    if browser is None and funcargs.get("page") is not None:
+        browser = funcargs["page"].context.browser
+    lines = []
+    for context in getattr(browser, "contexts", []):
+        for pg in context.pages:
+            try:
+                lines.append(repr(pg.evaluate(PAGE_STATE_JS)))
+            except Exception as exc:  # a closed or crashed page: say so, the report stays whole
+                lines.append(f"{pg.url}: state not readable ({type(exc).__name__})")
+    if "app_url" in funcargs:
+        import app as app_module
+
+        gate = app_module.server.extensions.get("ratings_gate")
+        lines.append(f"in-process server: overload gate refused {getattr(gate, 'refused', '?')} callbacks so far")
+    if lines:
+        report.sections.append(("pages at the failure", "\n".join(lines)))
+
+
 def screenshot(pg: object, name: str, selector: str | None = None) -> Path:
     """Save a full-page screenshot (or of the element ``selector`` picks, scrolled into view) into tests/screenshots/
     (gitignored) and return its path."""
