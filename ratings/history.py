@@ -161,7 +161,7 @@ class GameHistory:
                 names.setdefault(entry.player, len(names))
             problems.extend(Problem(m) for m in team_problems(game))
             if len(game.entries) < 2:
-                warns.append(f"game '{game.id}' has fewer than two players and changes no rating")
+                warns.append(_few_players(game.id))
         if problems:
             raise HistoryError(problems)
         self.warnings: tuple[str, ...] = tuple(dict.fromkeys(warns))
@@ -268,9 +268,7 @@ class GameHistory:
         self.team_game = np.zeros(n_games, dtype=bool)
         sizes = np.diff(self.offsets)
         warns = list(warnings)
-        warns.extend(
-            f"game '{self._ids[g]}' has fewer than two players and changes no rating" for g in np.flatnonzero(sizes < 2)
-        )
+        warns.extend(_few_players(self._ids[g]) for g in np.flatnonzero(sizes < 2))
         self.warnings = tuple(dict.fromkeys(warns))
         g = 0
         while g < n_games:
@@ -535,8 +533,8 @@ class GameHistory:
 
 
 def _few_players(game_id: str) -> str:
-    """The warning about a game that changes no rating: the words the constructors write (a splice recognises the
-    warnings of the games it takes out by them)."""
+    """The warning about a game that changes no rating, as every constructor writes it (a splice recognises the
+    warnings of the games it takes out by these words)."""
     return f"game '{game_id}' has fewer than two players and changes no rating"
 
 
