@@ -110,6 +110,14 @@ VARIABLES: tuple[Variable, ...] = (
         "recording into the sheet is off on a hosted server).",
     ),
     Variable(
+        "RATINGS_SHEET_GROUP",
+        "sheet_group",
+        "text",
+        None,
+        "The group (its slug) whose organisers and members may write the server's sheet from the group's page: its "
+        "Sheet mirror and its titles read from that sheet (unset: no group writes it).",
+    ),
+    Variable(
         "RATINGS_PROXY_HOPS",
         "proxy_hops",
         "whole",
@@ -285,6 +293,7 @@ class Settings:
     worksheet: str | None
     service_account_json: str | None
     admin_secret: str | None
+    sheet_group: str | None
     proxy_hops: int
     sheet_cache_seconds: float
     sheet_timeout_seconds: float

@@ -214,6 +214,8 @@ class SheetSettings:
     retry: RetryPolicy = RetryPolicy()
     deadline_seconds: float = 20.0
     endpoint: str | None = None
+    #: the one group whose page may write the configured sheet (RATINGS_SHEET_GROUP), or None
+    group: str | None = None
 
     @property
     def configured(self) -> bool:
@@ -233,6 +235,11 @@ class SheetSettings:
             return parse_sheet_ref(sheet, worksheet).cache_key == parse_sheet_ref(self.sheet, self.worksheet).cache_key
         except SheetError:
             return False
+
+    def group_may_write(self, slug: str) -> bool:
+        """Whether the page of group ``slug`` may write the configured sheet: the host named that group
+        (RATINGS_SHEET_GROUP), so another group's organisers can never write the sheet of ``/`` or of that group."""
+        return self.can_write and self.group is not None and self.group == slug
 
     def for_sheet(self, sheet: str, worksheet: str | None) -> SheetSettings:
         """These settings pointed at ``sheet``: the service account is used only for the configured sheet, so a
@@ -263,6 +270,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> SheetSettings:
             ),
             deadline_seconds=read("RATINGS_SHEET_DEADLINE_SECONDS"),
             endpoint=_endpoint(read("RATINGS_GOOGLE_ENDPOINT")),
+            group=read("RATINGS_SHEET_GROUP"),
         )
     except settings.SettingError as exc:
         raise SheetError(f"{exc}.", "config") from None

@@ -525,7 +525,8 @@ def test_an_opt_in_mirror_appends_each_recorded_game_to_the_servers_sheet(
 ) -> None:  # type: ignore[no-untyped-def]
     """The group's mirror (off by default) on the suite's local sheets server, the server's private Sheet written
     through a service account as the sheet tests configure it (tests/test_workers.private_sheet_env): a visitor
-    cannot turn it on, nor can an organiser on a server with no Sheet it may write; turned on, a game a member
+    cannot turn it on, nor can an organiser on a server with no Sheet it may write, nor one of a group the host has
+    not named (RATINGS_SHEET_GROUP: the sheet of ``/`` is not every group's); turned on, a game a member
     records is in the group and appended to the Sheet once (a repeated submission adds nothing); turned off, the
     next game stays in the group only."""
     import json
@@ -552,7 +553,19 @@ def test_an_opt_in_mirror_appends_each_recorded_game_to_the_servers_sheet(
         for name, value in private_sheet_env(fake, key, tmp_path / "store").items():
             if name != "RATINGS_STORE_DIR":
                 monkeypatch.setenv(name, value)
+        # the server's Sheet is written only from the page of the group its host names (none yet, then another)
+        for named in (None, "other-club"):
+            if named is not None:
+                monkeypatch.setenv("RATINGS_SHEET_GROUP", named)
+            assert "written only from the page of the group its host names" in tool("group-mirror-on")
+        monkeypatch.setenv("RATINGS_SHEET_GROUP", "club")
         assert "also appended to the server's Sheet" in tool("group-mirror-on")
+        # the host names another group later: the mirror stays on but writes nothing, and says why
+        monkeypatch.setenv("RATINGS_SHEET_GROUP", "other-club")
+        game = new_game("2024-02-01", [("Ann", 1), ("Bob", 2)])
+        said_before = group_pages.record("club", "Catan", game, token="web m0", entry=member, secret_key="key")
+        assert "the group its host names" in said_before and fake.values(key, "Games") == header
+        monkeypatch.setenv("RATINGS_SHEET_GROUP", "club")
         game = new_game("2024-02-02", [("Ann", 1), ("Bob", 2)])
         said = [  # the same submission twice: one game in the group, its rows once in the Sheet
             group_pages.record("club", "Catan", game, token="web m1", entry=member, secret_key="key") for _ in range(2)
@@ -571,4 +584,4 @@ def test_an_opt_in_mirror_appends_each_recorded_game_to_the_servers_sheet(
             secret_key="key",
         )
         assert fake.values(key, "Games") == rows
-    assert GroupTitle("club", "Catan").load().history.n_games == 5
+    assert GroupTitle("club", "Catan").load().history.n_games == 6  # 2 before, web m0, web m1 (once), web m2

@@ -65,7 +65,8 @@ def club(tmp_path, monkeypatch) -> Iterator[dict[str, Any]]:  # type: ignore[no-
     with FakeSheets() as fake:
         fake.add_spreadsheet(key, {"Games": SHEET_ROWS}, public=False)
         fake.add_spreadsheet(public, {"Games": SHEET_ROWS}, public=True)
-        env = private_sheet_env(fake, key, tmp_path / "store", RATINGS_SHEET_ATTEMPTS="1")
+        # the host names this group as the one whose page may write the server's Sheet
+        env = private_sheet_env(fake, key, tmp_path / "store", RATINGS_SHEET_ATTEMPTS="1", RATINGS_SHEET_GROUP="club")
         for name, value in env.items():
             if name != "RATINGS_STORE_DIR":
                 monkeypatch.setenv(name, value)
@@ -142,6 +143,12 @@ def test_an_organiser_sets_a_title_to_its_sheet_and_members_record_into_the_shee
     restored = pages.restore("copy", manifest, {"Catan.csv": history}, entry=copy_entry, secret_key=SECRET)
     assert "1 titles reading their Google Sheet" in restored
     assert GroupTitle("copy", "Catan").load().history.game_ids[:2] == ("s1", "s2")
+    # but only the group the host names (RATINGS_SHEET_GROUP=club) writes the server's Sheet: not another group's
+    # organiser, who could otherwise write the sheet of ``/`` or of the club by pointing a title at it
+    rows = fake.values(key, "Games")
+    with pytest.raises(service.GroupError, match="written only from the page of the group its host names"):
+        pages.record("copy", "Catan", game, token="web c1", entry=copy_entry, secret_key=SECRET)
+    assert fake.values(key, "Games") == rows
 
 
 def test_a_sheet_that_fails_is_shown_from_its_last_copy_and_a_public_one_cannot_be_written(
@@ -221,6 +228,7 @@ def test_through_gunicorn_a_visitor_cannot_record_into_the_titles_sheet_and_a_me
             service.set_title_sheet(session, group.titles[0], key, "Games", who="setup")
             session.commit()
         env = {"RATINGS_DATA_DIR": str(data), **private_sheet_env(fake, key, tmp_path / "store")}
+        env["RATINGS_SHEET_GROUP"] = "club"
         with gunicorn(env, tmp_path) as base:
             visitor = Client(base, "203.0.113.90")
             assert REFUSED in _record(visitor, "web visitor")

@@ -520,6 +520,14 @@ def _database_title(group: Group, title: str | None) -> Title:
     return chosen
 
 
+#: Why a group's page may not write the server's Sheet: the host names the one group that may (a group's organisers
+#: never write the sheet of ``/`` or of another group).
+NOT_THIS_GROUP = (
+    "this server's Sheet is written only from the page of the group its host names (RATINGS_SHEET_GROUP), and that "
+    "is not this group"
+)
+
+
 # ---------------------------------------------------------------- writes (each checks the role first)
 
 
@@ -555,11 +563,11 @@ def record(
             message = f"Recorded in {group.name}, {chosen.name}, as game '{row.public_id}'."
             mirrored = group.mirror and alone
     if sheet is not None:
-        return _record_in_sheet(*sheet, game, token)
+        return _record_in_sheet(slug, *sheet, game, token)
     if keys is not None:  # committed, and no other write came between: the cached history grows by this game
         _carry(*keys, _as_game(snapshot))
     if mirrored:  # committed: the group holds the game whatever the Sheet answers
-        message += " " + _mirror(game, token)
+        message += " " + _mirror(slug, game, token)
     return message
 
 
@@ -582,7 +590,9 @@ def _correct(slug: str, title: str | None, game: NewGame, public_id: str, *, ent
     return message
 
 
-def _record_in_sheet(group: str, title: str, sheet: str, worksheet: str | None, game: NewGame, token: str) -> str:
+def _record_in_sheet(
+    slug: str, group: str, title: str, sheet: str, worksheet: str | None, game: NewGame, token: str
+) -> str:
     """Append ``game`` to the title's Sheet (the caller has checked the role), once per submission token, through the
     host's Sheet settings (:meth:`sources.model.Sheet.opener`: the service account writes the server's configured
     Sheet only; any other is read through its public link, which cannot be written); the Sheet is then read anew so
@@ -592,6 +602,9 @@ def _record_in_sheet(group: str, title: str, sheet: str, worksheet: str | None, 
     from sources.record import record_game as append
 
     try:
+        config = sheets.load_settings()
+        if config.is_configured(sheet, worksheet) and config.can_write and not config.group_may_write(slug):
+            raise service.GroupError(f"Not recorded in the title's Google Sheet: {NOT_THIS_GROUP}")
         result = append(Sheet(sheet, worksheet).opener(), game, token=token)
     except sheets.SheetError as exc:
         raise service.GroupError(f"Not recorded in the title's Google Sheet: {exc.message}") from None
@@ -640,7 +653,7 @@ def set_title_sheet(
         return f"'{chosen.name}' reads its games from the group's database again (Undo takes this back)."
 
 
-def _mirror(game: NewGame, token: str) -> str:
+def _mirror(slug: str, game: NewGame, token: str) -> str:
     """Append a game just recorded in a group to the server's configured Sheet (the group's opt-in mirror), once per
     submission token (:func:`sources.record.record_game`); what happened, said plainly."""
     from ratings.history import HistoryError
@@ -649,6 +662,8 @@ def _mirror(game: NewGame, token: str) -> str:
 
     try:
         config = sheets.load_settings()
+        if config.can_write and not config.group_may_write(slug):
+            return f"The Sheet mirror is on, but {NOT_THIS_GROUP}."
         source = sheets.open_configured_source(config) if config.can_write else None
         if source is None:
             return "The Sheet mirror is on, but this server has no Sheet it may write (RATINGS_SHEET, service account)."
@@ -676,6 +691,8 @@ def set_mirror(slug: str, on: bool, *, entry: Any, secret_key: str) -> str:
                     "this server has no Sheet it may write (RATINGS_SHEET with GOOGLE_SERVICE_ACCOUNT_JSON): "
                     "the mirror stays off"
                 )
+            if not config.group_may_write(slug):
+                raise service.GroupError(NOT_THIS_GROUP + ": the mirror stays off")
         group.mirror = bool(on)
         if on:
             return "Each game recorded from now on is also appended to the server's Sheet."
