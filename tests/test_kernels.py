@@ -418,6 +418,35 @@ def test_thurstonian_kernel_computes_games_of_256_players(monkeypatch: pytest.Mo
     assert_agree(system, history, fast)
 
 
+def test_thurstonian_kernel_computes_crowds_of_1000_like_the_logarithmic_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two games of 1,000 players (the second in another order, 100 of them DNFs, from the spread ratings the
+    first left): the kernel computes both (its tilted messages; the scaled ones lost their mass from about 650
+    players) and agrees to 1e-9 with the per-game path, which computes these games in logarithms (checked: its
+    scaled computation declines the first)."""
+    from ratings.systems.thurstonian import _event, _order, grid_plan
+
+    rng = np.random.default_rng(12)
+    n = 1000
+    first = Game("g0", tuple(Entry(f"p{q}", q + 1) for q in range(n)))
+    places = rng.permutation(n) + 1
+    second = Game("g1", tuple(Entry(f"p{q}", int(p) if p <= n - 100 else None) for q, p in enumerate(places)))
+    history = GameHistory([first, second])
+    r = np.zeros(n)
+    chain, bottom = _event(np.arange(n)[::-1].copy(), np.zeros(0, dtype=np.int64))
+    assert not _order(r, chain, bottom, *grid_plan(r, chain, bottom)[:3])[2]  # the reference goes to logarithms
+    system = create("thurstonian")
+    calls: list[int] = []
+    play = system._play
+    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
+    fast = system.rate(history)
+    assert calls == []
+    assert np.isfinite(fast.after).all()
+    monkeypatch.undo()
+    assert_agree(system, history, fast)
+
+
 @pytest.mark.parametrize(("g", "lo", "step"), [(93, -10.0, 0.2), (161, -8.0, 0.1)])
 def test_thurstonian_integrals_of_the_normal_density_match_scipy(g: int, lo: float, step: float) -> None:
     """The kernel's corrected cumulative integrals, both ways, of the standard normal density on a grid whose
