@@ -442,7 +442,9 @@ def _integrate_tilted(rows: np.ndarray, source: int, g: int, step: float, rho: f
     ``rho = exp(-lambda step)`` the running sum is ``S_j = rho S_(j-1) + v_j`` and the corrections' terms
     ``v_(j+k)`` and ``v_(j-k)`` carry ``rho^-k`` and ``rho^k`` (from the right the tilt is ``exp(+lambda x)``:
     the same ``rho`` with the roles of the two sides exchanged).  The same quadrature as the reference's,
-    in another scaling.
+    in another scaling.  A running sum below :data:`_TINY` is flushed to zero: with a small tilt (``rho`` near 1,
+    the top of a crowd) it would otherwise decay through subnormal numbers over thousands of points, each
+    operation on them tens of times slower (4,096 equal ratings: 14.0 s a game against 3.6 s flushed).
     """
     v = rows[source]
     out = rows[target]
@@ -475,6 +477,8 @@ def _integrate_tilted(rows: np.ndarray, source: int, g: int, step: float, rho: f
     for i in range(g):
         j = i if up else g - 1 - i
         total = rho * total + v[j + _PAD]
+        if total < _TINY:  # flushed: a tail decaying through subnormal numbers cost 4x the whole game's time
+            total = 0.0
         out[j] = step * total - out[j]
         top = max(top, out[j])
     return top
