@@ -596,6 +596,43 @@ def _crowd_step(
 
 
 @helper
+def _walk(
+    rows: np.ndarray,
+    begin: int,
+    end: int,
+    s: int,
+    first_block: int,
+    first_check: int,
+    r: np.ndarray,
+    chain: np.ndarray,
+    lo: float,
+    step: float,
+    shrink: float,
+    g: int,
+    anchors: np.ndarray,
+    tilt: np.ndarray,
+    t_scale: np.ndarray,
+    t_low: np.ndarray,
+) -> bool:
+    """The forward messages ``t_(begin+1) .. t_(end-1)`` from ``t_begin``, each into block row ``k mod s``.
+
+    The first pass (``first_check`` a row index) chooses the tilts and copies every s-th row to its
+    checkpoint; a recomputation (``first_check`` -1) reuses the tilts, so that its rows are the first pass's.
+    """
+    fresh = first_check >= 0
+    for k in range(begin + 1, end):
+        source, target = first_block + (k - 1) % s, first_block + k % s
+        if not _crowd_step(
+            rows, k, source, target, r, chain, lo, step, shrink, g, anchors, tilt, t_scale, t_low, fresh
+        ):
+            return False
+        if fresh and k % s == 0:
+            for j in range(rows.shape[1]):
+                rows[first_check + k // s, j] = rows[target, j]
+    return True
+
+
+@helper
 def _crowd(
     r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray, lo: float, step: float, g: int
 ) -> bool:
@@ -687,28 +724,8 @@ def _crowd(
     for j in range(wide):
         rows[first_check, j] = t[j]
     # Forward: every t_k, the last block's rows kept and every s-th row checkpointed.
-    for k in range(1, m):
-        if not _crowd_step(
-            rows,
-            k,
-            first_block + (k - 1) % s,
-            first_block + k % s,
-            r,
-            chain,
-            lo,
-            step,
-            shrink,
-            g,
-            anchors,
-            tilt,
-            t_scale,
-            t_low,
-            True,
-        ):
-            return False
-        if k % s == 0:
-            for j in range(wide):
-                rows[first_check + k // s, j] = rows[first_block, j]
+    if not _walk(rows, 0, m, s, first_block, first_check, r, chain, lo, step, shrink, g, anchors, tilt, t_scale, t_low):
+        return False
     total = 0.0
     last = rows[first_block + (m - 1) % s]
     for j in range(_PAD, _PAD + g):
@@ -726,25 +743,10 @@ def _crowd(
         if block < checkpoints - 1:  # recompute the block's rows from its checkpoint
             for j in range(wide):
                 rows[first_block, j] = rows[first_check + block, j]
-            for k in range(begin + 1, end):
-                if not _crowd_step(
-                    rows,
-                    k,
-                    first_block + (k - 1) % s,
-                    first_block + k % s,
-                    r,
-                    chain,
-                    lo,
-                    step,
-                    shrink,
-                    g,
-                    anchors,
-                    tilt,
-                    t_scale,
-                    t_low,
-                    False,
-                ):
-                    return False
+            if not _walk(
+                rows, begin, end, s, first_block, -1, r, chain, lo, step, shrink, g, anchors, tilt, t_scale, t_low
+            ):
+                return False
         for k in range(end - 1, begin - 1, -1):
             t = rows[first_block + k % s]
             if k < m - 1:
