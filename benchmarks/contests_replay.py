@@ -9,6 +9,12 @@ Thurstone-Mosteller.  A peer that raises is reported with its error.  Run from t
 
     python benchmarks/contests_replay.py --scale 0.02 --max-size 2000
     python benchmarks/contests_replay.py --scale 0.05 --no-peers        # fields up to 20,000, ours only
+    python benchmarks/contests_replay.py --scale 0.01 --max-size 4096 --min-size 4096 --untie \
+        --systems thurstonian --peers openskill-tm                           # crowds of 4,096, ties broken
+
+``--min-size`` keeps only the contests of at least that many entrants (with ``--max-size`` equal to it: fields of
+exactly that size); ``--untie`` breaks every tie group in the drawn order (each entrant its own place), to measure
+a field's size apart from its ties (the Thurstonian kernel enumerates the orderings of small tie groups only).
 
 Peers are per-game pure Python: on fields of thousands they take minutes (openskill's models are quadratic in
 the field); keep ``--max-size`` small when they run.
@@ -30,7 +36,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from contests import contests_history  # noqa: E402
 from peers import PEERS  # noqa: E402
 
-from ratings import create  # noqa: E402
+from ratings import Entry, Game, GameHistory, create  # noqa: E402
 from ratings.systems import SYSTEM_NAMES  # noqa: E402
 
 #: Our system measured against each peer.
@@ -46,6 +52,17 @@ def cpu(work: object, repeat: int) -> float:
     return best
 
 
+def selected(history: GameHistory, min_size: int, untie: bool) -> GameHistory:
+    """The contests of at least ``min_size`` entrants, each entrant its own place if ``untie`` (in the drawn order)."""
+    games = [game for game in history.games if len(game.entries) >= min_size]
+    if untie:
+        games = [
+            Game(game.id, tuple(Entry(e.player, place) for place, e in enumerate(game.entries, 1)), game.date)
+            for game in games
+        ]
+    return GameHistory(games)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.02)
@@ -53,13 +70,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--systems", nargs="*", default=list(SYSTEM_NAMES))
+    parser.add_argument("--peers", nargs="*", default=list(COUNTERPART), choices=list(COUNTERPART))
+    parser.add_argument("--min-size", type=int, default=0)
+    parser.add_argument("--untie", action="store_true")
     args = parser.parse_args()
-    history = contests_history(args.scale, max_size=args.max_size)
+    history = selected(contests_history(args.scale, max_size=args.max_size), args.min_size, args.untie)
     results = int(history.offsets[-1])
     sizes = np.diff(history.offsets)
     print(
         f"contests history: scale {args.scale}, {history.n_games} contests of {sizes.min()}-{sizes.max()} "
         f"(median {int(np.median(sizes))}), {results:,} results, {history.n_players:,} players"
+        + (", ties broken" if args.untie else "")
     )
     ours: dict[str, float] = {}
     for name in args.systems:
@@ -74,7 +95,7 @@ def main() -> None:
         print(f"  {name:<16} {seconds:8.3f} s CPU   {1e6 * seconds / results:8.2f} us/result", flush=True)
     if args.no_peers:
         return
-    for key in COUNTERPART:
+    for key in args.peers:
         peer = PEERS[key]()
         prepared = peer.prepare(history)
         try:

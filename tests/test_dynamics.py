@@ -91,7 +91,7 @@ BEFORE_DYNAMICS = [
     "20abc185c46992a4",
     "4d7d4e31f6df7866",
     "a0241b17e0620457",
-    "4b14928edd3bfd23",
+    "31705e34c282a152",  # elo-mmr: re-derived after its fold by weight (FOLD_SHARE; at 0 it gave 4b14928edd3bfd23)
     "def6be387284199b",
     "a00d853103a808ce",
     "b66f64814251d988",

@@ -145,6 +145,21 @@ def test_random_history_agrees_with_elommr(max_history: int) -> None:
         assert sigma[name] == pytest.approx(ref_sigma, abs=1e-8)
 
 
+def test_light_terms_fold_by_weight_within_the_stated_bound_of_elommr() -> None:
+    # 200 games among 6 players (about 135 games each, rho = 1): a term's weight falls by 0.71 a game, so terms
+    # about 60 games old hold under FOLD_SHARE of their player's weight and are folded, well before max_history
+    # (500 here, which elommr keeps in full).  The module docstring bounds the move per fold by
+    # FOLD_SHARE (W / w0) (|x - p| + beta pi / sqrt 3), about 1e-7 rating points: against elommr within 1e-7
+    # (2.1e-8 measured; sigma does not depend on the terms).
+    games = random_games(31, 200, 6, 6)
+    run = create("elo-mmr", max_history=500).rate(to_history(games))
+    assert run.state["hist_len"].max() < 80  # folded by weight (without it: every term kept, about 135)
+    ref = elommr_replay(games, max_history=500)
+    for i, name in enumerate(run.players):
+        assert run.state["mu"][i] == pytest.approx(ref[name][0], abs=1e-7)
+        assert run.state["sigma"][i] == pytest.approx(ref[name][1], abs=1e-8)
+
+
 def test_every_rating_after_every_game_agrees_with_elommr() -> None:
     # The trajectory, not only the end: replay elommr game by game and compare the "after" mu series.
     games = random_games(7, 40, 8, 6)

@@ -169,6 +169,17 @@ def assert_agree(system: RatingSystem, history: GameHistory, fast: RatingRun | N
         assert_close(fast.state[name], values, tolerance)
 
 
+def rate_noting_per_game_calls(
+    system: RatingSystem, history: GameHistory, monkeypatch: pytest.MonkeyPatch
+) -> tuple[RatingRun, list[int]]:
+    """``system.rate(history)`` and the games it handed to the per-game hook ``_play`` (the kernel's fallback);
+    the hook stays patched until the test undoes ``monkeypatch``."""
+    calls: list[int] = []
+    play = system._play
+    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
+    return system.rate(history), calls
+
+
 def test_every_kernel_system_has_cases() -> None:
     assert {name for name, _ in CASES} == set(SYSTEMS_WITH_KERNELS)
 
@@ -305,10 +316,7 @@ def test_plackett_luce_large_tie_stays_in_the_kernel(monkeypatch: pytest.MonkeyP
     pair = (Entry("p0", 1), Entry("last", 2))
     history = GameHistory([Game("1", pair), Game("2", crowd), Game("3", pair)])
     system = create("plackett-luce")
-    calls: list[int] = []
-    play = system._play
-    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
-    fast = system.rate(history)
+    fast, calls = rate_noting_per_game_calls(system, history, monkeypatch)
     assert calls == []
     monkeypatch.undo()
     assert_agree(system, history, fast)
@@ -320,10 +328,7 @@ def test_thurstonian_hands_only_large_tie_groups_to_the_per_game_hooks(monkeypat
     few = (Entry("p0", 1), Entry("p1", 1), Entry("p2", 2), Entry("p3", 2), Entry("last", None))
     history = GameHistory([Game("1", few), Game("2", crowd), Game("3", few)])
     system = create("thurstonian", dummy=0.2)
-    calls: list[int] = []
-    play = system._play
-    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
-    fast = system.rate(history)
+    fast, calls = rate_noting_per_game_calls(system, history, monkeypatch)
     assert calls == [1]
     monkeypatch.undo()
     assert_agree(system, history, fast)
@@ -408,12 +413,35 @@ def test_thurstonian_kernel_computes_games_of_256_players(monkeypatch: pytest.Mo
         games.append(Game(f"g{g}", tuple(Entry(f"p{q}", int(p)) for q, p in zip(players, places, strict=True))))
     history = GameHistory(games)
     system = create("thurstonian")
-    calls: list[int] = []
-    play = system._play
-    monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
-    fast = system.rate(history)
+    fast, calls = rate_noting_per_game_calls(system, history, monkeypatch)
     assert np.isfinite(fast.after).all()
     assert calls == []
+    monkeypatch.undo()
+    assert_agree(system, history, fast)
+
+
+def test_thurstonian_kernel_computes_crowds_of_1000_like_the_logarithmic_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two games of 1,000 players (the second in another order, 100 of them DNFs, from the spread ratings the
+    first left): the kernel computes both (its tilted messages; the scaled ones lost their mass from about 650
+    players) and agrees to 1e-9 with the per-game path, which computes these games in logarithms (checked: its
+    scaled computation declines the first)."""
+    from ratings.systems.thurstonian import _event, _order, grid_plan
+
+    rng = np.random.default_rng(12)
+    n = 1000
+    first = Game("g0", tuple(Entry(f"p{q}", q + 1) for q in range(n)))
+    places = rng.permutation(n) + 1
+    second = Game("g1", tuple(Entry(f"p{q}", int(p) if p <= n - 100 else None) for q, p in enumerate(places)))
+    history = GameHistory([first, second])
+    r = np.zeros(n)
+    chain, bottom = _event(np.arange(n)[::-1].copy(), np.zeros(0, dtype=np.int64))
+    assert not _order(r, chain, bottom, *grid_plan(r, chain, bottom)[:3])[2]  # the reference goes to logarithms
+    system = create("thurstonian")
+    fast, calls = rate_noting_per_game_calls(system, history, monkeypatch)
+    assert calls == []
+    assert np.isfinite(fast.after).all()
     monkeypatch.undo()
     assert_agree(system, history, fast)
 

@@ -11,6 +11,17 @@
   (Thurstone's case V), draws averaged, DNF pairs unobserved.  ``theta = (model, variant)`` with
   model 0 logistic / 1 gaussian and variant 0 sum / 1 average over n - 1 / 2 average over the
   opponents with a different rank.
+
+Why a game of n players costs n^2 here (both): each player's expected score sums a function of its rating
+difference with every opponent, ``sum_j f(r_j - r_i)``.  Sorting and prefix sums make such a sum linear only when
+``f`` separates into finitely many products ``g(r_j) h(r_i)`` (an exponential does: ``10^((r_j - r_i) / D) =
+10^(r_j / D) 10^(-r_i / D)``); the logistic ``1 / (1 + 10^x)`` and the normal ``Phi(x)`` of the pair models do not
+(each is a ratio or integral with no finite separable expansion), so there is no exact sub-quadratic form.  A
+Chebyshev interpolant of the sum on panels (as :func:`ratings.kernels.elo_mmr.panel_sums` does for Elo-MMR's tanh
+sums, within 1.1e-15 of the sum's size) would make it about linear in the field; not done: the fields where it pays
+are contests of thousands, where these pair sums cost 4.5 ms a game at 1,000 players and 44 ms at 4,096 (multielo;
+pairwise 3 and 39 ms; benchmarks/contests_replay.py, BENCHMARKS.md), against 61 and 257 us a result for openskill's
+Plackett-Luce.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import numpy as np
 from ratings.base import NO_DATE
 from ratings.kernels.jit import entry, helper
 from ratings.kernels.numerics import idle_days, largest_game, mills_ratio, team_means
-from ratings.systems.elo_mmr import TANH_SCALE, TOLERANCE
+from ratings.systems.elo_mmr import FOLD_SHARE, TANH_SCALE, TOLERANCE
 
 __all__ = ["PANEL_DEGREE", "PANEL_MIN_GROUPS", "panel_sums", "panel_width", "replay_elo_mmr", "tanh_sums"]
 
@@ -459,9 +459,12 @@ def replay_elo_mmr(
                     w_perf = observed[i]
                     mu_s[players[s + i]] = (w_prior * mu[i] + w_perf * perf[i]) / (w_prior + w_perf)
             else:
-                for i in range(n):  # section 5.3: fold the oldest term into the Gaussian one when full
+                for i in range(n):  # section 5.3: fold the oldest term into the Gaussian one when full or light
                     p = players[s + i]
-                    if hist_len[p] >= limit:
+                    total = w0[p]
+                    for k in range(hist_len[p]):
+                        total += hist_w[p, k]
+                    while hist_len[p] >= limit or (hist_len[p] > 0 and hist_w[p, 0] < FOLD_SHARE * total):
                         wn = w0[p]
                         wl = hist_w[p, 0]
                         p0[p] = (wn * p0[p] + wl * hist_p[p, 0]) / (wn + wl)

@@ -68,6 +68,18 @@ Gaussian term with its weight (the history compression of section 5.3; the paper
 At the defaults a term's weight shrinks by ``kappa^(1 + rho) = 0.71`` per game (section 4.2), so the default of
 100 terms drops nothing above 1e-15 of a term's weight while keeping long histories fast.
 
+Bounded by weight too: a term whose weight has fallen below :data:`FOLD_SHARE` of the player's total
+(``w0 + sum_k w_k``) is folded the same way, whatever ``max_history`` says.  At the defaults that is a term
+about 60 games old.  Why: the robust average sums every kept term at each Newton step (about 3.6 steps), so
+a game's cost grows with its entrants' history lengths until they are full; with 100 terms a history of
+games of 4-10 players from 500 fills at about 7,000 games, and the replay's time grew as games^1.21 from
+5,000 to 40,000 games (benchmarks/elo_mmr_history.py), where it now fills by about 4,300 games.  What a
+fold changes: the term ``-w out_scale tanh((x - p) arg)`` of ``L'`` becomes ``w (p - x)``, a change of at most
+``w (|x - p| + beta pi / sqrt 3)``, and ``L'`` falls at least as fast as ``w0``, so the root moves by at most
+``FOLD_SHARE (W / w0) (|x - p| + beta pi / sqrt 3)`` per fold (about 1e-7 rating points at the defaults;
+measured on 40,000 games: BENCHMARKS.md).  A term of the histories the tests compare with Elo-MMR-Py (up to
+about 40 games a player) keeps more than 1e-7 of the total, so those comparisons are untouched.
+
 Speed.  A usual game has a few players, where the cost is the microsecond or so of overhead of each
 numpy call, not arithmetic.  So each game's fixed tables (who beat whom, the doubled tie weights) are
 built once, an objective is a dozen in-place array calls per Newton step for all rank groups at once,
@@ -89,12 +101,15 @@ from ratings.base import GameView, RatingSystem, Replay, State, idle_days
 from ratings.params import Declared, Interval, Rule, param
 from ratings.systems._teams import strength, team_view
 
-__all__ = ["EloMMR", "EloMMRParams", "solve_decreasing"]
+__all__ = ["FOLD_SHARE", "EloMMR", "EloMMRParams", "solve_decreasing"]
 
 #: pi / sqrt(3): a logistic distribution with standard deviation delta has scale delta / TANH_SCALE.
 TANH_SCALE = math.pi / math.sqrt(3.0)
 #: Ratings after a game are reported to this absolute tolerance (rating points).
 TOLERANCE = 1e-10
+#: A logistic term holding less than this share of its player's total weight is folded into the Gaussian term
+#: (module docstring: the bound on the history's length by weight, and what it changes).
+FOLD_SHARE = 1e-10
 #: Elements per block of a game's all-pairs matrix (512 kB per temporary: cache-sized blocks run 2-4x faster).
 BLOCK = 65536
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -720,11 +735,16 @@ class EloMMR(RatingSystem):
         state["hist_w"][players] = hist_w * (kappa * keep)[:, None]
 
     def _push(self, state: State, players: np.ndarray, perf: np.ndarray, weight: float | np.ndarray) -> None:
-        """Append one logistic term per player, folding the oldest into the Gaussian term when full (section 5.3)."""
+        """Append one logistic term per player, folding the oldest into the Gaussian term when full (section 5.3)
+        and while it holds less than :data:`FOLD_SHARE` of the player's weight."""
         limit = self.params.max_history
         length = state["hist_len"][players]
-        full = players[length >= limit]
-        if len(full):
+        total = state["w0"][players] + state["hist_w"][players].sum(axis=1)
+        while True:
+            light = (length > 0) & (state["hist_w"][players, 0] < FOLD_SHARE * total)
+            full = players[(length >= limit) | light]
+            if not len(full):
+                break
             wn, wl = state["w0"][full], state["hist_w"][full, 0]
             state["p0"][full] = (wn * state["p0"][full] + wl * state["hist_p"][full, 0]) / (wn + wl)
             state["w0"][full] = wn + wl

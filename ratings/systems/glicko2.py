@@ -75,6 +75,9 @@ adds standard Gumbel noise: the difference of two Gumbel variables is logistic, 
 skills ``P(i beats j) = 1 / (1 + exp(-(theta_i - theta_j)))``, the Glicko-2 win model (step 3,
 ``E``), and averaging over the skills is the integral that Glickman's ``g(phi)`` attenuation
 approximates.  Orders are then Plackett-Luce given the skills.
+
+Cost: every other participant is one match, so a game of n players costs n^2 (steps 3-4 sum over the opponents a
+logistic scaled by each one's deviation, which has no exact sub-quadratic form: :mod:`ratings.kernels.glicko2`).
 """
 
 from __future__ import annotations

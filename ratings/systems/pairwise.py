@@ -27,6 +27,9 @@ With the censored dummy (``dummy_tie="censored"``, see :mod:`ratings.systems._si
 players of the worst rank and the dummy are censored like DNFs: each loses its pair to every
 other player and is not compared with the others in the group, so its update is a sum of
 ``0 - P(win)`` terms (logistic) or of negative Mills-ratio terms (Gaussian), never a gain.
+
+Cost: every pair is compared, so a game of n players costs n^2 (no exact sub-quadratic form of a sum of logistic
+or normal pair probabilities: :mod:`ratings.kernels.elo`).
 """
 
 from __future__ import annotations
