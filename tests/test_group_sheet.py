@@ -7,6 +7,7 @@ configure it (tests/test_workers.private_sheet_env); in process, and the visitor
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import secrets
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ratings import GameHistory
 from sources.access import group_mark
 from sources.groups import pages, service
 from sources.groups.database import database_url, engine_for, process_sessions, sessions, upgrade
@@ -149,6 +151,32 @@ def test_an_organiser_sets_a_title_to_its_sheet_and_members_record_into_the_shee
     with pytest.raises(service.GroupError, match="written only from the page of the group its host names"):
         pages.record("copy", "Catan", game, token="web c1", entry=copy_entry, secret_key=SECRET)
     assert fake.values(key, "Games") == rows
+
+
+def test_the_groups_aliases_name_the_sheets_players(club: dict[str, Any]) -> None:
+    """An alias the organiser declares ("Yul" is the group's Bob) names the Sheet's players too, as it names the
+    database's; removed, the Sheet's own name is back.  Expected: the Sheet's rows with Yul written as Bob, rated from
+    scratch (the same system on a hand-made history)."""
+    from ratings import create
+    from ratings.history import Entry, Game
+
+    organiser = club["organiser"]
+    pages.set_title_sheet("club", "Catan", club["key"], "Games", entry=organiser, secret_key=SECRET)
+    assert "Yul" in GroupTitle("club", "Catan").load().history.players
+    pages.declare_alias("club", "Yul", "Bob", entry=organiser, secret_key=SECRET)
+    named = GroupTitle("club", "Catan").load().history
+    assert set(named.players) == {"Xia", "Bob"}
+    by_hand = GameHistory(
+        [
+            Game("s1", (Entry("Xia", 1), Entry("Bob", 2)), dt.date(2024, 3, 1)),
+            Game("s2", (Entry("Bob", 1), Entry("Xia", 2)), dt.date(2024, 3, 8)),
+        ]
+    )
+    system = create("multielo")
+    a, b = system.rate(named), system.rate(by_hand)
+    assert a.players == b.players and a.final.tolist() == b.final.tolist()
+    pages.remove_alias("club", "Yul", entry=organiser, secret_key=SECRET)
+    assert set(GroupTitle("club", "Catan").load().history.players) == {"Xia", "Yul"}
 
 
 def test_a_sheet_that_fails_is_shown_from_its_last_copy_and_a_public_one_cannot_be_written(

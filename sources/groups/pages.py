@@ -29,6 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ratings import GameHistory
+from ratings.aliases import AliasError, apply_aliases
 from ratings.history import Entry as HistoryEntry
 from ratings.history import Game
 from ratings.io import write_csv
@@ -123,6 +124,7 @@ def load_title(slug: str, title: str | None) -> Loaded:
                 raise DataError([f"the group has no game title '{title}' (its titles: {names})"])
             label = f"{group.name}: {chosen.name}"
             sheet = (chosen.sheet, chosen.worksheet) if chosen.sheet else None
+            aliases = service.aliases(session, group) if sheet else {}  # a database read gives its names by them
             key = _key(group, chosen, service.change_counter(session, group))
             history = None if sheet else (_LOADED.get(key) or _shared(key))
             if history is None and sheet is None:
@@ -137,7 +139,13 @@ def load_title(slug: str, title: str | None) -> Loaded:
         raise DataError([UNREADABLE]) from None
     if sheet is not None:  # the title's games live in its Sheet: read as / reads a Sheet (cached, stale copy)
         read = Sheet(*sheet).load()
-        return Loaded(read.history, read.key, f"{label} (Google Sheet)", read.warnings)
+        try:
+            named = apply_aliases(read.history, aliases)
+        except AliasError as exc:
+            raise DataError([f"the title's Google Sheet: {exc}"]) from None
+        # the group's change counter in the key: an alias declared or removed names the Sheet's players anew
+        sheet_key = read.key if named is read.history else f"{read.key}|{key}"
+        return Loaded(named, sheet_key, f"{label} (Google Sheet)", read.warnings)
     assert history is not None
     return Loaded(history, key, label, tuple(history.warnings))
 
