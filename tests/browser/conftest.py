@@ -118,7 +118,23 @@ PAGE_STATE_JS = """() => {
     if (Array.isArray(q) && q.length) waiting[name] = q.map(c => (c.callback || {}).output || '?');
   });
   const loading = [...document.querySelectorAll('[data-dash-is-loading="true"]')].map(e => e.id || e.className);
-  return {url: location.href, banner: banner ? banner.innerText : null, waiting, loading};
+  // the standings' chain on a page load: the game, the player explained, what the page says it has drawn, and the
+  // explanation table's rows (held, in the DOM, visible)
+  const props = (id) => {
+    const state = window.store ? window.store.getState() : null;
+    const path = state && state.paths.strs[id];
+    if (!path) return null;
+    let node = state.layout;
+    for (const k of path) node = node[k];
+    return node.props;
+  };
+  const game = props('standings-game') || {}, player = props('game-explain-player') || {};
+  const table = props('game-explain-table');
+  const rows = [...document.querySelectorAll('#game-explain-table .ag-row')];
+  const standings = {game: game.value, player: player.value, players: (player.options || []).length,
+    drawn: (props('standings-drawn') || {}).data, tableRows: table ? (table.rowData || []).length : null,
+    domRows: rows.length, shownRows: rows.filter(e => e.offsetParent !== null).length};
+  return {url: location.href, banner: banner ? banner.innerText : null, waiting, loading, standings};
 }"""
 
 
