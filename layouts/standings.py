@@ -281,8 +281,10 @@ def views_for(
             )
         shown["trajectories"] = key
         shown["trajectories@"] = keys["trajectories"]
-    game = inputs.game
-    if wanted.game and isinstance(game, int) and not isinstance(game, bool) and 0 <= game < run.history.n_games:
+    # No game picked (the picker's own callback has not answered, or its answer was lost): the picker's default, the
+    # newest game, so the page never waits on the picker to show one game and its explanation.
+    game = figures.game_choice(run, inputs.game, None, False) if run.history.n_games else None
+    if wanted.game and game is not None:
         key = _digest(inputs.source, system, game, astuple(scale))
         if shown.get("changes") == key:
             views.game_changes = game_changes_patch(run, game, scale=scale)
@@ -290,11 +292,12 @@ def views_for(
             views.game_changes = figures.game_changes_figure(run, game, scale=scale)
         shown["changes"] = key
     if wanted.game:
-        shown["game@"] = keys["game"]  # no game (yet), or none of this data's: nothing to draw until the picker moves
+        shown["game@"] = keys["game"]
     if wanted.heatmap:
         views.heatmap = figures.change_heatmap(run, figures.drawn_players(run, inputs.players), scale=scale)
         shown["heatmap@"] = keys["heatmap"]
-    player = inputs.explained
+    # the game's default player (its winner) until the player picker says otherwise, as for the game above
+    player = inputs.explained if isinstance(inputs.explained, str) else figures.game_players(run, game, None)[1]
     # the player picker may still hold a player of the previous game (it follows the game in its own callback)
     if wanted.explanation and not (
         isinstance(player, str) and player not in _names(figures.game_players(run, game, None)[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import datetime as dt
+import json
 
 import numpy as np
 import pytest
@@ -681,6 +682,19 @@ def test_an_answer_draws_every_view_the_page_does_not_show_yet_whatever_triggere
     back = answer(dataclasses.replace(moved, tab="standings"), third["drawn"])
     assert isinstance(back["rows"], list) and back["heatmap"] is no_update and back["trajectories"] is not no_update
     assert back["rows"] != first["rows"]  # K=40 rates the sample differently from K=16
+
+
+def test_before_the_pickers_answer_the_newest_game_and_its_winner_are_shown():
+    """The game and player pickers fill in from callbacks of their own; until they have (or when their answer is
+    lost), the standings show the pickers' defaults: the newest game's bars and its winner's explanation.  Expected,
+    read from the sample itself: the last game of the poker sample and the player placed first in it."""
+    history = load_sample("poker")
+    last = history.games[-1]
+    winner = next(e.player for e in last.entries if e.place == 1)
+    values = standings.standings_views(StandingsInputs(POKER, SETTINGS_K16, tab="standings"), drawn=None)
+    bars, header, rows = values[11], values[13], values[14]
+    assert bars is not no_update and f"Game {history.n_games}" in json.dumps(bars.to_plotly_json()["layout"])
+    assert header.startswith(f"{winner} in Game {history.n_games}") and isinstance(rows, list) and rows
 
 
 @pytest.mark.parametrize(
