@@ -10,6 +10,7 @@ import pytest
 
 from ratings import GameHistory, HistoryError
 from ratings.io.places import parse_place
+from tests.test_io_columns import _ARRAYS
 
 
 def test_flat_layout_matches_games(small_history: GameHistory) -> None:
@@ -164,18 +165,7 @@ def test_a_game_appended_equals_the_history_built_with_it() -> None:
 def _same_history(a: GameHistory, b: GameHistory, where: object) -> None:
     """Every array (values and types), the players' numbering, the games, ids, dates and warnings of ``a`` are
     those of ``b``."""
-    for name in (
-        "offsets",
-        "flat_player",
-        "flat_rank",
-        "flat_dnf",
-        "flat_place",
-        "flat_position",
-        "flat_game",
-        "flat_team",
-        "flat_weight",
-        "team_game",
-    ):
+    for name in _ARRAYS:
         x, y = getattr(a, name), getattr(b, name)
         assert x.tolist() == y.tolist() and x.dtype == y.dtype, (where, name)
     assert a.players == b.players and dict(a.player_index) == dict(b.player_index), where

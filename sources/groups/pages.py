@@ -561,8 +561,7 @@ def record(
         # a title whose games live in its Sheet: the game goes there, never into the database
         sheet = (group.name, chosen.name, chosen.sheet, chosen.worksheet) if chosen.sheet else None
         if sheet is None:
-            service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
-            before = service.change_counter(session, group)
+            before = _locked_counter(session, group)
             row = service.record_game(session, chosen, game, who=visitor.who, token=token)
             after = service.change_counter(session, group)
             snapshot = _named(session, group, service.Snapshot.of(row))  # the names as a read gives them
@@ -579,14 +578,20 @@ def record(
     return message
 
 
+def _locked_counter(session: Session, group: Group) -> int:
+    """Lock the group for this write and read its change counter, which then stays the group's latest until commit
+    (so the write can tell whether it was the only change, and edit the cached history in place)."""
+    service.lock_group(session, group.id)
+    return service.change_counter(session, group)
+
+
 def _correct(slug: str, title: str | None, game: NewGame, public_id: str, *, entry: Any, secret_key: str) -> str:
     """Replace the date and results of the title's game ``public_id`` (organisers only); the cached history takes the
     corrected game in place of the old one."""
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "correct")
         chosen = _database_title(group, title)
-        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
-        before = service.change_counter(session, group)
+        before = _locked_counter(session, group)
         row = service.game_named(session, chosen, public_id)
         was_live, moment = not row.deleted, (row.played_on, row.played_time)
         service.correct_game(session, row.id, game, who=visitor.who)
@@ -717,8 +722,7 @@ def delete_game(slug: str, title: str | None, public_id: Any, *, entry: Any, sec
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "delete")
         chosen = _database_title(group, title)
-        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
-        before = service.change_counter(session, group)
+        before = _locked_counter(session, group)
         row = service.game_named(session, chosen, public_id)
         service.delete_game(session, row.id, who=visitor.who)
         edit = _game_edit(session, group, chosen, row, True, before)
@@ -732,8 +736,7 @@ def undo_last(slug: str, *, entry: Any, secret_key: str) -> str:
     """Take back the group's latest change that is not itself taken back."""
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "undo")
-        service.lock_group(session, group.id)  # the counter read here stays the group's latest until commit
-        before = service.change_counter(session, group)
+        before = _locked_counter(session, group)
         change = service.last_change(session, group)
         if change is None:
             raise service.GroupError("there is no change to undo")
