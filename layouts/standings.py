@@ -296,12 +296,11 @@ def views_for(
     if wanted.heatmap:
         views.heatmap = figures.change_heatmap(run, figures.drawn_players(run, inputs.players), scale=scale)
         shown["heatmap@"] = keys["heatmap"]
-    # the game's default player (its winner) until the player picker says otherwise, as for the game above
-    player = inputs.explained if isinstance(inputs.explained, str) else figures.game_players(run, game, None)[1]
-    # the player picker may still hold a player of the previous game (it follows the game in its own callback)
-    if wanted.explanation and not (
-        isinstance(player, str) and player not in _names(figures.game_players(run, game, None)[0])
-    ):
+    # the game's players and its default player (its winner, until the player picker says otherwise, as for the
+    # game above); the picker may still hold a player of the previous game (it follows the game in its own callback)
+    options, winner = figures.game_players(run, game, None) if wanted.explanation else ([], None)
+    player = inputs.explained if isinstance(inputs.explained, str) else winner
+    if wanted.explanation and not (isinstance(player, str) and player not in _names(options)):
         header, table_rows, table_columns, table_style, notes = explain_view(run, player, game, scale).outputs()
         key = _digest(table_columns, table_style)
         if shown.get("explanation") == key:
