@@ -59,6 +59,10 @@ def stop_group(proc: subprocess.Popen[bytes], grace: float = 3.0) -> None:
     proc.wait(timeout=10)
 
 
+#: The log directories of the gunicorn servers running now; a failed browser test reports their error logs' tails.
+RUNNING_LOGS: list[Path] = []
+
+
 @contextlib.contextmanager
 def gunicorn(env: dict[str, str], logs: Path, *, workers: int = 2, start_timeout: float = 120.0) -> Iterator[str]:
     """``gunicorn app:server`` with ``workers`` sync workers; yields its base URL.  The access log names the worker
@@ -74,11 +78,14 @@ def gunicorn(env: dict[str, str], logs: Path, *, workers: int = 2, start_timeout
     command = [str(binary), *procfile("web", workers)[1:], "--bind", f"127.0.0.1:{port}"]
     command += ["--access-logfile", str(logs / "access.log"), "--access-logformat", 'pid=%(p)s "%(r)s" %(s)s']
     command += ["--error-logfile", str(logs / "error.log")]
-    proc = subprocess.Popen(
-        command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
+    # the app's own log (callback failures with their tracebacks) goes to the processes' stderr
+    with (logs / "stderr.log").open("wb") as stderr:
+        proc = subprocess.Popen(
+            command, cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + start_timeout
+    RUNNING_LOGS.append(logs)
     try:
         while True:
             with contextlib.suppress(requests.RequestException):
@@ -90,6 +97,7 @@ def gunicorn(env: dict[str, str], logs: Path, *, workers: int = 2, start_timeout
             time.sleep(0.25)
         yield url
     finally:
+        RUNNING_LOGS.remove(logs)
         stop_group(proc)
 
 

@@ -140,9 +140,9 @@ PAGE_STATE_JS = """() => {
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """A browser test that failed gets a section "pages at the failure": each open page's state (PAGE_STATE_JS) and,
-    for the in-process server, how many callbacks its overload gate refused, so a timed-out wait says what the page
-    was waiting for."""
+    """A browser test that failed gets a section "pages at the failure": each open page's state (PAGE_STATE_JS),
+    for the in-process server how many callbacks its overload gate refused, and each running gunicorn's logs' tails
+    (the app's tracebacks among them), so a timed-out wait says what the page was waiting for and why."""
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     if report.when != "call" or not report.failed:
@@ -163,6 +163,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
         gate = app_module.server.extensions.get("ratings_gate")
         lines.append(f"in-process server: overload gate refused {getattr(gate, 'refused', '?')} callbacks so far")
+    from tests.servers import RUNNING_LOGS
+
+    for logs in RUNNING_LOGS:
+        for log in (logs / "error.log", logs / "stderr.log"):
+            text = log.read_text(errors="replace") if log.exists() else "(none)"
+            lines.append(f"gunicorn's {log}, its last 4,000 characters:\n{text[-4000:]}")
     if lines:
         report.sections.append(("pages at the failure", "\n".join(lines)))
 
