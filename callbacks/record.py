@@ -26,7 +26,7 @@ from callbacks.runs import (
     sample_shown,
     source_summary,
 )
-from layouts.edit import access_line, record_alert, status_lines
+from layouts.edit import access_line, group_access_line, record_alert, status_lines
 from layouts.ids import Data, Edit, GroupPage, Page, Record, RecordType
 from ratings.lazy import lazy_module
 from sources import settings
@@ -281,7 +281,7 @@ def on_access(
 ) -> tuple[Any, Any, bool, dict[str, str], str]:
     trigger = ctx.triggered_id
     if group_of_path(pathname) is not None:  # a group's page: its bar says who may record, and signs in
-        return GROUP_ACCESS, no_update, False, {"display": "none"}, ""
+        return group_access_line(), no_update, False, {"display": "none"}, ""
     note = ""
     if trigger == Record.SIGN_OUT:
         flask.session.pop(ORGANISER, None)
@@ -297,14 +297,6 @@ def on_access(
     shown = now.can_sign_in and not now.organiser
     cleared = "" if trigger is not None else no_update
     return _access_line(now, note), cleared, shown, {} if now.organiser else {"display": "none"}, ""
-
-
-#: The record form's access line on a group's page.
-GROUP_ACCESS = (
-    "On a group's page a game recorded here goes into the group's games: organisers and members may record (sign in "
-    "on the group's bar above); an organiser may choose a game there to correct it. A what-if edit of the games above "
-    "is yours alone."
-)
 
 
 def _access_line(now: Rights, note: str) -> Any:

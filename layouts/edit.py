@@ -204,8 +204,7 @@ def record_panel() -> html.Div:
             html.H2("Record a new game", className="h6 mb-1"),
             html.Div(
                 "Players and places, read as an uploaded file reads them (1 or 1st = best; equal numbers tie; "
-                "DNF, DQ or empty = did not finish). Into the group's Google Sheet the game is written after you "
-                "confirm, by an organiser; otherwise it joins this session's history.",
+                "DNF, DQ or empty = did not finish). Where it goes is said below.",
                 className="small text-muted mb-1",
             ),
             html.Div(id=Record.ACCESS),
@@ -291,9 +290,25 @@ def record_alert(text: str, ok: bool) -> list[Any]:
 
 
 def access_line(now: Rights, note: str, config: SheetSettings | None) -> Any:
-    """The record form's line saying who may record here (and what just happened), for the host's sheet settings
-    (``None`` when they cannot be read)."""
+    """The record form's line saying where a recorded game goes and who may record it (and what just happened), for
+    the host's sheet settings (``None`` when they cannot be read)."""
     if config is None or not config.sheet or not config.can_write:
         text = "No writable group sheet is configured here: a game recorded below joins this browser's session."
         return dbc.Alert(note + text, color="secondary", className="small py-1 mb-1")
-    return dbc.Alert(note + now.message, color="success" if now.may_record else "info", className="small py-1 mb-1")
+    if not now.may_record:
+        return dbc.Alert(note + now.message, color="info", className="small py-1 mb-1")
+    text = now.message + " A game recorded below is written into the group's Google Sheet after you confirm it."
+    return dbc.Alert(note + text, color="success", className="small py-1 mb-1")
+
+
+#: The record form's line on a group's page.
+GROUP_ACCESS = (
+    "On a group's page a game recorded here goes into the group's games: organisers and members may record (sign in "
+    "on the group's bar above); an organiser may choose a game there to correct it. A what-if edit of the games above "
+    "is yours alone."
+)
+
+
+def group_access_line() -> Any:
+    """The record form's line on a group's page: where a recorded game goes and who may record it."""
+    return dbc.Alert(GROUP_ACCESS, color="info", className="small py-1 mb-1")
