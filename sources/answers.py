@@ -21,6 +21,10 @@ Safe by construction:
 - **Volatile answers are not kept.**  An answer whose computation wrote to the store (an upload kept, a sheet read
   anew), loaded anything by force, or met an error (:func:`volatile`) is sent as computed and not memoised; so is an
   answer that is not a plain 200 JSON, or whose request body is larger than :data:`MAX_BODY` (an upload).
+- **Sources say why.**  An answer that read a data source is kept only when the source's class declares why it may
+  be (:func:`sources.model.read_source`: its content is fixed under its key, or its ``load`` notes what it depends
+  on); a source that declares nothing (a group's games, in a database that changes under the same request, or a
+  new kind of source) has every answer that read it computed anew.
 
 A memoised answer lives in the store like every entry: until 30 days after its last use (``RATINGS_STORE_DAYS``),
 the least recently used going first when the store is full; an answer derived from an upload therefore lives no

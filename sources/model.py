@@ -22,7 +22,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from ratings import GameHistory, HistoryError
 from sources import answers
@@ -42,6 +42,7 @@ __all__ = [
     "Upload",
     "keep_history",
     "parse_source",
+    "read_source",
     "source_from_query",
 ]
 
@@ -189,6 +190,7 @@ class Sample:
 
     name: str
     kind: ClassVar[str] = "sample"
+    memo: ClassVar[Memo] = "fixed"  # bundled with the code, which the memo's key covers
 
     @property
     def key(self) -> str:
@@ -231,6 +233,7 @@ class Upload:
     id: str
     filename: str
     kind: ClassVar[str] = "upload"
+    memo: ClassVar[Memo] = "fixed"  # content-addressed
 
     @property
     def key(self) -> str:
@@ -262,6 +265,7 @@ class Edited:
     id: str
     base: Source | None
     kind: ClassVar[str] = "edited"
+    memo: ClassVar[Memo] = "fixed"  # content-addressed
 
     @property
     def key(self) -> str:
@@ -317,6 +321,7 @@ class Sheet:
     url: str
     worksheet: str | None = None
     kind: ClassVar[str] = "sheet"
+    memo: ClassVar[Memo] = "tracked"  # load() notes the shared copy it answered from, or that it read the sheet anew
     #: Seconds a copy in the shared store is used before the sheet is read again (``RATINGS_SHEET_CACHE_SECONDS``).
     ttl: ClassVar[float | None] = None
 
@@ -472,6 +477,24 @@ class GroupTitle:
 Source = Sample | Sheet | Upload | Edited | GroupTitle
 
 _KINDS: dict[str, Any] = {cls.kind: cls for cls in (Sample, Sheet, Upload, Edited, GroupTitle)}
+
+
+#: Why the answers that read a source may be memoised (:func:`read_source`).
+Memo = Literal["fixed", "tracked"]
+
+
+def read_source(value: Any, *, force: bool = False) -> Loaded:
+    """The history of the source ``value`` (typed or its JSON form) as read: the one place the app reads a source.
+
+    An answer of the memo of answers (:mod:`sources.answers`) that read a source is kept only when the source's
+    class says why it may be (its ``memo``: ``"fixed"``, its content cannot change under its key; ``"tracked"``, its
+    ``load`` notes what its content depends on or that it must be computed every time).  A class without that
+    declaration (a group's games in the database, or a new kind of source) has its answers computed every time.
+    """
+    source = parse_source(value)
+    if getattr(type(source), "memo", None) not in ("fixed", "tracked"):
+        answers.volatile(f"read a {source.kind} source, whose content may change under the same key")
+    return source.load(force=force)
 
 
 def parse_source(value: Any) -> Source:

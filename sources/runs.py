@@ -45,7 +45,7 @@ from ratings.base import shared_prefix
 from ratings.params import coerce
 from sources import views
 from sources.forksafe import ForkSafeLock
-from sources.model import LRU, DataError, Loaded, Source, Upload, keep_history, parse_source
+from sources.model import LRU, DataError, Loaded, Source, Upload, keep_history, read_source
 from sources.store import Store, StoreError, shared_store, wait_for_lock
 
 __all__ = [
@@ -94,12 +94,12 @@ def load(source: Any, *, force: bool = False) -> Loaded:
     """The history of ``source`` (typed or its JSON form) seen through the view it carries (aliases, season:
     :mod:`sources.views`); :class:`DataError` when it cannot be read."""
     view = views.view_of(source)
-    return views.apply(parse_source(source).load(force=force), view)
+    return views.apply(read_source(source, force=force), view)
 
 
 def load_raw(source: Any, *, force: bool = False) -> Loaded:
     """The history of ``source`` as read, without its view (what the edit grid edits)."""
-    return parse_source(source).load(force=force)
+    return read_source(source, force=force)
 
 
 def read_upload(contents: Any, filename: Any) -> tuple[Upload, list[str]]:

@@ -12,16 +12,17 @@ import json
 import time
 import zlib
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 
 import app as app_module
 from layouts.ids import Baseline, Data, Page, Params, Record, Standings
 from ratings import Entry, Game, GameHistory
-from sources import answers
+from sources import answers, model
 from sources.answers import AnswerMemo, Reads, code_version, encoding_for
-from sources.model import Edited, Sheet, Upload, keep_history
+from sources.model import Edited, Loaded, Sheet, Upload, keep_history
 from sources.store import shared_store
 from tests.dash_requests import post
 from web import answer_memo
@@ -292,6 +293,37 @@ def test_an_answer_that_wrote_to_the_store_is_not_kept() -> None:
     memo = AnswerMemo([], "v")
     assert memo.keep("answer:x", b"{}", "", reads) is False
     assert memo.keep("answer:y", b"{}", "", Reads()) is True
+
+
+def test_a_source_that_does_not_say_why_its_answers_may_be_kept_has_them_computed_every_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new kind of source that forgets to declare its ``memo`` (as a group's games, read from a database that can
+    change under the same request, do not) is safe: every answer that read it is computed anew."""
+
+    @dataclass(frozen=True)
+    class Changing:
+        name: str
+        kind: ClassVar[str] = "changing"
+
+        @classmethod
+        def from_json(cls, value: dict[str, Any]) -> Changing:
+            return cls(str(value["name"]))
+
+        def load(self, *, force: bool = False) -> Loaded:
+            return Loaded(_history(("Ann", "Bob")), "changing:x", "x")
+
+    monkeypatch.setitem(model._KINDS, "changing", Changing)
+    with answers.tracking() as reads:
+        model.read_source({"kind": "changing", "name": "x"})
+    assert reads.volatile is not None and "changing" in reads.volatile
+    with answers.tracking() as reads:
+        model.read_source({"kind": "sample", "name": "poker"})  # bundled with the code: may be kept
+    assert reads.volatile is None
+    monkeypatch.setattr(model.GroupTitle, "load", Changing.load)  # the database's games, without a database
+    with answers.tracking() as reads:
+        model.read_source(model.GroupTitle("club"))
+    assert reads.volatile is not None and "group" in reads.volatile
 
 
 def test_undeclared_and_oversized_requests_have_no_name(memo: AnswerMemo) -> None:

@@ -36,7 +36,6 @@ from ratings.io import write_csv
 from ratings.io.dates import moment
 from ratings.io.names import name_key
 from ratings.io.writing import when
-from sources import answers
 from sources.access import REFUSED, group_mark, group_may, group_role
 from sources.groups import service
 from sources.groups.database import process_sessions
@@ -110,9 +109,6 @@ def load_title(slug: str, title: str | None) -> Loaded:
 
     :class:`DataError` saying what is wrong: no such group, no such title, or the database not answering.
     """
-    # the answer depends on the database, which the answer memo cannot watch: computed every time (the history and
-    # its runs stay cached, so this costs a query for the counter)
-    answers.volatile("read a group's games")
     try:
         with process_sessions()() as session:
             group = service.find_group(session, slug)
