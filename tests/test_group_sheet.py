@@ -271,3 +271,31 @@ def test_through_gunicorn_a_visitor_cannot_record_into_the_titles_sheet_and_a_me
         assert held is not None
         assert [g.id for g in service.history(session, held.titles[0]).games] == ["g1"]
     engine.dispose()
+
+
+def test_the_host_sets_and_clears_a_titles_sheet_from_the_command_line(club: dict[str, Any]) -> None:
+    """``flask --app app groups sheet``: the host's way to set a title's Sheet (no passphrase: the host runs the
+    server), read first like the page's setting; errors are one line with exit status 2."""
+    import app as app_module
+
+    runner = app_module.server.test_cli_runner()
+    url = f"https://docs.google.com/spreadsheets/d/{club['key']}/edit"
+
+    refused = runner.invoke(args=["groups", "sheet", "club", url, "--title", "Catan", "--worksheet", "No such tab"])
+    assert refused.exit_code == 2 and "the Sheet cannot be used" in refused.output, refused.output
+    assert GroupTitle("club", "Catan").load().history.game_ids == ("g1", "g2")
+    unknown = runner.invoke(args=["groups", "sheet", "club", url, "--title", "Chess"])
+    assert unknown.exit_code == 2 and "/g/club has no title 'Chess'" in unknown.output, unknown.output
+
+    done = runner.invoke(args=["groups", "sheet", "club", url, "--title", "Catan", "--worksheet", "Games"])
+    assert done.exit_code == 0 and "now reads its games from the Google Sheet" in done.output, done.output
+    assert GroupTitle("club", "Catan").load().history.game_ids == ("s1", "s2")
+    with process_sessions()() as session:
+        group = service.find_group(session, "club")
+        assert group is not None
+        change = service.export_manifest(session, group)["changes"][-1]
+    assert change["action"] == "sheet" and change["who"] == "command line"
+
+    cleared = runner.invoke(args=["groups", "sheet", "club", "--title", "Catan"])
+    assert cleared.exit_code == 0 and "from the group's database again" in cleared.output, cleared.output
+    assert GroupTitle("club", "Catan").load().history.game_ids == ("g1", "g2")

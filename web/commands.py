@@ -8,7 +8,10 @@
 - ``groups export SLUG DIR``: one long CSV per title (``<title>.csv``, the page's history CSV) and the change log
   (``changes.json``);
 - ``groups restore SLUG DIR``: an export's titles into a group (made if new; a title that already has games is
-  refused before anything is written).
+  refused before anything is written);
+- ``groups sheet SLUG --title NAME [URL] [--worksheet TAB]``: the title reads its games from the Google Sheet at URL
+  (read first, as the page does, so one that cannot be read is refused with the reason), or from the database
+  again without URL; as an organiser's setting on the group's page, it is in the change log and Undo takes it back.
 
 Errors are one line on stderr and exit status 2, as the ``ratings`` command line does.
 """
@@ -194,3 +197,37 @@ def groups_restore(slug: str, directory: Path) -> None:
     click.echo(f"{count} games in {len(histories)} titles restored into /g/{slug}{also}")
     if passphrase is not None:
         click.echo(f"organisers' passphrase (shown once, keep it): {passphrase}")
+
+
+@groups.command("sheet")
+@click.argument("slug")
+@click.argument("url", required=False)
+@click.option("--title", required=True, help="the game title that reads the Sheet")
+@click.option("--worksheet", default=None, help="the Sheet's tab (its name or gid; default: the first)")
+def groups_sheet(slug: str, url: str | None, title: str, worksheet: str | None) -> None:
+    """Make a title read its games from the Google Sheet at URL, or from the group's database again without URL."""
+    from sources.groups import pages, service
+
+    address = (url or "").strip()
+    tab = worksheet.strip() if worksheet and worksheet.strip() else None
+    name = title.strip()
+
+    def chosen(session: Any) -> Any:
+        found = next((t for t in _group(session, slug).titles if t.name == name), None)
+        if found is None:
+            _fail(f"/g/{slug} has no title '{name}'")
+        return found
+
+    try:
+        with _Session() as session:  # the group and title first: a mistyped name reads no Sheet
+            chosen(session)
+        if address:
+            pages.check_sheet(address, tab)
+        with _Session() as session:
+            service.set_title_sheet(session, chosen(session), address or None, tab, who="command line")
+    except service.GroupError as exc:
+        _fail(str(exc))
+    if address:
+        click.echo(f"/g/{slug}, title '{name}', now reads its games from the Google Sheet")
+    else:
+        click.echo(f"/g/{slug}, title '{name}', reads its games from the group's database again")

@@ -628,6 +628,20 @@ def _record_in_sheet(
     return f"{group}, {title} (its Google Sheet): {result.message}."
 
 
+def check_sheet(address: str, tab: str | None) -> None:
+    """Read the Google Sheet at ``address`` (its worksheet ``tab``, or the first) as ``/`` reads one, anew;
+    :class:`~sources.groups.GroupError` saying why it cannot be a title's source."""
+    from sources import sheets
+
+    try:
+        sheets.parse_sheet_ref(address, tab)
+        Sheet.from_json({"url": address, "worksheet": tab}).load(force=True)
+    except sheets.SheetError as exc:
+        raise service.GroupError(f"the Sheet cannot be used: {exc.message}") from None
+    except DataError as exc:
+        raise service.GroupError(f"the Sheet cannot be used: {'; '.join(exc.messages)}") from None
+
+
 def set_title_sheet(
     slug: str, title: str | None, url: Any, worksheet: Any = None, *, entry: Any, secret_key: str
 ) -> str:
@@ -635,21 +649,13 @@ def set_title_sheet(
     first), or from the group's database again when ``url`` is empty (organisers only).  The Sheet is read first,
     as ``/`` reads one, so an address that cannot be read is refused with the reason; the games the database holds
     for the title stay there."""
-    from sources import sheets
-
     address = url.strip() if isinstance(url, str) else ""
     tab = worksheet.strip() if isinstance(worksheet, str) and worksheet.strip() else None
     with _session() as session:  # the role first: a visitor's request reads no Sheet
         group, _ = _allowed(session, slug, entry, secret_key, "links")
         _title(group, title)
     if address:
-        try:
-            sheets.parse_sheet_ref(address, tab)
-            Sheet.from_json({"url": address, "worksheet": tab}).load(force=True)
-        except sheets.SheetError as exc:
-            raise service.GroupError(f"the Sheet cannot be used: {exc.message}") from None
-        except DataError as exc:
-            raise service.GroupError(f"the Sheet cannot be used: {'; '.join(exc.messages)}") from None
+        check_sheet(address, tab)
     with _session() as session:
         group, visitor = _allowed(session, slug, entry, secret_key, "links")
         chosen = _title(group, title)
