@@ -18,7 +18,7 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
-__all__ = ["THEME", "figure", "theme"]
+__all__ = ["THEME", "figure", "game_number_axis", "theme"]
 
 #: The template of every chart.
 THEME = "plotly_white"
@@ -39,3 +39,17 @@ def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
     without a template gets :data:`THEME`'s."""
     layout = {"template": theme(), **layout}
     return go.Figure(data=data, layout=layout, _validate=False)
+
+
+#: Games on a game-number axis up to which every game gets its tick.
+_EVERY_GAME = 10
+
+
+def game_number_axis(n_games: int) -> dict[str, Any]:
+    """The x axis of a chart by game number (1 to ``n_games``): on a short history a tick at every game, where
+    plotly's automatic ticks would fall between games (1, 1.2, 1.4 ... for two games); on a longer one its own,
+    which are whole numbers there."""
+    axis: dict[str, Any] = {"title": {"text": "game number"}}
+    if n_games <= _EVERY_GAME:
+        axis.update(tick0=1, dtick=1)
+    return axis

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.build import figure
+from figures.build import figure, game_number_axis
 from figures.gamelist import sides_in_game
 from figures.games import game_label, teammates_text
 from figures.scale import Scale
@@ -182,7 +182,7 @@ def change_heatmap(run: RatingRun, players: Sequence[str], *, scale: Scale | Non
             "text": f"Rating changes, players × games<br><sup>{scale.unit}; × marks odd changes</sup>",
             "font": {"size": 15},
         },
-        xaxis_title="game number",
+        xaxis=game_number_axis(h.n_games),
         yaxis={"autorange": "reversed"},
         margin={"l": 90, "r": 10, "t": 56, "b": 40},
         legend={"orientation": "h", "y": -0.2},

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from figures.build import game_number_axis
 from figures.games import game_label
 from figures.leaderboard import leaderboard_rows
 from figures.scale import Scale
@@ -161,7 +162,8 @@ def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] |
     worst = int(stats.rank.max()) if stats.n_games else 1
     step = max(1, -(-worst // 4))  # whole ranks only, at most about five ticks
     fig.update_yaxes(title_text="rank", range=[worst + 0.5, 0.5], tick0=1, dtick=step, row=2, col=1)
-    fig.update_xaxes(title_text="game number", row=2, col=1)
+    span = int(stats.games[-1] - stats.games[0]) + 1 if stats.n_games else 0  # the game numbers the chart spans
+    fig.update_xaxes(game_number_axis(span), row=2, col=1)
     fig.update_layout(
         title={"text": f"{plain(stats.player)}: rating and rank after each game", "font": {"size": 15}},
         showlegend=False,

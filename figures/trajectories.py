@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.build import figure
+from figures.build import figure, game_number_axis
 from figures.games import plain_game_labels
 from figures.players import PlayerSeries, player_color, player_dash, player_series, top_players
 from figures.scale import Scale, scale_of
@@ -220,7 +220,7 @@ def trajectory_figure(
             }
         ],
         "title": {"text": title, "font": {"size": 15}},
-        "xaxis": {"title": {"text": "date" if by_date else "game number"}},
+        "xaxis": {"title": {"text": "date"}} if by_date else game_number_axis(run.history.n_games),
         "yaxis": {"title": {"text": scale.unit}},
         "hovermode": "closest",
         "margin": {"l": 60, "r": 10, "t": 40, "b": 40},

@@ -55,6 +55,17 @@ def test_one_trace_per_player_and_dashed_initial_line(duel_run):
     assert fig.layout.yaxis.title.text == "Elo points"
 
 
+def test_a_short_history_has_a_tick_at_every_game_and_none_between(duel_run):
+    """Two games: plotly's own ticks fell at 1, 1.2, 1.4 ... (seen on a group's page); a game number is whole."""
+    for fig in (figures.trajectory_figure(duel_run, ["Ann", "Bob"]), figures.change_heatmap(duel_run, ["Ann"])):
+        assert (fig.layout.xaxis.tick0, fig.layout.xaxis.dtick) == (1, 1)
+        assert fig.layout.xaxis.title.text == "game number"
+    long = _history([(str(g), p, place) for g in range(1, 12) for place, p in enumerate(("Ann", "Bob"), 1)])
+    fig = figures.trajectory_figure(create("multielo").rate(long), ["Ann"])
+    assert fig.layout.xaxis.dtick is None  # eleven games: plotly's whole-number ticks
+    assert figures.trajectory_figure(duel_run, ["Ann"], by_date=True).layout.xaxis.dtick is None
+
+
 def test_hover_names_game_place_and_change(duel_run):
     fig = figures.trajectory_figure(duel_run, ["Bob"])
     trace = fig.data[0]
