@@ -40,53 +40,76 @@ def header() -> html.Span:
     return html.Span(id=GroupPage.HEADER, className="navbar-text text-white fw-semibold me-auto ms-2")
 
 
+def _heading(text: str) -> html.Div:
+    return html.Div(text, className="small fw-semibold text-secondary mt-2 mb-1")
+
+
+def _folded(summary: str, children: list[Any]) -> html.Details:
+    """A part of the tools used now and then, folded under one line until opened."""
+    return html.Details(
+        [html.Summary(summary, className="small fw-semibold text-secondary"), *children], className="mt-2"
+    )
+
+
 def _organiser_tools() -> html.Div:
-    return html.Div(
+    """The organisers' tools, in parts: the games, member links and names in view; the Google Sheet and imports
+    folded (a group sets them once)."""
+    games = [
+        _heading("Games"),
+        html.Div(
+            [
+                dbc.Label("Game to correct or delete", html_for=GroupPage.GAME, className="small mb-0 me-1"),
+                dcc.Dropdown(
+                    id=GroupPage.GAME,
+                    placeholder="none: the form records a new game",
+                    style={"minWidth": "14rem"},
+                    className="small",
+                ),
+                dbc.Button("Delete game", id=GroupPage.DELETE, color="outline-danger", size="sm"),
+                dbc.Button("Undo last change", id=GroupPage.UNDO, color="outline-secondary", size="sm"),
+            ],
+            className=ROW,
+        ),
+        html.Div(
+            "With a game chosen, the Edit tab's form replaces that game's date and results.",
+            className="small text-muted mb-1",
+        ),
+    ]
+    members = [
+        _heading("Member links (record games only)"),
+        html.Div(
+            [
+                _short_input(GroupPage.LINK_LABEL, "member's name", 100),
+                dbc.Button("Make member link", id=GroupPage.MAKE_LINK, color="outline-primary", size="sm"),
+            ],
+            className=ROW,
+        ),
+        html.Div(id=GroupPage.NEW_LINK, className="small"),
+        html.Div(id=GroupPage.LINKS, className="small mb-1"),
+    ]
+    names = [
+        _heading("Names: one player under two names"),
+        html.Div(
+            [
+                _short_input(GroupPage.ALIAS_NAME, "other name (alias)", 200),
+                html.Span("is", className="small"),
+                _short_input(GroupPage.ALIAS_PLAYER, "the player's name", 200),
+                dbc.Button("Merge for the group", id=GroupPage.DECLARE_ALIAS, color="outline-primary", size="sm"),
+            ],
+            className=ROW,
+        ),
+        html.Div(id=GroupPage.ALIASES, className="small mb-1"),
+    ]
+    sheet = _folded(
+        "Google Sheet",
         [
-            html.Div(
-                [
-                    dbc.Label("Game to correct or delete", html_for=GroupPage.GAME, className="small mb-0 me-1"),
-                    dcc.Dropdown(
-                        id=GroupPage.GAME,
-                        placeholder="none: the form records a new game",
-                        style={"minWidth": "14rem"},
-                        className="small",
-                    ),
-                    dbc.Button("Delete game", id=GroupPage.DELETE, color="outline-danger", size="sm"),
-                    dbc.Button("Undo last change", id=GroupPage.UNDO, color="outline-secondary", size="sm"),
-                ],
-                className=ROW,
-            ),
-            html.Div(
-                "With a game chosen, the Edit tab's form replaces that game's date and results.",
-                className="small text-muted mb-1",
-            ),
-            html.Div(
-                [
-                    _short_input(GroupPage.LINK_LABEL, "member's name", 100),
-                    dbc.Button("Make member link", id=GroupPage.MAKE_LINK, color="outline-primary", size="sm"),
-                ],
-                className=ROW,
-            ),
-            html.Div(id=GroupPage.NEW_LINK, className="small"),
-            html.Div(id=GroupPage.LINKS, className="small mb-1"),
-            html.Div(
-                [
-                    _short_input(GroupPage.ALIAS_NAME, "other name (alias)", 200),
-                    html.Span("is", className="small"),
-                    _short_input(GroupPage.ALIAS_PLAYER, "the player's name", 200),
-                    dbc.Button("Merge for the group", id=GroupPage.DECLARE_ALIAS, color="outline-primary", size="sm"),
-                ],
-                className=ROW,
-            ),
-            html.Div(id=GroupPage.ALIASES, className="small mb-1"),
             html.Div(
                 [
                     html.Span("Append each recorded game to the server's Sheet too:", className="small"),
                     dbc.Button("Mirror on", id=GroupPage.MIRROR_ON, color="outline-primary", size="sm"),
                     dbc.Button("Mirror off", id=GroupPage.MIRROR_OFF, color="outline-secondary", size="sm"),
                 ],
-                className=ROW,
+                className=ROW + " mt-1",
             ),
             html.Div(
                 [
@@ -111,10 +134,15 @@ def _organiser_tools() -> html.Div:
                 "A title read from a Sheet shows the Sheet's games; games recorded here are appended to it.",
                 className="small text-muted mb-1",
             ),
+        ],
+    )
+    imports = _folded(
+        "Import games, restore an export",
+        [
             dcc.Upload(
                 html.Div(["Import a file's games into this title: ", html.A("choose one", href="#")]),
                 id=GroupPage.IMPORT_UPLOAD,
-                className="small border rounded px-2 py-1 mb-1",
+                className="small border rounded px-2 py-1 my-1",
                 max_size=10 * 1024 * 1024,
             ),
             html.Div(
@@ -142,9 +170,8 @@ def _organiser_tools() -> html.Div:
                 max_size=10 * 1024 * 1024,
             ),
         ],
-        id=GroupPage.TOOLS,
-        style=HIDDEN,
     )
+    return html.Div([*games, *members, *names, sheet, imports], id=GroupPage.TOOLS, style=HIDDEN)
 
 
 def bar() -> html.Div:
