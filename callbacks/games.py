@@ -107,4 +107,4 @@ def on_games_game(source, current, click, offset, factor, tab, rows, _gate=None)
     if g is None:
         g = run.history.n_games - 1
     text = f"{figures.game_label(run, g)}: {figures.finishing_order(run.history, g)}"
-    return text, figures.game_changes_figure(run, g, scale=figures.scale_of(run, offset, factor))
+    return text, figures.game_changes_view(run, g, scale=figures.scale_of(run, offset, factor))

@@ -28,6 +28,7 @@ from figures.changes import (
     change_heatmap,
     game_change_values,
     game_changes_figure,
+    game_changes_view,
     oddities,
 )
 from figures.compare import comparison_rows
@@ -135,6 +136,7 @@ __all__ = [
     "finishing_order",
     "form_text",
     "game_changes_figure",
+    "game_changes_view",
     "game_label",
     "game_choice",
     "game_labels",

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.build import figure, game_number_axis
+from figures.build import figure, figure_json, game_number_axis
 from figures.gamelist import sides_in_game
 from figures.games import game_label, teammates_text
 from figures.scale import Scale
@@ -23,6 +24,7 @@ __all__ = [
     "change_heatmap",
     "game_change_values",
     "game_changes_figure",
+    "game_changes_view",
     "oddities",
 ]
 
@@ -80,6 +82,15 @@ def game_change_values(run: RatingRun, g: int, *, scale: Scale | None = None) ->
 
 def game_changes_figure(run: RatingRun, g: int, *, scale: Scale | None = None) -> go.Figure:
     """Each participant of game ``g``, best place first: the rating change as a bar, labelled with the place."""
+    return figure(*_game_changes_parts(run, g, scale))
+
+
+def game_changes_view(run: RatingRun, g: int, *, scale: Scale | None = None) -> dict[str, Any]:
+    """:func:`game_changes_figure` as the dictionary a callback sends (:func:`figures.build.figure_json`)."""
+    return figure_json(*_game_changes_parts(run, g, scale))
+
+
+def _game_changes_parts(run: RatingRun, g: int, scale: Scale | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     scale = scale or Scale(unit=run.scale)
     bars = game_change_values(run, g, scale=scale)
     bar = {
@@ -98,7 +109,7 @@ def game_changes_figure(run: RatingRun, g: int, *, scale: Scale | None = None) -
         "yaxis": {"title": {"text": f"change ({scale.unit})"}},
         "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
     }
-    return figure([bar], layout)
+    return [bar], layout
 
 
 def oddities(run: RatingRun) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.build import figure, game_number_axis
+from figures.build import figure, figure_json, game_number_axis, typed_array
 from figures.games import plain_game_labels
 from figures.players import PlayerSeries, player_color, player_dash, player_series, top_players
 from figures.scale import Scale, scale_of
@@ -31,13 +30,6 @@ __all__ = [
 MARKER_LIMIT = 1500
 #: Behind the "initial rating" label: the plot's white, slightly see-through (the lines under it stay faintly seen).
 INITIAL_LABEL_BACKGROUND = "rgba(255, 255, 255, 0.85)"
-
-
-def typed_array(values: np.ndarray) -> dict[str, str]:
-    """``values`` as plotly.js's typed-array form (``{"dtype": "f8", "bdata": base64}``): 10.7 characters per
-    float instead of about 18 as JSON text, decoded by plotly.js (2.28 and later) in any data array."""
-    array = np.ascontiguousarray(values, dtype="<f8")
-    return {"dtype": "f8", "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
 
 
 def _x_values(run: RatingRun, games: np.ndarray, by_date: bool) -> Any:
@@ -118,6 +110,29 @@ def trajectory_figure(
     Each point's hover names the game (its ``text``), the place and the field size (its ``customdata``, whose first
     value is the game index: a click on the point selects that game) and the change (its ``hovertext``).
     """
+    traces, layout = _trajectory_parts(
+        run,
+        players,
+        by_date=by_date,
+        scale=scale,
+        baseline=baseline,
+        baseline_scale=baseline_scale,
+        baseline_name=baseline_name,
+    )
+    return figure(traces, layout)
+
+
+def _trajectory_parts(
+    run: RatingRun,
+    players: Sequence[str],
+    *,
+    by_date: bool,
+    scale: Scale | None,
+    baseline: RatingRun | None,
+    baseline_scale: Scale | None,
+    baseline_name: str,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """:func:`trajectory_figure`'s traces and layout."""
     scale = scale or Scale(unit=run.scale)
     by_date = by_date and run.history.has_dates
     baseline_text = plain(baseline_name)
@@ -234,7 +249,7 @@ def trajectory_figure(
             "side": "right",
         }
         layout["margin"]["r"] = 60
-    return figure(traces, layout)
+    return traces, layout
 
 
 def trajectories_view(
@@ -246,12 +261,13 @@ def trajectories_view(
     factor: Any,
     baseline: RatingRun | None,
     baseline_label: str = "baseline",
-) -> go.Figure:
-    """The trajectories figure for the chosen players (the default selection when none is chosen)."""
+) -> dict[str, Any]:
+    """The trajectories figure for the chosen players (the default selection when none is chosen), as the
+    dictionary a callback sends (:func:`figures.build.figure_json`)."""
     chosen = players or top_players(run)
     scale = scale_of(run, offset, factor)
     bscale = scale_of(baseline, offset, factor) if baseline is not None else None
-    return trajectory_figure(
+    traces, layout = _trajectory_parts(
         run,
         chosen,
         by_date=x_axis == "date",
@@ -260,3 +276,4 @@ def trajectories_view(
         baseline_scale=bscale,
         baseline_name=baseline_label,
     )
+    return figure_json(traces, layout)

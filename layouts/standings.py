@@ -289,7 +289,7 @@ def views_for(
         if shown.get("changes") == key:
             views.game_changes = game_changes_patch(run, game, scale=scale)
         else:
-            views.game_changes = figures.game_changes_figure(run, game, scale=scale)
+            views.game_changes = figures.game_changes_view(run, game, scale=scale)
         shown["changes"] = key
     if wanted.game:
         shown["game@"] = keys["game"]

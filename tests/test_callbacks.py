@@ -8,6 +8,7 @@ import datetime as dt
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from dash import dcc, no_update
 
@@ -278,7 +279,7 @@ def test_standings_views_read_the_same_run():
     top = [r["player"] for r in figures.leaderboard_rows(run)][:10]
     assert chosen == top and len(options) == len(run.players)  # the leaderboard's top ten by default
     assert [o["value"] for o in options][:10] == top
-    fig = figures.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None)
+    fig = go.Figure(figures.trajectories_view(run, None, x_axis="date", offset=None, factor=None, baseline=None))
     assert [t.name for t in fig.data] == top and fig.layout.xaxis.title.text == "date"
 
 
@@ -609,7 +610,7 @@ def test_the_patch_puts_the_new_run_where_the_figure_has_it():
     players = figures.top_players(old)[:4]
     scale = figures.Scale(unit=new.scale)
     patch = trajectories_patch(new, players, scale=scale, baseline=None).to_plotly_json()
-    whole = figures.trajectories_view(new, players, x_axis=None, offset=None, factor=None, baseline=None)
+    whole = figures.trajectory_figure(new, players, scale=scale)
     for op in patch["operations"]:
         where, value = op["location"], op["params"]["value"]
         if where[0] == "data" and where[-1] == "y":
@@ -693,7 +694,7 @@ def test_before_the_pickers_answer_the_newest_game_and_its_winner_are_shown():
     winner = next(e.player for e in last.entries if e.place == 1)
     values = standings.standings_views(StandingsInputs(POKER, SETTINGS_K16, tab="standings"), drawn=None)
     bars, header, rows = values[11], values[13], values[14]
-    assert bars is not no_update and f"Game {history.n_games}" in json.dumps(bars.to_plotly_json()["layout"])
+    assert bars is not no_update and f"Game {history.n_games}" in json.dumps(bars["layout"])
     assert header.startswith(f"{winner} in Game {history.n_games}") and isinstance(rows, list) and rows
 
 

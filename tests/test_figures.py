@@ -10,11 +10,14 @@ Data Science, 2021 (equation numbers are the article's).
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import math
 
 import numpy as np
+import plotly.graph_objects
+import plotly.io
 import pytest
 
 import figures
@@ -153,6 +156,26 @@ def test_game_changes_built_without_validation_are_what_plotly_validates(duel_ru
         fig = figures.game_changes_figure(duel_run, g)
         checked = go.Figure(fig.to_plotly_json())  # validates every property, as in the test above
         assert json.loads(pio.to_json(checked)) == json.loads(pio.to_json(fig, validate=False))
+
+
+def test_the_views_callbacks_send_are_the_figures_as_plotly_sends_them(duel_run):
+    """trajectories_view and game_changes_view skip plotly.py's Figure (two deep copies of every trace); what they
+    send must be what that Figure would have sent."""
+
+    def decoded(value):  # plotly.js's typed arrays ({"dtype", "bdata"}) as the numbers they hold
+        if isinstance(value, dict) and set(value) == {"dtype", "bdata"}:
+            return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+        if isinstance(value, dict):
+            return {key: decoded(item) for key, item in value.items()}
+        return [decoded(item) for item in value] if isinstance(value, list) else value
+
+    def sent(value):
+        return decoded(json.loads(plotly.io.to_json(value)))
+
+    view = figures.trajectories_view(duel_run, ["Ann", "Bob"], x_axis=None, offset=None, factor=None, baseline=None)
+    assert sent(view) == sent(figures.trajectory_figure(duel_run, ["Ann", "Bob"]))
+    assert sent(figures.game_changes_view(duel_run, 1)) == sent(figures.game_changes_figure(duel_run, 1))
+    plotly.graph_objects.Figure(view)  # plotly's validating constructor accepts it as it is
 
 
 def test_game_changes_bars_in_place_order(duel_run):
