@@ -5,6 +5,9 @@ Run: ``.venv/bin/python benchmarks/standings_answer.py [--sample racing] [--repe
 the page sends (``tests/dash_requests.py``), posted through Flask's test client in this process with the answer
 memo off; the time is this thread's CPU (``time.thread_time``) per answer, after three untimed answers (the run is
 then cached).  To compare commits, run it at each in the same minute: it asserts nothing.
+
+``--what-if``: instead, the answer to a change of K on a drawn page (the page's ``standings-drawn`` sent back, as
+the browser does): each timed answer a K not rated before, so it includes the replay; the charts go as patches.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ def main() -> None:
     parser.add_argument("--sample", default="racing")
     parser.add_argument("--system", default="multielo")
     parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--what-if", action="store_true", help="time a change of K on a drawn page")
     args = parser.parse_args()
     os.environ.setdefault("RATINGS_STORE_DIR", tempfile.mkdtemp(prefix="standings-answer-"))
 
@@ -47,14 +51,24 @@ def main() -> None:
     for _ in range(3):
         answer = post(client, Standings.LEADERBOARD, values)
     assert answer.status_code == 200, answer.status_code
+    changed = None
+    if args.what_if:
+        first = answer.get_json()["response"]
+        values[f"{Standings.DRAWN}.data"] = first[Standings.DRAWN]["data"]
+        # the player picker's value, as its own callback sets it on the page: the leaderboard's top ten
+        values[f"{Standings.PLAYERS}.value"] = [row["player"] for row in first[Standings.LEADERBOARD]["rowData"][:10]]
+        changed = [f"{Params.SETTINGS}.data"]
     times = []
-    for _ in range(args.repeat):
+    for i in range(args.repeat):
+        if args.what_if:
+            values[f"{Params.SETTINGS}.data"] = {"system": args.system, "params": {"k": 20.0 + i * 0.5}}
         start = time.thread_time()
-        post(client, Standings.LEADERBOARD, values)
+        answer = post(client, Standings.LEADERBOARD, values, changed=changed)
         times.append(time.thread_time() - start)
+        assert answer.status_code == 200, answer.status_code
     times.sort()
     print(
-        f"{args.sample} / {args.system}: {len(answer.data) / 1024:.0f} KB answer; CPU ms per answer "
+        f"{args.sample} / {args.system}{' what-if' if args.what_if else ''}: {len(answer.data) / 1024:.0f} KB answer; CPU ms per answer "
         f"median {1000 * times[len(times) // 2]:.1f}, best {1000 * times[0]:.1f} (of {args.repeat})"
     )
 
