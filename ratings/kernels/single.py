@@ -22,7 +22,7 @@ parameters as floats.
 
 One loop serves every gradient: each gradient kernel is wrapped in a :func:`numba.cfunc` of one
 signature (:data:`SIGNATURE`, arrays as pointers and lengths), cached on disk like the loop, and the
-loop receives its address as an integer argument and calls it there (:func:`_call_gradient`).  The
+loop receives its address as an integer argument and calls it there (:func:`_gradient_call`).  The
 loop is therefore compiled once for the four systems, and its compile does not re-optimise the
 gradient's machine code, which numba would otherwise link into the loop and optimise again (with
 every function it calls) for each of four loops: the costliest part of the compile.
@@ -121,11 +121,11 @@ def _thurstonian(r: Any, ranks: Any, dnf: Any, n: int, theta: Any, k: int, out: 
     return thurstonian_gradient(carray(r, n), carray(ranks, n), carray(dnf, n), carray(theta, k), carray(out, n))
 
 
-@intrinsic
-def _call_gradient(
+def _gradient_call(
     typingctx: Any, address: Any, r: Any, ranks: Any, dnf: Any, n: Any, theta: Any, k: Any, out: Any
 ) -> Any:
-    """Call the gradient at ``address`` (its :func:`numba.cfunc`'s ``address``) with :data:`SIGNATURE`'s arguments.
+    """``_call_gradient(address, r, ranks, dnf, n, theta, k, out)``: call the gradient at ``address`` (its
+    :func:`numba.cfunc`'s ``address``) with :data:`SIGNATURE`'s arguments.
 
     The loop takes the gradient as an address rather than as the cfunc itself: numba types a cfunc argument and
     asks Python for its addresses on every call of the loop (about 11 us of the 12.6 us a call of the loop cost
@@ -141,6 +141,10 @@ def _call_gradient(
 
     return signature, codegen
 
+
+#: :func:`_gradient_call` as numba's intrinsic (typed ``Any``: numba's stubs count the typing context among its
+#: arguments).
+_call_gradient: Any = intrinsic(_gradient_call)
 
 _ENTRIES = {MULTIELO: _multielo, PAIRWISE: _pairwise, PLACKETT_LUCE: _plackett_luce, THURSTONIAN: _thurstonian}
 
