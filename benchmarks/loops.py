@@ -335,7 +335,7 @@ def loop_of(name: str, system: RatingSystem, history: GameHistory) -> Callable[[
     if name == "pairwise-elo":
         return lambda: pairwise_loop(offsets, players, ranks, dnf, n, p.initial, p.eta)
     if name == "glicko2":
-        days = np.array([d.toordinal() for d in history.dates], dtype=np.int64)  # the histories here are dated
+        days = Replay.of(history, ()).days  # day numbers as the replay reads them (the histories here are dated)
         q = np.array(
             [
                 p.tau,
