@@ -156,7 +156,20 @@ class Replay:
 
         A batch hook replays a window exactly as it replays a whole history (offsets index the flat arrays).
         """
-        return dataclasses.replace(self, offsets=self.offsets[start : stop + 1], first=start, whole=self)
+        whole = self if self.whole is None else self.whole
+        return Replay(
+            self.history,
+            self.offsets[start : stop + 1],
+            self.players,
+            self.ranks,
+            self.dnf,
+            self.before,
+            self.after,
+            self.extras_before,
+            self.extras_after,
+            self.first + start,
+            whole,
+        )
 
     @classmethod
     def of(cls, history: GameHistory, extra_series: Sequence[str]) -> Replay:
@@ -513,6 +526,8 @@ class RatingSystem(ABC):
                 assert resume is not None
                 self._copy_prefix(resume, out, int(history.offsets[start]))
             spacing = max(CHECKPOINT_MIN_SPACING, -(-history.n_games // CHECKPOINT_COUNT))
+            # Season starts from the first at or after ``start``, as Python ints: read once per stretch.
+            pending = seasons[seasons >= start].tolist()
             a = start
             while a < history.n_games:
                 saved: State | None = None  # a copy of the state before the stretch, if one is made anyway
@@ -520,13 +535,13 @@ class RatingSystem(ABC):
                     saved = {k: v.copy() for k, v in state.items()}
                     checkpoints.append(Checkpoint(a, saved))
                     _cap(checkpoints)
-                if a in seasons:
+                if pending and pending[0] == a:
+                    pending.pop(0)
                     self._season_start(state)  # after the checkpoint: a resumed replay applies it again
                     saved = None
                 b = min((a // spacing + 1) * spacing, history.n_games)
-                later = seasons[seasons > a]
-                if len(later):
-                    b = min(b, int(later[0]))
+                if pending:
+                    b = min(b, pending[0])
                 self._replay_stretch(state, out, a, b, saved)
                 a = b
                 if progress is not None:
