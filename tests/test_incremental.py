@@ -245,3 +245,24 @@ def test_apply_of_an_edit_resumes_the_run_the_page_already_has(monkeypatch: pyte
     assert shared - spacing < min(starts) <= shared
     monkeypatch.undo()
     assert_identical(run, create("trueskill", **params).rate(edited))
+
+
+def test_a_small_history_takes_a_checkpoint_every_2048_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The spacing in use (the fixture sets denser checkpoints for the tests above).
+    monkeypatch.setattr(base, "CHECKPOINT_MIN_SPACING", CHECKPOINT_MIN_SPACING)
+    monkeypatch.setattr(base, "CHECKPOINT_MIN_RESULTS", CHECKPOINT_MIN_RESULTS)
+    from ratings.samples import load_sample
+
+    racing = load_sample("racing")
+    assert (racing.n_games, int(racing.offsets[-1])) == (2_000, 16_172)
+    # By hand: 2,048 results at 16,172 / 2,000 a game is 253.3 games, so 254 (more than the 64 games and the
+    # 2,000 / 32 = 63 games of the other two rules).
+    assert checkpoint_spacing(racing) == 254
+    system = create("multielo")
+    parent = system.rate(racing)
+    assert [c.game for c in parent.checkpoints] == [254 * k for k in range(1, 8)]
+    # An edit of the last game resumes from the last of them and equals the whole replay.
+    edited = with_game(racing, 1_999, reversed_places(racing.games[1_999]))
+    resumed, first = replayed_from(system, edited, parent)
+    assert first == 254 * 7
+    assert_identical(resumed, system.rate(edited))
