@@ -26,6 +26,7 @@ repository root::
 
     .venv/bin/python benchmarks/loops.py
     .venv/bin/python benchmarks/loops.py --repeat 20 --systems glicko2
+    .venv/bin/python benchmarks/loops.py --systems trueskill elo-mmr  # rate() against the kernel alone only
 
 Nothing is asserted about speed: on a shared machine the figures are for comparing within one run.
 """
@@ -385,12 +386,30 @@ def measure(label: str, history: GameHistory, name: str, repeat: int) -> None:
 
 
 SYSTEMS = ("multielo", "pairwise-elo", "glicko2")
+#: The systems with a kernel and no loop here: only ``rate()`` against their kernel alone is printed.
+WITHOUT_LOOPS = ("plackett-luce", "thurstonian", "trueskill", "elo-mmr")
+
+
+def measure_overhead(label: str, history: GameHistory, name: str, repeat: int) -> None:
+    """``rate()`` against the kernel alone (what the public call adds around it), for a system with no loop here."""
+    system = create(name)
+
+    def kernel() -> None:
+        system._replay(system.initial_state(history.n_players), Replay.of(history, system.extra_series))
+
+    t_rate = best_cpu(lambda: system.rate(history), repeat)
+    t_kernel = best_cpu(kernel, repeat)
+    print(
+        f"{name} on {label}: CPU ms: rate() {t_rate * 1e3:.2f}, kernel {t_kernel * 1e3:.2f}; rate()/kernel "
+        f"{t_rate / t_kernel:.2f}x (no loop here)",
+        flush=True,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9)
-    parser.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=SYSTEMS)
+    parser.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=SYSTEMS + WITHOUT_LOOPS)
     args = parser.parse_args()
     histories = {
         "L (20,000 games)": seeded_history(20_000, 500, 4, 10, tie_rate=0.1, seed=3),
@@ -398,7 +417,10 @@ def main() -> None:
     }
     for name in args.systems:
         for label, history in histories.items():
-            measure(label, history, name, args.repeat)
+            if name in WITHOUT_LOOPS:
+                measure_overhead(label, history, name, args.repeat)
+            else:
+                measure(label, history, name, args.repeat)
 
 
 if __name__ == "__main__":
