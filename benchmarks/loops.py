@@ -10,12 +10,14 @@ else:
   place scoring 1/2, two DNFs not compared, the pair updates summed, learning rate 0.07);
 - Glicko-2 with every game a rating period (Glickman, "Example of the Glicko-2 system", steps 2-8, the volatility by
   the Illinois method; the INVERSUS Deluxe article's bounds, its deviation growth over idle days and its Rank
-  Points, which ``rate()`` keeps as a series at the default display too).
+  Points, which ``rate()`` keeps as a series at the default display too);
+- TrueSkill's free-for-all (Herbrich, Minka and Graepel 2006) with the ``trueskill`` package's schedule, stopping
+  rule and normal arithmetic (its Chebyshev erfc, its squares through ``pow``), as the system follows them.
 
-Each must give ``rate()``'s displayed ratings (and, for Glicko-2, its deviation, volatility and Rank Points series)
-to 1e-12 relative (checked here before anything is timed).  Then, on a seeded 20,000-game history
-(benchmarks/compare.py's L: 500 players, games of 4-10, 10% with a tie) and the bundled racing sample, it prints the
-CPU time of
+Each must give ``rate()``'s displayed ratings (and, for Glicko-2, its deviation, volatility and Rank Points series;
+for TrueSkill its mu and sigma) to 1e-12 relative (checked here before anything is timed).  Then, on a seeded
+20,000-game history (benchmarks/compare.py's L: 500 players, games of 4-10, 10% with a tie) and the bundled racing
+sample, it prints the CPU time of
 
 - ``rate()``: the whole public call (building the replay, checkpoints, the kernel, the run);
 - the kernel alone (``_replay`` over the whole history into a fresh state);
@@ -314,6 +316,212 @@ def glicko2_loop(
     return before, after, rating, deviation, volatility, points
 
 
+@njit
+def _ts_erfc(x: float) -> float:
+    """erfc by the Chebyshev fit of Numerical Recipes (section 6.2, ``erfcc``), Horner's rule nested as the
+    ``trueskill`` package nests it."""
+    z = abs(x)
+    t = 1.0 / (1.0 + 0.5 * z)
+    q = 0.17087277
+    q = q * t - 0.82215223
+    q = q * t + 1.48851587
+    q = q * t - 1.13520398
+    q = q * t + 0.27886807
+    q = q * t - 0.18628806
+    q = q * t + 0.09678418
+    q = q * t + 0.37409196
+    r = t * math.exp(-z * z - 1.26551223 + t * (q * t + 1.00002368))
+    return 2.0 - r if x < 0.0 else r
+
+
+@njit
+def _ts_cdf(x: float) -> float:
+    return 0.5 * _ts_erfc(-x / math.sqrt(2.0))
+
+
+@njit
+def _ts_pdf(x: float, two: float) -> float:
+    return 1.0 / math.sqrt(2.0 * math.pi) * math.exp(-(math.pow(x, two) / 2.0))
+
+
+@njit
+def _ts_message(ap: float, at: float, bp: float, bt: float, sign: float) -> tuple[float, float]:
+    """The message of a difference (``sign`` -1) or sum (+1) factor from two cavities in natural parameters:
+    variance 1/ap + 1/bp, mean at/ap + sign bt/bp (a flat cavity, precision 0, counts as variance inf, mean 0)."""
+    p = 1.0 / ((1.0 / ap if ap else math.inf) + (1.0 / bp if bp else math.inf))
+    return p, p * ((at / ap if ap else 0.0) + sign * (bt / bp if bp else 0.0))
+
+
+@njit(nogil=True)
+def trueskill_loop(
+    offsets: np.ndarray,
+    players: np.ndarray,
+    ranks: np.ndarray,
+    n_players: int,
+    q: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """TrueSkill's free-for-all at its defaults (Herbrich, Minka and Graepel 2006), each player a team of one, with
+    the ``trueskill`` package's schedule: the players sorted best first (stable), prior N(mu, sigma^2 + tau^2),
+    performance N(s, beta^2), a chain of differences d_k = t_k - t_k+1 truncated to d > eps (or |d| <= eps for a
+    shared place: every DNF shares the last rank) by moment matching (the paper's v and w), swept forward then
+    backward until no truncation moves its variable by more than 1e-4 (at most ten sweeps), and the game's evidence
+    taken back to each skill.  ``q`` = (mu, sigma, beta, tau, eps, k): the displayed rating is mu - k sigma.
+    Returns the displayed rating before and after every entry, the final display, and the final mu and sigma.
+    The system's scaled forms beyond 37.5 standard deviations (where the fitted Phi underflows) are left out: no game
+    of these histories reaches them, and the check against ``rate()`` would show one that did.
+    """
+    mu0, sigma0, beta, tau, eps, k_display, two = q[0], q[1], q[2], q[3], q[4], q[5], q[6]
+    mu_s = np.full(n_players, mu0)
+    sigma_s = np.full(n_players, sigma0)
+    entries = offsets[-1]
+    before = np.empty(entries)
+    after = np.empty(entries)
+    largest = 0
+    for g in range(len(offsets) - 1):
+        largest = max(largest, offsets[g + 1] - offsets[g])
+    order = np.empty(largest, dtype=np.int64)
+    prior_p, prior_t = np.empty(largest), np.empty(largest)
+    like_p, like_t = np.empty(largest), np.empty(largest)
+    dn_p, dn_t = np.empty(largest), np.empty(largest)
+    tv_p, tv_t = np.empty(largest), np.empty(largest)
+    up_p, up_t = np.empty(largest), np.empty(largest)
+    lo_p, lo_t = np.empty(largest), np.empty(largest)
+    dv_p, dv_t = np.empty(largest), np.empty(largest)
+    f_p, f_t = np.empty(largest), np.empty(largest)
+    tr_p, tr_t = np.empty(largest), np.empty(largest)
+    tied = np.empty(largest, dtype=np.bool_)
+    beta2 = math.pow(beta, two)
+    tau2 = math.pow(tau, two)
+    for g in range(len(offsets) - 1):
+        s = offsets[g]
+        n = offsets[g + 1] - s
+        for i in range(n):
+            p = players[s + i]
+            before[s + i] = mu_s[p] - k_display * sigma_s[p]
+        if n >= 2:
+            for i in range(n):  # stable insertion sort by rank, best first
+                j = i
+                while j > 0 and ranks[s + order[j - 1]] > ranks[s + i]:
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = i
+            for i in range(n):
+                p = players[s + order[i]]
+                p0 = sigma_s[p] ** -2.0
+                t0 = p0 * mu_s[p]
+                sd = math.sqrt(math.pow(math.sqrt(1.0 / p0), two) + tau2)
+                pp = sd**-2.0
+                prior_p[i] = pp
+                prior_t[i] = pp * (t0 / p0)
+                a = 1.0 / (1.0 + beta2 * pp)
+                like_p[i] = a * pp
+                like_t[i] = a * prior_t[i]
+                dn_p[i] = 1.0 / (1.0 / like_p[i])
+                dn_t[i] = dn_p[i] * (like_t[i] / like_p[i])
+                tv_p[i], tv_t[i] = dn_p[i], dn_t[i]
+                up_p[i] = up_t[i] = lo_p[i] = lo_t[i] = 0.0
+                if i < n - 1:
+                    tied[i] = ranks[s + order[i]] == ranks[s + order[i + 1]]
+                    dv_p[i] = dv_t[i] = f_p[i] = f_t[i] = tr_p[i] = tr_t[i] = 0.0
+            m = n - 1
+            for _ in range(10):
+                delta = 0.0
+                for step in range(2 * m - 2 if m > 1 else 1):
+                    kk = step if step < m - 1 or m == 1 else 2 * m - 2 - step  # forward 0..m-2, back m-1..1
+                    # down: the difference's message from the two performance cavities
+                    p_, t_ = _ts_message(
+                        tv_p[kk] - lo_p[kk],
+                        tv_t[kk] - lo_t[kk],
+                        tv_p[kk + 1] - up_p[kk + 1],
+                        tv_t[kk + 1] - up_t[kk + 1],
+                        -1.0,
+                    )
+                    dv_p[kk] = dv_p[kk] - f_p[kk] + p_
+                    dv_t[kk] = dv_t[kk] - f_t[kk] + t_
+                    f_p[kk], f_t[kk] = p_, t_
+                    # truncate: moment matching of the cavity
+                    cp = dv_p[kk] - tr_p[kk]
+                    ct = dv_t[kk] - tr_t[kk]
+                    root = math.sqrt(cp)
+                    x = ct / root
+                    e = eps * root
+                    if tied[kk]:
+                        sx = abs(x)
+                        lo = e - sx
+                        hi = -e - sx
+                        z = _ts_cdf(lo) - _ts_cdf(hi)
+                        pa, pb = _ts_pdf(lo, two), _ts_pdf(hi, two)
+                        if z <= 0.0:
+                            v, w = (-lo if x < 0 else lo), 1.0 - 1e-15
+                        else:
+                            v = (pb - pa) / z
+                            w = math.pow(v, two) + (lo * pa - hi * pb) / z
+                            v = -v if x < 0 else v
+                            w = 1.0 - 1e-15 if w == 1.0 else w
+                    else:
+                        xm = x - e
+                        v = _ts_pdf(xm, two) / _ts_cdf(xm)
+                        w = min(max(v * (v + xm), 1e-300), 1.0 - 1e-15)
+                    new_p = cp / (1.0 - w)
+                    new_t = (ct + root * v) / (1.0 - w)
+                    old_p, old_t = dv_p[kk], dv_t[kk]
+                    tr_p[kk] = new_p + tr_p[kk] - old_p
+                    tr_t[kk] = new_t + tr_t[kk] - old_t
+                    dv_p[kk], dv_t[kk] = new_p, new_t
+                    change = abs(old_p - new_p)
+                    d = 0.0 if change == math.inf else max(abs(old_t - new_t), math.sqrt(change))
+                    delta = max(delta, d)
+                    if m == 1:
+                        break
+                    if step < m - 1:  # to the next performance down the chain
+                        p_, t_ = _ts_message(
+                            tv_p[kk] - lo_p[kk], tv_t[kk] - lo_t[kk], dv_p[kk] - f_p[kk], dv_t[kk] - f_t[kk], -1.0
+                        )
+                        tv_p[kk + 1] = tv_p[kk + 1] - up_p[kk + 1] + p_
+                        tv_t[kk + 1] = tv_t[kk + 1] - up_t[kk + 1] + t_
+                        up_p[kk + 1], up_t[kk + 1] = p_, t_
+                    else:  # to the previous performance up the chain
+                        p_, t_ = _ts_message(
+                            dv_p[kk] - f_p[kk],
+                            dv_t[kk] - f_t[kk],
+                            tv_p[kk + 1] - up_p[kk + 1],
+                            tv_t[kk + 1] - up_t[kk + 1],
+                            1.0,
+                        )
+                        tv_p[kk] = tv_p[kk] - lo_p[kk] + p_
+                        tv_t[kk] = tv_t[kk] - lo_t[kk] + t_
+                        lo_p[kk], lo_t[kk] = p_, t_
+                if delta <= 1e-4:
+                    break
+            # The last messages: up from the first difference, down from the last.
+            p_, t_ = _ts_message(dv_p[0] - f_p[0], dv_t[0] - f_t[0], tv_p[1] - up_p[1], tv_t[1] - up_t[1], 1.0)
+            tv_p[0] = tv_p[0] - lo_p[0] + p_
+            tv_t[0] = tv_t[0] - lo_t[0] + t_
+            lo_p[0], lo_t[0] = p_, t_
+            kk = m - 1
+            p_, t_ = _ts_message(tv_p[kk] - lo_p[kk], tv_t[kk] - lo_t[kk], dv_p[kk] - f_p[kk], dv_t[kk] - f_t[kk], -1.0)
+            tv_p[kk + 1] = tv_p[kk + 1] - up_p[kk + 1] + p_
+            tv_t[kk + 1] = tv_t[kk + 1] - up_t[kk + 1] + t_
+            up_p[kk + 1], up_t[kk + 1] = p_, t_
+            for i in range(n):  # the evidence on each performance back to its skill
+                cp = tv_p[i] - dn_p[i]
+                ct = tv_t[i] - dn_t[i]
+                gp = 1.0 / (1.0 / cp if cp else math.inf)
+                gt = gp * (ct / cp if cp else 0.0)
+                hp = like_p[i] + gp - like_p[i]
+                ht = like_t[i] + gt - like_t[i]
+                a = 1.0 / (1.0 + beta2 * hp)
+                sp = prior_p[i] + a * hp
+                st = prior_t[i] + a * ht
+                p = players[s + order[i]]
+                mu_s[p] = st / sp if sp else 0.0
+                sigma_s[p] = math.sqrt(1.0 / sp)
+        for i in range(n):
+            p = players[s + i]
+            after[s + i] = mu_s[p] - k_display * sigma_s[p]
+    return before, after, mu_s - k_display * sigma_s, mu_s, sigma_s
+
+
 def best_cpu(work: Callable[[], object], repeat: int) -> float:
     work()  # untimed: loads, compiles, warms
     best = math.inf
@@ -352,12 +560,17 @@ def loop_of(name: str, system: RatingSystem, history: GameHistory) -> Callable[[
             ]
         )
         return lambda: glicko2_loop(offsets, players, ranks, dnf, days, n, q)
+    if name == "trueskill":
+        q = np.array([p.mu, p.sigma, p.beta, p.tau, system.margin, p.display_k, 2.0])  # type: ignore[attr-defined]
+        return lambda: trueskill_loop(offsets, players, ranks, n, q)
     raise SystemExit(f"no loop for {name}")
 
 
 def worst_difference(name: str, run: Any, values: tuple[np.ndarray, ...]) -> float:
     """The largest relative difference (to 1 where a value is below 1) between the loop's values and ``run``'s."""
     pairs = [(values[0], run.before), (values[1], run.after), (values[2], run.final)]
+    if name == "trueskill":
+        pairs += [(values[3], run.final_extras["mu"]), (values[4], run.final_extras["sigma"])]
     if name == "glicko2":
         pairs += [(values[3], run.final_extras["sigma"]), (values[4], run.final_extras["volatility"])]
         pairs += [(values[5], run.final_extras["points"])]
@@ -385,9 +598,9 @@ def measure(label: str, history: GameHistory, name: str, repeat: int) -> None:
     )
 
 
-SYSTEMS = ("multielo", "pairwise-elo", "glicko2")
+SYSTEMS = ("multielo", "pairwise-elo", "glicko2", "trueskill")
 #: The systems with a kernel and no loop here: only ``rate()`` against their kernel alone is printed.
-WITHOUT_LOOPS = ("plackett-luce", "thurstonian", "trueskill", "elo-mmr")
+WITHOUT_LOOPS = ("plackett-luce", "thurstonian", "elo-mmr")
 
 
 def measure_overhead(label: str, history: GameHistory, name: str, repeat: int) -> None:
