@@ -58,6 +58,15 @@ from ratings.samples import load_sample  # noqa: E402
 from ratings.systems.glicko2 import GLICKO_SCALE  # noqa: E402
 
 
+@njit
+def _outputs(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Empty ratings before and after every entry, and the size of the largest game (each loop's work space)."""
+    largest = 0
+    for g in range(len(offsets) - 1):
+        largest = max(largest, offsets[g + 1] - offsets[g])
+    return np.empty(offsets[-1]), np.empty(offsets[-1]), largest
+
+
 @njit(nogil=True)
 def multielo_loop(
     offsets: np.ndarray, players: np.ndarray, ranks: np.ndarray, n_players: int, initial: float, k: float, d: float
@@ -70,12 +79,7 @@ def multielo_loop(
     (0 = best), so a group's first position is the count of players in better ranks.
     """
     rating = np.full(n_players, initial)
-    entries = offsets[-1]
-    before = np.empty(entries)
-    after = np.empty(entries)
-    largest = 0
-    for g in range(len(offsets) - 1):
-        largest = max(largest, offsets[g + 1] - offsets[g])
+    before, after, largest = _outputs(offsets)
     count = np.zeros(largest + 1, dtype=np.int64)
     ln10_d = math.log(10.0) / d
     for g in range(len(offsets) - 1):
@@ -107,6 +111,14 @@ def multielo_loop(
     return before, after, rating
 
 
+@njit
+def _pair_score(rank_i: int, rank_j: int) -> float:
+    """1, 1/2 or 0 as a player of dense rank ``rank_i`` finished ahead of, level with or behind one of ``rank_j``."""
+    if rank_i < rank_j:
+        return 1.0
+    return 0.5 if rank_i == rank_j else 0.0
+
+
 @njit(nogil=True)
 def pairwise_loop(
     offsets: np.ndarray,
@@ -121,12 +133,7 @@ def pairwise_loop(
     1 / (1 + e^(r_j - r_i))`` with ``S_ij`` 1, 1/2 or 0 as ``i`` finished ahead, level or behind, added to ``i``'s
     direction and taken from ``j``'s (two DNFs are not compared); then ``r' = r + eta * direction``."""
     rating = np.full(n_players, initial)
-    entries = offsets[-1]
-    before = np.empty(entries)
-    after = np.empty(entries)
-    largest = 0
-    for g in range(len(offsets) - 1):
-        largest = max(largest, offsets[g + 1] - offsets[g])
+    before, after, largest = _outputs(offsets)
     direction = np.empty(largest)
     for g in range(len(offsets) - 1):
         s = offsets[g]
@@ -138,12 +145,7 @@ def pairwise_loop(
             for j in range(i + 1, n):
                 if dnf[s + i] and dnf[s + j]:
                     continue
-                if ranks[s + i] < ranks[s + j]:
-                    score = 1.0
-                elif ranks[s + i] == ranks[s + j]:
-                    score = 0.5
-                else:
-                    score = 0.0
+                score = _pair_score(ranks[s + i], ranks[s + j])
                 update = score - 1.0 / (1.0 + math.exp(before[s + j] - before[s + i]))
                 direction[i] += update
                 direction[j] -= update
@@ -207,12 +209,7 @@ def glicko2_loop(
     volatility = np.full(n_players, vol0)
     points = np.zeros(n_players)
     last = np.full(n_players, np.nan)
-    entries = offsets[-1]
-    before = np.empty(entries)
-    after = np.empty(entries)
-    largest = 0
-    for g in range(len(offsets) - 1):
-        largest = max(largest, offsets[g + 1] - offsets[g])
+    before, after, largest = _outputs(offsets)
     mu = np.empty(largest)
     phi = np.empty(largest)
     new_mu = np.empty(largest)
@@ -246,12 +243,7 @@ def glicko2_loop(
                 for j in range(n):
                     if j == i or (dnf[s + i] and dnf[s + j]):
                         continue
-                    if ranks[s + i] < ranks[s + j]:
-                        score = 1.0
-                    elif ranks[s + i] == ranks[s + j]:
-                        score = 0.5
-                    else:
-                        score = 0.0
+                    score = _pair_score(ranks[s + i], ranks[s + j])
                     gj = 1.0 / math.sqrt(1.0 + 3.0 * phi[j] * phi[j] / (math.pi * math.pi))
                     e = 1.0 / (1.0 + math.exp(-gj * (mu[i] - mu[j])))
                     inv_v += gj * gj * e * (1.0 - e)
@@ -373,12 +365,7 @@ def trueskill_loop(
     mu0, sigma0, beta, tau, eps, k_display, two = q[0], q[1], q[2], q[3], q[4], q[5], q[6]
     mu_s = np.full(n_players, mu0)
     sigma_s = np.full(n_players, sigma0)
-    entries = offsets[-1]
-    before = np.empty(entries)
-    after = np.empty(entries)
-    largest = 0
-    for g in range(len(offsets) - 1):
-        largest = max(largest, offsets[g + 1] - offsets[g])
+    before, after, largest = _outputs(offsets)
     order = np.empty(largest, dtype=np.int64)
     prior_p, prior_t = np.empty(largest), np.empty(largest)
     like_p, like_t = np.empty(largest), np.empty(largest)
