@@ -35,6 +35,7 @@ __all__ = [
     "RatingSystem",
     "Replay",
     "State",
+    "checkpoint_spacing",
     "idle_days",
     "shared_prefix",
 ]
@@ -156,7 +157,20 @@ class Replay:
 
         A batch hook replays a window exactly as it replays a whole history (offsets index the flat arrays).
         """
-        return dataclasses.replace(self, offsets=self.offsets[start : stop + 1], first=start, whole=self)
+        whole = self if self.whole is None else self.whole
+        return Replay(
+            self.history,
+            self.offsets[start : stop + 1],
+            self.players,
+            self.ranks,
+            self.dnf,
+            self.before,
+            self.after,
+            self.extras_before,
+            self.extras_after,
+            self.first + start,
+            whole,
+        )
 
     @classmethod
     def of(cls, history: GameHistory, extra_series: Sequence[str]) -> Replay:
@@ -196,9 +210,22 @@ _PROGRESS: contextvars.ContextVar[Callable[[int, int], None] | None] = contextva
 )
 #: ... and at most about this many checkpoints per run, ...
 CHECKPOINT_COUNT = 32
+#: ... and as many games as hold this many results on average: on a small history a stretch between checkpoints
+#: costs more in Python and dispatch around its kernel call (about 9 us: the kernel's time for some 130 results of
+#: multiplayer Elo) than a resume from its checkpoint saves (at most one stretch's replay), ...
+CHECKPOINT_MIN_RESULTS = 2048
 #: ... holding at most this many bytes of state per run (the earliest are dropped first): runs are memoised
 #: (``sources.runs`` keeps 64 per process), so a run's checkpoints must stay small beside its own arrays.
 CHECKPOINT_BYTES = 8_000_000
+
+
+def checkpoint_spacing(history: GameHistory) -> int:
+    """Games between two checkpoints of a replay of ``history`` (and so the most games a resume replays before
+    the edit, or a failing kernel hands the per-game hooks after an exception)."""
+    n = history.n_games
+    entries = int(history.offsets[-1]) if n else 0
+    by_results = -(-CHECKPOINT_MIN_RESULTS * n // entries) if entries else 0
+    return max(CHECKPOINT_MIN_SPACING, -(-n // CHECKPOINT_COUNT), by_results)
 
 
 def shared_prefix(a: GameHistory, b: GameHistory) -> int:
@@ -512,7 +539,9 @@ class RatingSystem(ABC):
             if start:
                 assert resume is not None
                 self._copy_prefix(resume, out, int(history.offsets[start]))
-            spacing = max(CHECKPOINT_MIN_SPACING, -(-history.n_games // CHECKPOINT_COUNT))
+            spacing = checkpoint_spacing(history)
+            # Season starts from the first at or after ``start``, as Python ints: read once per stretch.
+            pending = seasons[seasons >= start].tolist()
             a = start
             while a < history.n_games:
                 saved: State | None = None  # a copy of the state before the stretch, if one is made anyway
@@ -520,13 +549,13 @@ class RatingSystem(ABC):
                     saved = {k: v.copy() for k, v in state.items()}
                     checkpoints.append(Checkpoint(a, saved))
                     _cap(checkpoints)
-                if a in seasons:
+                if pending and pending[0] == a:
+                    pending.pop(0)
                     self._season_start(state)  # after the checkpoint: a resumed replay applies it again
                     saved = None
                 b = min((a // spacing + 1) * spacing, history.n_games)
-                later = seasons[seasons > a]
-                if len(later):
-                    b = min(b, int(later[0]))
+                if pending:
+                    b = min(b, pending[0])
                 self._replay_stretch(state, out, a, b, saved)
                 a = b
                 if progress is not None:

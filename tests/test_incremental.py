@@ -19,7 +19,15 @@ import numpy as np
 import pytest
 
 from ratings import Entry, Game, GameHistory, base, create
-from ratings.base import CHECKPOINT_BYTES, CHECKPOINT_COUNT, CHECKPOINT_MIN_SPACING, RatingRun, Replay, shared_prefix
+from ratings.base import (
+    CHECKPOINT_BYTES,
+    CHECKPOINT_MIN_RESULTS,
+    CHECKPOINT_MIN_SPACING,
+    RatingRun,
+    Replay,
+    checkpoint_spacing,
+    shared_prefix,
+)
 from tests.test_kernels import CASES, KERBY_OPTIONS, random_history
 
 #: Every case of the agreement test but four of Thurstonian's six (the slowest replay; the two kept have the
@@ -29,13 +37,14 @@ RESUMED_CASES = [
 ]
 
 N_GAMES = 160
-#: Checkpoints every 16 games here (64 in use), so that a short history has several.
+#: Checkpoints every 16 games here (in use: at least 64 games and 2,048 results), so that a short history has several.
 SPACING = 16
 
 
 @pytest.fixture(autouse=True)
 def _close_checkpoints(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(base, "CHECKPOINT_MIN_SPACING", SPACING)
+    monkeypatch.setattr(base, "CHECKPOINT_MIN_RESULTS", 0)
 
 
 @pytest.fixture(scope="module")
@@ -192,14 +201,16 @@ def test_other_parameters_or_system_reuse_nothing(history: GameHistory) -> None:
 
 def test_checkpoints_stay_within_their_byte_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(base, "CHECKPOINT_MIN_SPACING", CHECKPOINT_MIN_SPACING)  # the spacing in use
+    monkeypatch.setattr(base, "CHECKPOINT_MIN_RESULTS", CHECKPOINT_MIN_RESULTS)
     # 3,000 players with Elo-MMR's 2-D performance table: a state of about 0.6 MB or more, so the cap binds.
     big = random_history(3, n_games=2_000, n_players=3_000, max_size=40)
     run = create("elo-mmr", max_history=20).rate(big)
     assert run.checkpoints
     assert sum(c.nbytes for c in run.checkpoints) <= CHECKPOINT_BYTES
     # The latest are kept: an edit near the end resumes near the end.
-    assert run.checkpoints[-1].game > big.n_games - 2 * CHECKPOINT_MIN_SPACING
-    assert len(run.checkpoints) < big.n_games // CHECKPOINT_MIN_SPACING - 1  # the cap did drop some
+    spacing = checkpoint_spacing(big)
+    assert run.checkpoints[-1].game > big.n_games - 2 * spacing
+    assert len(run.checkpoints) < big.n_games // spacing - 1  # the cap did drop some
 
 
 def test_apply_of_an_edit_resumes_the_run_the_page_already_has(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -230,7 +241,28 @@ def test_apply_of_an_edit_resumes_the_run_the_page_already_has(monkeypatch: pyte
     edited = history_for(outcome.source)
     shared = shared_prefix(parent.history, edited)
     assert shared == edited.n_games - 1
-    spacing = max(SPACING, -(-edited.n_games // CHECKPOINT_COUNT))
+    spacing = checkpoint_spacing(edited)
     assert shared - spacing < min(starts) <= shared
     monkeypatch.undo()
     assert_identical(run, create("trueskill", **params).rate(edited))
+
+
+def test_a_small_history_takes_a_checkpoint_every_2048_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The spacing in use (the fixture sets denser checkpoints for the tests above).
+    monkeypatch.setattr(base, "CHECKPOINT_MIN_SPACING", CHECKPOINT_MIN_SPACING)
+    monkeypatch.setattr(base, "CHECKPOINT_MIN_RESULTS", CHECKPOINT_MIN_RESULTS)
+    from ratings.samples import load_sample
+
+    racing = load_sample("racing")
+    assert (racing.n_games, int(racing.offsets[-1])) == (2_000, 16_172)
+    # By hand: 2,048 results at 16,172 / 2,000 a game is 253.3 games, so 254 (more than the 64 games and the
+    # 2,000 / 32 = 63 games of the other two rules).
+    assert checkpoint_spacing(racing) == 254
+    system = create("multielo")
+    parent = system.rate(racing)
+    assert [c.game for c in parent.checkpoints] == [254 * k for k in range(1, 8)]
+    # An edit of the last game resumes from the last of them and equals the whole replay.
+    edited = with_game(racing, 1_999, reversed_places(racing.games[1_999]))
+    resumed, first = replayed_from(system, edited, parent)
+    assert first == 254 * 7
+    assert_identical(resumed, system.rate(edited))
