@@ -67,8 +67,9 @@ def main() -> None:
         times.append(time.thread_time() - start)
         assert answer.status_code == 200, answer.status_code
     times.sort()
+    what = f"{args.sample} / {args.system}{' what-if' if args.what_if else ''}"
     print(
-        f"{args.sample} / {args.system}{' what-if' if args.what_if else ''}: {len(answer.data) / 1024:.0f} KB answer; CPU ms per answer "
+        f"{what}: {len(answer.data) / 1024:.0f} KB answer; CPU ms per answer "
         f"median {1000 * times[len(times) // 2]:.1f}, best {1000 * times[0]:.1f} (of {args.repeat})"
     )
 
