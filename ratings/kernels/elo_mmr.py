@@ -469,11 +469,15 @@ def replay_elo_mmr(
                         wl = hist_w[p, 0]
                         p0[p] = (wn * p0[p] + wl * hist_p[p, 0]) / (wn + wl)
                         w0[p] = wn + wl
-                        for k in range(hist_w.shape[1] - 1):
+                        # Only the player's own terms move (the columns beyond hold weight 0): shifting the table's
+                        # whole width cost every fold the widest history's time.
+                        last = hist_len[p] - 1
+                        for k in range(last):
                             hist_p[p, k] = hist_p[p, k + 1]
                             hist_w[p, k] = hist_w[p, k + 1]
-                        hist_w[p, hist_w.shape[1] - 1] = 0.0
-                        hist_len[p] -= 1
+                        hist_p[p, last] = 0.0
+                        hist_w[p, last] = 0.0
+                        hist_len[p] = last
                 for i in range(n):
                     if hist_len[players[s + i]] >= hist_p.shape[1]:
                         width = min(2 * hist_p.shape[1], limit)

@@ -750,7 +750,8 @@ class EloMMR(RatingSystem):
             state["w0"][full] = wn + wl
             state["hist_p"][full, :-1] = state["hist_p"][full, 1:]
             state["hist_w"][full, :-1] = state["hist_w"][full, 1:]
-            state["hist_w"][full, -1] = 0.0
+            state["hist_p"][full, -1] = 0.0  # columns beyond a player's terms hold zeros (the kernel's shift
+            state["hist_w"][full, -1] = 0.0  # moves the player's own terms only)
             state["hist_len"][full] -= 1
             length = state["hist_len"][players]
         width = state["hist_p"].shape[1]
