@@ -91,13 +91,13 @@ BEFORE_DYNAMICS = [
     "20abc185c46992a4",
     "4d7d4e31f6df7866",
     "a0241b17e0620457",
-    "31705e34c282a152",  # elo-mmr: re-derived after its fold by weight (FOLD_SHARE; at 0 it gave 4b14928edd3bfd23)
+    "9cf6dd8111bcdd11",  # elo-mmr: re-derived after its factored robust average (before: 31705e34c282a152)
     "def6be387284199b",
     "a00d853103a808ce",
     "b66f64814251d988",
     "090959d9da0334bf",
     "b2372fe88bd3f746",
-    "0a05d5281f04d066",
+    "e4be2514a3b820ec",  # elo-mmr rho 2: the same (before: 0a05d5281f04d066)
     "35ea64abd77e03e5",
 ]
 

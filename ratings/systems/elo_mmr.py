@@ -70,10 +70,11 @@ At the defaults a term's weight shrinks by ``kappa^(1 + rho) = 0.71`` per game (
 
 Bounded by weight too: a term whose weight has fallen below :data:`FOLD_SHARE` of the player's total
 (``w0 + sum_k w_k``) is folded the same way, whatever ``max_history`` says.  At the defaults that is a term
-about 60 games old.  Why: the robust average sums every kept term at each Newton step (about 3.6 steps), so
-a game's cost grows with its entrants' history lengths until they are full; with 100 terms a history of
-games of 4-10 players from 500 fills at about 7,000 games, and the replay's time grew as games^1.21 from
-5,000 to 40,000 games (benchmarks/elo_mmr_history.py), where it now fills by about 4,300 games.  What a
+about 60 games old.  Why: the robust average sums every kept term at each Newton step (the kernel's takes
+one exponential per term and call and about 2.8 cheaper passes, :func:`ratings.kernels.elo_mmr.robust_average`),
+so a game's cost grows with its entrants' history lengths until they are full; with 100 terms a history of
+games of 4-10 players from 500 fills at about 7,000 games, where it now fills by about 4,300 games
+(benchmarks/elo_mmr_history.py and BENCHMARKS.md: the replay's time against the history's length).  What a
 fold changes: the term ``-w out_scale tanh((x - p) arg)`` of ``L'`` becomes ``w (p - x)``, a change of at most
 ``w (|x - p| + beta pi / sqrt 3)``, and ``L'`` falls at least as fast as ``w0``, so the root moves by at most
 ``FOLD_SHARE (W / w0) (|x - p| + beta pi / sqrt 3)`` per fold (about 1e-7 rating points at the defaults;
@@ -750,7 +751,8 @@ class EloMMR(RatingSystem):
             state["w0"][full] = wn + wl
             state["hist_p"][full, :-1] = state["hist_p"][full, 1:]
             state["hist_w"][full, :-1] = state["hist_w"][full, 1:]
-            state["hist_w"][full, -1] = 0.0
+            state["hist_p"][full, -1] = 0.0  # columns beyond a player's terms hold zeros (the kernel's shift
+            state["hist_w"][full, -1] = 0.0  # moves the player's own terms only)
             state["hist_len"][full] -= 1
             length = state["hist_len"][players]
         width = state["hist_p"].shape[1]
