@@ -75,8 +75,9 @@ def run_bytes(run: RatingRun) -> int:
 
 
 #: Bytes of runs one process keeps (as objects; the shared store keeps every run besides), and of the runs kept for
-#: resuming.  By bytes, not by count: an Elo-MMR run of the 2,000-race sample holds about 7 MB of checkpoints, so
-#: 64 runs a worker (the bound by count alone) grew two workers under 50 visitors' moves by about 350 MB.
+#: resuming.  By bytes, not by count: an Elo-MMR run of the 2,000-race sample holds about 1.7 MB of checkpoints (7 MB
+#: when checkpoints were four times as dense), so 64 runs a worker (the bound by count alone) grew two workers under
+#: 50 visitors' moves by about 350 MB.
 RUNS_BYTES = 48 * 2**20
 RECENT_BYTES = 24 * 2**20
 _RUNS: LRU[RatingRun] = LRU(64, max_bytes=RUNS_BYTES, weigh=run_bytes)
