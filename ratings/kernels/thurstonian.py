@@ -39,7 +39,7 @@ from ratings.kernels.jit import contracted, helper, inlined, reassociated
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio, ndtr
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
-from ratings.systems._orders import EXACT_GROUP, MAX_ROWS, SAME_RATING
+from ratings.systems._orders import DESIGN_SAMPLES, EXACT_GROUP, MAX_ROWS, SAME_RATING
 from ratings.systems.thurstonian import (
     CONSISTENCY,
     CORRECTION,
@@ -849,6 +849,38 @@ def _orderings_allowed(r: np.ndarray, fin: np.ndarray, failed: np.ndarray) -> in
     return int(min(max(ROW_BUDGET / (len(r) * points), 2.0), float(MAX_ROWS)))  # min of two floats, compiled anyway
 
 
+@helper
+def _factorial(m: int) -> int:
+    out = 1
+    for k in range(2, m + 1):
+        out *= k
+    return out
+
+
+@helper
+def _write_design(order: np.ndarray, base: np.ndarray, lo: int, hi: int, t: int, samples: int) -> None:
+    """Ordering ``t`` of a large group's design into ``order[lo:hi]`` from the group in rating order ``base[lo:hi]``
+    (:func:`ratings.systems._orders.design_ordering`: rotation ``t // 2`` of ``samples // 2``, reversed for odd t)."""
+    m = hi - lo
+    shift = (t // 2) * m // (samples // 2)
+    for i in range(m):
+        j = m - 1 - i if t % 2 else i
+        order[lo + j] = base[lo + (i + shift) % m]
+
+
+@helper
+def _advance(
+    order: np.ndarray, base: np.ndarray, starts: np.ndarray, k: int, digits: np.ndarray, sizes: np.ndarray, samples: int
+) -> bool:
+    """Group k's next ordering into ``order`` (number ``digits[k]`` of ``sizes[k]``); True when it wrapped."""
+    lo, hi = starts[k], starts[k + 1]
+    digits[k] = (digits[k] + 1) % sizes[k]
+    if hi - lo <= EXACT_GROUP:
+        return not _next_permutation(order, lo, hi) if hi - lo > 1 else True
+    _write_design(order, base, lo, hi, digits[k], samples)
+    return digits[k] == 0
+
+
 @inlined
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
@@ -873,45 +905,76 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         if dnf[i]:
             failed[k] = i
             k += 1
-    # Tied groups (start positions in fin) and the number of orderings to average over.
+    # Tied groups (start positions in fin), as ratings.systems._orders.tie_orderings reads them.
     starts = np.empty(len(fin) + 1, dtype=np.int64)
     groups = 0
-    orderings = 1
     for i in range(len(fin)):
         if i == 0 or ranks[fin[i]] != ranks[fin[i - 1]]:
             starts[groups] = i
             groups += 1
-        size = i + 1 - starts[groups - 1]
-        if size > EXACT_GROUP:
-            return False
-        if size > 1:
-            orderings *= size  # a group of size m has m! orderings
     starts[groups] = len(fin)
-    if orderings > 1:
-        if orderings > _orderings_allowed(r, fin, failed):
-            return False
-    elif n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
+    walked = 1  # the largest small group's number of orderings
+    tied = False
+    for k in range(groups):
+        size = starts[k + 1] - starts[k]
+        tied |= size > 1
+        if 1 < size <= EXACT_GROUP:
+            walked = max(walked, _factorial(size))
+    if not tied and n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
         d = (r[fin[1]] - r[fin[0]]) / SQRT2
         gain = mills_ratio(d) / SQRT2
         out[fin[1]] = gain
         out[fin[0]] = -gain
         return True
     order = fin.copy()
-    while True:  # every ordering of every tied group, odometer-wise (each group starts in index order)
+    sizes = np.ones(groups, dtype=np.int64)
+    digits = np.zeros(groups, dtype=np.int64)
+    rows = 1
+    walk = False
+    samples = 2
+    if tied:
+        allowed = _orderings_allowed(r, fin, failed)
+        samples = min(DESIGN_SAMPLES, max(2, allowed, walked))
+        for k in range(groups):
+            lo, hi = starts[k], starts[k + 1]
+            if hi - lo > EXACT_GROUP:
+                sizes[k] = 2 * (samples // 2)
+                # In rating order, the index breaking exact ties (an insertion sort of the group in index order).
+                for a in range(lo + 1, hi):
+                    b = a
+                    while b > lo and r[order[b - 1]] > r[order[b]]:
+                        order[b - 1], order[b] = order[b], order[b - 1]
+                        b -= 1
+            elif hi - lo > 1:
+                sizes[k] = _factorial(hi - lo)
+            if not walk:
+                rows *= sizes[k]
+                walk = rows > allowed
+        if walk:  # every group takes its orderings in step: row t takes ordering t mod sizes[k] of group k
+            rows = 1
+            for k in range(groups):
+                rows = max(rows, sizes[k])
+    base = order.copy()
+    for k in range(groups):
+        if starts[k + 1] - starts[k] > EXACT_GROUP:
+            _write_design(order, base, starts[k], starts[k + 1], 0, samples)
+    for _ in range(rows):  # every ordering of every tied group, odometer-wise, or walked in step
         # One worst-first finisher order: the DNFs are the bottom, else the last finisher (one call site of
         # _order, whose body numba inlines: each call site would be optimised again).
         if len(failed) > 0:
             chain, bottom = order, failed
         else:
             chain, bottom = order[1:], order[:1]
-        if not _order(r, chain, bottom, 1.0 / orderings, out):
+        if not _order(r, chain, bottom, 1.0 / rows, out):
             return False
-        k = groups - 1
-        while k >= 0 and not _next_permutation(order, starts[k], starts[k + 1]):
-            k -= 1
-        if k < 0:
-            break
-    if orderings > 1:
+        if walk:
+            for k in range(groups):
+                _advance(order, base, starts, k, digits, sizes, samples)
+        else:
+            k = groups - 1
+            while k >= 0 and _advance(order, base, starts, k, digits, sizes, samples):
+                k -= 1
+    if tied:
         _equalise_ties(r, order, starts[: groups + 1], out)
     return True
 
@@ -929,7 +992,7 @@ def _equalise_ties(r: np.ndarray, order: np.ndarray, starts: np.ndarray, out: np
         members = order[starts[k] : starts[k + 1]]
         if len(members) < 2:
             continue
-        ranked = members.copy()  # by rating, stably (an insertion sort: groups have at most EXACT_GROUP)
+        ranked = members.copy()  # by rating, stably (an insertion sort: quadratic only in a group's size)
         for a in range(1, len(ranked)):
             b = a
             while b > 0 and r[ranked[b - 1]] > r[ranked[b]]:
