@@ -18,11 +18,14 @@ kernel computes games up to :data:`KERNEL_CELLS` (about 6,000 players), beyond t
 a crowd of 1,000 equals the reference's logarithmic computation to 2e-10 of its largest component
 (tests); a crowd of 4,096 equal ratings is within 1.5e-5 of the expected normal order statistics.
 
-Tied finishers are averaged over every ordering of their groups, as the reference does while
-the orderings are few enough to enumerate (groups of at most
-:data:`ratings.systems._orders.EXACT_GROUP`, and at most its row budget of orderings in all).
-Declined (replayed through the per-game hooks): games with more orderings than that (the
-reference samples a fixed-seed design), the rare orders whose messages do not fit the scaled
+Tied finishers are averaged over the reference's orders (:func:`ratings.systems._orders.tie_orderings`):
+every joint ordering of the groups within the row budget, else the groups walked in step, a group of at most
+:data:`~ratings.systems._orders.EXACT_GROUP` through all of its orderings and a larger one through its design of
+rotations and reverses, built from the same integers (:func:`_write_design`); so a contest's dozens of tied pairs
+and its players tied last cost as many orders as its largest small group has orderings (two, or six with a
+triple), and a contest of 4,096 with its ties is computed here.  The error of the walk is stated in
+:mod:`ratings.systems.thurstonian`.
+Declined (replayed through the per-game hooks): the rare orders whose messages do not fit the scaled
 representation (the reference's logarithmic computation: many players reversing a spread of 30
 or more; in a crowd, a tilt whose stages disagree), and games whose grid exceeds
 :data:`~ratings.systems.thurstonian.MAX_CELLS` below :data:`CROWD_FROM` players or
