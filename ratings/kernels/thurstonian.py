@@ -23,8 +23,8 @@ every joint ordering of the groups within the row budget, else the groups walked
 :data:`~ratings.systems._orders.EXACT_GROUP` through all of its orderings and a larger one through its design of
 rotations and reverses, built from the same integers (:func:`_write_design`); so a contest's dozens of tied pairs
 and its players tied last cost as many orders as its largest small group has orderings (two, or six with a
-triple), and a contest of 4,096 with its ties is computed here.  The error of the walk is stated in
-:mod:`ratings.systems.thurstonian`.
+triple), and a contest of 4,096 with its ties is computed here (:data:`TIE_WORK` bounds the orders x cells of
+one game).  The error of the walk is stated in :mod:`ratings.systems.thurstonian`.
 Declined (replayed through the per-game hooks): the rare orders whose messages do not fit the scaled
 representation (the reference's logarithmic computation: many players reversing a spread of 30
 or more; in a crowd, a tilt whose stages disagree), and games whose grid exceeds
@@ -839,17 +839,22 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     return i >= lo
 
 
+#: Largest orders x players x grid points of one game with ties the kernel computes: six orders of a contest of
+#: 4,096 (about 20 s of CPU); a game beyond it (a tied group of four or five in a crowd walks 24 or 120 orders) is
+#: declined, and the reference computes it or, beyond MAX_CELLS, refuses it with its error.
+TIE_WORK = 1e9
+
+
 @helper
-def _orderings_allowed(r: np.ndarray, fin: np.ndarray, failed: np.ndarray) -> int:
-    """How many orderings of tied groups the reference enumerates for this game (more: it samples a design).
+def _cells(r: np.ndarray, fin: np.ndarray, failed: np.ndarray) -> int:
+    """Players x grid points of the game's first order (by which the reference bounds its orderings).
 
     A helper, so that :func:`grid_plan` is compiled once, under the helpers' flags, as :func:`_order` calls it
     (called in the inlined gradient, it compiled a second time under its ``cfunc``'s flags).
     """
     chain = fin if len(failed) > 0 else fin[1:]
     bottom = failed if len(failed) > 0 else fin[:1]
-    points = _plan(r, chain, bottom)[2]
-    return int(min(max(ROW_BUDGET / (len(r) * points), 2.0), float(MAX_ROWS)))  # min of two floats, compiled anyway
+    return len(r) * _plan(r, chain, bottom)[2]
 
 
 @helper
@@ -936,7 +941,8 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
     walk = False
     samples = 2
     if tied:
-        allowed = _orderings_allowed(r, fin, failed)
+        cells = _cells(r, fin, failed)
+        allowed = int(min(max(ROW_BUDGET / cells, 2.0), float(MAX_ROWS)))  # the reference's orderings enumerated
         samples = min(DESIGN_SAMPLES, max(2, allowed, walked))
         for k in range(groups):
             lo, hi = starts[k], starts[k + 1]
@@ -957,6 +963,8 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
             rows = 1
             for k in range(groups):
                 rows = max(rows, sizes[k])
+        if rows * float(cells) > TIE_WORK:
+            return False
     base = order.copy()
     for k in range(groups):
         if starts[k + 1] - starts[k] > EXACT_GROUP:
