@@ -14,7 +14,8 @@ Thurstone-Mosteller.  A peer that raises is reported with its error.  Run from t
 
 ``--min-size`` keeps only the contests of at least that many entrants (with ``--max-size`` equal to it: fields of
 exactly that size); ``--untie`` breaks every tie group in the drawn order (each entrant its own place), to measure
-a field's size apart from its ties (the Thurstonian kernel enumerates the orderings of small tie groups only).
+a field's size apart from its ties (the Thurstonian kernel computes an order per walked ordering of the tie groups:
+two for tied pairs and a group tied last, six with a triple).
 
 Peers are per-game pure Python: on fields of thousands they take minutes (openskill's models are quadratic in
 the field); keep ``--max-size`` small when they run.

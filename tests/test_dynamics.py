@@ -367,24 +367,26 @@ def test_explanations_of_boosted_changes_still_sum_to_the_change(name: str, para
 
 
 def test_a_game_the_kernel_hands_back_gets_its_idle_rules_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Thurstonian's kernel hands a game of six tied finishers to the per-game hooks (tests/test_kernels.py) after it
-    has applied the game's idle rules; the hooks must not apply them again (twice would pull p0 by 0.9^20, not 0.9^10,
-    and fade the experience twice).  Kernel and reference agree, and the pull before the crowd is the hand value."""
+    """Thurstonian's kernel hands a game whose messages need logarithms (a dummy 40 below the initial rating: its
+    density spans more than a scaled row holds) to the per-game hooks after it has applied the game's idle rules; the
+    hooks must not apply them again (twice would pull p0 by 0.9^20, not 0.9^10, and fade the experience twice).
+    Kernel and reference agree, and the pull before the crowd is the hand value.  (Six tied finishers were handed
+    back too until the kernel walked a large group's design itself.)"""
     from ratings import Entry, Game
 
     crowd = tuple(Entry(f"p{i}", 1) for i in range(6)) + (Entry("last", 2),)
     few = (Entry("p0", 1), Entry("p1", 1), Entry("p2", 2), Entry("p3", 2), Entry("last", None))
     history = GameHistory([Game("1", few, _day(0)), Game("2", crowd, _day(10)), Game("3", few, _day(12))])
-    system = create("thurstonian", pull_per_day=0.1, boost=1.0, forget_per_day=0.2)
+    system = create("thurstonian", pull_per_day=0.1, boost=1.0, forget_per_day=0.2, initial=20.0, dummy=-20.0)
     calls: list[int] = []
     play = system._play
     monkeypatch.setattr(system, "_play", lambda state, game: (calls.append(game.index), play(state, game)))
     fast = system.rate(history)
-    assert calls == [1]
+    assert calls == [0, 1, 2]
     monkeypatch.undo()
     slow = system.rate_per_game(history)
     np.testing.assert_allclose(fast.after, slow.after, rtol=0, atol=1e-9)
     np.testing.assert_allclose(fast.extras["experience"][1], slow.extras["experience"][1], rtol=0, atol=1e-12)
     p0_after_game_1 = fast.after[0]
-    assert fast.before[5] == pytest.approx(p0_after_game_1 * 0.9**10, rel=1e-12)  # r0 = 0: r x 0.9^10
+    assert fast.before[5] == pytest.approx(20.0 + (p0_after_game_1 - 20.0) * 0.9**10, rel=1e-12)  # r0 = 20
     assert fast.extras["experience"][0][5] == pytest.approx(0.8**10, rel=1e-12)  # one game, 10 days at 0.2

@@ -18,11 +18,14 @@ kernel computes games up to :data:`KERNEL_CELLS` (about 6,000 players), beyond t
 a crowd of 1,000 equals the reference's logarithmic computation to 2e-10 of its largest component
 (tests); a crowd of 4,096 equal ratings is within 1.5e-5 of the expected normal order statistics.
 
-Tied finishers are averaged over every ordering of their groups, as the reference does while
-the orderings are few enough to enumerate (groups of at most
-:data:`ratings.systems._orders.EXACT_GROUP`, and at most its row budget of orderings in all).
-Declined (replayed through the per-game hooks): games with more orderings than that (the
-reference samples a fixed-seed design), the rare orders whose messages do not fit the scaled
+Tied finishers are averaged over the reference's orders (:func:`ratings.systems._orders.tie_orderings`):
+every joint ordering of the groups within the row budget, else the groups walked in step, a group of at most
+:data:`~ratings.systems._orders.EXACT_GROUP` through all of its orderings and a larger one through its design of
+rotations and reverses, built from the same integers (:func:`_write_design`); so a contest's dozens of tied pairs
+and its players tied last cost as many orders as its largest small group has orderings (two, or six with a
+triple), and a contest of 4,096 with its ties is computed here (:data:`TIE_WORK` bounds the orders x cells of
+one game).  The error of the walk is stated in :mod:`ratings.systems.thurstonian`.
+Declined (replayed through the per-game hooks): the rare orders whose messages do not fit the scaled
 representation (the reference's logarithmic computation: many players reversing a spread of 30
 or more; in a crowd, a tilt whose stages disagree), and games whose grid exceeds
 :data:`~ratings.systems.thurstonian.MAX_CELLS` below :data:`CROWD_FROM` players or
@@ -39,7 +42,7 @@ from ratings.kernels.jit import contracted, helper, inlined, reassociated
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio, ndtr
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
-from ratings.systems._orders import EXACT_GROUP, MAX_ROWS, SAME_RATING
+from ratings.systems._orders import DESIGN_SAMPLES, EXACT_GROUP, MAX_ROWS, SAME_RATING
 from ratings.systems.thurstonian import (
     CONSISTENCY,
     CORRECTION,
@@ -836,17 +839,54 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     return i >= lo
 
 
+#: Largest orders x players x grid points of one game with ties the kernel computes: six orders of a contest of
+#: 4,096 (about 20 s of CPU); a game beyond it (a tied group of four or five in a crowd walks 24 or 120 orders) is
+#: declined, and the reference computes it or, beyond MAX_CELLS, refuses it with its error.
+TIE_WORK = 1e9
+
+
 @helper
-def _orderings_allowed(r: np.ndarray, fin: np.ndarray, failed: np.ndarray) -> int:
-    """How many orderings of tied groups the reference enumerates for this game (more: it samples a design).
+def _cells(r: np.ndarray, fin: np.ndarray, failed: np.ndarray) -> int:
+    """Players x grid points of the game's first order (by which the reference bounds its orderings).
 
     A helper, so that :func:`grid_plan` is compiled once, under the helpers' flags, as :func:`_order` calls it
     (called in the inlined gradient, it compiled a second time under its ``cfunc``'s flags).
     """
     chain = fin if len(failed) > 0 else fin[1:]
     bottom = failed if len(failed) > 0 else fin[:1]
-    points = _plan(r, chain, bottom)[2]
-    return int(min(max(ROW_BUDGET / (len(r) * points), 2.0), float(MAX_ROWS)))  # min of two floats, compiled anyway
+    return len(r) * _plan(r, chain, bottom)[2]
+
+
+@helper
+def _factorial(m: int) -> int:
+    out = 1
+    for k in range(2, m + 1):
+        out *= k
+    return out
+
+
+@helper
+def _write_design(order: np.ndarray, base: np.ndarray, lo: int, hi: int, t: int, samples: int) -> None:
+    """Ordering ``t`` of a large group's design into ``order[lo:hi]`` from the group in rating order ``base[lo:hi]``
+    (:func:`ratings.systems._orders.design_ordering`: rotation ``t // 2`` of ``samples // 2``, reversed for odd t)."""
+    m = hi - lo
+    shift = (t // 2) * m // (samples // 2)
+    for i in range(m):
+        j = m - 1 - i if t % 2 else i
+        order[lo + j] = base[lo + (i + shift) % m]
+
+
+@helper
+def _advance(
+    order: np.ndarray, base: np.ndarray, starts: np.ndarray, k: int, digits: np.ndarray, sizes: np.ndarray, samples: int
+) -> bool:
+    """Group k's next ordering into ``order`` (number ``digits[k]`` of ``sizes[k]``); True when it wrapped."""
+    lo, hi = starts[k], starts[k + 1]
+    digits[k] = (digits[k] + 1) % sizes[k]
+    if hi - lo <= EXACT_GROUP:
+        return not _next_permutation(order, lo, hi) if hi - lo > 1 else True
+    _write_design(order, base, lo, hi, digits[k], samples)
+    return digits[k] == 0
 
 
 @inlined
@@ -873,45 +913,79 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         if dnf[i]:
             failed[k] = i
             k += 1
-    # Tied groups (start positions in fin) and the number of orderings to average over.
+    # Tied groups (start positions in fin), as ratings.systems._orders.tie_orderings reads them.
     starts = np.empty(len(fin) + 1, dtype=np.int64)
     groups = 0
-    orderings = 1
     for i in range(len(fin)):
         if i == 0 or ranks[fin[i]] != ranks[fin[i - 1]]:
             starts[groups] = i
             groups += 1
-        size = i + 1 - starts[groups - 1]
-        if size > EXACT_GROUP:
-            return False
-        if size > 1:
-            orderings *= size  # a group of size m has m! orderings
     starts[groups] = len(fin)
-    if orderings > 1:
-        if orderings > _orderings_allowed(r, fin, failed):
-            return False
-    elif n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
+    walked = 1  # the largest small group's number of orderings
+    tied = False
+    for k in range(groups):
+        size = starts[k + 1] - starts[k]
+        tied |= size > 1
+        if 1 < size <= EXACT_GROUP:
+            walked = max(walked, _factorial(size))
+    if not tied and n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
         d = (r[fin[1]] - r[fin[0]]) / SQRT2
         gain = mills_ratio(d) / SQRT2
         out[fin[1]] = gain
         out[fin[0]] = -gain
         return True
     order = fin.copy()
-    while True:  # every ordering of every tied group, odometer-wise (each group starts in index order)
+    sizes = np.ones(groups, dtype=np.int64)
+    digits = np.zeros(groups, dtype=np.int64)
+    rows = 1
+    walk = False
+    samples = 2
+    if tied:
+        cells = _cells(r, fin, failed)
+        allowed = int(min(max(ROW_BUDGET / cells, 2.0), float(MAX_ROWS)))  # the reference's orderings enumerated
+        samples = min(DESIGN_SAMPLES, max(2, allowed, walked))
+        for k in range(groups):
+            lo, hi = starts[k], starts[k + 1]
+            if hi - lo > EXACT_GROUP:
+                sizes[k] = 2 * (samples // 2)
+                # In rating order, the index breaking exact ties (an insertion sort of the group in index order).
+                for a in range(lo + 1, hi):
+                    b = a
+                    while b > lo and r[order[b - 1]] > r[order[b]]:
+                        order[b - 1], order[b] = order[b], order[b - 1]
+                        b -= 1
+            elif hi - lo > 1:
+                sizes[k] = _factorial(hi - lo)
+            if not walk:
+                rows *= sizes[k]
+                walk = rows > allowed
+        if walk:  # every group takes its orderings in step: row t takes ordering t mod sizes[k] of group k
+            rows = 1
+            for k in range(groups):
+                rows = max(rows, sizes[k])
+        if rows * float(cells) > TIE_WORK:
+            return False
+    base = order.copy()
+    for k in range(groups):
+        if starts[k + 1] - starts[k] > EXACT_GROUP:
+            _write_design(order, base, starts[k], starts[k + 1], 0, samples)
+    for _ in range(rows):  # every ordering of every tied group, odometer-wise, or walked in step
         # One worst-first finisher order: the DNFs are the bottom, else the last finisher (one call site of
         # _order, whose body numba inlines: each call site would be optimised again).
         if len(failed) > 0:
             chain, bottom = order, failed
         else:
             chain, bottom = order[1:], order[:1]
-        if not _order(r, chain, bottom, 1.0 / orderings, out):
+        if not _order(r, chain, bottom, 1.0 / rows, out):
             return False
-        k = groups - 1
-        while k >= 0 and not _next_permutation(order, starts[k], starts[k + 1]):
-            k -= 1
-        if k < 0:
-            break
-    if orderings > 1:
+        if walk:
+            for k in range(groups):
+                _advance(order, base, starts, k, digits, sizes, samples)
+        else:
+            k = groups - 1
+            while k >= 0 and _advance(order, base, starts, k, digits, sizes, samples):
+                k -= 1
+    if tied:
         _equalise_ties(r, order, starts[: groups + 1], out)
     return True
 
@@ -929,7 +1003,7 @@ def _equalise_ties(r: np.ndarray, order: np.ndarray, starts: np.ndarray, out: np
         members = order[starts[k] : starts[k + 1]]
         if len(members) < 2:
             continue
-        ranked = members.copy()  # by rating, stably (an insertion sort: groups have at most EXACT_GROUP)
+        ranked = members.copy()  # by rating, stably (an insertion sort: quadratic only in a group's size)
         for a in range(1, len(ranked)):
             b = a
             while b > 0 and r[ranked[b - 1]] > r[ranked[b]]:

@@ -13,14 +13,18 @@ is the average, over the orderings of the tied group, of the log-likelihood grad
 the resulting strict order.  :func:`tie_orderings` lists those orderings (with weights):
 
 - a group of at most :data:`EXACT_GROUP` players contributes all of its orderings;
-- a larger group contributes a fixed-seed sample of orderings (:data:`DESIGN_SAMPLES` of
-  them: half drawn at random, each followed by its reverse, so that every pair appears in
-  both relative orders equally often).  The sample is taken in the players' rating order
-  and its seed depends only on the group size, so the result is deterministic and does not
-  depend on how players are labelled; :func:`symmetrize` then gives equally rated tied
-  players the mean of their updates, as the exact average would by symmetry.  Its error is
-  a Monte Carlo error, about the spread of the per-ordering gradients over the square root
-  of the sample size.
+- a larger group contributes a design of orderings (:data:`DESIGN_SAMPLES` of them, fewer when
+  the row budget is smaller: :func:`design_ordering`): the players in rating order, rotated by
+  evenly spaced shifts, each rotation followed by its reverse, so that every player's mean
+  position in the design is the middle of the group, every pair appears in both relative
+  orders equally often, and with as many rotations as players every player holds every
+  position equally often.  Taken in the players' rating order (the index breaks exact ties),
+  the result is deterministic and does not depend on how players are labelled;
+  :func:`symmetrize` then gives equally rated tied players the mean of their updates, as the
+  exact average would by symmetry.  Rotations rather than random draws, so that the compiled
+  kernel (:mod:`ratings.kernels.thurstonian`) computes the very same design.  Its error is that
+  of a sample of orderings: a player's update varies with its position in the group, and the
+  design covers the positions evenly but not every arrangement of the others.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ __all__ = [
     "MAX_ROWS",
     "SAME_RATING",
     "Split",
+    "design_ordering",
+    "design_samples",
+    "design_size",
     "group_orderings",
     "split_game",
     "symmetrize",
@@ -93,13 +100,35 @@ def group_orderings(
     if m <= EXACT_GROUP:
         return [tuple(int(p) for p in perm) for perm in itertools.permutations(group.tolist())], True
     # In rating order (the index breaks exact ties; symmetrize() removes that dependence).
-    base = group[np.lexsort((group, ratings[group]))]
-    rng = np.random.default_rng(m)
-    out: list[tuple[int, ...]] = []
-    for _ in range(samples // 2):
-        drawn = [int(p) for p in base[rng.permutation(m)]]
-        out += [tuple(drawn), tuple(drawn[::-1])]
-    return out, False
+    base = [int(p) for p in group[np.lexsort((group, ratings[group]))]]
+    return [design_ordering(base, t, samples) for t in range(design_size(samples))], False
+
+
+def design_samples(sizes: list[int], max_rows: int) -> int:
+    """Orderings allowed to a large group's design, given the tied groups' ``sizes`` and the row budget.
+
+    At least the rows the groups' orderings are walked in anyway (the largest small group's ``m!``), so that a
+    large group's design costs no extra order, and at most :data:`DESIGN_SAMPLES`.
+    """
+    walked = max((math.factorial(m) for m in sizes if m <= EXACT_GROUP), default=1)
+    return min(DESIGN_SAMPLES, max(2, max_rows, walked))
+
+
+def design_size(samples: int) -> int:
+    """Orderings in the design of a group larger than :data:`EXACT_GROUP` when ``samples`` are allowed (even)."""
+    return 2 * (samples // 2)
+
+
+def design_ordering(base: list[int], t: int, samples: int) -> tuple[int, ...]:
+    """Ordering ``t`` (worst first) of the design of ``samples`` orderings of a group listed in rating order.
+
+    Rotation ``t // 2`` of ``samples // 2`` evenly spaced ones (shift ``(t // 2) m // (samples // 2)``), reversed
+    for odd ``t``.  The compiled kernel builds the same ordering from the same integers.
+    """
+    m = len(base)
+    shift = (t // 2) * m // (samples // 2)
+    rotated = tuple(base[(i + shift) % m] for i in range(m))
+    return rotated[::-1] if t % 2 else rotated
 
 
 def tie_orderings(split: Split, ratings: np.ndarray, max_rows: int = MAX_ROWS) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -108,17 +137,19 @@ def tie_orderings(split: Split, ratings: np.ndarray, max_rows: int = MAX_ROWS) -
     Returns ``(rows, weights, exact)`` with ``rows`` of shape ``(T, finishers)`` and weights
     summing to 1: the draw-rewarded gradient is ``sum_t weights[t] * gradient(rows[t])``.
 
-    The product of the groups' orderings is enumerated when it has at most ``max_rows`` rows
-    (which also bounds the sample size of a large group's design); otherwise the groups'
-    orderings are walked in step (row ``t`` takes ordering ``t mod |D_k|`` of group ``k``), a
-    deterministic approximation that still averages each group over its own orderings.
-    (Plackett-Luce, whose log-likelihood is a sum of one term per position, averages each
-    group separately and exactly instead.)
+    The product of the groups' orderings is enumerated when it has at most ``max_rows`` rows;
+    otherwise the groups' orderings are walked in step (row ``t`` takes ordering ``t mod |D_k|``
+    of group ``k``), a deterministic approximation that still averages each group over its own
+    orderings (the interactions between groups' orderings are what it leaves out: see
+    :mod:`ratings.systems.thurstonian` for the measured error).  A large group's design has
+    :func:`design_samples` orderings.  (Plackett-Luce, whose log-likelihood is a sum of one term
+    per position, averages each group separately and exactly instead.)
     """
+    samples = design_samples([len(g) for g in split.groups], max_rows)
     designs = []
     exact = True
     for group in split.groups:
-        orderings, full = group_orderings(group, ratings, samples=min(DESIGN_SAMPLES, max(2, max_rows)))
+        orderings, full = group_orderings(group, ratings, samples=samples)
         designs.append(orderings)
         exact &= full
     sizes = [len(d) for d in designs]
