@@ -67,6 +67,7 @@ from figures.player import (
     partner_rows,
     partner_summary,
     player_figure,
+    player_figure_view,
     player_pick,
     record_items,
 )
@@ -170,6 +171,7 @@ __all__ = [
     "player_color",
     "player_choice",
     "player_figure",
+    "player_figure_view",
     "player_dash",
     "player_series",
     "probability_figure",

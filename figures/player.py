@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from figures.build import game_number_axis
+from figures.build import figure, figure_json, game_number_axis
 from figures.games import game_label
 from figures.leaderboard import leaderboard_rows
 from figures.scale import Scale
@@ -26,6 +25,7 @@ __all__ = [
     "partner_rows",
     "partner_summary",
     "player_figure",
+    "player_figure_view",
     "player_pick",
     "record_items",
 ]
@@ -121,57 +121,80 @@ def player_figure(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] |
 
     ``labels`` (chart text, already :func:`plain`) names every game of the history for the hover.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06)
+    return figure(*_player_parts(stats, scale, labels))
+
+
+def player_figure_view(stats: PlayerStats, scale: Scale, *, labels: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """:func:`player_figure` as the dictionary a callback sends (:func:`figures.build.figure_json`)."""
+    return figure_json(*_player_parts(stats, scale, labels))
+
+
+#: The two rows' shares of the chart's height (rating, rank) and the gap between them: plotly's subplot grid of
+#: ``make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06)``.
+_ROWS = (0.68, 0.32)
+_GAP = 0.06
+
+
+def _player_parts(
+    stats: PlayerStats, scale: Scale, labels: tuple[str, ...] | None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     x = stats.games + 1
     names = [labels[int(g)] for g in stats.games] if labels is not None else [f"Game {int(g) + 1}" for g in stats.games]
     places = [
         f"DNF of {int(s)}" if d else f"{place_name(int(p))} of {int(s)}"
         for p, d, s in zip(stats.position, stats.dnf, stats.size, strict=True)
     ]
-    rating = scale.value(stats.after)
+    rating = np.asarray(scale.value(stats.after), dtype=float)
     change = scale.change_between(stats.before, stats.after)
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=rating,
-            mode="lines+markers" if stats.n_games <= 300 else "lines",
-            name="rating",
-            line={"color": "#1f77b4"},
-            customdata=np.stack([stats.games, change], axis=-1) if stats.n_games else None,
-            hovertext=[
+    traces: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "x": x,
+            "y": rating,
+            "mode": "lines+markers" if stats.n_games <= 300 else "lines",
+            "name": "rating",
+            "line": {"color": "#1f77b4"},
+            "hovertext": [
                 f"{n}<br>{p}<br>change {signed(c)}" for n, p, c in zip(names, places, change.tolist(), strict=True)
             ],
-            hovertemplate=f"%{{hovertext}}<br>rating %{{y:{HOVER_NUMBER}}}<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=stats.rank,
-            mode="lines",
-            line={"shape": "hv", "color": "#6f42c1"},
-            name="rank",
-            hovertemplate="rank %{y}<extra></extra>",
-        ),
-        row=2,
-        col=1,
-    )
-    fig.update_yaxes(title_text=plain(scale.unit), row=1, col=1)
+            "hovertemplate": f"%{{hovertext}}<br>rating %{{y:{HOVER_NUMBER}}}<extra></extra>",
+            "xaxis": "x",
+            "yaxis": "y",
+        },
+        {
+            "type": "scatter",
+            "x": x,
+            "y": stats.rank,
+            "mode": "lines",
+            "line": {"shape": "hv", "color": "#6f42c1"},
+            "name": "rank",
+            "hovertemplate": "rank %{y}<extra></extra>",
+            "xaxis": "x2",
+            "yaxis": "y2",
+        },
+    ]
     worst = int(stats.rank.max()) if stats.n_games else 1
     step = max(1, -(-worst // 4))  # whole ranks only, at most about five ticks
-    fig.update_yaxes(title_text="rank", range=[worst + 0.5, 0.5], tick0=1, dtick=step, row=2, col=1)
     span = int(stats.games[-1] - stats.games[0]) + 1 if stats.n_games else 0  # the game numbers the chart spans
-    fig.update_xaxes(game_number_axis(span), row=2, col=1)
-    fig.update_layout(
-        title={"text": f"{plain(stats.player)}: rating and rank after each game", "font": {"size": 15}},
-        showlegend=False,
-        margin={"l": 60, "r": 10, "t": 40, "b": 40},
-        template="plotly_white",
-        hovermode="closest",
-    )
-    return fig
+    bottom = (1 - _GAP) * _ROWS[1]
+    layout = {
+        "xaxis": {"anchor": "y", "domain": [0.0, 1.0], "matches": "x2", "showticklabels": False},
+        "yaxis": {"anchor": "x", "domain": [bottom + _GAP, 1.0], "title": {"text": plain(scale.unit)}},
+        "xaxis2": {"anchor": "y2", "domain": [0.0, 1.0], **game_number_axis(span)},
+        "yaxis2": {
+            "anchor": "x2",
+            "domain": [0.0, bottom],
+            "title": {"text": "rank"},
+            "range": [worst + 0.5, 0.5],
+            "tick0": 1,
+            "dtick": step,
+        },
+        "title": {"text": f"{plain(stats.player)}: rating and rank after each game", "font": {"size": 15}},
+        "showlegend": False,
+        "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
+        "hovermode": "closest",
+    }
+    return traces, layout
 
 
 def explanation_rows(explanation: Explanation, scale: Scale) -> list[dict[str, str]]:

@@ -362,7 +362,7 @@ def player_view(run: RatingRun, player: Any, scale: figures.Scale) -> PlayerView
     stats = player_stats(run, player) if isinstance(player, str) else None
     if stats is None or stats.n_games == 0:
         return PlayerView("Pick a player.", figures.empty_figure("Pick a player"), [], [], "")
-    figure = figures.player_figure(stats, scale, labels=figures.plain_game_labels(run.history))
+    figure = figures.player_figure_view(stats, scale, labels=figures.plain_game_labels(run.history))
     rows = figures.head_to_head_rows(head_to_head(run.history, player))
     mates = partners(run, player)
     return PlayerView(

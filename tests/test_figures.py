@@ -178,6 +178,26 @@ def test_the_views_callbacks_send_are_the_figures_as_plotly_sends_them(duel_run)
     plotly.graph_objects.Figure(view)  # plotly's validating constructor accepts it as it is
 
 
+def test_the_players_chart_has_plotlys_subplot_grid_and_sends_what_its_figure_would(duel_run):
+    """The player's chart is laid out as plotly's make_subplots lays out two rows sharing the x axis (heights 0.68
+    and 0.32, a gap of 0.06): the axes' domains and anchors are plotly's own, read from make_subplots here."""
+    from plotly.subplots import make_subplots
+
+    from ratings.stats import player_stats
+
+    grid = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06)
+    expected = grid.to_plotly_json()["layout"]
+    stats = player_stats(duel_run, "Ann")
+    view = figures.player_figure_view(stats, figures.Scale())
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+        for key, value in expected[axis].items():
+            assert view["layout"][axis][key] == (pytest.approx(value) if key == "domain" else value), (axis, key)
+    assert [(t["xaxis"], t["yaxis"]) for t in view["data"]] == [("x", "y"), ("x2", "y2")]
+    plotly.graph_objects.Figure(view)  # plotly's validating constructor accepts it as it is
+    figure = figures.player_figure(stats, figures.Scale())
+    assert list(figure.data[0].x) == [1, 2] and figure.layout.yaxis2.title.text == "rank"
+
+
 def test_game_changes_bars_in_place_order(duel_run):
     fig = figures.game_changes_figure(duel_run, 0)
     bar = fig.data[0]
