@@ -18,9 +18,11 @@ Safe by construction:
   of the code before it.  Server-side content named in the body by a content id (an upload, an edit, a pinned
   baseline, aliases) cannot change under its id.  Content that can change is noted while the answer is computed
   (:func:`depends_on`: a Google Sheet's shared last-good copy and how long it stays fresh) and checked on every hit.
-- **Volatile answers are not kept.**  An answer whose computation wrote to the store (an upload kept, a sheet read
-  anew), loaded anything by force, or met an error (:func:`volatile`) is sent as computed and not memoised; so is an
-  answer that is not a plain 200 JSON, or whose request body is larger than :data:`MAX_BODY` (an upload).
+- **Volatile answers are not kept.**  An answer whose computation wrote user data to the store (an upload kept, a
+  sheet read anew) or found some missing is sent as computed and not memoised: the store itself notes it on every
+  ``put`` and ``get`` (:func:`sources.store._noted`), so no service has to remember to.  So is an answer that loaded
+  anything by force or met an error (:func:`volatile`), that is not a plain 200 JSON, or whose request body is larger
+  than :data:`MAX_BODY` (an upload).
 - **Sources say why.**  An answer that read a data source is kept only when the source's class declares why it may
   be (:func:`sources.model.read_source`: its content is fixed under its key, or its ``load`` notes what it depends
   on); a source that declares nothing (a group's games, in a database that changes under the same request, or a

@@ -22,7 +22,6 @@ from typing import Any
 
 from ratings import Entry, Game, GameHistory
 from ratings.io.writing import when
-from sources import answers
 from sources.forksafe import ForkSafeLock
 from sources.store import Store, shared_store
 
@@ -135,7 +134,6 @@ def keep(history: GameHistory, store: Store | None = None) -> str:
     """Store ``history`` (compressed) and return its content id."""
     data = serialise(history)
     cid = content_id(data)
-    answers.volatile("kept a history in the store")  # the write must happen every time: never answered from the memo
     (store or shared_store()).put(f"history:{cid}", zlib.compress(data, 6))
     _remember(cid, history)
     return cid
@@ -151,7 +149,6 @@ def fetch(cid: Any, store: Store | None = None) -> GameHistory:
             return _recent[cid]
     packed = (store or shared_store()).get(f"history:{cid}")
     if packed is None:
-        answers.volatile("a history is missing")  # it may be uploaded again under the same id
         raise MissingHistory(cid)
     try:
         data = zlib.decompressobj().decompress(packed, MAX_SERIALISED + 1)
@@ -171,7 +168,6 @@ def keep_json(kind: str, value: Any, store: Store | None = None) -> str:
     """Store a small JSON value (a pinned baseline, say) by content; its id (the same rule as histories)."""
     data = json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
     cid = content_id(data)
-    answers.volatile("kept a value in the store")
     (store or shared_store()).put(f"{kind}:{cid}", data)
     return cid
 
@@ -182,6 +178,5 @@ def fetch_json(kind: str, cid: Any, store: Store | None = None) -> Any:
         raise MissingHistory(cid)
     data = (store or shared_store()).get(f"{kind}:{cid}")
     if data is None or len(data) > MAX_SERIALISED or content_id(data) != cid:
-        answers.volatile("a kept value is missing")
         raise MissingHistory(cid)
     return json.loads(data)

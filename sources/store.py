@@ -73,6 +73,9 @@ READ_ONLY = (
 FULL = "the server's data store is full: uploads and changes cannot be kept until space is freed"
 #: Keys of derived results: computed again when missing, so evicted before any user data (see the module docstring).
 DERIVED_PREFIXES = ("run:", "answer:")
+#: Keys of signals between workers (a page's newest change number, :mod:`sources.generations`): read to decide whether
+#: work is still wanted, never what an answer says, so reading or writing one does not stop an answer being memoised.
+SIGNAL_PREFIXES = ("generation:",)
 #: Days a derived result stays in Redis after its last use (user data: ``RATINGS_STORE_DAYS``).
 DERIVED_DAYS = 1.0
 #: Bytes one client may add to the store in :data:`QUOTA_WINDOW` seconds (:meth:`Store.quota`).
@@ -88,6 +91,19 @@ def is_derived(key: str) -> bool:
 class StoreError(RuntimeError):
     """The shared store cannot be used (Redis down, a directory read-only or full); the message is one plain line
     for the user."""
+
+
+def _noted(key: str, doing: str) -> None:
+    """Note, for the memoised answer being computed (if any), that it wrote user data or found some missing: such an
+    answer is not kept (:func:`sources.answers.volatile`).  A write must happen for every request that asks for it
+    (sent from the memo, the next identical request would skip it), and missing data may be kept again under the
+    same key (an upload sent again).  Derived results (:func:`is_derived`) are computed again when missing, so
+    writing or missing one says nothing about the answer, nor does a signal (:data:`SIGNAL_PREFIXES`).  Every
+    store's ``put`` and ``get`` note it here, so no service has to remember to."""
+    if not is_derived(key) and not key.startswith(SIGNAL_PREFIXES):
+        from sources import answers
+
+        answers.volatile(f"{doing} {key.partition(':')[0] or key} in the store")
 
 
 def _unavailable(message: str = UNAVAILABLE) -> StoreError:
@@ -195,6 +211,7 @@ class DiskStore:
             cache = self._cache(key)
             value = cache.get(key, default=None, retry=True)
             if value is None:
+                _noted(key, "found no")
                 return None
             cache.touch(key, expire=self._expire, retry=True)
         except (sqlite3.Error, OSError) as exc:
@@ -202,6 +219,7 @@ class DiskStore:
         return bytes(value)
 
     def put(self, key: str, value: bytes) -> None:
+        _noted(key, "wrote")
         try:
             self._cache(key).set(key, value, expire=self._expire, retry=True)
         except (sqlite3.Error, OSError) as exc:
@@ -342,9 +360,13 @@ class RedisStore:
         except self._errors as exc:
             log.warning("Redis unavailable while reading: %s", exc)
             raise _unavailable() from None
-        return None if value is None else bytes(value)
+        if value is None:
+            _noted(key, "found no")
+            return None
+        return bytes(value)
 
     def put(self, key: str, value: bytes) -> None:
+        _noted(key, "wrote")
         self._ready()
         try:
             self._redis.set(self._prefix + key, value, px=self._ttl(key))

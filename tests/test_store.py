@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from ratings import Entry, Game, GameHistory
-from sources import histories
+from sources import answers, histories
 from sources.histories import MissingHistory, content_id, fetch, keep, serialise
 from sources.store import DiskStore, RedisStore, Store, StoreError, open_store, shared_store, use_store
 from tests.redis_server import RedisServer, closed_port
@@ -69,6 +69,32 @@ def _other_process(backend: Backend, code: str, *args: str) -> str:
 
 
 # ---------------------------------------------------------------- the store contract, on both backends
+
+
+def test_an_answer_that_writes_user_data_or_finds_it_missing_is_never_memoised(backend: Backend) -> None:
+    """Every store notes it, so no service has to: a write of user data must happen for every request (the memo
+    would skip it), and missing user data may be kept again under its key; derived results say nothing."""
+    store = backend.make()
+    tag = uuid.uuid4().hex
+    for doing in (
+        lambda: store.put(f"history:{tag}", b"x"),
+        lambda: store.get(f"upload:{tag}-missing"),
+        lambda: store.put(f"pointer:{tag}", b"x"),
+    ):
+        with answers.tracking() as reads:
+            doing()
+        assert reads.volatile is not None
+    store.put(f"history:{tag}", b"x")
+    for doing in (
+        lambda: store.put(f"run:{tag}", b"x"),
+        lambda: store.get(f"run:{tag}-missing"),
+        lambda: store.get(f"answer:{tag}-missing"),
+        lambda: store.get(f"generation:{tag}"),  # a signal between workers, not what the answer says
+        lambda: store.get(f"history:{tag}"),  # user data found: the answer may be kept
+    ):
+        with answers.tracking() as reads:
+            doing()
+        assert reads.volatile is None
 
 
 def test_put_then_get_round_trips_bytes(backend: Backend, key: str) -> None:
