@@ -8,16 +8,25 @@ then cached).  To compare commits, run it at each in the same minute: it asserts
 
 ``--what-if``: instead, the answer to a change of K on a drawn page (the page's ``standings-drawn`` sent back, as
 the browser does): each timed answer a K not rated before, so it includes the replay; the charts go as patches.
+
+``--floor``: also what a memo of the view builders keyed by content (issue 26 step 2) would cost at the least on a
+hit, beside the memo of answers' hit: the views it would keep are the answer's own dictionaries, so a hit must at
+least load them (``pickle.loads``, as from the store) and have Dash encode them (``dash._utils.to_json``) and
+compress them (as the page asks: zstd); the memo of answers sends the kept compressed bytes (its hit timed through
+the same test client with the memo on).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,6 +38,7 @@ def main() -> None:
     parser.add_argument("--system", default="multielo")
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--what-if", action="store_true", help="time a change of K on a drawn page")
+    parser.add_argument("--floor", action="store_true", help="also a view memo's least cost against a memo hit")
     args = parser.parse_args()
     os.environ.setdefault("RATINGS_STORE_DIR", tempfile.mkdtemp(prefix="standings-answer-"))
 
@@ -71,6 +81,41 @@ def main() -> None:
     print(
         f"{what}: {len(answer.data) / 1024:.0f} KB answer; CPU ms per answer "
         f"median {1000 * times[len(times) // 2]:.1f}, best {1000 * times[0]:.1f} (of {args.repeat})"
+    )
+    if args.floor and memo is not None:
+        _floor(answer.get_json(), lambda: post(client, Standings.LEADERBOARD, values, changed=changed), memo, args)
+
+
+def _median_ms(work: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.thread_time()
+        work()
+        times.append(time.thread_time() - start)
+    return 1000 * sorted(times)[len(times) // 2]
+
+
+def _floor(body: dict[str, Any], ask: Callable[[], Any], memo: Any, args: argparse.Namespace) -> None:
+    """A view memo's least cost on a hit (load, encode, compress the answer's views) beside a memo-of-answers hit."""
+    from dash._utils import to_json
+
+    from sources.compression import encode
+
+    kept = pickle.dumps(body["response"])
+    load = _median_ms(lambda: pickle.loads(kept), args.repeat)
+    text = to_json(body).encode()
+    dump = _median_ms(lambda: to_json(pickle.loads(kept)), args.repeat) - load
+    pack = _median_ms(lambda: encode(text, "zstd"), args.repeat)
+    memo.enabled = True
+    first = ask()
+    hits = [ask() for _ in range(3)]
+    hit = _median_ms(ask, args.repeat)
+    status = [first.headers.get("X-Ratings-Answer"), *(h.headers.get("X-Ratings-Answer") for h in hits)]
+    extra = load + dump + pack  # besides the request's own handling, which both pay
+    print(
+        f"  memo of answers' hit {hit:.2f} ms of CPU ({'/'.join(map(str, status))}); a view memo's hit at least that "
+        f"+ load {load:.2f} + encode {dump:.2f} + compress {pack:.2f} = {hit + extra:.2f} ms "
+        f"({(hit + extra) / hit:.1f}x)"
     )
 
 
