@@ -1,5 +1,5 @@
-"""Choosing the data: sample, upload or Google Sheet -> the source store, a summary and plain-language messages
-(what each choice leads to: :mod:`sources.choosing`)."""
+"""Choosing the data: sample, upload or an address (a Google Sheet's) -> the source store, a summary and
+plain-language messages (what each choice leads to: :mod:`sources.choosing`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from layouts.ids import Data, DateRange, Page
 from layouts.summary import data_messages, season_alert, summary_text
 from ratings.seasons import Season
 from sources.choosing import Action, choose_source, page_source, season_boxes, season_from, set_season
-from sources.model import Sheet, parse_source
+from sources.model import address_of, parse_source
 
 
 def _action(trigger: Any) -> Action | None:
@@ -23,7 +23,7 @@ def _action(trigger: Any) -> Action | None:
     if trigger == Data.SAMPLE:
         return "sample"
     if trigger in (Data.SHEET_LOAD, Data.SHEET_URL):
-        return "sheet"
+        return "address"
     if trigger == Data.SHEET_REFRESH:
         return "refresh"
     return None
@@ -75,11 +75,12 @@ def on_data(
         sample=sample,
         upload=upload,
         filename=filename,
-        sheet_url=sheet_url,
+        address=sheet_url,
     )
     source = choice.source
     typed = parse_source(source) if source is not None else None
-    sheet_value = typed.url if isinstance(typed, Sheet) else no_update
+    address = address_of(typed)
+    sheet_value = address if address is not None else no_update
     summary = summary_text(choice.shown) if choice.shown is not None else no_update
     # Once read, the file's bytes are dropped from the page, so no later request carries them again.
     cleared = None if trigger == Data.UPLOAD else no_update

@@ -14,6 +14,7 @@ from layouts.ids import Baseline, Data, DateRange, Page, ParamRow, Params, Param
 from layouts.labels import labelled
 from ratings import SYSTEM_NAMES, ParamSpec, get_system
 from ratings.io import MAX_BYTES
+from sources.model import address_example, address_label
 
 __all__ = [
     "controls_column",
@@ -74,18 +75,18 @@ def data_card(samples: Sequence[str], sample: str | None) -> dbc.Card:
                 accept=".csv,.tsv,.txt,.xlsx,.xlsm,.ods",
             ),
         ),
-        dbc.Label("Google Sheet address", html_for=Data.SHEET_URL, className="small mb-0"),
+        dbc.Label(f"{address_label()} address", html_for=Data.SHEET_URL, className="small mb-0"),
         dbc.InputGroup(
             [
                 dbc.Input(
                     id=Data.SHEET_URL,
                     type="url",
-                    placeholder="https://docs.google.com/spreadsheets/d/...",
+                    placeholder=address_example(),
                     size="sm",
                     debounce=True,
                 ),
                 dbc.Button("Load", id=Data.SHEET_LOAD, size="sm", color="primary"),
-                dbc.Button("↻", id=Data.SHEET_REFRESH, size="sm", color="secondary", title="Read the sheet again"),
+                dbc.Button("↻", id=Data.SHEET_REFRESH, size="sm", color="secondary", title="Read it again"),
             ],
             size="sm",
         ),

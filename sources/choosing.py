@@ -1,5 +1,6 @@
-"""Choosing the data in use: a sample, an upload, a Google Sheet or the page's address -> the new source (seen
-through the view in use) or the previous one kept, with what to say; and the season the Season card's boxes ask for.
+"""Choosing the data in use: a sample, an upload, an address typed in the data card (a Google Sheet's) or the page's
+address -> the new source (seen through the view in use) or the previous one kept, with what to say; and the season
+the Season card's boxes ask for.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from ratings.io.cells import Cell
 from ratings.io.dates import parse_date_cells  # the readers' date parser (one rule for dates)
 from ratings.seasons import Season, SeasonError
 from sources.links import default_source
-from sources.model import DataError, GroupTitle, Loaded, parse_source
+from sources.model import DataError, GroupTitle, Loaded, parse_source, source_at
 from sources.reading import describe_source
 from sources.runs import load as load_source
 from sources.runs import read_upload
@@ -33,8 +34,9 @@ __all__ = [
 ]
 
 
-#: What a data control asks for: a file read, a sample, a sheet (``refresh``: read anew, not from its copy).
-Action = Literal["upload", "sample", "sheet", "refresh"]
+#: What a data control asks for: a file read, a sample, the source at an address typed in the data card (a Google
+#: Sheet's; ``refresh``: read anew, not from its copy).
+Action = Literal["upload", "sample", "address", "refresh"]
 
 
 @dataclass
@@ -91,7 +93,7 @@ def choose_source(
     sample: str | None = None,
     upload: str | None = None,
     filename: str | None = None,
-    sheet_url: str | None = None,
+    address: str | None = None,
 ) -> Choice:
     """What a data action leads to (``None``: the page opened or its address changed); a source that cannot be
     read leaves the previous one in use.
@@ -109,12 +111,12 @@ def choose_source(
         return choice
     if action == "sample" and sample:
         return _try_in_view({"kind": "sample", "name": sample}, previous)
-    if action in ("sheet", "refresh"):
-        url = (sheet_url or "").strip()
-        if not url:
-            return _failed("Enter the address of a Google Sheet first.", [], previous)
-        sheet = {"kind": "sheet", "url": url, "worksheet": None}
-        return _try_in_view(sheet, previous, force=action == "refresh")
+    if action in ("address", "refresh"):
+        try:
+            at = source_at(address or "")
+        except DataError as exc:
+            return _failed(exc.messages[0], exc.messages[1:], previous)
+        return _try_in_view(at, previous, force=action == "refresh")
     # the page opened (or its address changed): the address's source, else the default
     wanted = url_source or default_source()
     choice = _try(wanted, previous)

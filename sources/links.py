@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlencode
 from ratings import SYSTEM_NAMES, get_system
 from sources import settings
 from sources.baselines import view_id
-from sources.model import DataError, GroupTitle, Sample, Sheet, parse_source, source_from_query
+from sources.model import DataError, Sample, Sheet, parse_source, source_from_query
 from sources.runs import parse_params
 from sources.views import View, view_of
 
@@ -284,16 +284,7 @@ def share_text(source: Any) -> str:
         typed = parse_source(source)
     except DataError:
         return f"The link holds {rest}."
-    if isinstance(typed, Sample):
-        return f"The link holds the bundled sample, {rest}."
-    if isinstance(typed, Sheet):
-        return f"The link holds the sheet's address (viewers need access to the sheet), {rest}."
-    if isinstance(typed, GroupTitle):
-        return f"The link holds the group's address and game title (anyone with it sees the group's games), {rest}."
-    return (
-        f"The link holds the data itself (kept on this server for 30 days after its last use: anyone you give the "
-        f"link to sees it, nobody else can find it), {rest}."
-    )
+    return f"The link holds {type(typed).link_holds}, {rest}."
 
 
 def address_values(system: str, *, reset: bool, url_state: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:

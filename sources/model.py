@@ -8,6 +8,10 @@
 - :class:`GroupTitle`: a game title of a group kept in the database (``/g/<slug>``), read through
   :mod:`sources.groups.pages`.
 
+Each kind is registered by :func:`source_kind` and says itself how a link names it (``query``/``from_query``), what
+a link to it holds, and, for a kind typed in the data card's address box, which addresses it takes
+(``from_address``, :func:`source_at`): a new kind read from an address is one class here (README's recipe).
+
 A source in a browser store or an address is untrusted JSON: :func:`parse_source` turns it into one of these or
 raises :class:`DataError` with a plain message.  ``load()`` returns a :class:`Loaded` (the history, the key runs are
 cached under, the label, warnings) or raises :class:`DataError` with every problem found.
@@ -43,7 +47,12 @@ __all__ = [
     "keep_history",
     "parse_source",
     "read_source",
+    "address_example",
+    "address_label",
+    "address_of",
+    "source_at",
     "source_from_query",
+    "source_kind",
 ]
 
 log = logging.getLogger(__name__)
@@ -184,6 +193,19 @@ def _text(value: Any, what: str) -> str:
     return value.strip()[:MAX_TEXT]
 
 
+#: Every kind of source by name, in the order they are registered (:func:`source_kind`).
+_KINDS: dict[str, Any] = {}
+
+
+def source_kind(cls: type[T]) -> type[T]:
+    """Register a kind of source (a class decorator): its ``kind`` names it in the JSON form (:func:`parse_source`);
+    its ``from_query`` (if any) reads it back from a page's address (:func:`source_from_query`); its
+    ``from_address`` (if any) takes an address typed in the data card's address box (:func:`source_at`)."""
+    _KINDS[cls.kind] = cls  # type: ignore[attr-defined]
+    return cls
+
+
+@source_kind
 @dataclass(frozen=True)
 class Sample:
     """A bundled sample."""
@@ -191,6 +213,7 @@ class Sample:
     name: str
     kind: ClassVar[str] = "sample"
     memo: ClassVar[Memo] = "fixed"  # bundled with the code, which the memo's key covers
+    link_holds: ClassVar[str] = "the bundled sample"
 
     @property
     def key(self) -> str:
@@ -211,6 +234,10 @@ class Sample:
     def from_json(cls, value: dict[str, Any]) -> Sample:
         return cls(_text(value.get("name"), "sample name"))
 
+    @classmethod
+    def from_query(cls, pairs: dict[str, str]) -> dict[str, Any] | None:
+        return cls(pairs["sample"][:MAX_TEXT]).to_json() if pairs.get("sample") else None
+
     def load(self, *, force: bool = False) -> Loaded:
         return _HISTORIES.get_or_make(self.key, self._read)
 
@@ -226,6 +253,14 @@ class Sample:
         return Loaded(history, self.key, self.label, tuple(history.warnings))
 
 
+#: What a link to kept data holds (an upload, an edit).
+_KEPT_DATA = (
+    "the data itself (kept on this server for 30 days after its last use: anyone you give the link to sees it, "
+    "nobody else can find it)"
+)
+
+
+@source_kind
 @dataclass(frozen=True)
 class Upload:
     """An uploaded history kept on the server under ``id``; ``filename`` is the uploader's own name for it."""
@@ -234,6 +269,7 @@ class Upload:
     filename: str
     kind: ClassVar[str] = "upload"
     memo: ClassVar[Memo] = "fixed"  # content-addressed
+    link_holds: ClassVar[str] = _KEPT_DATA
 
     @property
     def key(self) -> str:
@@ -253,11 +289,18 @@ class Upload:
     def from_json(cls, value: dict[str, Any]) -> Upload:
         return cls(_content_id(value.get("id")), _name(value.get("filename")))
 
+    @classmethod
+    def from_query(cls, pairs: dict[str, str]) -> dict[str, Any] | None:
+        if not pairs.get("data") or pairs.get("edited") == "1":
+            return None
+        return {"kind": cls.kind, "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")[:200]}
+
     def load(self, *, force: bool = False) -> Loaded:
         loaded = _HISTORIES.get_or_make(self.key, lambda: _loaded_by_id(self.id, self.key, "data"))
         return dataclasses.replace(loaded, label=self.label)  # the user's own name, never the shared entry's
 
 
+@source_kind
 @dataclass(frozen=True)
 class Edited:
     """A what-if edit of ``base``, kept on the server under ``id``."""
@@ -266,6 +309,7 @@ class Edited:
     base: Source | None
     kind: ClassVar[str] = "edited"
     memo: ClassVar[Memo] = "fixed"  # content-addressed
+    link_holds: ClassVar[str] = _KEPT_DATA
 
     @property
     def key(self) -> str:
@@ -292,6 +336,14 @@ class Edited:
         base = value.get("base")
         return cls.of(_content_id(value.get("id")), parse_source(base) if base is not None else None)
 
+    @classmethod
+    def from_query(cls, pairs: dict[str, str]) -> dict[str, Any] | None:
+        """``data`` with ``edited=1``; its base is named by the same keys prefixed ``from_``."""
+        if not pairs.get("data") or pairs.get("edited") != "1":
+            return None
+        base = source_from_query({k[len("from_") :]: v for k, v in pairs.items() if k.startswith("from_")})
+        return {"kind": cls.kind, "id": pairs["data"][:64], "base": base}
+
     def load(self, *, force: bool = False) -> Loaded:
         loaded = _HISTORIES.get_or_make(self.key, lambda: _loaded_by_id(self.id, self.key, "edit"))
         return dataclasses.replace(loaded, label=self.label)
@@ -314,6 +366,7 @@ def _name(value: Any) -> str:
     return clean_filename(value) or "shared data"
 
 
+@source_kind
 @dataclass(frozen=True)
 class Sheet:
     """A Google Sheet: its address (or key) and optionally the worksheet (tab name or gid)."""
@@ -322,6 +375,12 @@ class Sheet:
     worksheet: str | None = None
     kind: ClassVar[str] = "sheet"
     memo: ClassVar[Memo] = "tracked"  # load() notes the shared copy it answered from, or that it read the sheet anew
+    link_holds: ClassVar[str] = "the sheet's address (viewers need access to the sheet)"
+    #: In the data card's address box: what it is called, an example, and that it takes any address the other kinds
+    #: leave (its reader says plainly when one is not a Google Sheet's).
+    address_label: ClassVar[str] = "Google Sheet"
+    address_example: ClassVar[str] = "https://docs.google.com/spreadsheets/d/..."
+    any_address: ClassVar[bool] = True
     #: Seconds a copy in the shared store is used before the sheet is read again (``RATINGS_SHEET_CACHE_SECONDS``).
     ttl: ClassVar[float | None] = None
 
@@ -332,6 +391,10 @@ class Sheet:
     @property
     def label(self) -> str:
         return f"Google Sheet {self.url}"
+
+    @property
+    def address(self) -> str:
+        return self.url
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "url": self.url, "worksheet": self.worksheet}
@@ -346,6 +409,16 @@ class Sheet:
             raise DataError(["enter the address of a Google Sheet"])
         worksheet = value.get("worksheet")
         return cls(url.strip()[:MAX_TEXT], worksheet.strip()[:MAX_TEXT] if isinstance(worksheet, str) else None)
+
+    @classmethod
+    def from_query(cls, pairs: dict[str, str]) -> dict[str, Any] | None:
+        if not pairs.get("sheet"):
+            return None
+        return cls.from_json({"url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}).to_json()
+
+    @classmethod
+    def from_address(cls, text: str) -> Sheet | None:
+        return cls(text[:MAX_TEXT])
 
     def opener(self) -> Any:
         """A ``sources.sheets.SheetSource`` with the host's sheet settings (retries; the service account only for the
@@ -440,6 +513,7 @@ def _age_text(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+@source_kind
 @dataclass(frozen=True)
 class GroupTitle:
     """A group's game title (``None``: the group's first), its games read from the groups' database."""
@@ -447,6 +521,7 @@ class GroupTitle:
     group: str
     title: str | None = None
     kind: ClassVar[str] = "group"
+    link_holds: ClassVar[str] = "the group's address and game title (anyone with it sees the group's games)"
 
     @property
     def key(self) -> str:
@@ -476,8 +551,6 @@ class GroupTitle:
 
 Source = Sample | Sheet | Upload | Edited | GroupTitle
 
-_KINDS: dict[str, Any] = {cls.kind: cls for cls in (Sample, Sheet, Upload, Edited, GroupTitle)}
-
 
 #: Why the answers that read a source may be memoised (:func:`read_source`).
 Memo = Literal["fixed", "tracked"]
@@ -499,8 +572,8 @@ def read_source(value: Any, *, force: bool = False) -> Loaded:
 
 def parse_source(value: Any) -> Source:
     """A typed source from its JSON form (a store, an address); :class:`DataError` for anything else."""
-    if isinstance(value, (Sample, Sheet, Upload, Edited, GroupTitle)):
-        return value
+    if isinstance(value, tuple(_KINDS.values())):
+        return value  # type: ignore[return-value]
     if not isinstance(value, dict):
         raise DataError(["the page sent no readable data source; reload the page"])
     kind = value.get("kind")
@@ -514,18 +587,45 @@ def parse_source(value: Any) -> Source:
 
 
 def source_from_query(pairs: dict[str, str]) -> dict[str, Any] | None:
-    """The JSON source an address names (the inverse of ``query()``), or None; checked when it is loaded.
-
-    ``sheet``/``worksheet``, ``sample``, or ``data``/``file`` (``edited=1``: an edit, whose base is named by the
-    same keys prefixed ``from_``).
-    """
-    if pairs.get("data") and pairs.get("edited") == "1":
-        base = source_from_query({k[len("from_") :]: v for k, v in pairs.items() if k.startswith("from_")})
-        return {"kind": Edited.kind, "id": pairs["data"][:64], "base": base}
-    if pairs.get("data"):
-        return {"kind": Upload.kind, "id": pairs["data"][:64], "filename": (pairs.get("file") or "shared data")[:200]}
-    if pairs.get("sheet"):
-        return Sheet.from_json({"url": pairs["sheet"], "worksheet": pairs.get("worksheet") or None}).to_json()
-    if pairs.get("sample"):
-        return Sample(pairs["sample"][:MAX_TEXT]).to_json()
+    """The JSON source an address names (the inverse of ``query()``), or None; checked when it is loaded.  Each kind
+    reads its own keys (``from_query``): ``sample``, ``sheet``/``worksheet``, ``data``/``file`` (``edited=1``: an
+    edit, whose base is named by the same keys prefixed ``from_``)."""
+    for cls in _KINDS.values():
+        from_query = getattr(cls, "from_query", None)
+        found = from_query(pairs) if from_query is not None else None
+        if found is not None:
+            return found
     return None
+
+
+def _addressed() -> list[Any]:
+    """The kinds that take an address typed in the data card, those that take any address last."""
+    kinds = [cls for cls in _KINDS.values() if hasattr(cls, "from_address")]
+    return sorted(kinds, key=lambda cls: bool(getattr(cls, "any_address", False)))
+
+
+def address_label() -> str:
+    """What the data card's address box takes: "Google Sheet" (each addressed kind's name, joined by "or")."""
+    return " or ".join(cls.address_label for cls in _addressed())
+
+
+def address_example() -> str:
+    return " or ".join(cls.address_example for cls in _addressed())
+
+
+def source_at(address: str) -> dict[str, Any]:
+    """The JSON source of an address typed in the data card: the first kind that takes it (checked when loaded)."""
+    text = address.strip()
+    if not text:
+        raise DataError([f"Enter the address of a {address_label()} first."])
+    for cls in _addressed():
+        found = cls.from_address(text)
+        if found is not None:
+            return found.to_json()
+    raise DataError([f"'{text[:80]}' is not the address of a {address_label()}."])
+
+
+def address_of(source: Any) -> str | None:
+    """The address a source was typed as in the data card (a Sheet's), or None for other kinds."""
+    address = getattr(source, "address", None)
+    return address if isinstance(address, str) else None

@@ -81,7 +81,7 @@ def test_unknown_sample_in_address_falls_back_to_default(monkeypatch):
 
 
 def test_sheet_without_address_asks_for_one():
-    choice = choose_source("sheet", previous=POKER, sheet_url="  ")
+    choice = choose_source("address", previous=POKER, address="  ")
     assert choice.source is None and "Enter the address" in choice.errors[0]
 
 
@@ -377,14 +377,14 @@ def test_sheet_is_read_refreshed_and_its_last_good_copy_kept(monkeypatch):
     cache = LastGoodCache()
     url = "https://docs.google.com/spreadsheets/d/" + "k" * 30 + "/edit#gid=0"
     monkeypatch.setattr(Sheet, "opener", lambda self: SheetSource(parse_sheet_ref(self.url), backend, cache=cache))
-    choice = choose_source("sheet", previous=POKER, sheet_url=url)
+    choice = choose_source("address", previous=POKER, address=url)
     assert choice.source == {"kind": "sheet", "url": url, "worksheet": None}
     assert summary_text(choice.shown).startswith("2 games, 3 players, 2024-05-01 to 2024-05-08")
     calls = backend.calls
-    choose_source("sheet", previous=choice.source, sheet_url=url)
+    choose_source("address", previous=choice.source, address=url)
     assert backend.calls == calls  # a recent read is reused
     backend.error = SheetError("Google answered 503.", "server", retryable=False)
-    refreshed = choose_source("refresh", previous=choice.source, sheet_url=url)
+    refreshed = choose_source("refresh", previous=choice.source, address=url)
     assert backend.calls == calls + 1  # the refresh button reads anew
     assert refreshed.source == choice.source and not refreshed.errors
     assert any("Google answered 503." in w and "Showing the copy read at" in w for w in refreshed.warnings)
@@ -401,7 +401,7 @@ def test_unreachable_sheet_without_copy_keeps_previous_data(monkeypatch):
     monkeypatch.setattr(
         Sheet, "opener", lambda self: SheetSource(parse_sheet_ref(self.url), backend, cache=LastGoodCache())
     )
-    choice = choose_source("sheet", previous=POKER, sheet_url=url)
+    choice = choose_source("address", previous=POKER, address=url)
     assert choice.source is None
     assert "not shared" in "\n".join(choice.errors) and "Still using the previous data" in choice.errors[-1]
 
