@@ -85,6 +85,7 @@ def head_to_head_grid() -> dag.AgGrid:
                 "field": "games",
                 "headerName": "games",
                 **NARROW,
+                "flex": 1.4,  # its sort arrow beside the word: at half width on a wide screen 1 was cut
                 "minWidth": 74,
                 "headerTooltip": "games together",
                 "sort": "desc",
