@@ -1,5 +1,6 @@
 """Server CPU of one whole standings answer (leaderboard, trajectories, one game's bars and explanation), computed:
-what a group's page costs on each visit (its answers are never memoised), and any first draw of the charts.
+what any first draw of the charts costs, and (``--group``) what a group's page cost on every visit before its
+answers were memoised.
 
 Run: ``.venv/bin/python benchmarks/standings_answer.py [--sample racing] [--repeat 10]``.  The request is the one
 the page sends (``tests/dash_requests.py``), posted through Flask's test client in this process with the answer
@@ -8,6 +9,10 @@ then cached).  To compare commits, run it at each in the same minute: it asserts
 
 ``--what-if``: instead, the answer to a change of K on a drawn page (the page's ``standings-drawn`` sent back, as
 the browser does): each timed answer a K not rated before, so it includes the replay; the charts go as patches.
+
+``--group``: the same answer on a group's page, the sample's games imported into a group of a temporary SQLite
+database: computed (memo off: what every visit of a group's page cost while a group's answers were never memoised),
+then from the memo of answers (each hit checks the group's latest change in the database).
 
 ``--floor``: also what a memo of the view builders keyed by content (issue 26 step 2) would cost at the least on a
 hit, beside the memo of answers' hit: the views it would keep are the answer's own dictionaries, so a hit must at
@@ -39,8 +44,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--what-if", action="store_true", help="time a change of K on a drawn page")
     parser.add_argument("--floor", action="store_true", help="also a view memo's least cost against a memo hit")
+    parser.add_argument("--group", action="store_true", help="the sample imported into a group, and its memo hits")
     args = parser.parse_args()
     os.environ.setdefault("RATINGS_STORE_DIR", tempfile.mkdtemp(prefix="standings-answer-"))
+    source: dict[str, Any] = {"kind": "sample", "name": args.sample}
+    if args.group:
+        source = _group_of(args.sample)
 
     import app as app_module
     from layouts.ids import Baseline, Data, Page, Params, Standings
@@ -52,7 +61,7 @@ def main() -> None:
         memo.enabled = False
     client = app_module.server.test_client()
     values = {
-        f"{Data.SOURCE}.data": {"kind": "sample", "name": args.sample},
+        f"{Data.SOURCE}.data": source,
         f"{Params.SETTINGS}.data": {"system": args.system, "params": {}},
         f"{Baseline.STORE}.data": None,
         f"{Standings.MIN_GAMES}.value": 0,
@@ -77,13 +86,34 @@ def main() -> None:
         times.append(time.thread_time() - start)
         assert answer.status_code == 200, answer.status_code
     times.sort()
-    what = f"{args.sample} / {args.system}{' what-if' if args.what_if else ''}"
+    what = f"{'group of ' if args.group else ''}{args.sample} / {args.system}{' what-if' if args.what_if else ''}"
     print(
         f"{what}: {len(answer.data) / 1024:.0f} KB answer; CPU ms per answer "
         f"median {1000 * times[len(times) // 2]:.1f}, best {1000 * times[0]:.1f} (of {args.repeat})"
     )
+    if args.group and memo is not None:
+        memo.enabled = True
+        ask = lambda: post(client, Standings.LEADERBOARD, values)  # noqa: E731
+        status = [ask().headers.get("X-Ratings-Answer") for _ in range(3)]
+        print(f"  from the memo: {_median_ms(ask, args.repeat):.2f} ms of CPU ({'/'.join(map(str, status))})")
     if args.floor and memo is not None:
         _floor(answer.get_json(), lambda: post(client, Standings.LEADERBOARD, values, changed=changed), memo, args)
+
+
+def _group_of(sample: str) -> dict[str, Any]:
+    """A group in a temporary SQLite database holding ``sample``'s games; the source its page reads."""
+    os.environ["RATINGS_DATA_DIR"] = tempfile.mkdtemp(prefix="standings-answer-db-")
+    os.environ.pop("DATABASE_URL", None)
+    from ratings.samples import load_sample
+    from sources.groups import service
+    from sources.groups.database import database_url, process_sessions, upgrade
+
+    upgrade(database_url())
+    with process_sessions()() as session:
+        group, _ = service.create_group(session, "club", "Club", titles=[sample])
+        service.import_history(session, group.titles[0], load_sample(sample), who="benchmark")
+        session.commit()
+    return {"kind": "group", "group": "club", "title": sample}
 
 
 def _median_ms(work: Callable[[], object], repeat: int) -> float:

@@ -25,8 +25,10 @@ Safe by construction:
   than :data:`MAX_BODY` (an upload).
 - **Sources say why.**  An answer that read a data source is kept only when the source's class declares why it may
   be (:func:`sources.model.read_source`: its content is fixed under its key, or its ``load`` notes what it depends
-  on); a source that declares nothing (a group's games, in a database that changes under the same request, or a
-  new kind of source) has every answer that read it computed anew.
+  on, as a Sheet notes its shared copy and a group's title its group's latest change in the database); a source
+  that declares nothing (a new kind of source) has every answer that read it computed anew.  A dependency is checked
+  in the store, or by the check registered for its key's prefix (:class:`AnswerMemo`'s ``checks``: a group's latest
+  change is read from the database itself, so no copy of it can fall behind).
 
 A memoised answer lives in the store like every entry: until 30 days after its last use (``RATINGS_STORE_DAYS``),
 the least recently used going first when the store is full; an answer derived from an upload therefore lives no
@@ -116,10 +118,16 @@ _reads: contextvars.ContextVar[Reads | None] = contextvars.ContextVar("ratings_a
 
 def depends_on(key: str, value: bytes, until: float) -> None:
     """Note, for the answer being computed (if any), that it holds while the store entry ``key`` holds ``value``
-    and until ``until`` (seconds since the epoch)."""
+    (or the check registered for its prefix answers ``value``) and until ``until`` (seconds since the epoch)."""
     reads = _reads.get()
     if reads is not None:
         reads.dependencies.append(Dependency(key, value, until))
+
+
+def noted() -> int:
+    """How many dependencies the answer being computed has noted so far (0 outside one)."""
+    reads = _reads.get()
+    return len(reads.dependencies) if reads is not None else 0
 
 
 def volatile(reason: str) -> None:
@@ -216,8 +224,17 @@ def _without(item: Any, unkeyed: frozenset[str]) -> Any:
 class AnswerMemo:
     """The answers of the declared callbacks (``kinds``: their callback map keys) in the shared store."""
 
-    def __init__(self, kinds: Kinds | Callable[[], Kinds], version: str, store: Store | None = None) -> None:
+    def __init__(
+        self,
+        kinds: Kinds | Callable[[], Kinds],
+        version: str,
+        store: Store | None = None,
+        checks: Mapping[str, Callable[[str], bytes | None]] | None = None,
+    ) -> None:
         self._kinds = kinds
+        #: Key prefix -> the current value of a dependency of that prefix (``None``: gone), where the store is not
+        #: where it lives (a group's latest change, in the database).
+        self.checks = dict(checks or {})
         self._resolved: dict[str, frozenset[str]] | None = None if callable(kinds) else _kinds(kinds)
         self.version = version
         self._store = store
@@ -272,7 +289,8 @@ class AnswerMemo:
             dependencies = [Dependency.from_json(item) for item in json.loads(head)]
             now = time.time()
             for dep in dependencies:
-                if now >= dep.until or store.get(dep.key) != dep.value:
+                check = next((c for prefix, c in self.checks.items() if dep.key.startswith(prefix)), store.get)
+                if now >= dep.until or check(dep.key) != dep.value:
                     return None
         except StoreError:
             return None

@@ -513,6 +513,10 @@ def _age_text(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+#: Key prefix of an answer's dependency on a group's database (``sources.groups.pages.version_of`` checks it).
+GROUP_VERSION = "groupdb:"
+
+
 @source_kind
 @dataclass(frozen=True)
 class GroupTitle:
@@ -521,6 +525,8 @@ class GroupTitle:
     group: str
     title: str | None = None
     kind: ClassVar[str] = "group"
+    #: load() notes the group's latest change, which the memo reads from the database on every hit
+    memo: ClassVar[Memo] = "tracked"
     link_holds: ClassVar[str] = "the group's address and game title (anyone with it sees the group's games)"
 
     @property
@@ -565,9 +571,17 @@ def read_source(value: Any, *, force: bool = False) -> Loaded:
     declaration (a group's games in the database, or a new kind of source) has its answers computed every time.
     """
     source = parse_source(value)
-    if getattr(type(source), "memo", None) not in ("fixed", "tracked"):
+    memo = getattr(type(source), "memo", None)
+    if memo not in ("fixed", "tracked"):
         answers.volatile(f"read a {source.kind} source, whose content may change under the same key")
-    return source.load(force=force)
+    if memo != "tracked":
+        return source.load(force=force)
+    before = answers.noted()
+    try:
+        return source.load(force=force)
+    finally:  # a read that noted nothing to check (an error, say) holds for this request only
+        if answers.noted() == before:
+            answers.volatile(f"read a {source.kind} source that noted nothing it depends on")
 
 
 def parse_source(value: Any) -> Source:

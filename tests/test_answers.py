@@ -298,8 +298,8 @@ def test_an_answer_that_wrote_to_the_store_is_not_kept() -> None:
 def test_a_source_that_does_not_say_why_its_answers_may_be_kept_has_them_computed_every_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A new kind of source that forgets to declare its ``memo`` (as a group's games, read from a database that can
-    change under the same request, do not) is safe: every answer that read it is computed anew."""
+    """A new kind of source that forgets to declare its ``memo`` is safe: every answer that read it is computed anew;
+    so is an answer of a "tracked" source (a group's title) whose read noted nothing to check."""
 
     @dataclass(frozen=True)
     class Changing:
@@ -320,10 +320,10 @@ def test_a_source_that_does_not_say_why_its_answers_may_be_kept_has_them_compute
     with answers.tracking() as reads:
         model.read_source({"kind": "sample", "name": "poker"})  # bundled with the code: may be kept
     assert reads.volatile is None
-    monkeypatch.setattr(model.GroupTitle, "load", Changing.load)  # the database's games, without a database
+    monkeypatch.setattr(model.GroupTitle, "load", Changing.load)  # a read noting nothing, without a database
     with answers.tracking() as reads:
         model.read_source(model.GroupTitle("club"))
-    assert reads.volatile is not None and "group" in reads.volatile
+    assert reads.volatile is not None and "group source that noted nothing" in reads.volatile
 
 
 def test_undeclared_and_oversized_requests_have_no_name(memo: AnswerMemo) -> None:

@@ -585,3 +585,78 @@ def test_an_opt_in_mirror_appends_each_recorded_game_to_the_servers_sheet(
         )
         assert fake.values(key, "Games") == rows
     assert GroupTitle("club", "Catan").load().history.n_games == 6  # 2 before, web m0, web m1 (once), web m2
+
+
+def _standings_answer(client: Any, source: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """The standings request a group's page sends: how it was answered (memo header) and the leaderboard's players."""
+    from sources.answers import HEADER
+
+    values = {
+        "data-source.data": source,
+        "params-settings.data": {"system": "multielo", "params": {}},
+        "standings-min-games.value": 0,
+        "page-tabs.active_tab": "standings",
+    }
+    answer = post(client, "standings-leaderboard", values)
+    assert answer.status_code == 200
+    rows = answer.get_json()["response"]["standings-leaderboard"]["rowData"]
+    return answer.headers.get(HEADER), sorted(str(row["player"]) for row in rows)
+
+
+def test_a_groups_answers_are_memoised_until_the_group_changes(client, groups) -> None:  # type: ignore[no-untyped-def]
+    """A group's page is answered from the memo of answers like a sample's, and never after the group changed: a
+    game recorded through the page or written to the database by another process (the command line), an alias, a
+    deleted game, each shows in the very next answer."""
+    from web import answer_memo
+
+    memo = answer_memo.process_memo()
+    assert memo is not None
+    enabled, memo.enabled = memo.enabled, True
+    try:
+
+        def settled() -> list[str]:
+            """Ask until the answer comes from the memo (the first after a change reads the database and keeps the
+            history in the store, so it is not kept itself); the players it shows."""
+            how, players = _standings_answer(client, SOURCE)
+            for _ in range(3):
+                if how == "hit":
+                    return players
+                how, again = _standings_answer(client, SOURCE)
+                assert again == players
+            raise AssertionError(f"never answered from the memo (last: {how})")
+
+        assert settled() == ["Ann", "Bob", "Cid"]
+        _sign_in(client, groups["club"])
+        said = _status(_record(client, "m1", players=("Newbie", "Ann")))
+        assert "Recorded" in said
+        recorded = said.split("as game '")[1].split("'")[0]
+        how, players = _standings_answer(client, SOURCE)
+        assert how != "hit" and players == ["Ann", "Bob", "Cid", "Newbie"]
+        assert settled() == ["Ann", "Bob", "Cid", "Newbie"]
+        with process_sessions()() as session:  # another process's write (the command line's, say)
+            group = service.find_group(session, "club")
+            assert group is not None
+            service.record_game(session, group.titles[0], new_game(None, [("Dee", 1), ("Ann", 2)]), who="cli")
+            session.commit()
+        how, players = _standings_answer(client, SOURCE)
+        assert how != "hit" and "Dee" in players
+        settled()
+        with process_sessions()() as session:
+            group = service.find_group(session, "club")
+            assert group is not None
+            service.declare_alias(session, group, "Dee", "Bob", who="cli")
+            session.commit()
+        how, players = _standings_answer(client, SOURCE)
+        assert how != "hit" and "Dee" not in players
+        settled()
+        with process_sessions()() as session:
+            group = service.find_group(session, "club")
+            assert group is not None
+            service.delete_game(session, service.game_named(session, group.titles[0], recorded).id, who="cli")
+            session.commit()
+        how, players = _standings_answer(client, SOURCE)
+        assert how != "hit" and "Newbie" not in players
+        other = {"kind": "group", "group": "other", "title": "Catan"}
+        assert _standings_answer(client, other)[1] == ["Yan", "Zed"]  # another group's own answer
+    finally:
+        memo.enabled = enabled

@@ -49,6 +49,7 @@ from sources.answers import (
     encoding_for,
     tracking,
 )
+from sources.model import GROUP_VERSION
 from web.static_files import with_body
 
 __all__ = ["DECLARED", "Declared", "install", "memoisable_keys", "process_memo"]
@@ -160,7 +161,12 @@ def install(app: Any, *, enabled: bool = True) -> AnswerMemo:
             log.warning("answer memo: the declaration %s; not memoised", problem)
         return {key: [f"{component}.{prop}" for component, prop in d.unkeyed] for key, d in found.items()}
 
-    memo = AnswerMemo(kinds, code_version())
+    def group_version(key: str) -> bytes | None:
+        from sources.groups.pages import version_of  # the groups' database is opened only when a group is read
+
+        return version_of(key)
+
+    memo = AnswerMemo(kinds, code_version(), checks={GROUP_VERSION: group_version})
     memo.enabled = enabled
     global _process_memo
     _process_memo = memo

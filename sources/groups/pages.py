@@ -8,6 +8,11 @@ instance) reads the database once per change, and the rating runs, cached by :at
 only after a write.  A game recorded through the page is added to the cached history instead of reading the title
 again (:func:`record`), and its run resumes from the run before it (:mod:`sources.runs`), replaying from that game.
 Nothing here is needed to keep the games: deleting the cache directory costs one read of the database.
+
+An answer drawn from a title notes what it read (:data:`VERSION`: the group, its creation time and its latest
+change), so the memo of answers keeps it and checks it on every hit by :func:`version_of`, one indexed read of the
+database: every write to a group logs a change, so a game recorded, corrected or deleted, an alias or a title's
+Sheet set from any worker, instance or the command line is seen by the next request.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,12 +42,14 @@ from ratings.io import write_csv
 from ratings.io.dates import moment
 from ratings.io.names import name_key
 from ratings.io.writing import when
+from sources import answers
 from sources.access import REFUSED, group_mark, group_may, group_role
 from sources.groups import service
 from sources.groups.database import process_sessions
 from sources.groups.schema import Game as GameRow
 from sources.groups.schema import Group, MemberLink, Title
 from sources.histories import MissingHistory, fetch, keep, read_when
+from sources.model import GROUP_VERSION as VERSION
 from sources.model import LRU, DataError, Loaded, Sheet
 from sources.record import NewGame
 from sources.store import StoreError, shared_store
@@ -121,7 +129,9 @@ def load_title(slug: str, title: str | None) -> Loaded:
             label = f"{group.name}: {chosen.name}"
             sheet = (chosen.sheet, chosen.worksheet) if chosen.sheet else None
             aliases = service.aliases(session, group) if sheet else {}  # a database read gives its names by them
-            key = _key(group, chosen, service.change_counter(session, group))
+            counter = service.change_counter(session, group)
+            key = _key(group, chosen, counter)
+            answers.depends_on(f"{VERSION}{group.id}", _version(group, counter), time.time() + VERSION_SECONDS)
             history = None if sheet else (_LOADED.get(key) or _shared(key))
             if history is None and sheet is None:
                 history, columns = service.read_title(session, chosen)
@@ -144,6 +154,27 @@ def load_title(slug: str, title: str | None) -> Loaded:
         return Loaded(named, sheet_key, f"{label} (Google Sheet)", read.warnings)
     assert history is not None
     return Loaded(history, key, label, tuple(history.warnings))
+
+
+#: How long such an answer is kept at most, whatever the checks say.
+VERSION_SECONDS = 30 * 86400.0
+
+
+def _version(group: Group, counter: int) -> bytes:
+    return f"{group.created_at.timestamp():.6f}:{counter}".encode()
+
+
+def version_of(key: str) -> bytes | None:
+    """The group's version an answer noted under ``key`` (``groupdb:<group id>``) as the database holds it now: its
+    creation time (a database made anew may reuse the id) and latest change; ``None`` when it is gone or cannot be
+    read (the answer is then computed)."""
+    try:
+        group_id = int(key[len(VERSION) :])
+        with process_sessions()() as session:
+            group = session.get(Group, group_id)
+            return None if group is None else _version(group, service.change_counter(session, group))
+    except (ValueError, SQLAlchemyError):
+        return None
 
 
 def _key(group: Group, title: Title, counter: int) -> str:
