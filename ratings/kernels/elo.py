@@ -56,7 +56,7 @@ AVERAGE = 1.0
 COMPARED = 2.0
 #: From this many players a game's logistic sums come from :func:`logistic_field_sums` (below it every pair is
 #: summed, as before, so that small games' results stay bit for bit); measured crossover: see the module docstring.
-FIELD_PANEL_MIN = 200
+FIELD_PANEL_MIN = 64
 #: A panel of :func:`logistic_field_sums` is interpolated when it holds this many points: building it costs one
 #: exponential and ``PANEL_DEGREE + 1`` divisions per source summed, against one exponential and one division per
 #: source and point when its points sum the terms one by one.
