@@ -12,16 +12,29 @@
   model 0 logistic / 1 gaussian and variant 0 sum / 1 average over n - 1 / 2 average over the
   opponents with a different rank.
 
-Why a game of n players costs n^2 here (both): each player's expected score sums a function of its rating
-difference with every opponent, ``sum_j f(r_j - r_i)``.  Sorting and prefix sums make such a sum linear only when
-``f`` separates into finitely many products ``g(r_j) h(r_i)`` (an exponential does: ``10^((r_j - r_i) / D) =
-10^(r_j / D) 10^(-r_i / D)``); the logistic ``1 / (1 + 10^x)`` and the normal ``Phi(x)`` of the pair models do not
-(each is a ratio or integral with no finite separable expansion), so there is no exact sub-quadratic form.  A
-Chebyshev interpolant of the sum on panels (as :func:`ratings.kernels.elo_mmr.panel_sums` does for Elo-MMR's tanh
-sums, within 1.1e-15 of the sum's size) would make it about linear in the field; not done: the fields where it pays
-are contests of thousands, where these pair sums cost 4.5 ms a game at 1,000 players and 44 ms at 4,096 (multielo;
-pairwise 3 and 39 ms; benchmarks/contests_replay.py, BENCHMARKS.md), against 61 and 257 us a result for openskill's
-Plackett-Luce.
+Large fields.  Each player's expected score sums a function of its rating difference with every opponent,
+``sum_j f(r_i - r_j)``.  Sorting and prefix sums make such a sum exact and linear only when ``f`` separates into
+finitely many products ``g(r_i) h(r_j)`` (an exponential does); the logistic ``1 / (1 + 10^x)`` does not, so there is
+no exact sub-quadratic form.  But the field sum ``F(x) = sum_j 1 / (1 + 10^((r_j - x) / D))`` is one smooth function
+of ``x`` for the whole game, analytic in a strip around the real axis: from :data:`FIELD_PANEL_MIN` players
+:func:`logistic_field_sums` interpolates it on panels (Chebyshev, degree 24, as
+:func:`ratings.kernels.elo_mmr.panel_sums` does for Elo-MMR's tanh sums, through the same
+:func:`ratings.kernels.numerics.chebyshev_interpolate`) within ``1.1e-15`` of its size ``n``, the roundings of the
+term-by-term sum; a player's expected score is ``F(r_i) - 1/2`` (its own term taken off).  Logistic pairwise Elo's
+update ``sum_j (S_ij - expit(r_i - r_j))`` splits the same way into a rank count and the field sum
+(:func:`logistic_pair_updates`).  The actual scores (and the "compared" counts) count each rank's players once
+(:func:`rank_counts`): linear for every field.  Below :data:`FIELD_PANEL_MIN` players every pair is summed, as
+before, bit for bit: the panels pay from about 30 players (multielo) and 60 (logistic pairwise) on ratings spread
+as a contests history's, measured with ``benchmarks/contests_replay.py --fields``; at 1,000 players one game's
+gradient is 39x faster (multielo) and 10-13x (pairwise), at 4,096 167x and 19-41x (BENCHMARKS.md).
+
+What stays quadratic: the Gaussian pair model, whose pair update depends on the result through two different
+functions (``phi / Phi`` of the difference for a win, of its negative for a loss), so a player's sum runs over the
+players ranked above with one function and over those below with the other: rank-restricted sums, which one
+field sum over everyone does not give.  And Glicko-2
+(:mod:`ratings.kernels.glicko2`), whose terms weight each opponent by ``g(phi_j)``: a function of two variables of
+the opponent, rating and deviation, so the sum is no longer one function of the player's rating built from the
+field's ratings alone.
 """
 
 from __future__ import annotations
@@ -331,10 +344,7 @@ def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
     """Each player's summed (or averaged) pair updates; two DNFs are not compared.
 
     The logistic model from :data:`FIELD_PANEL_MIN` players on by :func:`logistic_pair_updates` (about linear
-    in the field); below that, and always in the Gaussian model, every pair.  The Gaussian update of a pair
-    depends on its result through two different functions (``phi / Phi`` of the difference for a win, of its
-    negative for a loss), so a player's sum splits into a sum over the players ranked above and one over those
-    below: rank-restricted sums of a non-separable function, which a field sum over everyone does not give.
+    in the field); below that, and always in the Gaussian model (see the module docstring), every pair.
     """
     n = len(r)
     gaussian = theta[0] == GAUSSIAN
