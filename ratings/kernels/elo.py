@@ -25,8 +25,9 @@ update ``sum_j (S_ij - expit(r_i - r_j))`` splits the same way into a rank count
 (:func:`logistic_pair_updates`).  The actual scores (and the "compared" counts) count each rank's players once
 (:func:`rank_counts`): linear for every field.  Below :data:`FIELD_PANEL_MIN` players every pair is summed, as
 before, bit for bit: the panels pay from about 30 players (multielo) and 60 (logistic pairwise) on ratings spread
-as a contests history's, measured with ``benchmarks/contests_replay.py --fields``; at 1,000 players one game's
-gradient is 39x faster (multielo) and 10-13x (pairwise), at 4,096 167x and 19-41x (BENCHMARKS.md).
+as a contests history's, measured with ``benchmarks/contests_replay.py --fields``; one game's gradient is 41x
+faster at 1,000 players (multielo; logistic pairwise 11-13x), 169x at 4,096 (19-42x) and 816x at 20,000 (78-194x;
+BENCHMARKS.md).
 
 What stays quadratic: the Gaussian pair model, whose pair update depends on the result through two different
 functions (``phi / Phi`` of the difference for a win, of its negative for a loss), so a player's sum runs over the
