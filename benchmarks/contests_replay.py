@@ -19,14 +19,29 @@ two for tied pairs and a group tied last, six with a triple).
 
 Peers are per-game pure Python: on fields of thousands they take minutes (openskill's models are quadratic in
 the field); keep ``--max-size`` small when they run.
+
+``--fields 1000 4096 20000`` instead times one game's gradient of multiplayer Elo and logistic pairwise Elo (the
+kernels of :mod:`ratings.kernels.elo`, called from Python: CPU of one call, best of ``--repeat``) at each field
+size, against the same kernels as they were at ``--before`` (a commit: its ``ratings/kernels/elo.py`` loaded beside
+today's, its pair loops over every pair), with their ratio::
+
+    python benchmarks/contests_replay.py --fields 1000 4096 20000 --before 4e91a8e
+
+The games: ratings spread as after the scale-1 history (multiplayer Elo: standard deviation 97, 3% anywhere in a
+range eight times as wide; pairwise, natural scale: 320, the sum variant's spread, and 1.5), places with ties (tie
+groups of two and more) and 3% sharing the last place as DNFs.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -64,6 +79,61 @@ def selected(history: GameHistory, min_size: int, untie: bool) -> GameHistory:
     return GameHistory(games)
 
 
+def kernels_at(commit: str) -> ModuleType:
+    """``ratings/kernels/elo.py`` as it was at ``commit``, loaded as a module of its own (its imports are today's)."""
+    source = subprocess.run(
+        ["git", "show", f"{commit}:ratings/kernels/elo.py"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / "elo_before.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("elo_before", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def field_game(rng: np.random.Generator, n: int, spread: float, centre: float) -> tuple[np.ndarray, ...]:
+    """Ratings, dense ranks (ties, 3% DNFs sharing the last rank) and the DNF flags of one game of ``n``."""
+    r = rng.normal(centre, spread, n)
+    outliers = rng.random(n) < 0.03
+    r[outliers] = rng.uniform(centre - 4 * spread, centre + 4 * spread, outliers.sum())
+    finishers = n - int(0.03 * n)
+    places = np.sort(rng.integers(0, int(0.8 * finishers) + 1, finishers))
+    ranks = np.concatenate([np.unique(places, return_inverse=True)[1], np.full(n - finishers, finishers)])
+    ranks = np.unique(ranks, return_inverse=True)[1].astype(np.int64)
+    return r, ranks, np.arange(n) >= finishers
+
+
+def fields(sizes: list[int], before: str, repeat: int) -> None:
+    from ratings.kernels import elo
+
+    old = kernels_at(before)
+    rng = np.random.default_rng(2026)
+    cases = [
+        ("multielo", "sd 97", elo.multielo_gradient, old.multielo_gradient, 97.0, 1000.0, [400.0, 1.0, 1.0]),
+        ("pairwise-elo", "sd 320", elo.pairwise_gradient, old.pairwise_gradient, 320.0, 0.0, [0.0, 0.0]),
+        ("pairwise-elo", "sd 1.5", elo.pairwise_gradient, old.pairwise_gradient, 1.5, 0.0, [0.0, 0.0]),
+    ]
+    print(f"one game's gradient, CPU of one call (best of {repeat}): {before} against this checkout")
+    for name, label, new, previous, spread, centre, theta in cases:
+        for n in sizes:
+            r, ranks, dnf = field_game(rng, n, spread, centre)
+            out = np.empty(n)
+            args = (r, ranks, dnf, np.array(theta), out)
+            previous(*args)  # compiles, and the previous gradient
+            kept = out.copy()
+            new(*args)
+            gap = np.abs(out - kept).max() / max(np.abs(kept).max(), 1e-300)
+            after = cpu(lambda f=new, args=args: f(*args), repeat)
+            was = cpu(lambda f=previous, args=args: f(*args), repeat)
+            print(
+                f"  {name:<13} {label:<7} n {n:>6,}: before {1e3 * was:9.2f} ms  after {1e3 * after:7.3f} ms  "
+                f"ratio {was / after:7.1f}x   largest difference {gap:.1e} of the largest",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.02)
@@ -74,7 +144,12 @@ def main() -> None:
     parser.add_argument("--peers", nargs="*", default=list(COUNTERPART), choices=list(COUNTERPART))
     parser.add_argument("--min-size", type=int, default=0)
     parser.add_argument("--untie", action="store_true")
+    parser.add_argument("--fields", nargs="*", type=int, default=[])
+    parser.add_argument("--before", default="4e91a8e")
     args = parser.parse_args()
+    if args.fields:
+        fields(args.fields, args.before, args.repeat)
+        return
     history = selected(contests_history(args.scale, max_size=args.max_size), args.min_size, args.untie)
     results = int(history.offsets[-1])
     sizes = np.diff(history.offsets)

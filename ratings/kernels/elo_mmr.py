@@ -15,7 +15,15 @@ import numpy as np
 
 from ratings.base import NO_DATE
 from ratings.kernels.jit import entry, helper
-from ratings.kernels.numerics import idle_days, largest_game, mills_ratio, team_means
+from ratings.kernels.numerics import (
+    CHEBYSHEV_NODES,
+    PANEL_DEGREE,
+    chebyshev_interpolate,
+    idle_days,
+    largest_game,
+    mills_ratio,
+    team_means,
+)
 from ratings.systems.elo_mmr import FOLD_SHARE, TANH_SCALE, TOLERANCE
 
 __all__ = [
@@ -141,10 +149,6 @@ def tanh_sums(x: float, mu: np.ndarray, inv: np.ndarray) -> tuple[float, float]:
     return value, slope
 
 
-#: Degree of the Chebyshev interpolant of the tanh sum on each panel (its error bound: :func:`panel_width`).
-PANEL_DEGREE = 24
-#: Chebyshev points of the second kind on [-1, 1], ``cos(k pi / PANEL_DEGREE)``.
-_CHEB = np.cos(np.arange(PANEL_DEGREE + 1) * math.pi / PANEL_DEGREE)
 #: The logistic solver interpolates the tanh sum once a contest has this many rank groups (and the panels
 #: covering its bracket are few enough, see :func:`performances`); smaller contests sum every player at each
 #: Newton step, as the reference does.
@@ -163,12 +167,10 @@ def panel_width(delta: np.ndarray) -> float:
     ``|S| <= M = sum_j 1 / s_j``, and ``|S'| <= M'`` with ``M' = 2 sum_j 1 / (2 s_j^2)`` (``|sech^2| <= 2``,
     as ``|cosh(u + iv)|^2 = sinh^2 u + cos^2 v >= 1/2``).
 
-    A panel of half-width ``a = sqrt(3) min(delta) / 4`` has its Bernstein ellipse of semi-minor axis
-    ``2a`` (``rho = 2 + sqrt(5)``) inside that strip.  By Trefethen, *Approximation Theory and
-    Approximation Practice* (2013), Theorem 8.2, the interpolant in the ``N + 1`` Chebyshev points then
-    errs by at most ``4 M rho^-N / (rho - 1)``: with ``N = PANEL_DEGREE = 24``, ``1.1e-15 M`` (and
-    ``1.1e-15 M'`` for the slope), to which the barycentric formula adds a few roundings of ``M``
-    (Higham 2004: it is forward stable in Chebyshev points).  ``M`` is also the size of the roundings of
+    A panel of half-width ``a = sqrt(3) min(delta) / 4`` has the strip ``|Im z| <= 2a`` inside that one, so
+    the interpolant of degree :data:`ratings.kernels.numerics.PANEL_DEGREE` errs by at most ``1.1e-15 M`` (and
+    ``1.1e-15 M'`` for the slope; the bound is :data:`~ratings.kernels.numerics.PANEL_DEGREE`'s), to which
+    the barycentric formula adds a few roundings of ``M``.  ``M`` is also the size of the roundings of
     summing ``S`` term by term, so the interpolant is as good as the sum it replaces; the tests compare
     them on random contests (within ``1e-12 M``).
     """
@@ -198,23 +200,10 @@ def panel_sums(
     centre = lo + (p + 0.5) * width
     if not built[p]:
         for k in range(PANEL_DEGREE + 1):
-            values[p, k], slopes[p, k] = tanh_sums(centre + half * _CHEB[k], mu, inv)
+            values[p, k], slopes[p, k] = tanh_sums(centre + half * CHEBYSHEV_NODES[k], mu, inv)
         built[p] = True
     u = (x - centre) / half
-    num_value = 0.0
-    num_slope = 0.0
-    den = 0.0
-    for k in range(PANEL_DEGREE + 1):
-        d = u - _CHEB[k]
-        if d == 0.0:
-            return values[p, k], slopes[p, k]
-        w = (0.5 if k == 0 or k == PANEL_DEGREE else 1.0) / d
-        if k % 2 == 1:
-            w = -w
-        num_value += w * values[p, k]
-        num_slope += w * slopes[p, k]
-        den += w
-    return num_value / den, num_slope / den
+    return chebyshev_interpolate(u, values, p), chebyshev_interpolate(u, slopes, p)
 
 
 @helper

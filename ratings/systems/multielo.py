@@ -36,9 +36,10 @@ With one player per team this is the free-for-all game exactly.
 The new-player boost and the idle rules (``boost`` ... ``pull_per_day``) are those of every single-rating system
 (:mod:`ratings.systems._single`), with K as the learning rate.
 
-Cost: eq. 4 sums the logistic of every rating difference, so a game of N players costs N^2 (the logistic has no
-separable form that sorting and prefix sums could use exactly; :mod:`ratings.kernels.elo` says why and what it
-costs at 1,000 and 4,096 players).
+Cost: eq. 4 sums the logistic of every rating difference, so this per-game path (the reference) costs N^2 for a game
+of N players.  The compiled kernel (:mod:`ratings.kernels.elo`) computes the same sums from 64 players on from a
+Chebyshev interpolant of the field sum, within 1.1e-15 of its size, and the actual scores by counting ranks: about
+linear in the field (2.7 ms for a game of 20,000 players against 2.2 s summing every pair).
 """
 
 from __future__ import annotations

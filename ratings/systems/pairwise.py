@@ -28,8 +28,11 @@ players of the worst rank and the dummy are censored like DNFs: each loses its p
 other player and is not compared with the others in the group, so its update is a sum of
 ``0 - P(win)`` terms (logistic) or of negative Mills-ratio terms (Gaussian), never a gain.
 
-Cost: every pair is compared, so a game of n players costs n^2 (no exact sub-quadratic form of a sum of logistic
-or normal pair probabilities: :mod:`ratings.kernels.elo`).
+Cost: every pair is compared, so this per-game path (the reference) costs n^2 for a game of n players.  The
+compiled kernel (:mod:`ratings.kernels.elo`) gives the logistic model's sums from 64 players on by rank counts and a
+Chebyshev interpolant of the field sum of pair probabilities, within 1.1e-15 of its size: about linear in the
+field.  The Gaussian model stays n^2 there too (its pair update depends on the result through two different
+functions: the module docstring there says why that defeats one field sum).
 """
 
 from __future__ import annotations
