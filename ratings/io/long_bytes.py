@@ -19,6 +19,7 @@ the prefix read, bytes that are not UTF-8, or texts made to collide in the hash 
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["CHUNK_BYTES", "Interned", "NotTaken", "intern_columns", "warm_up"]
+__all__ = ["CHUNK_BYTES", "Interned", "NotTaken", "intern_columns", "lines_of_rows", "warm_up"]
 
 #: Bytes read from a file at a time (the buffer grows only for a line longer than this).
 CHUNK_BYTES = 1 << 22
@@ -451,6 +452,54 @@ def _check_utf8(buf: np.ndarray, a: int, b: int) -> None:
         bytes(buf[a:b]).decode("utf-8")
     except UnicodeDecodeError:
         raise NotTaken from None
+
+
+def lines_of_rows(file: str | os.PathLike[str] | bytes, start: int, rows: np.ndarray) -> list[tuple[int, str]]:
+    """The rows ``rows`` (sorted indices as :func:`intern_columns` counts rows: the lines from byte ``start`` that
+    are not blank) of a file that path took, each as (its line number, its text without the line break); ``start``
+    is the byte after the header's line, which is line 1.  A file the byte-level path took has no quoted cell and
+    no lone CR, so a line is a record: the line number is the row number the general reader gives (it counts
+    blank lines).  Read :data:`CHUNK_BYTES` at a time, with numpy (no compiled loop to load for it)."""
+    found: list[tuple[int, str]] = []
+    k = 0  # the next of ``rows`` to find
+    row = 0  # rows before the block
+    line = 2  # the line number of the block's first line
+    carry = b""  # a line cut at the end of the last chunk
+    with io.BytesIO(file) if isinstance(file, (bytes, bytearray)) else open(file, "rb") as handle:
+        handle.seek(start)
+        while k < len(rows):
+            chunk = handle.read(CHUNK_BYTES)
+            last = not chunk
+            block = carry + chunk
+            cut = len(block) if last else block.rfind(b"\n") + 1  # the block's whole lines
+            carry = block[cut:]
+            body = np.frombuffer(block, dtype=np.uint8, count=cut)
+            ends = np.flatnonzero(body == _LF)
+            if last and cut and (not len(ends) or ends[-1] != cut - 1):
+                ends = np.append(ends, cut)  # the last line, with no line break
+            if not len(ends):
+                if last:
+                    break
+                continue
+            starts = np.empty_like(ends)
+            starts[0] = 0
+            starts[1:] = ends[:-1] + 1
+            length = ends - starts
+            blank = (length == 0) | ((length == 1) & (body[np.minimum(starts, cut - 1)] == _CR))
+            holding = np.flatnonzero(~blank)  # the lines that are rows
+            upto = int(np.searchsorted(rows, row + len(holding)))
+            for wanted in rows[k:upto].tolist():
+                j = int(holding[wanted - row])
+                text = bytes(body[starts[j] : ends[j]])
+                found.append((line + j, text.removesuffix(b"\r").decode("utf-8")))
+            k = upto
+            row += len(holding)
+            line += len(ends)
+            if last:
+                break
+    if k < len(rows):
+        raise ValueError(f"the file has {row} rows, not {int(rows[-1]) + 1}")
+    return found
 
 
 def warm_up() -> float:
