@@ -94,20 +94,29 @@ def read_long_columns(
     source: str | None,
     limits: Limits | None,
     progress: Progress | None = None,
+    *,
+    report: bool = False,
 ) -> ReadResult | None:
     """Read a plain long-shape CSV (a path or its bytes) into a history from columns; None to decline (see the
-    module's description).  Raises :class:`HistoryError` for cells the general reader reports on their rows, with
-    its very message (:func:`_problems`)."""
+    module's description).  With ``report``, cells the general reader reports on their rows raise its
+    :class:`HistoryError`, with its very message (:func:`_problems`), where this reader can tell it; without, such
+    a file is declined."""
     try:
         layout = _layout(file, source, limits)
-        parsed = _parse(file, layout, limits, progress)
-        _check_bounds(layout, parsed, limits)
-        found = _problems(file, layout, parsed, source, limits)
-        if found is None:
-            return _history(layout, parsed, source, limits)
+        # (the parse is handed on unnamed: the history frees its arrays as it goes)
+        return _history(layout, _parse(file, layout, limits, progress), source, limits, file if report else None)
     except (_Decline, HistoryError):
         return None
-    raise found
+    except _Reported as reported:
+        raise reported.error from None
+
+
+class _Reported(Exception):
+    """The general reader's error for the file's bad cells (:func:`_problems`)."""
+
+    def __init__(self, error: HistoryError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _parse(
@@ -482,10 +491,20 @@ def _check_bounds(layout: _Layout, parsed: _Parsed, limits: Limits | None) -> No
         raise _Decline
 
 
-def _history(layout: _Layout, parsed: _Parsed, source: str | None, limits: Limits | None) -> ReadResult:
-    """The history of the parsed rows, in play order (after the checks the general reader would report on)."""
+def _history(
+    layout: _Layout,
+    parsed: _Parsed,
+    source: str | None,
+    limits: Limits | None,
+    report: str | os.PathLike[str] | bytes | None = None,
+) -> ReadResult:
+    """The history of the parsed rows, in play order (after the checks the general reader would report on).  With
+    ``report`` (the file), its bad cells raise :class:`_Reported` (:func:`_problems`); without, they decline."""
     row, info, header_cells, wanted = parsed.rows, layout.info, layout.header_cells, layout.wanted
     _check_bounds(layout, parsed, limits)
+    found = _problems(report, layout, parsed, source, limits)
+    if found is not None:
+        raise _Reported(found)
     cells = parsed.cells
     game_code, player_code, place, date_code = parsed.game_code, parsed.player_code, parsed.place, parsed.date_code
     del parsed  # the arrays are handed on below, each freed as soon as it is used
@@ -543,7 +562,11 @@ _WINDOW_SHARE = 0.5
 
 
 def _problems(
-    file: str | os.PathLike[str] | bytes, layout: _Layout, parsed: _Parsed, source: str | None, limits: Limits | None
+    file: str | os.PathLike[str] | bytes | None,
+    layout: _Layout,
+    parsed: _Parsed,
+    source: str | None,
+    limits: Limits | None,
 ) -> HistoryError | None:
     """What the general reader reports for a file the byte-level path took whose cells it cannot take (an unreadable
     place, a blank game or player, a date that is not one): None when there are none.
@@ -556,8 +579,11 @@ def _problems(
     made of it, then dropped), no two spellings of a player in the file (read apart, both would be kept as they
     are), and each of the window's date texts reads alone as in the whole column (its day/month order).  Where that
     cannot be told (a date column whose order the bad dates could change, a window of most of the file, a window the
-    general reader reads without a problem) this raises :class:`_Decline` and the whole file is read."""
-    bad = (parsed.game_code < 0) | (parsed.player_code < 0) | (parsed.place < 0)
+    general reader reads without a problem), or without the ``file`` (None), this raises :class:`_Decline` and the
+    whole file is read."""
+    bad = parsed.game_code < 0
+    bad |= parsed.player_code < 0
+    bad |= parsed.place < 0
     wanted, info = layout.wanted, layout.info
     dates: DateColumn | None = None
     column = info.names[wanted["date"]] if "date" in wanted else ""
@@ -565,11 +591,13 @@ def _problems(
         dates = _date_column(parsed.cells, column, source)
         if dates.row_problems:
             blanks = len(dates.dates) + len(dates.row_problems) != len(parsed.cells.date_texts)
-            if dates.order is not None or dates.column_problems or dates.times or blanks:
+            if file is None or dates.order is not None or dates.column_problems or dates.times or blanks:
                 raise _Decline  # the column's order is decided by counting rows, or a blank date
             bad |= np.isin(parsed.date_code, np.fromiter(dates.row_problems, dtype=np.int32))
     if not bad.any():
         return None
+    if file is None:
+        raise _Decline
     games = np.unique(parsed.game_code[bad])
     window = bad | np.isin(parsed.game_code, games[games >= 0])
     del bad, games
