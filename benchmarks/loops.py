@@ -55,7 +55,9 @@ from compare import seeded_history  # noqa: E402
 from ratings import GameHistory, RatingSystem, create  # noqa: E402
 from ratings.base import Replay  # noqa: E402
 from ratings.samples import load_sample  # noqa: E402
+from ratings.systems.elo_mmr import FOLD_SHARE  # noqa: E402
 from ratings.systems.glicko2 import GLICKO_SCALE  # noqa: E402
+from ratings.systems.plackett_luce import T_STEP  # noqa: E402
 
 
 @njit
@@ -509,6 +511,321 @@ def trueskill_loop(
     return before, after, mu_s - k_display * sigma_s, mu_s, sigma_s
 
 
+@njit
+def _subset_terms(lam: np.ndarray, m: int, above: float, own: np.ndarray) -> float:
+    """A tie group's positional terms averaged over its m! orderings (Kerby 2025, section 3.2.2, the system's
+    docstring): the players in play at the group's ``t``-th place are a uniform random subset of size ``m - t``,
+    so each non-empty subset ``S`` weighs ``w(S) = 1 / (C(m, |S|) (lambda(S) + above))``.  Sets ``own[b]`` to
+    ``sum_{S containing b} w(S)`` and returns ``sum_S w(S)`` (what each higher player's lambda is multiplied by)."""
+    choose = np.empty(m + 1)
+    choose[0] = 1.0
+    for k in range(1, m + 1):
+        choose[k] = choose[k - 1] * (m - k + 1) / k
+    for b in range(m):
+        own[b] = 0.0
+    total = 0.0
+    for mask in range(1, 1 << m):
+        size = 0
+        held = 0.0
+        for b in range(m):
+            if mask >> b & 1:
+                size += 1
+                held += lam[b]
+        w = 1.0 / (choose[size] * (held + above))
+        total += w
+        for b in range(m):
+            if mask >> b & 1:
+                own[b] += w
+    return total
+
+
+@njit(nogil=True)
+def plackett_luce_loop(
+    offsets: np.ndarray,
+    players: np.ndarray,
+    ranks: np.ndarray,
+    dnf: np.ndarray,
+    n_players: int,
+    initial: float,
+    eta: float,
+    t_step: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Plackett-Luce at its defaults (Kerby 2025, section 3.2.2; no dummy, no floor, DNFs censored jointly):
+    ``r' = r + eta g`` with, for the finishers read worst first (``lambda = e^-r``, ``Lambda_i`` the rate of the
+    players at place ``i`` and above), ``g_k = -1 + lambda_k sum_{i <= k} 1 / Lambda_i``; a tie group's places
+    averaged over its orderings (:func:`_subset_terms`); and the DNFs' factor ``C = P(every DNF below every
+    finisher) = int Lambda e^(-Lambda y) prod_d (1 - e^(-lambda_d y)) dy`` by the trapezoid rule in ``t = log y``
+    (step ``t_step``, the system's bounds), whose gradient is ``-E[lambda_d y / (e^(lambda_d y) - 1)]`` for a DNF
+    and ``lambda_f (E[y] - 1 / Lambda)`` for a finisher."""
+    rating = np.full(n_players, initial)
+    before, after, largest = _outputs(offsets)
+    order = np.empty(largest, dtype=np.int64)  # finishers, worst first (stable within a rank)
+    lam = np.empty(largest)
+    grad = np.empty(largest)
+    own = np.empty(largest)
+    for g in range(len(offsets) - 1):
+        s = offsets[g]
+        n = offsets[g + 1] - s
+        for i in range(n):
+            before[s + i] = rating[players[s + i]]
+        if n >= 2:
+            f = 0
+            for i in range(n):
+                grad[i] = 0.0
+                if not dnf[s + i]:
+                    j = f
+                    while j > 0 and ranks[s + order[j - 1]] < ranks[s + i]:  # insertion: worse ranks first
+                        order[j] = order[j - 1]
+                        j -= 1
+                    order[j] = i
+                    f += 1
+            if f > 0:
+                top = -math.inf
+                for a in range(f):
+                    top = max(top, before[s + order[a]])
+                everyone = 0.0
+                for a in range(f):
+                    lam[a] = math.exp(-(before[s + order[a]] - top))
+                    everyone += lam[a]
+                running = 0.0  # sum of 1 / Lambda_i over the places below
+                done = 0.0  # lambda of the groups below
+                a = 0
+                while a < f:
+                    b = a
+                    while b + 1 < f and ranks[s + order[b + 1]] == ranks[s + order[a]]:
+                        b += 1
+                    m = b - a + 1
+                    held = 0.0
+                    for c in range(a, b + 1):
+                        held += lam[c]
+                    above = everyone - done - held
+                    if m == 1:
+                        running += 1.0 / (held + above)
+                        grad[order[a]] = -1.0 + lam[a] * running
+                    else:
+                        factor = _subset_terms(lam[a : b + 1], m, above, own)
+                        for c in range(m):
+                            grad[order[a + c]] = -1.0 + lam[a + c] * (running + own[c])
+                        running += factor
+                    done += held
+                    a = b + 1
+                if f < n:  # the DNFs' factor, on the scale centred at the mean rating
+                    centre = 0.0
+                    for i in range(n):
+                        centre += before[s + i]
+                    centre /= n
+                    big = -math.inf  # log Lambda
+                    for i in range(n):
+                        if not dnf[s + i]:
+                            big = max(big, -(before[s + i] - centre))
+                    acc = 0.0
+                    for i in range(n):
+                        if not dnf[s + i]:
+                            acc += math.exp(-(before[s + i] - centre) - big)
+                    log_big = big + math.log(acc)
+                    d = n - f
+                    lowest = -log_big
+                    for i in range(n):
+                        if dnf[s + i]:
+                            lowest = min(lowest, before[s + i] - centre)  # -log lambda_d
+                    t_hi = -log_big + math.log(2.0 * (d + 1) + 60.0)
+                    t_lo = lowest - 50.0 / (d + 1) - 2.0
+                    nodes = int(math.ceil((t_hi + t_step - t_lo) / t_step))
+                    w = np.empty(nodes)
+                    peak = -math.inf
+                    for k in range(nodes):
+                        t = t_lo + k * t_step
+                        value = log_big + t - math.exp(log_big + t)
+                        for i in range(n):
+                            if dnf[s + i]:
+                                value += math.log(-math.expm1(-math.exp(-(before[s + i] - centre) + t)))
+                        w[k] = value
+                        peak = max(peak, value)
+                    mass = 0.0
+                    for k in range(nodes):
+                        mass += math.exp(w[k] - peak)
+                    log_mass = peak + math.log(mass)
+                    for k in range(nodes):
+                        w[k] = math.exp(w[k] - log_mass)  # the normalised weights
+                    for i in range(n):
+                        log_lam = -(before[s + i] - centre)
+                        total = 0.0
+                        for k in range(nodes):
+                            z = math.exp(log_lam + t_lo + k * t_step)
+                            if dnf[s + i]:
+                                total += (1.0 - 0.5 * z if z < 1e-8 else z / math.expm1(z)) * w[k]
+                            else:
+                                total += z * w[k]
+                        if dnf[s + i]:
+                            grad[i] -= total
+                        else:
+                            grad[i] += total - math.exp(log_lam - log_big)
+            for i in range(n):
+                rating[players[s + i]] = before[s + i] + eta * grad[i]
+        for i in range(n):
+            after[s + i] = rating[players[s + i]]
+    return before, after, rating
+
+
+@njit
+def _mmr_performance(mu: np.ndarray, inv_s: np.ndarray, ranks: np.ndarray, s: int, n: int, i: int) -> float:
+    """Player ``i``'s performance in Elo-MMR(rho) (Ebtekar and Liu 2021, Theorem 3.2, logistic performances of
+    scale ``s_j = sqrt(3) delta_j / pi``): the zero of the decreasing
+    ``2 Q(p) = sum_{j worse} 1/s_j - sum_{j better} 1/s_j - sum_j t_j / s_j - sum_{j tied} t_j / s_j``,
+    ``t_j = tanh((p - mu_j) / (2 s_j))`` (a tie a win plus a loss, ``i`` tied with itself), by Newton kept inside a
+    sure bracket (bisection where Newton leaves it): beyond ``K = ln(8 n s_max / s_min) / 2 + 1`` doubled scales
+    from every mean, the player's own tie term outweighs the others' tails."""
+    lo, hi = math.inf, -math.inf
+    big, small = 0.0, math.inf
+    for j in range(n):
+        big = max(big, 1.0 / inv_s[j])
+        small = min(small, 1.0 / inv_s[j])
+    k = 0.5 * math.log(8.0 * n * big / small) + 1.0
+    for j in range(n):
+        lo = min(lo, mu[j] - 2.0 * k / inv_s[j])
+        hi = max(hi, mu[j] + 2.0 * k / inv_s[j])
+    mine = ranks[s + i]
+    x = min(max(mu[i], lo), hi)
+    for _ in range(200):
+        value = 0.0
+        slope = 0.0
+        for j in range(n):
+            t = math.tanh((x - mu[j]) * 0.5 * inv_s[j])
+            twice = 2.0 if ranks[s + j] == mine else 1.0
+            if ranks[s + j] > mine:
+                value += inv_s[j]
+            elif ranks[s + j] < mine:
+                value -= inv_s[j]
+            value -= twice * t * inv_s[j]
+            slope -= twice * (1.0 - t * t) * 0.5 * inv_s[j] * inv_s[j]
+        if value == 0.0:
+            return x
+        if value > 0.0:
+            lo = x
+        else:
+            hi = x
+        newton = x - value / slope
+        if abs(newton - x) <= 1e-11:
+            return newton
+        x = newton if lo < newton < hi else 0.5 * (lo + hi)
+        if hi - lo <= 1e-11:
+            return x
+    return x
+
+
+@njit
+def _mmr_average(p0: float, w0: float, hp: np.ndarray, hw: np.ndarray, terms: int, beta: float, x: float) -> float:
+    """Elo-MMR(rho)'s rating (equation 10): the zero of the increasing
+    ``L'(s) = w0 (s - p0) + sum_k w_k beta (pi / sqrt 3) tanh(pi (s - p_k) / (beta sqrt 12))``, by Newton from
+    ``x`` inside the bracket of the centres widened by 1 (every term has one sign beyond them)."""
+    lo, hi = p0, p0
+    for k in range(terms):
+        lo = min(lo, hp[k])
+        hi = max(hi, hp[k])
+    lo -= 1.0
+    hi += 1.0
+    scale = beta * math.pi / math.sqrt(3.0)
+    arg = math.pi / (beta * math.sqrt(12.0))
+    x = min(max(x, lo), hi)
+    for _ in range(200):
+        value = w0 * (x - p0)
+        slope = w0
+        for k in range(terms):
+            t = math.tanh((x - hp[k]) * arg)
+            value += hw[k] * scale * t
+            slope += hw[k] * scale * (1.0 - t * t) * arg
+        if value == 0.0:
+            return x
+        if value < 0.0:
+            lo = x
+        else:
+            hi = x
+        newton = x - value / slope
+        if abs(newton - x) <= 1e-11:
+            return newton
+        x = newton if lo < newton < hi else 0.5 * (lo + hi)
+        if hi - lo <= 1e-11:
+            return x
+    return x
+
+
+@njit(nogil=True)
+def elo_mmr_loop(
+    offsets: np.ndarray, players: np.ndarray, ranks: np.ndarray, n_players: int, q: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Elo-MMR(rho) at its defaults (Ebtekar and Liu 2021), every player alone (DNFs share the last rank).
+
+    ``q`` = (mu, sigma, beta, gamma^2, rho, max_history, fold share).  Per game, for each participant: the
+    pseudodiffusion of Algorithm 2 (``kappa = sigma^2 / (sigma^2 + gamma^2)``; the Gaussian term keeps
+    ``kappa^rho`` of its weight, the rest of the total weight moves onto it at the current rating, then the Gaussian
+    weight is multiplied by ``kappa`` and every logistic term's by ``kappa^(1 + rho)``); ``sigma^2 += gamma^2``;
+    the performance from the whole field (:func:`_mmr_performance`, ``delta^2 = sigma^2 + beta^2``); the
+    performance added as a logistic term of weight ``1 / beta^2`` after the oldest terms are folded into the
+    Gaussian one while the player has ``max_history`` or the oldest holds less than the fold share of the total
+    (section 5.3, the system's bound by weight); the rating the zero of equation (10) (:func:`_mmr_average`); and
+    ``1 / sigma^2 += 1 / beta^2`` (equation 8).  Returns mu before and after every entry, and the final mu (twice:
+    the display at ``display_k = 0``) and sigma."""
+    mu0, sigma0, beta, gamma2, rho, limit, fold = q[0], q[1], q[2], q[3], q[4], int(q[5]), q[6]
+    mu_s = np.full(n_players, mu0)
+    sigma_s = np.full(n_players, sigma0)
+    p0 = np.full(n_players, mu0)
+    w0 = np.full(n_players, 1.0 / (sigma0 * sigma0))
+    hp = np.zeros((n_players, limit))
+    hw = np.zeros((n_players, limit))
+    hl = np.zeros(n_players, dtype=np.int64)
+    before, after, largest = _outputs(offsets)
+    mu = np.empty(largest)
+    var = np.empty(largest)
+    inv_s = np.empty(largest)
+    perf = np.empty(largest)
+    beta2 = beta * beta
+    for g in range(len(offsets) - 1):
+        s = offsets[g]
+        n = offsets[g + 1] - s
+        for i in range(n):
+            before[s + i] = mu_s[players[s + i]]
+        if n >= 2:
+            for i in range(n):
+                p = players[s + i]
+                sig2 = sigma_s[p] * sigma_s[p]
+                kappa = sig2 / (sig2 + gamma2)
+                keep = kappa**rho
+                total = w0[p]
+                for k in range(hl[p]):
+                    total += hw[p, k]
+                w_gauss = keep * w0[p]
+                w_moved = (1.0 - keep) * total
+                p0[p] = (w_gauss * p0[p] + w_moved * mu_s[p]) / (w_gauss + w_moved)
+                w0[p] = kappa * (w_gauss + w_moved)
+                for k in range(hl[p]):
+                    hw[p, k] *= kappa * keep
+                var[i] = sig2 + gamma2
+                mu[i] = mu_s[p]
+                inv_s[i] = math.pi / (math.sqrt(3.0) * math.sqrt(var[i] + beta2))
+            for i in range(n):
+                perf[i] = _mmr_performance(mu, inv_s, ranks, s, n, i)
+            for i in range(n):
+                p = players[s + i]
+                total = w0[p]
+                for k in range(hl[p]):
+                    total += hw[p, k]
+                while hl[p] >= limit or (hl[p] > 0 and hw[p, 0] < fold * total):
+                    p0[p] = (w0[p] * p0[p] + hw[p, 0] * hp[p, 0]) / (w0[p] + hw[p, 0])
+                    w0[p] += hw[p, 0]
+                    for k in range(hl[p] - 1):
+                        hp[p, k] = hp[p, k + 1]
+                        hw[p, k] = hw[p, k + 1]
+                    hl[p] -= 1
+                hp[p, hl[p]] = perf[i]
+                hw[p, hl[p]] = 1.0 / beta2
+                hl[p] += 1
+                mu_s[p] = _mmr_average(p0[p], w0[p], hp[p], hw[p], hl[p], beta, mu_s[p])
+                sigma_s[p] = 1.0 / math.sqrt(1.0 / var[i] + 1.0 / beta2)
+        for i in range(n):
+            after[s + i] = mu_s[players[s + i]]
+    return before, after, mu_s.copy(), mu_s, sigma_s
+
+
 def best_cpu(work: Callable[[], object], repeat: int) -> float:
     work()  # untimed: loads, compiles, warms
     best = math.inf
@@ -550,13 +867,18 @@ def loop_of(name: str, system: RatingSystem, history: GameHistory) -> Callable[[
     if name == "trueskill":
         q = np.array([p.mu, p.sigma, p.beta, p.tau, system.margin, p.display_k, 2.0])  # type: ignore[attr-defined]
         return lambda: trueskill_loop(offsets, players, ranks, n, q)
+    if name == "plackett-luce":
+        return lambda: plackett_luce_loop(offsets, players, ranks, dnf, n, p.initial, p.eta, T_STEP)
+    if name == "elo-mmr":
+        q = np.array([p.mu, p.sigma, p.beta_game, p.gamma**2, p.rho, p.max_history, FOLD_SHARE])
+        return lambda: elo_mmr_loop(offsets, players, ranks, n, q)
     raise SystemExit(f"no loop for {name}")
 
 
 def worst_difference(name: str, run: Any, values: tuple[np.ndarray, ...]) -> float:
     """The largest relative difference (to 1 where a value is below 1) between the loop's values and ``run``'s."""
     pairs = [(values[0], run.before), (values[1], run.after), (values[2], run.final)]
-    if name == "trueskill":
+    if name in ("trueskill", "elo-mmr"):
         pairs += [(values[3], run.final_extras["mu"]), (values[4], run.final_extras["sigma"])]
     if name == "glicko2":
         pairs += [(values[3], run.final_extras["sigma"]), (values[4], run.final_extras["volatility"])]
@@ -585,9 +907,9 @@ def measure(label: str, history: GameHistory, name: str, repeat: int) -> None:
     )
 
 
-SYSTEMS = ("multielo", "pairwise-elo", "glicko2", "trueskill")
+SYSTEMS = ("multielo", "pairwise-elo", "glicko2", "trueskill", "plackett-luce", "elo-mmr")
 #: The systems with a kernel and no loop here: only ``rate()`` against their kernel alone is printed.
-WITHOUT_LOOPS = ("plackett-luce", "thurstonian", "elo-mmr")
+WITHOUT_LOOPS = ("thurstonian",)
 
 
 def measure_overhead(label: str, history: GameHistory, name: str, repeat: int) -> None:
