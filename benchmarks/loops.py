@@ -12,12 +12,19 @@ else:
   the Illinois method; the INVERSUS Deluxe article's bounds, its deviation growth over idle days and its Rank
   Points, which ``rate()`` keeps as a series at the default display too);
 - TrueSkill's free-for-all (Herbrich, Minka and Graepel 2006) with the ``trueskill`` package's schedule, stopping
-  rule and normal arithmetic (its Chebyshev erfc, its squares through ``pow``), as the system follows them.
+  rule and normal arithmetic (its Chebyshev erfc, its squares through ``pow``), as the system follows them;
+- Plackett-Luce (Kerby 2025, section 3.2.2, and the system's docstring: learning rate 0.32, no dummy, the finishers'
+  order likelihood with each tie group averaged over its orderings, the DNFs censored jointly by the trapezoid rule
+  in log y);
+- Elo-MMR(rho) (Ebtekar and Liu 2021: pseudodiffusion, performances from Theorem 3.2, the robust average of
+  equation 10 by Newton in a sure bracket, the history folded at 100 terms or below 1e-10 of the weight);
+- Thurstonian for games without tied finishers (Kerby 2025, section 3.2.3, and the system's docstring: its grid,
+  Euler-Maclaurin cumulative sums and scaled forward and backward messages), run on L generated without ties.
 
 Each must give ``rate()``'s displayed ratings (and, for Glicko-2, its deviation, volatility and Rank Points series;
-for TrueSkill its mu and sigma) to 1e-12 relative (checked here before anything is timed).  Then, on a seeded
-20,000-game history (benchmarks/compare.py's L: 500 players, games of 4-10, 10% with a tie) and the bundled racing
-sample, it prints the CPU time of
+for TrueSkill and Elo-MMR their mu and sigma) to 1e-12 relative (checked here before anything is timed).  Then, on a
+seeded 20,000-game history (benchmarks/compare.py's L: 500 players, games of 4-10, 10% with a tie) and the bundled
+racing sample, it prints the CPU time of
 
 - ``rate()``: the whole public call (building the replay, checkpoints, the kernel, the run);
 - the kernel alone (``_replay`` over the whole history into a fresh state);
@@ -28,9 +35,13 @@ repository root::
 
     .venv/bin/python benchmarks/loops.py
     .venv/bin/python benchmarks/loops.py --repeat 20 --systems glicko2
-    .venv/bin/python benchmarks/loops.py --systems trueskill elo-mmr  # rate() against the kernel alone only
+    .venv/bin/python benchmarks/loops.py --systems plackett-luce elo-mmr thurstonian
 
-Nothing is asserted about speed: on a shared machine the figures are for comparing within one run.
+Nothing is asserted about speed: on a shared machine the figures are for comparing within one run.  One run
+(``--repeat 3``, 2026-11-28, load 3-4; BENCHMARKS.md), ``rate()`` / loop on L and on the racing sample: multielo
+1.63x and 1.33x, pairwise Elo 1.53x and 1.49x, Glicko-2 1.47x and 1.33x, TrueSkill 1.08x and 1.08x, Plackett-Luce
+4.20x and 1.07x, Elo-MMR 0.49x and 0.50x, Thurstonian (L without ties) 0.31x and 0.44x.  The last two loops are
+plain forms slower than their kernels, so they bound them only loosely.
 """
 
 from __future__ import annotations
