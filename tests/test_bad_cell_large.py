@@ -210,6 +210,53 @@ def test_a_file_with_a_blank_line_keeps_its_row_numbers(tmp_path: Path, monkeypa
     assert f"row {MIDDLE + 2 + 3}, column 'place'" in windowed
 
 
+def _variant(data: bytes, name: str) -> bytes:
+    """The generated file changed as ``name`` says."""
+    if name == "semicolons and a byte-order mark":
+        return b"\xef\xbb\xbf" + data.replace(b",", b";")
+    if name == "the bad row last, no final line break":
+        return data.removesuffix(b"\n")
+    if name == "quoted cells":  # the byte-level path takes no quote: its pandas path declines, the whole is read
+        return data.replace(b"contest 7,", b'"contest 7",')
+    return data
+
+
+VARIANTS = ("semicolons and a byte-order mark", "the bad row last, no final line break", "quoted cells", "an upload")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_window_in_other_files_and_an_upload(variant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same message as the whole read for a file with another separator and a byte-order mark, a bad cell on
+    its last line, quoted cells (read whole), and bytes read as an upload (the hosted limits)."""
+    path = tmp_path / "variant.csv"
+    rows = 40_000
+    last = len(list(_rows(rows, 3, False))) - 1
+    bad_row = last if variant == "the bad row last, no final line break" else MIDDLE
+    _write(path, rows, {bad_row: (PLACE, "-2")})
+    data = _variant(path.read_bytes(), variant)
+    path.write_bytes(data)
+    source: bytes | Path = data if variant == "an upload" else path
+
+    def message(whole: bool, refuse_whole: bool) -> str:
+        with monkeypatch.context() as patch:
+            if whole:
+                patch.setattr(files, "_columns", lambda *args: None)
+            if refuse_whole:
+                _no_whole_read(patch)
+            with pytest.raises(HistoryError) as raised:
+                read_file(source, filename="variant.csv")
+        return str(raised.value)
+
+    expected = message(whole=True, refuse_whole=False)
+    assert f"variant.csv, row {bad_row + 2}, column 'place': place -2 is not positive" in expected
+    if variant == "quoted cells":
+        with pytest.raises(AssertionError, match="the whole file was read"):
+            message(whole=False, refuse_whole=True)
+        assert message(whole=False, refuse_whole=False) == expected
+    else:
+        assert message(whole=False, refuse_whole=True) == expected
+
+
 _CHILD = r"""
 import json, resource, sys
 from pathlib import Path

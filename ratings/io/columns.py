@@ -313,6 +313,7 @@ class _Parsed:
     date_code: np.ndarray
     rows: int
     longest: int  # the longest text met in a column read
+    by_lines: bool = False  # split at the byte level: row ``i`` is the ``i``-th line that is not blank
 
 
 def _time_limit(limits: Limits | None) -> Callable[[], None]:
@@ -382,7 +383,8 @@ def _parse_bytes(
     interned.texts.clear()
     interned.codes.clear()
     empty = np.empty(0, dtype=np.int32)
-    return _Parsed(cells, codes["game"], codes["player"], codes["place"], codes.get("date", empty), rows, longest)
+    date = codes.get("date", empty)
+    return _Parsed(cells, codes["game"], codes["player"], codes["place"], date, rows, longest, by_lines=True)
 
 
 def _parse_pandas(
@@ -596,8 +598,8 @@ def _problems(
             bad |= np.isin(parsed.date_code, np.fromiter(dates.row_problems, dtype=np.int32))
     if not bad.any():
         return None
-    if file is None:
-        raise _Decline
+    if file is None or not parsed.by_lines:
+        raise _Decline  # (a file with quoted cells: a row may span lines, so its number is not found by lines)
     games = np.unique(parsed.game_code[bad])
     window = bad | np.isin(parsed.game_code, games[games >= 0])
     del bad, games
