@@ -852,24 +852,25 @@ def _log_phi(z: float) -> float:
 
 
 @njit
-def _cumulate(v: np.ndarray, step: float, out: np.ndarray, backward: bool) -> None:
+def _cumulate(v: np.ndarray, step: float, out: np.ndarray, backward: bool, pad: np.ndarray) -> None:
     """``out_j = int_{-inf}^{x_j} v`` (or ``int_{x_j}^{inf}``, ``backward``) on the grid, ``v`` zero beyond it:
     the running sum corrected by the Euler-Maclaurin formula through centred differences, five each side
     (``h (S_j - v_j / 2 - sum_k w_k (v_{j+k} - v_{j-k}))``, ``w_k`` solving the formula's first five terms; the
-    system's docstring)."""
+    system's docstring).  ``pad`` is work space of ``len(v) + 10``."""
     g = len(v)
+    for j in range(5):
+        pad[j] = 0.0
+        pad[g + 5 + j] = 0.0
+    for j in range(g):
+        pad[j + 5] = v[g - 1 - j] if backward else v[j]
     total = 0.0
-    for jj in range(g):
-        j = g - 1 - jj if backward else jj
-        total += v[j]
-        value = total - 0.5 * v[j]
+    for j in range(g):
+        c = j + 5
+        total += pad[c]
+        value = total - 0.5 * pad[c]
         for k in range(1, 6):
-            ahead = j - k if backward else j + k
-            behind = j + k if backward else j - k
-            a = v[ahead] if 0 <= ahead < g else 0.0
-            b = v[behind] if 0 <= behind < g else 0.0
-            value -= _EM[k - 1] * (a - b)
-        out[j] = value * step
+            value -= _EM[k - 1] * (pad[c + k] - pad[c - k])
+        out[g - 1 - j if backward else j] = value * step
 
 
 _EM = np.array([11639731 / 159667200, -299093 / 13305600, 203257 / 35481600, -230371 / 239500800, 14797 / 191600640])
@@ -942,54 +943,65 @@ def _thurstonian_grid(
 
 
 @njit
+def _dot3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+    total = 0.0
+    for j in range(len(a)):
+        total += a[j] * b[j] * c[j]
+    return total
+
+
+@njit
 def _thurstonian_gradient(
-    r: np.ndarray, chain: np.ndarray, m: int, bottom: np.ndarray, nb: int, grad: np.ndarray
+    r: np.ndarray, chain: np.ndarray, m: int, bottom: np.ndarray, nb: int, grad: np.ndarray, rows: np.ndarray
 ) -> bool:
     """Add to ``grad`` the gradient of log P(max X[bottom] < X[chain[0]] < ... < X[chain[m-1]]) for unit normal
     performances about ``r`` (Kerby 2025, section 3.2.3; the system's docstring): forward messages ``f_k`` (the
     bottom's distribution function, then ``f_k = int f_{k-1} u_k``), backward ``b_{k-1} = int_x^inf u_k b_k``,
     each row held divided by its largest value with the logarithm beside it, and ``d log L / d r`` from the
     coincidences of neighbours ``c_k = int f_{k-1} u_k u_{k+1} b_{k+1} / L`` (a bottom player's with the first of
-    the chain through its density times the others' distribution functions).  False where the scaled rows lose
+    the chain through its density times the others' distribution functions).  ``rows`` is work space of at least
+    ``3 m + 2 nb + 3`` rows of the grid's points + 10 (:func:`_thurstonian_rows`).  False where the scaled rows lose
     the likelihood's mass (the system then computes in logarithms: not this loop)."""
     lo, step, points = _thurstonian_grid(r, chain, m, bottom, nb)
-    x = lo + step * np.arange(points)
-    u = np.empty((m, points))
+    u = rows[0:m, :points]
+    t = rows[m : 2 * m, :points]
+    b = rows[2 * m : 3 * m, :points]
+    sides = rows[3 * m : 3 * m + nb, :points]
+    logs = rows[3 * m + nb : 3 * m + 2 * nb, :points]
+    f = rows[3 * m + 2 * nb, :points]
+    work = rows[3 * m + 2 * nb + 1, :points]
+    pad = rows[3 * m + 2 * nb + 2]
     u_scale = np.empty(m)
     for k in range(m):
         top = -math.inf
         for j in range(points):
-            z = x[j] - r[chain[k]]
+            z = lo + step * j - r[chain[k]]
             u[k, j] = -0.5 * z * z - _LOG_SQRT_2PI
             top = max(top, u[k, j])
         for j in range(points):
             u[k, j] = math.exp(u[k, j] - top)
         u_scale[k] = top
-    f = np.empty(points)
-    sides = np.empty((nb, points))
     side_scale = np.empty(nb)
     if nb == 1:  # the bottom's distribution function: the exact Phi at lo plus the integral of its density
         top = -math.inf
         for j in range(points):
-            z = x[j] - r[bottom[0]]
+            z = lo + step * j - r[bottom[0]]
             sides[0, j] = -0.5 * z * z - _LOG_SQRT_2PI
             top = max(top, sides[0, j])
         for j in range(points):
             sides[0, j] = math.exp(sides[0, j] - top)
         side_scale[0] = top
-        ramp = np.empty(points)
-        _cumulate(sides[0], step, ramp, False)
+        _cumulate(sides[0], step, work, False, pad)
         start = _log_phi(lo - r[bottom[0]])
-        f_scale = max(top + math.log(ramp.max()), start)
+        f_scale = max(top + math.log(work.max()), start)
         for j in range(points):
-            f[j] = ramp[j] * math.exp(top - f_scale) + math.exp(start - f_scale)
+            f[j] = work[j] * math.exp(top - f_scale) + math.exp(start - f_scale)
     else:  # several DNFs: the product of their Phi, and each one's density over its own Phi
-        logs = np.empty((nb, points))
         top = -math.inf
         for j in range(points):
             total = 0.0
             for d in range(nb):
-                logs[d, j] = _log_phi(x[j] - r[bottom[d]])
+                logs[d, j] = _log_phi(lo + step * j - r[bottom[d]])
                 total += logs[d, j]
             f[j] = total
             top = max(top, total)
@@ -999,48 +1011,57 @@ def _thurstonian_gradient(
         for d in range(nb):
             side_scale[d] = f_scale
             for j in range(points):
-                z = x[j] - r[bottom[d]]
+                z = lo + step * j - r[bottom[d]]
                 sides[d, j] = math.exp(-0.5 * z * z - _LOG_SQRT_2PI - logs[d, j]) * f[j]
-    t = np.empty((m, points))
     t_scale = np.empty(m)
     for k in range(m):
         for j in range(points):
             t[k, j] = f[j] * u[k, j]
         t_scale[k] = f_scale + u_scale[k]
         if k < m - 1:
-            _cumulate(t[k], step, f, False)
+            _cumulate(t[k], step, f, False, pad)
             f_scale = t_scale[k] + _scale_row(f)
     last = step * t[m - 1].sum()
     if not last > 0.0:
         return False
     log_lik = t_scale[m - 1] + math.log(last)
-    b = np.empty((m, points))
     b_scale = np.empty(m)
     b[m - 1] = 1.0
     b_scale[m - 1] = 0.0
-    work = np.empty(points)
     for k in range(m - 1, 0, -1):
         for j in range(points):
             work[j] = u[k, j] * b[k, j]
-        _cumulate(work, step, b[k - 1], True)
+        _cumulate(work, step, b[k - 1], True, pad)
         b_scale[k - 1] = b_scale[k] + u_scale[k] + _scale_row(b[k - 1])
     good = True
     for k in range(m - 1):
-        stage = step * (t[k] * b[k]).sum()
+        stage = 0.0
+        for j in range(points):
+            stage += t[k, j] * b[k, j]
+        stage *= step
         good &= stage > 0.0 and abs(math.log(stage) + t_scale[k] + b_scale[k] - log_lik) <= 1e-9
     for k in range(m - 1):  # chain[k] and chain[k + 1] coinciding
-        total = step * (t[k] * u[k + 1] * b[k + 1]).sum()
+        total = step * _dot3(t[k], u[k + 1], b[k + 1])
         good &= total >= 1e-200 or total == 0.0
         c = 0.0 if total == 0.0 else total * math.exp(t_scale[k] + u_scale[k + 1] + b_scale[k + 1] - log_lik)
         grad[chain[k]] -= c
         grad[chain[k + 1]] += c
     for d in range(nb):  # a bottom player and chain[0]
-        total = step * (sides[d] * u[0] * b[0]).sum()
+        total = step * _dot3(sides[d], u[0], b[0])
         good &= total >= 1e-200 or total == 0.0
         c = 0.0 if total == 0.0 else total * math.exp(side_scale[d] + u_scale[0] + b_scale[0] - log_lik)
         grad[bottom[d]] -= c
         grad[chain[0]] += c
     return good
+
+
+@njit
+def _thurstonian_rows(rows: np.ndarray, n: int, points: int) -> np.ndarray:
+    """Work space of :func:`_thurstonian_gradient` for a game of ``n`` players on ``points`` points: ``rows`` if it
+    is large enough, else a larger one (kept by the caller)."""
+    if rows.shape[0] >= 3 * n + 3 and rows.shape[1] >= points + 10:
+        return rows
+    return np.empty((max(rows.shape[0], 3 * n + 3), max(rows.shape[1], 2 * points + 10)))
 
 
 @njit(nogil=True)
@@ -1064,6 +1085,7 @@ def thurstonian_loop(
     chain = np.empty(largest, dtype=np.int64)
     bottom = np.empty(largest, dtype=np.int64)
     grad = np.empty(largest)
+    rows = np.empty((3 * largest + 3, 256))
     left_out = 0
     for g in range(len(offsets) - 1):
         s = offsets[g]
@@ -1099,10 +1121,13 @@ def thurstonian_loop(
                     grad[chain[0]] = -c
                 elif nb == 0:
                     bottom[0] = chain[0]
-                    if not _thurstonian_gradient(r, chain[1:m], m - 1, bottom, 1, grad):
+                    rows = _thurstonian_rows(rows, n, _thurstonian_grid(r, chain[1:m], m - 1, bottom, 1)[2])
+                    if not _thurstonian_gradient(r, chain[1:m], m - 1, bottom, 1, grad, rows):
                         left_out += 1
-                elif not _thurstonian_gradient(r, chain, m, bottom, nb, grad):
-                    left_out += 1
+                else:
+                    rows = _thurstonian_rows(rows, n, _thurstonian_grid(r, chain, m, bottom, nb)[2])
+                    if not _thurstonian_gradient(r, chain, m, bottom, nb, grad, rows):
+                        left_out += 1
                 for i in range(n):
                     rating[players[s + i]] = before[s + i] + eta * grad[i]
         for i in range(n):
