@@ -30,6 +30,7 @@ import pytest
 import ratings.io.files as files
 from ratings.history import HistoryError
 from ratings.io import read_file
+from tests.test_io_columns import _same
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = "game,date,player,place\n"
@@ -257,6 +258,41 @@ def test_the_window_in_other_files_and_an_upload(variant: str, tmp_path: Path, m
         assert message(whole=False, refuse_whole=True) == expected
 
 
+def test_a_value_beyond_the_header_is_reported_from_a_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row with a value in a column with no header (the general reader's "is in a column with no header"), beside
+    rows that end in blank extra cells (which it drops): reported from a window, with the whole read's message."""
+    path = tmp_path / "wide.csv"
+    _write(path, 40_000, {MIDDLE: (PLACE, "3,,late")})  # the place, then a blank cell and a value beyond the header
+    lines = path.read_bytes().split(b"\n")
+    lines[10] += b",, "  # blank extra cells: not a problem
+    path.write_bytes(b"\n".join(lines))
+    with monkeypatch.context() as patch:
+        _no_whole_read(patch)
+        windowed = _message(path, patch, whole=False)
+    assert windowed == _message(path, monkeypatch, whole=True)
+    assert windowed == (
+        f"1 problem in the game history:\n- wide.csv, row {MIDDLE + 2}, column 'column F': 'late' is in a column "
+        "with no header; give the column a name or move the value"
+    )
+
+
+def test_rows_ending_in_blank_cells_read_as_the_general_reader_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every row ends in two blank cells beyond the header: the byte level takes them (with no bad cell, read as a
+    history) and gives the general reader's history."""
+    path = tmp_path / "trailing.csv"
+    _write(path, 40_000, {})
+    path.write_bytes(path.read_bytes().replace(b"\n", b",,\n").replace(b"place,,\n", b"place\n", 1))
+    with monkeypatch.context() as patch:
+        _no_whole_read(patch)
+        fast = read_file(path).history
+    with monkeypatch.context() as patch:
+        patch.setattr(files, "_columns", lambda *args: None)
+        general = read_file(path).history
+    _same(fast, general)
+
+
 _CHILD = r"""
 import json, resource, sys
 from pathlib import Path
@@ -264,6 +300,7 @@ import ratings.io.columns as columns
 import ratings.io.files as files
 from ratings.history import HistoryError
 from ratings.io import read_file
+from tests.test_io_columns import _same
 
 path, small = Path(sys.argv[1]), Path(sys.argv[2])
 assert columns.read_long_columns(small.read_bytes(), "small.csv", None) is not None  # the compiled loop loaded

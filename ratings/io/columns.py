@@ -103,8 +103,10 @@ def read_long_columns(
     a file is declined."""
     try:
         layout = _layout(file, source, limits)
-        # (the parse is handed on unnamed: the history frees its arrays as it goes)
-        return _history(layout, _parse(file, layout, limits, progress), source, limits, file if report else None)
+        # (the parse is handed on unnamed: the history frees its arrays as it goes; rows wider than the header are
+        # taken for a window only from a trusted file: the hosted bounds count their cells)
+        wide = report and limits is None
+        return _history(layout, _parse(file, layout, limits, progress, wide), source, limits, file if report else None)
     except (_Decline, HistoryError):
         return None
     except _Reported as reported:
@@ -120,12 +122,17 @@ class _Reported(Exception):
 
 
 def _parse(
-    file: str | os.PathLike[str] | bytes, layout: _Layout, limits: Limits | None, progress: Progress | None
+    file: str | os.PathLike[str] | bytes,
+    layout: _Layout,
+    limits: Limits | None,
+    progress: Progress | None,
+    wide: bool = False,
 ) -> _Parsed:
     """The rows as codes: at the byte level, or by pandas' C parser for a file that path does not take (quoted
-    cells, a lone CR: see :mod:`ratings.io.long_bytes`)."""
+    cells, a lone CR: see :mod:`ratings.io.long_bytes`).  ``wide``: the byte level takes rows wider than the header,
+    noting those with a value beyond it (:attr:`_Parsed.outside`)."""
     try:
-        return _parse_bytes(file, layout, limits, progress)
+        return _parse_bytes(file, layout, limits, progress, wide)
     except _NotTaken:
         pass  # (the pandas path runs after the handler, once the exception and the arrays its frames hold are gone)
     return _parse_pandas(file, layout, limits, progress)
@@ -314,6 +321,7 @@ class _Parsed:
     rows: int
     longest: int  # the longest text met in a column read
     by_lines: bool = False  # split at the byte level: row ``i`` is the ``i``-th line that is not blank
+    outside: np.ndarray | None = None  # rows with a value beyond the header's columns (taken for a window)
 
 
 def _time_limit(limits: Limits | None) -> Callable[[], None]:
@@ -332,7 +340,11 @@ def _time_limit(limits: Limits | None) -> Callable[[], None]:
 
 
 def _parse_bytes(
-    file: str | os.PathLike[str] | bytes, layout: _Layout, limits: Limits | None, progress: Progress | None
+    file: str | os.PathLike[str] | bytes,
+    layout: _Layout,
+    limits: Limits | None,
+    progress: Progress | None,
+    wide: bool = False,
 ) -> _Parsed:
     """The rows split and interned at the byte level (:mod:`ratings.io.long_bytes`); each distinct text is then read
     by :class:`_Cells`, as the pandas path reads it, and the codes mapped to what the texts mean."""
@@ -357,6 +369,7 @@ def _parse_bytes(
             list(layout.wanted.values()),
             layout.lines,
             after_window,
+            _WIDE_ROWS if wide else 0,
         )
     except NotTaken:
         raise _NotTaken from None
@@ -384,7 +397,9 @@ def _parse_bytes(
     interned.codes.clear()
     empty = np.empty(0, dtype=np.int32)
     date = codes.get("date", empty)
-    return _Parsed(cells, codes["game"], codes["player"], codes["place"], date, rows, longest, by_lines=True)
+    parsed = _Parsed(cells, codes["game"], codes["player"], codes["place"], date, rows, longest, by_lines=True)
+    parsed.outside = interned.wide
+    return parsed
 
 
 def _parse_pandas(
@@ -558,6 +573,9 @@ def _history(
     )
 
 
+#: Most rows with a value beyond the header's columns that the byte level notes for a window (more: the whole file is
+#: read).
+_WIDE_ROWS = 4096
 #: Most rows, as a share of the file's, that the general reader reads around a file's bad cells (:func:`_problems`);
 #: beyond it the whole file is read.
 _WINDOW_SHARE = 0.5
@@ -586,6 +604,8 @@ def _problems(
     bad = parsed.game_code < 0
     bad |= parsed.player_code < 0
     bad |= parsed.place < 0
+    if parsed.outside is not None:
+        bad[parsed.outside] = True  # "'x' is in a column with no header"
     wanted, info = layout.wanted, layout.info
     dates: DateColumn | None = None
     column = info.names[wanted["date"]] if "date" in wanted else ""
