@@ -679,6 +679,25 @@ def plackett_luce_loop(
 
 
 @njit
+def _newton_step(x: float, value: float, slope: float, lo: float, hi: float) -> tuple[float, float, float, bool]:
+    """One step toward the zero of a decreasing function whose value and slope at ``x`` are given, inside the sure
+    bracket ``[lo, hi]``: the bracket shrinks to ``x`` on the side it lies, then Newton where it stays inside, else
+    bisection.  Returns the next point, the bracket, and whether the zero is found (an exact zero, a Newton step
+    or a bracket of 1e-11 at most: then the point returned is the answer)."""
+    if value == 0.0:
+        return x, lo, hi, True
+    if value > 0.0:
+        lo = x
+    else:
+        hi = x
+    newton = x - value / slope
+    if abs(newton - x) <= 1e-11:
+        return newton, lo, hi, True
+    x = newton if lo < newton < hi else 0.5 * (lo + hi)
+    return x, lo, hi, hi - lo <= 1e-11
+
+
+@njit
 def _mmr_performance(mu: np.ndarray, inv_s: np.ndarray, ranks: np.ndarray, s: int, n: int, i: int) -> float:
     """Player ``i``'s performance in Elo-MMR(rho) (Ebtekar and Liu 2021, Theorem 3.2, logistic performances of
     scale ``s_j = sqrt(3) delta_j / pi``): the zero of the decreasing
@@ -709,18 +728,9 @@ def _mmr_performance(mu: np.ndarray, inv_s: np.ndarray, ranks: np.ndarray, s: in
                 value -= inv_s[j]
             value -= twice * t * inv_s[j]
             slope -= twice * (1.0 - t * t) * 0.5 * inv_s[j] * inv_s[j]
-        if value == 0.0:
-            return x
-        if value > 0.0:
-            lo = x
-        else:
-            hi = x
-        newton = x - value / slope
-        if abs(newton - x) <= 1e-11:
-            return newton
-        x = newton if lo < newton < hi else 0.5 * (lo + hi)
-        if hi - lo <= 1e-11:
-            return x
+        x, lo, hi, done = _newton_step(x, value, slope, lo, hi)
+        if done:
+            break
     return x
 
 
@@ -745,18 +755,9 @@ def _mmr_average(p0: float, w0: float, hp: np.ndarray, hw: np.ndarray, terms: in
             t = math.tanh((x - hp[k]) * arg)
             value += hw[k] * scale * t
             slope += hw[k] * scale * (1.0 - t * t) * arg
-        if value == 0.0:
-            return x
-        if value < 0.0:
-            lo = x
-        else:
-            hi = x
-        newton = x - value / slope
-        if abs(newton - x) <= 1e-11:
-            return newton
-        x = newton if lo < newton < hi else 0.5 * (lo + hi)
-        if hi - lo <= 1e-11:
-            return x
+        x, lo, hi, done = _newton_step(x, -value, -slope, lo, hi)  # -L' decreases
+        if done:
+            break
     return x
 
 
