@@ -21,8 +21,9 @@ its row and column.  Under the hosted limits it declines as well whenever a boun
 bounds are enforced by the one reader that enforces them.
 
 The common problems of a large file, cells the general reader reports on their own rows (an unreadable place, a
-blank game or player, a date that is not one), are reported without reading the whole file that way: in a file
-the byte-level path took, the rows holding them are found by their codes, and the general reader reads only those
+blank game or player, a date that is not one, in a trusted file a value beyond the header's columns), are reported
+without reading the whole file that way (``report``, as :func:`ratings.io.read_file` asks): in a file the
+byte-level path took, the rows holding them are found by their codes, and the general reader reads only those
 rows' games, each row under its own row number, giving the message a whole read gives; the rest of the file is
 checked by this path (:func:`_problems`).
 """
@@ -589,7 +590,8 @@ def _problems(
     limits: Limits | None,
 ) -> HistoryError | None:
     """What the general reader reports for a file the byte-level path took whose cells it cannot take (an unreadable
-    place, a blank game or player, a date that is not one): None when there are none.
+    place, a blank game or player, a date that is not one, a value beyond the header's columns): None when there are
+    none.
 
     Rather than the whole file (a Python object per row: seconds and hundreds of MB a million rows), the general
     reader reads a window of it: the header and every row of each game that holds such a cell (a game's problems
