@@ -11,10 +11,12 @@ CPU seconds, rows per second, the rise of the peak resident memory over the proc
 read each process reads a small file by the same path, so that what is measured is the read, not the import of
 numba or pandas.  With ``--base DIR`` each round also reads with the reader of another checkout (an earlier
 commit), in the same run.  With ``--trace`` each process also traces Python's allocations (``tracemalloc``, slower) and
-reports their peak beyond the arrays::
+reports their peak beyond the arrays.  With ``--bad`` the file's middle row gets a non-numeric place, and what is
+measured is the read that reports it (the message printed; a history's figures are then zero)::
 
     .venv/bin/python benchmarks/read_large.py            # 3 million rows
     .venv/bin/python benchmarks/read_large.py --rows 300000 --repeat 1 --trace
+    .venv/bin/python benchmarks/read_large.py --rows 300000 --repeat 1 --bad --modes bytes --base /tmp/before
     git archive 9c4ccfd | tar -x -C /tmp/before && .venv/bin/python benchmarks/read_large.py --base /tmp/before
 
 Timings are CPU of the reading process on whatever else the machine is doing: compare the paths by their ratio in
@@ -40,6 +42,7 @@ _CHILD = r"""
 import json, sys, time, tracemalloc
 from pathlib import Path
 import ratings.io.columns as columns
+from ratings.history import HistoryError
 from ratings.io import read_file
 
 path, small, mode, trace = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
@@ -62,7 +65,15 @@ base = status("VmRSS")
 if trace:
     tracemalloc.start()
 started = time.process_time()
-history = read_file(path).history
+try:
+    history = read_file(path).history
+except HistoryError as error:  # --bad: what is measured is the report
+    cpu = time.process_time() - started
+    traced = tracemalloc.get_traced_memory()[1] if trace else 0
+    peak = status("VmHWM")
+    print(json.dumps({"rows": int(sys.argv[5]), "games": 0, "players": 0, "cpu": cpu, "rise": peak - base,
+                      "arrays": 0, "traced": traced, "error": str(error)}))
+    sys.exit(0)
 cpu = time.process_time() - started
 traced = tracemalloc.get_traced_memory()[1] if trace else 0
 peak = status("VmHWM")
@@ -107,12 +118,30 @@ def generate(path: Path, rows: int, seed: int = 0) -> int:
     return written
 
 
+def spoil(path: Path) -> int:
+    """Write ``abc`` for the place of the file's middle data row (a non-numeric place: the general reader reports
+    it on its row); returns that row's number as the general reader counts rows (the header is row 1)."""
+    data = path.read_bytes()
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+    row = len(ends) // 2 + 1  # data rows are lines 2 .. len(ends)
+    at, end = int(ends[row - 2]) + 1, int(ends[row - 1])
+    cells = data[at:end].split(b",")
+    cells[3] = b"abc"
+    path.write_bytes(data[:at] + b",".join(cells) + data[end:])
+    return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=3_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trace", action="store_true", help="also trace Python's allocations (tracemalloc)")
     parser.add_argument("--modes", default=",".join(MODES), help="paths to run, of: " + ", ".join(MODES))
+    parser.add_argument(
+        "--bad",
+        action="store_true",
+        help="one non-numeric place in the middle row: measure the read that reports it (its message printed)",
+    )
     parser.add_argument(
         "--base",
         type=Path,
@@ -127,12 +156,14 @@ def main() -> None:
         rows = generate(path, args.rows)
         generate(small, 2_000, seed=1)
         print(f"file: {rows:,} rows, {path.stat().st_size / 1e6:.1f} MB")
+        if args.bad:
+            print(f"a non-numeric place on row {spoil(path):,}")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         results: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
         for _ in range(args.repeat):
             for mode in modes:
                 done = subprocess.run(
-                    [sys.executable, "-c", _CHILD, str(path), str(small), mode, "1" if args.trace else "0"],
+                    [sys.executable, "-c", _CHILD, str(path), str(small), mode, "1" if args.trace else "0", str(rows)],
                     env={**env, "PYTHONPATH": str(args.base.resolve())} if mode == "base" else env,
                     cwd=args.base if mode == "base" else ROOT,  # `python -c` imports from its directory first
                     capture_output=True,
@@ -140,6 +171,8 @@ def main() -> None:
                     check=True,
                 )
                 r = json.loads(done.stdout.strip().splitlines()[-1])
+                if "error" in r:
+                    print(f"{mode:>6}: {r['error'].splitlines()[-1]}")
                 r["beyond"] = (r["rise"] - r["arrays"]) / r["rows"]
                 r["traced_beyond"] = (r["traced"] - r["arrays"]) / r["rows"]
                 results[mode].append(r)

@@ -14,11 +14,18 @@ second in memory bounded by a few bytes a row beyond the arrays (``benchmarks/re
 
 This reader takes only what it reads exactly as the general reader (:func:`ratings.io.table.read_table`) would:
 a UTF-8 text table in the long shape with game, player and place columns (and a date column), no team or weight
-column, and nothing the general reader would report or merge.  Anything else (a problem in a cell, names that
-differ only in case, a row with more cells than the header, another encoding) makes :func:`read_long_columns`
+column, and nothing the general reader would report or merge.  Anything else (names that differ only in case, a
+row with more cells than the header, a player twice in a game, another encoding) makes :func:`read_long_columns`
 decline (return None): the caller then reads the file with the general reader, which reports every problem with
 its row and column.  Under the hosted limits it declines as well whenever a bound could be reached, so that the
 bounds are enforced by the one reader that enforces them.
+
+The common problems of a large file, cells the general reader reports on their own rows (an unreadable place, a
+blank game or player, a date that is not one, in a trusted file a value beyond the header's columns), are reported
+without reading the whole file that way (``report``, as :func:`ratings.io.read_file` asks): in a file the
+byte-level path took, the rows holding them are found by their codes, and the general reader reads only those
+rows' games, each row under its own row number, giving the message a whole read gives; the rest of the file is
+checked by this path (:func:`_problems`).
 """
 
 from __future__ import annotations
@@ -36,14 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from ratings.history import GameHistory, HistoryError
+from ratings.history import GameHistory, HistoryError, Problem
 from ratings.io.cells import _cell
-from ratings.io.dates import parse_date_cells, play_order
+from ratings.io.dates import DateColumn, parse_date_cells, play_order
 from ratings.io.header import _choose_shape, _Header, read_header
 from ratings.io.limits import MAX_CELL_CHARS, MAX_CELLS, MAX_COLUMNS, MAX_SHEET_ROWS, MAX_TEXT_CHARS, Limits
 from ratings.io.names import clean_name, name_key
 from ratings.io.places import parse_place
-from ratings.io.table import ReadResult, column_warnings, date_warnings
+from ratings.io.table import ReadResult, _read_rows, column_warnings, date_warnings
 from ratings.io.text import _sniff_delimiter
 
 __all__ = ["CHUNK_ROWS", "read_long_columns"]
@@ -67,6 +74,11 @@ class _Decline(Exception):
     """The file is not for this path (the general reader reads it)."""
 
 
+class _BadText(_Decline):
+    """A cell's text the general reader reports on the cell's row (an unreadable place, a blank game or player);
+    the byte-level path finds its rows and has them reported from a window of the file (:func:`_problems`)."""
+
+
 def _prefix_text(prefix: bytes) -> str:
     """The file's start as text, if it is UTF-8 (a character cut at the end of the prefix is dropped)."""
     data = prefix[3:] if prefix.startswith(b"\xef\xbb\xbf") else prefix
@@ -83,23 +95,45 @@ def read_long_columns(
     source: str | None,
     limits: Limits | None,
     progress: Progress | None = None,
+    *,
+    report: bool = False,
 ) -> ReadResult | None:
     """Read a plain long-shape CSV (a path or its bytes) into a history from columns; None to decline (see the
-    module's description)."""
+    module's description).  With ``report``, cells the general reader reports on their rows raise its
+    :class:`HistoryError`, with its very message (:func:`_problems`), where this reader can tell it; without, such
+    a file is declined."""
     try:
         layout = _layout(file, source, limits)
-        return _history(layout, _parse(file, layout, limits, progress), source, limits)
+        # (the parse is handed on unnamed: the history frees its arrays as it goes; rows wider than the header are
+        # taken for a window only from a trusted file: the hosted bounds count their cells)
+        wide = report and limits is None
+        return _history(layout, _parse(file, layout, limits, progress, wide), source, limits, file if report else None)
     except (_Decline, HistoryError):
         return None
+    except _Reported as reported:
+        raise reported.error from None
+
+
+class _Reported(Exception):
+    """The general reader's error for the file's bad cells (:func:`_problems`)."""
+
+    def __init__(self, error: HistoryError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _parse(
-    file: str | os.PathLike[str] | bytes, layout: _Layout, limits: Limits | None, progress: Progress | None
+    file: str | os.PathLike[str] | bytes,
+    layout: _Layout,
+    limits: Limits | None,
+    progress: Progress | None,
+    wide: bool = False,
 ) -> _Parsed:
     """The rows as codes: at the byte level, or by pandas' C parser for a file that path does not take (quoted
-    cells, a lone CR: see :mod:`ratings.io.long_bytes`)."""
+    cells, a lone CR: see :mod:`ratings.io.long_bytes`).  ``wide``: the byte level takes rows wider than the header,
+    noting those with a value beyond it (:attr:`_Parsed.outside`)."""
     try:
-        return _parse_bytes(file, layout, limits, progress)
+        return _parse_bytes(file, layout, limits, progress, wide)
     except _NotTaken:
         pass  # (the pandas path runs after the handler, once the exception and the arrays its frames hold are gone)
     return _parse_pandas(file, layout, limits, progress)
@@ -178,6 +212,7 @@ class _Cells:
         self.players: dict[str, int] = {}  # cleaned name -> code, in order of first appearance
         self.spelling: dict[str, str] = {}  # name_key -> the cleaned name that has it
         self.date_texts: list[str] = []  # every distinct date cell, in order of first appearance
+        self.dates: DateColumn | None = None  # the date texts read (:func:`_date_column`)
 
     @staticmethod
     def _plain(raw: str) -> bool:
@@ -187,7 +222,9 @@ class _Cells:
 
     def game(self, raw: str) -> int:
         game_id = raw if self._plain(raw) else clean_name(_cell(raw))
-        if not game_id or "\x00" in game_id:
+        if not game_id:
+            raise _BadText
+        if "\x00" in game_id:
             raise _Decline
         code = self.games.get(game_id)
         if code is None:
@@ -197,7 +234,9 @@ class _Cells:
 
     def player(self, raw: str) -> int:
         name = raw if self._plain(raw) else clean_name(_cell(raw))
-        if not name or "\x00" in name:
+        if not name:
+            raise _BadText
+        if "\x00" in name:
             raise _Decline
         key = name_key(name)
         if self.spelling.setdefault(name if key == name else key, name) != name:
@@ -207,7 +246,8 @@ class _Cells:
     def many(self, role: str, texts: list[str]) -> np.ndarray:
         """The values of all the distinct texts of one column (``role``), in order of first appearance: what
         reading each in turn gives (:meth:`game`, :meth:`player`, :meth:`place`, :meth:`date`), with the common
-        case of game ids and names all plain read at once."""
+        case of game ids and names all plain read at once; -1 for a text the general reader reports on its rows
+        (:class:`_BadText`)."""
         if role in ("game", "player") and _all_plain(texts):
             if role == "player" and not self.players and _distinct_keys(texts):
                 self.players = dict(zip(texts, range(len(texts)), strict=True))
@@ -217,14 +257,21 @@ class _Cells:
                 self.game_first = [-1] * len(texts)
                 return np.arange(len(texts), dtype=np.int32)
         read = {"game": self.game, "player": self.player, "place": self.place, "date": self.date}[role]
-        return np.fromiter((read(t) for t in texts), dtype=np.int32, count=len(texts))
+
+        def value(text: str) -> int:
+            try:
+                return read(text)
+            except _BadText:
+                return -1
+
+        return np.fromiter((value(t) for t in texts), dtype=np.int32, count=len(texts))
 
     @staticmethod
     def place(raw: str) -> int:
         try:
             read = parse_place(_cell(raw))
         except ValueError:
-            raise _Decline from None
+            raise _BadText from None
         return 0 if read is None else read
 
     def date(self, raw: str) -> int:
@@ -274,6 +321,8 @@ class _Parsed:
     date_code: np.ndarray
     rows: int
     longest: int  # the longest text met in a column read
+    by_lines: bool = False  # split at the byte level: row ``i`` is the ``i``-th line that is not blank
+    outside: np.ndarray | None = None  # rows with a value beyond the header's columns (taken for a window)
 
 
 def _time_limit(limits: Limits | None) -> Callable[[], None]:
@@ -292,7 +341,11 @@ def _time_limit(limits: Limits | None) -> Callable[[], None]:
 
 
 def _parse_bytes(
-    file: str | os.PathLike[str] | bytes, layout: _Layout, limits: Limits | None, progress: Progress | None
+    file: str | os.PathLike[str] | bytes,
+    layout: _Layout,
+    limits: Limits | None,
+    progress: Progress | None,
+    wide: bool = False,
 ) -> _Parsed:
     """The rows split and interned at the byte level (:mod:`ratings.io.long_bytes`); each distinct text is then read
     by :class:`_Cells`, as the pandas path reads it, and the codes mapped to what the texts mean."""
@@ -317,6 +370,7 @@ def _parse_bytes(
             list(layout.wanted.values()),
             layout.lines,
             after_window,
+            _WIDE_ROWS if wide else 0,
         )
     except NotTaken:
         raise _NotTaken from None
@@ -333,7 +387,8 @@ def _parse_bytes(
         column = interned.codes[k]
         if role == "game":  # each game's first row: the first of the texts read as that game
             first = np.full(len(cells.games), rows, dtype=np.int64)
-            np.minimum.at(first, values, interned.first_row[k])
+            read = values >= 0  # (a blank game's rows belong to no game)
+            np.minimum.at(first, values[read], interned.first_row[k][read])
             cells.game_first = first.tolist()
         if not np.array_equal(values, np.arange(len(values), dtype=np.int32)):
             for a in range(0, rows, _BLOCK):  # in place, a block at a time
@@ -342,7 +397,10 @@ def _parse_bytes(
     interned.texts.clear()
     interned.codes.clear()
     empty = np.empty(0, dtype=np.int32)
-    return _Parsed(cells, codes["game"], codes["player"], codes["place"], codes.get("date", empty), rows, longest)
+    date = codes.get("date", empty)
+    parsed = _Parsed(cells, codes["game"], codes["player"], codes["place"], date, rows, longest, by_lines=True)
+    parsed.outside = interned.wide
+    return parsed
 
 
 def _parse_pandas(
@@ -411,13 +469,22 @@ def _parse_pandas(
     return _Parsed(cells, game_code[:row], player_code[:row], place[:row], date_code[:row], row, longest)
 
 
+def _date_column(cells: _Cells, column: str, source: str | None) -> DateColumn:
+    """Every distinct date text read by the one rule for a date column (day/month order decided for the column),
+    keyed by its code; read once (kept in ``cells``)."""
+    if cells.dates is None:
+        texts = cells.date_texts
+        cells.dates = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, column, source)
+    return cells.dates
+
+
 def _game_dates(
     cells: _Cells, game_code: np.ndarray, date_code: np.ndarray, column: str, source: str | None, warns: list[str]
 ) -> list[dt.date | None]:
     """One date per game, read by the one rule for a date column (day/month order decided for the column); what
     the reading says is added to ``warns``."""
     texts = cells.date_texts
-    parsed = parse_date_cells({k: _cell(t) for k, t in enumerate(texts) if t.strip()}, column, source)
+    parsed = _date_column(cells, column, source)
     if parsed.row_problems or parsed.column_problems or len(parsed.dates) != len(texts) or parsed.times:
         raise _Decline  # a blank or unreadable date (the general reader says where), or times of day
     day = np.array([parsed.dates[k].toordinal() for k in range(len(texts))], dtype=np.int32)
@@ -431,16 +498,31 @@ def _game_dates(
     return [parsed.dates[k] for k in date_code[first].tolist()]
 
 
-def _history(layout: _Layout, parsed: _Parsed, source: str | None, limits: Limits | None) -> ReadResult:
-    """The history of the parsed rows, in play order (after the checks the general reader would report on)."""
-    row, info, header_cells, wanted = parsed.rows, layout.info, layout.header_cells, layout.wanted
-    width = len(header_cells)
+def _check_bounds(layout: _Layout, parsed: _Parsed, limits: Limits | None) -> None:
+    """Decline a file past a bound of ``limits`` (the general reader refuses it, saying which), or with no rows."""
+    row, width = parsed.rows, len(layout.header_cells)
     if limits is not None and (
         row + 1 > limits.max_rows or layout.lines > MAX_SHEET_ROWS or (row + 1) * width > MAX_CELLS
     ):
         raise _Decline
     if parsed.longest > MAX_CELL_CHARS or not row:
         raise _Decline
+
+
+def _history(
+    layout: _Layout,
+    parsed: _Parsed,
+    source: str | None,
+    limits: Limits | None,
+    report: str | os.PathLike[str] | bytes | None = None,
+) -> ReadResult:
+    """The history of the parsed rows, in play order (after the checks the general reader would report on).  With
+    ``report`` (the file), its bad cells raise :class:`_Reported` (:func:`_problems`); without, they decline."""
+    row, info, header_cells, wanted = parsed.rows, layout.info, layout.header_cells, layout.wanted
+    _check_bounds(layout, parsed, limits)
+    found = _problems(report, layout, parsed, source, limits)
+    if found is not None:
+        raise _Reported(found)
     cells = parsed.cells
     game_code, player_code, place, date_code = parsed.game_code, parsed.player_code, parsed.place, parsed.date_code
     del parsed  # the arrays are handed on below, each freed as soon as it is used
@@ -490,6 +572,117 @@ def _history(layout: _Layout, parsed: _Parsed, source: str | None, limits: Limit
     return ReadResult(
         history=history, shape="long", warnings=history.warnings, columns=tuple(info.names), encoding="utf_8"
     )
+
+
+#: Most rows with a value beyond the header's columns that the byte level notes for a window (more: the whole file is
+#: read).
+_WIDE_ROWS = 4096
+#: Most rows, as a share of the file's, that the general reader reads around a file's bad cells (:func:`_problems`);
+#: beyond it the whole file is read.
+_WINDOW_SHARE = 0.5
+
+
+def _problems(
+    file: str | os.PathLike[str] | bytes | None,
+    layout: _Layout,
+    parsed: _Parsed,
+    source: str | None,
+    limits: Limits | None,
+) -> HistoryError | None:
+    """What the general reader reports for a file the byte-level path took whose cells it cannot take (an unreadable
+    place, a blank game or player, a date that is not one, a value beyond the header's columns): None when there are
+    none.
+
+    Rather than the whole file (a Python object per row: seconds and hundreds of MB a million rows), the general
+    reader reads a window of it: the header and every row of each game that holds such a cell (a game's problems
+    may name its other rows), each row under its own row number (:func:`ratings.io.long_bytes.lines_of_rows`).  Its
+    problems are the whole file's when nothing else in the file is reported and nothing outside the window changes
+    how the window reads, which is checked here: the rest of the file passes every check of this path (the history
+    made of it, then dropped), no two spellings of a player in the file (read apart, both would be kept as they
+    are), and each of the window's date texts reads alone as in the whole column (its day/month order).  Where that
+    cannot be told (a date column whose order the bad dates could change, a window of most of the file, a window the
+    general reader reads without a problem), or without the ``file`` (None), this raises :class:`_Decline` and the
+    whole file is read."""
+    bad = parsed.game_code < 0
+    bad |= parsed.player_code < 0
+    bad |= parsed.place < 0
+    if parsed.outside is not None:
+        bad[parsed.outside] = True  # "'x' is in a column with no header"
+    wanted, info = layout.wanted, layout.info
+    dates: DateColumn | None = None
+    column = info.names[wanted["date"]] if "date" in wanted else ""
+    if "date" in wanted:
+        dates = _date_column(parsed.cells, column, source)
+        if dates.row_problems:
+            blanks = len(dates.dates) + len(dates.row_problems) != len(parsed.cells.date_texts)
+            if file is None or dates.order is not None or dates.column_problems or dates.times or blanks:
+                raise _Decline  # the column's order is decided by counting rows, or a blank date
+            bad |= np.isin(parsed.date_code, np.fromiter(dates.row_problems, dtype=np.int32))
+    if not bad.any():
+        return None
+    if file is None or not parsed.by_lines:
+        raise _Decline  # (a file with quoted cells: a row may span lines, so its number is not found by lines)
+    games = np.unique(parsed.game_code[bad])
+    window = bad | np.isin(parsed.game_code, games[games >= 0])
+    del bad, games
+    taken = np.flatnonzero(window)
+    if len(taken) > _WINDOW_SHARE * parsed.rows:
+        raise _Decline
+    from ratings.io.long_bytes import lines_of_rows
+
+    lines = [(1, _header_line(file, layout.data_start)), *lines_of_rows(file, layout.data_start, taken)]
+    numbers = [n for n, _ in lines]
+    split = csv.reader([t for _, t in lines], delimiter=layout.delimiter)  # one line, one record: no quotes
+    try:
+        _read_rows(zip(numbers, split, strict=True), shape="long", source=source, skip_bad_rows=False, bounded=False)
+    except HistoryError as error:
+        found = error
+    else:
+        raise _Decline  # the window reads as a history: the general reader reads these rows otherwise than this path
+    if dates is not None:
+        mine = np.unique(parsed.date_code[taken]).tolist()
+        texts = parsed.cells.date_texts
+        alone = parse_date_cells({k: _cell(texts[k]) for k in mine if texts[k].strip()}, column, source)
+        if alone.column_problems or any(
+            alone.dates.get(k) != dates.dates.get(k)
+            or (alone.row_problems.get(k) or Problem("")).message != (dates.row_problems.get(k) or Problem("")).message
+            for k in mine
+        ):
+            raise _Decline
+    _history(layout, _part(parsed, ~window), source, limits)  # declines at anything this path would not take
+    return found
+
+
+def _header_line(file: str | os.PathLike[str] | bytes, data_start: int) -> str:
+    """The header's line (the file's first), as text without its line break or a byte-order mark."""
+    if isinstance(file, (bytes, bytearray)):
+        head = bytes(file[:data_start])
+    else:
+        with open(file, "rb") as handle:
+            head = handle.read(data_start)
+    return head.removeprefix(b"\xef\xbb\xbf").decode("utf-8").rstrip("\r\n")
+
+
+def _part(parsed: _Parsed, keep: np.ndarray) -> _Parsed:
+    """The rows ``keep`` (a mask) as a parse of their own: their games and date texts numbered anew (in order of
+    first appearance), the players as they are."""
+    old = parsed.cells
+    cells = _Cells()
+    cells.players = old.players
+    used, first, inverse = np.unique(parsed.game_code[keep], return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    rank = np.empty(len(used), dtype=np.int32)
+    rank[by_first] = np.arange(len(used), dtype=np.int32)
+    ids = list(old.games)
+    cells.games = {ids[g]: k for k, g in enumerate(used[by_first].tolist())}
+    cells.game_first = first[by_first].tolist()
+    date = parsed.date_code
+    if len(date):
+        texts, inverse_date = np.unique(date[keep], return_inverse=True)
+        cells.date_texts = [old.date_texts[k] for k in texts.tolist()]
+        date = inverse_date.astype(np.int32)
+    game = rank[inverse]
+    return _Parsed(cells, game, parsed.player_code[keep], parsed.place[keep], date, len(game), parsed.longest)
 
 
 class _Distinct:

@@ -169,7 +169,8 @@ def read_file(
 
     A plain long-shape UTF-8 CSV is read column by column straight into the history's arrays
     (:mod:`ratings.io.columns`: millions of rows in seconds, in bounded memory); ``progress(rows, most)`` is then
-    called as it goes.  See :func:`read_table` for the rest.
+    called as it goes.  Its common bad cells (a place, a date, a blank name) are reported from the rows of their
+    games alone, with the message a reading of the whole file gives.  See :func:`read_table` for the rest.
     """
     _check_shape(shape)
     if limits == BY_INPUT:
@@ -240,4 +241,4 @@ def _columns(
     size = os.path.getsize(file) if isinstance(file, (str, os.PathLike)) else len(file)
     if size < COLUMNS_FROM_BYTES and "pandas" not in sys.modules:
         return None  # the general reader is as quick here as importing pandas (a command's start)
-    return read_long_columns(file, name, limits, progress)
+    return read_long_columns(file, name, limits, progress, report=True)  # a bad cell: its message, from a window

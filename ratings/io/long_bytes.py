@@ -15,10 +15,13 @@ filled with empty cells.  A quote character anywhere (a quoted cell may hold the
 lone CR, a NUL byte, a line of only spaces or tabs, a row with more cells than the header, a header longer than
 the prefix read, bytes that are not UTF-8, or texts made to collide in the hash table make it raise
 :class:`NotTaken`: the caller then reads the file with the pandas path (which reads those or declines in its turn).
+A caller that reports a file's bad cells from a window of it (:func:`ratings.io.columns._problems`) may take rows
+wider than the header (``wide_rows`` of :func:`intern_columns`): the rows with a value beyond the header are noted.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -28,7 +31,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["CHUNK_BYTES", "Interned", "NotTaken", "intern_columns", "warm_up"]
+__all__ = ["CHUNK_BYTES", "Interned", "NotTaken", "intern_columns", "lines_of_rows", "warm_up"]
 
 #: Bytes read from a file at a time (the buffer grows only for a line longer than this).
 CHUNK_BYTES = 1 << 22
@@ -81,14 +84,15 @@ class NotTaken(Exception):
 class Interned:
     """Wanted columns as codes: ``codes[k][row]`` numbers the text of column ``k`` in that row; ``texts[k]`` holds
     each distinct text of column ``k`` in order of first appearance (code ``i`` is ``texts[k][i]``), and
-    ``first_row[k]`` the row where each first appears.  ``rows`` counts the data rows (blank lines not counted);
-    the code arrays are views of length ``rows`` of arrays allocated for ``capacity`` rows (their pages beyond
-    ``rows`` never touched)."""
+    ``first_row[k]`` the row where each first appears.  ``rows`` counts the data rows (blank lines not counted), and
+    ``wide`` lists those with a value in a field beyond the header's (with ``wide_rows``); the code arrays are views
+    of length ``rows`` of arrays allocated for ``capacity`` rows (their pages beyond ``rows`` never touched)."""
 
     codes: list[np.ndarray]
     texts: list[list[str]]
     first_row: list[np.ndarray]
     rows: int
+    wide: np.ndarray
 
 
 @_compiled
@@ -159,11 +163,15 @@ def _scan(
     keys,
     state,
     last,
+    wide,
+    wide_count,
 ):
     """Split the lines of ``buf[pos:end]`` and code their wanted cells (at most four) into ``out<role>[row]``.
 
     ``role_of_field[i]`` is the wanted column (0 .. ``n_roles`` - 1) field ``i`` holds, or -1; a line with more
-    fields than ``role_of_field`` is not taken.  Returns (what stopped the scan, the position to go on from, the
+    fields than ``role_of_field`` is not taken when ``wide`` is empty; else it is, its fields beyond ignored, and
+    if one of them holds a byte other than a space or a tab its row is noted in ``wide`` (``wide_count[0]`` of them;
+    not taken past ``len(wide)``).  Returns (what stopped the scan, the position to go on from, the
     rows coded so far, whether a byte above 127 was met).  ``slots`` and ``keys`` are the hash table
     (:class:`_Table`), ``entry`` the column and first row of each distinct text in order of first appearance, and
     ``last`` each column's slot in the row before.  ``state`` holds the entries made, the key bytes used and each
@@ -195,6 +203,7 @@ def _scan(
         field = 0
         field_start = pos
         blank = True  # only spaces and tabs so far
+        outside = False  # a byte other than a space or a tab in a field beyond the header's
         i = pos
         after = -1  # where the next line starts
         while True:
@@ -205,12 +214,13 @@ def _scan(
                 break
             c = buf[i]
             if c == separator:
-                r = role_of_field[field]
-                if r >= 0:
-                    start[r] = field_start
-                    stop[r] = i
+                if field < width:
+                    r = role_of_field[field]
+                    if r >= 0:
+                        start[r] = field_start
+                        stop[r] = i
                 field += 1
-                if field >= width:
+                if field >= width and len(wide) == 0:
                     return _NOT_TAKEN, line, row, high
                 field_start = i + 1
                 blank = False
@@ -231,13 +241,18 @@ def _scan(
                     high = True
                 if c != _SPACE and c != _TAB:
                     blank = False
+                    if field >= width:
+                        outside = True
             i += 1
         if blank:
             return _NOT_TAKEN, line, row, high  # pandas skips a line of only white space; the general reader decides
-        r = role_of_field[field]
-        if r >= 0:
-            start[r] = field_start
-            stop[r] = i
+        if field < width:
+            r = role_of_field[field]
+            if r >= 0:
+                start[r] = field_start
+                stop[r] = i
+        if outside and wide_count[0] >= len(wide):
+            return _NOT_TAKEN, line, row, high  # more such rows than the caller takes
         if row >= len(out0):
             return _NOT_TAKEN, line, row, high  # more rows than the caller counted lines
         # room for every cell of the line as a new entry (else grow, and read the line again)
@@ -288,6 +303,9 @@ def _scan(
                 out2[row] = code
             else:
                 out3[row] = code
+        if outside:
+            wide[wide_count[0]] = row
+            wide_count[0] += 1
         row += 1
         pos = after
     return _DONE, pos, row, high
@@ -402,10 +420,14 @@ def intern_columns(
     fields: Sequence[int],
     capacity: int,
     after_window: Callable[[int], None] | None = None,
+    wide_rows: int = 0,
 ) -> Interned:
     """The columns ``fields`` (indices into the ``width`` fields of a line) of the file's lines from byte
     ``start``, coded (see :class:`Interned`); ``capacity`` bounds the rows (the file's line count); ``after_window``
-    is called with the rows read so far after each window of bytes (progress, a time limit: it may raise)."""
+    is called with the rows read so far after each window of bytes (progress, a time limit: it may raise).  A line
+    with more fields than ``width`` is not taken, unless ``wide_rows``: then up to that many rows with a value
+    beyond the header's fields are noted (:attr:`Interned.wide`), and fields beyond it that hold only spaces and
+    tabs are ignored (the general reader drops blank cells at a row's end)."""
     if len(separator) != 1 or not separator.isascii() or separator in '\r\n"\x00 ':
         raise NotTaken
     role_of_field = np.full(width, -1, dtype=np.int64)
@@ -416,13 +438,15 @@ def intern_columns(
         raise ValueError(f"one to four columns are coded, not {n_roles}")
     out = [np.empty(capacity if r < n_roles else 0, dtype=np.int32) for r in range(4)]
     table = _Table(n_roles)
+    wide = np.empty(wide_rows, dtype=np.int64)
+    wide_count = np.zeros(1, dtype=np.int64)
     row = 0
     windows = _windows(file, start)
     buf, pos, end, last = next(windows)
     while True:
         begin = pos
         status, pos, row, high = _scan(
-            buf, pos, end, last, ord(separator), role_of_field, n_roles, *out, row, *table.arrays()
+            buf, pos, end, last, ord(separator), role_of_field, n_roles, *out, row, *table.arrays(), wide, wide_count
         )
         if status == _NOT_TAKEN:
             windows.close()
@@ -440,7 +464,7 @@ def intern_columns(
     windows.close()
     table.slots = None  # the texts are read from the keys: the table's largest array freed first
     texts, first = table.texts(n_roles)
-    return Interned([out[r][:row] for r in range(n_roles)], texts, first, row)
+    return Interned([out[r][:row] for r in range(n_roles)], texts, first, row, wide[: int(wide_count[0])].copy())
 
 
 def _check_utf8(buf: np.ndarray, a: int, b: int) -> None:
@@ -451,6 +475,54 @@ def _check_utf8(buf: np.ndarray, a: int, b: int) -> None:
         bytes(buf[a:b]).decode("utf-8")
     except UnicodeDecodeError:
         raise NotTaken from None
+
+
+def lines_of_rows(file: str | os.PathLike[str] | bytes, start: int, rows: np.ndarray) -> list[tuple[int, str]]:
+    """The rows ``rows`` (sorted indices as :func:`intern_columns` counts rows: the lines from byte ``start`` that
+    are not blank) of a file that path took, each as (its line number, its text without the line break); ``start``
+    is the byte after the header's line, which is line 1.  A file the byte-level path took has no quoted cell and
+    no lone CR, so a line is a record: the line number is the row number the general reader gives (it counts
+    blank lines).  Read :data:`CHUNK_BYTES` at a time, with numpy (no compiled loop to load for it)."""
+    found: list[tuple[int, str]] = []
+    k = 0  # the next of ``rows`` to find
+    row = 0  # rows before the block
+    line = 2  # the line number of the block's first line
+    carry = b""  # a line cut at the end of the last chunk
+    with io.BytesIO(file) if isinstance(file, (bytes, bytearray)) else open(file, "rb") as handle:
+        handle.seek(start)
+        while k < len(rows):
+            chunk = handle.read(CHUNK_BYTES)
+            last = not chunk
+            block = carry + chunk
+            cut = len(block) if last else block.rfind(b"\n") + 1  # the block's whole lines
+            carry = block[cut:]
+            body = np.frombuffer(block, dtype=np.uint8, count=cut)
+            ends = np.flatnonzero(body == _LF)
+            if last and cut and (not len(ends) or ends[-1] != cut - 1):
+                ends = np.append(ends, cut)  # the last line, with no line break
+            if not len(ends):
+                if last:
+                    break
+                continue
+            starts = np.empty_like(ends)
+            starts[0] = 0
+            starts[1:] = ends[:-1] + 1
+            length = ends - starts
+            blank = (length == 0) | ((length == 1) & (body[np.minimum(starts, cut - 1)] == _CR))
+            holding = np.flatnonzero(~blank)  # the lines that are rows
+            upto = int(np.searchsorted(rows, row + len(holding)))
+            for wanted in rows[k:upto].tolist():
+                j = int(holding[wanted - row])
+                text = bytes(body[starts[j] : ends[j]])
+                found.append((line + j, text.removesuffix(b"\r").decode("utf-8")))
+            k = upto
+            row += len(holding)
+            line += len(ends)
+            if last:
+                break
+    if k < len(rows):
+        raise ValueError(f"the file has {row} rows, not {int(rows[-1]) + 1}")
+    return found
 
 
 def warm_up() -> float:
