@@ -3,6 +3,10 @@
 Plackett 1975 and Luce 1959 for the order likelihood, a censored DNF set integrated by the
 trapezoid rule after ``y = e^t``, and ties averaged over their orderings through subset sums).
 
+The finishers' order terms are summed directly on ``lambda = e^-(r - top)`` (``top`` the highest finisher rating)
+while the finishers' ratings spread over at most :data:`DIRECT_SPREAD`, in logarithms beyond it: on a history of
+games of 4-10 players the log-space sums (two ``log1p(exp())`` per finisher) took most of the replay's time.
+
 Tied groups of up to :data:`ratings.systems.plackett_luce.EXACT_SUBSETS` finishers are averaged
 through their subsets, larger ones through the integral of :func:`ratings.systems.plackett_luce.group_integral`
 (Gauss-Legendre nodes by Newton's method on the Legendre recurrence, where the reference asks scipy).
@@ -27,29 +31,53 @@ __all__ = ["INDEPENDENT", "finishers_worst_first", "plackett_luce_gradient"]
 INDEPENDENT = 1.0
 
 
-@helper
-def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
-    """Indices of the finishers from the worst place to the best, tied players in index order.
+#: Up to this many entrants a game's finishers are ordered by insertion (no work space, and faster than counting
+#: for a few players); beyond it by counting (linear in the field, where insertion grows quadratically).
+INSERTION_MAX = 16
 
-    A counting sort by rank (dense ranks lie in 0..n-1): linear in the field, where an insertion sort was
-    quadratic (players^1.62 on large contests)."""
+
+@helper
+def _worst_first_into(ranks: np.ndarray, dnf: np.ndarray, order: np.ndarray, count: np.ndarray) -> int:
+    """Write the indices of the finishers into ``order`` from the worst place to the best, tied players in index
+    order, and return how many there are.  ``count`` (``len(ranks) + 1`` integers) is work space for a field larger
+    than :data:`INSERTION_MAX`; both sorts are stable, so the order is the same either way."""
     n = len(ranks)
-    count = np.zeros(n + 1, dtype=np.int64)
+    if n <= INSERTION_MAX:
+        f = 0
+        for i in range(n):
+            if not dnf[i]:
+                j = f
+                while j > 0 and ranks[order[j - 1]] < ranks[i]:  # worse (larger) ranks first
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = i
+                f += 1
+        return f
+    for r in range(n + 1):
+        count[r] = 0
     for i in range(n):
         if not dnf[i]:
-            count[n - 1 - min(max(ranks[i], 0), n - 1)] += 1  # worst rank first
+            count[n - 1 - min(max(ranks[i], 0), n - 1)] += 1  # worst rank first (dense ranks lie in 0..n-1)
     start = 0
     for r in range(n + 1):
         c = count[r]
         count[r] = start
         start += c
-    order = np.empty(start, dtype=np.int64)
     for i in range(n):
         if not dnf[i]:
             key = n - 1 - min(max(ranks[i], 0), n - 1)
             order[count[key]] = i
             count[key] += 1
-    return order
+    return start
+
+
+@helper
+def finishers_worst_first(ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
+    """Indices of the finishers from the worst place to the best, tied players in index order (a new array)."""
+    n = len(ranks)
+    work = np.empty(2 * n + 1, dtype=np.int64)
+    f = _worst_first_into(ranks, dnf, work[:n], work[n:])
+    return work[:f]
 
 
 @helper
@@ -65,6 +93,30 @@ def _order_gradient(r: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
         if i > 0:
             log_inv = logaddexp(log_inv, -log_tail[i])
         out[fin[i]] = -1.0 + math.exp(-r[fin[i]] + log_inv)
+
+
+#: The widest spread of the finishers' ratings (largest minus smallest) that :func:`_direct_order_gradient` takes:
+#: every finisher's ``lambda = e^(top - r)`` then lies in [1, e^600], a sum of ``k`` of them below ``k e^600`` and
+#: each ``1 / Lambda_i`` above ``e^-600 / k``, far from overflow (e^709) and from subnormals (e^-708) for any field,
+#: so that every sum and quotient keeps full relative precision.
+DIRECT_SPREAD = 600.0
+
+
+@helper
+def _direct_order_gradient(lam: np.ndarray, fin: np.ndarray, out: np.ndarray) -> None:
+    """:func:`_order_gradient` by direct sums of ``lam`` (``e^-(r - top)``, ``top`` the highest finisher rating: the
+    common factor ``e^top`` cancels in ``lambda_k / Lambda_i``), valid while the finishers' spread is at most
+    :data:`DIRECT_SPREAD`.  ``out`` first holds each ``1 / Lambda_i`` (tails summed best first, so that no tail
+    is a difference of sums), then the gradient."""
+    k = len(fin)
+    tail = 0.0
+    for i in range(k - 1, -1, -1):
+        tail += lam[fin[i]]
+        out[fin[i]] = 1.0 / tail
+    running = 0.0
+    for i in range(k):
+        running += out[fin[i]]
+        out[fin[i]] = -1.0 + lam[fin[i]] * running
 
 
 @helper
@@ -279,27 +331,31 @@ def _independent_gradient(r: np.ndarray, dnf: np.ndarray, fin: np.ndarray, out: 
 def plackett_luce_gradient(
     r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray
 ) -> bool:
-    """The update direction of one game: ties averaged over their orderings, DNFs censored.
+    """The update direction of one game: ties averaged over their orderings, DNFs censored (always True: every
+    game is handled here, a tied group beyond EXACT_SUBSETS by its integral).
 
-    False (nothing computed) for a tied group larger than EXACT_SUBSETS.
+    The order terms come by direct sums (:func:`_direct_order_gradient`) while the finishers' ratings spread over
+    at most :data:`DIRECT_SPREAD`, else in log space (:func:`_order_gradient`).  Two arrays per game (the order
+    and ``lambda``) are its only allocations in a game without ties or DNFs.
     """
+    n = len(r)
     out[:] = 0.0
-    fin = finishers_worst_first(ranks, dnf)
+    work = np.empty(2 * n + 1, dtype=np.int64)  # the finishers' order, then the counting sort's work space
+    fin = work[: _worst_first_into(ranks, dnf, work[:n], work[n:])]
     if len(fin) == 0:
         return True
-    start = np.int64(0)  # not a literal 0 (see _tie_correction)
-    while start < len(fin):
-        stop = start + 1
-        while stop < len(fin) and ranks[fin[stop]] == ranks[fin[start]]:
-            stop += 1
-        start = stop
-    _order_gradient(r, fin, out)
     top = r[fin[0]]
+    low = r[fin[0]]
     for i in fin:
         top = max(top, r[i])
-    lam = np.empty(len(r))  # by a loop: an array expression compiles its own ufunc loops
-    for i in range(len(r)):
+        low = min(low, r[i])
+    lam = np.empty(n)  # by a loop: an array expression compiles its own ufunc loops
+    for i in range(n):
         lam[i] = math.exp(-(r[i] - top))
+    if top - low <= DIRECT_SPREAD:  # an infinite rating goes to the log-space path; a NaN gives NaN either way
+        _direct_order_gradient(lam, fin, out)
+    else:
+        _order_gradient(r, fin, out)
     start = np.int64(0)  # not a literal 0 (see _tie_correction)
     while start < len(fin):
         stop = start + 1
@@ -308,7 +364,7 @@ def plackett_luce_gradient(
         if stop - start > 1:
             _tie_correction(lam, fin, start, stop, out)
         start = stop
-    if len(fin) < len(r):
+    if len(fin) < n:
         if theta[0] == INDEPENDENT:
             _independent_gradient(r, dnf, fin, out)
         else:
