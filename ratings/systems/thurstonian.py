@@ -105,6 +105,7 @@ the expected normal order statistics).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,7 +117,7 @@ from ratings.base import ComputationError, State
 from ratings.lazy import lazy_module
 from ratings.numerics import LOG_SQRT_2PI, log_sum_exp
 from ratings.params import Interval, Rule, param
-from ratings.systems._orders import MAX_ROWS, split_game, symmetrize, tie_orderings
+from ratings.systems._orders import MAX_ROWS, Split, group_seed, shuffled, split_game, symmetrize, tie_orderings
 from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem, boost_rule
 
 #: scipy.special, loaded on first use (:mod:`ratings.lazy`).
@@ -554,13 +555,322 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
     if not split.has_ties:
         return order_log_likelihood(ratings, first, split.dnf)[1]
     # Bound the ordering rows so that orderings x players x grid stays near ROW_BUDGET (large games).
-    rows, weights, exact = tie_orderings(
-        split, ratings, max_rows=int(np.clip(ROW_BUDGET / (len(ratings) * points), 2, MAX_ROWS))
-    )
+    allowed = int(np.clip(ROW_BUDGET / (len(ratings) * points), 2, MAX_ROWS))
+    if math.prod(math.factorial(len(g)) for g in split.groups) > allowed and len(ratings) < SEGMENTS_BELOW:
+        segments = tied_gradient(ratings, split)
+        if segments is not None:
+            return segments[0]
+    rows, weights, exact = tie_orderings(split, ratings, max_rows=allowed)
     g = np.zeros(len(ratings))
     for row, weight in zip(rows, weights, strict=True):
         g += weight * order_log_likelihood(ratings, row, split.dnf)[1]
     return g if exact else symmetrize(g, ratings, split)
+
+
+#: Games of at least this many players average their tie groups by the design of rotations and reverses walked in
+#: step (:func:`~ratings.systems._orders.tie_orderings`): the compiled kernel computes them with its tilted crowd
+#: messages, which the segments below do not use yet.  Below it, a game whose joint orderings exceed the row budget
+#: averages each group by :func:`tie_segments`.
+SEGMENTS_BELOW = 400
+#: A tied group's orderings are all enumerated while ``m! * m * points`` stays within this (the cost of passing
+#: every ordering through the group's segment): a group of 5 up to 8,300 grid points, of 6 up to 1,150, of 7 up to
+#: 140; beyond, they are sampled.
+ENUMERATION_WORK = 5_000_000
+#: Sampled orderings come in antithetic pairs (an ordering and its reverse); at least this many pairs are drawn
+#: before the error is estimated from their spread.
+MIN_PAIRS = 16
+#: Target of the sampled groups' error: the 95% half-width (1.96 standard errors, estimated from the pairs' spread)
+#: of every member's update direction, in performance standard deviations (the update is ``eta`` times it).
+TIE_TOLERANCE = 0.01
+#: The sampling stops at this many pairs, or when pairs x members x grid points reaches SAMPLE_WORK, whichever
+#: comes first; the half-width reached is then larger than TIE_TOLERANCE and is reported as such.
+MAX_PAIRS = 4_000
+SAMPLE_WORK = 400_000_000
+#: 1.96: the normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+class _Rows:
+    """A row held divided by its largest magnitude, with the logarithm of that magnitude (see "Log space")."""
+
+    __slots__ = ("row", "scale")
+
+    def __init__(self, row: np.ndarray, scale: float) -> None:
+        self.row = row
+        self.scale = scale
+
+
+def _dot(a: _Rows, b: _Rows, step: float, log_norm: float) -> float:
+    """``step * sum(a b) / exp(log_norm)``: a coincidence (or a stage's likelihood) over a normalising one."""
+    return _share(step * float(np.dot(a.row, b.row)), a.scale + b.scale - log_norm)
+
+
+class _Mean:
+    """A running mean of rows given as :class:`_Rows` times a weight ``exp(log_weight)`` (kept scaled)."""
+
+    def __init__(self, points: int) -> None:
+        self.total = np.zeros(points)
+        self.scale = -math.inf
+
+    def add(self, rows: _Rows, log_weight: float) -> None:
+        s = rows.scale + log_weight
+        if s > self.scale:
+            self.total *= math.exp(self.scale - s) if math.isfinite(self.scale) else 0.0
+            self.scale = s
+        self.total += rows.row * math.exp(s - self.scale)
+
+    def result(self, count: int) -> _Rows:
+        row, scale = _normalised(self.total)
+        return _Rows(row, scale + self.scale - math.log(count))
+
+
+class _Segment:
+    """One ordering of a tied group passed through its segment of the chain (see :func:`tie_segments`)."""
+
+    def __init__(
+        self,
+        order: Sequence[int],
+        u: list[_Rows],
+        f_in: _Rows | None,
+        start: np.ndarray | None,
+        b_in: _Rows,
+        step: float,
+    ) -> None:
+        m = len(order)
+        # Forward: t_i = f_{i-1} u_i.  f_in None: the game's last finisher opens the chain (no DNFs), whose
+        # distribution function is its density's integral started from the exact mass below the grid.
+        self.t: list[_Rows] = []
+        f = f_in
+        for i, p in enumerate(order):
+            t = _Rows(u[p].row, u[p].scale) if f is None else _Rows(f.row * u[p].row, f.scale + u[p].scale)
+            self.t.append(t)
+            if i < m - 1:
+                ramp = _cumulative(t.row, step)
+                if f is None:
+                    assert start is not None
+                    low = math.exp(float(start[p]) - t.scale)
+                    ramp = ramp + low
+                row, scale = _normalised(ramp)
+                f = _Rows(row, scale + t.scale)
+        # Backward: v_i = u_i b_i with b_last = b_in and b_{i-1} the integral from x upwards of v_i.
+        self.v: list[_Rows] = [_Rows(np.empty(0), 0.0)] * m
+        b = b_in
+        for i in range(m - 1, -1, -1):
+            p = order[i]
+            self.v[i] = _Rows(u[p].row * b.row, u[p].scale + b.scale)
+            if i > 0:
+                row, scale = _normalised(_cumulative(self.v[i].row[::-1], step)[::-1])
+                b = _Rows(row, scale + self.v[i].scale)
+        last = step * float(np.dot(self.t[-1].row, b_in.row))
+        self.log_lik = self.t[-1].scale + b_in.scale + math.log(last) if last > 0.0 else -math.inf
+
+
+def tie_segments(
+    ratings: np.ndarray,
+    split: Split,
+    lo: float,
+    step: float,
+    points: int,
+    *,
+    tolerance: float = TIE_TOLERANCE,
+    sweeps: int = 2,
+) -> tuple[np.ndarray, float] | None:
+    """The update direction of a game with ties, each tied group averaged over its orderings through its segment
+    of the chain, and the largest 95% half-width of a sampled group's members (0.0 if every group was enumerated).
+
+    None when the scaled rows lost their mass (a likelihood that is not positive): the caller then walks the
+    groups' designs instead.  See the module docstring ("Ties") for the derivation and the error.
+    """
+    n = len(ratings)
+    x = lo + step * np.arange(points)
+    groups = split.groups
+    dnf = split.dnf
+    u: list[_Rows] = []
+    for p in range(n):
+        z = x - ratings[p]
+        u.append(_Rows(*_scaled(-0.5 * z * z - LOG_SQRT_2PI)))
+    start: np.ndarray | None = None
+    f_start: _Rows | None = None
+    sides: list[_Rows] = []
+    if len(dnf):
+        zb = x[None, :] - ratings[dnf][:, None]
+        log_cdf = special.log_ndtr(zb)
+        f0, f0_scale = _scaled(log_cdf.sum(axis=0))
+        f_start = _Rows(f0, f0_scale)
+        sides = [_Rows(np.exp(-0.5 * z * z - LOG_SQRT_2PI - c) * f0, f0_scale) for z, c in zip(zb, log_cdf, strict=True)]
+    else:
+        start = special.log_ndtr(lo - ratings)
+    # Each group's orderings: all of them within ENUMERATION_WORK, else antithetic pairs of shuffles.
+    bases = [[int(p) for p in g[np.lexsort((g, ratings[g]))]] for g in groups]
+    firsts = np.cumsum([0] + [len(g) for g in groups])
+    enumerated = [math.factorial(len(b)) * len(b) * points <= ENUMERATION_WORK for b in bases]
+    ones = _Rows(np.ones(points), 0.0)
+
+    def orderings(k: int, pairs: int) -> list[list[int]]:
+        if enumerated[k]:
+            return [list(o) for o in itertools.permutations(bases[k])]
+        out = []
+        state = group_seed(int(firsts[k]))
+        for _ in range(pairs):
+            order, state = shuffled(bases[k], state)
+            out += [order, order[::-1]]
+        return out
+
+    # The backward messages through the groups in rating order: where the forward sweep's groups meet the chain
+    # above them (exact when no group above is tied).
+    b_init: list[_Rows] = [ones] * len(groups)
+    v_init: list[_Rows | None] = [None] * (len(groups) + 1)
+    b = ones
+    for k in range(len(groups) - 1, -1, -1):
+        b_init[k] = b
+        for i, p in enumerate(reversed(bases[k])):
+            v = _Rows(u[p].row * b.row, u[p].scale + b.scale)
+            if i == len(bases[k]) - 1:
+                v_init[k] = v
+            row, scale = _normalised(_cumulative(v.row[::-1], step)[::-1])
+            b = _Rows(row, scale + v.scale)
+
+    def members(seg: _Segment, order: list[int], below: list[_Rows], above: _Rows | None, log_above: float) -> dict:
+        """Each member's share of the coincidences, over this ordering's likelihood (the top one over log_above)."""
+        g = dict.fromkeys(order, 0.0)
+        for side in below:
+            g[order[0]] += _dot(side, seg.v[0], step, seg.log_lik)
+        for i in range(len(order) - 1):
+            c = _dot(seg.t[i], seg.v[i + 1], step, seg.log_lik)
+            g[order[i]] -= c
+            g[order[i + 1]] += c
+        if above is not None:
+            g[order[-1]] -= _dot(seg.t[-1], above, step, log_above)
+        return g
+
+    used: list[list[list[int]]] = []
+    for sweep in range(sweeps):
+        # Forward sweep: each group's averaged normalised message t_e / L, which the chain above it continues from;
+        # the sampled groups draw pairs until their members' half-width meets the tolerance.
+        f_in: list[_Rows | None] = [None] * len(groups)
+        t_mean: list[_Rows] = []
+        f: _Rows | None = f_start
+        for k, base in enumerate(bases):
+            f_in[k] = f
+            below = sides if k == 0 else [t_mean[k - 1]]
+            mean = _Mean(points)
+            opening = f is None and len(base) == 1
+            low_mass = 0.0
+            if enumerated[k] or sweep > 0:
+                chosen = orderings(k, 0) if enumerated[k] else used[k]
+                for order in chosen:
+                    seg = _Segment(order, u, f, start, b_init[k], step)
+                    if not seg.log_lik > -math.inf:
+                        return None
+                    mean.add(seg.t[-1], -seg.log_lik)
+                    if opening:
+                        assert start is not None
+                        low_mass += math.exp(float(start[order[0]]) - seg.log_lik)
+            else:
+                above = v_init[k + 1]
+                sums = np.zeros(len(base))
+                squares = np.zeros(len(base))
+                index = {p: i for i, p in enumerate(base)}
+                state = group_seed(int(firsts[k]))
+                chosen = []
+                pairs = 0
+                while True:
+                    order, state = shuffled(base, state)
+                    pair = np.zeros(len(base))
+                    for o in (order, order[::-1]):
+                        seg = _Segment(o, u, f, start, b_init[k], step)
+                        if not seg.log_lik > -math.inf:
+                            return None
+                        mean.add(seg.t[-1], -seg.log_lik)
+                        for p, value in members(seg, o, below, above, seg.log_lik).items():
+                            pair[index[p]] += 0.5 * value
+                        chosen.append(o)
+                    pairs += 1
+                    sums += pair
+                    squares += pair * pair
+                    if pairs >= MIN_PAIRS:
+                        spread = np.maximum(squares / pairs - (sums / pairs) ** 2, 0.0) * pairs / (pairs - 1)
+                        if Z95 * math.sqrt(float(spread.max()) / pairs) <= tolerance:
+                            break
+                    if pairs >= MAX_PAIRS or pairs * len(base) * points >= SAMPLE_WORK:
+                        break
+            if sweep == 0:
+                used.append(chosen)
+            t_mean.append(mean.result(len(chosen)))
+            ramp = _cumulative(t_mean[k].row, step)
+            if opening:
+                ramp = ramp + low_mass / len(chosen) * math.exp(-t_mean[k].scale)
+            row, scale = _normalised(ramp)
+            f = _Rows(row, scale + t_mean[k].scale)
+        # Backward sweep: each group's averaged normalised message v_a / L, which the chain below it continues from,
+        # and its members' updates (their shares of the coincidence with the group above over the forward sweep's
+        # likelihood, so that both sides of that coincidence are the same sum and the updates sum to zero).
+        grad = np.zeros(n)
+        bound = 0.0
+        above_mean: _Rows | None = None
+        b = ones
+        for k in range(len(groups) - 1, -1, -1):
+            below = sides if k == 0 else [t_mean[k - 1]]
+            mean = _Mean(points)
+            sums = np.zeros(n)
+            squares = np.zeros(n)
+            chosen = used[k]
+            for j, order in enumerate(chosen):
+                seg = _Segment(order, u, f_in[k], start, b, step)
+                if not seg.log_lik > -math.inf:
+                    return None
+                mean.add(seg.v[0], -seg.log_lik)
+                log_above = seg.t[-1].scale + b_init[k].scale + math.log(step * float(np.dot(seg.t[-1].row, b_init[k].row)))
+                share = members(seg, order, below, above_mean, log_above)
+                for p, value in share.items():
+                    grad[p] += value
+                    if not enumerated[k]:
+                        sums[p] += 0.5 * value
+                        if j % 2:
+                            squares[p] += sums[p] ** 2
+                            sums[p] = 0.0
+            grad[bases[k]] /= len(chosen)
+            if not enumerated[k]:
+                pairs = len(chosen) // 2
+                mean_pair = grad[bases[k]]
+                spread = np.maximum(squares[bases[k]] / pairs - mean_pair**2, 0.0) * pairs / (pairs - 1)
+                bound = max(bound, Z95 * math.sqrt(float(spread.max()) / pairs))
+            b_init[k] = b
+            v_init[k] = above_mean = mean.result(len(chosen))
+            row, scale = _normalised(_cumulative(above_mean.row[::-1], step)[::-1])
+            b = _Rows(row, scale + above_mean.scale)
+    assert above_mean is not None
+    for d, side in zip(dnf, sides, strict=True):
+        grad[d] -= _dot(side, above_mean, step, 0.0)
+    return grad, bound
+
+
+def tie_grid(ratings: np.ndarray, split: Split) -> tuple[float, float, int, bool]:
+    """The grid shared by every ordering of the tied groups: :func:`grid_plan`'s of the groups in rating order and in
+    reversed rating order (the orders that agree most and least with the ratings), the lowest start, the highest
+    end and the finer step."""
+    plans = []
+    for sign in (1.0, -1.0):
+        order = np.concatenate([g[np.lexsort((g, sign * ratings[g]))] for g in split.groups])
+        plans.append(grid_plan(ratings, *_event(order, split.dnf)))
+    lo = min(p[0] for p in plans)
+    step = min(p[1] for p in plans)
+    hi = max(p[0] + p[1] * (p[2] - 1) for p in plans)
+    return lo, step, int(math.ceil((hi - lo) / step)) + 1, all(p[3] for p in plans)
+
+
+def tied_gradient(
+    ratings: np.ndarray, split: Split, *, tolerance: float = TIE_TOLERANCE
+) -> tuple[np.ndarray, float] | None:
+    """:func:`tie_segments` on :func:`tie_grid`'s grid, equally rated tied players given their mean
+    (:func:`~ratings.systems._orders.symmetrize`); None where the scaled rows do not hold the game."""
+    lo, step, points, scaled = tie_grid(ratings, split)
+    if not scaled or len(ratings) * points > MAX_CELLS:
+        return None
+    result = tie_segments(ratings, split, lo, step, points, tolerance=tolerance)
+    if result is None:
+        return None
+    return symmetrize(result[0], ratings, split), result[1]
 
 
 class Thurstonian(SingleRatingSystem):
