@@ -1001,6 +1001,8 @@ def _seg_pass(
     last = step * _dot_padded(seg[m - 1], b_rows[bk], g)
     if not last > 0.0:
         return -math.inf
+    log_lik = scales[m - 1] + b_scales[bk] + math.log(last)
+    check = 1 if opening else 0
     if backward:
         for i in range(m - 1, -1, -1):
             p = cur[i]
@@ -1018,7 +1020,11 @@ def _seg_pass(
                     return -math.inf
                 _scale_padded(seg, work, g, 1.0 / top)
                 scales[work] = scales[m + i] + math.log(top)
-    return scales[m - 1] + b_scales[bk] + math.log(last)
+                if i - 1 == check:  # the reference's check of one stage's likelihood
+                    stage = step * _dot_padded(seg[check], seg[work], g)
+                    if not (stage > 0.0 and abs(math.log(stage) + scales[check] + scales[work] - log_lik) <= CONSISTENCY):
+                        return -math.inf
+    return log_lik
 
 
 @helper
@@ -1066,21 +1072,30 @@ def _members(
     g: int,
     weight: float,
     acc: np.ndarray,
-) -> None:
+) -> bool:
     """Add ``weight`` times each member's share of the coincidences of this ordering to ``acc`` (the reference's
     ``members``): with the rows ``below[below_from:below_to]`` under its first, between neighbours, and with
-    ``above[above_k]`` (if ``above_k >= 0``) over its last, that one over ``log_above``."""
+    ``above[above_k]`` (if ``above_k >= 0``) over its last, that one over ``log_above``.  False where a coincidence's
+    scaled sum is below SMALLEST_SUM (not zero): it may have lost its significant terms."""
     m = len(cur)
     for s in range(below_from, below_to):
-        c = _share(step * _dot_padded(below[s], seg[m], g), below_scales[s] + scales[m] - log_lik)
-        acc[cur[0]] += weight * c
+        total = step * _dot_padded(below[s], seg[m], g)
+        if not (total >= SMALLEST_SUM or total == 0.0):
+            return False
+        acc[cur[0]] += weight * _share(total, below_scales[s] + scales[m] - log_lik)
     for i in range(m - 1):
-        c = _share(step * _dot_padded(seg[i], seg[m + i + 1], g), scales[i] + scales[m + i + 1] - log_lik)
+        total = step * _dot_padded(seg[i], seg[m + i + 1], g)
+        if not (total >= SMALLEST_SUM or total == 0.0):
+            return False
+        c = _share(total, scales[i] + scales[m + i + 1] - log_lik)
         acc[cur[i]] -= weight * c
         acc[cur[i + 1]] += weight * c
     if above_k >= 0:
-        c = _share(step * _dot_padded(seg[m - 1], above[above_k], g), scales[m - 1] + above_scales[above_k] - log_above)
-        acc[cur[m - 1]] -= weight * c
+        total = step * _dot_padded(seg[m - 1], above[above_k], g)
+        if not (total >= SMALLEST_SUM or total == 0.0):
+            return False
+        acc[cur[m - 1]] -= weight * _share(total, scales[m - 1] + above_scales[above_k] - log_above)
+    return True
 
 
 @helper
@@ -1284,11 +1299,13 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                         for i in range(m):
                             pair[base[a + i]] = 0.0
                     if k == 0:
-                        _members(members, seg, scales, log_lik, sides, side_scales, 0, nb,
-                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5, pair)
+                        if not _members(members, seg, scales, log_lik, sides, side_scales, 0, nb,
+                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5, pair):
+                            return False
                     else:
-                        _members(members, seg, scales, log_lik, t_rows, t_scales, k - 1, k,
-                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5, pair)
+                        if not _members(members, seg, scales, log_lik, t_rows, t_scales, k - 1, k,
+                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5, pair):
+                            return False
                     if t % 2 == 1:
                         done = (t + 1) // 2
                         widest = 0.0
@@ -1359,11 +1376,13 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                 log_above = scales[m - 1] + b_scales[k] + math.log(forward_last)
                 above_k = k + 1 if k + 1 < groups else -1
                 if k == 0:
-                    _members(members, seg, scales, log_lik, sides, side_scales, 0, nb,
-                             v_rows, v_scales, above_k, log_above, step, g, 1.0, out)
+                    if not _members(members, seg, scales, log_lik, sides, side_scales, 0, nb,
+                             v_rows, v_scales, above_k, log_above, step, g, 1.0, out):
+                        return False
                 else:
-                    _members(members, seg, scales, log_lik, t_rows, t_scales, k - 1, k,
-                             v_rows, v_scales, above_k, log_above, step, g, 1.0, out)
+                    if not _members(members, seg, scales, log_lik, t_rows, t_scales, k - 1, k,
+                             v_rows, v_scales, above_k, log_above, step, g, 1.0, out):
+                        return False
             for i in range(m):
                 out[base[a + i]] /= count
             if not _mean_result(flow, 1, flow_scales, count, g):
@@ -1379,7 +1398,10 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
             _scale_padded(flow, 0, g, 1.0 / top)
             flow_scales[0] = flow_scales[1] + math.log(top)
     for d in range(nb):
-        out[failed[d]] = -_share(step * _dot_padded(sides[d], v_rows[0], g), side_scales[d] + v_scales[0])
+        total = step * _dot_padded(sides[d], v_rows[0], g)
+        if not (total >= SMALLEST_SUM or total == 0.0):
+            return False
+        out[failed[d]] = -_share(total, side_scales[d] + v_scales[0])
     return True
 
 

@@ -603,9 +603,16 @@ class _Rows:
         self.scale = scale
 
 
+class _LostMass(Exception):
+    """A coincidence's scaled sum is so small that it may have lost its significant terms (:data:`SMALLEST_SUM`)."""
+
+
 def _dot(a: _Rows, b: _Rows, step: float, log_norm: float) -> float:
-    """``step * sum(a b) / exp(log_norm)``: a coincidence (or a stage's likelihood) over a normalising one."""
-    return _share(step * float(np.dot(a.row, b.row)), a.scale + b.scale - log_norm)
+    """``step * sum(a b) / exp(log_norm)``: a coincidence over the likelihood; raises :class:`_LostMass` as above."""
+    total = step * float(np.dot(a.row, b.row))
+    if not (total >= SMALLEST_SUM or total == 0.0):
+        raise _LostMass
+    return _share(total, a.scale + b.scale - log_norm)
 
 
 class _Mean:
@@ -655,7 +662,12 @@ class _Segment:
                     ramp = ramp + low
                 row, scale = _normalised(ramp)
                 f = _Rows(row, scale + t.scale)
-        # Backward: v_i = u_i b_i with b_last = b_in and b_{i-1} the integral from x upwards of v_i.
+        last = step * float(np.dot(self.t[-1].row, b_in.row))
+        self.log_lik = self.t[-1].scale + b_in.scale + math.log(last) if last > 0.0 else -math.inf
+        # Backward: v_i = u_i b_i with b_last = b_in and b_{i-1} the integral from x upwards of v_i.  The stage at the
+        # group's first member (its second when the chain opens here: the first's exact start lies off the grid)
+        # gives the same likelihood unless the scaled rows lost mass.
+        check = 1 if f_in is None else 0
         self.v: list[_Rows] = [_Rows(np.empty(0), 0.0)] * m
         b = b_in
         for i in range(m - 1, -1, -1):
@@ -664,8 +676,13 @@ class _Segment:
             if i > 0:
                 row, scale = _normalised(_cumulative(self.v[i].row[::-1], step)[::-1])
                 b = _Rows(row, scale + self.v[i].scale)
-        last = step * float(np.dot(self.t[-1].row, b_in.row))
-        self.log_lik = self.t[-1].scale + b_in.scale + math.log(last) if last > 0.0 else -math.inf
+                if i - 1 == check:
+                    stage = step * float(np.dot(self.t[check].row, b.row))
+                    if not (
+                        stage > 0.0
+                        and abs(math.log(stage) + self.t[check].scale + b.scale - self.log_lik) <= CONSISTENCY
+                    ):
+                        self.log_lik = -math.inf
 
 
 def tie_segments(
@@ -870,7 +887,10 @@ def tied_gradient(
     lo, step, points, scaled = tie_grid(ratings, split)
     if not scaled or len(ratings) * points > MAX_CELLS:
         return None
-    result = tie_segments(ratings, split, lo, step, points, tolerance=tolerance)
+    try:
+        result = tie_segments(ratings, split, lo, step, points, tolerance=tolerance)
+    except _LostMass:
+        return None
     if result is None:
         return None
     return symmetrize(result[0], ratings, split), result[1]
