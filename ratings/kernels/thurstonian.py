@@ -56,9 +56,9 @@ from ratings.systems.thurstonian import (
     CORRECTION,
     ENUMERATION_WORK,
     MAX_CELLS,
-    MAX_PAIRS,
+    MAX_BLOCKS,
     MAX_SPREAD,
-    MIN_PAIRS,
+    MIN_BLOCKS,
     ROW_BUDGET,
     SAMPLE_WORK,
     SCALED_RANGE,
@@ -1099,11 +1099,14 @@ def _members(
 
 
 @helper
-def _ordering(base: np.ndarray, a: int, m: int, enumerate_all: bool, t: int, state: int, cur: np.ndarray) -> int:
+def _ordering(
+    base: np.ndarray, a: int, m: int, enumerate_all: bool, t: int, state: int, cur: np.ndarray, drawn: np.ndarray
+) -> int:
     """Ordering ``t`` of the group ``base[a:a+m]`` into ``cur``: the next permutation (``enumerate_all``; ``cur``
-    holds the previous one, sorted at t = 0), else, at even ``t``, a shuffle of the group in rating order drawn from
-    ``state`` (:func:`ratings.systems._orders.shuffled`) and at odd ``t`` its reverse.  Returns the generator's state.
-    """
+    holds the previous one, sorted at t = 0), else ordering ``t`` of the reference's blocks: every ``2 m`` orderings
+    a shuffle of the group in rating order drawn from ``state`` into ``drawn``
+    (:func:`ratings.systems._orders.shuffled`), then its rotation ``(t mod 2 m) // 2``, reversed for odd t.  Returns
+    the generator's state."""
     if enumerate_all:
         if t == 0:
             for i in range(m):
@@ -1116,16 +1119,17 @@ def _ordering(base: np.ndarray, a: int, m: int, enumerate_all: bool, t: int, sta
         else:
             _next_permutation(cur, 0, m)
         return state
-    if t % 2:
-        for i in range(m // 2):
-            cur[i], cur[m - 1 - i] = cur[m - 1 - i], cur[i]
-        return state
+    at = t % (2 * m)
+    if at == 0:
+        for i in range(m):
+            drawn[i] = base[a + i]
+        for i in range(m - 1, 0, -1):
+            state = state * SHUFFLE_MULTIPLIER % SHUFFLE_MODULUS
+            j = state % (i + 1)
+            drawn[i], drawn[j] = drawn[j], drawn[i]
+    shift = at // 2
     for i in range(m):
-        cur[i] = base[a + i]
-    for i in range(m - 1, 0, -1):
-        state = state * SHUFFLE_MULTIPLIER % SHUFFLE_MODULUS
-        j = state % (i + 1)
-        cur[i], cur[j] = cur[j], cur[i]
+        cur[m - 1 - i if t % 2 else i] = drawn[(i + shift) % m]
     return state
 
 
@@ -1213,7 +1217,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
             start[p] = log_ndtr(lo - r[p])
     sizes = np.empty(groups, dtype=np.int64)
     enumerate_all = np.empty(groups, dtype=np.bool_)
-    pairs = np.zeros(groups, dtype=np.int64)
+    blocks = np.zeros(groups, dtype=np.int64)
     largest = 1
     for k in range(groups):
         m = starts[k + 1] - starts[k]
@@ -1235,6 +1239,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
     flow = np.zeros((2, wide))  # the message passed between groups (row 0) and a copy (row 1)
     flow_scales = np.zeros(2)
     cur = np.empty(largest, dtype=np.int64)
+    drawn = np.empty(largest, dtype=np.int64)
     pair = np.zeros(n)
     sums = np.zeros(n)
     squares = np.zeros(n)
@@ -1279,12 +1284,12 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
             low_mass = 0.0
             state = _group_seed(a)
             sampling = sweep == 0 and not enumerate_all[k]
-            count = sizes[k] if enumerate_all[k] else 2 * pairs[k]
+            count = sizes[k] if enumerate_all[k] else 2 * m * blocks[k]
             t = 0
             while True:
                 if not sampling and t >= count:
                     break
-                state = _ordering(base, a, m, enumerate_all[k], t, state, members)
+                state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
                 log_lik = _seg_pass(
                     members, u, us, f_rows, f_scales, k, opening, start, b_rows, b_scales, k, step, g, seg, scales,
                     sampling,
@@ -1295,34 +1300,32 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                 if first:
                     low_mass += math.exp(start[members[0]] - log_lik)
                 if sampling:
-                    if t % 2 == 0:
+                    if t % (2 * m) == 0:
                         for i in range(m):
                             pair[base[a + i]] = 0.0
                     if k == 0:
                         if not _members(members, seg, scales, log_lik, sides, side_scales, 0, nb,
-                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5, pair):
+                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5 / m, pair):
                             return False
                     else:
                         if not _members(members, seg, scales, log_lik, t_rows, t_scales, k - 1, k,
-                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5, pair):
+                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5 / m, pair):
                             return False
-                    if t % 2 == 1:
-                        done = (t + 1) // 2
+                    if t % (2 * m) == 2 * m - 1:  # a block done: the reference's stopping rule
+                        done = (t + 1) // (2 * m)
                         widest = 0.0
                         for i in range(m):
                             p = base[a + i]
                             sums[p] += pair[p]
                             squares[p] += pair[p] * pair[p]
-                            if done >= MIN_PAIRS:
+                            if done >= MIN_BLOCKS:
                                 mean = sums[p] / done
                                 widest = max(widest, max(squares[p] / done - mean * mean, 0.0) * done / (done - 1))
-                        if done >= MIN_PAIRS and Z95 * math.sqrt(widest / done) <= TIE_TOLERANCE:
-                            pairs[k] = done
-                            count = 2 * done
-                            break
-                        if done >= MAX_PAIRS or float(done) * m * g >= SAMPLE_WORK:
-                            pairs[k] = done
-                            count = 2 * done
+                        if (done >= MIN_BLOCKS and Z95 * math.sqrt(widest / done) <= TIE_TOLERANCE) or (
+                            done >= MAX_BLOCKS or float(t + 1) * m * g >= SAMPLE_WORK
+                        ):
+                            blocks[k] = done
+                            count = t + 1
                             break
                 t += 1
             if not _mean_result(t_rows, k, t_scales, count, g):
@@ -1351,7 +1354,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
             a = starts[k]
             m = starts[k + 1] - a
             members = cur[:m]
-            count = sizes[k] if enumerate_all[k] else 2 * pairs[k]
+            count = sizes[k] if enumerate_all[k] else 2 * m * blocks[k]
             for i in range(m):
                 p = base[a + i]
                 out[p] = 0.0
@@ -1362,7 +1365,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                 flow[1, j] = 0.0
             flow_scales[1] = -math.inf
             for t in range(count):
-                state = _ordering(base, a, m, enumerate_all[k], t, state, members)
+                state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
                 log_lik = _seg_pass(
                     members, u, us, f_rows, f_scales, k, nb == 0 and k == 0, start, flow, flow_scales, 0, step, g,
                     seg, scales, True,
