@@ -1,4 +1,4 @@
-"""Thurstonian tie groups averaged through their segments of the chain (:func:`ratings.systems.thurstonian.tie_segments`).
+"""Thurstonian tie groups averaged through their segments of the chain (``thurstonian.tie_segments``).
 
 Sources.  The rule itself (Kerby 2025, section 4: a tied group's update is the average, over its orderings, of the
 strict order's gradient) is computed here by brute force: every joint ordering of the tied groups, each through the
@@ -120,7 +120,9 @@ def test_several_groups_are_close_to_every_joint_ordering(
     assert np.sum(got) == pytest.approx(0.0, abs=1e-10)
 
 
-def _tied_game(rng: np.random.Generator, name: str, pool: int, n: int, groups: list[tuple[int, int]], dnfs: int) -> Game:
+def _tied_game(
+    rng: np.random.Generator, name: str, pool: int, n: int, groups: list[tuple[int, int]], dnfs: int
+) -> Game:
     who = rng.choice(pool, n, replace=False)
     place = list(range(1, n + 1))
     for first, size in groups:
@@ -130,7 +132,9 @@ def _tied_game(rng: np.random.Generator, name: str, pool: int, n: int, groups: l
 
 
 @pytest.mark.parametrize("params", [{}, {"dummy": 0.3}], ids=["plain", "dummy"])
-def test_the_kernel_computes_tied_games_as_the_reference(params: dict[str, float], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_kernel_computes_tied_games_as_the_reference(
+    params: dict[str, float], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Thirty strict games spread the ratings, then tied games of 20-35 players: a group of six tied last, twelve tied
     # (sampled), five pairs and a triple above three DNFs, nine and three above two DNFs, ten of twenty tied.  The
     # kernel computes every one (none handed to the per-game hooks) and equals the per-game reference.

@@ -18,13 +18,16 @@ kernel computes games up to :data:`KERNEL_CELLS` (about 6,000 players), beyond t
 a crowd of 1,000 equals the reference's logarithmic computation to 2e-10 of its largest component
 (tests); a crowd of 4,096 equal ratings is within 1.5e-5 of the expected normal order statistics.
 
-Tied finishers are averaged over the reference's orders (:func:`ratings.systems._orders.tie_orderings`):
-every joint ordering of the groups within the row budget, else the groups walked in step, a group of at most
+Tied finishers are averaged as the reference averages them (:mod:`ratings.systems.thurstonian`, "Ties"): every
+joint ordering within the row budget; else, below :data:`~ratings.systems.thurstonian.SEGMENTS_BELOW` players, each
+group through its segment of the chain (:func:`_tie_segments`: the same shared grid, the same two sweeps, every
+ordering of a small group and blocks of rotations of shuffles of a large one, drawn by the same integer generator,
+:func:`_ordering`, stopped by the same rule); else (crowds) the groups walked in step, a group of at most
 :data:`~ratings.systems._orders.EXACT_GROUP` through all of its orderings and a larger one through its design of
 rotations and reverses, built from the same integers (:func:`_write_design`); so a contest's dozens of tied pairs
 and its players tied last cost as many orders as its largest small group has orderings (two, or six with a
 triple), and a contest of 4,096 with its ties is computed here (:data:`TIE_WORK` bounds the orders x cells of
-one game).  The error of the walk is stated in :mod:`ratings.systems.thurstonian`.
+one game).
 Declined (replayed through the per-game hooks): the rare orders whose messages do not fit the scaled
 representation (the reference's logarithmic computation: many players reversing a spread of 30
 or more; in a crowd, a tilt whose stages disagree), and games whose grid exceeds
@@ -55,8 +58,8 @@ from ratings.systems.thurstonian import (
     CONSISTENCY,
     CORRECTION,
     ENUMERATION_WORK,
-    MAX_CELLS,
     MAX_BLOCKS,
+    MAX_CELLS,
     MAX_SPREAD,
     MIN_BLOCKS,
     ROW_BUDGET,
@@ -1022,7 +1025,9 @@ def _seg_pass(
                 scales[work] = scales[m + i] + math.log(top)
                 if i - 1 == check:  # the reference's check of one stage's likelihood
                     stage = step * _dot_padded(seg[check], seg[work], g)
-                    if not (stage > 0.0 and abs(math.log(stage) + scales[check] + scales[work] - log_lik) <= CONSISTENCY):
+                    if not (
+                        stage > 0.0 and abs(math.log(stage) + scales[check] + scales[work] - log_lik) <= CONSISTENCY
+                    ):
                         return -math.inf
     return log_lik
 
@@ -1291,7 +1296,21 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                     break
                 state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
                 log_lik = _seg_pass(
-                    members, u, us, f_rows, f_scales, k, opening, start, b_rows, b_scales, k, step, g, seg, scales,
+                    members,
+                    u,
+                    us,
+                    f_rows,
+                    f_scales,
+                    k,
+                    opening,
+                    start,
+                    b_rows,
+                    b_scales,
+                    k,
+                    step,
+                    g,
+                    seg,
+                    scales,
                     sampling,
                 )
                 if not log_lik > -math.inf:
@@ -1304,12 +1323,44 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                         for i in range(m):
                             pair[base[a + i]] = 0.0
                     if k == 0:
-                        if not _members(members, seg, scales, log_lik, sides, side_scales, 0, nb,
-                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5 / m, pair):
+                        if not _members(
+                            members,
+                            seg,
+                            scales,
+                            log_lik,
+                            sides,
+                            side_scales,
+                            0,
+                            nb,
+                            v_rows,
+                            v_scales,
+                            k + 1 if k + 1 < groups else -1,
+                            log_lik,
+                            step,
+                            g,
+                            0.5 / m,
+                            pair,
+                        ):
                             return False
                     else:
-                        if not _members(members, seg, scales, log_lik, t_rows, t_scales, k - 1, k,
-                                 v_rows, v_scales, k + 1 if k + 1 < groups else -1, log_lik, step, g, 0.5 / m, pair):
+                        if not _members(
+                            members,
+                            seg,
+                            scales,
+                            log_lik,
+                            t_rows,
+                            t_scales,
+                            k - 1,
+                            k,
+                            v_rows,
+                            v_scales,
+                            k + 1 if k + 1 < groups else -1,
+                            log_lik,
+                            step,
+                            g,
+                            0.5 / m,
+                            pair,
+                        ):
                             return False
                     if t % (2 * m) == 2 * m - 1:  # a block done: the reference's stopping rule
                         done = (t + 1) // (2 * m)
@@ -1367,8 +1418,22 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
             for t in range(count):
                 state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
                 log_lik = _seg_pass(
-                    members, u, us, f_rows, f_scales, k, nb == 0 and k == 0, start, flow, flow_scales, 0, step, g,
-                    seg, scales, True,
+                    members,
+                    u,
+                    us,
+                    f_rows,
+                    f_scales,
+                    k,
+                    nb == 0 and k == 0,
+                    start,
+                    flow,
+                    flow_scales,
+                    0,
+                    step,
+                    g,
+                    seg,
+                    scales,
+                    True,
                 )
                 if not log_lik > -math.inf:
                     return False
@@ -1379,12 +1444,44 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                 log_above = scales[m - 1] + b_scales[k] + math.log(forward_last)
                 above_k = k + 1 if k + 1 < groups else -1
                 if k == 0:
-                    if not _members(members, seg, scales, log_lik, sides, side_scales, 0, nb,
-                             v_rows, v_scales, above_k, log_above, step, g, 1.0, out):
+                    if not _members(
+                        members,
+                        seg,
+                        scales,
+                        log_lik,
+                        sides,
+                        side_scales,
+                        0,
+                        nb,
+                        v_rows,
+                        v_scales,
+                        above_k,
+                        log_above,
+                        step,
+                        g,
+                        1.0,
+                        out,
+                    ):
                         return False
                 else:
-                    if not _members(members, seg, scales, log_lik, t_rows, t_scales, k - 1, k,
-                             v_rows, v_scales, above_k, log_above, step, g, 1.0, out):
+                    if not _members(
+                        members,
+                        seg,
+                        scales,
+                        log_lik,
+                        t_rows,
+                        t_scales,
+                        k - 1,
+                        k,
+                        v_rows,
+                        v_scales,
+                        above_k,
+                        log_above,
+                        step,
+                        g,
+                        1.0,
+                        out,
+                    ):
                         return False
             for i in range(m):
                 out[base[a + i]] /= count
