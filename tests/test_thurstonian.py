@@ -309,7 +309,7 @@ def test_a_256_player_game_with_a_tie_replays() -> None:
 def test_a_large_group_of_equal_ratings_is_the_probability_of_its_block() -> None:
     # Six tied players of equal rating g between two players below (a < b) and two above (c < d): every ordering
     # of the group is equally likely and the per-ordering gradients only permute the group, so the average over
-    # the orderings (here the group's design of rotations, not its 720 orderings) is the gradient of the log of
+    # the orderings (here all 720, each through the group's segment of the chain) is the gradient of the log of
     # P(X_a < X_b < every X_i of the group < X_c < X_d), the probability that six independent normals occupy the
     # block of places between b and c.  That probability is a double integral over x_b < x_c, computed here by
     # scipy's adaptive quadrature with each derivative taken under the integral (independent of the grid):

@@ -71,6 +71,15 @@ def test_the_generator_is_park_and_millers_minimal_standard() -> None:
     assert all(abs(c - 1000) < 5 * math.sqrt(1000 * 5 / 6) for c in counts.values())
 
 
+def test_students_quantile_against_scipy() -> None:
+    from scipy import stats
+
+    from ratings.systems.thurstonian import student_95
+
+    for dof in (3, 4, 7, 10, 30, 1000):
+        assert student_95(dof) == pytest.approx(stats.t.ppf(0.975, dof), rel=2e-3 if dof < 5 else 2e-5)
+
+
 ONE_GROUP = [
     pytest.param(1, 20, [(5, 5)], 0, id="five-in-the-middle"),
     pytest.param(2, 20, [(15, 5)], 0, id="five-tied-last"),
@@ -207,7 +216,7 @@ def test_a_sampled_group_meets_its_stated_error_against_a_long_independent_sampl
         squares += g * g
     mean = total / samples
     se = np.sqrt(np.maximum(squares / samples - mean**2, 0.0) / (samples - 1))
-    ours = bound / 1.959963984540054
+    ours = bound / 1.959963984540054  # at most: the bound is Student's quantile (above 1.96) times it
     z = np.abs(got - mean)[group] / np.sqrt(ours**2 + se[group] ** 2)
     assert z.max() < 4.0  # measured 2.0
     # The long sampling is itself precise enough for this to catch an error of a few tolerances.

@@ -69,7 +69,6 @@ from ratings.systems.thurstonian import (
     SMALLEST_SUM,
     SWEEPS,
     TIE_TOLERANCE,
-    Z95,
 )
 
 __all__ = ["thurstonian_gradient"]
@@ -77,6 +76,7 @@ __all__ = ["thurstonian_gradient"]
 #: The reference's grid, compiled (one definition of where the grid lies and how fine it is; its rows' ranges are
 #: registered first, so that the compiled grid_plan calls them compiled).
 _row_ranges = helper(reference.row_ranges)
+_student_95 = helper(reference.student_95)
 _plan = helper(reference.grid_plan)
 _W1, _W2, _W3, _W4, _W5 = CORRECTION
 #: Half-width of the correction stencil (the work arrays carry this much zero padding each side).
@@ -1372,9 +1372,9 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                             if done >= MIN_BLOCKS:
                                 mean = sums[p] / done
                                 widest = max(widest, max(squares[p] / done - mean * mean, 0.0) * done / (done - 1))
-                        if (done >= MIN_BLOCKS and Z95 * math.sqrt(widest / done) <= TIE_TOLERANCE) or (
-                            done >= MAX_BLOCKS or float(t + 1) * m * g >= SAMPLE_WORK
-                        ):
+                        if (
+                            done >= MIN_BLOCKS and _student_95(done - 1) * math.sqrt(widest / done) <= TIE_TOLERANCE
+                        ) or (done >= MAX_BLOCKS or float(t + 1) * m * g >= SAMPLE_WORK):
                             blocks[k] = done
                             count = t + 1
                             break

@@ -99,10 +99,11 @@ the probability of the tie itself, the sum over the orderings), and it is comput
   about 8,000 grid points, 6 to 1,150, 7 to 140); beyond, they are sampled in blocks, a uniformly shuffled ordering
   (:func:`~ratings.systems._orders.shuffled`, a generator the kernel runs identically), its rotations and their
   reverses (each member in every position twice), until every member's 95% half-width, 1.96 times the standard error
-  estimated from the blocks' own spread, is under :data:`TIE_TOLERANCE` (0.01 of the update direction, before the
-  learning rate), after at least :data:`MIN_BLOCKS` blocks and at most :data:`MAX_BLOCKS` or :data:`SAMPLE_WORK`.
-  The bound is statistical: an estimate from the samples (with 8 blocks Student's quantile would widen it by a
-  fifth), met with probability about 95% per member, not a guarantee; :func:`tied_gradient` returns the half-width
+  estimated from the blocks' own spread, times Student's quantile (:func:`student_95`), is under
+  :data:`TIE_TOLERANCE` (0.01 of the update direction, before the learning rate), after at least :data:`MIN_BLOCKS`
+  blocks and at most :data:`MAX_BLOCKS` or :data:`SAMPLE_WORK`.  The bound is statistical: an estimate from the
+  samples (whose members' block means are close to normal by the central limit theorem), met with probability
+  about 95% per member, not a guarantee; :func:`tied_gradient` returns the half-width
   reached (a replay does not keep it).  Against 20,000 orderings drawn independently (16 tied last of 80, tests)
   every member is within 4 combined standard errors.
 - otherwise (crowds of :data:`SEGMENTS_BELOW` players or more, which the compiled kernel computes with tilted
@@ -604,8 +605,9 @@ ENUMERATION_WORK = 5_000_000
 #: a half-width of 0.01 needed 200 orderings instead of 1,500.  At least MIN_BLOCKS are drawn before the error is
 #: estimated from the blocks' spread.
 MIN_BLOCKS = 8
-#: Target of the sampled groups' error: the 95% half-width (1.96 standard errors, estimated from the blocks' spread)
-#: of every member's update direction, in performance standard deviations (the update is ``eta`` times it).
+#: Target of the sampled groups' error: the 95% half-width (Student's quantile times the standard error, both from the
+#: blocks' spread: :func:`student_95`) of every member's update direction, in performance standard deviations (the
+#: update is ``eta`` times it).
 TIE_TOLERANCE = 0.01
 #: The sampling stops at this many blocks, or when orderings x members x grid points reaches SAMPLE_WORK, whichever
 #: comes first; the half-width reached is then larger than TIE_TOLERANCE and is reported as such.
@@ -616,6 +618,21 @@ SAMPLE_WORK = 400_000_000
 SWEEPS = 2
 #: 1.96: the normal quantile of a two-sided 95% interval.
 Z95 = 1.959963984540054
+
+
+def student_95(dof: int) -> float:
+    """The 97.5% quantile of Student's t with ``dof`` degrees of freedom (the half-width of a 95% interval from a
+    standard error estimated with ``dof`` degrees of freedom): the expansion in powers of ``1 / dof`` about the normal
+    quantile, Abramowitz and Stegun 26.7.5, four terms (7 degrees of freedom: 2.36458 against 2.36462; 4: 2.7756
+    against 2.7764; scipy's ``t.ppf``, tests).  Scalar arithmetic only: the kernel compiles this function."""
+    z = Z95
+    z2 = z * z
+    g1 = (z2 + 1.0) * z / 4.0
+    g2 = ((5.0 * z2 + 16.0) * z2 + 3.0) * z / 96.0
+    g3 = (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) * z / 384.0
+    g4 = ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) * z / 92160.0
+    v = float(dof)
+    return z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v)
 
 
 class _Rows:
@@ -835,7 +852,7 @@ def tie_segments(
                     squares += means * means
                     if blocks >= MIN_BLOCKS:
                         spread = np.maximum(squares / blocks - (sums / blocks) ** 2, 0.0) * blocks / (blocks - 1)
-                        if Z95 * math.sqrt(float(spread.max()) / blocks) <= tolerance:
+                        if student_95(blocks - 1) * math.sqrt(float(spread.max()) / blocks) <= tolerance:
                             break
                     if blocks >= MAX_BLOCKS or len(chosen) * len(base) * points >= SAMPLE_WORK:
                         break
@@ -882,7 +899,7 @@ def tie_segments(
                 blocks = len(chosen) // (2 * len(bases[k]))
                 mean_block = grad[bases[k]]
                 spread = np.maximum(squares[bases[k]] / blocks - mean_block**2, 0.0) * blocks / (blocks - 1)
-                bound = max(bound, Z95 * math.sqrt(float(spread.max()) / blocks))
+                bound = max(bound, student_95(blocks - 1) * math.sqrt(float(spread.max()) / blocks))
             b_init[k] = b
             v_init[k] = above_mean = mean.result(len(chosen))
             row, scale = _normalised(_cumulative(above_mean.row[::-1], step)[::-1])
