@@ -1227,7 +1227,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
     for k in range(groups):
         m = starts[k + 1] - starts[k]
         largest = max(largest, m)
-        enumerate_all[k] = float(_factorial(m)) * m * g <= ENUMERATION_WORK if m <= 20 else False
+        enumerate_all[k] = m == 1 or (m <= 20 and float(_factorial(m)) * m * g <= ENUMERATION_WORK)
         sizes[k] = _factorial(m) if enumerate_all[k] else 0
     # Rows per group: the forward sweep's averaged message (t_rows), the message entering it from below (f_rows),
     # from above (b_rows) and its averaged backward message (v_rows, one more: none above the top group).
@@ -1374,7 +1374,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                                 widest = max(widest, max(squares[p] / done - mean * mean, 0.0) * done / (done - 1))
                         if (
                             done >= MIN_BLOCKS and _student_95(done - 1) * math.sqrt(widest / done) <= TIE_TOLERANCE
-                        ) or (done >= MAX_BLOCKS or float(t + 1) * m * g >= SAMPLE_WORK):
+                        ) or (done >= 2 and (done >= MAX_BLOCKS or float(t + 1) * m * g >= SAMPLE_WORK)):
                             blocks[k] = done
                             count = t + 1
                             break

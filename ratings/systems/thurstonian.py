@@ -740,8 +740,9 @@ def tie_segments(
     """The update direction of a game with ties, each tied group averaged over its orderings through its segment
     of the chain, and the largest 95% half-width of a sampled group's members (0.0 if every group was enumerated).
 
-    None when the scaled rows lost their mass (a likelihood that is not positive): the caller then walks the
-    groups' designs instead.  See the module docstring ("Ties") for the derivation and the error.
+    None when the scaled rows lost their mass (a likelihood that is not positive, or a stage's that disagrees with
+    it): the caller then walks the groups' designs instead.  See the module docstring ("Ties") for the derivation
+    and the error.
     """
     n = len(ratings)
     x = lo + step * np.arange(points)
@@ -767,7 +768,7 @@ def tie_segments(
     # Each group's orderings: all of them within ENUMERATION_WORK, else blocks of rotations of shuffles.
     bases = [[int(p) for p in g[np.lexsort((g, ratings[g]))]] for g in groups]
     firsts = np.cumsum([0] + [len(g) for g in groups])
-    enumerated = [math.factorial(len(b)) * len(b) * points <= ENUMERATION_WORK for b in bases]
+    enumerated = [len(b) == 1 or math.factorial(len(b)) * len(b) * points <= ENUMERATION_WORK for b in bases]
     ones = _Rows(np.ones(points), 0.0)
 
     def block(base: list[int], state: int) -> tuple[list[list[int]], int]:
@@ -808,7 +809,7 @@ def tie_segments(
     used: list[list[list[int]]] = []
     for sweep in range(sweeps):
         # Forward sweep: each group's averaged normalised message t_e / L, which the chain above it continues from;
-        # the sampled groups draw pairs until their members' half-width meets the tolerance.
+        # the sampled groups draw blocks until their members' half-width meets the tolerance.
         f_in: list[_Rows | None] = [None] * len(groups)
         t_mean: list[_Rows] = []
         f: _Rows | None = f_start
@@ -854,8 +855,8 @@ def tie_segments(
                         spread = np.maximum(squares / blocks - (sums / blocks) ** 2, 0.0) * blocks / (blocks - 1)
                         if student_95(blocks - 1) * math.sqrt(float(spread.max()) / blocks) <= tolerance:
                             break
-                    if blocks >= MAX_BLOCKS or len(chosen) * len(base) * points >= SAMPLE_WORK:
-                        break
+                    if blocks >= 2 and (blocks >= MAX_BLOCKS or len(chosen) * len(base) * points >= SAMPLE_WORK):
+                        break  # (two blocks at least, for a spread)
             if sweep == 0:
                 used.append(chosen)
             t_mean.append(mean.result(len(chosen)))
@@ -882,9 +883,10 @@ def tie_segments(
                 if not seg.log_lik > -math.inf:
                     return None
                 mean.add(seg.v[0], -seg.log_lik)
-                log_above = (
-                    seg.t[-1].scale + b_init[k].scale + math.log(step * float(np.dot(seg.t[-1].row, b_init[k].row)))
-                )
+                forward_last = step * float(np.dot(seg.t[-1].row, b_init[k].row))
+                if not forward_last > 0.0:
+                    return None
+                log_above = seg.t[-1].scale + b_init[k].scale + math.log(forward_last)
                 share = members(seg, order, below, above_mean, log_above)
                 per_block = 2 * len(order)
                 for p, value in share.items():
