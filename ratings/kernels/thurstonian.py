@@ -1065,10 +1065,12 @@ def _members(
     seg: np.ndarray,
     scales: np.ndarray,
     log_lik: float,
-    below: np.ndarray,
-    below_scales: np.ndarray,
-    below_from: int,
-    below_to: int,
+    k: int,
+    sides: np.ndarray,
+    side_scales: np.ndarray,
+    nb: int,
+    means: np.ndarray,
+    mean_scales: np.ndarray,
     above: np.ndarray,
     above_scales: np.ndarray,
     above_k: int,
@@ -1078,12 +1080,17 @@ def _members(
     weight: float,
     acc: np.ndarray,
 ) -> bool:
-    """Add ``weight`` times each member's share of the coincidences of this ordering to ``acc`` (the reference's
-    ``members``): with the rows ``below[below_from:below_to]`` under its first, between neighbours, and with
-    ``above[above_k]`` (if ``above_k >= 0``) over its last, that one over ``log_above``.  False where a coincidence's
-    scaled sum is below SMALLEST_SUM (not zero): it may have lost its significant terms."""
+    """Add ``weight`` times each member's share of the coincidences of this ordering of group ``k`` to ``acc`` (the
+    reference's ``members``): with the rows below its first (the DNFs' ``sides`` for the lowest group, else the
+    group below's averaged message ``means[k - 1]``), between neighbours, and with ``above[above_k]`` (if
+    ``above_k >= 0``) over its last, that one over ``log_above``.  False where a coincidence's scaled sum is below
+    SMALLEST_SUM (not zero): it may have lost its significant terms."""
     m = len(cur)
-    for s in range(below_from, below_to):
+    below = sides if k == 0 else means
+    below_scales = side_scales if k == 0 else mean_scales
+    first = 0 if k == 0 else k - 1
+    last = nb if k == 0 else k
+    for s in range(first, last):
         total = step * _dot_padded(below[s], seg[m], g)
         if not (total >= SMALLEST_SUM or total == 0.0):
             return False
@@ -1322,46 +1329,27 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                     if t % (2 * m) == 0:
                         for i in range(m):
                             pair[base[a + i]] = 0.0
-                    if k == 0:
-                        if not _members(
-                            members,
-                            seg,
-                            scales,
-                            log_lik,
-                            sides,
-                            side_scales,
-                            0,
-                            nb,
-                            v_rows,
-                            v_scales,
-                            k + 1 if k + 1 < groups else -1,
-                            log_lik,
-                            step,
-                            g,
-                            0.5 / m,
-                            pair,
-                        ):
-                            return False
-                    else:
-                        if not _members(
-                            members,
-                            seg,
-                            scales,
-                            log_lik,
-                            t_rows,
-                            t_scales,
-                            k - 1,
-                            k,
-                            v_rows,
-                            v_scales,
-                            k + 1 if k + 1 < groups else -1,
-                            log_lik,
-                            step,
-                            g,
-                            0.5 / m,
-                            pair,
-                        ):
-                            return False
+                    if not _members(
+                        members,
+                        seg,
+                        scales,
+                        log_lik,
+                        k,
+                        sides,
+                        side_scales,
+                        nb,
+                        t_rows,
+                        t_scales,
+                        v_rows,
+                        v_scales,
+                        k + 1 if k + 1 < groups else -1,
+                        log_lik,
+                        step,
+                        g,
+                        0.5 / m,
+                        pair,
+                    ):
+                        return False
                     if t % (2 * m) == 2 * m - 1:  # a block done: the reference's stopping rule
                         done = (t + 1) // (2 * m)
                         widest = 0.0
@@ -1443,46 +1431,27 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                     return False
                 log_above = scales[m - 1] + b_scales[k] + math.log(forward_last)
                 above_k = k + 1 if k + 1 < groups else -1
-                if k == 0:
-                    if not _members(
-                        members,
-                        seg,
-                        scales,
-                        log_lik,
-                        sides,
-                        side_scales,
-                        0,
-                        nb,
-                        v_rows,
-                        v_scales,
-                        above_k,
-                        log_above,
-                        step,
-                        g,
-                        1.0,
-                        out,
-                    ):
-                        return False
-                else:
-                    if not _members(
-                        members,
-                        seg,
-                        scales,
-                        log_lik,
-                        t_rows,
-                        t_scales,
-                        k - 1,
-                        k,
-                        v_rows,
-                        v_scales,
-                        above_k,
-                        log_above,
-                        step,
-                        g,
-                        1.0,
-                        out,
-                    ):
-                        return False
+                if not _members(
+                    members,
+                    seg,
+                    scales,
+                    log_lik,
+                    k,
+                    sides,
+                    side_scales,
+                    nb,
+                    t_rows,
+                    t_scales,
+                    v_rows,
+                    v_scales,
+                    above_k,
+                    log_above,
+                    step,
+                    g,
+                    1.0,
+                    out,
+                ):
+                    return False
             for i in range(m):
                 out[base[a + i]] /= count
             if not _mean_result(flow, 1, flow_scales, count, g):
