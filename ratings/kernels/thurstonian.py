@@ -18,13 +18,16 @@ kernel computes games up to :data:`KERNEL_CELLS` (about 6,000 players), beyond t
 a crowd of 1,000 equals the reference's logarithmic computation to 2e-10 of its largest component
 (tests); a crowd of 4,096 equal ratings is within 1.5e-5 of the expected normal order statistics.
 
-Tied finishers are averaged over the reference's orders (:func:`ratings.systems._orders.tie_orderings`):
-every joint ordering of the groups within the row budget, else the groups walked in step, a group of at most
+Tied finishers are averaged as the reference averages them (:mod:`ratings.systems.thurstonian`, "Ties"): every
+joint ordering within the row budget; else, below :data:`~ratings.systems.thurstonian.SEGMENTS_BELOW` players, each
+group through its segment of the chain (:func:`_tie_segments`: the same shared grid, the same two sweeps, every
+ordering of a small group and blocks of rotations of shuffles of a large one, drawn by the same integer generator,
+:func:`_ordering`, stopped by the same rule); else (crowds) the groups walked in step, a group of at most
 :data:`~ratings.systems._orders.EXACT_GROUP` through all of its orderings and a larger one through its design of
 rotations and reverses, built from the same integers (:func:`_write_design`); so a contest's dozens of tied pairs
 and its players tied last cost as many orders as its largest small group has orderings (two, or six with a
 triple), and a contest of 4,096 with its ties is computed here (:data:`TIE_WORK` bounds the orders x cells of
-one game).  The error of the walk is stated in :mod:`ratings.systems.thurstonian`.
+one game).
 Declined (replayed through the per-game hooks): the rare orders whose messages do not fit the scaled
 representation (the reference's logarithmic computation: many players reversing a spread of 30
 or more; in a crowd, a tilt whose stages disagree), and games whose grid exceeds
@@ -42,15 +45,30 @@ from ratings.kernels.jit import contracted, helper, inlined, reassociated
 from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio, ndtr
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
-from ratings.systems._orders import DESIGN_SAMPLES, EXACT_GROUP, MAX_ROWS, SAME_RATING
+from ratings.systems._orders import (
+    DESIGN_SAMPLES,
+    EXACT_GROUP,
+    MAX_ROWS,
+    SAME_RATING,
+    SHUFFLE_MODULUS,
+    SHUFFLE_MULTIPLIER,
+    SHUFFLE_SEED,
+)
 from ratings.systems.thurstonian import (
     CONSISTENCY,
     CORRECTION,
+    ENUMERATION_WORK,
+    MAX_BLOCKS,
     MAX_CELLS,
     MAX_SPREAD,
+    MIN_BLOCKS,
     ROW_BUDGET,
+    SAMPLE_WORK,
     SCALED_RANGE,
+    SEGMENTS_BELOW,
     SMALLEST_SUM,
+    SWEEPS,
+    TIE_TOLERANCE,
 )
 
 __all__ = ["thurstonian_gradient"]
@@ -58,6 +76,7 @@ __all__ = ["thurstonian_gradient"]
 #: The reference's grid, compiled (one definition of where the grid lies and how fine it is; its rows' ranges are
 #: registered first, so that the compiled grid_plan calls them compiled).
 _row_ranges = helper(reference.row_ranges)
+_student_95 = helper(reference.student_95)
 _plan = helper(reference.grid_plan)
 _W1, _W2, _W3, _W4, _W5 = CORRECTION
 #: Half-width of the correction stencil (the work arrays carry this much zero padding each side).
@@ -889,6 +908,572 @@ def _advance(
     return digits[k] == 0
 
 
+@contracted
+def _cum_padded(rows: np.ndarray, source: int, target: int, g: int, step: float, right: bool) -> float:
+    """The reference's cumulative integral (:func:`ratings.systems.thurstonian._cumulative`, from the right when
+    ``right``) of ``rows[source]`` into ``rows[target]``, both padded (data from ``_PAD``); returns the largest
+    magnitude of the result."""
+    v = rows[source]
+    out = rows[target]
+    sign = -1.0 if right else 1.0
+    for j in range(g):
+        c = j + _PAD
+        out[c] = 0.5 * v[c] + sign * (
+            _W1 * (v[c + 1] - v[c - 1])
+            + _W2 * (v[c + 2] - v[c - 2])
+            + _W3 * (v[c + 3] - v[c - 3])
+            + _W4 * (v[c + 4] - v[c - 4])
+            + _W5 * (v[c + 5] - v[c - 5])
+        )
+    total = 0.0
+    top = 0.0
+    for i in range(g):
+        c = (g - 1 - i if right else i) + _PAD
+        total += v[c]
+        out[c] = step * (total - out[c])
+        top = max(top, abs(out[c]))
+    return top
+
+
+@helper
+def _scale_padded(rows: np.ndarray, target: int, g: int, factor: float) -> None:
+    row = rows[target]
+    for j in range(_PAD, _PAD + g):
+        row[j] *= factor
+
+
+@reassociated
+def _dot_padded(a: np.ndarray, b: np.ndarray, g: int) -> float:
+    total = 0.0
+    for j in range(_PAD, _PAD + g):
+        total += a[j] * b[j]
+    return total
+
+
+@helper
+def _seg_pass(
+    cur: np.ndarray,
+    u: np.ndarray,
+    us: np.ndarray,
+    fin_rows: np.ndarray,
+    fin_scales: np.ndarray,
+    fk: int,
+    opening: bool,
+    start: np.ndarray,
+    b_rows: np.ndarray,
+    b_scales: np.ndarray,
+    bk: int,
+    step: float,
+    g: int,
+    seg: np.ndarray,
+    scales: np.ndarray,
+    backward: bool,
+) -> float:
+    """One ordering ``cur`` of a tied group through its segment (the reference's ``_Segment``): the forward rows
+    ``t_i`` into ``seg[i]`` and, when ``backward``, the backward integrands ``v_i`` into ``seg[m + i]`` (log scales
+    in ``scales``); ``seg[2 m]`` is work.  Entering: ``fin_rows[fk]`` (or, ``opening``, the last finisher's exact
+    start) and ``b_rows[bk]``.  Returns log L of the ordering (-inf if the rows lost their mass)."""
+    m = len(cur)
+    work = 2 * m
+    for i in range(m):
+        p = cur[i]
+        if i == 0 and opening:
+            for j in range(_PAD, _PAD + g):
+                seg[0, j] = u[p, j]
+            scales[0] = us[p]
+        elif i == 0:
+            for j in range(_PAD, _PAD + g):
+                seg[0, j] = fin_rows[fk, j] * u[p, j]
+            scales[0] = fin_scales[fk] + us[p]
+        else:
+            for j in range(_PAD, _PAD + g):
+                seg[i, j] = seg[work, j] * u[p, j]
+            scales[i] = scales[work] + us[p]
+        if i < m - 1:
+            top = _cum_padded(seg, i, work, g, step, False)
+            if i == 0 and opening:
+                low = math.exp(start[p] - scales[0])
+                top = 0.0
+                for j in range(_PAD, _PAD + g):
+                    seg[work, j] += low
+                    top = max(top, abs(seg[work, j]))
+            if not top > 0.0:
+                return -math.inf
+            _scale_padded(seg, work, g, 1.0 / top)
+            scales[work] = scales[i] + math.log(top)
+    last = step * _dot_padded(seg[m - 1], b_rows[bk], g)
+    if not last > 0.0:
+        return -math.inf
+    log_lik = scales[m - 1] + b_scales[bk] + math.log(last)
+    check = 1 if opening else 0
+    if backward:
+        for i in range(m - 1, -1, -1):
+            p = cur[i]
+            if i == m - 1:
+                for j in range(_PAD, _PAD + g):
+                    seg[m + i, j] = u[p, j] * b_rows[bk, j]
+                scales[m + i] = us[p] + b_scales[bk]
+            else:
+                for j in range(_PAD, _PAD + g):
+                    seg[m + i, j] = u[p, j] * seg[work, j]
+                scales[m + i] = us[p] + scales[work]
+            if i > 0:
+                top = _cum_padded(seg, m + i, work, g, step, True)
+                if not top > 0.0:
+                    return -math.inf
+                _scale_padded(seg, work, g, 1.0 / top)
+                scales[work] = scales[m + i] + math.log(top)
+                if i - 1 == check:  # the reference's check of one stage's likelihood
+                    stage = step * _dot_padded(seg[check], seg[work], g)
+                    if not (
+                        stage > 0.0 and abs(math.log(stage) + scales[check] + scales[work] - log_lik) <= CONSISTENCY
+                    ):
+                        return -math.inf
+    return log_lik
+
+
+@helper
+def _mean_add(rows: np.ndarray, target: int, scales: np.ndarray, source: np.ndarray, scale: float, g: int) -> None:
+    """Add ``source exp(scale)`` to the running sum ``rows[target] exp(scales[target])`` (kept scaled)."""
+    row = rows[target]
+    if scale > scales[target]:
+        factor = math.exp(scales[target] - scale) if scales[target] > -math.inf else 0.0
+        for j in range(_PAD, _PAD + g):
+            row[j] *= factor
+        scales[target] = scale
+    factor = math.exp(scale - scales[target])
+    for j in range(_PAD, _PAD + g):
+        row[j] += source[j] * factor
+
+
+@helper
+def _mean_result(rows: np.ndarray, target: int, scales: np.ndarray, count: int, g: int) -> bool:
+    """Divide the running sum by its count, held divided by its largest magnitude; False if it is zero."""
+    top = 0.0
+    for j in range(_PAD, _PAD + g):
+        top = max(top, abs(rows[target, j]))
+    if not top > 0.0:
+        return False
+    _scale_padded(rows, target, g, 1.0 / top)
+    scales[target] += math.log(top) - math.log(count)
+    return True
+
+
+@helper
+def _members(
+    cur: np.ndarray,
+    seg: np.ndarray,
+    scales: np.ndarray,
+    log_lik: float,
+    k: int,
+    sides: np.ndarray,
+    side_scales: np.ndarray,
+    nb: int,
+    means: np.ndarray,
+    mean_scales: np.ndarray,
+    above: np.ndarray,
+    above_scales: np.ndarray,
+    above_k: int,
+    log_above: float,
+    step: float,
+    g: int,
+    weight: float,
+    acc: np.ndarray,
+) -> bool:
+    """Add ``weight`` times each member's share of the coincidences of this ordering of group ``k`` to ``acc`` (the
+    reference's ``members``): with the rows below its first (the DNFs' ``sides`` for the lowest group, else the
+    group below's averaged message ``means[k - 1]``), between neighbours, and with ``above[above_k]`` (if
+    ``above_k >= 0``) over its last, that one over ``log_above``.  False where a coincidence's scaled sum is below
+    SMALLEST_SUM (not zero): it may have lost its significant terms."""
+    m = len(cur)
+    below = sides if k == 0 else means
+    below_scales = side_scales if k == 0 else mean_scales
+    first = 0 if k == 0 else k - 1
+    last = nb if k == 0 else k
+    for s in range(first, last):
+        total = step * _dot_padded(below[s], seg[m], g)
+        if not (total >= SMALLEST_SUM or total == 0.0):
+            return False
+        acc[cur[0]] += weight * _share(total, below_scales[s] + scales[m] - log_lik)
+    for i in range(m - 1):
+        total = step * _dot_padded(seg[i], seg[m + i + 1], g)
+        if not (total >= SMALLEST_SUM or total == 0.0):
+            return False
+        c = _share(total, scales[i] + scales[m + i + 1] - log_lik)
+        acc[cur[i]] -= weight * c
+        acc[cur[i + 1]] += weight * c
+    if above_k >= 0:
+        total = step * _dot_padded(seg[m - 1], above[above_k], g)
+        if not (total >= SMALLEST_SUM or total == 0.0):
+            return False
+        acc[cur[m - 1]] -= weight * _share(total, scales[m - 1] + above_scales[above_k] - log_above)
+    return True
+
+
+@helper
+def _ordering(
+    base: np.ndarray, a: int, m: int, enumerate_all: bool, t: int, state: int, cur: np.ndarray, drawn: np.ndarray
+) -> int:
+    """Ordering ``t`` of the group ``base[a:a+m]`` into ``cur``: the next permutation (``enumerate_all``; ``cur``
+    holds the previous one, sorted at t = 0), else ordering ``t`` of the reference's blocks: every ``2 m`` orderings
+    a shuffle of the group in rating order drawn from ``state`` into ``drawn``
+    (:func:`ratings.systems._orders.shuffled`), then its rotation ``(t mod 2 m) // 2``, reversed for odd t.  Returns
+    the generator's state."""
+    if enumerate_all:
+        if t == 0:
+            for i in range(m):
+                cur[i] = base[a + i]
+            for i in range(1, m):  # sorted by index (an insertion sort), the first of the lexicographic walk
+                b = i
+                while b > 0 and cur[b - 1] > cur[b]:
+                    cur[b - 1], cur[b] = cur[b], cur[b - 1]
+                    b -= 1
+        else:
+            _next_permutation(cur, 0, m)
+        return state
+    at = t % (2 * m)
+    if at == 0:
+        for i in range(m):
+            drawn[i] = base[a + i]
+        for i in range(m - 1, 0, -1):
+            state = state * SHUFFLE_MULTIPLIER % SHUFFLE_MODULUS
+            j = state % (i + 1)
+            drawn[i], drawn[j] = drawn[j], drawn[i]
+    shift = at // 2
+    for i in range(m):
+        cur[m - 1 - i if t % 2 else i] = drawn[(i + shift) % m]
+    return state
+
+
+@helper
+def _group_seed(start: int) -> int:
+    """:func:`ratings.systems._orders.group_seed`."""
+    return (SHUFFLE_SEED + start) % (SHUFFLE_MODULUS - 1) + 1
+
+
+@helper
+def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np.ndarray, out: np.ndarray) -> bool:
+    """The reference's :func:`~ratings.systems.thurstonian.tie_segments` on its :func:`tie_grid` (False where the
+    scaled rows do not hold the game: the reference then decides).  ``starts`` are the tied groups' first positions
+    in ``fin`` (and its length last)."""
+    n = len(r)
+    nb = len(failed)
+    groups = len(starts) - 1
+    # Each group in rating order (the index breaking exact ties), as the reference's bases.
+    base = fin.copy()
+    for k in range(groups):
+        for a in range(starts[k] + 1, starts[k + 1]):
+            b = a
+            while b > starts[k] and (
+                r[base[b - 1]] > r[base[b]] or (r[base[b - 1]] == r[base[b]] and base[b - 1] > base[b])
+            ):
+                base[b - 1], base[b] = base[b], base[b - 1]
+                b -= 1
+    # The grid: the plans of the groups in rating order and in reversed rating order.
+    lo = math.inf
+    hi = -math.inf
+    step = math.inf
+    scaled = True
+    order = base.copy()
+    for sweep in range(2):
+        if sweep == 1:
+            for k in range(groups):
+                a, e = starts[k], starts[k + 1]
+                for i in range(e - a):
+                    order[a + i] = base[e - 1 - i]
+        if nb > 0:
+            plo, pstep, pg, ps = _plan(r, order, failed)
+        else:
+            plo, pstep, pg, ps = _plan(r, order[1:], order[:1])
+        lo = min(lo, plo)
+        hi = max(hi, plo + pstep * (pg - 1))
+        step = min(step, pstep)
+        scaled &= ps
+    g = int(math.ceil((hi - lo) / step)) + 1
+    if not scaled or n * g > MAX_CELLS:
+        return False
+    wide = g + 2 * _PAD
+    shrink = math.exp(-step * step)
+    u = np.zeros((n, wide))
+    us = np.empty(n)
+    scratch = np.zeros((1, wide))
+    for p in range(n):
+        us[p] = _density(r[p], lo, step, shrink, g, scratch, 0)
+        for j in range(g):
+            u[p, j + _PAD] = scratch[0, j]
+    start = np.empty(n)
+    sides = np.zeros((max(nb, 1), wide))
+    side_scales = np.zeros(max(nb, 1))
+    if nb > 0:
+        f0 = np.zeros((1, wide))
+        f0_scale = np.empty(1)
+        top = -math.inf
+        for j in range(g):
+            total = 0.0
+            for d in range(nb):
+                total += log_ndtr(lo + step * j - r[failed[d]])
+            f0[0, j + _PAD] = total
+            top = max(top, total)
+        for j in range(g):
+            f0[0, j + _PAD] = math.exp(f0[0, j + _PAD] - top)
+        f0_scale[0] = top
+        for d in range(nb):
+            side_scales[d] = top
+            for j in range(g):
+                z = lo + step * j - r[failed[d]]
+                sides[d, j + _PAD] = math.exp(-0.5 * z * z - LOG_SQRT_2PI - log_ndtr(z)) * f0[0, j + _PAD]
+    else:
+        f0 = np.zeros((1, wide))
+        f0_scale = np.zeros(1)
+        for p in range(n):
+            start[p] = log_ndtr(lo - r[p])
+    sizes = np.empty(groups, dtype=np.int64)
+    enumerate_all = np.empty(groups, dtype=np.bool_)
+    blocks = np.zeros(groups, dtype=np.int64)
+    largest = 1
+    for k in range(groups):
+        m = starts[k + 1] - starts[k]
+        largest = max(largest, m)
+        enumerate_all[k] = m == 1 or (m <= 20 and float(_factorial(m)) * m * g <= ENUMERATION_WORK)
+        sizes[k] = _factorial(m) if enumerate_all[k] else 0
+    # Rows per group: the forward sweep's averaged message (t_rows), the message entering it from below (f_rows),
+    # from above (b_rows) and its averaged backward message (v_rows, one more: none above the top group).
+    t_rows = np.zeros((groups, wide))
+    t_scales = np.full(groups, -math.inf)
+    f_rows = np.zeros((groups, wide))
+    f_scales = np.zeros(groups)
+    b_rows = np.zeros((groups, wide))
+    b_scales = np.zeros(groups)
+    v_rows = np.zeros((groups + 1, wide))
+    v_scales = np.full(groups + 1, -math.inf)
+    seg = np.zeros((2 * largest + 1, wide))
+    scales = np.zeros(2 * largest + 1)
+    flow = np.zeros((2, wide))  # the message passed between groups (row 0) and a copy (row 1)
+    flow_scales = np.zeros(2)
+    cur = np.empty(largest, dtype=np.int64)
+    drawn = np.empty(largest, dtype=np.int64)
+    pair = np.zeros(n)
+    sums = np.zeros(n)
+    squares = np.zeros(n)
+    # The backward messages through the groups in rating order.
+    for j in range(_PAD, _PAD + g):
+        flow[0, j] = 1.0
+    flow_scales[0] = 0.0
+    for k in range(groups - 1, -1, -1):
+        for j in range(wide):
+            b_rows[k, j] = flow[0, j]
+        b_scales[k] = flow_scales[0]
+        for i in range(starts[k + 1] - 1, starts[k] - 1, -1):
+            p = base[i]
+            for j in range(_PAD, _PAD + g):
+                flow[1, j] = u[p, j] * flow[0, j]
+            flow_scales[1] = us[p] + flow_scales[0]
+            if i == starts[k]:
+                for j in range(wide):
+                    v_rows[k, j] = flow[1, j]
+                v_scales[k] = flow_scales[1]
+            top = _cum_padded(flow, 1, 0, g, step, True)
+            if not top > 0.0:
+                return False
+            _scale_padded(flow, 0, g, 1.0 / top)
+            flow_scales[0] = flow_scales[1] + math.log(top)
+    for sweep in range(SWEEPS):
+        # Forward sweep.
+        opening = nb == 0
+        for j in range(wide):
+            flow[0, j] = f0[0, j]
+        flow_scales[0] = f0_scale[0]
+        for k in range(groups):
+            a = starts[k]
+            m = starts[k + 1] - a
+            members = cur[:m]
+            for j in range(wide):
+                f_rows[k, j] = flow[0, j]
+                t_rows[k, j] = 0.0
+            f_scales[k] = flow_scales[0]
+            t_scales[k] = -math.inf
+            first = opening and m == 1
+            low_mass = 0.0
+            state = _group_seed(a)
+            sampling = sweep == 0 and not enumerate_all[k]
+            count = sizes[k] if enumerate_all[k] else 2 * m * blocks[k]
+            t = 0
+            while True:
+                if not sampling and t >= count:
+                    break
+                state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
+                log_lik = _seg_pass(
+                    members,
+                    u,
+                    us,
+                    f_rows,
+                    f_scales,
+                    k,
+                    opening,
+                    start,
+                    b_rows,
+                    b_scales,
+                    k,
+                    step,
+                    g,
+                    seg,
+                    scales,
+                    sampling,
+                )
+                if not log_lik > -math.inf:
+                    return False
+                _mean_add(t_rows, k, t_scales, seg[m - 1], scales[m - 1] - log_lik, g)
+                if first:
+                    low_mass += math.exp(start[members[0]] - log_lik)
+                if sampling:
+                    if t % (2 * m) == 0:
+                        for i in range(m):
+                            pair[base[a + i]] = 0.0
+                    if not _members(
+                        members,
+                        seg,
+                        scales,
+                        log_lik,
+                        k,
+                        sides,
+                        side_scales,
+                        nb,
+                        t_rows,
+                        t_scales,
+                        v_rows,
+                        v_scales,
+                        k + 1 if k + 1 < groups else -1,
+                        log_lik,
+                        step,
+                        g,
+                        0.5 / m,
+                        pair,
+                    ):
+                        return False
+                    if t % (2 * m) == 2 * m - 1:  # a block done: the reference's stopping rule
+                        done = (t + 1) // (2 * m)
+                        widest = 0.0
+                        for i in range(m):
+                            p = base[a + i]
+                            sums[p] += pair[p]
+                            squares[p] += pair[p] * pair[p]
+                            if done >= MIN_BLOCKS:
+                                mean = sums[p] / done
+                                widest = max(widest, max(squares[p] / done - mean * mean, 0.0) * done / (done - 1))
+                        if (
+                            done >= MIN_BLOCKS and _student_95(done - 1) * math.sqrt(widest / done) <= TIE_TOLERANCE
+                        ) or (done >= 2 and (done >= MAX_BLOCKS or float(t + 1) * m * g >= SAMPLE_WORK)):
+                            blocks[k] = done
+                            count = t + 1
+                            break
+                t += 1
+            if not _mean_result(t_rows, k, t_scales, count, g):
+                return False
+            for j in range(wide):
+                flow[1, j] = t_rows[k, j]
+            top = _cum_padded(flow, 1, 0, g, step, False)
+            if first:
+                low = low_mass / count * math.exp(-t_scales[k])
+                top = 0.0
+                for j in range(_PAD, _PAD + g):
+                    flow[0, j] += low
+                    top = max(top, abs(flow[0, j]))
+            if not top > 0.0:
+                return False
+            _scale_padded(flow, 0, g, 1.0 / top)
+            flow_scales[0] = t_scales[k] + math.log(top)
+            opening = False
+        # Backward sweep: the members' updates (in the last sweep) and each group's averaged backward message.
+        for j in range(wide):
+            flow[0, j] = 0.0
+        for j in range(_PAD, _PAD + g):
+            flow[0, j] = 1.0
+        flow_scales[0] = 0.0
+        for k in range(groups - 1, -1, -1):
+            a = starts[k]
+            m = starts[k + 1] - a
+            members = cur[:m]
+            count = sizes[k] if enumerate_all[k] else 2 * m * blocks[k]
+            for i in range(m):
+                p = base[a + i]
+                out[p] = 0.0
+                pair[p] = 0.0
+            state = _group_seed(a)
+            # flow[0] enters this group from above; the forward sweep's b_rows[k] is kept for the shares above.
+            for j in range(wide):
+                flow[1, j] = 0.0
+            flow_scales[1] = -math.inf
+            for t in range(count):
+                state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
+                log_lik = _seg_pass(
+                    members,
+                    u,
+                    us,
+                    f_rows,
+                    f_scales,
+                    k,
+                    nb == 0 and k == 0,
+                    start,
+                    flow,
+                    flow_scales,
+                    0,
+                    step,
+                    g,
+                    seg,
+                    scales,
+                    True,
+                )
+                if not log_lik > -math.inf:
+                    return False
+                _mean_add(flow, 1, flow_scales, seg[m], scales[m] - log_lik, g)
+                forward_last = step * _dot_padded(seg[m - 1], b_rows[k], g)
+                if not forward_last > 0.0:
+                    return False
+                log_above = scales[m - 1] + b_scales[k] + math.log(forward_last)
+                above_k = k + 1 if k + 1 < groups else -1
+                if not _members(
+                    members,
+                    seg,
+                    scales,
+                    log_lik,
+                    k,
+                    sides,
+                    side_scales,
+                    nb,
+                    t_rows,
+                    t_scales,
+                    v_rows,
+                    v_scales,
+                    above_k,
+                    log_above,
+                    step,
+                    g,
+                    1.0,
+                    out,
+                ):
+                    return False
+            for i in range(m):
+                out[base[a + i]] /= count
+            if not _mean_result(flow, 1, flow_scales, count, g):
+                return False
+            for j in range(wide):
+                b_rows[k, j] = flow[0, j]
+                v_rows[k, j] = flow[1, j]
+            b_scales[k] = flow_scales[0]
+            v_scales[k] = flow_scales[1]
+            top = _cum_padded(flow, 1, 0, g, step, True)
+            if not top > 0.0:
+                return False
+            _scale_padded(flow, 0, g, 1.0 / top)
+            flow_scales[0] = flow_scales[1] + math.log(top)
+    for d in range(nb):
+        total = step * _dot_padded(sides[d], v_rows[0], g)
+        if not (total >= SMALLEST_SUM or total == 0.0):
+            return False
+        out[failed[d]] = -_share(total, side_scales[d] + v_scales[0])
+    return True
+
+
 @inlined
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
@@ -959,6 +1544,14 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
             if not walk:
                 rows *= sizes[k]
                 walk = rows > allowed
+        joint = 1.0
+        for k in range(groups):
+            joint *= float(_factorial(min(starts[k + 1] - starts[k], 20)))
+        if joint > allowed and n < SEGMENTS_BELOW:  # each group through its segment (the reference's tied_gradient)
+            if not _tie_segments(r, fin, failed, starts[: groups + 1], out):
+                return False
+            _equalise_ties(r, fin, starts[: groups + 1], out)
+            return True
         if walk:  # every group takes its orderings in step: row t takes ordering t mod sizes[k] of group k
             rows = 1
             for k in range(groups):

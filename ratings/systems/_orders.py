@@ -25,6 +25,10 @@ the resulting strict order.  :func:`tie_orderings` lists those orderings (with w
   kernel (:mod:`ratings.kernels.thurstonian`) computes the very same design.  Its error is that
   of a sample of orderings: a player's update varies with its position in the group, and the
   design covers the positions evenly but not every arrangement of the others.
+
+The Thurstonian model averages a large group below crowd sizes differently (each group through its own segment of
+the chain, its orderings enumerated or sampled: :func:`ratings.systems.thurstonian.tie_segments`); its samples are
+shuffles drawn by :func:`shuffled` from :func:`next_draw`, a generator whose integers the compiled kernel reproduces.
 """
 
 from __future__ import annotations
@@ -39,11 +43,17 @@ __all__ = [
     "EXACT_GROUP",
     "MAX_ROWS",
     "SAME_RATING",
+    "SHUFFLE_MODULUS",
+    "SHUFFLE_MULTIPLIER",
+    "SHUFFLE_SEED",
     "Split",
     "design_ordering",
     "design_samples",
     "design_size",
     "group_orderings",
+    "group_seed",
+    "next_draw",
+    "shuffled",
     "split_game",
     "symmetrize",
     "tie_orderings",
@@ -57,6 +67,15 @@ DESIGN_SAMPLES = 120
 MAX_ROWS = 120
 #: Ratings this close (natural scale) count as equal when tied players' updates are symmetrised.
 SAME_RATING = 1e-12
+#: The sampled orderings' generator: Park and Miller's minimal standard ("Random number generators: good ones
+#: are hard to find", CACM 1988), ``x <- 48271 x mod (2^31 - 1)``.  Its products stay below 2^47, so Python's
+#: integers and the compiled kernel's int64 draw the very same sequence; its quality is ample for shuffling
+#: groups of tens of players (its period is 2^31 - 2).
+SHUFFLE_MODULUS = 2_147_483_647
+SHUFFLE_MULTIPLIER = 48_271
+#: Seed of a group's orderings (the group's first position in the finishing order is added, so that two groups
+#: of one game draw different orderings).
+SHUFFLE_SEED = 20_261_128
 
 
 class Split:
@@ -102,6 +121,27 @@ def group_orderings(
     # In rating order (the index breaks exact ties; symmetrize() removes that dependence).
     base = [int(p) for p in group[np.lexsort((group, ratings[group]))]]
     return [design_ordering(base, t, samples) for t in range(design_size(samples))], False
+
+
+def next_draw(state: int) -> int:
+    """The generator's next state (and draw): ``48271 state mod (2^31 - 1)``, for ``state`` in ``[1, 2^31 - 2]``."""
+    return state * SHUFFLE_MULTIPLIER % SHUFFLE_MODULUS
+
+
+def group_seed(start: int) -> int:
+    """First state of the generator for the tied group starting at position ``start`` of the finishing order."""
+    return (SHUFFLE_SEED + start) % (SHUFFLE_MODULUS - 1) + 1
+
+
+def shuffled(base: list[int], state: int) -> tuple[list[int], int]:
+    """A uniformly drawn ordering of ``base`` (Fisher-Yates, from the last position down: position ``i`` takes the
+    element at ``draw mod (i + 1)``), and the generator's state after it.  The kernel shuffles the same way."""
+    out = list(base)
+    for i in range(len(out) - 1, 0, -1):
+        state = next_draw(state)
+        j = state % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out, state
 
 
 def design_samples(sizes: list[int], max_rows: int) -> int:

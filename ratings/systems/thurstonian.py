@@ -75,23 +75,46 @@ rating, these sums carry no cancellation, so the gradient keeps its relative acc
 tiny (an order agreeing with widely spread ratings) or huge (a reversed one), and the updates sum
 to zero by construction.
 
-Ties.  Tied finishers drew: their update is the average, over the orderings of their group, of the
-gradient of each resulting strict order (:mod:`ratings.systems._orders`).  The average of logarithms has no
-closed form (unlike the probability of the tie itself, the sum over the orderings), so each order is computed
-and the orders are bounded instead: all joint orderings of the groups while they fit :data:`ROW_BUDGET` (exact;
-from about 100 players that is two orders), else the groups are walked in step, each through all of its own
-orderings (a group of at most five) or a design of rotations and reverses (a larger group).  Errors measured
-against every joint ordering (scratch runs, 100-150 players, ratings N(0, 1), largest component of the update
-2.3-2.8):
+Ties.  Tied finishers drew: their update is the average, over the orderings of their group, of the gradient of
+each resulting strict order (:mod:`ratings.systems._orders`).  The average of logarithms has no closed form (unlike
+the probability of the tie itself, the sum over the orderings), and it is computed in one of three ways:
 
-- small groups walked in step (three pairs and a triple, 6 orders for 48): 1.4e-6 on the tied players, 3e-8
-  on the others (tests) -- what is left out is how one group's ordering moves another's update;
-- a large group with a design of 2 orders (a 6- or 7-player group tied last: 720 and 5,040 orderings): 0.15
-  and 0.29 on its members, 4e-4 and 4e-3 on the others; with 6 orders (a triple beside it) 0.023 and 3e-4.
-  A large group is the weak part: its members' updates vary with their place in the group by more than the
-  design's few orders average out.  A contest of 1,000 (ratings N(0, 0.5)) with 30 tied last: two orders
-  against 60 (every rotation and its reverse) differ by 0.47 on the group's members (their updates up to 3.8),
-  9e-4 on the others.
+- every joint ordering of the groups while they fit :data:`ROW_BUDGET` (exact; each order on its own grid);
+- beyond, in games of fewer than :data:`SEGMENTS_BELOW` players, each group through its own segment of the chain
+  (:func:`tie_segments`).  An ordering ``pi`` of a group at positions ``a..e`` changes only that segment: the forward
+  message entering it from below (``f_{a-1}``) and the backward one entering from above (``b_e``) are the same for
+  every ordering, so one ordering costs ``m`` rows, not ``n``.  A coincidence below the group is linear in the
+  integrand ``v_a(pi) = u_{pi_a} b_a(pi)`` whose integral from above is the message the group passes down, one above
+  it is linear in ``t_e(pi) = f_{e-1}(pi) u_{pi_e}``, and each is divided by ``L_pi``; so the average over orderings
+  of everyone else's update is the ordinary pass run with the averaged normalised messages ``mean v_a(pi) / L_pi``
+  and ``mean t_e(pi) / L_pi``, and the members get the average of their segment's coincidences over ``L_pi``.  With
+  one tied group this is the rule exactly: against every ordering (brute force with :func:`order_log_likelihood`,
+  groups of 5-6 in 20-25 players, tied first, last, above DNFs) 2e-12 to 9e-10, the quadrature's difference
+  between one shared grid (:func:`tie_grid`) and each order's own.  Several groups: each is averaged with the
+  others' averaged messages, in a forward sweep then a backward sweep, twice (:data:`SWEEPS`), which leaves out how
+  one group's ordering moves another's update: against every joint ordering 1.7e-7, 3.6e-8 and 1.2e-9 on the tied
+  players (two triples and a pair in 20; a pair, four and a triple above two DNFs in 30; three pairs and a triple
+  in 60), 2e-8 on the others, against 1e-3 with one sweep and 4e-4 walking the groups in step (tests).
+  A group's orderings are all enumerated while ``m! m`` grid rows fit :data:`ENUMERATION_WORK` (a group of 5 to
+  about 8,000 grid points, 6 to 1,150, 7 to 140); beyond, they are sampled in blocks, a uniformly shuffled ordering
+  (:func:`~ratings.systems._orders.shuffled`, a generator the kernel runs identically), its rotations and their
+  reverses (each member in every position twice), until every member's 95% half-width, 1.96 times the standard error
+  estimated from the blocks' own spread, times Student's quantile (:func:`student_95`), is under
+  :data:`TIE_TOLERANCE` (0.01 of the update direction, before the learning rate), after at least :data:`MIN_BLOCKS`
+  blocks and at most :data:`MAX_BLOCKS` or :data:`SAMPLE_WORK`.  The bound is statistical: an estimate from the
+  samples (whose members' block means are close to normal by the central limit theorem), met with probability
+  about 95% per member, not a guarantee; :func:`tied_gradient` returns the half-width
+  reached (a replay does not keep it).  Against 20,000 orderings drawn independently (16 tied last of 80, tests)
+  every member is within 4 combined standard errors.
+- otherwise (crowds of :data:`SEGMENTS_BELOW` players or more, which the compiled kernel computes with tilted
+  messages the segments do not have yet, and games whose scaled rows lose their mass), the groups are walked in step,
+  each through all of its own orderings (a group of at most five) or a design of rotations and reverses (a larger
+  group).  Errors measured against every joint ordering (scratch runs, 100-150 players, ratings N(0, 1), largest
+  component of the update 2.3-2.8): small groups walked in step (three pairs and a triple, 6 orders for 48) 1.4e-6
+  on the tied players, 3e-8 on the others; a large group with a design of 2 orders (a 6- or 7-player group tied
+  last) 0.15 and 0.29 on its members, 4e-4 and 4e-3 on the others.  A contest of 1,000 (ratings N(0, 0.5)) with 30
+  tied last: two orders against 60 differ by 0.47 on the group's members (their updates up to 3.8), 9e-4 on the
+  others: this path has no stated bound.
 
 Where a tied group's players have equal ratings the design is exact whatever its size: every ordering is
 then equally likely and only permutes the group's updates (:func:`~ratings.systems._orders.symmetrize`
@@ -105,6 +128,7 @@ the expected normal order statistics).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,7 +140,7 @@ from ratings.base import ComputationError, State
 from ratings.lazy import lazy_module
 from ratings.numerics import LOG_SQRT_2PI, log_sum_exp
 from ratings.params import Interval, Rule, param
-from ratings.systems._orders import MAX_ROWS, split_game, symmetrize, tie_orderings
+from ratings.systems._orders import MAX_ROWS, Split, group_seed, shuffled, split_game, symmetrize, tie_orderings
 from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem, boost_rule
 
 #: scipy.special, loaded on first use (:mod:`ratings.lazy`).
@@ -554,13 +578,369 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
     if not split.has_ties:
         return order_log_likelihood(ratings, first, split.dnf)[1]
     # Bound the ordering rows so that orderings x players x grid stays near ROW_BUDGET (large games).
-    rows, weights, exact = tie_orderings(
-        split, ratings, max_rows=int(np.clip(ROW_BUDGET / (len(ratings) * points), 2, MAX_ROWS))
-    )
+    allowed = int(np.clip(ROW_BUDGET / (len(ratings) * points), 2, MAX_ROWS))
+    if math.prod(math.factorial(len(g)) for g in split.groups) > allowed and len(ratings) < SEGMENTS_BELOW:
+        segments = tied_gradient(ratings, split)
+        if segments is not None:
+            return segments[0]
+    rows, weights, exact = tie_orderings(split, ratings, max_rows=allowed)
     g = np.zeros(len(ratings))
     for row, weight in zip(rows, weights, strict=True):
         g += weight * order_log_likelihood(ratings, row, split.dnf)[1]
     return g if exact else symmetrize(g, ratings, split)
+
+
+#: Games of at least this many players average their tie groups by the design of rotations and reverses walked in
+#: step (:func:`~ratings.systems._orders.tie_orderings`): the compiled kernel computes them with its tilted crowd
+#: messages, which the segments below do not use yet.  Below it, a game whose joint orderings exceed the row budget
+#: averages each group by :func:`tie_segments`.
+SEGMENTS_BELOW = 400
+#: A tied group's orderings are all enumerated while ``m! * m * points`` stays within this (the cost of passing
+#: every ordering through the group's segment): a group of 5 up to 8,300 grid points, of 6 up to 1,150, of 7 up to
+#: 140; beyond, they are sampled.
+ENUMERATION_WORK = 5_000_000
+#: Sampled orderings come in blocks: a uniformly shuffled ordering, its m rotations (each member then holds every
+#: position once) and the reverse of each (2 m orderings).  A member's update varies mostly with its position, which
+#: a block averages out: on 11 tied of 120 a block's spread was 0.016 against an antithetic pair's 0.142, so that
+#: a half-width of 0.01 needed 200 orderings instead of 1,500.  At least MIN_BLOCKS are drawn before the error is
+#: estimated from the blocks' spread.
+MIN_BLOCKS = 8
+#: Target of the sampled groups' error: the 95% half-width (Student's quantile times the standard error, both from the
+#: blocks' spread: :func:`student_95`) of every member's update direction, in performance standard deviations (the
+#: update is ``eta`` times it).
+TIE_TOLERANCE = 0.01
+#: The sampling stops at this many blocks, or when orderings x members x grid points reaches SAMPLE_WORK, whichever
+#: comes first; the half-width reached is then larger than TIE_TOLERANCE and is reported as such.
+MAX_BLOCKS = 1_000
+SAMPLE_WORK = 400_000_000
+#: Sweeps of the groups' averaged messages (forward, then backward): with two, several small groups' updates are
+#: within 2e-7 of every joint ordering's (1e-3 with one; see "Ties").
+SWEEPS = 2
+#: 1.96: the normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+def student_95(dof: int) -> float:
+    """The 97.5% quantile of Student's t with ``dof`` degrees of freedom (the half-width of a 95% interval from a
+    standard error estimated with ``dof`` degrees of freedom): the expansion in powers of ``1 / dof`` about the normal
+    quantile, Abramowitz and Stegun 26.7.5, four terms (7 degrees of freedom: 2.36458 against 2.36462; 4: 2.7756
+    against 2.7764; scipy's ``t.ppf``, tests).  Scalar arithmetic only: the kernel compiles this function."""
+    z = Z95
+    z2 = z * z
+    g1 = (z2 + 1.0) * z / 4.0
+    g2 = ((5.0 * z2 + 16.0) * z2 + 3.0) * z / 96.0
+    g3 = (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) * z / 384.0
+    g4 = ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) * z / 92160.0
+    v = float(dof)
+    return z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v)
+
+
+class _Rows:
+    """A row held divided by its largest magnitude, with the logarithm of that magnitude (see "Log space")."""
+
+    __slots__ = ("row", "scale")
+
+    def __init__(self, row: np.ndarray, scale: float) -> None:
+        self.row = row
+        self.scale = scale
+
+
+class _LostMass(Exception):
+    """A coincidence's scaled sum is so small that it may have lost its significant terms (:data:`SMALLEST_SUM`)."""
+
+
+def _dot(a: _Rows, b: _Rows, step: float, log_norm: float) -> float:
+    """``step * sum(a b) / exp(log_norm)``: a coincidence over the likelihood; raises :class:`_LostMass` as above."""
+    total = step * float(np.dot(a.row, b.row))
+    if not (total >= SMALLEST_SUM or total == 0.0):
+        raise _LostMass
+    return _share(total, a.scale + b.scale - log_norm)
+
+
+class _Mean:
+    """A running mean of rows given as :class:`_Rows` times a weight ``exp(log_weight)`` (kept scaled)."""
+
+    def __init__(self, points: int) -> None:
+        self.total = np.zeros(points)
+        self.scale = -math.inf
+
+    def add(self, rows: _Rows, log_weight: float) -> None:
+        s = rows.scale + log_weight
+        if s > self.scale:
+            self.total *= math.exp(self.scale - s) if math.isfinite(self.scale) else 0.0
+            self.scale = s
+        self.total += rows.row * math.exp(s - self.scale)
+
+    def result(self, count: int) -> _Rows:
+        row, scale = _normalised(self.total)
+        return _Rows(row, scale + self.scale - math.log(count))
+
+
+class _Segment:
+    """One ordering of a tied group passed through its segment of the chain (see :func:`tie_segments`)."""
+
+    def __init__(
+        self,
+        order: Sequence[int],
+        u: list[_Rows],
+        f_in: _Rows | None,
+        start: np.ndarray | None,
+        b_in: _Rows,
+        step: float,
+    ) -> None:
+        m = len(order)
+        # Forward: t_i = f_{i-1} u_i.  f_in None: the game's last finisher opens the chain (no DNFs), whose
+        # distribution function is its density's integral started from the exact mass below the grid.
+        self.t: list[_Rows] = []
+        f = f_in
+        for i, p in enumerate(order):
+            t = _Rows(u[p].row, u[p].scale) if f is None else _Rows(f.row * u[p].row, f.scale + u[p].scale)
+            self.t.append(t)
+            if i < m - 1:
+                ramp = _cumulative(t.row, step)
+                if f is None:
+                    assert start is not None
+                    low = math.exp(float(start[p]) - t.scale)
+                    ramp = ramp + low
+                row, scale = _normalised(ramp)
+                f = _Rows(row, scale + t.scale)
+        last = step * float(np.dot(self.t[-1].row, b_in.row))
+        self.log_lik = self.t[-1].scale + b_in.scale + math.log(last) if last > 0.0 else -math.inf
+        # Backward: v_i = u_i b_i with b_last = b_in and b_{i-1} the integral from x upwards of v_i.  The stage at the
+        # group's first member (its second when the chain opens here: the first's exact start lies off the grid)
+        # gives the same likelihood unless the scaled rows lost mass.
+        check = 1 if f_in is None else 0
+        self.v: list[_Rows] = [_Rows(np.empty(0), 0.0)] * m
+        b = b_in
+        for i in range(m - 1, -1, -1):
+            p = order[i]
+            self.v[i] = _Rows(u[p].row * b.row, u[p].scale + b.scale)
+            if i > 0:
+                row, scale = _normalised(_cumulative(self.v[i].row[::-1], step)[::-1])
+                b = _Rows(row, scale + self.v[i].scale)
+                if i - 1 == check:
+                    stage = step * float(np.dot(self.t[check].row, b.row))
+                    if not (
+                        stage > 0.0
+                        and abs(math.log(stage) + self.t[check].scale + b.scale - self.log_lik) <= CONSISTENCY
+                    ):
+                        self.log_lik = -math.inf
+
+
+def tie_segments(
+    ratings: np.ndarray,
+    split: Split,
+    lo: float,
+    step: float,
+    points: int,
+    *,
+    tolerance: float = TIE_TOLERANCE,
+    sweeps: int = SWEEPS,
+) -> tuple[np.ndarray, float] | None:
+    """The update direction of a game with ties, each tied group averaged over its orderings through its segment
+    of the chain, and the largest 95% half-width of a sampled group's members (0.0 if every group was enumerated).
+
+    None when the scaled rows lost their mass (a likelihood that is not positive, or a stage's that disagrees with
+    it): the caller then walks the groups' designs instead.  See the module docstring ("Ties") for the derivation
+    and the error.
+    """
+    n = len(ratings)
+    x = lo + step * np.arange(points)
+    groups = split.groups
+    dnf = split.dnf
+    u: list[_Rows] = []
+    for p in range(n):
+        z = x - ratings[p]
+        u.append(_Rows(*_scaled(-0.5 * z * z - LOG_SQRT_2PI)))
+    start: np.ndarray | None = None
+    f_start: _Rows | None = None
+    sides: list[_Rows] = []
+    if len(dnf):
+        zb = x[None, :] - ratings[dnf][:, None]
+        log_cdf = special.log_ndtr(zb)
+        f0, f0_scale = _scaled(log_cdf.sum(axis=0))
+        f_start = _Rows(f0, f0_scale)
+        sides = [
+            _Rows(np.exp(-0.5 * z * z - LOG_SQRT_2PI - c) * f0, f0_scale) for z, c in zip(zb, log_cdf, strict=True)
+        ]
+    else:
+        start = special.log_ndtr(lo - ratings)
+    # Each group's orderings: all of them within ENUMERATION_WORK, else blocks of rotations of shuffles.
+    bases = [[int(p) for p in g[np.lexsort((g, ratings[g]))]] for g in groups]
+    firsts = np.cumsum([0] + [len(g) for g in groups])
+    enumerated = [len(b) == 1 or math.factorial(len(b)) * len(b) * points <= ENUMERATION_WORK for b in bases]
+    ones = _Rows(np.ones(points), 0.0)
+
+    def block(base: list[int], state: int) -> tuple[list[list[int]], int]:
+        drawn, state = shuffled(base, state)
+        out = []
+        for s in range(len(base)):
+            rotation = drawn[s:] + drawn[:s]
+            out += [rotation, rotation[::-1]]
+        return out, state
+
+    # The backward messages through the groups in rating order: where the forward sweep's groups meet the chain
+    # above them (exact when no group above is tied).
+    b_init: list[_Rows] = [ones] * len(groups)
+    v_init: list[_Rows | None] = [None] * (len(groups) + 1)
+    b = ones
+    for k in range(len(groups) - 1, -1, -1):
+        b_init[k] = b
+        for i, p in enumerate(reversed(bases[k])):
+            v = _Rows(u[p].row * b.row, u[p].scale + b.scale)
+            if i == len(bases[k]) - 1:
+                v_init[k] = v
+            row, scale = _normalised(_cumulative(v.row[::-1], step)[::-1])
+            b = _Rows(row, scale + v.scale)
+
+    def members(seg: _Segment, order: list[int], below: list[_Rows], above: _Rows | None, log_above: float) -> dict:
+        """Each member's share of the coincidences, over this ordering's likelihood (the top one over log_above)."""
+        g = dict.fromkeys(order, 0.0)
+        for side in below:
+            g[order[0]] += _dot(side, seg.v[0], step, seg.log_lik)
+        for i in range(len(order) - 1):
+            c = _dot(seg.t[i], seg.v[i + 1], step, seg.log_lik)
+            g[order[i]] -= c
+            g[order[i + 1]] += c
+        if above is not None:
+            g[order[-1]] -= _dot(seg.t[-1], above, step, log_above)
+        return g
+
+    used: list[list[list[int]]] = []
+    for sweep in range(sweeps):
+        # Forward sweep: each group's averaged normalised message t_e / L, which the chain above it continues from;
+        # the sampled groups draw blocks until their members' half-width meets the tolerance.
+        f_in: list[_Rows | None] = [None] * len(groups)
+        t_mean: list[_Rows] = []
+        f: _Rows | None = f_start
+        for k, base in enumerate(bases):
+            f_in[k] = f
+            below = sides if k == 0 else [t_mean[k - 1]]
+            mean = _Mean(points)
+            opening = f is None and len(base) == 1
+            low_mass = 0.0
+            if enumerated[k] or sweep > 0:
+                chosen = [list(o) for o in itertools.permutations(base)] if enumerated[k] else used[k]
+                for order in chosen:
+                    seg = _Segment(order, u, f, start, b_init[k], step)
+                    if not seg.log_lik > -math.inf:
+                        return None
+                    mean.add(seg.t[-1], -seg.log_lik)
+                    if opening:
+                        assert start is not None
+                        low_mass += math.exp(float(start[order[0]]) - seg.log_lik)
+            else:
+                above = v_init[k + 1]
+                sums = np.zeros(len(base))
+                squares = np.zeros(len(base))
+                index = {p: i for i, p in enumerate(base)}
+                state = group_seed(int(firsts[k]))
+                chosen = []
+                blocks = 0
+                while True:
+                    orders, state = block(base, state)
+                    means = np.zeros(len(base))
+                    for o in orders:
+                        seg = _Segment(o, u, f, start, b_init[k], step)
+                        if not seg.log_lik > -math.inf:
+                            return None
+                        mean.add(seg.t[-1], -seg.log_lik)
+                        for p, value in members(seg, o, below, above, seg.log_lik).items():
+                            means[index[p]] += value / len(orders)
+                    chosen += orders
+                    blocks += 1
+                    sums += means
+                    squares += means * means
+                    if blocks >= MIN_BLOCKS:
+                        spread = np.maximum(squares / blocks - (sums / blocks) ** 2, 0.0) * blocks / (blocks - 1)
+                        if student_95(blocks - 1) * math.sqrt(float(spread.max()) / blocks) <= tolerance:
+                            break
+                    if blocks >= 2 and (blocks >= MAX_BLOCKS or len(chosen) * len(base) * points >= SAMPLE_WORK):
+                        break  # (two blocks at least, for a spread)
+            if sweep == 0:
+                used.append(chosen)
+            t_mean.append(mean.result(len(chosen)))
+            ramp = _cumulative(t_mean[k].row, step)
+            if opening:
+                ramp = ramp + low_mass / len(chosen) * math.exp(-t_mean[k].scale)
+            row, scale = _normalised(ramp)
+            f = _Rows(row, scale + t_mean[k].scale)
+        # Backward sweep: each group's averaged normalised message v_a / L, which the chain below it continues from,
+        # and its members' updates (their shares of the coincidence with the group above over the forward sweep's
+        # likelihood, so that both sides of that coincidence are the same sum and the updates sum to zero).
+        grad = np.zeros(n)
+        bound = 0.0
+        above_mean: _Rows | None = None
+        b = ones
+        for k in range(len(groups) - 1, -1, -1):
+            below = sides if k == 0 else [t_mean[k - 1]]
+            mean = _Mean(points)
+            sums = np.zeros(n)
+            squares = np.zeros(n)
+            chosen = used[k]
+            for j, order in enumerate(chosen):
+                seg = _Segment(order, u, f_in[k], start, b, step)
+                if not seg.log_lik > -math.inf:
+                    return None
+                mean.add(seg.v[0], -seg.log_lik)
+                forward_last = step * float(np.dot(seg.t[-1].row, b_init[k].row))
+                if not forward_last > 0.0:
+                    return None
+                log_above = seg.t[-1].scale + b_init[k].scale + math.log(forward_last)
+                share = members(seg, order, below, above_mean, log_above)
+                per_block = 2 * len(order)
+                for p, value in share.items():
+                    grad[p] += value
+                    if not enumerated[k]:
+                        sums[p] += value / per_block
+                        if j % per_block == per_block - 1:
+                            squares[p] += sums[p] ** 2
+                            sums[p] = 0.0
+            grad[bases[k]] /= len(chosen)
+            if not enumerated[k]:
+                blocks = len(chosen) // (2 * len(bases[k]))
+                mean_block = grad[bases[k]]
+                spread = np.maximum(squares[bases[k]] / blocks - mean_block**2, 0.0) * blocks / (blocks - 1)
+                bound = max(bound, student_95(blocks - 1) * math.sqrt(float(spread.max()) / blocks))
+            b_init[k] = b
+            v_init[k] = above_mean = mean.result(len(chosen))
+            row, scale = _normalised(_cumulative(above_mean.row[::-1], step)[::-1])
+            b = _Rows(row, scale + above_mean.scale)
+    assert above_mean is not None
+    for d, side in zip(dnf, sides, strict=True):
+        grad[d] -= _dot(side, above_mean, step, 0.0)
+    return grad, bound
+
+
+def tie_grid(ratings: np.ndarray, split: Split) -> tuple[float, float, int, bool]:
+    """The grid shared by every ordering of the tied groups: :func:`grid_plan`'s of the groups in rating order and in
+    reversed rating order (the orders that agree most and least with the ratings), the lowest start, the highest
+    end and the finer step."""
+    plans = []
+    for sign in (1.0, -1.0):
+        order = np.concatenate([g[np.lexsort((g, sign * ratings[g]))] for g in split.groups])
+        plans.append(grid_plan(ratings, *_event(order, split.dnf)))
+    lo = min(p[0] for p in plans)
+    step = min(p[1] for p in plans)
+    hi = max(p[0] + p[1] * (p[2] - 1) for p in plans)
+    return lo, step, int(math.ceil((hi - lo) / step)) + 1, all(p[3] for p in plans)
+
+
+def tied_gradient(
+    ratings: np.ndarray, split: Split, *, tolerance: float = TIE_TOLERANCE
+) -> tuple[np.ndarray, float] | None:
+    """:func:`tie_segments` on :func:`tie_grid`'s grid, equally rated tied players given their mean
+    (:func:`~ratings.systems._orders.symmetrize`); None where the scaled rows do not hold the game."""
+    lo, step, points, scaled = tie_grid(ratings, split)
+    if not scaled or len(ratings) * points > MAX_CELLS:
+        return None
+    try:
+        result = tie_segments(ratings, split, lo, step, points, tolerance=tolerance)
+    except _LostMass:
+        return None
+    if result is None:
+        return None
+    return symmetrize(result[0], ratings, split), result[1]
 
 
 class Thurstonian(SingleRatingSystem):
