@@ -40,8 +40,9 @@ repository root::
 Nothing is asserted about speed: on a shared machine the figures are for comparing within one run.  One run
 (``--repeat 3``, 2026-11-28, load 3-4; BENCHMARKS.md), ``rate()`` / loop on L and on the racing sample: multielo
 1.63x and 1.33x, pairwise Elo 1.53x and 1.49x, Glicko-2 1.47x and 1.33x, TrueSkill 1.08x and 1.08x, Plackett-Luce
-4.20x and 1.07x, Elo-MMR 0.49x and 0.50x, Thurstonian (L without ties) 0.35x and 0.49x.  The last two loops are
-plain forms slower than their kernels, so they bound them only loosely.
+4.20x and 1.07x (1.78-1.90x and 1.03-1.04x after its order terms were summed directly: BENCHMARKS.md), Elo-MMR 0.49x
+and 0.50x, Thurstonian (L without ties) 0.35x and 0.49x.  The last two loops are plain forms slower than their
+kernels, so they bound them only loosely.
 """
 
 from __future__ import annotations
