@@ -236,6 +236,26 @@ def test_a_fitting_job_whose_process_is_killed_ends_the_wait(served: tuple[str, 
         time.sleep(0.5)
 
 
+def test_a_job_that_ends_while_its_result_is_fetched_still_gives_its_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI, session 15: a Compare's result was fetched, then Dash's manager stopped the job's process: it asked
+    whether the process existed (yes), the reaper collected it a moment later, and psutil raised NoSuchProcess from
+    its look at the children; the result, already taken from the cache, was lost and the page waited 90 s.  The
+    state of that race is built here: a finished and collected process that ``pid_exists`` still reports."""
+    import diskcache
+    import psutil
+
+    from web.background import _JobManager
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # collected: its pid names no process now
+    monkeypatch.setattr(psutil, "pid_exists", lambda pid: True)  # as it answered a moment before the reaper ran
+    manager = _JobManager(diskcache.Cache(str(tmp_path / "jobs")), expire=60)
+    manager.handle.set("result-key", {"kind": "compare", "rows": 7})
+    assert manager.get_result("result-key", str(ended.pid)) == {"kind": "compare", "rows": 7}
+
+
 def test_with_the_store_down_a_change_is_still_computed_not_refused() -> None:
     """The cross-worker 'is this change still wanted?' check (sources.generations) reads and writes the store: with
     Redis down it raised StoreError, so even a bundled sample answered the generic failure (issue 30)."""

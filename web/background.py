@@ -17,6 +17,7 @@ Nothing here runs at import time but building the manager object (no connection 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -25,6 +26,7 @@ import threading
 import time
 from typing import Any
 
+import psutil
 from dash import DiskcacheManager
 
 from sources.jobs import celery_app, failed_result
@@ -77,7 +79,10 @@ class _JobManager(DiskcacheManager):
         if job is not None:
             # a cancelled job is not a failed one: its page stopped waiting, and a late poll gets nothing
             self.handle.set(f"cancelled:{int(job)}", True, expire=3600)
-        super().terminate_job(job)
+        # the job may end (and the reaper collect it) between Dash's "does it exist" and its look at the children:
+        # then there is nothing left to stop, and a finished job's result must still reach the page
+        with contextlib.suppress(psutil.NoSuchProcess):
+            super().terminate_job(job)
         reap_children()
 
     def get_result(self, key: Any, job: Any) -> Any:
