@@ -87,10 +87,8 @@ def on_group_page(pathname: Any, _refresh: Any, source: Any, search: Any = None)
     title = wanted if wanted in info.titles else (info.titles[0] if info.titles else None)
     visitor = pages.identify(slug, _entry(slug), _key())
     role = {
-        "organiser": (
-            "Signed in as an organiser: you may record, correct and delete games, merge names and make member links."
-        ),
-        "member": f"Signed in with a {visitor.who}: you may record games.",
+        "organiser": "Organiser: you may record, correct and delete games, merge names and make member links.",
+        "member": f"You hold the {visitor.who}: you may record games, on the Edit history tab.",
     }.get(
         visitor.role or "",
         "You are a visitor: every view and what-if is yours alone; the group's games stay as they are.",
@@ -183,7 +181,7 @@ def _from_fragment(slug: str, fragment: Any) -> tuple[dict[str, Any] | None, str
     kind, _, secret = text.partition("=")
     if kind == "member":
         entry = pages.join(slug, secret, _key())
-        return entry, ("Signed in with a member link: you may record games." if entry else MEMBER_REFUSED)
+        return entry, ("Signed in with a member link." if entry else MEMBER_REFUSED)
     if kind == "admin":
         entry = pages.sign_in(slug, secret, _key())
         return entry, ("Signed in as an organiser." if entry else "That admin link is not this group's.")

@@ -26,11 +26,11 @@ from callbacks.runs import (
     sample_shown,
     source_summary,
 )
-from layouts.edit import access_line, group_access_line, record_alert, status_lines
+from layouts.edit import FIRST_ON_A_PHONE, access_line, group_access_line, record_alert, status_lines
 from layouts.ids import Data, Edit, GroupPage, Page, Record, RecordType
 from ratings.lazy import lazy_module
 from sources import settings
-from sources.access import Rights, group_entry, organiser_mark, rights, secret_matches
+from sources.access import Rights, group_entry, group_may, organiser_mark, rights, secret_matches
 from sources.choosing import group_of_path, group_shown
 from sources.edits import fresh_state
 from sources.groups import GroupError
@@ -269,19 +269,24 @@ def _record_in_group(
     Output(Record.SIGN_IN_BOX, "is_open"),
     Output(Record.SIGN_OUT, "style"),
     Output(Record.SECRET, "value"),
+    Output(Record.PANEL, "className"),
     Input(Record.SIGN_IN, "n_clicks"),
     Input(Record.SIGN_OUT, "n_clicks"),
     Input(Record.SECRET, "n_submit"),
+    Input(GroupPage.REFRESH, "data"),  # signed in or out on the group's bar
     State(Record.SECRET, "value"),
     State(Page.LOCATION, "pathname"),
     prevent_initial_call=False,  # fires when the tab's content mounts: says who may record
 )
 def on_access(
-    _sign_in: Any, _sign_out: Any, _submit: Any, secret: Any, pathname: Any = None
-) -> tuple[Any, Any, bool, dict[str, str], str]:
+    _sign_in: Any, _sign_out: Any, _submit: Any, _refresh: Any, secret: Any, pathname: Any = None
+) -> tuple[Any, Any, bool, dict[str, str], str, str]:
     trigger = ctx.triggered_id
-    if group_of_path(pathname) is not None:  # a group's page: its bar says who may record, and signs in
-        return group_access_line(), no_update, False, {"display": "none"}, ""
+    slug = group_of_path(pathname)
+    if slug is not None:  # a group's page: its bar says who may record, and signs in
+        role = group_pages.identify(slug, group_entry(flask.session, slug), str(flask.current_app.secret_key)).role
+        may = group_may(role, "record")
+        return group_access_line(may), no_update, False, {"display": "none"}, "", FIRST_ON_A_PHONE if may else ""
     note = ""
     if trigger == Record.SIGN_OUT:
         flask.session.pop(ORGANISER, None)
@@ -296,7 +301,7 @@ def on_access(
     now = request_rights()
     shown = now.can_sign_in and not now.organiser
     cleared = "" if trigger is not None else no_update
-    return _access_line(now, note), cleared, shown, {} if now.organiser else {"display": "none"}, ""
+    return _access_line(now, note), cleared, shown, {} if now.organiser else {"display": "none"}, "", ""
 
 
 def _access_line(now: Rights, note: str) -> Any:

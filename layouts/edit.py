@@ -267,7 +267,7 @@ def tab() -> dbc.Tab:
     """Grid (wide) beside the new-game form (narrow); stacked on a phone."""
     return dbc.Tab(
         dbc.Row(
-            [dbc.Col(edit_panel(), xl=8, xs=12), dbc.Col(record_panel(), xl=4, xs=12)],
+            [dbc.Col(edit_panel(), xl=8, xs=12), dbc.Col(record_panel(), xl=4, xs=12, id=Record.PANEL)],
             className="g-3 pt-2",
         ),
         label="Edit history",
@@ -304,11 +304,17 @@ def access_line(now: Rights, note: str, config: SheetSettings | None) -> Any:
 #: The record form's line on a group's page.
 GROUP_ACCESS = (
     "On a group's page a game recorded here goes into the group's games: organisers and members may record (sign in "
-    "on the group's bar above); an organiser may choose a game there to correct it. A what-if edit of the games above "
+    "on the group's bar above); an organiser may choose a game there to correct it. A what-if edit of the games "
     "is yours alone."
 )
+#: The same line for whoever may record there (a member or an organiser).
+GROUP_RECORDER = "A game recorded here goes into the group's games at once, for all; a what-if edit is yours alone."
+#: On a phone the form comes before the what-if grid for whoever may record into the group (their main action).
+FIRST_ON_A_PHONE = "order-first order-xl-last"
 
 
-def group_access_line() -> Any:
+def group_access_line(may_record: bool) -> Any:
     """The record form's line on a group's page: where a recorded game goes and who may record it."""
+    if may_record:
+        return dbc.Alert(GROUP_RECORDER, color="success", className="small py-1 mb-1")
     return dbc.Alert(GROUP_ACCESS, color="info", className="small py-1 mb-1")

@@ -182,6 +182,7 @@ class Record(StrEnum):
     TOKEN = "record-token"
     PENDING = "record-pending"
     ACCESS = "record-access"
+    PANEL = "record-panel"  # the form's column: first on a phone for whoever may record into a group
     SIGN_IN_BOX = "record-sign-in-box"
     SECRET = "record-secret"
     SIGN_IN = "record-sign-in"

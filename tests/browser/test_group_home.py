@@ -120,6 +120,10 @@ def test_a_member_records_from_a_phone_the_organiser_corrects_a_visitor_plays_pr
     ]:
         _record(phone, result, day)
     assert "as game 'g5'" in phone.inner_text("#record-status")
+    assert "goes into the group's games at once" in phone.inner_text("#record-access")
+    # a member's main action comes first on a phone: the form above the what-if grid (below it for a visitor)
+    form, grid = (phone.locator(s).bounding_box() for s in ("#record-panel", "#edit-grid"))
+    assert form is not None and grid is not None and form["y"] + form["height"] <= grid["y"], (form, grid)
     screenshot(phone, "group-member-phone")
     assert [g for g, _ in _games(url)] == ["g1", "g2", "g3", "g4", "g5"]
 
@@ -149,6 +153,7 @@ def test_a_member_records_from_a_phone_the_organiser_corrects_a_visitor_plays_pr
     assert shown == after
     visitor.click("#page-tabs >> text=Edit history")
     visitor.wait_for_selector("#edit-grid [row-index='0'] [col-id='place']", timeout=TIMEOUT)
+    assert "sign in on the group's bar" in visitor.inner_text("#record-access")
     edit_cell(visitor, 0, "place", "3")
     edit_cell(visitor, 2, "place", "1")
     visitor.click("#edit-apply")
