@@ -27,6 +27,10 @@ today's, its pair loops over every pair), with their ratio::
 
     python benchmarks/contests_replay.py --fields 1000 4096 20000 --before 4e91a8e
 
+``--glicko-fields 32 64 128 1000 4096 20000 --before f349179`` times one game's whole Glicko-2 replay
+(:func:`ratings.kernels.glicko2.replay_glicko2`) the same way, against its kernel at ``--before`` (every pair summed
+in every game), with ratings and deviations as after a long contests history.
+
 The games: ratings spread as after the scale-1 history (multiplayer Elo: standard deviation 97, 3% anywhere in a
 range eight times as wide; pairwise, natural scale: 320, the sum variant's spread, and 1.5), places with ties (tie
 groups of two and more) and 3% sharing the last place as DNFs.
@@ -79,14 +83,15 @@ def selected(history: GameHistory, min_size: int, untie: bool) -> GameHistory:
     return GameHistory(games)
 
 
-def kernels_at(commit: str) -> ModuleType:
-    """``ratings/kernels/elo.py`` as it was at ``commit``, loaded as a module of its own (its imports are today's)."""
+def kernels_at(commit: str, name: str = "elo") -> ModuleType:
+    """``ratings/kernels/<name>.py`` as it was at ``commit``, loaded as a module of its own (its imports are
+    today's)."""
     source = subprocess.run(
-        ["git", "show", f"{commit}:ratings/kernels/elo.py"], cwd=ROOT, check=True, capture_output=True, text=True
+        ["git", "show", f"{commit}:ratings/kernels/{name}.py"], cwd=ROOT, check=True, capture_output=True, text=True
     ).stdout
-    path = Path(tempfile.mkdtemp()) / "elo_before.py"
+    path = Path(tempfile.mkdtemp()) / f"{name}_before.py"
     path.write_text(source)
-    spec = importlib.util.spec_from_file_location("elo_before", path)
+    spec = importlib.util.spec_from_file_location(f"{name}_before", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -134,6 +139,62 @@ def fields(sizes: list[int], before: str, repeat: int) -> None:
             )
 
 
+def glicko_game(rng: np.random.Generator, n: int) -> tuple[object, ...]:
+    """The arguments of :func:`ratings.kernels.glicko2.replay_glicko2` for one undated game of ``n`` players, ratings
+    and deviations as after a long contests history (Glicko-2 scale: ratings of standard deviation 1.2 within the
+    default bounds, deviations 0.175-1.2), places with ties and 3% DNFs sharing the last rank."""
+    from ratings.base import NO_DATE
+    from ratings.systems.glicko2 import GLICKO_SCALE, Glicko2
+
+    p = Glicko2().params
+    mu, ranks, dnf = field_game(rng, n, 1.2, 0.0)
+    theta = np.array(
+        [p.tau, p.initial_rating, p.initial_deviation, p.min_rating, p.max_rating, p.min_deviation]
+        + [p.min_volatility, p.max_volatility, p.period_days, 0.0]
+    )
+    state = (
+        np.clip(mu, p.min_rating, p.max_rating) * GLICKO_SCALE + p.initial_rating,
+        rng.uniform(0.175, 1.2, n) * GLICKO_SCALE,
+        np.full(n, p.initial_volatility),
+        np.zeros(n),
+    )
+    games = (np.array([0, n]), np.arange(n), ranks, dnf)
+    series = tuple(tuple(np.empty(n) for _ in range(4)) for _ in range(2))
+    teams = (np.zeros(1, dtype=np.bool_), np.zeros(n, dtype=np.int64), np.ones(n), True)
+    days = np.array([NO_DATE], dtype=np.int64)
+    return theta, games, days, state, np.full(n, np.nan), np.empty(n), np.empty(n), *series, teams
+
+
+def glicko_fields(sizes: list[int], before: str, repeat: int) -> None:
+    """One game's replay of Glicko-2 at each size: this checkout's kernel against ``before``'s."""
+    from ratings.kernels import glicko2
+
+    old = kernels_at(before, "glicko2")
+    rng = np.random.default_rng(2026)
+    print(f"Glicko-2, one game's replay, CPU of one call (best of {repeat}): {before} against this checkout")
+    for n in sizes:
+        args = glicko_game(rng, n)
+        state = args[3]
+        start = tuple(a.copy() for a in state)  # type: ignore[attr-defined]
+
+        def run(replay: object, args: tuple[object, ...] = args, start: tuple[np.ndarray, ...] = start) -> None:
+            for kept, live in zip(start, args[3], strict=True):  # type: ignore[call-overload]
+                live[:] = kept
+            replay(*args)  # type: ignore[operator]
+
+        run(old.replay_glicko2)
+        kept = state[0].copy()  # type: ignore[index]
+        run(glicko2.replay_glicko2)
+        gap = np.abs(state[0] - kept).max()  # type: ignore[index]
+        after = cpu(lambda: run(glicko2.replay_glicko2), repeat)
+        was = cpu(lambda: run(old.replay_glicko2), repeat)
+        print(
+            f"  n {n:>6,}: before {1e3 * was:9.2f} ms  after {1e3 * after:7.3f} ms  ratio {was / after:7.1f}x   "
+            f"largest rating difference {gap:.1e} Glicko points",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.02)
@@ -146,9 +207,13 @@ def main() -> None:
     parser.add_argument("--untie", action="store_true")
     parser.add_argument("--fields", nargs="*", type=int, default=[])
     parser.add_argument("--before", default="4e91a8e")
+    parser.add_argument("--glicko-fields", nargs="*", type=int, default=[])
     args = parser.parse_args()
     if args.fields:
         fields(args.fields, args.before, args.repeat)
+        return
+    if args.glicko_fields:
+        glicko_fields(args.glicko_fields, args.before, args.repeat)
         return
     history = selected(contests_history(args.scale, max_size=args.max_size), args.min_size, args.untie)
     results = int(history.offsets[-1])

@@ -32,10 +32,8 @@ BENCHMARKS.md).
 What stays quadratic: the Gaussian pair model, whose pair update depends on the result through two different
 functions (``phi / Phi`` of the difference for a win, of its negative for a loss), so a player's sum runs over the
 players ranked above with one function and over those below with the other: rank-restricted sums, which one
-field sum over everyone does not give.  And Glicko-2
-(:mod:`ratings.kernels.glicko2`), whose terms weight each opponent by ``g(phi_j)``: a function of two variables of
-the opponent, rating and deviation, so the sum is no longer one function of the player's rating built from the
-field's ratings alone.
+field sum over everyone does not give.  (Glicko-2's sums, whose terms scale each opponent by its own deviation,
+are still one function of the player's rating per game: :func:`ratings.kernels.glicko2.glicko_field_sums`.)
 """
 
 from __future__ import annotations

@@ -76,8 +76,8 @@ skills ``P(i beats j) = 1 / (1 + exp(-(theta_i - theta_j)))``, the Glicko-2 win 
 ``E``), and averaging over the skills is the integral that Glickman's ``g(phi)`` attenuation
 approximates.  Orders are then Plackett-Luce given the skills.
 
-Cost: every other participant is one match, so a game of n players costs n^2 (steps 3-4 sum over the opponents a
-logistic scaled by each one's deviation, which has no exact sub-quadratic form: :mod:`ratings.kernels.glicko2`).
+Cost: every other participant is one match, so this per-game path costs n^2 a game of n players; the compiled
+replay (:mod:`ratings.kernels.glicko2`) takes a large game's sums from interpolants of the field, about linear.
 """
 
 from __future__ import annotations
