@@ -14,7 +14,7 @@ import logging
 from callbacks.record import LOCAL_WRITES
 from sources import jobs, settings
 from sources.access import is_loopback
-from web.factory import create_app
+from web.factory import create_app, ready_kernels
 
 config = settings.current()
 app = create_app(config)
@@ -29,4 +29,5 @@ if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
     # one person's own machine: recording into the configured sheet needs no organisers' secret (sources.access)
     server.config[LOCAL_WRITES] = is_loopback(config.host)
+    ready_kernels()
     app.run(host=config.host, port=config.port, debug=config.debug)

@@ -1,5 +1,5 @@
-"""The host's commands for groups (issue 24 item 5), run as the host runs them (``flask --app app ...`` in a new
-process), on SQLite and on the suite's PostgreSQL: create, import, export, restore, and the errors."""
+"""The host's commands for groups (issue 24 item 5), run as the host runs them (``flask --app web.commands ...`` in a
+new process), on SQLite and on the suite's PostgreSQL: create, import, export, restore, and the errors."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def environment(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str
 
 def flask(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(FLASK), "--app", "app", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        [str(FLASK), "--app", "web.commands", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
 
 

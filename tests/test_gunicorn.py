@@ -235,8 +235,10 @@ def test_the_port_is_bound_before_the_start_up_work(tmp_path) -> None:
                 time.sleep(0.02)
         text = log.read_text() if log.exists() else ""
         assert "start-up:" not in text, "the port was bound only after the start-up work"
+        assert "replay kernels ready" not in text, "the port was bound only after the kernels were loaded"
         status, page = _get(f"http://127.0.0.1:{port}/")  # waits in the listen queue until a worker serves it
         assert status == 200 and "Game-group ratings" in page
-        assert "start-up:" in log.read_text()  # the workers started after the prewarm, so it had finished
+        text = log.read_text()  # the workers started after the kernels and the prewarm, so both had finished
+        assert "replay kernels ready" in text and "start-up:" in text
     finally:
         stop_group(proc)

@@ -20,7 +20,7 @@ from ratings.kernels import warm_up
 from sources.settings import Settings
 from web import answer_memo, background, commands, groups, guard, security, static_files
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "ready_kernels"]
 
 log = logging.getLogger(__name__)
 
@@ -28,14 +28,22 @@ log = logging.getLogger(__name__)
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
 
-def create_app(config: Settings) -> Dash:
-    """The Dash app with every callback, the request hooks and the start-up work, configured by ``config``."""
-    # Compile (or load from numba's on-disk cache) every replay kernel now, not on a visitor's first click.  With
-    # gunicorn --preload (the Procfile) the master does it once and the workers inherit the compiled code.
+def ready_kernels(to: logging.Logger = log) -> None:
+    """Compile (or load from numba's on-disk cache) every replay kernel now, not on a visitor's first click.
+
+    Called by whoever is about to serve: gunicorn's master once the port is bound and before the workers fork
+    (``web.gunicorn_conf.when_ready``: they inherit the compiled code), and ``python app.py``.  Not by
+    :func:`create_app`: a Celery worker builds the app too (and so does ``flask --app app ...``), and needs no kernel
+    loaded at start (a job loads its system's when it runs).  Says how long it took on the logger ``to``.
+    """
     started = time.perf_counter()
     compiled = warm_up()
-    log.info("replay kernels ready in %.2f s (%s)", time.perf_counter() - started, ", ".join(sorted(compiled)))
+    to.info("replay kernels ready in %.2f s (%s)", time.perf_counter() - started, ", ".join(sorted(compiled)))
 
+
+def create_app(config: Settings) -> Dash:
+    """The Dash app with every callback and the request hooks, configured by ``config`` (the kernels are loaded
+    by :func:`ready_kernels` before serving)."""
     app = Dash(
         __name__,
         title="Game-group ratings",
@@ -56,7 +64,7 @@ def create_app(config: Settings) -> Dash:
 
     server = app.server
     server.secret_key = config.secret_key
-    commands.install(server)  # flask --app app db upgrade / groups ... (web/commands.py)
+    commands.install(server)  # db upgrade / groups ... (web/commands.py; flask --app web.commands loads them alone)
     # 1. First of the request hooks: the client's address behind the PaaS router, the session cookie's attributes,
     #    no cross-site requests, limits per client on writes, uploads and sign-in tries (nothing else answers a
     #    refused request).

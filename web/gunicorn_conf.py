@@ -1,11 +1,12 @@
 """gunicorn's settings for the Procfile (``gunicorn app:server -c python:web.gunicorn_conf ...``): the start-up work
 runs after the port is bound.
 
-With ``--preload`` the master imports the app (loading the compiled kernels) before it binds; the prewarm (every
-bundled sample's default runs, the page's scripts compressed: up to ``RATINGS_PREWARM_SECONDS``) used to run there
-too, so a PaaS saw no bound port for its whole length.  ``when_ready`` runs in the master once the port is bound and
-before the workers fork: connections made meanwhile wait in the listen queue and are served as soon as the workers
-start, with the prewarmed results inherited.
+With ``--preload`` the master imports the app before it binds; the kernels' loading (a second from a warm cache, a
+compile of 35-45 s of CPU without one) and the prewarm (every bundled sample's default runs, the page's scripts
+compressed: up to ``RATINGS_PREWARM_SECONDS``) would keep a PaaS from seeing a bound port for their whole length.
+``when_ready`` runs them in the master once the port is bound and before the workers fork: connections made
+meanwhile wait in the listen queue and are served as soon as the workers start, with the compiled kernels and the
+prewarmed results inherited.
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ def when_ready(server: Any) -> None:
 
     from sources import settings
     from web import serving
+    from web.factory import ready_kernels
 
     config = settings.current()
+    ready_kernels(server.log)  # gunicorn's own log (its error log), set up before it loads the app
     serving.prewarm(server.app.wsgi(), config.prewarm_seconds, config.sample)
     # Everything the master holds now (the app, the compiled kernels, the prewarmed runs) is shared with the workers
     # by copy-on-write; a worker's garbage collector visiting those objects writes to their headers and copies their

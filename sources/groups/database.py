@@ -2,8 +2,8 @@
 
 ``DATABASE_URL`` (PostgreSQL; ``postgres://`` as platforms spell it is accepted) or, by default, SQLite in a file
 ``ratings.sqlite3`` under ``RATINGS_DATA_DIR``: nothing to install.  The schema is created and changed only by the
-Alembic migrations in ``sources/groups/migrations`` (:func:`upgrade`; ``flask --app app db upgrade``; the build step
-runs it), never by ``create_all``, so a database made today upgrades tomorrow.
+Alembic migrations in ``sources/groups/migrations`` (:func:`upgrade`; ``flask --app web.commands db upgrade``; the
+release phase runs it), never by ``create_all``, so a database made today upgrades tomorrow.
 """
 
 from __future__ import annotations
