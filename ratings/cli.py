@@ -523,6 +523,9 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
     with Progress(err, f"reading {args.history}") as bar:
         history = load_history(args.history, cpu_seconds=seconds, limits=limits, progress=bar.update)
     _warn(history, err)
+    if args.limits == "none" or (args.limits is None and args.history != "-"):
+        # a trusted local file: no bound on one game's work either (a Thurstonian crowd beyond 6,000 players)
+        _lift_game_bounds(system)
     if args.command in ("tune", "compare"):
         _tune(args, system, history, out)
         return
@@ -532,6 +535,14 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> None:
         (write_trajectory if args.trajectory else write_leaderboard)(run, out)
     else:
         _evaluate(args, run, history, out)
+
+
+def _lift_game_bounds(system: RatingSystem) -> None:
+    """Take off the bounds a hosted app keeps on one game's work (the systems that have one)."""
+    from ratings.systems.thurstonian import Thurstonian
+
+    if isinstance(system, Thurstonian):
+        system.crowd_cells = None
 
 
 def _evaluate(args: argparse.Namespace, run: RatingRun, history: GameHistory, out: IO[str]) -> None:

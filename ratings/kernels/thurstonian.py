@@ -32,7 +32,8 @@ Declined (replayed through the per-game hooks): the rare orders whose messages d
 representation (the reference's logarithmic computation: many players reversing a spread of 30
 or more; in a crowd, a tilt whose stages disagree), and games whose grid exceeds
 :data:`~ratings.systems.thurstonian.MAX_CELLS` below :data:`CROWD_FROM` players or
-:data:`KERNEL_CELLS` from there (the reference refuses them beyond MAX_CELLS with its error).
+:data:`KERNEL_CELLS` from there (``theta[0]`` when given: :attr:`ratings.systems.thurstonian.Thurstonian.crowd_cells`;
+the reference refuses them beyond MAX_CELLS with its error).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from ratings.systems._orders import (
 from ratings.systems.thurstonian import (
     CONSISTENCY,
     CORRECTION,
+    CROWD_CELLS,
     ENUMERATION_WORK,
     MAX_BLOCKS,
     MAX_CELLS,
@@ -269,8 +271,9 @@ def _share(total: float, log_scale: float) -> float:
 
 
 @helper
-def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray) -> bool:
-    """Add ``weight`` times the gradient of one order's log-likelihood to ``out``; False if it needs logarithms.
+def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray, cells: float) -> bool:
+    """Add ``weight`` times the gradient of one order's log-likelihood to ``out``; False if it needs logarithms
+    (or, a crowd, more than ``cells`` players x grid points).
 
     Rows are kept as in the reference, except that a message is divided by its largest magnitude
     when it is next multiplied rather than in a pass of its own.
@@ -279,7 +282,7 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
     if len(r) >= CROWD_FROM:
         # Only the density rows must fit a scaled row: the bottom's distribution function is tilted from its log.
         scaled = _row_ranges(r, chain, bottom, lo, lo + step * (g - 1))[0] < SCALED_RANGE
-        return scaled and len(r) * g <= KERNEL_CELLS and _crowd(r, chain, bottom, weight, out, lo, step, g)
+        return scaled and len(r) * g <= cells and _crowd(r, chain, bottom, weight, out, lo, step, g)
     if not scaled or len(r) * g > MAX_CELLS:  # the reference refuses a game beyond MAX_CELLS with its error
         return False
     m = len(chain)
@@ -403,10 +406,11 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
 #: From this many players an order is computed by :func:`_crowd` (tilted messages, checkpointed rows); below it
 #: by :func:`_order`, whose products of scaled messages hold the mass up to about 650 players.
 CROWD_FROM = 400
-#: Largest players x grid points of an order the kernel computes: :func:`_crowd` holds about ``2 sqrt(m)`` rows
+#: Largest players x grid points of an order the kernel computes unless ``theta[0]`` says otherwise
+#: (:attr:`ratings.systems.thurstonian.Thurstonian.crowd_cells`): :func:`_crowd` holds about ``2 sqrt(m)`` rows
 #: of the grid (4,096 players: 128 rows of 35,000 points, 36 MB), so its bound is time, not memory: about
 #: 6,000 players (the reference, holding every row, stops at :data:`MAX_CELLS`).
-KERNEL_CELLS = 400_000_000
+KERNEL_CELLS = CROWD_CELLS
 #: Largest tilt times step accepted (the corrections' weights are ``exp(+-5 lambda h)``).
 _STEEPEST = 40.0
 #: A retilted row's factor is held below this (the row beyond it is negligible: see :func:`_retilt`).
@@ -1476,7 +1480,9 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
 
 @inlined
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
-    """The update direction of one game; False for a game the kernel declines (see the module docstring)."""
+    """The update direction of one game; False for a game the kernel declines (see the module docstring).
+    ``theta[0]``, if given, bounds a crowd's players x grid points (else :data:`KERNEL_CELLS`)."""
+    cells = theta[0] if len(theta) > 0 else float(KERNEL_CELLS)
     n = len(r)
     low = high = r[0]
     undefined = False
@@ -1569,7 +1575,7 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
             chain, bottom = order, failed
         else:
             chain, bottom = order[1:], order[:1]
-        if not _order(r, chain, bottom, 1.0 / rows, out):
+        if not _order(r, chain, bottom, 1.0 / rows, out, cells):
             return False
         if walk:
             for k in range(groups):

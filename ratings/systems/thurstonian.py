@@ -41,7 +41,8 @@ From about 650 players the scaled messages no longer hold the performances' regi
 there is about ``Phi^k`` of its largest value, and a coincidence's product of two such rows falls below
 :data:`SMALLEST_SUM`, so this module computes those games in logarithms (slow: 1.8 s for 1,000 players).
 The compiled kernel computes crowds with tilted messages and checkpointed rows instead (up to about 6,000
-players; see :mod:`ratings.kernels.thurstonian`), equal to the logarithmic computation at 1,000 players
+players by default, any size once :attr:`Thurstonian.crowd_cells` is lifted, as the command line does for a local
+file; see :mod:`ratings.kernels.thurstonian`), equal to the logarithmic computation at 1,000 players
 to 2e-10 of the largest component; at 4,096 equal ratings its gradient is within 1.5e-5 of the expected
 normal order statistics (the top player's; the others within 1.4e-7).
 
@@ -179,6 +180,10 @@ CROWD_WEIGHT = 0.5
 #: grid grows as the square of its size (about 10 n^2 points); this bounds its memory (three rows of this
 #: many doubles, 480 MB): about 1,400 players at usual ratings.  A larger game is refused with an error.
 MAX_CELLS = 20_000_000
+#: Default of :attr:`Thurstonian.crowd_cells`, the largest players x grid points of one order the compiled kernel
+#: computes for a crowd (it holds about ``2 sqrt(m)`` rows, so the bound is time, not memory): about 6,000 players,
+#: some 25 s of CPU, which a hosted app should not spend on one game.  The command line lifts it for a local file.
+CROWD_CELLS = 400_000_000
 #: Bound on orderings x players x grid points when ties are averaged.
 ROW_BUDGET = 400_000
 #: Widest rating spread within one game that the model is computed for.  Ratings 60 performance
@@ -572,8 +577,9 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
         raise ComputationError(
             f"a game of {len(ratings)} players needs a grid of {len(ratings) * points:,} points (at most "
             f"{MAX_CELLS:,} are computed here, about 1,400 players at usual ratings; the compiled replay rates "
-            "larger fields, up to about 6,000 players, but not this game (a tie group with more orderings than it "
-            "enumerates, or messages it could not hold)"
+            f"larger fields, up to {CROWD_CELLS:,} points (about 6,000 players; Thurstonian.crowd_cells = None "
+            "lifts that bound, as the command line does for a local file: about 90 s of CPU for 20,000 players), "
+            "but not this game (beyond that bound, or messages it could not hold)"
         )
     if not split.has_ties:
         return order_log_likelihood(ratings, first, split.dnf)[1]
@@ -953,15 +959,22 @@ class Thurstonian(SingleRatingSystem):
         "of the finishing order under normal performances; DNFs' order is left unobserved."
     )
     Params = ThurstonianParams
+    #: Largest players x grid points of a crowd's order the compiled replay computes (``None``: no bound).  The
+    #: grid's step shrinks as the field grows, so a game of n players costs about ``9 n^2`` points: 25 s of CPU at
+    #: 6,000 players (the default bound, :data:`CROWD_CELLS`), 90 s and 600 MB at 20,000.  A game beyond it is
+    #: refused with an error.  Not a parameter of the model (the results are the same): set it on the instance
+    #: before its first ``rate``.
+    crowd_cells: float | None = CROWD_CELLS
 
     def _gradient(self, ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> np.ndarray:
         return thurstonian_gradient(ratings, ranks, dnf)
 
     def _kernel(self) -> tuple[int, np.ndarray]:
-        """Compiled for every game except those whose tied orderings are sampled (they go game by game)."""
+        """Compiled for every game except those whose tied orderings are sampled (they go game by game);
+        ``theta`` holds :attr:`crowd_cells`."""
         from ratings.kernels.single import THURSTONIAN
 
-        return THURSTONIAN, np.empty(0)
+        return THURSTONIAN, np.array([math.inf if self.crowd_cells is None else float(self.crowd_cells)])
 
     def place_probabilities(self, state: State, players: Sequence[int] | np.ndarray) -> np.ndarray:
         """Monte Carlo (fixed seed) of unit-variance normal performances."""
