@@ -181,3 +181,31 @@ def test_a_history_of_large_games_equals_the_per_game_reference() -> None:
     np.testing.assert_allclose(fast.final, slow.final, rtol=0, atol=1e-6)
     for name, values in fast.final_extras.items():  # rating, deviation, volatility, Rank Points
         np.testing.assert_allclose(values, slow.final_extras[name], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["everyone tied", "everyone a DNF", "two far outliers"])
+def test_degenerate_large_games_equal_the_pair_by_pair_sums(case: str) -> None:
+    """A game where every pair draws, one where nobody finished (no pair plays a match), and one whose two players
+    sit 60 and 75 units from a tight field (panels across the gap would be mostly empty)."""
+    n = 300
+    rng = np.random.default_rng(7)
+    mu, phi = rng.normal(0.0, 0.3, n), rng.uniform(0.175, 1.2, n)
+    ranks, dnf = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_)
+    if case == "everyone a DNF":
+        dnf[:] = True
+    elif case == "two far outliers":
+        ranks = rng.permutation(n).astype(np.int64)
+        mu[:2] = (60.0, -75.0)
+    done, inv_v, gain, matches, total = field_matches(ranks, dnf, mu, phi)
+    assert done  # the field sums took the game (none of these is left to the pair sums)
+    for i in range(n):
+        want_inv_v, want_gain, want_matches, want_total = exact_matches(i, ranks, dnf, mu, phi)
+        assert inv_v[i] == pytest.approx(want_inv_v, abs=1e-13 * n), i
+        assert gain[i] == pytest.approx(want_gain, abs=2e-13 * n), i
+        assert (matches[i], total[i]) == (want_matches, want_total), i
+    # the game's whole update from new players' ratings (the replay's own path) against the per-game reference
+    names = [f"p{i}" for i in range(n)]
+    entries = tuple(Entry(name, None if dnf[i] else int(ranks[i]) + 1) for i, name in enumerate(names))
+    history = GameHistory([Game("g", entries, dt.date(2024, 1, 1))])
+    system = create("glicko2")
+    np.testing.assert_allclose(system.rate(history).final, system.rate_per_game(history).final, rtol=0, atol=1e-6)
