@@ -144,6 +144,18 @@ class Replay:
     def n_games(self) -> int:
         return len(self.offsets) - 1
 
+    @property
+    def games(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The flat arrays a kernel reads the games from: ``(offsets, players, ranks, dnf)``."""
+        return self.offsets, self.players, self.ranks, self.dnf
+
+    @property
+    def teams(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The history's team arrays as a kernel reads them: each of this replay's games' ``team_game`` flag, and
+        every entry's ``flat_team`` and ``flat_weight`` (indexed, as ``players`` is, through ``offsets``)."""
+        history = self.history
+        return history.team_game[self.first : self.first + self.n_games], history.flat_team, history.flat_weight
+
     @functools.cached_property
     def days(self) -> np.ndarray:
         """Day number of every game (computed on first use: only dated systems read it)."""

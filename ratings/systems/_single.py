@@ -421,7 +421,6 @@ class SingleRatingSystem(RatingSystem):
         from ratings.kernels.single import replay_single
 
         kind, theta, rules, rates, team_mode = arguments
-        games = (replay.offsets, replay.players, replay.ranks, replay.dnf)
         idle = self._idle_rules()
         boost = self.params.boost > 0.0
         none = np.empty(0)
@@ -433,18 +432,12 @@ class SingleRatingSystem(RatingSystem):
             replay.extras_before["experience"] if boost else none,
             replay.extras_after["experience"] if boost else none,
         )
-        n_games = len(replay.offsets) - 1
-        history = replay.history
-        teams = (
-            history.team_game[replay.first : replay.first + n_games],
-            history.flat_team,
-            history.flat_weight,
-            team_mode,
-        )
+        n_games = replay.n_games
+        teams = (*replay.teams, team_mode)
         start = 0
         while start < n_games:
             declined = replay_single(
-                kind, theta, games, state["rating"], replay.before, replay.after, rules, start, teams, dynamics
+                kind, theta, replay.games, state["rating"], replay.before, replay.after, rules, start, teams, dynamics
             )
             if declined < n_games:
                 self._replay_per_game(state, replay, declined, declined + 1)

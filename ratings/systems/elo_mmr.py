@@ -643,7 +643,7 @@ class EloMMR(RatingSystem):
         unused, no_history = np.empty(0), np.empty((0, 0))
         hist_p, hist_w = replay_elo_mmr(
             theta,
-            (replay.offsets, replay.players, replay.ranks, replay.dnf),
+            replay.games,
             state["mu"],
             state["sigma"],
             state["p0"] if rho else unused,
@@ -655,11 +655,7 @@ class EloMMR(RatingSystem):
             replay.after,
             (replay.extras_before["mu"], replay.extras_before["sigma"]),
             (replay.extras_after["mu"], replay.extras_after["sigma"]),
-            (
-                replay.history.team_game[replay.first : replay.first + replay.n_games],
-                replay.history.flat_team,
-                replay.history.flat_weight,
-            ),
+            replay.teams,
             (
                 replay.days if idle else np.empty(0, dtype=np.int64),
                 state["last_day"] if idle else np.empty(0),

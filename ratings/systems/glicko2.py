@@ -509,7 +509,7 @@ class Glicko2(RatingSystem):
         )
         replay_glicko2(
             theta,
-            (replay.offsets, replay.players, replay.ranks, replay.dnf),
+            replay.games,
             replay.days,
             _series(state),
             state["last_day"],
@@ -517,12 +517,7 @@ class Glicko2(RatingSystem):
             replay.after,
             _series(replay.extras_before),
             _series(replay.extras_after),
-            (
-                replay.history.team_game[replay.first : replay.first + replay.n_games],
-                replay.history.flat_team,
-                replay.history.flat_weight,
-                p.team_method == "composite opponent",
-            ),
+            (*replay.teams, p.team_method == "composite opponent"),
         )
 
     def _display(self, state: State, players: np.ndarray) -> np.ndarray:

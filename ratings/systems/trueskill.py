@@ -202,18 +202,14 @@ class TrueSkill(RatingSystem):
         theta = [p.beta, p.tau, self.margin, p.display_k, MIN_DELTA, MAX_SWEEPS, 2.0, unit, p.tau_day, p.sigma]
         replay_trueskill(
             np.array(theta, dtype=float),
-            (replay.offsets, replay.players, replay.ranks, replay.dnf),
+            replay.games,
             state["mu"],
             state["sigma"],
             replay.before,
             replay.after,
             (replay.extras_before["mu"], replay.extras_before["sigma"]),
             (replay.extras_after["mu"], replay.extras_after["sigma"]),
-            (
-                replay.history.team_game[replay.first : replay.first + replay.n_games],
-                replay.history.flat_team,
-                replay.history.flat_weight,
-            ),
+            replay.teams,
             (
                 replay.days if idle else np.empty(0, dtype=np.int64),
                 state["last_day"] if idle else np.empty(0),
