@@ -31,6 +31,7 @@ from ratings.history import Entry, Game
 from ratings.io import read_table, write_csv
 from ratings.systems import SYSTEM_NAMES, create
 from ratings.systems.glicko2 import GLICKO_SCALE, glicko2_period
+from tests.snapshots import PROJECTION_TOLERANCE, digest, projections
 
 # ---------------------------------------------------------------------------------------------- readers
 
@@ -640,15 +641,8 @@ BEFORE_TEAMS = {
 }
 
 
-#: The Thurstonian model's snapshot.  Its kernels sum with fastmath's reassociation
-#: (:data:`ratings.kernels.jit.reassociated`), so the order of a sum's terms, and the last bits, follow the
-#: machine's vector width: numba's code for an AVX-512 machine moves these runs by up to 3e-14 from the AVX2 code the
-#: digests were taken on (``45a82ef6896a73f7``, ``cb96ebc43a0e3570`` and ``fa9e1190f2bbe23a``, as above; measured
-#: 2026-11-28 on an AVX-512 machine, with numba's CPU features set both ways).  Pinned here instead: two projections
-#: of every rating before and after every game onto weights uniform in [-1, 1] from ``default_rng(2026)``, taken from
-#: the run whose sha256 is the digest above (numba built without AVX-512 features), held to 1e-10: the two builds'
-#: projections differ by at most 3.4e-13, and any one rating moved by 1e-9 moves a projection past the tolerance
-#: unless its weight is under 0.1 in both.
+#: The Thurstonian model's snapshot (see :mod:`tests.snapshots`: its last bits follow the machine's vector width), from
+#: the runs whose digests were ``45a82ef6896a73f7``, ``cb96ebc43a0e3570`` and ``fa9e1190f2bbe23a`` at 0ac3068.
 BEFORE_TEAMS_PROJECTED = {
     "chess": (-5.861570472815515, 23.55040246441913),
     "poker": (15.454674630937616, 7.050014892610448),
@@ -658,15 +652,9 @@ BEFORE_TEAMS_PROJECTED = {
 
 @pytest.mark.parametrize(("sample", "name"), sorted(BEFORE_TEAMS), ids=[f"{s}-{n}" for s, n in sorted(BEFORE_TEAMS)])
 def test_histories_without_teams_rate_bit_for_bit_as_before_teams(sample: str, name: str) -> None:
-    import hashlib
-
     from ratings.samples import load_sample
 
-    run = create(name).rate(load_sample(sample))
-    digest = hashlib.sha256()
-    for values in [run.before, run.after] + [x for key in sorted(run.extras) for x in run.extras[key]]:
-        digest.update(np.ascontiguousarray(values, dtype=np.float64).tobytes())
-    assert digest.hexdigest()[:16] == BEFORE_TEAMS[(sample, name)]
+    assert digest(create(name).rate(load_sample(sample))) == BEFORE_TEAMS[(sample, name)]
 
 
 @pytest.mark.parametrize("sample", sorted(BEFORE_TEAMS_PROJECTED))
@@ -674,7 +662,4 @@ def test_thurstonian_histories_without_teams_rate_as_before_teams(sample: str) -
     from ratings.samples import load_sample
 
     run = create("thurstonian").rate(load_sample(sample))
-    assert not run.extras
-    values = np.concatenate([run.before, run.after])
-    weights = np.random.default_rng(2026).uniform(-1.0, 1.0, (2, len(values)))
-    np.testing.assert_allclose(weights @ values, BEFORE_TEAMS_PROJECTED[sample], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(projections(run), BEFORE_TEAMS_PROJECTED[sample], rtol=0, atol=PROJECTION_TOLERANCE)
