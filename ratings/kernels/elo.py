@@ -42,6 +42,7 @@ import math
 
 import numpy as np
 
+from ratings.kernels.gaussian_pairs import gaussian_pair_sums
 from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import CHEBYSHEV_NODES, PANEL_DEGREE, SQRT2, chebyshev_interpolate, expit, mills_ratio
 
@@ -50,6 +51,7 @@ __all__ = [
     "COMPARED",
     "FIELD_PANEL_MIN",
     "GAUSSIAN",
+    "GAUSSIAN_FIELD_MIN",
     "PANEL_COST",
     "logistic_field_sums",
     "logistic_pair_updates",
@@ -66,6 +68,9 @@ GAUSSIAN = 1.0
 AVERAGE = 1.0
 #: ``theta[1]`` of :func:`pairwise_gradient` for the average over the opponents with a different rank.
 COMPARED = 2.0
+#: From this many players the Gaussian pair model's sums come from
+#: :func:`ratings.kernels.gaussian_pairs.gaussian_pair_sums` (below it every pair is summed, bit for bit as before).
+GAUSSIAN_FIELD_MIN = 512
 #: From this many players a game's logistic sums come from :func:`logistic_field_sums` (below it every pair is
 #: summed, as before, so that small games' results stay bit for bit); measured crossover: see the module docstring.
 FIELD_PANEL_MIN = 64
@@ -349,6 +354,8 @@ def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
     gaussian = theta[0] == GAUSSIAN
     if not gaussian and n >= FIELD_PANEL_MIN:
         logistic_pair_updates(r, ranks, dnf, out)
+    elif gaussian and n >= GAUSSIAN_FIELD_MIN and gaussian_pair_sums(r, ranks, dnf, out):
+        pass
     else:
         out[:] = 0.0
         for i in range(n):  # each pair once: j's update is the negative of i's
