@@ -21,7 +21,7 @@ sum over everyone.  :func:`gaussian_pair_sums` gives both sums in about ``n`` op
   matrix-vector product per target panel instead of one kernel evaluation per node.
 - **Near and far.**  The panels up to :data:`NEAR` panels away (distances below ``(NEAR + 1) WIDTH``) receive both
   branches of ``g``, at degree :data:`~ratings.kernels.numerics.PANEL_DEGREE`.  Beyond, the decaying branch is below
-  ``g(16) = 1.4e-29`` and is left out; the growing branch (nearly linear, smooth away from its source) is carried at
+  ``g(16) = 4.5e-29`` and is left out; the growing branch (nearly linear, smooth away from its source) is carried at
   degree :data:`FAR_DEGREE` by a hierarchy of panels doubling in width, each source added at each level only to the
   panels of its interaction list (those more than ``K`` panels away whose parents are at most :data:`BAND` apart:
   ``K`` = :data:`NEAR` at the finest level, :data:`BAND` above), so that every far pair is counted at exactly one
@@ -34,9 +34,10 @@ the strip ``|Im| <= 2``: both interpolants of degree 24 err by at most ``1.1e-15
 strip (the bound of :data:`~ratings.kernels.numerics.PANEL_DEGREE`).  The far levels' panels are at least eight
 half-widths from their sources and only the growing branch enters, whose singularities lie beyond its source: there
 the interpolants converge like ``16^-N``, and ``N = 12`` reaches ``4e-15``.  Those errors are relative to the
-terms summed, except that a sum of decaying terms alone can be far smaller than its nodes' values; a player with
-no compared opponent within :data:`ISOLATED` (whose sum may be made only of tiny terms) is therefore summed pair by
-pair, which costs ``n`` for each of the few such players (the far ends of a wide field).
+terms summed, except that a sum of decaying terms alone can be far smaller than its nodes' values (and than the
+decaying terms left out beyond the near panels): a player with no compared opponent within :data:`ISOLATED`
+therefore takes its near pairs, and the far pairs' decaying branches as far as they count, pair by pair from the
+rating order (:func:`_isolated`); such players lie where the field is sparse, so their windows are short.
 tests/test_pairwise_fields.py checks every player against exact pair sums.
 """
 
@@ -64,7 +65,7 @@ __all__ = [
 #: Width of the finest panels (rating units of the natural scale: a pair's difference ``d``).
 WIDTH = 2.0
 #: Panels up to this many away from a source's panel receive both branches of ``g``: beyond, the decaying branch
-#: is below ``g(NEAR * WIDTH) = g(16) = 1.4e-29``.
+#: is below ``g(NEAR * WIDTH) = g(16) = 4.5e-29``.
 NEAR = 8
 #: On the coarser levels, panels more than this many apart interact through their far expansion.
 BAND = 4
@@ -72,9 +73,9 @@ BAND = 4
 FAR_DEGREE = 12
 #: Chebyshev points of the second kind for :data:`FAR_DEGREE`.
 FAR_NODES = np.cos(np.arange(FAR_DEGREE + 1) * math.pi / FAR_DEGREE)
-#: A player with no compared opponent within this distance is summed pair by pair (its sum may consist of decaying
-#: terms only, far smaller than the interpolants' node values); with one, its sum of absolute terms is at least
-#: ``g(1.5) = 0.19``.
+#: A player with no compared opponent within this distance sums its near pairs pair by pair (its sum may consist of
+#: decaying terms only, far smaller than the interpolants' node values); with one, its sum of absolute terms is at
+#: least ``g(1.5) = 0.19``.
 ISOLATED = 1.5
 SQRT_PI = math.sqrt(math.pi)
 #: The far levels' tables cover targets up to this many panels from the source (the parents' band).
@@ -120,19 +121,6 @@ def lagrange_basis(u: float, nodes: np.ndarray, out: np.ndarray) -> None:
 
 
 @helper
-def _pair_sum(i: int, r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> float:
-    """Player ``i``'s summed pair updates, pair by pair, as :func:`ratings.kernels.elo.pairwise_gradient` sums them."""
-    total = 0.0
-    for j in range(len(r)):
-        if j == i or (dnf[i] and dnf[j]):
-            continue
-        score = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
-        diff = r[i] - r[j]
-        total += score * win_term(diff) - (1.0 - score) * win_term(-diff)
-    return total
-
-
-@helper
 def _band(level: int) -> int:
     """Panels at most this many apart are near at ``level``."""
     return NEAR if level == 0 else BAND
@@ -150,13 +138,14 @@ def _read(i: int, dnf: np.ndarray, acc: np.ndarray, s: int, basis: np.ndarray) -
 
 @helper
 def _add(acc: np.ndarray, s: int, source: int, matrix: np.ndarray, basis: np.ndarray, weight: float) -> None:
-    """``acc[s, source] += weight * matrix @ basis``: one source's kernel values at a panel's nodes."""
+    """``acc[s, source, k] += weight * sum_l matrix[l, k] basis[l]``: one source's kernel values at a panel's nodes
+    (``matrix[l, k]``: from the source panel's node ``l`` to the target's node ``k``), column by column so that the
+    loop over the nodes vectorises."""
     size = len(basis)
-    for k in range(size):
-        total = 0.0
-        for m in range(size):
-            total += matrix[k, m] * basis[m]
-        acc[s, source, k] += weight * total
+    for m in range(size):
+        b = weight * basis[m]
+        for k in range(size):
+            acc[s, source, k] += b * matrix[m, k]
 
 
 @helper
@@ -175,10 +164,11 @@ def _walk(
     far: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """One walk over the rank order: ``kind`` 0 from the worst rank (``out[i] = A_i``), 1 from the best
-    (``out[i] = B_i``).  ``cell[i, level]`` is player ``i``'s panel at each far level (level 0 also the near one),
-    ``offset[i, level]`` its position there in [-1, 1]; ``panels[level]`` the panels at that level; ``near_slot[q]``
-    and ``far_slot[base[level] + q]`` the accumulator of a panel holding players (-1: none)."""
+    """One walk over the rank order: ``kind`` 0 from the worst rank (``A_i``), 1 from the best (``B_i``); the near
+    panels' part into ``out[i, 0]``, the far levels' into ``out[i, 1]``.  ``cell[i, level]`` is player ``i``'s panel
+    at each far level (level 0 also the near one), ``offset[i, level]`` its position there in [-1, 1];
+    ``panels[level]`` the panels at that level; ``near_slot[q]`` and ``far_slot[base[level] + q]`` the accumulator of
+    a panel holding players (-1: none)."""
     n = len(order)
     levels = len(base) - 1  # far levels
     near_count = 0
@@ -206,11 +196,12 @@ def _walk(
                 lagrange_basis(offset[i, 0], CHEBYSHEV_NODES, basis)
                 q = cell[i, 0]
                 if step == 1:
-                    value = _read(i, dnf, near_acc, near_slot[q], basis)
+                    out[i, 0] = _read(i, dnf, near_acc, near_slot[q], basis)
+                    value = 0.0
                     for level in range(levels):
                         lagrange_basis(offset[i, level], FAR_NODES, far_basis)
                         value += _read(i, dnf, far_acc, far_slot[base[level] + cell[i, level]], far_basis)
-                    out[i] = value
+                    out[i, 1] = value
                     continue
                 weight = 1.0 if single else 0.5
                 source = 1 if dnf[i] else 0
@@ -232,17 +223,17 @@ def _walk(
 
 @helper
 def _tables(levels: int) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel between a target panel's nodes and a source panel's: ``near[kind, t - s + NEAR, k, l]`` for the
-    finest panels, both branches, and ``far[kind, level, t - s + FAR_REACH, k, l]`` for the far levels, the growing
-    branch only; ``kind`` 0 is ``g(x_k - y_l)`` (the target's win), 1 ``g(y_l - x_k)`` (its loss)."""
+    """The kernel between a source panel's nodes ``y_l`` and a target panel's ``x_k``: ``near[kind, t - s + NEAR, l,
+    k]`` for the finest panels, both branches, and ``far[kind, level, t - s + FAR_REACH, l, k]`` for the far levels,
+    the growing branch only; ``kind`` 0 is ``g(x_k - y_l)`` (the target's win), 1 ``g(y_l - x_k)`` (its loss)."""
     half = 0.5 * WIDTH
     near = np.empty((2, 2 * NEAR + 1, PANEL_DEGREE + 1, PANEL_DEGREE + 1))
     for delta in range(-NEAR, NEAR + 1):
         for k in range(PANEL_DEGREE + 1):
             for m in range(PANEL_DEGREE + 1):
                 d = delta * WIDTH + half * (CHEBYSHEV_NODES[k] - CHEBYSHEV_NODES[m])
-                near[0, delta + NEAR, k, m] = win_term(d)
-                near[1, delta + NEAR, k, m] = win_term(-d)
+                near[0, delta + NEAR, m, k] = win_term(d)
+                near[1, delta + NEAR, m, k] = win_term(-d)
     far = np.zeros((2, max(levels, 1), 2 * FAR_REACH + 1, FAR_DEGREE + 1, FAR_DEGREE + 1))
     for level in range(levels):
         width = WIDTH * 2.0**level
@@ -253,7 +244,7 @@ def _tables(levels: int) -> tuple[np.ndarray, np.ndarray]:
             for k in range(FAR_DEGREE + 1):
                 for m in range(FAR_DEGREE + 1):
                     d = delta * width + 0.5 * width * (FAR_NODES[k] - FAR_NODES[m])
-                    far[kind, level, delta + FAR_REACH, k, m] = win_term(d if kind == 0 else -d)
+                    far[kind, level, delta + FAR_REACH, m, k] = win_term(d if kind == 0 else -d)
     return near, far
 
 
@@ -303,11 +294,12 @@ def gaussian_pair_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out: n
                 far_count += 1
     near, far = _tables(levels)
     order = np.argsort(ranks)
-    wins = np.empty(n)
+    wins = np.empty((n, 2))
+    losses = np.empty((n, 2))
     _walk(0, order, ranks, dnf, cell, offset, panels, near_slot, far_slot, base, near, far, wins)
-    _walk(1, order, ranks, dnf, cell, offset, panels, near_slot, far_slot, base, near, far, out)
-    # A player with no compared opponent within ISOLATED, by the rating order: the nearest player for a finisher,
-    # the nearest finisher for a DNF.
+    _walk(1, order, ranks, dnf, cell, offset, panels, near_slot, far_slot, base, near, far, losses)
+    # The distance to the nearest compared opponent, by the rating order: the nearest player for a finisher, the
+    # nearest finisher for a DNF.
     by_rating = np.argsort(r)
     nearest = np.full(n, math.inf)
     for sweep in range(2):
@@ -321,9 +313,52 @@ def gaussian_pair_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out: n
             last_any = r[i]
             if not dnf[i]:
                 last_finisher = r[i]
+    place = np.empty(n, dtype=np.int64)
+    for step in range(n):
+        place[by_rating[step]] = step
     for i in range(n):
-        if nearest[i] > ISOLATED:
-            out[i] = _pair_sum(i, r, ranks, dnf)
+        if nearest[i] <= ISOLATED:
+            out[i] = (wins[i, 0] + wins[i, 1]) - (losses[i, 0] + losses[i, 1])
+        elif nearest[i] == math.inf:
+            out[i] = 0.0  # no compared opponent
         else:
-            out[i] = wins[i] - out[i]
+            near_pairs = _isolated(i, r, ranks, dnf, cell[:, 0], by_rating, place[i], nearest[i])
+            out[i] = wins[i, 1] - losses[i, 1] + near_pairs
     return True
+
+
+@helper
+def _isolated(
+    i: int,
+    r: np.ndarray,
+    ranks: np.ndarray,
+    dnf: np.ndarray,
+    cell: np.ndarray,
+    by_rating: np.ndarray,
+    place: int,
+    nearest: float,
+) -> float:
+    """What an isolated player's sum adds to the far levels' (growing branches beyond the near panels), pair by pair:
+    every pair with an opponent in the near panels, and the decaying branch of the farther pairs, which the far
+    levels leave out, up to ``nearest + 15`` away.  Beyond, a decaying term is smaller than the nearest opponent's by
+    ``exp(-((u + 15)^2 - u^2) / 4) <= exp(-56)`` (``u = nearest``)."""
+    reach = max(nearest + 15.0, (NEAR + 1) * WIDTH)
+    total = 0.0
+    for direction in range(2):
+        step = place + 1 if direction == 0 else place - 1
+        while 0 <= step < len(r):
+            j = by_rating[step]
+            step += 1 if direction == 0 else -1
+            if abs(r[j] - r[i]) > reach:
+                break
+            if dnf[i] and dnf[j]:
+                continue
+            score = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+            diff = r[i] - r[j]
+            if abs(cell[j] - cell[i]) <= NEAR:
+                total += score * win_term(diff) - (1.0 - score) * win_term(-diff)
+            elif diff > 0.0:
+                total += score * win_term(diff)  # a win's decaying branch (a loss to a lower rating: far level)
+            else:
+                total -= (1.0 - score) * win_term(-diff)
+    return total
