@@ -56,6 +56,7 @@ __all__ = [
     "FAR_NODES",
     "ISOLATED",
     "NEAR",
+    "SPARSE",
     "WIDTH",
     "gaussian_pair_sums",
     "lagrange_basis",
@@ -78,6 +79,9 @@ FAR_NODES = np.cos(np.arange(FAR_DEGREE + 1) * math.pi / FAR_DEGREE)
 #: least ``g(1.5) = 0.19``.
 ISOLATED = 1.5
 SQRT_PI = math.sqrt(math.pi)
+#: Ratings spread over more than this many finest panels per player are summed pair by pair (the panel tables take
+#: memory in proportion to the spread: 64 per player is 128 units, a spread of 65,536 at 512 players).
+SPARSE = 64
 #: The far levels' tables cover targets up to this many panels from the source (the parents' band).
 FAR_REACH = 2 * BAND + 2
 
@@ -252,7 +256,7 @@ def _tables(levels: int) -> tuple[np.ndarray, np.ndarray]:
 def gaussian_pair_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out: np.ndarray) -> bool:
     """``out[i] = A_i - B_i``, player ``i``'s summed pair updates of the Gaussian model (the module docstring), two
     DNFs not compared; False (``out`` untouched) when the ratings are not all finite or so spread that the finest
-    panels would outnumber four times the players (the caller then sums every pair)."""
+    panels would outnumber :data:`SPARSE` times the players (the caller then sums every pair)."""
     n = len(r)
     lo = math.inf
     hi = -math.inf
@@ -262,7 +266,7 @@ def gaussian_pair_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out: n
         lo = min(lo, r[i])
         hi = max(hi, r[i])
     finest = int((hi - lo) / WIDTH) + 1
-    if n == 0 or finest > 4 * n:
+    if n == 0 or finest > SPARSE * n:
         return False
     levels = 0  # far levels: those with panels more than their band apart
     while ((finest - 1) >> levels) > _band(levels):
