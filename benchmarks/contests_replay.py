@@ -31,6 +31,11 @@ today's, its pair loops over every pair), with their ratio::
 (:func:`ratings.kernels.glicko2.replay_glicko2`) the same way, against its kernel at ``--before`` (every pair summed
 in every game), with ratings and deviations as after a long contests history.
 
+``--pairwise-fields 128 256 512 1000 4096 20000 --before main`` times one game's gradient of Gaussian pairwise Elo
+(summed variant) the same way: ``--before``'s kernel (every pair) against this checkout's rank-restricted field sums
+(:func:`ratings.kernels.gaussian_pairs.gaussian_pair_sums`, called at every size, also below the kernel's threshold
+``GAUSSIAN_FIELD_MIN``, to measure where they pay), with their largest difference relative to the largest sum.
+
 The games: ratings spread as after the scale-1 history (multiplayer Elo: standard deviation 97, 3% anywhere in a
 range eight times as wide; pairwise, natural scale: 320, the sum variant's spread, and 1.5), places with ties (tie
 groups of two and more) and 3% sharing the last place as DNFs.
@@ -139,6 +144,43 @@ def fields(sizes: list[int], before: str, repeat: int) -> None:
             )
 
 
+def pairwise_fields(sizes: list[int], before: str, repeat: int) -> None:
+    """One game's Gaussian pairwise gradient (summed) at each size: ``before``'s every-pair kernel against the field
+    sums of this checkout, at both spreads of :func:`fields`."""
+    from numba import njit
+
+    from ratings.kernels import elo
+    from ratings.kernels.gaussian_pairs import gaussian_pair_sums
+
+    @njit
+    def field_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out: np.ndarray) -> None:
+        gaussian_pair_sums(r, ranks, dnf, out)
+
+    old = kernels_at(before)
+    rng = np.random.default_rng(2026)
+    theta = np.array([elo.GAUSSIAN, 0.0])
+    print(
+        f"Gaussian pairwise Elo (sum), one game's gradient, CPU of one call (best of {repeat}): {before}'s every pair "
+        f"against this checkout's field sums (threshold {elo.GAUSSIAN_FIELD_MIN})"
+    )
+    for spread in (320.0, 1.5):
+        for n in sizes:
+            r, ranks, dnf = field_game(rng, n, spread, 0.0)
+            out = np.empty(n)
+            old.pairwise_gradient(r, ranks, dnf, theta, out)  # compiles, and the every-pair sums
+            kept = out.copy()
+            field_sums(r, ranks, dnf, out)
+            gap = np.abs(out - kept).max() / max(np.abs(kept).max(), 1e-300)
+            args = (r, ranks, dnf)
+            after = cpu(lambda args=args, out=out: field_sums(*args, out), repeat)
+            was = cpu(lambda args=args, out=out: old.pairwise_gradient(*args, theta, out), repeat)
+            print(
+                f"  sd {spread:<5} n {n:>6,}: before {1e3 * was:9.2f} ms  after {1e3 * after:7.3f} ms  "
+                f"ratio {was / after:7.1f}x   largest difference {gap:.1e} of the largest",
+                flush=True,
+            )
+
+
 def glicko_game(rng: np.random.Generator, n: int) -> tuple[object, ...]:
     """The arguments of :func:`ratings.kernels.glicko2.replay_glicko2` for one undated game of ``n`` players, ratings
     and deviations as after a long contests history (Glicko-2 scale: ratings of standard deviation 1.2 within the
@@ -208,12 +250,16 @@ def main() -> None:
     parser.add_argument("--fields", nargs="*", type=int, default=[])
     parser.add_argument("--before", default="4e91a8e")
     parser.add_argument("--glicko-fields", nargs="*", type=int, default=[])
+    parser.add_argument("--pairwise-fields", nargs="*", type=int, default=[])
     args = parser.parse_args()
     if args.fields:
         fields(args.fields, args.before, args.repeat)
         return
     if args.glicko_fields:
         glicko_fields(args.glicko_fields, args.before, args.repeat)
+        return
+    if args.pairwise_fields:
+        pairwise_fields(args.pairwise_fields, args.before, args.repeat)
         return
     history = selected(contests_history(args.scale, max_size=args.max_size), args.min_size, args.untie)
     results = int(history.offsets[-1])

@@ -226,23 +226,28 @@ def _walk(
 
 
 @helper
-def _tables(levels: int) -> tuple[np.ndarray, np.ndarray]:
+def _tables(levels: int, panels: np.ndarray, finest: int) -> tuple[np.ndarray, np.ndarray]:
     """The kernel between a source panel's nodes ``y_l`` and a target panel's ``x_k``: ``near[kind, t - s + NEAR, l,
     k]`` for the finest panels, both branches, and ``far[kind, level, t - s + FAR_REACH, l, k]`` for the far levels,
-    the growing branch only; ``kind`` 0 is ``g(x_k - y_l)`` (the target's win), 1 ``g(y_l - x_k)`` (its loss)."""
+    the growing branch only; ``kind`` 0 is ``g(x_k - y_l)`` (the target's win), 1 ``g(y_l - x_k)`` (its loss).  Only
+    the offsets that occur (``|t - s|`` below the number of panels) are computed."""
     half = 0.5 * WIDTH
-    near = np.empty((2, 2 * NEAR + 1, PANEL_DEGREE + 1, PANEL_DEGREE + 1))
-    for delta in range(-NEAR, NEAR + 1):
+    reach = min(NEAR, finest - 1)
+    near = np.zeros((2, 2 * NEAR + 1, PANEL_DEGREE + 1, PANEL_DEGREE + 1))
+    for delta in range(-reach, reach + 1):
         for k in range(PANEL_DEGREE + 1):
             for m in range(PANEL_DEGREE + 1):
                 d = delta * WIDTH + half * (CHEBYSHEV_NODES[k] - CHEBYSHEV_NODES[m])
                 near[0, delta + NEAR, m, k] = win_term(d)
-                near[1, delta + NEAR, m, k] = win_term(-d)
+    for delta in range(-reach, reach + 1):  # g(y_l - x_k) at offset delta is g(x_l - y_k) at -delta
+        for k in range(PANEL_DEGREE + 1):
+            for m in range(PANEL_DEGREE + 1):
+                near[1, delta + NEAR, m, k] = near[0, NEAR - delta, k, m]
     far = np.zeros((2, max(levels, 1), 2 * FAR_REACH + 1, FAR_DEGREE + 1, FAR_DEGREE + 1))
     for level in range(levels):
         width = WIDTH * 2.0**level
         for delta in range(-FAR_REACH, FAR_REACH + 1):
-            if abs(delta) <= _band(level):
+            if abs(delta) <= _band(level) or abs(delta) >= panels[level]:
                 continue
             kind = 0 if delta < 0 else 1  # the growing side: sources above a win's target, below a loss's
             for k in range(FAR_DEGREE + 1):
@@ -296,7 +301,7 @@ def gaussian_pair_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out: n
             if far_slot[at] < 0:
                 far_slot[at] = far_count
                 far_count += 1
-    near, far = _tables(levels)
+    near, far = _tables(levels, panels, finest)
     order = np.argsort(ranks)
     wins = np.empty((n, 2))
     losses = np.empty((n, 2))
