@@ -29,11 +29,19 @@ as a contests history's, measured with ``benchmarks/contests_replay.py --fields`
 faster at 1,000 players (multielo; logistic pairwise 11-13x), 169x at 4,096 (19-42x) and 816x at 20,000 (78-194x;
 BENCHMARKS.md).
 
-What stays quadratic: the Gaussian pair model, whose pair update depends on the result through two different
-functions (``phi / Phi`` of the difference for a win, of its negative for a loss), so a player's sum runs over the
-players ranked above with one function and over those below with the other: rank-restricted sums, which one
-field sum over everyone does not give.  (Glicko-2's sums, whose terms scale each opponent by its own deviation,
-are still one function of the player's rating per game: :func:`ratings.kernels.glicko2.glicko_field_sums`.)
+The Gaussian pair model's update depends on the result through two different functions (``phi / Phi`` of the
+difference for a win, of its negative for a loss), so a player's sum runs over the players ranked above with one
+function and over those below with the other: rank-restricted sums, which one field sum over everyone does not give.
+From :data:`GAUSSIAN_FIELD_MIN` players :func:`ratings.kernels.gaussian_pairs.gaussian_pair_sums` gives them as
+running sums over the rank order of Chebyshev panel accumulators, near panels with both branches and far levels
+(doubling in width) with the growing branch only: ``O(n log(spread))``, every player's sum within ``1e-12`` of its
+sum of absolute pair terms at spreads from 0.01 to 1,000 units (the bounds in ratings/kernels/gaussian_pairs.py,
+checked by tests/test_pairwise_fields.py).  The panels pay from about 150 players on ratings of standard deviation
+1.5 and 320-350 on ratings of 320, measured with ``benchmarks/contests_replay.py --pairwise-fields``; one game's
+gradient is 2.7-10x faster at 1,000 players, 11-47x at 4,096 and 51-182x at 20,000 (BENCHMARKS.md).  Ratings spread
+over more than 64 finest panels (128 units) a player, beyond ``2^52`` or not finite still sum every pair.
+(Glicko-2's sums, whose terms scale each opponent by its own deviation, are still one function of the player's
+rating per game: :func:`ratings.kernels.glicko2.glicko_field_sums`.)
 """
 
 from __future__ import annotations
@@ -347,8 +355,9 @@ def logistic_pair_updates(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out
 def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> None:
     """Each player's summed (or averaged) pair updates; two DNFs are not compared.
 
-    The logistic model from :data:`FIELD_PANEL_MIN` players on by :func:`logistic_pair_updates` (about linear
-    in the field); below that, and always in the Gaussian model (see the module docstring), every pair.
+    The logistic model from :data:`FIELD_PANEL_MIN` players on by :func:`logistic_pair_updates`, the Gaussian
+    model from :data:`GAUSSIAN_FIELD_MIN` by :func:`ratings.kernels.gaussian_pairs.gaussian_pair_sums` (both about
+    linear in the field; see the module docstring); below those, and when the field sums decline, every pair.
     """
     n = len(r)
     gaussian = theta[0] == GAUSSIAN

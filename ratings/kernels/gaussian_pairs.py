@@ -260,8 +260,9 @@ def _tables(levels: int, panels: np.ndarray, finest: int) -> tuple[np.ndarray, n
 @helper
 def gaussian_pair_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out: np.ndarray) -> bool:
     """``out[i] = A_i - B_i``, player ``i``'s summed pair updates of the Gaussian model (the module docstring), two
-    DNFs not compared; False (``out`` untouched) when the ratings are not all finite or so spread that the finest
-    panels would outnumber :data:`SPARSE` times the players (the caller then sums every pair)."""
+    DNFs not compared; False (``out`` untouched) when the ratings are not all finite, beyond ``2^52`` in size, or so
+    spread that the finest panels would outnumber :data:`SPARSE` times the players (the caller then sums every
+    pair)."""
     n = len(r)
     lo = math.inf
     hi = -math.inf
@@ -270,8 +271,12 @@ def gaussian_pair_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, out: n
             return False
         lo = min(lo, r[i])
         hi = max(hi, r[i])
+    # The panels start at an even integer: every panel centre at every level, lo + (q + 1/2) 2^(level + 1), is an
+    # integer, exact below 2^53, and so is each player's offset from it (the tables assume centres exactly a panel
+    # width apart).
+    lo = WIDTH * math.floor(lo / WIDTH)
     finest = int((hi - lo) / WIDTH) + 1
-    if n == 0 or finest > SPARSE * n:
+    if n == 0 or finest > SPARSE * n or max(-lo, hi) >= 2.0**52:
         return False
     levels = 0  # far levels: those with panels more than their band apart
     while ((finest - 1) >> levels) > _band(levels):

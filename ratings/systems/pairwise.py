@@ -31,8 +31,9 @@ other player and is not compared with the others in the group, so its update is 
 Cost: every pair is compared, so this per-game path (the reference) costs n^2 for a game of n players.  The
 compiled kernel (:mod:`ratings.kernels.elo`) gives the logistic model's sums from 64 players on by rank counts and a
 Chebyshev interpolant of the field sum of pair probabilities, within 1.1e-15 of its size: about linear in the
-field.  The Gaussian model stays n^2 there too (its pair update depends on the result through two different
-functions: the module docstring there says why that defeats one field sum).
+field.  The Gaussian model's rank-restricted sums (its pair update depends on the result through two different
+functions) come from 384 players from running sums over the rank order on Chebyshev panels
+(:mod:`ratings.kernels.gaussian_pairs`): about linear in the field too.
 """
 
 from __future__ import annotations
