@@ -77,7 +77,8 @@ AVERAGE = 1.0
 #: ``theta[1]`` of :func:`pairwise_gradient` for the average over the opponents with a different rank.
 COMPARED = 2.0
 #: From this many players the Gaussian pair model's sums come from
-#: :func:`ratings.kernels.gaussian_pairs.gaussian_pair_sums` (below it every pair is summed, bit for bit as before).
+#: :func:`ratings.kernels.gaussian_pairs.gaussian_pair_sums` (below it every pair is summed, bit for bit as before);
+#: measured crossover: see the module docstring.
 GAUSSIAN_FIELD_MIN = 384
 #: From this many players a game's logistic sums come from :func:`logistic_field_sums` (below it every pair is
 #: summed, as before, so that small games' results stay bit for bit); measured crossover: see the module docstring.
