@@ -28,16 +28,17 @@ sum over everyone.  :func:`gaussian_pair_sums` gives both sums in about ``n`` op
   level (Greengard and Rokhlin, "A fast algorithm for particle simulations", J. Comput. Phys. 73, 1987, in one
   dimension).  Each level costs a bounded number of products per source: ``O(n log(spread))`` in all.
 
-Accuracy.  ``g(x - y)`` is analytic except at ``x - y = -2 z`` for the zeros ``z`` of ``erfc`` (the first at
-``2.71 +- 3.98i``, the others further out along ``arg = +-pi/4``), so on a panel of half-width 1 it is analytic in
-the strip ``|Im| <= 2``: both interpolants of degree 24 err by at most ``1.1e-15`` of the kernel's size in that
-strip (the bound of :data:`~ratings.kernels.numerics.PANEL_DEGREE`).  The far levels' panels are at least eight
-half-widths from their sources and only the growing branch enters, whose singularities lie beyond its source: there
-the interpolants converge like ``16^-N``, and ``N = 12`` reaches ``4e-15``.  Those errors are relative to the
-terms summed, except that a sum of decaying terms alone can be far smaller than its nodes' values (and than the
-decaying terms left out beyond the near panels): a player with no compared opponent within :data:`ISOLATED`
-therefore takes its near pairs, and the far pairs' decaying branches as far as they count, pair by pair from the
-rating order (:func:`_isolated`); such players lie where the field is sparse, so their windows are short.
+Accuracy.  ``g(x - y)`` is analytic except at ``x - y = -2 z`` for the zeros ``z`` of ``erfc`` (Fettis, Caslin and
+Cramer, "Complex zeros of the error function and of the complementary error function", Math. Comp. 27, 1973: the first
+at ``-2 z = 2.71 +- 3.98i``, the others further out, approaching ``arg = +-pi/4``), so on a panel of half-width 1 it is
+analytic in the strip ``|Im| <= 2``: both interpolants of degree 24 err by at most ``1.1e-15`` of the kernel's size in
+that strip (the bound of :data:`~ratings.kernels.numerics.PANEL_DEGREE`).  The far levels' panels are at least eight
+half-widths from their sources and only the growing branch enters, whose singularities lie beyond its source: there the
+interpolants converge like ``16^-N``, and ``N = 12`` reaches ``4e-15``.  Those errors are relative to the terms summed,
+except that a sum of decaying terms alone can be far smaller than its nodes' values (and than the decaying terms left
+out beyond the near panels): a player with no compared opponent within :data:`ISOLATED` therefore takes its near pairs,
+and the far pairs' decaying branches as far as they count, pair by pair from the rating order (:func:`_isolated`); such
+players lie where the field is sparse, so their windows are short.
 tests/test_pairwise_fields.py checks every player against exact pair sums.
 """
 
