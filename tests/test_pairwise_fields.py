@@ -4,10 +4,10 @@ From ``GAUSSIAN_FIELD_MIN`` players :func:`ratings.kernels.elo.pairwise_gradient
 rank-restricted sums from Chebyshev panels and far levels (:func:`ratings.kernels.gaussian_pairs.gaussian_pair_sums`).
 The references are independent of that code:
 
-- the pair term ``g(d) = phi(d / sqrt 2) / (sqrt 2 Phi(d / sqrt 2))`` from scipy: ``1 / (sqrt(pi) erfcx(-d / 2))``
-  for ``d < 0`` and ``exp(-d^2 / 4) / (sqrt(pi) erfc(-d / 2))`` above (both without cancellation: ``erfc(-d / 2)``
-  lies in [1, 2] there), every pair of Kerby 2025, section 3.1.2 summed in blocks of rows by numpy (pairwise
-  summation: an error of a few ``eps log2(n)`` of the sum of absolute terms);
+- the pair term ``g(d) = phi(d / sqrt 2) / (sqrt 2 Phi(d / sqrt 2)) = 1 / (sqrt(pi) erfcx(-d / 2))`` from scipy's
+  ``erfcx`` (without the cancellation of ``phi / Phi`` on large upsets), every pair of Kerby 2025, section 3.1.2
+  summed in blocks of rows by numpy (pairwise summation: an error of a few ``eps log2(n)`` of the sum of absolute
+  terms);
 - the whole replay against the per-game reference path (:mod:`ratings.systems.pairwise`, numpy's double sum).
 
 Tolerance: each player's sum within ``1e-12`` of its sum of absolute pair terms (``|S w| + |(1 - S) l|`` over its
@@ -51,11 +51,10 @@ def field_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> tuple[np.nd
 
 
 def exact_g(d: np.ndarray) -> np.ndarray:
-    """``g(d)`` from scipy's ``erfcx`` (upsets) and ``erfc`` (expected results), without cancellation."""
-    with np.errstate(over="ignore", under="ignore"):
-        upset = 1.0 / (math.sqrt(math.pi) * special.erfcx(-0.5 * np.minimum(d, 0.0)))
-        expected = np.exp(-0.25 * d * d) / (math.sqrt(math.pi) * special.erfc(-0.5 * np.maximum(d, 0.0)))
-    return np.where(d < 0.0, upset, expected)
+    """``g(d) = 1 / (sqrt(pi) erfcx(-d / 2))`` from scipy (Faddeeva's ``erfcx``, which takes ``2 exp(x^2) - erfcx(-x)``
+    for a negative argument: no cancellation either way); 0 from ``d = 53`` on, where ``g < 1e-300``."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (math.sqrt(math.pi) * special.erfcx(-0.5 * d))
 
 
 def exact_sums(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,12 +120,16 @@ def assert_matches_exact(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, vari
 
 
 def test_win_term_against_scipy() -> None:
-    """``g`` within 2e-13 of scipy's from the largest upsets to ``d = 52`` (``g = 1e-294``, near the underflow).
+    """``g`` within 2e-13 of scipy's from the largest upsets to ``d = 52`` (``g = 1e-294``, near the underflow),
+    and of ``phi / Phi`` by scipy's ``ndtr`` on the expected side (where ``Phi(d / sqrt 2)`` lies in [1/2, 1]).
     Where the reference path's ``phi / Phi`` takes the exponential of a quantity of size ``d^2 / 4``, that
     quantity's rounding is ``d^2 eps / 4`` of the term, at most ``7.5e-14`` here; beyond ``d = -52`` gaussian_pairs
     sums the ``erfcx`` series instead (at ``d = -1,000``, ``phi / Phi`` would lose ``3e-11``)."""
     d = np.concatenate([-np.geomspace(1e-3, 5e3, 400), np.linspace(-52.0, 52.0, 1041)])
     np.testing.assert_allclose(win_terms(d), exact_g(d), rtol=2e-13, atol=0.0)
+    expected = d[d > 0.0]
+    by_ndtr = np.exp(-0.25 * expected**2) / (2.0 * math.sqrt(math.pi) * special.ndtr(expected / math.sqrt(2.0)))
+    np.testing.assert_allclose(win_terms(expected), by_ndtr, rtol=2e-13, atol=0.0)
 
 
 @pytest.mark.parametrize(
