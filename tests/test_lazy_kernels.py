@@ -21,8 +21,9 @@ from ratings.systems import SYSTEM_NAMES
 ROOT = Path(__file__).resolve().parent.parent
 
 #: What each system's replay may import of ratings.kernels (besides the package, ``jit`` and ``numerics``):
-#: the four single-rating systems share one loop (``single``), which names every gradient kernel module.
-_SINGLE = {"single", "elo", "plackett_luce", "thurstonian"}
+#: the four single-rating systems share one loop (``single``), which names every gradient kernel module; ``elo``
+#: takes the Gaussian pair model's large-field sums from ``gaussian_pairs`` (helpers only: nothing compiled there).
+_SINGLE = {"single", "elo", "gaussian_pairs", "plackett_luce", "thurstonian"}
 _ALLOWED = {
     "multielo": _SINGLE,
     "pairwise-elo": _SINGLE,
@@ -30,7 +31,7 @@ _ALLOWED = {
     "thurstonian": _SINGLE,
     "trueskill": {"trueskill"},
     "elo-mmr": {"elo_mmr"},
-    "glicko2": {"glicko2", "elo"},
+    "glicko2": {"glicko2", "elo", "gaussian_pairs"},
 }
 #: The gradient kind of each single-rating system in ``ratings.kernels.single``.
 _KIND = {
