@@ -901,10 +901,23 @@ def _pad_window(rows: np.ndarray, target: int, w0: int, w1: int, g: int) -> None
 
 
 @helper
-def _copy_window(rows: np.ndarray, source: int, target: int, w0: int, w1: int, g: int) -> None:
-    """Copy a padded row's window with its zero pads (:func:`_pad_window`)."""
-    for c in range(max(w0 - 2 * _PAD, -_PAD) + _PAD, min(w1 + 2 * _PAD, g + _PAD) + _PAD):
-        rows[target, c] = rows[source, c]
+def _window_span(w0: int, w1: int, g: int) -> tuple[int, int]:
+    """The padded row's indices ``[first, end)`` of a window with its zero pads (:func:`_pad_window`)."""
+    return max(w0 - 2 * _PAD, -_PAD) + _PAD, min(w1 + 2 * _PAD, g + _PAD) + _PAD
+
+
+@helper
+def _keep(pool: np.ndarray, used: int, rows: np.ndarray, source: int, w0: int, w1: int, g: int) -> np.ndarray:
+    """Append a padded row's window with its pads to ``pool`` from ``used`` (the pool doubled when full)."""
+    first, end = _window_span(w0, w1, g)
+    if used + end - first > len(pool):
+        grown = np.empty(max(2 * len(pool), used + end - first))
+        for i in range(used):
+            grown[i] = pool[i]
+        pool = grown
+    for c in range(first, end):
+        pool[used + c - first] = rows[source, c]
+    return pool
 
 
 @contracted
@@ -1041,7 +1054,7 @@ def _band_walk(
     end: int,
     s: int,
     first_block: int,
-    first_check: int,
+    fresh: bool,
     r: np.ndarray,
     chain: np.ndarray,
     lo: float,
@@ -1054,16 +1067,13 @@ def _band_walk(
     t_lo: np.ndarray,
     t_hi: np.ndarray,
 ) -> bool:
-    """:func:`_walk` on windows (:func:`_band_forward`); checkpoints copy the window and its pads only."""
-    fresh = first_check >= 0
+    """:func:`_walk` on windows (:func:`_band_forward`), without its checkpoints (:func:`_banded` keeps them)."""
     for k in range(begin + 1, end):
         source, target = first_block + (k - 1) % s, first_block + k % s
         if not _band_forward(
             rows, k, source, target, r, chain, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, fresh
         ):
             return False
-        if fresh and k % s == 0:
-            _copy_window(rows, target, first_check + k // s, t_lo[k], t_hi[k], g)
     return True
 
 
@@ -1109,9 +1119,12 @@ def _banded(
     wide = g + 2 * _PAD
     s = int(math.ceil(math.sqrt(m)))
     checkpoints = (m + s - 1) // s
-    first_check = 6
-    first_block = first_check + checkpoints
+    # Rows as in _crowd, except the checkpoints: each block's first row, its window and pads only, in ``pool``
+    # from ``kept[block]``.
+    first_block = 6
     rows = np.zeros((first_block + s, wide))
+    pool = np.empty(wide + 64 * checkpoints * (int(math.sqrt(g)) + 4 * _PAD))
+    kept = np.empty(checkpoints + 1, dtype=np.int64)
     anchors = _anchors(r, chain, bottom, lo, step, g)
     tilt = np.empty(m)
     t_scale = np.empty(m)
@@ -1177,11 +1190,52 @@ def _banded(
     t_lo[0], t_hi[0] = w0, w1
     high, low = _sum2(f_scale, 0.0, u_scale)
     t_scale[0], t_low[0] = _sum2(high, low, math.log(top))
-    _copy_window(rows, first_block, first_check, w0, w1, g)
-    if not _band_walk(
-        rows, 0, m, s, first_block, first_check, r, chain, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi
-    ):
-        return False
+    kept[0] = 0
+    for block in range(checkpoints):  # forward: every t_k, each block's first row kept
+        begin = block * s
+        if block > 0 and not _band_walk(
+            rows,
+            begin - 1,
+            begin + 1,
+            s,
+            first_block,
+            True,
+            r,
+            chain,
+            lo,
+            step,
+            g,
+            anchors,
+            tilt,
+            t_scale,
+            t_low,
+            t_lo,
+            t_hi,
+        ):
+            return False
+        first, end = _window_span(t_lo[begin], t_hi[begin], g)
+        pool = _keep(pool, kept[block], rows, first_block, t_lo[begin], t_hi[begin], g)
+        kept[block + 1] = kept[block] + end - first
+        if not _band_walk(
+            rows,
+            begin,
+            min(begin + s, m),
+            s,
+            first_block,
+            True,
+            r,
+            chain,
+            lo,
+            step,
+            g,
+            anchors,
+            tilt,
+            t_scale,
+            t_low,
+            t_lo,
+            t_hi,
+        ):
+            return False
     last = rows[first_block + (m - 1) % s]
     total = 0.0
     for j in range(t_lo[m - 1], t_hi[m - 1]):
@@ -1199,9 +1253,27 @@ def _banded(
         begin = block * s
         end = min(begin + s, m)
         if block < checkpoints - 1:
-            _copy_window(rows, first_check + block, first_block, t_lo[begin], t_hi[begin], g)
+            first, stop = _window_span(t_lo[begin], t_hi[begin], g)
+            for c in range(first, stop):
+                rows[first_block, c] = pool[kept[block] + c - first]
             if not _band_walk(
-                rows, begin, end, s, first_block, -1, r, chain, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi
+                rows,
+                begin,
+                end,
+                s,
+                first_block,
+                False,
+                r,
+                chain,
+                lo,
+                step,
+                g,
+                anchors,
+                tilt,
+                t_scale,
+                t_low,
+                t_lo,
+                t_hi,
             ):
                 return False
         for k in range(end - 1, begin - 1, -1):
