@@ -22,7 +22,10 @@ A crowd is computed banded (:func:`_banded`): each tilted integrand held only wh
 cumulative integrals' constants carried exactly, so that a game costs about ``n^1.5`` cells for ``9 n^2``; it
 agrees with :func:`_crowd` (kept as the reference, and computing what the banded rows cannot hold) to 1.2e-8 at
 4,096 players (tests).  One first game of equal ratings (``benchmarks/thurstonian_crowds.py``, BENCHMARKS.md
-"Banded Thurstonian crowds"): 4,096 players 0.3 s, 20,000 players 3.1 s (87.8 s on the whole grid).
+"Banded Thurstonian crowds"): 4,096 players 0.3 s, 20,000 players 3.1 s (87.8 s on the whole grid).  The scale-1
+contests history (``benchmarks/contests.py``: 1,000 contests of 450-20,000, 3,096,461 results) with its ties broken
+in the file's order rates from the command line in 493 s of CPU, 1.0 GB at most (same section); with its ties it
+stops at contest c0005, whose tied groups the crowd path below declines.
 
 Tied finishers are averaged as the reference averages them (:mod:`ratings.systems.thurstonian`, "Ties"): every
 joint ordering within the row budget; else, below :data:`~ratings.systems.thurstonian.SEGMENTS_BELOW` players, each
