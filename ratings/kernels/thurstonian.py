@@ -295,7 +295,10 @@ def _order(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, 
             return False
         # The banded computation, else (a window it could not hold) the whole grid's.
         coincide = np.empty(len(chain) - 1 + len(bottom))
-        if not _banded(r, chain, bottom, lo, step, g, coincide):
+        if not (
+            _banded(r, chain, bottom, lo, step, g, coincide, _NEGLIGIBLE)
+            or _banded(r, chain, bottom, lo, step, g, coincide, _NEGLIGIBLE_AGAIN)
+        ):
             return _crowd(r, chain, bottom, weight, out, lo, step, g)
         for k in range(len(chain) - 1):
             out[chain[k]] -= weight * coincide[k]
@@ -874,6 +877,11 @@ def _crowd(
 #: points each side in the middle of a crowd of ``n`` (``c`` about ``0.3 n``, the grid's step ``1.4 / n``) and the
 #: whole grid for the lowest few finishers' forward rows and the highest few's backward ones (``c`` about 1).
 _NEGLIGIBLE = 1e-30
+#: The cut of a second try.  A row's cut is relative to its own peak, which its tilt puts at its anchor; where the
+#: anchors are far from the posterior (ratings spread 1 or more finishing in an order unrelated to them: 600 to 2,000
+#: players, tests) the posterior lies in the rows' tails, the stages' agreement fails, and the game is computed again
+#: with this cut (the scaled rows' own range: nothing above 1e-250 of a row's peak is dropped) before the whole grid.
+_NEGLIGIBLE_AGAIN = 1e-250
 #: A banded row's exponential factor is a recurrence of two multiplications a point restarted from an exact
 #: exponential every this many points (so that it neither drifts nor stays at zero after an underflow).
 _RESTART = 32
@@ -941,6 +949,7 @@ def _band_forward(
     t_lo: np.ndarray,
     t_hi: np.ndarray,
     fresh: bool,
+    negligible: float,
 ) -> bool:
     """:func:`_crowd_step` on windows: ``t_k`` into the padded ``rows[target]`` over its window ``[t_lo[k], t_hi[k])``
     from ``t_(k-1)`` (padded, in ``rows[source]``, zero beyond its window and its pads).
@@ -948,7 +957,7 @@ def _band_forward(
     The integral ``f_(k-1)`` of ``t_(k-1)`` (tilted) is zero below the window (less the stencil's reach) and beyond
     it the constant ``t_(k-1)``'s mass, which tilted is the geometric sequence its running sum continues as;
     ``t_k = f_(k-1) u_k`` retilted is walked from the window's first point upwards until, past the anchor, it falls
-    below :data:`_NEGLIGIBLE` of its largest value (log-concave: it only falls from there), and its low points
+    below ``negligible`` of its largest value (log-concave: it only falls from there), and its low points
     under that fraction are dropped as well.  Row 1 holds the walk's values.
     """
     m = len(chain)
@@ -1023,7 +1032,7 @@ def _band_forward(
                 value = tail * factor
             f[j] = value
             top = max(top, value)
-            if j > a and value < _NEGLIGIBLE * top and value <= last:
+            if j > a and value < negligible * top and value <= last:
                 done = True
                 break
             last = value
@@ -1036,7 +1045,7 @@ def _band_forward(
     if not top > 0.0:
         return False
     start = first
-    while f[start] < _NEGLIGIBLE * top:
+    while f[start] < negligible * top:
         start += 1
     t = rows[target]
     inverse = 1.0 / top
@@ -1069,12 +1078,13 @@ def _band_walk(
     t_low: np.ndarray,
     t_lo: np.ndarray,
     t_hi: np.ndarray,
+    negligible: float,
 ) -> bool:
     """:func:`_walk` on windows (:func:`_band_forward`), without its checkpoints (:func:`_banded` keeps them)."""
     for k in range(begin + 1, end):
         source, target = first_block + (k - 1) % s, first_block + k % s
         if not _band_forward(
-            rows, k, source, target, r, chain, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, fresh
+            rows, k, source, target, r, chain, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, fresh, negligible
         ):
             return False
     return True
@@ -1106,10 +1116,18 @@ def _band_extend(rows: np.ndarray, b_row: int, b_first: int, tail: float, rho: f
 
 @helper
 def _banded(
-    r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, lo: float, step: float, g: int, coincide: np.ndarray
+    r: np.ndarray,
+    chain: np.ndarray,
+    bottom: np.ndarray,
+    lo: float,
+    step: float,
+    g: int,
+    coincide: np.ndarray,
+    negligible: float,
 ) -> bool:
-    """:func:`_crowd` with each integrand held on its window (:data:`_NEGLIGIBLE`): the same tilts, anchors, scales
-    and checkpoints, the same quadrature, in about ``n^1.5`` cells for ``n^2``.  The coincidences come out in
+    """:func:`_crowd` with each integrand held where it is above ``negligible`` of its peak (:data:`_NEGLIGIBLE`, else
+    :data:`_NEGLIGIBLE_AGAIN`): the same tilts, anchors, scales and checkpoints, the same quadrature, in about
+    ``n^1.5`` cells for ``n^2``.  The coincidences come out in
     ``coincide`` (``m - 1`` between chain neighbours, then one for each bottom player with ``chain[0]``), so that a
     declined game leaves the gradient untouched for :func:`_crowd`.
 
@@ -1181,10 +1199,10 @@ def _banded(
     if not top > 0.0:
         return False
     w0 = 0
-    while rows[1, w0] < _NEGLIGIBLE * top:
+    while rows[1, w0] < negligible * top:
         w0 += 1
     w1 = g
-    while rows[1, w1 - 1] < _NEGLIGIBLE * top:
+    while rows[1, w1 - 1] < negligible * top:
         w1 -= 1
     t = rows[first_block]
     for j in range(w0, w1):
@@ -1214,6 +1232,7 @@ def _banded(
             t_low,
             t_lo,
             t_hi,
+            negligible,
         ):
             return False
         first, end = _window_span(t_lo[begin], t_hi[begin], g)
@@ -1237,6 +1256,7 @@ def _banded(
             t_low,
             t_lo,
             t_hi,
+            negligible,
         ):
             return False
     last = rows[first_block + (m - 1) % s]
@@ -1277,6 +1297,7 @@ def _banded(
                 t_low,
                 t_lo,
                 t_hi,
+                negligible,
             ):
                 return False
         for k in range(end - 1, begin - 1, -1):
@@ -1306,7 +1327,7 @@ def _banded(
                     value = rows[b_row, j] * factor
                     v[j] = value
                     top = max(top, value)
-                    if j < a and value < _NEGLIGIBLE * top and value <= last_value:
+                    if j < a and value < negligible * top and value <= last_value:
                         done = True
                         break
                     last_value = value
@@ -1319,7 +1340,7 @@ def _banded(
             if not top > 0.0:
                 return False
             w1 = b_end
-            while v[w1 - 1] < _NEGLIGIBLE * top:
+            while v[w1 - 1] < negligible * top:
                 w1 -= 1
             work = rows[2]
             inverse = 1.0 / top
