@@ -24,7 +24,7 @@ agrees with :func:`_crowd` (kept as the reference, and computing what the banded
 4,096 players (tests).  One first game of equal ratings (``benchmarks/thurstonian_crowds.py``, BENCHMARKS.md
 "Banded Thurstonian crowds"): 4,096 players 0.3 s, 20,000 players 3.1 s (87.8 s on the whole grid).  The scale-1
 contests history (``benchmarks/contests.py``: 1,000 contests of 450-20,000, 3,096,461 results) with its ties broken
-in the file's order rates from the command line in 493 s of CPU, 1.0 GB at most (same section); with its ties it
+in the file's order rates from the command line in 404 s of CPU, 729 MB at most (same section); with its ties it
 stops at contest c0005, whose tied groups the crowd path below declines.
 
 Tied finishers are averaged as the reference averages them (:mod:`ratings.systems.thurstonian`, "Ties"): every
