@@ -1,7 +1,9 @@
 """Thurstonian crowds beyond the hosted bound: one first game of n players with equal ratings, its CPU, peak memory
 and error against the expected normal order statistics (David and Nagaraja, eq. 2.1.6, by adaptive quadrature:
 ``tests.test_thurstonian.expected_normal_order_statistic``), with ``Thurstonian.crowd_cells = None`` as the command
-line sets it for a local file.  Run from the repository root::
+line sets it for a local file; and the same order's gradient through the kernel's whole-grid crowd (``_crowd``, the
+computation before the banded one) and through the banded one (``_banded``), their CPU and largest difference.
+Run from the repository root (``--banded-only`` skips the whole grid, about 90 s at 20,000)::
 
     python benchmarks/thurstonian_crowds.py 4096 8000 20000
 """
@@ -18,17 +20,60 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from numba import njit  # noqa: E402
+
 from ratings import Entry, Game, GameHistory, create  # noqa: E402
+from ratings.kernels import thurstonian as kernel  # noqa: E402
 from ratings.systems.thurstonian import Thurstonian  # noqa: E402
 from tests.test_thurstonian import expected_normal_order_statistic  # noqa: E402
 
 
+@njit
+def _gradient(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, banded: bool) -> np.ndarray:
+    """One order's gradient through ``_banded`` or ``_crowd`` (NaN where it declines)."""
+    lo, step, g, _ = kernel._plan(r, chain, bottom)
+    out = np.zeros(len(r))
+    if not banded:
+        if not kernel._crowd(r, chain, bottom, 1.0, out, lo, step, g):
+            out[:] = np.nan
+        return out
+    coincide = np.empty(len(chain) - 1 + len(bottom))
+    if not kernel._banded(r, chain, bottom, lo, step, g, coincide):
+        out[:] = np.nan
+        return out
+    for k in range(len(chain) - 1):
+        out[chain[k]] -= coincide[k]
+        out[chain[k + 1]] += coincide[k]
+    for d in range(len(bottom)):
+        out[bottom[d]] -= coincide[len(chain) - 1 + d]
+        out[chain[0]] += coincide[len(chain) - 1 + d]
+    return out
+
+
+def _paths(n: int, whole: bool) -> str:
+    """CPU of one order of n equal ratings through each path, and their largest difference."""
+    r = np.zeros(n)
+    chain, bottom = np.arange(n - 2, -1, -1), np.array([n - 1])
+    started = time.process_time()
+    banded = _gradient(r, chain, bottom, True)
+    banded_cpu = time.process_time() - started
+    if not whole:
+        return f"banded {banded_cpu:.2f} s"
+    started = time.process_time()
+    reference = _gradient(r, chain, bottom, False)
+    whole_cpu = time.process_time() - started
+    difference = np.max(np.abs(banded - reference))
+    return f"whole grid {whole_cpu:.2f} s, banded {banded_cpu:.2f} s, largest difference {difference:.1e}"
+
+
 def main() -> None:
-    sizes = [int(a) for a in sys.argv[1:]] or [4096, 8000, 20000]
+    whole = "--banded-only" not in sys.argv
+    sizes = [int(a) for a in sys.argv[1:] if not a.startswith("--")] or [4096, 8000, 20000]
     system = create("thurstonian")
     assert isinstance(system, Thurstonian)
     system.crowd_cells = None
     system.rate(GameHistory([Game("g", tuple(Entry(f"p{q}", q + 1) for q in range(500)))]))  # loads the kernels
+    _paths(500, whole)  # compiles the two paths
     for n in sizes:
         history = GameHistory([Game("g", tuple(Entry(f"p{q}", q + 1) for q in range(n)))])
         started = time.process_time()
@@ -40,7 +85,7 @@ def main() -> None:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
             f"n {n:>6,}: {cpu:6.1f} s CPU, peak RSS {peak:5.0f} MB, finite {bool(np.all(np.isfinite(change)))}, "
-            f"largest error {error:.1e} (places {places})",
+            f"largest error {error:.1e} (places {places}); one order: {_paths(n, whole)}",
             flush=True,
         )
 

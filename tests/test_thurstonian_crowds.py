@@ -1,6 +1,6 @@
 """The bound on one crowd's work in the Thurstonian kernel (``Thurstonian.crowd_cells``): a hosted app keeps it (a
-game of about 6,000 players at most, some 25 s of CPU), a trusted local file on the command line lifts it (20,000
-players: about 90 s and 600 MB, their updates within 8e-5 of the expected normal order statistics: BENCHMARKS.md).
+game of about 6,000 players at most), a trusted local file on the command line lifts it (20,000 players: about 3 s
+and 800 MB banded, their updates within 8e-5 of the expected normal order statistics: BENCHMARKS.md).
 The bound itself is lowered here so that a small crowd stands for a large one."""
 
 from __future__ import annotations

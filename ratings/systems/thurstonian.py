@@ -182,7 +182,8 @@ CROWD_WEIGHT = 0.5
 MAX_CELLS = 20_000_000
 #: Default of :attr:`Thurstonian.crowd_cells`, the largest players x grid points of one order the compiled kernel
 #: computes for a crowd (it holds about ``2 sqrt(m)`` rows, so the bound is time, not memory): about 6,000 players,
-#: some 25 s of CPU, which a hosted app should not spend on one game.  The command line lifts it for a local file.
+#: 25 s of CPU on the whole grid, under a second banded (BENCHMARKS.md, "Banded Thurstonian crowds").  The command
+#: line lifts it for a local file.
 CROWD_CELLS = 400_000_000
 #: Bound on orderings x players x grid points when ties are averaged.
 ROW_BUDGET = 400_000
@@ -578,7 +579,7 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
             f"a game of {len(ratings)} players needs a grid of {len(ratings) * points:,} points (at most "
             f"{MAX_CELLS:,} are computed here, about 1,400 players at usual ratings; the compiled replay rates "
             f"larger fields, up to {CROWD_CELLS:,} points (about 6,000 players; Thurstonian.crowd_cells = None "
-            "lifts that bound, as the command line does for a local file: about 90 s of CPU for 20,000 players), "
+            "lifts that bound, as the command line does for a local file: about 3 s of CPU for 20,000 players), "
             "but not this game (beyond that bound, or messages it could not hold)"
         )
     if not split.has_ties:
@@ -960,8 +961,9 @@ class Thurstonian(SingleRatingSystem):
     )
     Params = ThurstonianParams
     #: Largest players x grid points of a crowd's order the compiled replay computes (``None``: no bound).  The
-    #: grid's step shrinks as the field grows, so a game of n players costs about ``9 n^2`` points: 25 s of CPU at
-    #: 6,000 players (the default bound, :data:`CROWD_CELLS`), 90 s and 600 MB at 20,000.  A game beyond it is
+    #: grid's step shrinks as the field grows, so a game of n players has about ``9 n^2`` points, of which the kernel's
+    #: banded crowd computes about ``n^1.5``: 6,000 players (the default bound, :data:`CROWD_CELLS`) under a second,
+    #: 20,000 about 3 s and 800 MB (BENCHMARKS.md, "Banded Thurstonian crowds").  A game beyond it is
     #: refused with an error.  Not a parameter of the model (the results are the same): set it on the instance
     #: before its first ``rate``.
     crowd_cells: float | None = CROWD_CELLS
