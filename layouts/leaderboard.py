@@ -230,8 +230,8 @@ def leaderboard_table(
             "minWidth": 110,
             "flex": 2,
         },
-        {"field": "games", "width": 80},
-        {"field": "wins", "width": 72},
+        {"field": "games", "width": 112},  # "Games" and its sort mark on one line
+        {"field": "wins", "width": 100},
         {"field": "average_place", "headerName": "avg place", "valueFormatter": _number(2), "width": 96},
         {
             "field": "last_change",

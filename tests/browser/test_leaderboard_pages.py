@@ -60,6 +60,16 @@ def test_a_header_sorts_the_whole_leaderboard_and_the_pages_follow(page, app_url
     _wait_games(page, games[::-1][:100])
     assert "showing 1-100" in page.inner_text("#standings-leaderboard-count")
     screenshot(page, "leaderboard-sorted-by-games")
+    # every header on one line beside its sort mark (at 80 px "Games" broke into "Ga / me / s")
+    wrapped = page.evaluate(
+        """() => {
+          const texts = Array.from(document.querySelectorAll('#standings-leaderboard .ag-header-cell-text'))
+            .filter(t => t.offsetParent !== null && t.innerText.trim() !== '');
+          const line = Math.min(...texts.map(t => t.getBoundingClientRect().height));  // '#': one line
+          return texts.filter(t => t.getBoundingClientRect().height > 1.5 * line).map(t => t.innerText);
+        }"""
+    )
+    assert wrapped == []
     # a search: only matching players, whichever page they were on
     page.fill("#standings-leaderboard-search", "zz-no-such-player")
     page.wait_for_function(
