@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import integrate
 
 if TYPE_CHECKING:
     from ratings.base import RatingRun
@@ -180,6 +179,8 @@ def _group_probability(members: np.ndarray, rest: float, exact_limit: int) -> fl
                 if not s & bit:
                     f[s | bit] += f[s] * members[i] / left
         return float(f[-1])
+    from scipy import integrate  # its import costs about 0.3 s; only ties of more than a few players need it
+
     rates = members / rest
     value, _ = integrate.quad(
         lambda x: math.exp(-x) * float(np.prod(-np.expm1(-x * rates))), 0.0, np.inf, epsabs=0.0, epsrel=1e-10, limit=200

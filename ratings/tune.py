@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize
-from scipy.stats import qmc
 
 from ratings.base import ComputationError, RatingRun
 from ratings.history import GameHistory
@@ -448,6 +446,11 @@ def tune(
     best_point: np.ndarray | None = None
     best_value = math.inf
     if specs:
+        # scipy's optimize and stats cost about 0.5 s of import: only a search pays for them (the command line's
+        # parser reads this module's METRICS for every command).
+        from scipy import optimize
+        from scipy.stats import qmc
+
         # Phase 1: a scrambled Sobol design over the unit box (the defaults first, so tuning can only help).
         defaults = np.array(
             [(float(s.default) - float(s.low)) / (float(s.high) - float(s.low)) for s in specs]  # type: ignore[arg-type]
