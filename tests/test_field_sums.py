@@ -38,6 +38,7 @@ from ratings.kernels.elo import FIELD_PANEL_MIN
 from ratings.kernels.numerics import CHEBYSHEV_NODES
 from ratings.systems.multielo import MultiElo, actual_scores, censor_last
 from ratings.systems.pairwise import pair_scores, pairwise_gradient
+from tests.gradients import MULTIELO, PAIRWISE, call_gradient
 from tests.test_kernels import assert_agree
 
 
@@ -124,7 +125,7 @@ def test_field_sum_sums_every_pair_when_the_panels_outnumber_the_ratings() -> No
 
 def multielo_kernel(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, d: float, base: float, censored: bool) -> Any:
     out = np.empty(len(r))
-    elo.multielo_gradient(r, ranks, dnf, np.array([d, base, 1.0 if censored else 0.0]), out)
+    call_gradient(MULTIELO, r, ranks, dnf, np.array([d, base, 1.0 if censored else 0.0]), out)
     return out
 
 
@@ -182,7 +183,7 @@ AVERAGES = {("sum", "all"): 0.0, ("average", "all"): elo.AVERAGE, ("average", "c
 
 def pairwise_kernel(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, variant: str, over: str) -> Any:
     out = np.empty(len(r))
-    elo.pairwise_gradient(r, ranks, dnf, np.array([0.0, AVERAGES[variant, over]]), out)
+    call_gradient(PAIRWISE, r, ranks, dnf, np.array([0.0, AVERAGES[variant, over]]), out)
     return out
 
 

@@ -15,6 +15,7 @@ from scipy import special
 
 from ratings.kernels import plackett_luce as kernel
 from ratings.systems.plackett_luce import plackett_luce_gradient as reference
+from tests.gradients import PLACKETT_LUCE, call_gradient
 from tests.test_plackett_luce import hand_gradient
 
 SPREADS = (1.0, 10.0, 300.0, kernel.DIRECT_SPREAD - 1.0, kernel.DIRECT_SPREAD + 1.0, 1000.0)
@@ -30,7 +31,7 @@ def tolerance(spread: float, gradient: np.ndarray) -> float:
 def compiled_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray | None = None) -> np.ndarray:
     dnf = np.zeros(len(ratings), dtype=bool) if dnf is None else dnf
     out = np.full(len(ratings), np.nan)
-    assert kernel.plackett_luce_gradient(ratings, ranks, dnf, np.zeros(1), out)
+    assert call_gradient(PLACKETT_LUCE, ratings, ranks, dnf, np.zeros(1), out)
     return out
 
 
