@@ -13,6 +13,7 @@ import datetime as dt
 import html
 
 from ratings.io.places import ordinal_name as place_name  # 1 -> "1st": the one ordinal rule
+from ratings.numerics import counted  # "1,234 games": the one rule for a count and its noun
 
 __all__ = ["HOVER_NUMBER", "counted", "date_range_text", "place_name", "place_text", "plain"]
 
@@ -31,11 +32,6 @@ def plain(text: object) -> str:
     hover template is not filled in as a placeholder; plotly turns ``&#37;`` back into ``%`` when it draws.
     """
     return html.escape(str(text), quote=False).replace("%", "&#37;")
-
-
-def counted(n: int, word: str, plural: str | None = None) -> str:
-    """``"1 game"``, ``"2 games"``, ``"0 games"``: a count with its noun in the right number."""
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
 def place_text(position: float, dnf: bool, size: int) -> str:

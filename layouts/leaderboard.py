@@ -230,8 +230,9 @@ def leaderboard_table(
             "minWidth": 110,
             "flex": 2,
         },
-        {"field": "games", "width": 112},  # "Games" and its sort mark on one line
-        {"field": "wins", "width": 100},
+        # counts thousands-separated as the ratings are; "Games" and its sort mark on one line
+        {"field": "games", "valueFormatter": _number(0), "width": 112},
+        {"field": "wins", "valueFormatter": _number(0), "width": 100},
         {"field": "average_place", "headerName": "avg place", "valueFormatter": _number(2), "width": 96},
         {
             "field": "last_change",

@@ -16,6 +16,7 @@ special = lazy_module("scipy.special")
 __all__ = [
     "LOG_SQRT_2PI",
     "NOISE",
+    "counted",
     "log_norm_cdf",
     "log_sum_exp",
     "logistic",
@@ -104,6 +105,12 @@ def number(value: float, digits: int = 5, *, sign: bool = False) -> str:
     if "e+" in text:  # digits run out before the units: the whole number instead (9999.7 to four digits too)
         text = f"{value:{plus},.0f}"
     return text.replace("-", "−")
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``"1 game"``, ``"2 games"``, ``"1,234 games"``: a count, thousands separated as :func:`number` writes
+    them, with its noun in the right number (``plural`` where adding an s is wrong)."""
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
 
 
 def signed(value: float) -> str:

@@ -27,6 +27,7 @@ from ratings.io.dates import parse_date_cells  # the readers' date parser (one r
 from ratings.io.limits import MAX_ROWS  # an edit holds what a file may
 from ratings.io.names import clean_name  # the one rule for trimming names and ids
 from ratings.io.writing import when, when_text  # a date with its time of day, as the writers write it
+from ratings.numerics import counted  # "1,234 games": the one rule for a count and its noun
 from sources.model import DataError, Edited, keep_history, parse_source
 from sources.reading import describe_source, history_for
 from sources.views import view_of, with_view
@@ -302,11 +303,11 @@ def apply_rows(rows: list[dict[str, Any]] | None, state: dict[str, Any] | None) 
     undo = [*state.get("undo", []), state.get("rows")][-UNDO_STEPS:]
     new_state = {"base": state["base"], "rows": _compact(applied), "undo": undo, "shown": source}
     info = checked.history.summary()
-    message = f"Applied: {_counted(info['games'], 'game')}, {_counted(info['players'], 'player')} rated now"
+    message = f"Applied: {counted(info['games'], 'game')}, {counted(info['players'], 'player')} rated now"
     if checked.excluded:
-        message += f" ({_counted(len(checked.excluded), 'game')} excluded)"
+        message += f" ({counted(len(checked.excluded), 'game')} excluded)"
     if checked.ignored:
-        message += f"; {_counted(checked.ignored, 'empty row')} left out"
+        message += f"; {counted(checked.ignored, 'empty row')} left out"
     return EditOutcome(message + ".", source=source, state=new_state, rows=applied)
 
 
@@ -389,11 +390,6 @@ def delete_rows(rows: list[dict[str, Any]] | None, selected: list[dict[str, Any]
     """The rows without the selected ones (matched by their ``_id``)."""
     gone = {r.get("_id") for r in (selected or [])}
     return [r for r in (rows or []) if r.get("_id") not in gone]
-
-
-def _counted(n: int, word: str) -> str:
-    """``"1 game"``, ``"2 games"``: the wording of ``figures.counted``, which the service layer cannot import."""
-    return f"{n} {word if n == 1 else word + 's'}"
 
 
 def edited_source(history: GameHistory, base: Any) -> dict[str, Any]:

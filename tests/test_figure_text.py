@@ -171,3 +171,4 @@ def test_counts_say_one_game_not_one_games() -> None:
     assert [counted(n, "game") for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]
     assert counted(1, "did-not-finish result") == "1 did-not-finish result"
     assert counted(3, "match", "matches") == "3 matches"
+    assert counted(1234, "game") == "1,234 games"  # thousands separated, as ratings are written

@@ -7,6 +7,7 @@ rating system, so the expected order of the "games" column is counted from the h
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,28 @@ def test_a_header_sorts_the_whole_leaderboard_and_the_pages_follow(page, app_url
         timeout=TIMEOUT,
     )
     assert page.console_errors == []
+
+
+def test_counts_of_thousands_are_written_as_the_ratings_are(page, app_url, tmp_path: Path):
+    # Two players who met 1,234 times, Ann winning 1,001 of them: the games and wins columns separate the
+    # thousands as the rating column does ("1,234", not "1234"), and so does the data's summary line.
+    lines = ["game,player,place"]
+    for k in range(1234):
+        first, second = ("Ann", "Bob") if k < 1001 else ("Bob", "Ann")
+        lines += [f"g{k},{first},1", f"g{k},{second},2"]
+    club = tmp_path / "rivals.csv"
+    club.write_text("\n".join(lines) + "\n")
+    open_app(page, app_url)
+    page.set_input_files("#data-upload input[type=file]", str(club))
+    page.wait_for_function(
+        "() => document.querySelector('#standings-leaderboard').innerText.includes('Ann')", timeout=TIMEOUT
+    )
+    settle(page)
+    cells = page.evaluate(
+        """() => Array.from(document.querySelectorAll('#standings-leaderboard .ag-row'))
+             .filter(r => r.querySelector("[col-id='games']"))
+             .map(r => [r.querySelector("[col-id='games']").innerText, r.querySelector("[col-id='wins']").innerText])"""
+    )
+    assert sorted(cells) == [["1,234", "1,001"], ["1,234", "233"]]
+    assert "1,234 games, 2 players" in page.inner_text("#data-summary")
+    screenshot(page, "leaderboard-thousands")
