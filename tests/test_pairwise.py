@@ -114,3 +114,40 @@ def test_place_probabilities_two_player_marginals() -> None:
 def test_unknown_choices_are_refused(name: str, value: str) -> None:
     with pytest.raises(ParameterError, match=name):
         create("pairwise-elo", **{name: value})
+
+
+def test_diverging_gaussian_updates_stop_with_the_game_that_went_too_far() -> None:
+    # The racing sample (up to 30 entrants) with the Gaussian model's summed updates at eta 0.5: the ratings run
+    # apart (1.7e14 after the whole history before this check).  Both paths stop at the first game whose entrants'
+    # ratings, as the game starts, spread over GAUSSIAN_MAX_SPREAD, found here from the reference path's ratings of
+    # the games before it, and the message says what to change.
+    from ratings import ComputationError, GameHistory
+    from ratings.samples import load_sample
+    from ratings.systems.pairwise import GAUSSIAN_MAX_SPREAD
+
+    history = load_sample("racing")
+    system = create("pairwise-elo", model="gaussian", eta=0.5)
+    with pytest.raises(ComputationError) as fast:
+        system.rate(history)
+    with pytest.raises(ComputationError) as slow:
+        system.rate_per_game(history)
+    assert str(fast.value) == str(slow.value)
+    assert "diverge" in str(fast.value) and "lower the learning rate" in str(fast.value)
+    game = next(g for g, played in enumerate(history.games) if f"'{played.id}'" in str(fast.value))
+    earlier = system.rate_per_game(GameHistory(history.games[:game]))
+    spreads = [np.ptp(earlier.before[earlier.history.offsets[g] : earlier.history.offsets[g + 1]]) for g in range(game)]
+    rating = {player: earlier.final[k] for k, player in enumerate(earlier.history.players)}
+    entering = [rating.get(e.player, 0.0) for e in history.games[game].entries]  # a newcomer enters at 0
+    assert max(spreads) <= GAUSSIAN_MAX_SPREAD < np.ptp(entering)
+    # a learning rate whose updates converge rates the whole history, as the logistic model does at 0.5
+    assert np.isfinite(create("pairwise-elo", model="gaussian", eta=0.2).rate(history).final).all()
+    assert np.isfinite(create("pairwise-elo", eta=0.5).rate(history).final).all()
+
+
+def test_the_gaussian_model_computes_with_its_anchors_at_their_widest() -> None:
+    # The initial rating and the dummy 200 apart (each at an end of its valid range): every game's ratings spread
+    # over 200 from its first, within GAUSSIAN_MAX_SPREAD, so the model computes.
+    from ratings.samples import load_sample
+
+    run = create("pairwise-elo", model="gaussian", initial=100.0, dummy=-100.0).rate(load_sample("poker"))
+    assert np.isfinite(run.final).all() and np.ptp(run.final) < 20
