@@ -141,7 +141,16 @@ from ratings.base import ComputationError, State
 from ratings.lazy import lazy_module
 from ratings.numerics import LOG_SQRT_2PI, log_sum_exp
 from ratings.params import Interval, Rule, param
-from ratings.systems._orders import MAX_ROWS, Split, group_seed, shuffled, split_game, symmetrize, tie_orderings
+from ratings.systems._orders import (
+    EXACT_GROUP,
+    MAX_ROWS,
+    Split,
+    group_seed,
+    shuffled,
+    split_game,
+    symmetrize,
+    tie_orderings,
+)
 from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem, boost_rule
 
 #: scipy.special, loaded on first use (:mod:`ratings.lazy`).
@@ -586,7 +595,7 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
         return order_log_likelihood(ratings, first, split.dnf)[1]
     # Bound the ordering rows so that orderings x players x grid stays near ROW_BUDGET (large games).
     allowed = int(np.clip(ROW_BUDGET / (len(ratings) * points), 2, MAX_ROWS))
-    if math.prod(math.factorial(len(g)) for g in split.groups) > allowed and len(ratings) < SEGMENTS_BELOW:
+    if math.prod(math.factorial(len(g)) for g in split.groups) > allowed:
         segments = tied_gradient(ratings, split)
         if segments is not None:
             return segments[0]
@@ -612,6 +621,11 @@ ENUMERATION_WORK = 5_000_000
 #: a half-width of 0.01 needed 200 orderings instead of 1,500.  At least MIN_BLOCKS are drawn before the error is
 #: estimated from the blocks' spread.
 MIN_BLOCKS = 8
+#: A block of a group larger than this takes this many rotations of its shuffle, evenly spaced (shifts ``s m // q``),
+#: and their reverses: each ordering is still uniformly drawn, so a block's mean is unbiased, and each member visits
+#: ``q`` positions spread over the group.  So a contest's 600 tied last cost 32 orderings a block, not 1,200 (each of
+#: them 600 rows of the crowd's grid).
+BLOCK_ROTATIONS = 16
 #: Target of the sampled groups' error: the 95% half-width (Student's quantile times the standard error, both from the
 #: blocks' spread: :func:`student_95`) of every member's update direction, in performance standard deviations (the
 #: update is ``eta`` times it).
@@ -775,14 +789,19 @@ def tie_segments(
     # Each group's orderings: all of them within ENUMERATION_WORK, else blocks of rotations of shuffles.
     bases = [[int(p) for p in g[np.lexsort((g, ratings[g]))]] for g in groups]
     firsts = np.cumsum([0] + [len(g) for g in groups])
-    enumerated = [len(b) == 1 or math.factorial(len(b)) * len(b) * points <= ENUMERATION_WORK for b in bases]
+    enumerated = [
+        len(b) <= EXACT_GROUP or (len(b) <= 20 and math.factorial(len(b)) * len(b) * points <= ENUMERATION_WORK)
+        for b in bases
+    ]
     ones = _Rows(np.ones(points), 0.0)
 
     def block(base: list[int], state: int) -> tuple[list[list[int]], int]:
         drawn, state = shuffled(base, state)
         out = []
-        for s in range(len(base)):
-            rotation = drawn[s:] + drawn[:s]
+        q = min(len(base), BLOCK_ROTATIONS)
+        for s in range(q):
+            shift = s * len(base) // q
+            rotation = drawn[shift:] + drawn[:shift]
             out += [rotation, rotation[::-1]]
         return out, state
 
@@ -825,7 +844,7 @@ def tie_segments(
             below = sides if k == 0 else [t_mean[k - 1]]
             mean = _Mean(points)
             opening = f is None and len(base) == 1
-            low_mass = 0.0
+            low_mass = -math.inf  # log of the opening player's mass below the grid over L (a singleton's)
             if enumerated[k] or sweep > 0:
                 chosen = [list(o) for o in itertools.permutations(base)] if enumerated[k] else used[k]
                 for order in chosen:
@@ -835,7 +854,7 @@ def tie_segments(
                     mean.add(seg.t[-1], -seg.log_lik)
                     if opening:
                         assert start is not None
-                        low_mass += math.exp(float(start[order[0]]) - seg.log_lik)
+                        low_mass = float(start[order[0]]) - seg.log_lik  # (in logs: L can be below 1e-308)
             else:
                 above = v_init[k + 1]
                 sums = np.zeros(len(base))
@@ -869,7 +888,7 @@ def tie_segments(
             t_mean.append(mean.result(len(chosen)))
             ramp = _cumulative(t_mean[k].row, step)
             if opening:
-                ramp = ramp + low_mass / len(chosen) * math.exp(-t_mean[k].scale)
+                ramp = ramp + math.exp(low_mass - t_mean[k].scale)
             row, scale = _normalised(ramp)
             f = _Rows(row, scale + t_mean[k].scale)
         # Backward sweep: each group's averaged normalised message v_a / L, which the chain below it continues from,
@@ -895,7 +914,7 @@ def tie_segments(
                     return None
                 log_above = seg.t[-1].scale + b_init[k].scale + math.log(forward_last)
                 share = members(seg, order, below, above_mean, log_above)
-                per_block = 2 * len(order)
+                per_block = 2 * min(len(order), BLOCK_ROTATIONS)
                 for p, value in share.items():
                     grad[p] += value
                     if not enumerated[k]:
@@ -905,7 +924,7 @@ def tie_segments(
                             sums[p] = 0.0
             grad[bases[k]] /= len(chosen)
             if not enumerated[k]:
-                blocks = len(chosen) // (2 * len(bases[k]))
+                blocks = len(chosen) // (2 * min(len(bases[k]), BLOCK_ROTATIONS))
                 mean_block = grad[bases[k]]
                 spread = np.maximum(squares[bases[k]] / blocks - mean_block**2, 0.0) * blocks / (blocks - 1)
                 bound = max(bound, student_95(blocks - 1) * math.sqrt(float(spread.max()) / blocks))
