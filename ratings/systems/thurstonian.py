@@ -81,10 +81,12 @@ each resulting strict order (:mod:`ratings.systems._orders`).  The average of lo
 the probability of the tie itself, the sum over the orderings), and it is computed in one of three ways:
 
 - every joint ordering of the groups while they fit :data:`ROW_BUDGET` (exact; each order on its own grid);
-- beyond, in games of fewer than :data:`SEGMENTS_BELOW` players, each group through its own segment of the chain
-  (:func:`tie_segments`).  An ordering ``pi`` of a group at positions ``a..e`` changes only that segment: the forward
-  message entering it from below (``f_{a-1}``) and the backward one entering from above (``b_e``) are the same for
-  every ordering, so one ordering costs ``m`` rows, not ``n``.  A coincidence below the group is linear in the
+- beyond, each group through its own segment of the chain (:func:`tie_segments`; in crowds of
+  :data:`SEGMENTS_BELOW` players or more the kernel passes the segments through its banded crowd's tilted windows,
+  :mod:`ratings.kernels.thurstonian`, where this module's scaled rows hold them up to about 650 players).  An
+  ordering ``pi`` of a group at positions ``a..e`` changes only that segment: the forward message entering it from
+  below (``f_{a-1}``) and the backward one entering from above (``b_e``) are the same for every ordering, so one
+  ordering costs ``m`` rows, not ``n``.  A coincidence below the group is linear in the
   integrand ``v_a(pi) = u_{pi_a} b_a(pi)`` whose integral from above is the message the group passes down, one above
   it is linear in ``t_e(pi) = f_{e-1}(pi) u_{pi_e}``, and each is divided by ``L_pi``; so the average over orderings
   of everyone else's update is the ordinary pass run with the averaged normalised messages ``mean v_a(pi) / L_pi``
@@ -96,10 +98,11 @@ the probability of the tie itself, the sum over the orderings), and it is comput
   one group's ordering moves another's update: against every joint ordering 1.7e-7, 3.6e-8 and 1.2e-9 on the tied
   players (two triples and a pair in 20; a pair, four and a triple above two DNFs in 30; three pairs and a triple
   in 60), 2e-8 on the others, against 1e-3 with one sweep and 4e-4 walking the groups in step (tests).
-  A group's orderings are all enumerated while ``m! m`` grid rows fit :data:`ENUMERATION_WORK` (a group of 5 to
-  about 8,000 grid points, 6 to 1,150, 7 to 140); beyond, they are sampled in blocks, a uniformly shuffled ordering
-  (:func:`~ratings.systems._orders.shuffled`, a generator the kernel runs identically), its rotations and their
-  reverses (each member in every position twice), until every member's 95% half-width, 1.96 times the standard error
+  A group of at most :data:`~ratings.systems._orders.EXACT_GROUP` has all of its orderings enumerated, a larger one
+  while ``m! m`` grid rows fit :data:`ENUMERATION_WORK` (6 to 1,150 grid points, 7 to 140); beyond, they are sampled in
+  blocks, a uniformly shuffled ordering (:func:`~ratings.systems._orders.shuffled`, a generator the kernel runs
+  identically), its rotations (at most :data:`BLOCK_ROTATIONS`, evenly spaced) and their reverses (each member in
+  every position twice, in a group of up to 16), until every member's 95% half-width, 1.96 times the standard error
   estimated from the blocks' own spread, times Student's quantile (:func:`student_95`), is under
   :data:`TIE_TOLERANCE` (0.01 of the update direction, before the learning rate), after at least :data:`MIN_BLOCKS`
   blocks and at most :data:`MAX_BLOCKS` or :data:`SAMPLE_WORK`.  The bound is statistical: an estimate from the
@@ -107,8 +110,8 @@ the probability of the tie itself, the sum over the orderings), and it is comput
   about 95% per member, not a guarantee; :func:`tied_gradient` returns the half-width
   reached (a replay does not keep it).  Against 20,000 orderings drawn independently (16 tied last of 80, tests)
   every member is within 4 combined standard errors.
-- otherwise (crowds of :data:`SEGMENTS_BELOW` players or more, which the compiled kernel computes with tilted
-  messages the segments do not have yet, and games whose scaled rows lose their mass), the groups are walked in step,
+- otherwise (games whose scaled rows lose their mass: here, crowds beyond about 650 players, which the compiled kernel
+  computes through the segments on its tilted messages), the groups are walked in step,
   each through all of its own orderings (a group of at most five) or a design of rotations and reverses (a larger
   group).  Errors measured against every joint ordering (scratch runs, 100-150 players, ratings N(0, 1), largest
   component of the update 2.3-2.8): small groups walked in step (three pairs and a triple, 6 orders for 48) 1.4e-6
@@ -606,10 +609,10 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
     return g if exact else symmetrize(g, ratings, split)
 
 
-#: Games of at least this many players average their tie groups by the design of rotations and reverses walked in
-#: step (:func:`~ratings.systems._orders.tie_orderings`): the compiled kernel computes them with its tilted crowd
-#: messages, which the segments below do not use yet.  Below it, a game whose joint orderings exceed the row budget
-#: averages each group by :func:`tie_segments`.
+#: A game whose joint orderings exceed the row budget averages each group by :func:`tie_segments`: the compiled kernel
+#: on the whole grid below this many players, on its banded crowd's tilted windows from it (its crowds'
+#: :data:`~ratings.kernels.thurstonian.CROWD_FROM`); this module on the whole grid, while its scaled rows hold the
+#: game (about 650 players), else walking the designs (:func:`~ratings.systems._orders.tie_orderings`).
 SEGMENTS_BELOW = 400
 #: A tied group's orderings are all enumerated while ``m! * m * points`` stays within this (the cost of passing
 #: every ordering through the group's segment): a group of 5 up to 8,300 grid points, of 6 up to 1,150, of 7 up to
