@@ -96,6 +96,7 @@ def contests(names: list[str]) -> None:
     assert isinstance(system, Thurstonian)
     system.crowd_cells = None
     run = None
+    total = 0.0
     for c in range(last + 1):
         game = history.games[c]
         started = time.process_time()
@@ -105,6 +106,7 @@ def contests(names: list[str]) -> None:
             print(f"{game.id}: refused after {time.process_time() - started:.1f} s CPU: {error}", flush=True)
             return
         cpu = time.process_time() - started
+        total += cpu
         if game.id not in names:
             continue
         places = np.array([e.place for e in game.entries])
@@ -117,6 +119,9 @@ def contests(names: list[str]) -> None:
             f"{np.abs(change).max():.3f}, finite {bool(np.all(np.isfinite(change)))}",
             flush=True,
         )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    results = int(history.offsets[-1])
+    print(f"c0001-{history.games[last].id}: {results:,} results, {total:.1f} s CPU in rate(), peak RSS {peak:.0f} MB")
 
 
 def main() -> None:

@@ -43,7 +43,7 @@ def _segments(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, banded: bool) -
     out = np.zeros(n)
     half = np.zeros(1)
     if banded:
-        ok = kernel._crowd_segments(r, fin, failed, starts[: groups + 1], np.inf, out, half)
+        ok = kernel._crowd_segments(r, fin, failed, starts[: groups + 1], np.inf, out, half, kernel._NEGLIGIBLE)
     else:
         ok = kernel._tie_segments(r, fin, failed, starts[: groups + 1], out)
     return ok, out, half[0]

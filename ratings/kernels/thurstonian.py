@@ -2255,6 +2255,7 @@ def _seg_forward(
     carried: float,
     fresh: bool,
     keep: bool,
+    negligible: float,
     seg_pool: np.ndarray,
     seg_off: np.ndarray,
 ) -> tuple[bool, int, int, np.ndarray]:
@@ -2281,7 +2282,7 @@ def _seg_forward(
         elif i == 0:
             if not _band_first(
                 rows, 5, target, 0, r[order[0]], f_scale, f_tilt, fresh, e == 0, lo, step, g, anchors, tilt, t_scale,
-                t_low, t_lo, t_hi, _NEGLIGIBLE,
+                t_low, t_lo, t_hi, negligible,
             ):  # fmt: skip
                 return False, target, cells, seg_pool
         else:
@@ -2292,7 +2293,7 @@ def _seg_forward(
                 mass = math.exp(log_ndtr(lo - r[order[0]]) - t_scale[0] - t_low[0]) / step
             if not _band_forward(
                 rows, i, source, target, r, order, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, fresh,
-                _NEGLIGIBLE, mass,
+                negligible, mass,
             ):  # fmt: skip
                 return False, target, cells, seg_pool
         cells += t_hi[i] - t_lo[i]
@@ -2339,6 +2340,7 @@ def _seg_backward(
     m0: int,
     m1: int,
     mean_scale: float,
+    negligible: float,
 ) -> tuple[bool, int, int, float, int]:
     """One ordering's backward pass through its segment (the reference's ``_seg_pass`` backward and ``_members``), in a
     crowd: from ``b_e`` (row 8, its points ``b_first .. b_end - 1``, carried sum and scale) down, each integrand
@@ -2383,11 +2385,15 @@ def _seg_backward(
         k = i - 1
         ok, w0, w1, scale, log_top, b_first, b_tail = _band_integrand(
             rows, b_row, b_first, b_end, b_tail, b_rho, r[order[i]], (tilt[i] - tilt[k]) * step, anchors[k], lo, step,
-            g, _NEGLIGIBLE,
+            g, negligible,
         )  # fmt: skip
         if not ok:
             return False, m0, m1, mean_scale, cells
-        w_scale = (b_scale + scale - tilt[i] * step * (anchors[k] - anchors[i]) + log_top) + b_low
+        # The log scales in two parts (_sum2): a group of hundreds passes its backward message through as many rows, and
+        # a crowd's scales are tens of thousands (plain sums drifted past CONSISTENCY through 600 tied last of 20,000).
+        w_scale, w_low = _sum2(b_scale, b_low, scale)
+        w_scale, w_low = _sum2(w_scale, w_low, -tilt[i] * step * (anchors[k] - anchors[i]))
+        w_scale, w_low = _sum2(w_scale, w_low, log_top)
         cells += w1 - w0
         if i > a:
             first = _window_span(t_lo[k], t_hi[k], g)[0]
@@ -2395,30 +2401,34 @@ def _seg_backward(
             both = step * _band_dot(seg_pool, shift, rows[2], _PAD, max(w0, t_lo[k]), min(w1, t_hi[k]))
             if not (both >= SMALLEST_SUM or both == 0.0):
                 return False, m0, m1, mean_scale, cells
-            c = weight * _share(both, t_scale[k] + t_low[k] + w_scale - log_lik)
+            c = weight * _share(both, (t_scale[k] - log_lik) + w_scale + (t_low[k] + w_low))
             acc[order[k]] -= c
             acc[order[i]] += c
         else:
             both = step * _band_dot(rows[12], _PAD, rows[2], _PAD, max(w0, t_lo[k]), min(w1, t_hi[k]))
             if not (both >= SMALLEST_SUM or both == 0.0):
                 return False, m0, m1, mean_scale, cells
-            acc[order[a]] += weight * _share(both, below_scale + w_scale - log_lik)
+            acc[order[a]] += weight * _share(both, (below_scale - log_lik) + w_scale + w_low)
             if averaging:
-                m0, m1, mean_scale = _mean_window(rows, 9, m0, m1, mean_scale, rows[2], _PAD, w0, w1, w_scale - log_lik)
+                m0, m1, mean_scale = _mean_window(
+                    rows, 9, m0, m1, mean_scale, rows[2], _PAD, w0, w1, (w_scale - log_lik) + w_low
+                )
             break
         rho = math.exp(-tilt[k] * step)
         target = 3 if b_row != 3 else 4
         ok, b_first, b_end, b_tail, log_top = _band_right(rows, 2, w0, w1, rho, step, g, target)
         if not ok:
             return False, m0, m1, mean_scale, cells
-        b_row, b_rho, b_scale, b_low = target, rho, w_scale + log_top, 0.0
+        b_row, b_rho = target, rho
+        b_scale, b_low = _sum2(w_scale, w_low, log_top)
         if k == check:  # the reference's check of one stage's likelihood
             if b_first > t_lo[k]:
                 b_first, b_tail = _band_extend(rows, b_row, b_first, b_tail, b_rho, t_lo[k])
             first = _window_span(t_lo[k], t_hi[k], g)[0]
             shift = seg_off[k - a] + _PAD - first
             stage = step * _band_dot(seg_pool, shift, rows[b_row], 0, t_lo[k], min(t_hi[k], b_end))
-            if not (stage > 0.0 and abs(math.log(stage) + t_scale[k] + t_low[k] + b_scale - log_lik) <= CONSISTENCY):
+            drift = (t_scale[k] - log_lik) + b_scale + (t_low[k] + b_low)
+            if not (stage > 0.0 and abs(math.log(stage) + drift) <= CONSISTENCY):
                 return False, m0, m1, mean_scale, cells
     return True, m0, m1, mean_scale, cells
 
@@ -2432,6 +2442,7 @@ def _crowd_segments(
     bound: float,
     out: np.ndarray,
     half: np.ndarray,
+    negligible: float,
 ) -> bool:
     """:func:`_tie_segments` for crowds (:data:`CROWD_FROM` players or more): the same groups, orderings, sweeps and
     stopping rule, each group's orderings passed through its segment with the banded crowd's tilted windows
@@ -2442,14 +2453,16 @@ def _crowd_segments(
     needed; each group's averaged forward row (``t_e`` over the ordering's likelihood) and averaged backward integrand
     (``u_a b_a`` over it) are kept as windows in two pools, as :func:`_banded` keeps its checkpoints; the message
     entering a group from above is computed from the integrand above it when it is needed.  The sampled groups'
-    work, counted against SAMPLE_WORK, is their rows' window cells.  ``half[0]``: the largest 95% half-width of a
-    sampled group's member (0 if every group was enumerated), as the reference's ``tied_gradient`` states it.  False
-    where the rows do not hold the game (a window's mass lost, a stage disagreeing): the kernel then declines it.
+    work, counted against SAMPLE_WORK, is their rows' window cells; ``negligible``: the windows' cut (:func:`_banded`).
+    ``half[0]``: the largest 95% half-width of a sampled group's member (0 if every group was enumerated), as the
+    reference's ``tied_gradient`` states it.  False where the rows do not hold the game (a window's mass lost, a stage
+    disagreeing): the kernel then tries the second cut, then declines it.
     """
     n = len(r)
     big_m = len(fin)
     nb = len(failed)
     groups = len(starts) - 1
+    half[0] = 0.0
     base = _tie_bases(r, fin, starts)
     lo, step, g, _ = _tie_plan(r, base, failed, starts)
     bottom = failed if nb > 0 else base[:1]
@@ -2491,7 +2504,7 @@ def _crowd_segments(
     # The first pass, in rating order: every position's tilt, and the windows' size (the pools').
     ok, _, cells, seg_pool = _seg_forward(
         rows, order, 0, big_m - 1, r, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, f_tilt, 0.0,
-        True, False, seg_pool, seg_off,
+        True, False, negligible, seg_pool, seg_off,
     )  # fmt: skip
     if not ok:
         return False
@@ -2522,7 +2535,7 @@ def _crowd_segments(
     for i in range(big_m - 1, 0, -1):
         ok, w0, w1, scale, log_top, b_first, b_tail = _band_integrand(
             rows, b_row, b_first, b_end, b_tail, b_rho, r[base[i]], (tilt[i] - tilt[i - 1]) * step, anchors[i - 1],
-            lo, step, g, _NEGLIGIBLE,
+            lo, step, g, negligible,
         )  # fmt: skip
         if not ok:
             return False
@@ -2596,7 +2609,7 @@ def _crowd_segments(
                     order[a + i] = members[i]
                 ok, last, cells, seg_pool = _seg_forward(
                     rows, order, a, e, r, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, f_tilt,
-                    carried, False, sampling, seg_pool, seg_off,
+                    carried, False, sampling, negligible, seg_pool, seg_off,
                 )  # fmt: skip
                 if not ok:
                     return False
@@ -2630,7 +2643,7 @@ def _crowd_segments(
                     ok, _, _, _, back = _seg_backward(
                         rows, order, a, e, b_first, b_end, b_tail, b_rho, b_scale, log_lik, below_scale, r, lo, step, g,
                         anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, seg_pool, seg_off, 0.5 / q, pair, False,
-                        0, 0, 0.0,
+                        0, 0, 0.0, negligible,
                     )  # fmt: skip
                     if not ok:
                         return False
@@ -2686,7 +2699,7 @@ def _crowd_segments(
                     order[a + i] = members[i]
                 ok, last, _, seg_pool = _seg_forward(
                     rows, order, a, e, r, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, f_tilt,
-                    carried, False, True, seg_pool, seg_off,
+                    carried, False, True, negligible, seg_pool, seg_off,
                 )  # fmt: skip
                 if not ok:
                     return False
@@ -2706,7 +2719,7 @@ def _crowd_segments(
                 ok, m0, m1, mean_scale, _ = _seg_backward(
                     rows, order, a, e, b_first, b_end, b_tail, b_rho, b_scale, log_lik, below_scale, r, lo, step, g,
                     anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, seg_pool, seg_off, 1.0, acc, averaging, m0,
-                    m1, mean_scale,
+                    m1, mean_scale, negligible,
                 )  # fmt: skip
                 if not ok:
                     return False
@@ -2816,8 +2829,13 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
             if n < SEGMENTS_BELOW:
                 if not _tie_segments(r, fin, failed, starts[: groups + 1], out):
                     return False
-            elif not _crowd_segments(r, fin, failed, starts[: groups + 1], bound, out, np.zeros(1)):
-                return False
+            else:  # the banded windows' first cut, else their second (as _order tries them)
+                half = np.zeros(1)
+                if not (
+                    _crowd_segments(r, fin, failed, starts[: groups + 1], bound, out, half, _NEGLIGIBLE)
+                    or _crowd_segments(r, fin, failed, starts[: groups + 1], bound, out, half, _NEGLIGIBLE_AGAIN)
+                ):
+                    return False
             _equalise_ties(r, fin, starts[: groups + 1], out)
             return True
         rows = int(joint)
