@@ -24,8 +24,9 @@ agrees with :func:`_crowd` (kept as the reference, and computing what the banded
 4,096 players (tests).  One first game of equal ratings (``benchmarks/thurstonian_crowds.py``, BENCHMARKS.md
 "Banded Thurstonian crowds"): 4,096 players 0.3 s, 20,000 players 3.1 s (87.8 s on the whole grid).  The scale-1
 contests history (``benchmarks/contests.py``: 1,000 contests of 450-20,000, 3,096,461 results) with its ties broken
-in the file's order rates from the command line in 404 s of CPU, 729 MB at most (same section); with its ties it
-stops at contest c0005, whose tied groups the crowd path below declines.
+in the file's order rates from the command line in 404 s of CPU, 729 MB at most (same section); with its ties, each
+contest's groups go through their segments below (c0005, 20,000 players with 600 tied last: about 50 s of CPU and
+1.9 GB, BENCHMARKS.md "Thurstonian tie groups in crowds").
 
 Tied finishers are averaged as the reference averages them (:mod:`ratings.systems.thurstonian`, "Ties"): every
 joint ordering within the row budget (:data:`TIE_WORK` bounds those orders x whole-grid cells); else each group
@@ -2341,7 +2342,7 @@ def _seg_backward(
     m1: int,
     mean_scale: float,
     negligible: float,
-) -> tuple[bool, int, int, float, int]:
+) -> tuple[bool, int, int, float, int, float]:
     """One ordering's backward pass through its segment (the reference's ``_seg_pass`` backward and ``_members``), in a
     crowd: from ``b_e`` (row 8, its points ``b_first .. b_end - 1``, carried sum and scale) down, each integrand
     ``u_i b_i`` retilted to position ``i - 1`` (:func:`_band_integrand`), its coincidence with ``t_(i-1)`` (kept in
@@ -2349,10 +2350,11 @@ def _seg_backward(
     position 0 the DNFs' summed sides, row 11) over ``log_lik`` added to ``acc`` times ``weight``; with ``averaging``
     the first member's integrand over ``log_lik`` is added to the running mean in row 9 (window ``[m0, m1)``).  The
     stage at the group's first member (its second when the chain opens there) is checked against ``log_lik``.
-    Returns ``(ok, m0, m1, mean_scale, cells)``."""
+    Returns ``(ok, m0, m1, mean_scale, cells, below)``, ``below`` the share with the row below the group."""
     b_row = 8
     b_low = 0.0
     cells = 0
+    below = 0.0
     check = a + 1 if a == 0 and nb == 0 else a
     for i in range(e, a - 1, -1):
         if i == 0 and nb == 0:  # the opening player: nothing below it
@@ -2366,7 +2368,7 @@ def _seg_backward(
                 rows[2, j + _PAD] = rows[0, j] * rows[b_row, j]
                 top = max(top, rows[2, j + _PAD])
             if not top > 0.0:
-                return False, m0, m1, mean_scale, cells
+                return False, m0, m1, mean_scale, cells, 0.0
             inverse = 1.0 / top
             for j in range(b_end):
                 rows[2, j + _PAD] *= inverse
@@ -2374,8 +2376,9 @@ def _seg_backward(
             v_scale = u_scale + b_scale + b_low + math.log(top)
             total = step * _band_dot(rows[11], 0, rows[2], _PAD, 0, b_end)
             if not (total >= SMALLEST_SUM or total == 0.0):
-                return False, m0, m1, mean_scale, cells
-            acc[order[0]] += weight * _share(total, side_scale + v_scale - log_lik)
+                return False, m0, m1, mean_scale, cells, 0.0
+            below = weight * _share(total, side_scale + v_scale - log_lik)
+            acc[order[0]] += below
             cells += b_end
             if averaging:
                 m0, m1, mean_scale = _mean_window(
@@ -2388,7 +2391,7 @@ def _seg_backward(
             g, negligible,
         )  # fmt: skip
         if not ok:
-            return False, m0, m1, mean_scale, cells
+            return False, m0, m1, mean_scale, cells, 0.0
         # The log scales in two parts (_sum2): a group of hundreds passes its backward message through as many rows, and
         # a crowd's scales are tens of thousands (plain sums drifted past CONSISTENCY through 600 tied last of 20,000).
         w_scale, w_low = _sum2(b_scale, b_low, scale)
@@ -2400,15 +2403,16 @@ def _seg_backward(
             shift = seg_off[k - a] + _PAD - first
             both = step * _band_dot(seg_pool, shift, rows[2], _PAD, max(w0, t_lo[k]), min(w1, t_hi[k]))
             if not (both >= SMALLEST_SUM or both == 0.0):
-                return False, m0, m1, mean_scale, cells
+                return False, m0, m1, mean_scale, cells, 0.0
             c = weight * _share(both, (t_scale[k] - log_lik) + w_scale + (t_low[k] + w_low))
             acc[order[k]] -= c
             acc[order[i]] += c
         else:
             both = step * _band_dot(rows[12], _PAD, rows[2], _PAD, max(w0, t_lo[k]), min(w1, t_hi[k]))
             if not (both >= SMALLEST_SUM or both == 0.0):
-                return False, m0, m1, mean_scale, cells
-            acc[order[a]] += weight * _share(both, (below_scale - log_lik) + w_scale + w_low)
+                return False, m0, m1, mean_scale, cells, 0.0
+            below = weight * _share(both, (below_scale - log_lik) + w_scale + w_low)
+            acc[order[a]] += below
             if averaging:
                 m0, m1, mean_scale = _mean_window(
                     rows, 9, m0, m1, mean_scale, rows[2], _PAD, w0, w1, (w_scale - log_lik) + w_low
@@ -2418,7 +2422,7 @@ def _seg_backward(
         target = 3 if b_row != 3 else 4
         ok, b_first, b_end, b_tail, log_top = _band_right(rows, 2, w0, w1, rho, step, g, target)
         if not ok:
-            return False, m0, m1, mean_scale, cells
+            return False, m0, m1, mean_scale, cells, 0.0
         b_row, b_rho = target, rho
         b_scale, b_low = _sum2(w_scale, w_low, log_top)
         if k == check:  # the reference's check of one stage's likelihood
@@ -2429,8 +2433,8 @@ def _seg_backward(
             stage = step * _band_dot(seg_pool, shift, rows[b_row], 0, t_lo[k], min(t_hi[k], b_end))
             drift = (t_scale[k] - log_lik) + b_scale + (t_low[k] + b_low)
             if not (stage > 0.0 and abs(math.log(stage) + drift) <= CONSISTENCY):
-                return False, m0, m1, mean_scale, cells
-    return True, m0, m1, mean_scale, cells
+                return False, m0, m1, mean_scale, cells, 0.0
+    return True, m0, m1, mean_scale, cells, below
 
 
 @helper
@@ -2567,6 +2571,7 @@ def _crowd_segments(
     pair = np.zeros(n)
     sums = np.zeros(n)
     squares = np.zeros(n)
+    above = np.zeros(n)
     opening = 0.0  # log of the opening player's mass below the grid over its likelihood (a singleton's)
     for sweep in range(SWEEPS):
         # Forward sweep: each group's averaged t_e / L, and (first sweep) the sampled groups' numbers of blocks.
@@ -2640,7 +2645,7 @@ def _crowd_segments(
                             rows[last], _PAD, rows[13], _PAD, max(t_lo[e], v_w[k + 1, 0]), min(t_hi[e], v_w[k + 1, 1])
                         )
                         pair[order[e]] -= 0.5 / q * _share(both, t_scale[e] + t_low[e] + v_sc[k + 1] - log_lik)
-                    ok, _, _, _, back = _seg_backward(
+                    ok, _, _, _, back, _ = _seg_backward(
                         rows, order, a, e, b_first, b_end, b_tail, b_rho, b_scale, log_lik, below_scale, r, lo, step, g,
                         anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, seg_pool, seg_off, 0.5 / q, pair, False,
                         0, 0, 0.0, negligible,
@@ -2669,6 +2674,7 @@ def _crowd_segments(
         for j in range(g):
             rows[8, j] = 1.0
         b_first, b_end, b_tail, b_rho, b_scale = 0, g, 0.0, 1.0, 0.0
+        below_above = 0.0  # the group above's share with this group's averaged row
         for k in range(groups - 1, -1, -1):
             a = starts[k]
             m = starts[k + 1] - a
@@ -2693,6 +2699,8 @@ def _crowd_segments(
             # A sampled group's members' shares gather in ``pair`` block by block (their spread is the stated error).
             per_block = 2 * min(m, BLOCK_ROTATIONS) if not enumerate_all[k] else count
             acc = out if enumerate_all[k] else pair
+            above_total = 0.0
+            below_total = 0.0
             for t in range(count):
                 state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
                 for i in range(m):
@@ -2715,22 +2723,34 @@ def _crowd_segments(
                     )
                     if not (both >= SMALLEST_SUM or both == 0.0):
                         return False
-                    acc[order[e]] -= _share(both, t_scale[e] + t_low[e] + v_sc[k + 1] - liks[lik_from[k] + t])
-                ok, m0, m1, mean_scale, _ = _seg_backward(
+                    share = _share(both, t_scale[e] + t_low[e] + v_sc[k + 1] - liks[lik_from[k] + t])
+                    acc[order[e]] -= share
+                    above[order[e]] += share
+                    above_total += share
+                ok, m0, m1, mean_scale, _, below = _seg_backward(
                     rows, order, a, e, b_first, b_end, b_tail, b_rho, b_scale, log_lik, below_scale, r, lo, step, g,
                     anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, seg_pool, seg_off, 1.0, acc, averaging, m0,
                     m1, mean_scale, negligible,
                 )  # fmt: skip
                 if not ok:
                     return False
+                below_total += below
                 if not enumerate_all[k] and t % per_block == per_block - 1:
                     for i in range(m):
                         p = base[a + i]
                         out[p] += pair[p]
                         squares[p] += (pair[p] / per_block) ** 2
                         pair[p] = 0.0
+            # The coincidence with the group above is one number, ``mean_pi t_e(pi) V_(k+1) / L_pi`` from here and the
+            # group above's share with this group's averaged row from there: equal but for the roundings of their log
+            # scales (tens of thousands in a crowd, the coincidences thousands), it is given the group above's value,
+            # so that the updates sum to zero as each order's do.
+            ratio = below_above * count / above_total if above_total > 0.0 else 1.0
             for i in range(m):
-                out[base[a + i]] /= count
+                p = base[a + i]
+                out[p] = (out[p] - (ratio - 1.0) * above[p]) / count
+                above[p] = 0.0
+            below_above = below_total / count
             if not enumerate_all[k] and sweep == SWEEPS - 1:  # the reference's stated half-width
                 done = count // per_block
                 widest = 0.0
@@ -2770,6 +2790,13 @@ def _crowd_segments(
             if not (total >= SMALLEST_SUM or total == 0.0):
                 return False
             out[failed[d]] = -_share(total, f_scale + v_sc[0])
+        # Their coincidences with the first finisher sum to the one it took (as with the group above, roundings apart).
+        total = 0.0
+        for d in range(nb):
+            total -= out[failed[d]]
+        ratio = below_above / total if total > 0.0 else 1.0
+        for d in range(nb):
+            out[failed[d]] *= ratio
     return True
 
 
