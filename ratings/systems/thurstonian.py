@@ -619,10 +619,10 @@ SEGMENTS_BELOW = 400
 #: 140; beyond, they are sampled.
 ENUMERATION_WORK = 5_000_000
 #: Sampled orderings come in blocks: a uniformly shuffled ordering, its m rotations (each member then holds every
-#: position once) and the reverse of each (2 m orderings).  A member's update varies mostly with its position, which
-#: a block averages out: on 11 tied of 120 a block's spread was 0.016 against an antithetic pair's 0.142, so that
-#: a half-width of 0.01 needed 200 orderings instead of 1,500.  At least MIN_BLOCKS are drawn before the error is
-#: estimated from the blocks' spread.
+#: position once; at most :data:`BLOCK_ROTATIONS` of them) and the reverse of each (2 m orderings).  A member's update
+#: varies mostly with its position, which a block averages out: on 11 tied of 120 a block's spread was 0.016 against
+#: an antithetic pair's 0.142, so that a half-width of 0.01 needed 200 orderings instead of 1,500.  At least
+#: MIN_BLOCKS are drawn before the error is estimated from the blocks' spread.
 MIN_BLOCKS = 8
 #: A block of a group larger than this takes this many rotations of its shuffle, evenly spaced (shifts ``s m // q``),
 #: and their reverses: each ordering is still uniformly drawn, so a block's mean is unbiased, and each member visits
