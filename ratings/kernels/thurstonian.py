@@ -25,8 +25,8 @@ agrees with :func:`_crowd` (kept as the reference, and computing what the banded
 "Banded Thurstonian crowds"): 4,096 players 0.3 s, 20,000 players 3.1 s (87.8 s on the whole grid).  The scale-1
 contests history (``benchmarks/contests.py``: 1,000 contests of 450-20,000, 3,096,461 results) with its ties broken
 in the file's order rates from the command line in 404 s of CPU, 729 MB at most (same section); with its ties, each
-contest's groups go through their segments below (c0005, 20,000 players with 600 tied last: about 50 s of CPU and
-1.9 GB, BENCHMARKS.md "Thurstonian tie groups in crowds").
+contest's groups go through their segments below (c0005, 20,000 players with 600 tied last: about 55 s of CPU and
+1.9 GB, most of it sampling the 600, BENCHMARKS.md "Thurstonian tie groups in crowds").
 
 Tied finishers are averaged as the reference averages them (:mod:`ratings.systems.thurstonian`, "Ties"): every
 joint ordering within the row budget (:data:`TIE_WORK` bounds those orders x whole-grid cells); else each group
@@ -37,10 +37,11 @@ generator, :func:`_ordering`, stopped by the same rule with its stated error), o
 windows from there (:func:`_crowd_segments`): each position's tilt fixed by a pass in rating order, so that every
 ordering's rows at a position sum directly, and each group's averaged rows kept as windows.  Where the whole grid
 still holds a crowd's scaled rows the two agree to 1e-10 (tests, 420-450 players); a crowd of 500 with 60, 25 and 14
-tied is within its stated error of 2,000 joint orderings drawn independently through the strict path (tests).
+tied is within its stated error of 600 joint orderings drawn independently through the strict path (tests).
+
 Declined (replayed through the per-game hooks): the rare orders whose messages do not fit the scaled
 representation (the reference's logarithmic computation: many players reversing a spread of 30
-or more; in a crowd, a tilt whose stages disagree), and games whose grid exceeds
+or more; in a crowd, a tilt whose stages disagree under both cuts of its windows), and games whose grid exceeds
 :data:`~ratings.systems.thurstonian.MAX_CELLS` below :data:`CROWD_FROM` players or
 :data:`KERNEL_CELLS` from there (``theta[0]`` when given: :attr:`ratings.systems.thurstonian.Thurstonian.crowd_cells`;
 the reference refuses them beyond MAX_CELLS with its error).
