@@ -2450,8 +2450,9 @@ def _crowd_segments(
     negligible: float,
 ) -> bool:
     """:func:`_tie_segments` for crowds (:data:`CROWD_FROM` players or more): the same groups, orderings, sweeps and
-    stopping rule, each group's orderings passed through its segment with the banded crowd's tilted windows
-    (:func:`_banded`), on the same shared grid (:func:`_tie_plan`).
+    stopping rule (Kerby 2025 section 4's rule, each group averaged with the others' averaged forward and backward
+    messages, Rabiner 1989's factorisation), each group's orderings passed through its segment with the banded crowd's
+    tilted windows (:func:`_banded`), on the same shared grid (:func:`_tie_plan`).
 
     Each position's tilt is fixed by a first pass in rating order (the reference's bases), so that every ordering's
     rows, and their averages, at a position share one tilt and sum directly.  Densities are computed as they are
