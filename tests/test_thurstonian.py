@@ -395,8 +395,9 @@ def test_small_tie_groups_far_apart_are_close_to_every_joint_ordering() -> None:
 @pytest.mark.slow
 def test_a_contest_of_4096_with_its_ties_is_computed_in_the_kernel() -> None:
     # benchmarks/contests.py's first contest of 4,096 (at scale 0.005): 110 tied pairs, 4 triples and 123 tied last.
-    # The per-game reference refuses a grid this large; the kernel walks six orders (the triples' orderings) with
-    # its tilted crowd messages: every update finite, and zero-sum (the updates of each order sum to zero).
+    # The per-game reference refuses a grid this large; the kernel passes each group through its segment on its tilted
+    # crowd messages: every update finite, and zero-sum (each coincidence is added to one player and taken from
+    # another, the one between two groups given one value).
     import importlib
     import sys
     from pathlib import Path

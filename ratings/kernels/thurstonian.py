@@ -24,22 +24,24 @@ agrees with :func:`_crowd` (kept as the reference, and computing what the banded
 4,096 players (tests).  One first game of equal ratings (``benchmarks/thurstonian_crowds.py``, BENCHMARKS.md
 "Banded Thurstonian crowds"): 4,096 players 0.3 s, 20,000 players 3.1 s (87.8 s on the whole grid).  The scale-1
 contests history (``benchmarks/contests.py``: 1,000 contests of 450-20,000, 3,096,461 results) with its ties broken
-in the file's order rates from the command line in 404 s of CPU, 729 MB at most (same section); with its ties it
-stops at contest c0005, whose tied groups the crowd path below declines.
+in the file's order rates from the command line in 404 s of CPU, 729 MB at most (same section); with its ties, each
+contest's groups go through their segments below (c0005, 20,000 players with 600 tied last: about 55 s of CPU and
+1.9 GB, most of it sampling the 600, BENCHMARKS.md "Thurstonian tie groups in crowds").
 
 Tied finishers are averaged as the reference averages them (:mod:`ratings.systems.thurstonian`, "Ties"): every
-joint ordering within the row budget; else, below :data:`~ratings.systems.thurstonian.SEGMENTS_BELOW` players, each
-group through its segment of the chain (:func:`_tie_segments`: the same shared grid, the same two sweeps, every
-ordering of a small group and blocks of rotations of shuffles of a large one, drawn by the same integer generator,
-:func:`_ordering`, stopped by the same rule); else (crowds) the groups walked in step, a group of at most
-:data:`~ratings.systems._orders.EXACT_GROUP` through all of its orderings and a larger one through its design of
-rotations and reverses, built from the same integers (:func:`_write_design`); so a contest's dozens of tied pairs
-and its players tied last cost as many orders as its largest small group has orderings (two, or six with a
-triple), and a contest of 4,096 with its ties is computed here (:data:`TIE_WORK` bounds the orders x cells of
-one game).
+joint ordering within the row budget (:data:`TIE_WORK` bounds those orders x whole-grid cells); else each group
+through its segment of the chain (the reference's ``tie_segments``: the same shared grid, the same two sweeps, every
+ordering of a group of at most five and blocks of rotations of shuffles of a larger one, drawn by the same integer
+generator, :func:`_ordering`, stopped by the same rule with its stated error), on the whole grid below
+:data:`~ratings.systems.thurstonian.SEGMENTS_BELOW` players (:func:`_tie_segments`) and on the banded crowd's tilted
+windows from there (:func:`_crowd_segments`): each position's tilt fixed by a pass in rating order, so that every
+ordering's rows at a position sum directly, and each group's averaged rows kept as windows.  Where the whole grid
+still holds a crowd's scaled rows the two agree to 1e-10 (tests, 420-450 players); a crowd of 500 with 60, 25 and 14
+tied is within its stated error of 600 joint orderings drawn independently through the strict path (tests).
+
 Declined (replayed through the per-game hooks): the rare orders whose messages do not fit the scaled
 representation (the reference's logarithmic computation: many players reversing a spread of 30
-or more; in a crowd, a tilt whose stages disagree), and games whose grid exceeds
+or more; in a crowd, a tilt whose stages disagree under both cuts of its windows), and games whose grid exceeds
 :data:`~ratings.systems.thurstonian.MAX_CELLS` below :data:`CROWD_FROM` players or
 :data:`KERNEL_CELLS` from there (``theta[0]`` when given: :attr:`ratings.systems.thurstonian.Thurstonian.crowd_cells`;
 the reference refuses them beyond MAX_CELLS with its error).
@@ -56,7 +58,6 @@ from ratings.kernels.numerics import LOG_SQRT_2PI, SQRT2, log_ndtr, mills_ratio,
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems import thurstonian as reference
 from ratings.systems._orders import (
-    DESIGN_SAMPLES,
     EXACT_GROUP,
     MAX_ROWS,
     SAME_RATING,
@@ -65,6 +66,7 @@ from ratings.systems._orders import (
     SHUFFLE_SEED,
 )
 from ratings.systems.thurstonian import (
+    BLOCK_ROTATIONS,
     CONSISTENCY,
     CORRECTION,
     CROWD_CELLS,
@@ -950,9 +952,14 @@ def _band_forward(
     t_hi: np.ndarray,
     fresh: bool,
     negligible: float,
+    carried: float,
 ) -> bool:
     """:func:`_crowd_step` on windows: ``t_k`` into the padded ``rows[target]`` over its window ``[t_lo[k], t_hi[k])``
     from ``t_(k-1)`` (padded, in ``rows[source]``, zero beyond its window and its pads).
+
+    ``carried``: the running sum's value before the window's first point, in ``t_(k-1)``'s scaled units over the step
+    (0 but for the mass below the grid of a tied crowd's opening player, :func:`_crowd_segments`, whose row is
+    untilted and starts at the grid's first point).
 
     The integral ``f_(k-1)`` of ``t_(k-1)`` (tilted) is zero below the window (less the stencil's reach) and beyond
     it the constant ``t_(k-1)``'s mass, which tilted is the geometric sequence its running sum continues as;
@@ -979,7 +986,7 @@ def _band_forward(
     c5 = c4 * c1
     first = max(a0 - _PAD, 0)
     stencil_end = min(a1 + _PAD, g)
-    total = 0.0
+    total = carried
     for j in range(first, stencil_end):  # the tilted integral where its corrections reach the window
         c = j + _PAD
         correction = 0.5 * v[c] + (
@@ -1084,8 +1091,9 @@ def _band_walk(
     for k in range(begin + 1, end):
         source, target = first_block + (k - 1) % s, first_block + k % s
         if not _band_forward(
-            rows, k, source, target, r, chain, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, fresh, negligible
-        ):
+            rows, k, source, target, r, chain, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, fresh,
+            negligible, 0.0,
+        ):  # fmt: skip
             return False
     return True
 
@@ -1112,6 +1120,175 @@ def _band_extend(rows: np.ndarray, b_row: int, b_first: int, tail: float, rho: f
         b_first -= 1
         row[b_first] = tail
     return b_first, tail
+
+
+@helper
+def _band_first(
+    rows: np.ndarray,
+    f_row: int,
+    target: int,
+    p: int,
+    rating: float,
+    f_scale: float,
+    f_tilt: float,
+    fresh: bool,
+    last: bool,
+    lo: float,
+    step: float,
+    g: int,
+    anchors: np.ndarray,
+    tilt: np.ndarray,
+    t_scale: np.ndarray,
+    t_low: np.ndarray,
+    t_lo: np.ndarray,
+    t_hi: np.ndarray,
+    negligible: float,
+) -> bool:
+    """The first chain position's ``t_p = f0 u_p`` (``f0`` the bottom's distribution function on the whole grid,
+    unpadded in ``rows[f_row]``, tilted by ``f_tilt``, log scale ``f_scale``) tilted at its anchor and cut to its
+    window, into the padded ``rows[target]``; ``fresh``: choose its tilt (0 if it is the ``last``).  Rows 0 and 1 are
+    work."""
+    u_scale = _density(rating, lo, step, math.exp(-step * step), g, rows, 0)
+    for j in range(g):
+        rows[1, j] = rows[f_row, j] * rows[0, j]
+    a = anchors[p]
+    left, right = rows[1, a - 1], rows[1, a + 1]
+    if not (left > 0.0 and right > 0.0):
+        return False
+    if fresh:
+        tilt[p] = f_tilt + (math.log(right) - math.log(left)) / (2.0 * step) if not last else 0.0
+    if not abs(tilt[p] * step) <= _STEEPEST:
+        return False
+    top = _retilt(rows, 1, 1, g, 0, a, (tilt[p] - f_tilt) * step)
+    if not top > 0.0:
+        return False
+    w0 = 0
+    while rows[1, w0] < negligible * top:
+        w0 += 1
+    w1 = g
+    while rows[1, w1 - 1] < negligible * top:
+        w1 -= 1
+    t = rows[target]
+    for j in range(w0, w1):
+        t[j + _PAD] = rows[1, j] / top
+    _pad_window(rows, target, w0, w1, g)
+    t_lo[p], t_hi[p] = w0, w1
+    high, low = _sum2(f_scale, 0.0, u_scale)
+    t_scale[p], t_low[p] = _sum2(high, low, math.log(top))
+    return True
+
+
+@helper
+def _band_integrand(
+    rows: np.ndarray,
+    b_row: int,
+    b_first: int,
+    b_end: int,
+    b_tail: float,
+    b_rho: float,
+    rating: float,
+    slope: float,
+    a: int,
+    lo: float,
+    step: float,
+    g: int,
+    negligible: float,
+) -> tuple[bool, int, int, float, float, int, float]:
+    """A backward integrand ``u b`` (``b`` the backward row ``rows[b_row]``: points ``b_first .. b_end - 1``, below them
+    its carried sum ``b_tail`` times ``b_rho`` a point; ``u`` the density of ``rating``) retilted by ``slope`` a point
+    from ``a``, walked down from ``b``'s last point until, below ``a``, it falls under ``negligible`` of its largest
+    value, into the padded row 2 over its window ``[w0, w1)`` (row 1 is work).  Returns ``(ok, w0, w1, scale, log_top,
+    b_first, b_tail)``: the integrand's log scale is ``b``'s plus ``scale`` plus ``log_top``, and ``b`` may have been
+    written further down (:func:`_band_extend`)."""
+    shrink = math.exp(-step * step)
+    scale = _parabola_top(lo, step, rating, slope, a, 0, b_end - 1)
+    v = rows[1]
+    top = 0.0
+    last_value = 0.0
+    j = b_end - 1
+    w0 = 0
+    while j >= 0:
+        factor = math.exp(_parabola(float(j), lo, step, rating, slope, a) - scale)
+        z = lo + step * j - rating
+        ratio = math.exp(z * step - 0.5 * step * step + slope)  # factor(j - 1) / factor(j)
+        stop = max(j - _RESTART, -1)
+        done = False
+        while j > stop:
+            if j < b_first:
+                b_first, b_tail = _band_extend(rows, b_row, b_first, b_tail, b_rho, j)
+            value = rows[b_row, j] * factor
+            v[j] = value
+            top = max(top, value)
+            if j < a and value < negligible * top and value <= last_value:
+                done = True
+                break
+            last_value = value
+            factor *= ratio
+            ratio *= shrink
+            j -= 1
+        if done:
+            w0 = j + 1
+            break
+    if not top > 0.0:
+        return False, 0, 0, 0.0, 0.0, b_first, b_tail
+    w1 = b_end
+    while v[w1 - 1] < negligible * top:
+        w1 -= 1
+    work = rows[2]
+    inverse = 1.0 / top
+    for j in range(w0, w1):
+        work[j + _PAD] = v[j] * inverse
+    _pad_window(rows, 2, w0, w1, g)
+    return True, w0, w1, scale, math.log(top), b_first, b_tail
+
+
+@helper
+def _band_right(
+    rows: np.ndarray, source: int, w0: int, w1: int, rho: float, step: float, g: int, target: int
+) -> tuple[bool, int, int, float, float]:
+    """The backward message from a padded integrand ``rows[source]`` (window ``[w0, w1)``, tilt ``rho`` a point): its
+    tilted integral from the right on the window and the stencil's reach below it, into ``rows[target]`` (unpadded),
+    divided by its largest value.  Returns ``(ok, first, end, tail, log_top)``: the row's points and, below them, its
+    running sum carried on (``tail``, times ``rho`` a point: :func:`_band_extend`)."""
+    work = rows[source]
+    b1 = rho
+    b2 = b1 * b1
+    b3 = b2 * b1
+    b4 = b2 * b2
+    b5 = b4 * b1
+    c1 = 1.0 / rho
+    c2 = c1 * c1
+    c3 = c2 * c1
+    c4 = c2 * c2
+    c5 = c4 * c1
+    out_row = rows[target]
+    new_first = max(w0 - _PAD, 0)
+    new_end = min(w1 + _PAD, g)
+    total = 0.0
+    top = 0.0
+    for j in range(new_end - 1, new_first - 1, -1):
+        c = j + _PAD
+        correction = 0.5 * work[c] - (
+            _W1 * (work[c + 1] * b1 - work[c - 1] * c1)
+            + _W2 * (work[c + 2] * b2 - work[c - 2] * c2)
+            + _W3 * (work[c + 3] * b3 - work[c - 3] * c3)
+            + _W4 * (work[c + 4] * b4 - work[c - 4] * c4)
+            + _W5 * (work[c + 5] * b5 - work[c - 5] * c5)
+        )
+        total = rho * total + work[c]
+        if total < _TINY:
+            total = 0.0
+        out_row[j] = step * total - step * correction
+        top = max(top, out_row[j])
+    tail = step * total
+    if rho > 1.0 and tail > 0.0:  # the carried sum grows downwards: its largest value is at the grid's first
+        top = max(top, math.exp(math.log(tail) + new_first * math.log(rho)))
+    if not (top > 0.0 and top < math.inf):
+        return False, 0, 0, 0.0, 0.0
+    inverse = 1.0 / top
+    for j in range(new_first, new_end):
+        out_row[j] *= inverse
+    return True, new_first, new_end, tail * inverse, math.log(top)
 
 
 @helper
@@ -1185,32 +1362,11 @@ def _banded(
         for j in range(g):
             f0[j] = math.exp(f0[j] - f_scale)
     # t_0 = f0 u_0 tilted at its anchor, then cut to its window.
-    u_scale = _density(r[chain[0]], lo, step, shrink, g, rows, 0)
-    for j in range(g):
-        rows[1, j] = f0[j] * rows[0, j]
-    a = anchors[0]
-    left, right = rows[1, a - 1], rows[1, a + 1]
-    if not (left > 0.0 and right > 0.0):
+    if not _band_first(
+        rows, 5, first_block, 0, r[chain[0]], f_scale, f_tilt, True, m == 1, lo, step, g, anchors, tilt, t_scale, t_low,
+        t_lo, t_hi, negligible,
+    ):  # fmt: skip
         return False
-    tilt[0] = f_tilt + (math.log(right) - math.log(left)) / (2.0 * step) if m > 1 else 0.0
-    if not abs(tilt[0] * step) <= _STEEPEST:
-        return False
-    top = _retilt(rows, 1, 1, g, 0, a, (tilt[0] - f_tilt) * step)
-    if not top > 0.0:
-        return False
-    w0 = 0
-    while rows[1, w0] < negligible * top:
-        w0 += 1
-    w1 = g
-    while rows[1, w1 - 1] < negligible * top:
-        w1 -= 1
-    t = rows[first_block]
-    for j in range(w0, w1):
-        t[j + _PAD] = rows[1, j] / top
-    _pad_window(rows, first_block, w0, w1, g)
-    t_lo[0], t_hi[0] = w0, w1
-    high, low = _sum2(f_scale, 0.0, u_scale)
-    t_scale[0], t_low[0] = _sum2(high, low, math.log(top))
     kept[0] = 0
     for block in range(checkpoints):  # forward: every t_k, each block's first row kept
         begin = block * s
@@ -1305,98 +1461,29 @@ def _banded(
                 continue
             t_row = first_block + k % s
             t = rows[t_row]
-            # work = u_(k+1) b_(k+1) retilted to b_k's tilt at anchors[k], walked down from b_(k+1)'s last point.
             a = anchors[k]
-            rating = r[chain[k + 1]]
-            slope = (tilt[k + 1] - tilt[k]) * step
-            scale = _parabola_top(lo, step, rating, slope, a, 0, b_end - 1)
-            v = rows[1]
-            top = 0.0
-            last_value = 0.0
-            j = b_end - 1
-            w0 = 0
-            while j >= 0:
-                factor = math.exp(_parabola(float(j), lo, step, rating, slope, a) - scale)
-                z = lo + step * j - rating
-                ratio = math.exp(z * step - 0.5 * step * step + slope)  # factor(j - 1) / factor(j)
-                stop = max(j - _RESTART, -1)
-                done = False
-                while j > stop:
-                    if j < b_first:
-                        b_first, b_tail = _band_extend(rows, b_row, b_first, b_tail, b_rho, j)
-                    value = rows[b_row, j] * factor
-                    v[j] = value
-                    top = max(top, value)
-                    if j < a and value < negligible * top and value <= last_value:
-                        done = True
-                        break
-                    last_value = value
-                    factor *= ratio
-                    ratio *= shrink
-                    j -= 1
-                if done:
-                    w0 = j + 1
-                    break
-            if not top > 0.0:
+            ok, w0, w1, scale, log_top, b_first, b_tail = _band_integrand(
+                rows, b_row, b_first, b_end, b_tail, b_rho, r[chain[k + 1]], (tilt[k + 1] - tilt[k]) * step, a, lo,
+                step, g, negligible,
+            )  # fmt: skip
+            if not ok:
                 return False
-            w1 = b_end
-            while v[w1 - 1] < negligible * top:
-                w1 -= 1
             work = rows[2]
-            inverse = 1.0 / top
-            for j in range(w0, w1):
-                work[j + _PAD] = v[j] * inverse
-            _pad_window(rows, 2, w0, w1, g)
             w_scale, w_low = _sum2(b_scale, b_low, scale)
             w_scale, w_low = _sum2(w_scale, w_low, -tilt[k + 1] * step * (a - anchors[k + 1]))
-            w_scale, w_low = _sum2(w_scale, w_low, math.log(top))
+            w_scale, w_low = _sum2(w_scale, w_low, log_top)
             both = _band_dot(t, _PAD, work, _PAD, max(w0, t_lo[k]), min(w1, t_hi[k]))
             share = (t_scale[k] - log_lik) + w_scale + (t_low[k] - lik_low + w_low)
             if not (step * both >= SMALLEST_SUM or both == 0.0):
                 return False
             coincide[k] = _share(step * both, share)
-            # b_k: the tilted integral from the right of work, on its window and the stencil's reach below it.
             rho = math.exp(-tilt[k] * step)
-            b1 = rho
-            b2 = b1 * b1
-            b3 = b2 * b1
-            b4 = b2 * b2
-            b5 = b4 * b1
-            c1 = 1.0 / rho
-            c2 = c1 * c1
-            c3 = c2 * c1
-            c4 = c2 * c2
-            c5 = c4 * c1
             next_row = 7 - b_row
-            out_row = rows[next_row]
-            new_first = max(w0 - _PAD, 0)
-            new_end = min(w1 + _PAD, g)
-            total = 0.0
-            top = 0.0
-            for j in range(new_end - 1, new_first - 1, -1):
-                c = j + _PAD
-                correction = 0.5 * work[c] - (
-                    _W1 * (work[c + 1] * b1 - work[c - 1] * c1)
-                    + _W2 * (work[c + 2] * b2 - work[c - 2] * c2)
-                    + _W3 * (work[c + 3] * b3 - work[c - 3] * c3)
-                    + _W4 * (work[c + 4] * b4 - work[c - 4] * c4)
-                    + _W5 * (work[c + 5] * b5 - work[c - 5] * c5)
-                )
-                total = rho * total + work[c]
-                if total < _TINY:
-                    total = 0.0
-                out_row[j] = step * total - step * correction
-                top = max(top, out_row[j])
-            tail = step * total
-            if rho > 1.0 and tail > 0.0:  # the carried sum grows downwards: its largest value is at the grid's first
-                top = max(top, math.exp(math.log(tail) + new_first * math.log(rho)))
-            if not (top > 0.0 and top < math.inf):
+            ok, b_first, b_end, b_tail, log_top = _band_right(rows, 2, w0, w1, rho, step, g, next_row)
+            if not ok:
                 return False
-            inverse = 1.0 / top
-            for j in range(new_first, new_end):
-                out_row[j] *= inverse
-            b_row, b_first, b_end, b_tail, b_rho = next_row, new_first, new_end, tail * inverse, rho
-            b_scale, b_low = _sum2(w_scale, w_low, math.log(top))
+            b_row, b_rho = next_row, rho
+            b_scale, b_low = _sum2(w_scale, w_low, log_top)
             # The stage's likelihood (t_k b_k) agrees with the last stage's.
             if b_first > t_lo[k]:
                 b_first, b_tail = _band_extend(rows, b_row, b_first, b_tail, b_rho, t_lo[k])
@@ -1455,9 +1542,10 @@ def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     return i >= lo
 
 
-#: Largest orders x players x grid points of one game with ties the kernel computes: six orders of a contest of
-#: 4,096 (about 20 s of CPU); a game beyond it (a tied group of four or five in a crowd walks 24 or 120 orders) is
-#: declined, and the reference computes it or, beyond MAX_CELLS, refuses it with its error.
+#: Largest joint orderings x players x whole-grid points of one game with ties that the kernel enumerates (a crowd's
+#: tied pair: two orders, to about 7,500 players); a game beyond it is declined, and the reference computes it or,
+#: beyond MAX_CELLS, refuses it with its error.  (Whole-grid points, not the banded crowd's window cells: the
+#: bound keeps its meaning whatever the windows.)
 TIE_WORK = 1e9
 
 
@@ -1479,30 +1567,6 @@ def _factorial(m: int) -> int:
     for k in range(2, m + 1):
         out *= k
     return out
-
-
-@helper
-def _write_design(order: np.ndarray, base: np.ndarray, lo: int, hi: int, t: int, samples: int) -> None:
-    """Ordering ``t`` of a large group's design into ``order[lo:hi]`` from the group in rating order ``base[lo:hi]``
-    (:func:`ratings.systems._orders.design_ordering`: rotation ``t // 2`` of ``samples // 2``, reversed for odd t)."""
-    m = hi - lo
-    shift = (t // 2) * m // (samples // 2)
-    for i in range(m):
-        j = m - 1 - i if t % 2 else i
-        order[lo + j] = base[lo + (i + shift) % m]
-
-
-@helper
-def _advance(
-    order: np.ndarray, base: np.ndarray, starts: np.ndarray, k: int, digits: np.ndarray, sizes: np.ndarray, samples: int
-) -> bool:
-    """Group k's next ordering into ``order`` (number ``digits[k]`` of ``sizes[k]``); True when it wrapped."""
-    lo, hi = starts[k], starts[k + 1]
-    digits[k] = (digits[k] + 1) % sizes[k]
-    if hi - lo <= EXACT_GROUP:
-        return not _next_permutation(order, lo, hi) if hi - lo > 1 else True
-    _write_design(order, base, lo, hi, digits[k], samples)
-    return digits[k] == 0
 
 
 @contracted
@@ -1712,10 +1776,10 @@ def _ordering(
     base: np.ndarray, a: int, m: int, enumerate_all: bool, t: int, state: int, cur: np.ndarray, drawn: np.ndarray
 ) -> int:
     """Ordering ``t`` of the group ``base[a:a+m]`` into ``cur``: the next permutation (``enumerate_all``; ``cur``
-    holds the previous one, sorted at t = 0), else ordering ``t`` of the reference's blocks: every ``2 m`` orderings
-    a shuffle of the group in rating order drawn from ``state`` into ``drawn``
-    (:func:`ratings.systems._orders.shuffled`), then its rotation ``(t mod 2 m) // 2``, reversed for odd t.  Returns
-    the generator's state."""
+    holds the previous one, sorted at t = 0), else ordering ``t`` of the reference's blocks: every ``2 q`` orderings
+    (``q = min(m, BLOCK_ROTATIONS)``) a shuffle of the group in rating order drawn from ``state`` into ``drawn``
+    (:func:`ratings.systems._orders.shuffled`), then its rotation by ``s m // q`` (``s = (t mod 2 q) // 2``), reversed
+    for odd t.  Returns the generator's state."""
     if enumerate_all:
         if t == 0:
             for i in range(m):
@@ -1728,7 +1792,8 @@ def _ordering(
         else:
             _next_permutation(cur, 0, m)
         return state
-    at = t % (2 * m)
+    q = min(m, BLOCK_ROTATIONS)
+    at = t % (2 * q)
     if at == 0:
         for i in range(m):
             drawn[i] = base[a + i]
@@ -1736,7 +1801,7 @@ def _ordering(
             state = state * SHUFFLE_MULTIPLIER % SHUFFLE_MODULUS
             j = state % (i + 1)
             drawn[i], drawn[j] = drawn[j], drawn[i]
-    shift = at // 2
+    shift = (at // 2) * m // q
     for i in range(m):
         cur[m - 1 - i if t % 2 else i] = drawn[(i + shift) % m]
     return state
@@ -1749,16 +1814,10 @@ def _group_seed(start: int) -> int:
 
 
 @helper
-def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np.ndarray, out: np.ndarray) -> bool:
-    """The reference's :func:`~ratings.systems.thurstonian.tie_segments` on its :func:`tie_grid` (False where the
-    scaled rows do not hold the game: the reference then decides).  ``starts`` are the tied groups' first positions
-    in ``fin`` (and its length last)."""
-    n = len(r)
-    nb = len(failed)
-    groups = len(starts) - 1
-    # Each group in rating order (the index breaking exact ties), as the reference's bases.
+def _tie_bases(r: np.ndarray, fin: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``fin`` with each tied group in rating order (the index breaking exact ties), as the reference's bases."""
     base = fin.copy()
-    for k in range(groups):
+    for k in range(len(starts) - 1):
         for a in range(starts[k] + 1, starts[k + 1]):
             b = a
             while b > starts[k] and (
@@ -1766,7 +1825,15 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
             ):
                 base[b - 1], base[b] = base[b], base[b - 1]
                 b -= 1
-    # The grid: the plans of the groups in rating order and in reversed rating order.
+    return base
+
+
+@helper
+def _tie_plan(
+    r: np.ndarray, base: np.ndarray, failed: np.ndarray, starts: np.ndarray
+) -> tuple[float, float, int, bool]:
+    """The reference's :func:`~ratings.systems.thurstonian.tie_grid`: the plans of the groups in rating order and in
+    reversed rating order, the lowest start, the highest end and the finer step."""
     lo = math.inf
     hi = -math.inf
     step = math.inf
@@ -1774,11 +1841,11 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
     order = base.copy()
     for sweep in range(2):
         if sweep == 1:
-            for k in range(groups):
+            for k in range(len(starts) - 1):
                 a, e = starts[k], starts[k + 1]
                 for i in range(e - a):
                     order[a + i] = base[e - 1 - i]
-        if nb > 0:
+        if len(failed) > 0:
             plo, pstep, pg, ps = _plan(r, order, failed)
         else:
             plo, pstep, pg, ps = _plan(r, order[1:], order[:1])
@@ -1786,7 +1853,53 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
         hi = max(hi, plo + pstep * (pg - 1))
         step = min(step, pstep)
         scaled &= ps
-    g = int(math.ceil((hi - lo) / step)) + 1
+    return lo, step, int(math.ceil((hi - lo) / step)) + 1, scaled
+
+
+@helper
+def _enumerated(m: int, g: int) -> bool:
+    """The reference's rule: a tied group's orderings are all enumerated (else sampled in blocks)."""
+    return m <= EXACT_GROUP or (m <= 20 and float(_factorial(m)) * m * g <= ENUMERATION_WORK)
+
+
+@helper
+def _block_done(
+    base: np.ndarray,
+    a: int,
+    m: int,
+    done: int,
+    pair: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    work: float,
+) -> bool:
+    """After ``done`` blocks of a sampled group (members ``base[a:a+m]``, each block's mean update in ``pair``): the
+    reference's stopping rule, every member's 95% half-width (Student's quantile times the standard error from the
+    blocks' spread) within TIE_TOLERANCE after MIN_BLOCKS, or MAX_BLOCKS, or ``work`` (orderings x cells so far)
+    beyond SAMPLE_WORK after two blocks."""
+    widest = 0.0
+    for i in range(m):
+        p = base[a + i]
+        sums[p] += pair[p]
+        squares[p] += pair[p] * pair[p]
+        if done >= MIN_BLOCKS:
+            mean = sums[p] / done
+            widest = max(widest, max(squares[p] / done - mean * mean, 0.0) * done / (done - 1))
+    return (done >= MIN_BLOCKS and _student_95(done - 1) * math.sqrt(widest / done) <= TIE_TOLERANCE) or (
+        done >= 2 and (done >= MAX_BLOCKS or work >= SAMPLE_WORK)
+    )
+
+
+@helper
+def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np.ndarray, out: np.ndarray) -> bool:
+    """The reference's :func:`~ratings.systems.thurstonian.tie_segments` on its :func:`tie_grid` (False where the
+    scaled rows do not hold the game: the reference then decides).  ``starts`` are the tied groups' first positions
+    in ``fin`` (and its length last)."""
+    n = len(r)
+    nb = len(failed)
+    groups = len(starts) - 1
+    base = _tie_bases(r, fin, starts)
+    lo, step, g, scaled = _tie_plan(r, base, failed, starts)
     if not scaled or n * g > MAX_CELLS:
         return False
     wide = g + 2 * _PAD
@@ -1831,7 +1944,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
     for k in range(groups):
         m = starts[k + 1] - starts[k]
         largest = max(largest, m)
-        enumerate_all[k] = m == 1 or (m <= 20 and float(_factorial(m)) * m * g <= ENUMERATION_WORK)
+        enumerate_all[k] = _enumerated(m, g)
         sizes[k] = _factorial(m) if enumerate_all[k] else 0
     # Rows per group: the forward sweep's averaged message (t_rows), the message entering it from below (f_rows),
     # from above (b_rows) and its averaged backward message (v_rows, one more: none above the top group).
@@ -1890,10 +2003,11 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
             f_scales[k] = flow_scales[0]
             t_scales[k] = -math.inf
             first = opening and m == 1
-            low_mass = 0.0
+            low_mass = -math.inf  # log of the opening player's mass below the grid over L (a singleton's)
             state = _group_seed(a)
             sampling = sweep == 0 and not enumerate_all[k]
-            count = sizes[k] if enumerate_all[k] else 2 * m * blocks[k]
+            q = min(m, BLOCK_ROTATIONS)
+            count = sizes[k] if enumerate_all[k] else 2 * q * blocks[k]
             t = 0
             while True:
                 if not sampling and t >= count:
@@ -1921,9 +2035,9 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                     return False
                 _mean_add(t_rows, k, t_scales, seg[m - 1], scales[m - 1] - log_lik, g)
                 if first:
-                    low_mass += math.exp(start[members[0]] - log_lik)
+                    low_mass = start[members[0]] - log_lik  # (in logs: L can be below 1e-308)
                 if sampling:
-                    if t % (2 * m) == 0:
+                    if t % (2 * q) == 0:
                         for i in range(m):
                             pair[base[a + i]] = 0.0
                     if not _members(
@@ -1943,26 +2057,16 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                         log_lik,
                         step,
                         g,
-                        0.5 / m,
+                        0.5 / q,
                         pair,
                     ):
                         return False
-                    if t % (2 * m) == 2 * m - 1:  # a block done: the reference's stopping rule
-                        done = (t + 1) // (2 * m)
-                        widest = 0.0
-                        for i in range(m):
-                            p = base[a + i]
-                            sums[p] += pair[p]
-                            squares[p] += pair[p] * pair[p]
-                            if done >= MIN_BLOCKS:
-                                mean = sums[p] / done
-                                widest = max(widest, max(squares[p] / done - mean * mean, 0.0) * done / (done - 1))
-                        if (
-                            done >= MIN_BLOCKS and _student_95(done - 1) * math.sqrt(widest / done) <= TIE_TOLERANCE
-                        ) or (done >= 2 and (done >= MAX_BLOCKS or float(t + 1) * m * g >= SAMPLE_WORK)):
-                            blocks[k] = done
-                            count = t + 1
-                            break
+                    if t % (2 * q) == 2 * q - 1 and _block_done(
+                        base, a, m, (t + 1) // (2 * q), pair, sums, squares, float(t + 1) * m * g
+                    ):  # a block done, and the reference's stopping rule met
+                        blocks[k] = (t + 1) // (2 * q)
+                        count = t + 1
+                        break
                 t += 1
             if not _mean_result(t_rows, k, t_scales, count, g):
                 return False
@@ -1970,7 +2074,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
                 flow[1, j] = t_rows[k, j]
             top = _cum_padded(flow, 1, 0, g, step, False)
             if first:
-                low = low_mass / count * math.exp(-t_scales[k])
+                low = math.exp(low_mass - t_scales[k])
                 top = 0.0
                 for j in range(_PAD, _PAD + g):
                     flow[0, j] += low
@@ -1990,7 +2094,7 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
             a = starts[k]
             m = starts[k + 1] - a
             members = cur[:m]
-            count = sizes[k] if enumerate_all[k] else 2 * m * blocks[k]
+            count = sizes[k] if enumerate_all[k] else 2 * min(m, BLOCK_ROTATIONS) * blocks[k]
             for i in range(m):
                 p = base[a + i]
                 out[p] = 0.0
@@ -2071,11 +2175,639 @@ def _tie_segments(r: np.ndarray, fin: np.ndarray, failed: np.ndarray, starts: np
     return True
 
 
+@helper
+def _load(pool: np.ndarray, offset: int, rows: np.ndarray, target: int, w0: int, w1: int, g: int) -> None:
+    """A window kept by :func:`_keep` from ``offset``, with its pads, back into the padded row ``rows[target]``."""
+    first, end = _window_span(w0, w1, g)
+    for c in range(first, end):
+        rows[target, c] = pool[offset + c - first]
+
+
+@helper
+def _mean_window(
+    rows: np.ndarray,
+    target: int,
+    m0: int,
+    m1: int,
+    mean_scale: float,
+    source: np.ndarray,
+    shift: int,
+    w0: int,
+    w1: int,
+    scale: float,
+) -> tuple[int, int, float]:
+    """:func:`_mean_add` on windows: add ``source[j + shift] exp(scale)`` over ``[w0, w1)`` to the running sum in the
+    padded ``rows[target]`` (its window ``[m0, m1)``, empty when ``m0 == m1``, times ``exp(mean_scale)``); returns the
+    sum's new window and scale.  Points newly inside the window are zeroed first, so the row is never cleared whole."""
+    row = rows[target]
+    if m0 >= m1:
+        for j in range(w0, w1):
+            row[j + _PAD] = source[j + shift]
+        return w0, w1, scale
+    if scale > mean_scale:
+        factor = math.exp(mean_scale - scale)
+        for j in range(m0, m1):
+            row[j + _PAD] *= factor
+        mean_scale = scale
+    for j in range(w0, m0):
+        row[j + _PAD] = 0.0
+    for j in range(m1, w1):
+        row[j + _PAD] = 0.0
+    factor = math.exp(scale - mean_scale)
+    for j in range(w0, w1):
+        row[j + _PAD] += source[j + shift] * factor
+    return min(m0, w0), max(m1, w1), mean_scale
+
+
+@helper
+def _mean_close(rows: np.ndarray, target: int, m0: int, m1: int, mean_scale: float, count: int, g: int) -> float:
+    """:func:`_mean_result` on a window: the running sum over its count, divided by its largest magnitude, zero padded;
+    returns its log scale (NaN if it is zero)."""
+    top = 0.0
+    for j in range(m0, m1):
+        top = max(top, abs(rows[target, j + _PAD]))
+    if not top > 0.0:
+        return math.nan
+    inverse = 1.0 / top
+    for j in range(m0, m1):
+        rows[target, j + _PAD] *= inverse
+    _pad_window(rows, target, m0, m1, g)
+    return mean_scale + math.log(top) - math.log(count)
+
+
+@helper
+def _seg_forward(
+    rows: np.ndarray,
+    order: np.ndarray,
+    a: int,
+    e: int,
+    r: np.ndarray,
+    lo: float,
+    step: float,
+    g: int,
+    anchors: np.ndarray,
+    tilt: np.ndarray,
+    t_scale: np.ndarray,
+    t_low: np.ndarray,
+    t_lo: np.ndarray,
+    t_hi: np.ndarray,
+    nb: int,
+    f_scale: float,
+    f_tilt: float,
+    carried: float,
+    fresh: bool,
+    keep: bool,
+    negligible: float,
+    seg_pool: np.ndarray,
+    seg_off: np.ndarray,
+) -> tuple[bool, int, int, np.ndarray]:
+    """The forward rows of positions ``a .. e`` of ``order`` (one ordering of a tied group written there, in a crowd)
+    into rows 6 and 7 in turn, from ``t_(a-1)`` in row 12 (its window and scale at ``a - 1``); with ``keep``, each
+    kept in ``seg_pool`` from ``seg_off[i - a]``.  Position 0 is the DNFs' ``f0`` (row 5) times the first player's
+    density (:func:`_band_first`), or, without DNFs, the opening player's density, untilted on the whole grid (the
+    reference's ``_seg_pass``); the next position then carries the mass below the grid (``carried`` when it opens
+    the segment: the group below is that opening player).  ``fresh``: choose the tilts (the first pass).  Returns
+    ``(ok, row of t_e, cells, seg_pool)``."""
+    used = 0
+    source = 12
+    target = 6
+    cells = 0
+    for i in range(a, e + 1):
+        if i == 0 and nb == 0:
+            scale = _density(r[order[0]], lo, step, math.exp(-step * step), g, rows, 1)
+            for j in range(g):
+                rows[target, j + _PAD] = rows[1, j]
+            _pad_window(rows, target, 0, g, g)
+            t_lo[0], t_hi[0] = 0, g
+            t_scale[0], t_low[0] = scale, 0.0
+            tilt[0] = 0.0
+        elif i == 0:
+            if not _band_first(
+                rows, 5, target, 0, r[order[0]], f_scale, f_tilt, fresh, e == 0, lo, step, g, anchors, tilt, t_scale,
+                t_low, t_lo, t_hi, negligible,
+            ):  # fmt: skip
+                return False, target, cells, seg_pool
+        else:
+            mass = 0.0
+            if i == 1 and nb == 0 and i == a:  # the opening player's mass below the grid, in its row's units
+                mass = carried
+            elif i == 1 and nb == 0:
+                mass = math.exp(log_ndtr(lo - r[order[0]]) - t_scale[0] - t_low[0]) / step
+            if not _band_forward(
+                rows, i, source, target, r, order, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, fresh,
+                negligible, mass,
+            ):  # fmt: skip
+                return False, target, cells, seg_pool
+        cells += t_hi[i] - t_lo[i]
+        if keep:
+            first, end = _window_span(t_lo[i], t_hi[i], g)
+            seg_pool = _keep(seg_pool, used, rows, target, t_lo[i], t_hi[i], g)
+            seg_off[i - a] = used
+            used += end - first
+        source = target
+        target = 13 - target
+    return True, source, cells, seg_pool
+
+
+@helper
+def _seg_backward(
+    rows: np.ndarray,
+    order: np.ndarray,
+    a: int,
+    e: int,
+    b_first: int,
+    b_end: int,
+    b_tail: float,
+    b_rho: float,
+    b_scale: float,
+    log_lik: float,
+    below_scale: float,
+    r: np.ndarray,
+    lo: float,
+    step: float,
+    g: int,
+    anchors: np.ndarray,
+    tilt: np.ndarray,
+    t_scale: np.ndarray,
+    t_low: np.ndarray,
+    t_lo: np.ndarray,
+    t_hi: np.ndarray,
+    nb: int,
+    side_scale: float,
+    seg_pool: np.ndarray,
+    seg_off: np.ndarray,
+    weight: float,
+    acc: np.ndarray,
+    averaging: bool,
+    m0: int,
+    m1: int,
+    mean_scale: float,
+    negligible: float,
+) -> tuple[bool, int, int, float, int, float]:
+    """One ordering's backward pass through its segment (the reference's ``_seg_pass`` backward and ``_members``), in a
+    crowd: from ``b_e`` (row 8, its points ``b_first .. b_end - 1``, carried sum and scale) down, each integrand
+    ``u_i b_i`` retilted to position ``i - 1`` (:func:`_band_integrand`), its coincidence with ``t_(i-1)`` (kept in
+    ``seg_pool``, or, at the group's first member, the group below's averaged row 12, log scale ``below_scale``; at
+    position 0 the DNFs' summed sides, row 11) over ``log_lik`` added to ``acc`` times ``weight``; with ``averaging``
+    the first member's integrand over ``log_lik`` is added to the running mean in row 9 (window ``[m0, m1)``).  The
+    stage at the group's first member (its second when the chain opens there) is checked against ``log_lik``.
+    Returns ``(ok, m0, m1, mean_scale, cells, below)``, ``below`` the share with the row below the group."""
+    b_row = 8
+    b_low = 0.0
+    cells = 0
+    below = 0.0
+    check = a + 1 if a == 0 and nb == 0 else a
+    for i in range(e, a - 1, -1):
+        if i == 0 and nb == 0:  # the opening player: nothing below it
+            break
+        if i == 0:  # the DNFs below the first finisher
+            if b_first > 0:
+                b_first, b_tail = _band_extend(rows, b_row, b_first, b_tail, b_rho, 0)
+            u_scale = _density(r[order[0]], lo, step, math.exp(-step * step), g, rows, 0)
+            top = 0.0
+            for j in range(b_end):
+                rows[2, j + _PAD] = rows[0, j] * rows[b_row, j]
+                top = max(top, rows[2, j + _PAD])
+            if not top > 0.0:
+                return False, m0, m1, mean_scale, cells, 0.0
+            inverse = 1.0 / top
+            for j in range(b_end):
+                rows[2, j + _PAD] *= inverse
+            _pad_window(rows, 2, 0, b_end, g)
+            v_scale = u_scale + b_scale + b_low + math.log(top)
+            total = step * _band_dot(rows[11], 0, rows[2], _PAD, 0, b_end)
+            if not (total >= SMALLEST_SUM or total == 0.0):
+                return False, m0, m1, mean_scale, cells, 0.0
+            below = weight * _share(total, side_scale + v_scale - log_lik)
+            acc[order[0]] += below
+            cells += b_end
+            if averaging:
+                m0, m1, mean_scale = _mean_window(
+                    rows, 9, m0, m1, mean_scale, rows[2], _PAD, 0, b_end, v_scale - log_lik
+                )
+            break
+        k = i - 1
+        ok, w0, w1, scale, log_top, b_first, b_tail = _band_integrand(
+            rows, b_row, b_first, b_end, b_tail, b_rho, r[order[i]], (tilt[i] - tilt[k]) * step, anchors[k], lo, step,
+            g, negligible,
+        )  # fmt: skip
+        if not ok:
+            return False, m0, m1, mean_scale, cells, 0.0
+        # The log scales in two parts (_sum2): a group of hundreds passes its backward message through as many rows, and
+        # a crowd's scales are tens of thousands (plain sums drifted past CONSISTENCY through 600 tied last of 20,000).
+        w_scale, w_low = _sum2(b_scale, b_low, scale)
+        w_scale, w_low = _sum2(w_scale, w_low, -tilt[i] * step * (anchors[k] - anchors[i]))
+        w_scale, w_low = _sum2(w_scale, w_low, log_top)
+        cells += w1 - w0
+        if i > a:
+            first = _window_span(t_lo[k], t_hi[k], g)[0]
+            shift = seg_off[k - a] + _PAD - first
+            both = step * _band_dot(seg_pool, shift, rows[2], _PAD, max(w0, t_lo[k]), min(w1, t_hi[k]))
+            if not (both >= SMALLEST_SUM or both == 0.0):
+                return False, m0, m1, mean_scale, cells, 0.0
+            c = weight * _share(both, (t_scale[k] - log_lik) + w_scale + (t_low[k] + w_low))
+            acc[order[k]] -= c
+            acc[order[i]] += c
+        else:
+            both = step * _band_dot(rows[12], _PAD, rows[2], _PAD, max(w0, t_lo[k]), min(w1, t_hi[k]))
+            if not (both >= SMALLEST_SUM or both == 0.0):
+                return False, m0, m1, mean_scale, cells, 0.0
+            below = weight * _share(both, (below_scale - log_lik) + w_scale + w_low)
+            acc[order[a]] += below
+            if averaging:
+                m0, m1, mean_scale = _mean_window(
+                    rows, 9, m0, m1, mean_scale, rows[2], _PAD, w0, w1, (w_scale - log_lik) + w_low
+                )
+            break
+        rho = math.exp(-tilt[k] * step)
+        target = 3 if b_row != 3 else 4
+        ok, b_first, b_end, b_tail, log_top = _band_right(rows, 2, w0, w1, rho, step, g, target)
+        if not ok:
+            return False, m0, m1, mean_scale, cells, 0.0
+        b_row, b_rho = target, rho
+        b_scale, b_low = _sum2(w_scale, w_low, log_top)
+        if k == check:  # the reference's check of one stage's likelihood
+            if b_first > t_lo[k]:
+                b_first, b_tail = _band_extend(rows, b_row, b_first, b_tail, b_rho, t_lo[k])
+            first = _window_span(t_lo[k], t_hi[k], g)[0]
+            shift = seg_off[k - a] + _PAD - first
+            stage = step * _band_dot(seg_pool, shift, rows[b_row], 0, t_lo[k], min(t_hi[k], b_end))
+            drift = (t_scale[k] - log_lik) + b_scale + (t_low[k] + b_low)
+            if not (stage > 0.0 and abs(math.log(stage) + drift) <= CONSISTENCY):
+                return False, m0, m1, mean_scale, cells, 0.0
+    return True, m0, m1, mean_scale, cells, below
+
+
+@helper
+def _crowd_segments(
+    r: np.ndarray,
+    fin: np.ndarray,
+    failed: np.ndarray,
+    starts: np.ndarray,
+    bound: float,
+    out: np.ndarray,
+    half: np.ndarray,
+    negligible: float,
+) -> bool:
+    """:func:`_tie_segments` for crowds (:data:`CROWD_FROM` players or more): the same groups, orderings, sweeps and
+    stopping rule (Kerby 2025 section 4's rule, each group averaged with the others' averaged forward and backward
+    messages, Rabiner 1989's factorisation), each group's orderings passed through its segment with the banded crowd's
+    tilted windows (:func:`_banded`), on the same shared grid (:func:`_tie_plan`).
+
+    Each position's tilt is fixed by a first pass in rating order (the reference's bases), so that every ordering's
+    rows, and their averages, at a position share one tilt and sum directly.  Densities are computed as they are
+    needed; each group's averaged forward row (``t_e`` over the ordering's likelihood) and averaged backward integrand
+    (``u_a b_a`` over it) are kept as windows in two pools, as :func:`_banded` keeps its checkpoints; the message
+    entering a group from above is computed from the integrand above it when it is needed.  The sampled groups'
+    work, counted against SAMPLE_WORK, is their rows' window cells; ``negligible``: the windows' cut (:func:`_banded`).
+    ``half[0]``: the largest 95% half-width of a sampled group's member (0 if every group was enumerated), as the
+    reference's ``tied_gradient`` states it.  False where the rows do not hold the game (a window's mass lost, a stage
+    disagreeing): the kernel then tries the second cut, then declines it.
+    """
+    n = len(r)
+    big_m = len(fin)
+    nb = len(failed)
+    groups = len(starts) - 1
+    half[0] = 0.0
+    base = _tie_bases(r, fin, starts)
+    lo, step, g, _ = _tie_plan(r, base, failed, starts)
+    bottom = failed if nb > 0 else base[:1]
+    if not (_row_ranges(r, base, bottom, lo, lo + step * (g - 1))[0] < SCALED_RANGE and n * g <= bound):
+        return False
+    wide = g + 2 * _PAD
+    # Rows: 0 and 1 work, 2 an integrand, 3 and 4 backward messages, 5 the DNFs' f0, 6 and 7 forward messages, 8 the
+    # message entering a group from above, 9 a running mean, 11 the DNFs' summed sides, 12 the averaged row below a
+    # group, 13 the averaged integrand above it.
+    rows = np.zeros((14, wide))
+    anchors = _anchors(r, base, failed, lo, step, g)
+    tilt = np.zeros(big_m)
+    t_scale = np.zeros(big_m)
+    t_low = np.zeros(big_m)
+    t_lo = np.zeros(big_m, dtype=np.int64)
+    t_hi = np.zeros(big_m, dtype=np.int64)
+    order = base.copy()
+    f_scale = 0.0
+    f_tilt = 0.0
+    if nb > 0:  # the DNFs' product of distribution functions, tilted at the first anchor (as _banded's)
+        for j in range(g):
+            total = 0.0
+            for d in range(nb):
+                total += log_ndtr(lo + step * j - r[failed[d]])
+            rows[5, j] = total
+        a = anchors[0]
+        f_tilt = (rows[5, a + 1] - rows[5, a - 1]) / (2.0 * step)
+        f_scale = -math.inf
+        for j in range(g):
+            rows[5, j] -= f_tilt * step * (j - a)
+            f_scale = max(f_scale, rows[5, j])
+        for j in range(g):
+            rows[5, j] = math.exp(rows[5, j] - f_scale)
+    largest = 1
+    for k in range(groups):
+        largest = max(largest, starts[k + 1] - starts[k])
+    seg_off = np.zeros(largest, dtype=np.int64)
+    seg_pool = np.empty(wide)
+    # The first pass, in rating order: every position's tilt, and the windows' size (the pools').
+    ok, _, cells, seg_pool = _seg_forward(
+        rows, order, 0, big_m - 1, r, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, f_tilt, 0.0,
+        True, False, negligible, seg_pool, seg_off,
+    )  # fmt: skip
+    if not ok:
+        return False
+    if nb > 0:  # their sides summed (the first finisher's coincidence with any of them), retilted to t_0's tilt
+        a = anchors[0]
+        slope = (tilt[0] - f_tilt) * step
+        for j in range(g):
+            total = 0.0
+            for d in range(nb):
+                z = lo + step * j - r[failed[d]]
+                total += math.exp(-0.5 * z * z - LOG_SQRT_2PI - log_ndtr(z))
+            rows[11, j] = total * rows[5, j] * min(math.exp(-slope * (j - a)), _HUGE)
+    size = cells + big_m * 4 * _PAD + wide
+    t_pool = np.empty(size)
+    v_pool = np.empty(size)
+    t_off = np.zeros(groups, dtype=np.int64)
+    t_w = np.zeros((groups, 2), dtype=np.int64)
+    t_sc = np.zeros(groups)
+    v_off = np.zeros(groups, dtype=np.int64)
+    v_w = np.zeros((groups, 2), dtype=np.int64)
+    v_sc = np.zeros(groups)
+    # The backward messages through the groups in rating order: each group's integrand at its first member.
+    for j in range(g):
+        rows[3, j] = 1.0
+    b_row, b_first, b_end, b_tail, b_rho, b_scale = 3, 0, g, 0.0, 1.0, 0.0
+    used = 0
+    k = groups - 1
+    for i in range(big_m - 1, 0, -1):
+        ok, w0, w1, scale, log_top, b_first, b_tail = _band_integrand(
+            rows, b_row, b_first, b_end, b_tail, b_rho, r[base[i]], (tilt[i] - tilt[i - 1]) * step, anchors[i - 1],
+            lo, step, g, negligible,
+        )  # fmt: skip
+        if not ok:
+            return False
+        w_scale = b_scale + scale - tilt[i] * step * (anchors[i - 1] - anchors[i]) + log_top
+        while starts[k] > i:
+            k -= 1
+        if starts[k] == i:
+            first, end = _window_span(w0, w1, g)
+            v_pool = _keep(v_pool, used, rows, 2, w0, w1, g)
+            v_off[k], v_w[k, 0], v_w[k, 1], v_sc[k] = used, w0, w1, w_scale
+            used += end - first
+        rho = math.exp(-tilt[i - 1] * step)
+        target = 7 - b_row
+        ok, b_first, b_end, b_tail, log_top = _band_right(rows, 2, w0, w1, rho, step, g, target)
+        if not ok:
+            return False
+        b_row, b_rho, b_scale = target, rho, w_scale + log_top
+    sizes = np.zeros(groups, dtype=np.int64)
+    enumerate_all = np.empty(groups, dtype=np.bool_)
+    blocks = np.zeros(groups, dtype=np.int64)
+    lik_from = np.zeros(groups + 1, dtype=np.int64)
+    for k in range(groups):
+        m = starts[k + 1] - starts[k]
+        enumerate_all[k] = _enumerated(m, g)
+        sizes[k] = _factorial(m) if enumerate_all[k] else 0
+    liks = np.empty(2 * big_m)
+    cur = np.empty(largest, dtype=np.int64)
+    drawn = np.empty(largest, dtype=np.int64)
+    pair = np.zeros(n)
+    sums = np.zeros(n)
+    squares = np.zeros(n)
+    above = np.zeros(n)
+    opening = 0.0  # log of the opening player's mass below the grid over its likelihood (a singleton's)
+    for sweep in range(SWEEPS):
+        # Forward sweep: each group's averaged t_e / L, and (first sweep) the sampled groups' numbers of blocks.
+        used = 0
+        for k in range(groups):
+            a = starts[k]
+            m = starts[k + 1] - a
+            e = a + m - 1
+            members = cur[:m]
+            carried = 0.0
+            below_scale = 0.0
+            if k > 0:
+                _load(t_pool, t_off[k - 1], rows, 12, t_w[k - 1, 0], t_w[k - 1, 1], g)
+                t_lo[a - 1], t_hi[a - 1], t_scale[a - 1], t_low[a - 1] = t_w[k - 1, 0], t_w[k - 1, 1], t_sc[k - 1], 0.0
+                below_scale = t_sc[k - 1]
+                if a == 1 and nb == 0:
+                    carried = math.exp(opening - t_sc[0]) / step
+            if k + 1 < groups:
+                _load(v_pool, v_off[k + 1], rows, 13, v_w[k + 1, 0], v_w[k + 1, 1], g)
+                b_rho = math.exp(-tilt[e] * step)
+                w0, w1 = v_w[k + 1, 0], v_w[k + 1, 1]
+                ok, b_first, b_end, b_tail, log_top = _band_right(rows, 13, w0, w1, b_rho, step, g, 8)
+                if not ok:
+                    return False
+                b_scale = v_sc[k + 1] + log_top
+            else:
+                for j in range(g):
+                    rows[8, j] = 1.0
+                b_first, b_end, b_tail, b_rho, b_scale = 0, g, 0.0, 1.0, 0.0
+            m0, m1, mean_scale = 0, 0, -math.inf
+            state = _group_seed(a)
+            sampling = sweep == 0 and not enumerate_all[k]
+            q = min(m, BLOCK_ROTATIONS)
+            count = sizes[k] if enumerate_all[k] else 2 * q * blocks[k]
+            work = 0.0
+            t = 0
+            while sampling or t < count:
+                state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
+                for i in range(m):
+                    order[a + i] = members[i]
+                ok, last, cells, seg_pool = _seg_forward(
+                    rows, order, a, e, r, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, f_tilt,
+                    carried, False, sampling, negligible, seg_pool, seg_off,
+                )  # fmt: skip
+                if not ok:
+                    return False
+                if b_first > t_lo[e]:
+                    b_first, b_tail = _band_extend(rows, 8, b_first, b_tail, b_rho, t_lo[e])
+                both = _band_dot(rows[last], _PAD, rows[8], 0, t_lo[e], min(t_hi[e], b_end))
+                if not both > 0.0:
+                    return False
+                log_lik = t_scale[e] + t_low[e] + b_scale + math.log(step * both)
+                index = lik_from[k] + t
+                if index >= len(liks):
+                    grown = np.empty(2 * len(liks))
+                    for i in range(len(liks)):
+                        grown[i] = liks[i]
+                    liks = grown
+                liks[index] = log_lik
+                m0, m1, mean_scale = _mean_window(
+                    rows, 9, m0, m1, mean_scale, rows[last], _PAD, t_lo[e], t_hi[e], t_scale[e] + t_low[e] - log_lik
+                )
+                if a == 0 and m == 1 and nb == 0:
+                    opening = log_ndtr(lo - r[members[0]]) - log_lik
+                if sampling:
+                    if t % (2 * q) == 0:
+                        for i in range(m):
+                            pair[base[a + i]] = 0.0
+                    if k + 1 < groups:
+                        both = step * _band_dot(
+                            rows[last], _PAD, rows[13], _PAD, max(t_lo[e], v_w[k + 1, 0]), min(t_hi[e], v_w[k + 1, 1])
+                        )
+                        pair[order[e]] -= 0.5 / q * _share(both, t_scale[e] + t_low[e] + v_sc[k + 1] - log_lik)
+                    ok, _, _, _, back, _ = _seg_backward(
+                        rows, order, a, e, b_first, b_end, b_tail, b_rho, b_scale, log_lik, below_scale, r, lo, step, g,
+                        anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, seg_pool, seg_off, 0.5 / q, pair, False,
+                        0, 0, 0.0, negligible,
+                    )  # fmt: skip
+                    if not ok:
+                        return False
+                    work += float(cells + back)
+                    if t % (2 * q) == 2 * q - 1 and _block_done(
+                        base, a, m, (t + 1) // (2 * q), pair, sums, squares, work
+                    ):
+                        blocks[k] = (t + 1) // (2 * q)
+                        count = t + 1
+                        break
+                t += 1
+            lik_from[k + 1] = lik_from[k] + count
+            scale = _mean_close(rows, 9, m0, m1, mean_scale, count, g)
+            if math.isnan(scale):
+                return False
+            first, end = _window_span(m0, m1, g)
+            t_pool = _keep(t_pool, used, rows, 9, m0, m1, g)
+            t_off[k], t_w[k, 0], t_w[k, 1], t_sc[k] = used, m0, m1, scale
+            used += end - first
+        # Backward sweep: each group's averaged u_a b_a / L, which the chain below continues from, and its members'
+        # updates (the shares above over the forward sweep's likelihood of the same ordering).
+        used = 0
+        for j in range(g):
+            rows[8, j] = 1.0
+        b_first, b_end, b_tail, b_rho, b_scale = 0, g, 0.0, 1.0, 0.0
+        below_above = 0.0  # the group above's share with this group's averaged row
+        for k in range(groups - 1, -1, -1):
+            a = starts[k]
+            m = starts[k + 1] - a
+            e = a + m - 1
+            members = cur[:m]
+            for i in range(m):
+                out[base[a + i]] = 0.0
+                pair[base[a + i]] = 0.0
+                squares[base[a + i]] = 0.0
+            carried = 0.0
+            below_scale = 0.0
+            if k > 0:
+                _load(t_pool, t_off[k - 1], rows, 12, t_w[k - 1, 0], t_w[k - 1, 1], g)
+                t_lo[a - 1], t_hi[a - 1], t_scale[a - 1], t_low[a - 1] = t_w[k - 1, 0], t_w[k - 1, 1], t_sc[k - 1], 0.0
+                below_scale = t_sc[k - 1]
+                if a == 1 and nb == 0:
+                    carried = math.exp(opening - t_sc[0]) / step
+            m0, m1, mean_scale = 0, 0, -math.inf
+            state = _group_seed(a)
+            count = lik_from[k + 1] - lik_from[k]
+            averaging = k > 0 or nb > 0  # (no DNFs: nothing below the lowest group reads its average)
+            # A sampled group's members' shares gather in ``pair`` block by block (their spread is the stated error).
+            per_block = 2 * min(m, BLOCK_ROTATIONS) if not enumerate_all[k] else count
+            acc = out if enumerate_all[k] else pair
+            above_total = 0.0
+            below_total = 0.0
+            for t in range(count):
+                state = _ordering(base, a, m, enumerate_all[k], t, state, members, drawn)
+                for i in range(m):
+                    order[a + i] = members[i]
+                ok, last, _, seg_pool = _seg_forward(
+                    rows, order, a, e, r, lo, step, g, anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, f_tilt,
+                    carried, False, True, negligible, seg_pool, seg_off,
+                )  # fmt: skip
+                if not ok:
+                    return False
+                if b_first > t_lo[e]:
+                    b_first, b_tail = _band_extend(rows, 8, b_first, b_tail, b_rho, t_lo[e])
+                both = _band_dot(rows[last], _PAD, rows[8], 0, t_lo[e], min(t_hi[e], b_end))
+                if not both > 0.0:
+                    return False
+                log_lik = t_scale[e] + t_low[e] + b_scale + math.log(step * both)
+                if k + 1 < groups:
+                    both = step * _band_dot(
+                        rows[last], _PAD, rows[13], _PAD, max(t_lo[e], v_w[k + 1, 0]), min(t_hi[e], v_w[k + 1, 1])
+                    )
+                    if not (both >= SMALLEST_SUM or both == 0.0):
+                        return False
+                    share = _share(both, t_scale[e] + t_low[e] + v_sc[k + 1] - liks[lik_from[k] + t])
+                    acc[order[e]] -= share
+                    above[order[e]] += share
+                    above_total += share
+                ok, m0, m1, mean_scale, _, below = _seg_backward(
+                    rows, order, a, e, b_first, b_end, b_tail, b_rho, b_scale, log_lik, below_scale, r, lo, step, g,
+                    anchors, tilt, t_scale, t_low, t_lo, t_hi, nb, f_scale, seg_pool, seg_off, 1.0, acc, averaging, m0,
+                    m1, mean_scale, negligible,
+                )  # fmt: skip
+                if not ok:
+                    return False
+                below_total += below
+                if not enumerate_all[k] and t % per_block == per_block - 1:
+                    for i in range(m):
+                        p = base[a + i]
+                        out[p] += pair[p]
+                        squares[p] += (pair[p] / per_block) ** 2
+                        pair[p] = 0.0
+            # The coincidence with the group above is one number, ``mean_pi t_e(pi) V_(k+1) / L_pi`` from here and the
+            # group above's share with this group's averaged row from there: equal but for the roundings of their log
+            # scales (tens of thousands in a crowd, the coincidences thousands), it is given the group above's value,
+            # so that the updates sum to zero as each order's do.
+            ratio = below_above * count / above_total if above_total > 0.0 else 1.0
+            for i in range(m):
+                p = base[a + i]
+                out[p] = (out[p] - (ratio - 1.0) * above[p]) / count
+                above[p] = 0.0
+            below_above = below_total / count
+            if not enumerate_all[k] and sweep == SWEEPS - 1:  # the reference's stated half-width
+                done = count // per_block
+                widest = 0.0
+                for i in range(m):
+                    p = base[a + i]
+                    widest = max(widest, max(squares[p] / done - out[p] * out[p], 0.0) * done / (done - 1))
+                half[0] = max(half[0], _student_95(done - 1) * math.sqrt(widest / done))
+            if k == 0 and nb == 0:
+                break
+            scale = _mean_close(rows, 9, m0, m1, mean_scale, count, g)
+            if math.isnan(scale):
+                return False
+            first, end = _window_span(m0, m1, g)
+            v_pool = _keep(v_pool, used, rows, 9, m0, m1, g)
+            v_off[k], v_w[k, 0], v_w[k, 1], v_sc[k] = used, m0, m1, scale
+            used += end - first
+            for c in range(first, end):  # the integrand above the group below
+                rows[13, c] = rows[9, c]
+            if k > 0:
+                b_rho = math.exp(-tilt[a - 1] * step)
+                ok, b_first, b_end, b_tail, log_top = _band_right(rows, 9, m0, m1, b_rho, step, g, 8)
+                if not ok:
+                    return False
+                b_scale = scale + log_top
+    if nb > 0:  # each DNF's coincidence with the first finisher, against the averaged u_0 b_0 (row 13)
+        a = anchors[0]
+        slope = (tilt[0] - f_tilt) * step
+        w0, w1 = v_w[0, 0], v_w[0, 1]
+        for d in range(nb):
+            total = 0.0
+            for j in range(w0, w1):
+                z = lo + step * j - r[failed[d]]
+                side = math.exp(-0.5 * z * z - LOG_SQRT_2PI - log_ndtr(z)) * rows[5, j]
+                side *= min(math.exp(-slope * (j - a)), _HUGE)
+                total += side * rows[13, j + _PAD]
+            total *= step
+            if not (total >= SMALLEST_SUM or total == 0.0):
+                return False
+            out[failed[d]] = -_share(total, f_scale + v_sc[0])
+        # Their coincidences with the first finisher sum to the one it took (as with the group above, roundings apart).
+        total = 0.0
+        for d in range(nb):
+            total -= out[failed[d]]
+        ratio = below_above / total if total > 0.0 else 1.0
+        for d in range(nb):
+            out[failed[d]] *= ratio
+    return True
+
+
 @inlined
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring).
     ``theta[0]``, if given, bounds a crowd's players x grid points (else :data:`KERNEL_CELLS`)."""
     cells = theta[0] if len(theta) > 0 else float(KERNEL_CELLS)
+    bound = cells
     n = len(r)
     low = high = r[0]
     undefined = False
@@ -2105,13 +2837,9 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
             starts[groups] = i
             groups += 1
     starts[groups] = len(fin)
-    walked = 1  # the largest small group's number of orderings
     tied = False
     for k in range(groups):
-        size = starts[k + 1] - starts[k]
-        tied |= size > 1
-        if 1 < size <= EXACT_GROUP:
-            walked = max(walked, _factorial(size))
+        tied |= starts[k + 1] - starts[k] > 1
     if not tied and n == 2 and len(fin) == 2:  # Thurstone's case V in closed form
         d = (r[fin[1]] - r[fin[0]]) / SQRT2
         gain = mills_ratio(d) / SQRT2
@@ -2119,64 +2847,41 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         out[fin[0]] = -gain
         return True
     order = fin.copy()
-    sizes = np.ones(groups, dtype=np.int64)
-    digits = np.zeros(groups, dtype=np.int64)
     rows = 1
-    walk = False
-    samples = 2
     if tied:
         cells = _cells(r, fin, failed)
         allowed = int(min(max(ROW_BUDGET / cells, 2.0), float(MAX_ROWS)))  # the reference's orderings enumerated
-        samples = min(DESIGN_SAMPLES, max(2, allowed, walked))
-        for k in range(groups):
-            lo, hi = starts[k], starts[k + 1]
-            if hi - lo > EXACT_GROUP:
-                sizes[k] = 2 * (samples // 2)
-                # In rating order, the index breaking exact ties (an insertion sort of the group in index order).
-                for a in range(lo + 1, hi):
-                    b = a
-                    while b > lo and r[order[b - 1]] > r[order[b]]:
-                        order[b - 1], order[b] = order[b], order[b - 1]
-                        b -= 1
-            elif hi - lo > 1:
-                sizes[k] = _factorial(hi - lo)
-            if not walk:
-                rows *= sizes[k]
-                walk = rows > allowed
         joint = 1.0
         for k in range(groups):
             joint *= float(_factorial(min(starts[k + 1] - starts[k], 20)))
-        if joint > allowed and n < SEGMENTS_BELOW:  # each group through its segment (the reference's tied_gradient)
-            if not _tie_segments(r, fin, failed, starts[: groups + 1], out):
-                return False
+        if joint > allowed:  # each group through its segment (the reference's tied_gradient), a crowd's banded
+            if n < SEGMENTS_BELOW:
+                if not _tie_segments(r, fin, failed, starts[: groups + 1], out):
+                    return False
+            else:  # the banded windows' first cut, else their second (as _order tries them)
+                half = np.zeros(1)
+                if not (
+                    _crowd_segments(r, fin, failed, starts[: groups + 1], bound, out, half, _NEGLIGIBLE)
+                    or _crowd_segments(r, fin, failed, starts[: groups + 1], bound, out, half, _NEGLIGIBLE_AGAIN)
+                ):
+                    return False
             _equalise_ties(r, fin, starts[: groups + 1], out)
             return True
-        if walk:  # every group takes its orderings in step: row t takes ordering t mod sizes[k] of group k
-            rows = 1
-            for k in range(groups):
-                rows = max(rows, sizes[k])
+        rows = int(joint)
         if rows * float(cells) > TIE_WORK:
             return False
-    base = order.copy()
-    for k in range(groups):
-        if starts[k + 1] - starts[k] > EXACT_GROUP:
-            _write_design(order, base, starts[k], starts[k + 1], 0, samples)
-    for _ in range(rows):  # every ordering of every tied group, odometer-wise, or walked in step
+    for _ in range(rows):  # every joint ordering of the tied groups, odometer-wise
         # One worst-first finisher order: the DNFs are the bottom, else the last finisher (one call site of
         # _order, whose body numba inlines: each call site would be optimised again).
         if len(failed) > 0:
             chain, bottom = order, failed
         else:
             chain, bottom = order[1:], order[:1]
-        if not _order(r, chain, bottom, 1.0 / rows, out, cells):
+        if not _order(r, chain, bottom, 1.0 / rows, out, bound):
             return False
-        if walk:
-            for k in range(groups):
-                _advance(order, base, starts, k, digits, sizes, samples)
-        else:
-            k = groups - 1
-            while k >= 0 and _advance(order, base, starts, k, digits, sizes, samples):
-                k -= 1
+        k = groups - 1  # the next joint ordering: the last group's next permutation, carried when it wraps
+        while k >= 0 and (starts[k + 1] - starts[k] == 1 or not _next_permutation(order, starts[k], starts[k + 1])):
+            k -= 1
     if tied:
         _equalise_ties(r, order, starts[: groups + 1], out)
     return True

@@ -26,9 +26,10 @@ the resulting strict order.  :func:`tie_orderings` lists those orderings (with w
   of a sample of orderings: a player's update varies with its position in the group, and the
   design covers the positions evenly but not every arrangement of the others.
 
-The Thurstonian model averages a large group below crowd sizes differently (each group through its own segment of
-the chain, its orderings enumerated or sampled: :func:`ratings.systems.thurstonian.tie_segments`); its samples are
-shuffles drawn by :func:`shuffled` from :func:`next_draw`, a generator whose integers the compiled kernel reproduces.
+The Thurstonian model averages a game beyond its row budget differently (each group through its own segment of the
+chain, its orderings enumerated or sampled: :func:`ratings.systems.thurstonian.tie_segments`), and walks these designs
+only where its scaled rows cannot hold the segments; its samples are shuffles drawn by :func:`shuffled` from
+:func:`next_draw`, a generator whose integers the compiled kernel reproduces.
 """
 
 from __future__ import annotations

@@ -81,10 +81,12 @@ each resulting strict order (:mod:`ratings.systems._orders`).  The average of lo
 the probability of the tie itself, the sum over the orderings), and it is computed in one of three ways:
 
 - every joint ordering of the groups while they fit :data:`ROW_BUDGET` (exact; each order on its own grid);
-- beyond, in games of fewer than :data:`SEGMENTS_BELOW` players, each group through its own segment of the chain
-  (:func:`tie_segments`).  An ordering ``pi`` of a group at positions ``a..e`` changes only that segment: the forward
-  message entering it from below (``f_{a-1}``) and the backward one entering from above (``b_e``) are the same for
-  every ordering, so one ordering costs ``m`` rows, not ``n``.  A coincidence below the group is linear in the
+- beyond, each group through its own segment of the chain (:func:`tie_segments`; in crowds of
+  :data:`SEGMENTS_BELOW` players or more the kernel passes the segments through its banded crowd's tilted windows,
+  :mod:`ratings.kernels.thurstonian`, where this module's scaled rows hold them up to about 650 players).  An
+  ordering ``pi`` of a group at positions ``a..e`` changes only that segment: the forward message entering it from
+  below (``f_{a-1}``) and the backward one entering from above (``b_e``) are the same for every ordering, so one
+  ordering costs ``m`` rows, not ``n``.  A coincidence below the group is linear in the
   integrand ``v_a(pi) = u_{pi_a} b_a(pi)`` whose integral from above is the message the group passes down, one above
   it is linear in ``t_e(pi) = f_{e-1}(pi) u_{pi_e}``, and each is divided by ``L_pi``; so the average over orderings
   of everyone else's update is the ordinary pass run with the averaged normalised messages ``mean v_a(pi) / L_pi``
@@ -96,10 +98,11 @@ the probability of the tie itself, the sum over the orderings), and it is comput
   one group's ordering moves another's update: against every joint ordering 1.7e-7, 3.6e-8 and 1.2e-9 on the tied
   players (two triples and a pair in 20; a pair, four and a triple above two DNFs in 30; three pairs and a triple
   in 60), 2e-8 on the others, against 1e-3 with one sweep and 4e-4 walking the groups in step (tests).
-  A group's orderings are all enumerated while ``m! m`` grid rows fit :data:`ENUMERATION_WORK` (a group of 5 to
-  about 8,000 grid points, 6 to 1,150, 7 to 140); beyond, they are sampled in blocks, a uniformly shuffled ordering
-  (:func:`~ratings.systems._orders.shuffled`, a generator the kernel runs identically), its rotations and their
-  reverses (each member in every position twice), until every member's 95% half-width, 1.96 times the standard error
+  A group of at most :data:`~ratings.systems._orders.EXACT_GROUP` has all of its orderings enumerated, a larger one
+  while ``m! m`` grid rows fit :data:`ENUMERATION_WORK` (6 to 1,150 grid points, 7 to 140); beyond, they are sampled in
+  blocks, a uniformly shuffled ordering (:func:`~ratings.systems._orders.shuffled`, a generator the kernel runs
+  identically), its rotations (at most :data:`BLOCK_ROTATIONS`, evenly spaced) and their reverses (each member in
+  every position twice, in a group of up to 16), until every member's 95% half-width, 1.96 times the standard error
   estimated from the blocks' own spread, times Student's quantile (:func:`student_95`), is under
   :data:`TIE_TOLERANCE` (0.01 of the update direction, before the learning rate), after at least :data:`MIN_BLOCKS`
   blocks and at most :data:`MAX_BLOCKS` or :data:`SAMPLE_WORK`.  The bound is statistical: an estimate from the
@@ -107,8 +110,8 @@ the probability of the tie itself, the sum over the orderings), and it is comput
   about 95% per member, not a guarantee; :func:`tied_gradient` returns the half-width
   reached (a replay does not keep it).  Against 20,000 orderings drawn independently (16 tied last of 80, tests)
   every member is within 4 combined standard errors.
-- otherwise (crowds of :data:`SEGMENTS_BELOW` players or more, which the compiled kernel computes with tilted
-  messages the segments do not have yet, and games whose scaled rows lose their mass), the groups are walked in step,
+- otherwise (games whose scaled rows lose their mass: here, crowds beyond about 650 players, which the compiled kernel
+  computes through the segments on its tilted messages), the groups are walked in step,
   each through all of its own orderings (a group of at most five) or a design of rotations and reverses (a larger
   group).  Errors measured against every joint ordering (scratch runs, 100-150 players, ratings N(0, 1), largest
   component of the update 2.3-2.8): small groups walked in step (three pairs and a triple, 6 orders for 48) 1.4e-6
@@ -141,7 +144,16 @@ from ratings.base import ComputationError, State
 from ratings.lazy import lazy_module
 from ratings.numerics import LOG_SQRT_2PI, log_sum_exp
 from ratings.params import Interval, Rule, param
-from ratings.systems._orders import MAX_ROWS, Split, group_seed, shuffled, split_game, symmetrize, tie_orderings
+from ratings.systems._orders import (
+    EXACT_GROUP,
+    MAX_ROWS,
+    Split,
+    group_seed,
+    shuffled,
+    split_game,
+    symmetrize,
+    tie_orderings,
+)
 from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem, boost_rule
 
 #: scipy.special, loaded on first use (:mod:`ratings.lazy`).
@@ -586,7 +598,7 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
         return order_log_likelihood(ratings, first, split.dnf)[1]
     # Bound the ordering rows so that orderings x players x grid stays near ROW_BUDGET (large games).
     allowed = int(np.clip(ROW_BUDGET / (len(ratings) * points), 2, MAX_ROWS))
-    if math.prod(math.factorial(len(g)) for g in split.groups) > allowed and len(ratings) < SEGMENTS_BELOW:
+    if math.prod(math.factorial(len(g)) for g in split.groups) > allowed:
         segments = tied_gradient(ratings, split)
         if segments is not None:
             return segments[0]
@@ -597,21 +609,26 @@ def thurstonian_gradient(ratings: np.ndarray, ranks: np.ndarray, dnf: np.ndarray
     return g if exact else symmetrize(g, ratings, split)
 
 
-#: Games of at least this many players average their tie groups by the design of rotations and reverses walked in
-#: step (:func:`~ratings.systems._orders.tie_orderings`): the compiled kernel computes them with its tilted crowd
-#: messages, which the segments below do not use yet.  Below it, a game whose joint orderings exceed the row budget
-#: averages each group by :func:`tie_segments`.
+#: A game whose joint orderings exceed the row budget averages each group by :func:`tie_segments`: the compiled kernel
+#: on the whole grid below this many players, on its banded crowd's tilted windows from it (its crowds'
+#: :data:`~ratings.kernels.thurstonian.CROWD_FROM`); this module on the whole grid, while its scaled rows hold the
+#: game (about 650 players), else walking the designs (:func:`~ratings.systems._orders.tie_orderings`).
 SEGMENTS_BELOW = 400
 #: A tied group's orderings are all enumerated while ``m! * m * points`` stays within this (the cost of passing
 #: every ordering through the group's segment): a group of 5 up to 8,300 grid points, of 6 up to 1,150, of 7 up to
 #: 140; beyond, they are sampled.
 ENUMERATION_WORK = 5_000_000
 #: Sampled orderings come in blocks: a uniformly shuffled ordering, its m rotations (each member then holds every
-#: position once) and the reverse of each (2 m orderings).  A member's update varies mostly with its position, which
-#: a block averages out: on 11 tied of 120 a block's spread was 0.016 against an antithetic pair's 0.142, so that
-#: a half-width of 0.01 needed 200 orderings instead of 1,500.  At least MIN_BLOCKS are drawn before the error is
-#: estimated from the blocks' spread.
+#: position once; at most :data:`BLOCK_ROTATIONS` of them) and the reverse of each (2 m orderings).  A member's update
+#: varies mostly with its position, which a block averages out: on 11 tied of 120 a block's spread was 0.016 against
+#: an antithetic pair's 0.142, so that a half-width of 0.01 needed 200 orderings instead of 1,500.  At least
+#: MIN_BLOCKS are drawn before the error is estimated from the blocks' spread.
 MIN_BLOCKS = 8
+#: A block of a group larger than this takes this many rotations of its shuffle, evenly spaced (shifts ``s m // q``),
+#: and their reverses: each ordering is still uniformly drawn, so a block's mean is unbiased, and each member visits
+#: ``q`` positions spread over the group.  So a contest's 600 tied last cost 32 orderings a block, not 1,200 (each of
+#: them 600 rows of the crowd's grid).
+BLOCK_ROTATIONS = 16
 #: Target of the sampled groups' error: the 95% half-width (Student's quantile times the standard error, both from the
 #: blocks' spread: :func:`student_95`) of every member's update direction, in performance standard deviations (the
 #: update is ``eta`` times it).
@@ -775,14 +792,19 @@ def tie_segments(
     # Each group's orderings: all of them within ENUMERATION_WORK, else blocks of rotations of shuffles.
     bases = [[int(p) for p in g[np.lexsort((g, ratings[g]))]] for g in groups]
     firsts = np.cumsum([0] + [len(g) for g in groups])
-    enumerated = [len(b) == 1 or math.factorial(len(b)) * len(b) * points <= ENUMERATION_WORK for b in bases]
+    enumerated = [
+        len(b) <= EXACT_GROUP or (len(b) <= 20 and math.factorial(len(b)) * len(b) * points <= ENUMERATION_WORK)
+        for b in bases
+    ]
     ones = _Rows(np.ones(points), 0.0)
 
     def block(base: list[int], state: int) -> tuple[list[list[int]], int]:
         drawn, state = shuffled(base, state)
         out = []
-        for s in range(len(base)):
-            rotation = drawn[s:] + drawn[:s]
+        q = min(len(base), BLOCK_ROTATIONS)
+        for s in range(q):
+            shift = s * len(base) // q
+            rotation = drawn[shift:] + drawn[:shift]
             out += [rotation, rotation[::-1]]
         return out, state
 
@@ -825,7 +847,7 @@ def tie_segments(
             below = sides if k == 0 else [t_mean[k - 1]]
             mean = _Mean(points)
             opening = f is None and len(base) == 1
-            low_mass = 0.0
+            low_mass = -math.inf  # log of the opening player's mass below the grid over L (a singleton's)
             if enumerated[k] or sweep > 0:
                 chosen = [list(o) for o in itertools.permutations(base)] if enumerated[k] else used[k]
                 for order in chosen:
@@ -835,7 +857,7 @@ def tie_segments(
                     mean.add(seg.t[-1], -seg.log_lik)
                     if opening:
                         assert start is not None
-                        low_mass += math.exp(float(start[order[0]]) - seg.log_lik)
+                        low_mass = float(start[order[0]]) - seg.log_lik  # (in logs: L can be below 1e-308)
             else:
                 above = v_init[k + 1]
                 sums = np.zeros(len(base))
@@ -869,7 +891,7 @@ def tie_segments(
             t_mean.append(mean.result(len(chosen)))
             ramp = _cumulative(t_mean[k].row, step)
             if opening:
-                ramp = ramp + low_mass / len(chosen) * math.exp(-t_mean[k].scale)
+                ramp = ramp + math.exp(low_mass - t_mean[k].scale)
             row, scale = _normalised(ramp)
             f = _Rows(row, scale + t_mean[k].scale)
         # Backward sweep: each group's averaged normalised message v_a / L, which the chain below it continues from,
@@ -895,7 +917,7 @@ def tie_segments(
                     return None
                 log_above = seg.t[-1].scale + b_init[k].scale + math.log(forward_last)
                 share = members(seg, order, below, above_mean, log_above)
-                per_block = 2 * len(order)
+                per_block = 2 * min(len(order), BLOCK_ROTATIONS)
                 for p, value in share.items():
                     grad[p] += value
                     if not enumerated[k]:
@@ -905,7 +927,7 @@ def tie_segments(
                             sums[p] = 0.0
             grad[bases[k]] /= len(chosen)
             if not enumerated[k]:
-                blocks = len(chosen) // (2 * len(bases[k]))
+                blocks = len(chosen) // (2 * min(len(bases[k]), BLOCK_ROTATIONS))
                 mean_block = grad[bases[k]]
                 spread = np.maximum(squares[bases[k]] / blocks - mean_block**2, 0.0) * blocks / (blocks - 1)
                 bound = max(bound, student_95(blocks - 1) * math.sqrt(float(spread.max()) / blocks))
