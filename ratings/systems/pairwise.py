@@ -34,14 +34,6 @@ Chebyshev interpolant of the field sum of pair probabilities, within 1.1e-15 of 
 field.  The Gaussian model's rank-restricted sums (its pair update depends on the result through two different
 functions) come from 384 players from running sums over the rank order on Chebyshev panels
 (:mod:`ratings.kernels.gaussian_pairs`): about linear in the field too.
-
-Divergence: the Gaussian model's update for an upset grows with its margin (the inverse Mills ratio, about ``-d / 2``
-for ``d = r_w - r_l`` far below 0), so a learning rate times the field's size large enough to overshoot overshoots
-further each game, and the ratings run apart without bound: the summed variant did on the bundled racing sample
-(up to 30 entrants) from eta 0.5, and on the poker sample from 1.0; the averaged one on the doubles sample from
-1.25.  A game whose ratings spread over more than :data:`GAUSSIAN_MAX_SPREAD` stops the replay with a
-:class:`~ratings.base.ComputationError` that says so, as Plackett-Luce and Thurstonian stop (the logistic model's
-update is bounded by 1 a pair and does not run away).
 """
 
 from __future__ import annotations
@@ -51,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ratings.base import ComputationError, State
+from ratings.base import State
 from ratings.numerics import logistic, mills_ratio
 from ratings.params import param
 from ratings.systems._single import ETA, KerbyParams, SingleRatingSystem
@@ -62,11 +54,6 @@ VARIANTS = ("sum", "average")
 MODELS = ("logistic", "gaussian")
 AVERAGES = ("all", "compared")
 SQRT2 = float(np.sqrt(2.0))
-#: Widest spread of one game's ratings (natural scale: performance standard deviations) the Gaussian pair model is
-#: computed for.  The initial rating, the dummy and the floor may lie 200 apart; beyond them play spreads a group's
-#: ratings over a few units (at most 10 on the bundled samples where the updates converge), and 400 units apart an
-#: upset has a probability below 1e-30,000: only updates that diverge get there, within a few games of starting to.
-GAUSSIAN_MAX_SPREAD = 400.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,13 +119,6 @@ def pairwise_gradient(
         # Section 3.1.1: r_i' = r_i + eta (S_ij - P(i beats j)).
         per_pair = scores - logistic(diff)
     else:
-        spread = float(np.ptp(ratings)) if len(ratings) else 0.0
-        if not spread <= GAUSSIAN_MAX_SPREAD:  # also NaN
-            raise ComputationError(
-                f"the players' ratings spread over {spread:,.3g} (natural scale): the Gaussian pair updates "
-                "diverge; lower the learning rate, or average each player's pair updates (variant average) in "
-                "games of many players"
-            )
         # Section 3.1.2: gradient of log Phi((r_w - r_l)/sqrt2); a draw averages both results.
         win = mills_ratio(diff / SQRT2) / SQRT2
         per_pair = scores * win - scores.T * win.T
