@@ -27,25 +27,13 @@ def _segments(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, banded: bool) -
     the whole grid (``_tie_segments``), read from the places as the kernel's gradient reads them."""
     n = len(r)
     fin = finishers_worst_first(ranks, dnf)
-    failed = np.empty(n - len(fin), dtype=np.int64)
-    k = 0
-    for i in range(n):
-        if dnf[i]:
-            failed[k] = i
-            k += 1
-    starts = np.empty(len(fin) + 1, dtype=np.int64)
-    groups = 0
-    for i in range(len(fin)):
-        if i == 0 or ranks[fin[i]] != ranks[fin[i - 1]]:
-            starts[groups] = i
-            groups += 1
-    starts[groups] = len(fin)
+    failed, starts = kernel.game_groups(ranks, dnf, fin)
     out = np.zeros(n)
     half = np.zeros(1)
     if banded:
-        ok = kernel._crowd_segments(r, fin, failed, starts[: groups + 1], np.inf, out, half, kernel._NEGLIGIBLE)
+        ok = kernel._crowd_segments(r, fin, failed, starts, np.inf, out, half, kernel._NEGLIGIBLE)
     else:
-        ok = kernel._tie_segments(r, fin, failed, starts[: groups + 1], out)
+        ok = kernel._tie_segments(r, fin, failed, starts, out)
     return ok, out, half[0]
 
 

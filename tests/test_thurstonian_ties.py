@@ -11,7 +11,6 @@ Miller and Stockmeyer's ("Another test for randomness", CACM 36(7), 1993: from 1
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import math
 
@@ -27,6 +26,7 @@ from ratings.systems.thurstonian import (
     thurstonian_gradient,
     tied_gradient,
 )
+from tests.gradients import THURSTONIAN, call_gradient
 
 
 def contest(
@@ -174,20 +174,11 @@ def test_the_kernel_computes_tied_games_as_the_reference(
 
 def _strict_kernel_gradient(r: np.ndarray, order: np.ndarray) -> np.ndarray:
     """The compiled strict-order gradient of the worst-first ``order`` (its cfunc, called through ctypes)."""
-    from ratings.kernels.single import THURSTONIAN, compiled_gradient
-
     n = len(r)
     ranks = np.empty(n, dtype=np.int64)
     ranks[order] = np.arange(n)[::-1]
-    dnf = np.zeros(n, dtype=np.bool_)
-    theta = np.zeros(1)
     out = np.zeros(n)
-    fn = compiled_gradient(THURSTONIAN).ctypes
-    double, integer, boolean = (ctypes.POINTER(t) for t in (ctypes.c_double, ctypes.c_int64, ctypes.c_bool))
-    assert fn(
-        r.ctypes.data_as(double), ranks.ctypes.data_as(integer), dnf.ctypes.data_as(boolean), n,
-        theta.ctypes.data_as(double), 0, out.ctypes.data_as(double),
-    )  # fmt: skip
+    assert call_gradient(THURSTONIAN, r, ranks, np.zeros(n, dtype=np.bool_), np.zeros(0), out)
     return out
 
 

@@ -2802,6 +2802,26 @@ def _crowd_segments(
     return True
 
 
+@helper
+def game_groups(ranks: np.ndarray, dnf: np.ndarray, fin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The game's DNFs (indices, in index order) and its tied groups' start positions in ``fin`` (the worst-first
+    finishers), ending with ``len(fin)``, as :func:`ratings.systems._orders.tie_orderings` reads them."""
+    failed = np.empty(len(ranks) - len(fin), dtype=np.int64)
+    k = 0
+    for i in range(len(ranks)):
+        if dnf[i]:
+            failed[k] = i
+            k += 1
+    starts = np.empty(len(fin) + 1, dtype=np.int64)
+    groups = 0
+    for i in range(len(fin)):
+        if i == 0 or ranks[fin[i]] != ranks[fin[i - 1]]:
+            starts[groups] = i
+            groups += 1
+    starts[groups] = len(fin)
+    return failed, starts[: groups + 1]
+
+
 @inlined
 def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: np.ndarray, out: np.ndarray) -> bool:
     """The update direction of one game; False for a game the kernel declines (see the module docstring).
@@ -2823,20 +2843,8 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         for i in range(n):
             out[i] = math.nan
         return True
-    failed = np.empty(n - len(fin), dtype=np.int64)
-    k = 0
-    for i in range(n):
-        if dnf[i]:
-            failed[k] = i
-            k += 1
-    # Tied groups (start positions in fin), as ratings.systems._orders.tie_orderings reads them.
-    starts = np.empty(len(fin) + 1, dtype=np.int64)
-    groups = 0
-    for i in range(len(fin)):
-        if i == 0 or ranks[fin[i]] != ranks[fin[i - 1]]:
-            starts[groups] = i
-            groups += 1
-    starts[groups] = len(fin)
+    failed, starts = game_groups(ranks, dnf, fin)
+    groups = len(starts) - 1
     tied = False
     for k in range(groups):
         tied |= starts[k + 1] - starts[k] > 1
@@ -2856,16 +2864,16 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
             joint *= float(_factorial(min(starts[k + 1] - starts[k], 20)))
         if joint > allowed:  # each group through its segment (the reference's tied_gradient), a crowd's banded
             if n < SEGMENTS_BELOW:
-                if not _tie_segments(r, fin, failed, starts[: groups + 1], out):
+                if not _tie_segments(r, fin, failed, starts, out):
                     return False
             else:  # the banded windows' first cut, else their second (as _order tries them)
                 half = np.zeros(1)
                 if not (
-                    _crowd_segments(r, fin, failed, starts[: groups + 1], bound, out, half, _NEGLIGIBLE)
-                    or _crowd_segments(r, fin, failed, starts[: groups + 1], bound, out, half, _NEGLIGIBLE_AGAIN)
+                    _crowd_segments(r, fin, failed, starts, bound, out, half, _NEGLIGIBLE)
+                    or _crowd_segments(r, fin, failed, starts, bound, out, half, _NEGLIGIBLE_AGAIN)
                 ):
                     return False
-            _equalise_ties(r, fin, starts[: groups + 1], out)
+            _equalise_ties(r, fin, starts, out)
             return True
         rows = int(joint)
         if rows * float(cells) > TIE_WORK:
@@ -2883,7 +2891,7 @@ def thurstonian_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, thet
         while k >= 0 and (starts[k + 1] - starts[k] == 1 or not _next_permutation(order, starts[k], starts[k + 1])):
             k -= 1
     if tied:
-        _equalise_ties(r, order, starts[: groups + 1], out)
+        _equalise_ties(r, order, starts, out)
     return True
 
 
