@@ -230,7 +230,7 @@ def histories(draw: st.DrawFn) -> GameHistory:
 
 @pytest.mark.parametrize(("name", "params"), WITH_DUMMY, ids=[f"{n}-{i}" for i, (n, _) in enumerate(WITH_DUMMY)])
 @settings(max_examples=30, deadline=None)
-@given(history=histories(), dummy=st.floats(-3, 3), initial=st.floats(-2, 2), eta=st.floats(0.05, 1.0))
+@given(history=histories(), dummy=st.floats(-3, 3), initial=st.floats(-2, 2), eta=st.floats(0.05, 0.8))
 def test_censored_dummy_no_last_place_or_dnf_gains(
     name: str, params: dict[str, Any], history: GameHistory, dummy: float, initial: float, eta: float
 ) -> None:

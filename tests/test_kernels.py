@@ -64,7 +64,7 @@ KERBY_OPTIONS: list[dict[str, Any]] = [
     {"dummy": -0.5},
     {"floor": -0.3},
     {"initial": 0.4, "dummy": 0.1, "floor": 0.0},
-    {"eta_knots": (-0.5, 0.0, 0.7), "eta_values": (0.5, 0.2, 0.05)},
+    {"eta_knots": (-0.5, 0.0, 0.7), "eta_values": (0.2, 0.1, 0.05)},
     {"eta_knots": (0.2,), "eta_values": (0.15,), "dummy": 0.3, "floor": -1.0},
 ]
 #: The dummy's tie as a draw (the default, censored, is in KERBY_OPTIONS' dummies).

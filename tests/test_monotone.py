@@ -27,13 +27,14 @@ from ratings import SYSTEM_NAMES, GameHistory, create, get_system
 TOLERANCE = {"thurstonian": 1e-6}
 TEAM_OPTIONS = ("team_method", "team_strength")
 #: Each system's dynamics on (TrueSkill's tau per idle day, Elo-MMR's drift per idle day, the single-rating
-#: systems' new-player boost, forgetting and pull; Glicko-2 always grows its deviation with dated idle time).
+#: systems' new-player boost, forgetting and pull; Glicko-2 always grows its deviation with dated idle time).  The boost
+#: keeps (1 + boost) x the default learning rate within the Gaussian pair model's summed step (0.2).
 DYNAMICS: dict[str, dict[str, Any]] = {
     "trueskill": {"tau_day": 0.5},
     "elo-mmr": {"drift_per_day": 0.3},
     "glicko2": {"period_days": 3.0},
     **{
-        name: {"boost": 2.0, "boost_games": 3.0, "forget_per_day": 0.05, "pull_per_day": 0.03}
+        name: {"boost": 1.5, "boost_games": 3.0, "forget_per_day": 0.05, "pull_per_day": 0.03}
         for name in ("multielo", "pairwise-elo", "plackett-luce", "thurstonian")
     },
 }

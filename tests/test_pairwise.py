@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ratings import ParameterError, create
+from ratings import GameHistory, ParameterError, create
 from ratings.base import GameView
 
 
@@ -45,8 +45,8 @@ def test_two_players_logistic_is_section_3_1_1(variant: str, r1: float, r2: floa
 @pytest.mark.parametrize("variant", ["sum", "average"])
 @pytest.mark.parametrize(("r1", "r2"), [(0.0, 0.0), (0.7, -0.4), (-2.0, 1.5), (6.0, -6.0)])
 def test_two_players_gaussian_is_section_3_1_2(variant: str, r1: float, r2: float) -> None:
-    after = play([r1, r2], [0, 1], eta=0.3, model="gaussian", variant=variant)  # player 1 wins
-    step = 0.3 * gaussian_win(r1, r2)
+    after = play([r1, r2], [0, 1], eta=0.2, model="gaussian", variant=variant)  # player 1 wins
+    step = 0.2 * gaussian_win(r1, r2)
     assert after == pytest.approx([r1 + step, r2 - step], rel=1e-9)
 
 
@@ -61,8 +61,8 @@ def test_draw_is_score_one_half() -> None:
     r1, r2 = 0.8, -0.3
     p1 = 1.0 / (1.0 + math.exp(r2 - r1))
     assert play([r1, r2], [0, 0], eta=1.0) == pytest.approx([r1 + 0.5 - p1, r2 - (0.5 - p1)], abs=1e-13)
-    g = 0.5 * (gaussian_win(r1, r2) - gaussian_win(r2, r1))
-    assert play([r1, r2], [0, 0], eta=1.0, model="gaussian") == pytest.approx([r1 + g, r2 - g], abs=1e-12)
+    g = 0.1 * (gaussian_win(r1, r2) - gaussian_win(r2, r1))  # eta 0.2 times the two results' mean
+    assert play([r1, r2], [0, 0], eta=0.2, model="gaussian") == pytest.approx([r1 + g, r2 - g], abs=1e-12)
 
 
 def test_three_players_sum_the_pairs() -> None:
@@ -114,3 +114,78 @@ def test_place_probabilities_two_player_marginals() -> None:
 def test_unknown_choices_are_refused(name: str, value: str) -> None:
     with pytest.raises(ParameterError, match=name):
         create("pairwise-elo", **{name: value})
+
+
+def _shuffled_fields(players: int, games: int) -> GameHistory:
+    """``games`` games of every one of ``players`` players, in orders drawn at random (seeded)."""
+    rng = np.random.default_rng(20261129)
+    return GameHistory.from_records(
+        {"game": f"g{g}", "player": f"P{p}", "place": place + 1}
+        for g in range(games)
+        for place, p in enumerate(rng.permutation(players))
+    )
+
+
+def test_diverging_gaussian_updates_stop_with_the_game_that_went_too_far() -> None:
+    # Games of 40 players with the Gaussian model's summed updates at eta 0.2, the largest step its rule allows: a
+    # summed step overshoots once eta times the game's curvature passes 2, and that curvature grows with the field
+    # (a pair's is at most 1/2, so about 10 here, against 2 / 0.2 = 10), so the ratings run apart within a few
+    # games.  Both paths stop at the first game whose entrants' ratings, as the game starts, spread over
+    # GAUSSIAN_MAX_SPREAD, found here from the reference path's ratings of the games before it, and the message
+    # says what to change.
+    from ratings import ComputationError
+    from ratings.systems.pairwise import GAUSSIAN_MAX_SPREAD
+
+    history = _shuffled_fields(40, 30)
+    system = create("pairwise-elo", model="gaussian", eta=0.2)
+    with pytest.raises(ComputationError) as fast:
+        system.rate(history)
+    with pytest.raises(ComputationError) as slow:
+        system.rate_per_game(history)
+    assert str(fast.value) == str(slow.value)
+    assert "diverge" in str(fast.value) and "lower the learning rate" in str(fast.value)
+    game = next(g for g, played in enumerate(history.games) if f"'{played.id}'" in str(fast.value))
+    earlier = system.rate_per_game(GameHistory(history.games[:game]))
+    spreads = [np.ptp(earlier.before[earlier.history.offsets[g] : earlier.history.offsets[g + 1]]) for g in range(game)]
+    rating = {player: earlier.final[k] for k, player in enumerate(earlier.history.players)}
+    entering = [rating.get(e.player, 0.0) for e in history.games[game].entries]  # a newcomer enters at 0
+    assert max(spreads) <= GAUSSIAN_MAX_SPREAD < np.ptp(entering)
+    # a step within 2 / 20 (the curvature's bound in games of 40) rates the whole history, as the averaged updates
+    # and the logistic model (its update is bounded by 1 a pair) do at 0.2
+    for converging in ({"eta": 0.05}, {"eta": 0.2, "variant": "average"}, {"eta": 0.2, "model": "logistic"}):
+        run = create("pairwise-elo", **{"model": "gaussian", **converging}).rate(history)
+        assert np.isfinite(run.final).all() and np.ptp(run.final) < 10, converging
+
+
+@pytest.mark.parametrize(
+    ("given", "refused"),
+    [
+        ({"eta": 0.21}, "eta"),
+        ({"eta": 0.81, "variant": "average"}, "eta"),
+        ({"eta": 0.11, "boost": 1.0}, "eta"),  # a first game's step is (1 + boost) x eta
+        ({"eta": 0.1, "eta_knots": (0.0, 1.0), "eta_values": (0.1, 0.25)}, "eta"),
+        ({"initial": -20.0, "dummy": 20.5}, "dummy"),
+        ({"initial": 0.0, "dummy": 0.0, "floor": -40.5}, "dummy"),
+    ],
+)
+def test_the_gaussian_model_refuses_steps_and_anchors_that_run_apart(given: dict[str, object], refused: str) -> None:
+    # The Gaussian model's step is bounded by GAUSSIAN_ETA (0.2 summed, 0.8 averaged) and its anchors lie within
+    # ANCHOR_SPREAD (40); the logistic model, whose pair update is bounded by 1, takes them all.
+    with pytest.raises(ParameterError) as error:
+        create("pairwise-elo", model="gaussian", **given)
+    assert error.value.name == refused and "gaussian" in str(error.value)
+    create("pairwise-elo", model="logistic", **given)
+
+
+def test_the_gaussian_model_computes_at_its_largest_steps_and_widest_anchors() -> None:
+    # At each bound together (the largest step, anchors 40 apart), every bundled sample's ratings stay within
+    # GAUSSIAN_MAX_SPREAD (the widest measured: 118 units, doubles averaged with the newcomers 40 below the dummy).
+    from ratings.samples import SAMPLES, load_sample
+    from ratings.systems.pairwise import GAUSSIAN_MAX_SPREAD
+
+    for name in SAMPLES:
+        history = load_sample(name)
+        for variant, eta in (("sum", 0.2), ("average", 0.8)):
+            for anchors in ({"initial": -20.0, "dummy": 20.0}, {"initial": -100.0, "dummy": -60.0, "floor": -100.0}):
+                run = create("pairwise-elo", model="gaussian", variant=variant, eta=eta, **anchors).rate(history)
+                assert np.isfinite(run.final).all() and np.ptp(run.final) < GAUSSIAN_MAX_SPREAD, (name, variant)

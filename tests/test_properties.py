@@ -196,7 +196,8 @@ def test_floor_holds(name: str, params: dict[str, Any], game: Any, floor: float)
 @given(game=games(), side=st.sampled_from(["low", "high"]))
 def test_eta_schedule_is_clamped_at_the_ends(name: str, params: dict[str, Any], game: Any, side: str) -> None:
     ratings, ranks, dnf = game
-    knots, values = (-1.0, 0.0, 1.0), (0.6, 0.13, 0.09)  # the shape of Kerby's (2025) tuned schedule
+    # decreasing, as Kerby's (2025) tuned schedule, and within the Gaussian pair model's summed step (0.2)
+    knots, values = (-1.0, 0.0, 1.0), (0.2, 0.13, 0.09)
     # Everyone beyond the same end of the knots moves with that end's learning rate.
     before = ratings - 4.5 if side == "low" else ratings + 4.5
     scheduled = play(name, {**params, "eta_knots": knots, "eta_values": values}, before, ranks, dnf)

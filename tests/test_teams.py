@@ -345,16 +345,21 @@ def _openskill_change(model: Any, teams: list[list[tuple[float, float]]], ranks:
     return [[(r.mu - m) / s**2 for r, (m, s) in zip(rg, t, strict=True)] for rg, t in zip(rated, teams, strict=True)]
 
 
+#: The learning rate the one-game updates below are taken at and divided by: one every system accepts (the Gaussian
+#: pair model's summed step is at most 0.2), a power of two so that the division is exact.
+STEP = 0.125
+
+
 def _our_change(name: str, params: dict[str, Any], teams: list[list[tuple[float, float]]], ranks: list[int]) -> Any:
     """This project's update of every player divided by its learning rate (the team gradient each member takes)."""
-    system = create(name, eta=1.0, **params)
+    system = create(name, eta=STEP, **params)
     ratings = np.array([m for t in teams for m, _ in t])
     of = np.array([k for k, t in enumerate(teams) for _ in t], dtype=np.int32)
     state = {"rating": ratings.copy()}
     dense = np.unique(ranks, return_inverse=True)[1].astype(np.int32)
     n = len(ratings)
     system._play(state, GameView(0, np.arange(n), dense[of], np.zeros(n, dtype=bool), None, of, np.ones(n)))
-    change = state["rating"] - ratings
+    change = (state["rating"] - ratings) / STEP
     return [list(change[of == k]) for k in range(len(teams))]
 
 
@@ -435,12 +440,12 @@ RATINGS = [0.3, -0.1, 0.5, 0.1]
 
 
 def _kerby_update(name: str, how: str, teams: list[int], places: list[int], **params: Any) -> np.ndarray:
-    system = create(name, eta=1.0, team_strength=how, **params)
+    system = create(name, eta=STEP, team_strength=how, **params)
     state = {"rating": np.array(RATINGS)}
     of = np.array(teams, dtype=np.int32)
     ranks = np.array(places, dtype=np.int32)
     system._play(state, GameView(0, np.arange(4), ranks, np.zeros(4, dtype=bool), None, of, np.ones(4)))
-    return state["rating"] - np.array(RATINGS)
+    return (state["rating"] - np.array(RATINGS)) / STEP
 
 
 @pytest.mark.parametrize("name", ["pairwise-elo", "plackett-luce", "thurstonian", "pairwise-gaussian"])

@@ -53,6 +53,7 @@ import numpy as np
 from ratings.kernels.gaussian_pairs import gaussian_pair_sums
 from ratings.kernels.jit import helper, inlined
 from ratings.kernels.numerics import CHEBYSHEV_NODES, PANEL_DEGREE, SQRT2, chebyshev_interpolate, expit, mills_ratio
+from ratings.systems.pairwise import GAUSSIAN_MAX_SPREAD
 
 __all__ = [
     "AVERAGE",
@@ -362,6 +363,14 @@ def pairwise_gradient(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, theta: 
     """
     n = len(r)
     gaussian = theta[0] == GAUSSIAN
+    if gaussian:
+        low = high = r[0]
+        for i in range(n):
+            low = min(low, r[i])
+            high = max(high, r[i])
+        if not high - low <= GAUSSIAN_MAX_SPREAD:  # diverging updates (also NaN): the per-game replay says so
+            out[:] = math.nan
+            return
     if not gaussian and n >= FIELD_PANEL_MIN:
         logistic_pair_updates(r, ranks, dnf, out)
     elif gaussian and n >= GAUSSIAN_FIELD_MIN and gaussian_pair_sums(r, ranks, dnf, out):

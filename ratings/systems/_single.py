@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -61,6 +62,7 @@ __all__ = [
     "RATING",
     "KerbyParams",
     "SingleRatingSystem",
+    "anchors_rule",
     "boost_rule",
     "dummy_tie_param",
     "dynamics_param",
@@ -108,6 +110,28 @@ def boost_rule(rate: str, valid: Interval, *, curve: bool = True) -> Rule:
 
     names = ("boost", rate, "eta_values") if curve else ("boost", rate)
     return Rule(names, holds, f"(1 + boost) x the learning rate must be at most {highest:g}")
+
+
+#: Widest gap allowed between the initial rating, the dummy and the floor of a Gaussian model (Thurstonian, and
+#: pairwise Elo's gaussian pairs): its update for an upset grows with the margin, a first game against anchors far
+#: apart moves a rating by about eta x the gap, and play spreads ratings further; each model stops a game whose
+#: ratings spread past its own bound (60 and 400 units) with an error.
+ANCHOR_SPREAD = 40.0
+
+
+def anchors_rule(applies: Callable[[Any], bool] = lambda p: True, *, where: str = "") -> Rule:
+    """The initial rating, the dummy and the floor (those set) must lie within :data:`ANCHOR_SPREAD` of each other,
+    where ``applies(params)``; ``where`` says when, after the rule's text."""
+
+    def holds(p: Any) -> bool:
+        anchors = [x for x in (p.initial, p.dummy, p.floor) if x is not None]
+        return not applies(p) or max(anchors) - min(anchors) <= ANCHOR_SPREAD
+
+    return Rule(
+        ("dummy", "initial", "floor"),
+        holds,
+        f"the initial rating, the dummy and the floor must lie within {ANCHOR_SPREAD:g} of each other{where}",
+    )
 
 
 #: Values of ``dummy_tie``: the tie between the dummy and the last entrant is an unobserved order

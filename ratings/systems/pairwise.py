@@ -34,19 +34,31 @@ Chebyshev interpolant of the field sum of pair probabilities, within 1.1e-15 of 
 field.  The Gaussian model's rank-restricted sums (its pair update depends on the result through two different
 functions) come from 384 players from running sums over the rank order on Chebyshev panels
 (:mod:`ratings.kernels.gaussian_pairs`): about linear in the field too.
+
+Divergence: the Gaussian model's update for an upset grows with its margin (the inverse Mills ratio, about ``-d / 2``
+for ``d = r_w - r_l`` far below 0), so a learning rate times the field's size large enough to overshoot overshoots
+further each game, and the ratings run apart without bound: the summed variant did on the bundled racing sample
+(up to 30 entrants) from eta 0.5, and on the poker sample from 1.0; the averaged one on the doubles sample from
+1.25.  So the Gaussian model's rules bound its step, (1 + boost) x eta, by :data:`GAUSSIAN_ETA` (0.2 summed, 0.8
+averaged) and hold its initial rating, dummy and floor within 40 of each other, as Thurstonian's do; a larger field
+may still diverge within them (a summed step overshoots once eta times the game's curvature passes 2, and that
+curvature grows with the field: a pair's is at most 1/2), and a game whose ratings spread over more than
+:data:`GAUSSIAN_MAX_SPREAD` stops the replay with a :class:`~ratings.base.ComputationError` that says so, as
+Plackett-Luce and Thurstonian stop (the logistic model's update is bounded by 1 a pair and does not run away).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ratings.base import State
+from ratings.base import ComputationError, State
 from ratings.numerics import logistic, mills_ratio
-from ratings.params import param
-from ratings.systems._single import ETA, KerbyParams, SingleRatingSystem
+from ratings.params import Rule, param
+from ratings.systems._single import ETA, KNOT_RULES, KerbyParams, SingleRatingSystem, anchors_rule, boost_rule
 
 __all__ = ["PairwiseElo", "PairwiseParams", "pair_scores", "pairwise_gradient"]
 
@@ -54,11 +66,41 @@ VARIANTS = ("sum", "average")
 MODELS = ("logistic", "gaussian")
 AVERAGES = ("all", "compared")
 SQRT2 = float(np.sqrt(2.0))
+#: Widest spread of one game's ratings (natural scale: performance standard deviations) the Gaussian pair model is
+#: computed for.  The initial rating, the dummy and the floor lie within 40 (ANCHOR_SPREAD); play spreads a group's
+#: ratings over a few units (at most 10 on the bundled samples at the largest rates GAUSSIAN_ETA allows), and 400
+#: units apart an upset has a probability below 1e-30,000: only updates that diverge get there, within a few games of
+#: starting to.
+GAUSSIAN_MAX_SPREAD = 400.0
+#: Largest step of the Gaussian model, (1 + boost) x the learning rate, by variant.  A game's step overshoots when
+#: eta times its curvature passes 2, and the summed curvature grows with the field (a pair's is at most 1/2), so no
+#: summed rate is safe for every field: these are the largest at which every bundled sample's ratings stay within
+#: 10 units.  Summed: the racing sample (up to 30 entrants) spreads over 8.4 at 0.2, 14 at 0.25, 26 at 0.3, and
+#: diverges from 0.5.  Averaged: the doubles sample (two-player sides) over 8.7 at 0.8, 22 at 1.0, 86 at 1.1, and
+#: diverges from 1.25.  Larger fields may still diverge below them; GAUSSIAN_MAX_SPREAD then stops the replay.
+GAUSSIAN_ETA = {"sum": 0.2, "average": 0.8}
+
+
+def _gaussian_step_bounded(p: Any) -> bool:
+    rates = p.eta_values or (p.eta,)
+    return p.model != "gaussian" or max(rates) * (1.0 + p.boost) <= GAUSSIAN_ETA[p.variant]
 
 
 @dataclass(frozen=True, kw_only=True)
 class PairwiseParams(KerbyParams):
     """Parameters of pairwise Elo."""
+
+    RULES = (
+        *KNOT_RULES,
+        boost_rule("eta", ETA),
+        Rule(
+            ("eta", "model", "variant", "boost", "eta_values"),
+            _gaussian_step_bounded,
+            f"with the gaussian pair model, (1 + boost) x the learning rate must be at most {GAUSSIAN_ETA['sum']:g} "
+            f"summed, {GAUSSIAN_ETA['average']:g} averaged",
+        ),
+        anchors_rule(lambda p: p.model == "gaussian", where=" with the gaussian pair model"),
+    )
 
     # Kerby 2025, section 5, first table: eta = 0.07 for the sum variant (0.75 for the average).
     eta: float = param(
@@ -119,6 +161,13 @@ def pairwise_gradient(
         # Section 3.1.1: r_i' = r_i + eta (S_ij - P(i beats j)).
         per_pair = scores - logistic(diff)
     else:
+        spread = float(np.ptp(ratings)) if len(ratings) else 0.0
+        if not spread <= GAUSSIAN_MAX_SPREAD:  # also NaN
+            raise ComputationError(
+                f"the players' ratings spread over {spread:,.3g} (natural scale): the Gaussian pair updates "
+                "diverge; lower the learning rate, or average each player's pair updates (variant average) in "
+                "games of many players"
+            )
         # Section 3.1.2: gradient of log Phi((r_w - r_l)/sqrt2); a draw averages both results.
         win = mills_ratio(diff / SQRT2) / SQRT2
         per_pair = scores * win - scores.T * win.T

@@ -154,7 +154,7 @@ from ratings.systems._orders import (
     symmetrize,
     tie_orderings,
 )
-from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem, boost_rule
+from ratings.systems._single import KNOT_RULES, KerbyParams, SingleRatingSystem, anchors_rule, boost_rule
 
 #: scipy.special, loaded on first use (:mod:`ratings.lazy`).
 special = lazy_module("scipy.special")
@@ -221,14 +221,6 @@ SMALLEST_SUM = 1e-200
 #: On the bundled racing sample eta = 2 drove one game's ratings 73 standard deviations apart by game 537,
 #: 1.8 spread them over 15, 1.5 over 9: 1.5 keeps a margin.
 THURSTONIAN_ETA = Interval(0.0, 1.5, closed="right")
-#: Widest gap allowed between the initial rating, the dummy and the floor: the model computes games whose
-#: ratings spread over at most MAX_SPREAD, and play spreads them further.
-ANCHOR_SPREAD = 40.0
-
-
-def _anchors_close(p: Any) -> bool:
-    anchors = [x for x in (p.initial, p.dummy, p.floor) if x is not None]
-    return max(anchors) - min(anchors) <= ANCHOR_SPREAD
 
 
 def _rates_within_eta(p: Any) -> bool:
@@ -241,11 +233,7 @@ class ThurstonianParams(KerbyParams):
 
     RULES = (
         *KNOT_RULES,
-        Rule(
-            ("dummy", "initial", "floor"),
-            _anchors_close,
-            f"the initial rating, the dummy and the floor must lie within {ANCHOR_SPREAD:g} of each other",
-        ),
+        anchors_rule(),
         Rule(("eta_values",), _rates_within_eta, f"each learning rate must be {THURSTONIAN_ETA.words()}, or 0"),
         boost_rule("eta", THURSTONIAN_ETA),
     )
