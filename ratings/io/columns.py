@@ -97,17 +97,20 @@ def read_long_columns(
     progress: Progress | None = None,
     *,
     report: bool = False,
+    pandas: bool = True,
 ) -> ReadResult | None:
     """Read a plain long-shape CSV (a path or its bytes) into a history from columns; None to decline (see the
     module's description).  With ``report``, cells the general reader reports on their rows raise its
     :class:`HistoryError`, with its very message (:func:`_problems`), where this reader can tell it; without, such
-    a file is declined."""
+    a file is declined.  Without ``pandas``, a file the byte level does not take is declined too."""
     try:
         layout = _layout(file, source, limits)
         # (the parse is handed on unnamed: the history frees its arrays as it goes; rows wider than the header are
         # taken for a window only from a trusted file: the hosted bounds count their cells)
         wide = report and limits is None
-        return _history(layout, _parse(file, layout, limits, progress, wide), source, limits, file if report else None)
+        return _history(
+            layout, _parse(file, layout, limits, progress, wide, pandas), source, limits, file if report else None
+        )
     except (_Decline, HistoryError):
         return None
     except _Reported as reported:
@@ -128,14 +131,17 @@ def _parse(
     limits: Limits | None,
     progress: Progress | None,
     wide: bool = False,
+    pandas: bool = True,
 ) -> _Parsed:
     """The rows as codes: at the byte level, or by pandas' C parser for a file that path does not take (quoted
-    cells, a lone CR: see :mod:`ratings.io.long_bytes`).  ``wide``: the byte level takes rows wider than the header,
-    noting those with a value beyond it (:attr:`_Parsed.outside`)."""
+    cells, a lone CR: see :mod:`ratings.io.long_bytes`), which without ``pandas`` is declined.  ``wide``: the byte
+    level takes rows wider than the header, noting those with a value beyond it (:attr:`_Parsed.outside`)."""
     try:
         return _parse_bytes(file, layout, limits, progress, wide)
     except _NotTaken:
-        pass  # (the pandas path runs after the handler, once the exception and the arrays its frames hold are gone)
+        if not pandas:
+            raise _Decline from None
+    # (the pandas path runs after the handler, once the exception and the arrays its frames hold are gone)
     return _parse_pandas(file, layout, limits, progress)
 
 

@@ -131,8 +131,9 @@ def _kind(data: bytes, filename: str | None, limits: Limits | None = HOSTED) -> 
     return "text"
 
 
-#: Smallest text file read by the column reader when pandas is not imported yet (importing it costs about 0.2 s of
-#: CPU, what the general reader spends on about 25,000 rows).
+#: Smallest text file the column reader may hand to pandas when pandas is not imported yet (importing it costs about
+#: 0.2 s of CPU, what the general reader spends on about 25,000 rows): a smaller file is read by the column reader only
+#: at the byte level (what it declines goes to the general reader).
 COLUMNS_FROM_BYTES = 1 << 20
 #: ``limits`` of :func:`read_file` by what is read: none for a path (a trusted local file), :data:`HOSTED` for
 #: bytes and file objects (an upload).
@@ -239,6 +240,5 @@ def _columns(
     if ext not in ("", ".csv", ".txt"):
         return None
     size = os.path.getsize(file) if isinstance(file, (str, os.PathLike)) else len(file)
-    if size < COLUMNS_FROM_BYTES and "pandas" not in sys.modules:
-        return None  # the general reader is as quick here as importing pandas (a command's start)
-    return read_long_columns(file, name, limits, progress, report=True)  # a bad cell: its message, from a window
+    pandas = size >= COLUMNS_FROM_BYTES or "pandas" in sys.modules  # (below, the general reader is as quick)
+    return read_long_columns(file, name, limits, progress, report=True, pandas=pandas)  # a bad cell: its message
