@@ -11,6 +11,7 @@ failed to finish), one-player games, dates with gaps and undated games.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from typing import Any
 
 import numpy as np
@@ -489,25 +490,12 @@ def test_thurstonian_kernel_computes_crowds_of_1000_like_the_logarithmic_referen
     assert_agree(system, history, fast)
 
 
-def _crowd_and_banded(n: int, kind: str, dnfs: int) -> tuple[np.ndarray, np.ndarray]:
-    """The gradient of one worst-first order of n players through the kernel's whole-grid crowd (``_crowd``, the
-    reference) and through its banded one (``_banded``, its first cut, else its second, as ``_order`` tries them):
-    equal ratings in any order, ratings N(0, 1) finishing in the order of a noisy performance (rating plus N(0, 1)),
-    or ratings N(0, 1.5) finishing in an order unrelated to them; the ``dnfs`` lowest of them as DNFs."""
+@functools.cache
+def _whole_and_banded() -> Any:
+    """One order's gradient through the kernel's whole-grid crowd and through its banded one (with the coincidences
+    turned into the gradient), compiled once a process: a function compiled afresh for each case cost about 2 s
+    each."""
     from ratings.kernels import thurstonian as kernel
-
-    rng = np.random.default_rng(n + dnfs)
-    if kind == "equal":
-        r = np.zeros(n)
-        worst_first = np.arange(n)[::-1].copy()
-    elif kind == "unrelated":
-        r = 1.5 * rng.normal(size=n)
-        worst_first = rng.permutation(n)
-    else:
-        r = rng.normal(size=n)
-        worst_first = np.argsort(r + rng.normal(size=n))
-    cut = max(dnfs, 1)
-    bottom, chain = worst_first[:cut].copy(), worst_first[cut:].copy()
 
     @njit
     def both(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray) -> tuple[bool, np.ndarray, bool, np.ndarray]:
@@ -527,7 +515,29 @@ def _crowd_and_banded(n: int, kind: str, dnfs: int) -> tuple[np.ndarray, np.ndar
             banded[chain[0]] += coincide[len(chain) - 1 + d]
         return whole_ok, whole, banded_ok, banded
 
-    whole_ok, whole, banded_ok, banded = both(r, chain, bottom)
+    return both
+
+
+def _crowd_and_banded(n: int, kind: str, dnfs: int) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient of one worst-first order of n players through the kernel's whole-grid crowd (``_crowd``, the
+    reference) and through its banded one (``_banded``, its first cut, else its second, as ``_order`` tries them):
+    equal ratings in any order, ratings N(0, 1) finishing in the order of a noisy performance (rating plus N(0, 1)),
+    or ratings N(0, 1.5) finishing in an order unrelated to them; the ``dnfs`` lowest of them as DNFs."""
+
+    rng = np.random.default_rng(n + dnfs)
+    if kind == "equal":
+        r = np.zeros(n)
+        worst_first = np.arange(n)[::-1].copy()
+    elif kind == "unrelated":
+        r = 1.5 * rng.normal(size=n)
+        worst_first = rng.permutation(n)
+    else:
+        r = rng.normal(size=n)
+        worst_first = np.argsort(r + rng.normal(size=n))
+    cut = max(dnfs, 1)
+    bottom, chain = worst_first[:cut].copy(), worst_first[cut:].copy()
+
+    whole_ok, whole, banded_ok, banded = _whole_and_banded()(r, chain, bottom)
     assert whole_ok and banded_ok
     return whole, banded
 
