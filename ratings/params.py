@@ -395,8 +395,11 @@ def validate(params: Any) -> None:
         check_value(spec, getattr(params, spec.name))
     for rule in getattr(cls, "RULES", ()):
         if not rule.holds(params):
-            values = ", ".join(
-                f"{n}={_g(v) if isinstance(v, float) else v}" for n in rule.names for v in [getattr(params, n)]
+            values = ", ".join(  # (a parameter left off, None, is not part of the combination refused)
+                f"{n}={_g(v) if isinstance(v, float) else v}"
+                for n in rule.names
+                for v in [getattr(params, n)]
+                if v is not None
             )
             raise ParameterError(rule.names[0], f"{rule.says} (got {values})")
 

@@ -130,3 +130,27 @@ def test_a_link_with_a_baseline_no_longer_on_the_server_says_so(page, app_url):
     assert page.locator("#baseline-unpin[disabled]").count() == 1  # nothing pinned
     screenshot(page, "params-link-unknown-pin-desktop", "#params-link-error")
     assert page.console_errors == []
+
+
+def test_a_rule_between_parameters_refuses_the_combination_and_names_it(page, app_url):
+    # The Gaussian pair model bounds pairwise Elo's step (0.2 summed, 0.8 averaged; its update for an upset grows
+    # with the margin): a learning rate the logistic model takes (0.5) is refused once the model is switched, the
+    # message naming eta and the bounds, the standings kept; averaging the pairs brings it within them.
+    open_app(page, app_url, "?sample=racing&system=pairwise-elo&eta=0.5")
+    table = leaderboard_text(page)
+    page.click(param_selector("param-choice", "model"))
+    page.click("[role=option]:has(input[value='gaussian'])", timeout=TIMEOUT)
+    error_says(page, "parameter 'eta'", "gaussian pair model", "at most 0.2 summed, 0.8 averaged", "eta=0.5")
+    settle(page)
+    assert leaderboard_text(page) == table  # nothing recomputed, nothing half-updated
+    assert "model=gaussian" not in page.url
+    screenshot(page, "params-rule-between-parameters", "#params-error")
+    page.click(param_selector("param-choice", "variant"))
+    page.click("[role=option]:has(input[value='average'])", timeout=TIMEOUT)
+    page.wait_for_selector("#params-error", state="hidden", timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => ['model=gaussian', 'variant=average'].every(p => location.search.includes(p))", timeout=TIMEOUT
+    )
+    settle(page)
+    assert leaderboard_text(page) != table
+    assert page.console_errors == []
