@@ -64,6 +64,7 @@ __all__ = [
     "SingleRatingSystem",
     "anchors_rule",
     "boost_rule",
+    "largest_step",
     "dummy_tie_param",
     "dynamics_param",
 ]
@@ -97,6 +98,13 @@ KNOT_RULES = (
 )
 
 
+def largest_step(p: Any, rate: str = "eta") -> float:
+    """The largest step the parameters ``p`` take: ``(1 + boost)`` times their largest learning rate (each of
+    ``eta_values`` where given, else ``rate``), a new player's first game."""
+    rates = getattr(p, "eta_values", None) or (getattr(p, rate),)
+    return float(max(rates)) * (1.0 + p.boost)
+
+
 def boost_rule(rate: str, valid: Interval, *, curve: bool = True) -> Rule:
     """The new-player boost may not take the learning rate ``rate`` (each of ``eta_values`` too, where the system
     has them) past the largest its declaration ``valid`` accepts: a boosted first game is still a game the system
@@ -105,8 +113,7 @@ def boost_rule(rate: str, valid: Interval, *, curve: bool = True) -> Rule:
     highest = valid.high if valid.high is not None else math.inf
 
     def holds(p: Any) -> bool:
-        rates = getattr(p, "eta_values", None) or (getattr(p, rate),)
-        return max(rates) * (1.0 + p.boost) <= highest
+        return largest_step(p, rate) <= highest
 
     names = ("boost", rate, "eta_values") if curve else ("boost", rate)
     return Rule(names, holds, f"(1 + boost) x the learning rate must be at most {highest:g}")

@@ -58,7 +58,15 @@ import numpy as np
 from ratings.base import ComputationError, State
 from ratings.numerics import logistic, mills_ratio
 from ratings.params import Rule, param
-from ratings.systems._single import ETA, KNOT_RULES, KerbyParams, SingleRatingSystem, anchors_rule, boost_rule
+from ratings.systems._single import (
+    ETA,
+    KNOT_RULES,
+    KerbyParams,
+    SingleRatingSystem,
+    anchors_rule,
+    boost_rule,
+    largest_step,
+)
 
 __all__ = ["PairwiseElo", "PairwiseParams", "pair_scores", "pairwise_gradient"]
 
@@ -82,8 +90,7 @@ GAUSSIAN_ETA = {"sum": 0.2, "average": 0.8}
 
 
 def _gaussian_step_bounded(p: Any) -> bool:
-    rates = p.eta_values or (p.eta,)
-    return p.model != "gaussian" or max(rates) * (1.0 + p.boost) <= GAUSSIAN_ETA[p.variant]
+    return p.model != "gaussian" or largest_step(p) <= GAUSSIAN_ETA[p.variant]
 
 
 @dataclass(frozen=True, kw_only=True)
