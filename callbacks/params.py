@@ -11,7 +11,7 @@ from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
 from callbacks.runs import DataError, history_for
 from layouts.controls import param_controls, team_style
 from layouts.ids import Data, Page, ParamRow, Params, ParamType, Standings
-from layouts.param_values import collect, follow
+from layouts.param_values import collect, follow, sliders_moved
 from ratings import SYSTEM_NAMES, get_system
 from sources.generations import next_generation
 from sources.links import address_values, settings_pairs
@@ -75,8 +75,10 @@ def _changed() -> set[tuple[str, str]]:
 # every parameter control -> settings store (valid only), the error line, this page's change number, the settings'
 # part of the shareable query, and the slider and box of each number kept together (all in this one answer: neither
 # the standings callback nor the address waits for another request, and a moved slider goes to the server at once,
-# its box written back with the answer); the standings callback announces the number, and older work of the same
-# page still running stops (sources.generations); the browser joins the query's parts (callbacks/gates.py).
+# its box written back with the answer), and each slider's range where the rules between parameters move it (what
+# they allow with the others as now set: layouts.param_values.sliders_moved); the standings callback announces the
+# number, and older work of the same page still running stops (sources.generations); the browser joins the query's
+# parts (callbacks/gates.py).
 @callback(
     Output(Params.SETTINGS, "data"),
     Output(Params.ERROR, "children"),
@@ -85,6 +87,9 @@ def _changed() -> set[tuple[str, str]]:
     Output(Page.SHARE_PARAMS, "data"),
     Output({"type": ParamType.VALUE, "name": ALL}, "value"),
     Output({"type": ParamType.SLIDER, "name": ALL}, "value"),
+    Output({"type": ParamType.SLIDER, "name": ALL}, "min"),
+    Output({"type": ParamType.SLIDER, "name": ALL}, "max"),
+    Output({"type": ParamType.SLIDER, "name": ALL}, "marks"),
     Input({"type": ParamType.VALUE, "name": ALL}, "value"),
     Input({"type": ParamType.ON, "name": ALL}, "value"),
     Input({"type": ParamType.CHOICE, "name": ALL}, "value"),
@@ -116,16 +121,21 @@ def on_params(
     sliders = _by_name(slider_values, groups[5])
     ranges = {name: (low, high) for name, low, high in zip(sliders, lows, highs, strict=True)}
     values, box_out, slider_out = follow(boxes, sliders, ranges, _changed())
-    synced = (
-        [box_out.get(item["id"]["name"], no_update) for item in ctx.outputs_list[5]],
-        [slider_out.get(item["id"]["name"], no_update) for item in ctx.outputs_list[6]],
-    )
     raw: dict[str, Any] = dict(values)
     for group, ids in zip((choices, lists, bools), (groups[2], groups[3], groups[4]), strict=True):
         raw.update(_by_name(group, ids))
     on = _by_name(switches, groups[1])
     if system not in SYSTEM_NAMES or set(raw) != {s.name for s in get_system(system).parameters()}:
-        return (no_update,) * 5 + synced  # controls of another system are still on screen
+        nothing = [no_update] * len(ctx.outputs_list[6])
+        # controls of another system are still on screen
+        return (no_update,) * 5 + ([no_update] * len(ctx.outputs_list[5]), nothing, nothing, nothing, nothing)
+    moved = sliders_moved(system, raw, on, ranges)
+    names = [item["id"]["name"] for item in ctx.outputs_list[6]]
+    synced = (
+        [box_out.get(item["id"]["name"], no_update) for item in ctx.outputs_list[5]],
+        [slider_out.get(name, no_update) for name in names],
+        *([moved[name][prop] if name in moved else no_update for name in names] for prop in ("min", "max", "marks")),
+    )
     settings_, error = collect(system, raw, on)
     if settings_ is None:
         return no_update, f"{error}. The last valid result stays on screen.", True, no_update, no_update, *synced

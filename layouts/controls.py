@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash_bootstrap_components as dbc
@@ -14,15 +14,18 @@ from layouts.ids import Baseline, Data, DateRange, Page, ParamRow, Params, Param
 from layouts.labels import labelled
 from ratings import SYSTEM_NAMES, ParamSpec, get_system
 from ratings.io import MAX_BYTES
+from ratings.params import offered
 from sources.model import address_example, address_label
 
 __all__ = [
     "controls_column",
     "default_shown",
+    "offered_range",
     "param_control",
     "param_controls",
-    "team_style",
+    "slider_marks",
     "slider_range",
+    "team_style",
     "system_options",
 ]
 
@@ -112,17 +115,38 @@ def slider_range(spec: ParamSpec, value: float | None) -> tuple[float, float, fl
     return float(low), float(high), float(step)
 
 
-def _marks(low: float, high: float, default: float | None) -> dict[float, Any]:
-    """End labels and a blue "default" mark; an end label too close to the default is left out so none overlap."""
+def offered_range(system: str, spec: ParamSpec, values: Mapping[str, Any]) -> tuple[float, float, float]:
+    """A number's slider ``(low, high, step)``: :func:`slider_range` within the limits the system's rules put on it
+    with the other parameters at ``values`` (:func:`ratings.params.offered`: a slider offers only values that
+    compute with the others as set), widened again to hold the number's own value there (a slider whose value lies
+    off its range writes its end back, changing what the visitor set without a word; a value a rule refuses stays,
+    refused with the rule's message, until the visitor moves it)."""
+    current = values.get(spec.name, spec.default)
+    low, high, step = slider_range(spec, current)
+    low, high = offered(get_system(system).Params, spec, values, (low, high))
+    if isinstance(current, (int, float)) and not isinstance(current, bool) and math.isfinite(current):
+        low, high = min(low, float(current)), max(high, float(current))
+    return low, high, step
+
+
+def slider_marks(spec: ParamSpec, low: float, high: float) -> dict[float, Any]:
+    """End labels and a blue "default" mark (when the default lies on the slider); an end label too close to the
+    default is left out so none overlap (in the controls column a slider is about 165 px wide: "default" and a short
+    end label overlap closer than a quarter of it)."""
+    default = spec.default if isinstance(spec.default, (int, float)) and low <= spec.default <= high else None
     marks: dict[float, Any] = {}
-    near = 0.18 * (high - low)
+    near = 0.25 * (high - low)
     for end in (low, high):
         if default is None or abs(end - default) >= near:
             marks[end] = f"{end:.4g}"
     if default is not None:
-        close = abs(default - low) < near or abs(default - high) < near
-        text = f"{default:.3g} default" if close else "default"
-        marks[float(default)] = {"label": text, "style": {"color": "#0d6efd", "whiteSpace": "nowrap"}}
+        style = {"color": "#0d6efd", "whiteSpace": "nowrap"}
+        text = "default"
+        if abs(default - low) < near or abs(default - high) < near:
+            text = f"{default:.3g} default"
+            # the longer label leans away from the end it is near, so that it stays within the column
+            style["transform"] = "translateX(-10%)" if abs(default - low) < near else "translateX(-90%)"
+        marks[float(default)] = {"label": text, "style": style}
     return marks
 
 
@@ -143,7 +167,9 @@ def team_style(shown: bool) -> dict[str, str]:
     return {} if shown else {"display": "none"}
 
 
-def param_control(spec: ParamSpec, value: Any = None, *, teams: bool = True) -> html.Div:
+def param_control(
+    spec: ParamSpec, value: Any = None, *, teams: bool = True, span: tuple[float, float, float] | None = None
+) -> html.Div:
     """The control of one parameter, chosen by its kind.
 
     Numbers get a slider (suggested range, default marked, updates on release) plus an exact number
@@ -151,6 +177,8 @@ def param_control(spec: ParamSpec, value: Any = None, *, teams: bool = True) -> 
     booleans a switch.  Every control's id is ``{"type": ParamType..., "name": spec.name}``; the help
     line shows on hover.  A team parameter (:data:`TEAM_PARAMS`) says it applies to team games only, and its block
     (id ``{"type": ParamRow.TEAM, "name": spec.name}``) is hidden unless ``teams`` (the history has a team game).
+    ``span``: a number's slider ``(low, high, step)`` (default: :func:`slider_range`; :func:`param_controls` gives
+    :func:`offered_range`, within the rules with the other parameters).
     """
     name = spec.name
     current = spec.default if value is None and spec.kind not in ("optional-float", "float-list") else value
@@ -183,7 +211,7 @@ def param_control(spec: ParamSpec, value: Any = None, *, teams: bool = True) -> 
         optional = spec.kind == "optional-float"
         enabled = current is not None
         default = spec.default if isinstance(spec.default, (int, float)) else None
-        low, high, step = slider_range(spec, current if enabled else None)
+        low, high, step = span or slider_range(spec, current if enabled else None)
         shown = current if enabled else (default if default is not None else (low + high) / 2)
         if default is not None and shown == default:
             shown = default_shown(default)
@@ -193,7 +221,7 @@ def param_control(spec: ParamSpec, value: Any = None, *, teams: bool = True) -> 
             max=high,
             step=step,
             value=shown,
-            marks=_marks(low, high, default),
+            marks=slider_marks(spec, low, high),
             updatemode="mouseup",
             included=False,
             disabled=not enabled,
@@ -250,6 +278,12 @@ def param_controls(system: str, values: dict[str, Any] | None = None, *, teams: 
     values = values or {}
     specs = get_system(system).parameters()
     rules = [s for s in specs if s.time_rule]
+
+    def control(spec: ParamSpec) -> html.Div:
+        numeric = spec.kind in ("float", "int", "optional-float")
+        span = offered_range(system, spec, values) if numeric else None
+        return param_control(spec, values.get(spec.name), teams=teams, span=span)
+
     out: list[Any] = []
     for spec in specs:
         if spec.time_rule:
@@ -257,16 +291,13 @@ def param_controls(system: str, values: dict[str, Any] | None = None, *, teams: 
                 shown = any(values.get(r.name) not in (None, r.default) for r in rules)
                 out.append(
                     html.Details(
-                        [
-                            html.Summary(TIME_RULES_SUMMARY, className="small fw-semibold mb-1"),
-                            *[param_control(r, values.get(r.name), teams=teams) for r in rules],
-                        ],
+                        [html.Summary(TIME_RULES_SUMMARY, className="small fw-semibold mb-1"), *map(control, rules)],
                         open=shown,
                         className="mb-2",
                     )
                 )
             continue
-        out.append(param_control(spec, values.get(spec.name), teams=teams))
+        out.append(control(spec))
     return out
 
 

@@ -7,14 +7,14 @@ import math
 import re
 from typing import Any
 
-from layouts.controls import default_shown, param_controls
+from layouts.controls import default_shown, offered_range, param_controls, slider_marks
 from layouts.ids import ParamType
 from ratings import get_system
-from ratings.params import parse_number
+from ratings.params import ParameterError, coerce, parse_number
 from sources.links import address_values
 from sources.runs import parse_params
 
-__all__ = ["collect", "controls_for", "follow", "slider_for"]
+__all__ = ["collect", "controls_for", "follow", "slider_for", "sliders_moved"]
 
 
 def controls_for(system: str, *, reset: bool, url_state: dict[str, Any] | None) -> list[Any]:
@@ -45,6 +45,36 @@ def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tupl
     if params is None:
         return None, error
     return {"system": system, "params": params}, None
+
+
+def sliders_moved(
+    system: str, raw: dict[str, Any], switches: dict[str, bool], shown: dict[str, tuple[Any, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The sliders whose range changes with the controls' values ``raw``: each one's new ``min``, ``max`` and
+    ``marks`` (:func:`layouts.controls.offered_range`: what the rules allow with the other parameters as now set),
+    by name, for those whose range ``shown`` (``(min, max)`` by name) differs.  A value that does not read yet
+    (an empty or refused box) counts as its default here; the settings say what is wrong with it."""
+    values: dict[str, Any] = {}
+    specs = {spec.name: spec for spec in get_system(system).parameters()}
+    for name, value in raw.items():
+        spec = specs.get(name)
+        if spec is None:
+            continue
+        if spec.kind == "optional-float" and not switches.get(name, value is not None):
+            values[name] = None
+            continue
+        try:
+            values[name] = coerce(spec, value)
+        except ParameterError:
+            continue
+    out = {}
+    for name, (low, high) in shown.items():
+        if name not in specs:
+            continue
+        new_low, new_high, _ = offered_range(system, specs[name], values)
+        if (new_low, new_high) != (low, high):
+            out[name] = {"min": new_low, "max": new_high, "marks": slider_marks(specs[name], new_low, new_high)}
+    return out
 
 
 def _read(value: Any) -> Any:

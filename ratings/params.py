@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import math
 import re
+import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,11 +30,15 @@ from typing import Any, ClassVar
 __all__ = [
     "Declared",
     "Interval",
+    "Limit",
     "ParamSpec",
     "ParameterError",
     "Rule",
     "check_value",
     "coerce",
+    "computed_limit",
+    "limits",
+    "offered",
     "param",
     "parse_number",
     "specs",
@@ -104,15 +109,60 @@ FINITE = Interval()
 
 
 @dataclass(frozen=True)
+class Limit:
+    """The values of one parameter a rule allows with the other parameters as they are: from ``low`` to ``high``
+    (None: no limit on that side), an end excluded where ``open_low`` or ``open_high`` says so."""
+
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+
+    def __and__(self, other: Limit) -> Limit:
+        """The values both limits allow."""
+        low, open_low = self.low, self.open_low
+        if other.low is not None and (low is None or other.low > low or (other.low == low and other.open_low)):
+            low, open_low = other.low, other.open_low
+        high, open_high = self.high, self.open_high
+        if other.high is not None and (high is None or other.high < high or (other.high == high and other.open_high)):
+            high, open_high = other.high, other.open_high
+        return Limit(low, high, open_low, open_high)
+
+    def within(self, low: float, high: float, step: float) -> tuple[float, float]:
+        """The range ``[low, high]`` narrowed to these values; an excluded end is kept a ``step`` away.  A limit that
+        leaves nothing of the range (it was computed from values no rule allows) leaves the range as it is."""
+        narrow_low, narrow_high = low, high
+        if self.low is not None:
+            narrow_low = max(low, self.low + (step if self.open_low else 0.0))
+        if self.high is not None:
+            narrow_high = min(high, self.high - (step if self.open_high else 0.0))
+        return (narrow_low, narrow_high) if narrow_low <= narrow_high else (low, high)
+
+
+def computed_limit(low: float | None = None, high: float | None = None) -> Limit:
+    """A limit computed by a product or a quotient of other parameters, drawn a part in 1e-12 inside its ends, so
+    that a value at an end does not round past the rule when the rule multiplies it back."""
+    inside = 1e-12
+    return Limit(
+        None if low is None else low + abs(low) * inside,
+        None if high is None else high - abs(high) * inside,
+    )
+
+
+@dataclass(frozen=True)
 class Rule:
     """A rule tying parameters together, declared once in a parameter dataclass's ``RULES``.
 
     ``holds(params)`` is True when the rule is kept; the error names ``names[0]`` and shows every named value.
+    ``limits`` maps a parameter the rule bounds to ``limit(params)``: the :class:`Limit` of its values the rule
+    allows with the others as they are (``params`` has every parameter as an attribute).  A control offers, and a
+    search draws, only values within its parameter's limits (:func:`limits`), so what they offer computes.
     """
 
     names: tuple[str, ...]
     holds: Callable[[Any], bool]
     says: str
+    limits: Mapping[str, Callable[[Any], Limit]] = dataclasses.field(default_factory=dict)
 
 
 #: Plain decimal notation, ASCII digits only: ``12``, ``-0.5``, ``.25``, ``1e-3``.  Python's own
@@ -402,6 +452,65 @@ def validate(params: Any) -> None:
                 if v is not None
             )
             raise ParameterError(rule.names[0], f"{rule.says} (got {values})")
+
+
+def limits(params_cls: type, values: Mapping[str, Any]) -> dict[str, Limit]:
+    """Each parameter of ``params_cls`` its ``RULES`` bound: the values every rule allows (:attr:`Rule.limits`)
+    with the other parameters at ``values`` (those missing at their defaults).  A rule whose limit cannot be read
+    from these values (a parameter that is not a number yet) limits nothing."""
+    given = {spec.name: spec.default for spec in specs(params_cls)}
+    given.update(values)
+    current = types.SimpleNamespace(**given)
+    out: dict[str, Limit] = {}
+    for rule in getattr(params_cls, "RULES", ()):
+        for name, limit in rule.limits.items():
+            try:
+                found = limit(current)
+            except (TypeError, ValueError, ArithmeticError, KeyError):
+                continue
+            out[name] = out[name] & found if name in out else found
+    return out
+
+
+def offered(
+    params_cls: type, spec: ParamSpec, values: Mapping[str, Any], span: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """The range of the number ``spec`` that a control offers and a search draws: ``span`` (default: its declared
+    ``low``-``high``) within the limits ``params_cls``'s rules put on it with the other parameters at ``values``
+    (:func:`limits`).  An end a limit moved lies on the slider's grid (``spec.step`` from ``span``'s low: 0.8, not
+    0.7999999999992), at the value nearest the limit that the rules allow; an excluded end is a step inside."""
+    low, high = span if span is not None else (float(spec.low), float(spec.high))  # type: ignore[arg-type]
+    limit = limits(params_cls, values).get(spec.name)
+    if limit is None:
+        return (low, high)
+    step = spec.step or (high - low) / 100
+    narrow_low, narrow_high = limit.within(low, high, step)
+    bounding = [rule for rule in getattr(params_cls, "RULES", ()) if spec.name in rule.limits]
+    given = {s.name: s.default for s in specs(params_cls)}
+    given.update(values)
+
+    def allowed(value: float) -> bool:
+        current = types.SimpleNamespace(**{**given, spec.name: value})
+        try:
+            return all(rule.holds(current) for rule in bounding)
+        except (TypeError, ValueError, ArithmeticError):
+            return True  # the others do not read yet: the settings' own check says what is wrong
+
+    def on_grid(end: float, direction: int) -> float:
+        """``end`` moved onto the grid, inward (``direction`` +1 from below, -1 from above), as far as allowed."""
+        steps = (end - low) / step
+        k = math.ceil(steps - 1e-9) if direction > 0 else math.floor(steps + 1e-9)
+        for candidate in (k, k + direction):
+            value = round(low + candidate * step, 12)
+            if low <= value <= high and allowed(value):
+                return value
+        return end
+
+    if narrow_low != low:
+        narrow_low = on_grid(narrow_low, +1)
+    if narrow_high != high:
+        narrow_high = on_grid(narrow_high, -1)
+    return (narrow_low, narrow_high) if narrow_low <= narrow_high else (low, high)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -48,7 +48,7 @@ from ratings.metrics import (
     evaluate_ratings,
     game_scores,
 )
-from ratings.params import ParameterError, ParamSpec
+from ratings.params import ParameterError, ParamSpec, offered
 from ratings.predict import win_probabilities
 from ratings.seasons import SEASON_PARAMS
 from ratings.systems import create, get_system
@@ -436,12 +436,26 @@ def tune(
     def over() -> bool:
         return len(trials) >= limit or time.monotonic() > deadline or (stop is not None and stop())
 
+    params_cls = get_system(system).Params
+
     def params_at(point: np.ndarray) -> dict[str, Any]:
+        # each parameter within the limits the system's rules put on it with those before it as drawn (the rest
+        # fixed or at their defaults), so that every point of the box is a setting the rules allow
         out: dict[str, Any] = {}
         for spec, u in zip(specs, point, strict=True):
-            value = float(spec.low) + float(np.clip(u, 0.0, 1.0)) * (float(spec.high) - float(spec.low))  # type: ignore[arg-type]
-            out[spec.name] = int(round(value)) if spec.kind == "int" else round(value, 6)
+            low, high = offered(params_cls, spec, {**base, **out})
+            value = low + float(np.clip(u, 0.0, 1.0)) * (high - low)
+            out[spec.name] = int(round(value)) if spec.kind == "int" else min(max(round(value, 6), low), high)
         return out
+
+    def point_of(values: Mapping[str, Any]) -> np.ndarray:
+        """The point of the box whose parameters are ``values`` (:func:`params_at`'s inverse, ends clipped)."""
+        known, point = dict(base), []
+        for spec in specs:
+            low, high = offered(params_cls, spec, known)
+            point.append((float(values[spec.name]) - low) / (high - low) if high > low else 0.0)
+            known[spec.name] = values[spec.name]
+        return np.clip(np.array(point), 0.0, 1.0)
 
     best_point: np.ndarray | None = None
     best_value = math.inf
@@ -452,13 +466,11 @@ def tune(
         from scipy.stats import qmc
 
         # Phase 1: a scrambled Sobol design over the unit box (the defaults first, so tuning can only help).
-        defaults = np.array(
-            [(float(s.default) - float(s.low)) / (float(s.high) - float(s.low)) for s in specs]  # type: ignore[arg-type]
-        )
+        defaults = point_of({s.name: s.default for s in specs})
         size = max(8, 4 * len(specs))
         sobol = qmc.Sobol(d=len(specs), scramble=True, seed=seed)
         drawn = math.ceil(math.log2(size))
-        design = [np.clip(defaults, 0, 1), *sobol.random_base2(drawn)]
+        design = [defaults, *sobol.random_base2(drawn)]
 
         class _Done(Exception):
             pass

@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ratings.base import GameView, RatingSystem, Replay, State, idle_days
-from ratings.params import Declared, Interval, Rule, param
+from ratings.params import Declared, Interval, Limit, Rule, computed_limit, param
 from ratings.systems._teams import share, strength, team_strength_param, team_view
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "anchors_rule",
     "boost_rule",
     "largest_step",
+    "step_limits",
     "dummy_tie_param",
     "dynamics_param",
 ]
@@ -105,6 +106,27 @@ def largest_step(p: Any, rate: str = "eta") -> float:
     return float(max(rates)) * (1.0 + p.boost)
 
 
+def step_limits(rate: str, highest: Callable[[Any], float]) -> dict[str, Callable[[Any], Limit]]:
+    """The limits (:attr:`ratings.params.Rule.limits`) of a rule bounding :func:`largest_step` by
+    ``highest(params)`` (infinite where the rule does not apply): the learning rate ``rate`` (unless
+    ``eta_values`` replace it) at most ``highest / (1 + boost)``, the boost at most ``highest / rate - 1``."""
+
+    def rate_limit(p: Any) -> Limit:
+        top = highest(p)
+        if getattr(p, "eta_values", None) or not math.isfinite(top):
+            return Limit()
+        return computed_limit(high=top / (1.0 + p.boost))
+
+    def boost_limit(p: Any) -> Limit:
+        top, rates = highest(p), getattr(p, "eta_values", None) or (getattr(p, rate),)
+        fastest = float(max(rates))
+        if not math.isfinite(top) or fastest <= 0.0:
+            return Limit()
+        return computed_limit(high=top / fastest - 1.0)
+
+    return {rate: rate_limit, "boost": boost_limit}
+
+
 def boost_rule(rate: str, valid: Interval, *, curve: bool = True) -> Rule:
     """The new-player boost may not take the learning rate ``rate`` (each of ``eta_values`` too, where the system
     has them) past the largest its declaration ``valid`` accepts: a boosted first game is still a game the system
@@ -116,7 +138,12 @@ def boost_rule(rate: str, valid: Interval, *, curve: bool = True) -> Rule:
         return largest_step(p, rate) <= highest
 
     names = ("boost", rate, "eta_values") if curve else ("boost", rate)
-    return Rule(names, holds, f"(1 + boost) x the learning rate must be at most {highest:g}")
+    return Rule(
+        names,
+        holds,
+        f"(1 + boost) x the learning rate must be at most {highest:g}",
+        limits=step_limits(rate, lambda p: highest),
+    )
 
 
 #: Widest gap allowed between the initial rating, the dummy and the floor of a Gaussian model (Thurstonian, and

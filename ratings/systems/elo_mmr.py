@@ -99,7 +99,7 @@ import numpy as np
 from scipy import special
 
 from ratings.base import GameView, RatingSystem, Replay, State, idle_days
-from ratings.params import Declared, Interval, Rule, param
+from ratings.params import Declared, Interval, Limit, Rule, param
 from ratings.systems._teams import strength, team_view
 
 __all__ = ["FOLD_SHARE", "EloMMR", "EloMMRParams", "solve_decreasing"]
@@ -125,6 +125,10 @@ class EloMMRParams(Declared):
             ("beta", "sigma_limit"),
             lambda p: p.beta > p.sigma_limit,
             "must exceed sigma_limit so that the drift between games is finite",
+            limits={
+                "beta": lambda p: Limit(low=p.sigma_limit, open_low=True),
+                "sigma_limit": lambda p: Limit(high=p.beta, open_high=True),
+            },
         ),
     )
 

@@ -89,7 +89,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ratings.base import ComputationError, GameView, RatingSystem, Replay, State, idle_days
-from ratings.params import Declared, Interval, Rule, param
+from ratings.params import Declared, Interval, Limit, Rule, param
 from ratings.systems._teams import composite_opponents, strength, team_method_param, team_view
 
 __all__ = [
@@ -129,16 +129,28 @@ class Glicko2Params(Declared):
             ("min_deviation", "initial_deviation"),
             lambda p: p.min_deviation <= p.initial_deviation,
             "must be at most the new-player deviation",
+            limits={
+                "min_deviation": lambda p: Limit(high=p.initial_deviation),
+                "initial_deviation": lambda p: Limit(low=p.min_deviation),
+            },
         ),
         Rule(
             ("min_volatility", "initial_volatility"),
             lambda p: p.min_volatility <= p.initial_volatility,
             "must be at most the new-player volatility",
+            limits={
+                "min_volatility": lambda p: Limit(high=p.initial_volatility),
+                "initial_volatility": lambda p: Limit(low=p.min_volatility),
+            },
         ),
         Rule(
             ("max_volatility", "initial_volatility"),
             lambda p: p.max_volatility >= p.initial_volatility,
             "must be at least the new-player volatility",
+            limits={
+                "max_volatility": lambda p: Limit(low=p.initial_volatility),
+                "initial_volatility": lambda p: Limit(high=p.max_volatility),
+            },
         ),
     )
 

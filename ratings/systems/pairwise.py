@@ -49,6 +49,7 @@ Plackett-Luce and Thurstonian stop (the logistic model's update is bounded by 1 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,7 @@ from ratings.systems._single import (
     anchors_rule,
     boost_rule,
     largest_step,
+    step_limits,
 )
 
 __all__ = ["PairwiseElo", "PairwiseParams", "pair_scores", "pairwise_gradient"]
@@ -89,8 +91,12 @@ GAUSSIAN_MAX_SPREAD = 400.0
 GAUSSIAN_ETA = {"sum": 0.2, "average": 0.8}
 
 
+def _gaussian_largest_step(p: Any) -> float:
+    return GAUSSIAN_ETA[p.variant] if p.model == "gaussian" else math.inf
+
+
 def _gaussian_step_bounded(p: Any) -> bool:
-    return p.model != "gaussian" or largest_step(p) <= GAUSSIAN_ETA[p.variant]
+    return largest_step(p) <= _gaussian_largest_step(p)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,6 +111,7 @@ class PairwiseParams(KerbyParams):
             _gaussian_step_bounded,
             f"with the gaussian pair model, (1 + boost) x the learning rate must be at most {GAUSSIAN_ETA['sum']:g} "
             f"summed, {GAUSSIAN_ETA['average']:g} averaged",
+            limits=step_limits("eta", _gaussian_largest_step),
         ),
         anchors_rule(lambda p: p.model == "gaussian", where=" with the gaussian pair model"),
     )

@@ -41,7 +41,7 @@ import numpy as np
 
 from ratings.base import GameView, RatingRun, RatingSystem, Replay, State, idle_days
 from ratings.history import GameHistory
-from ratings.params import Declared, Interval, Rule, param
+from ratings.params import Declared, Interval, Rule, computed_limit, param
 from ratings.systems._factor_graph import MAX_SWEEPS, MIN_DELTA, draw_margin, free_for_all, ppf, team_game
 from ratings.systems._teams import team_view
 
@@ -63,11 +63,19 @@ class TrueSkillParams(Declared):
             ("sigma", "beta"),
             lambda p: p.beta / 1e3 <= p.sigma <= SPREAD_OF_SCALES * p.beta,
             f"must lie between beta / 1000 and {SPREAD_OF_SCALES:g} x beta",
+            limits={
+                "sigma": lambda p: computed_limit(p.beta / 1e3, SPREAD_OF_SCALES * p.beta),
+                "beta": lambda p: computed_limit(p.sigma / SPREAD_OF_SCALES, p.sigma * 1e3),
+            },
         ),
         Rule(
             ("tau", "beta"),
             lambda p: p.tau <= SPREAD_OF_SCALES * p.beta,
             f"must be at most {SPREAD_OF_SCALES:g} x beta",
+            limits={
+                "tau": lambda p: computed_limit(high=SPREAD_OF_SCALES * p.beta),
+                "beta": lambda p: computed_limit(p.tau / SPREAD_OF_SCALES),
+            },
         ),
     )
 

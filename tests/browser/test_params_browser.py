@@ -132,11 +132,32 @@ def test_a_link_with_a_baseline_no_longer_on_the_server_says_so(page, app_url):
     assert page.console_errors == []
 
 
+def slider_ends(page, name: str) -> tuple[float, float]:
+    """The ends a parameter's slider offers, as drawn (its thumb's aria-valuemin and aria-valuemax)."""
+    thumb = page.locator(param_selector("param-slider", name) + " [role=slider]")
+    return float(thumb.get_attribute("aria-valuemin")), float(thumb.get_attribute("aria-valuemax"))
+
+
+def wait_slider_ends(page, name: str, ends: tuple[float, float]) -> None:
+    page.wait_for_function(
+        """([selector, low, high]) => {
+            const thumb = document.querySelector(selector);
+            return thumb !== null && +thumb.getAttribute('aria-valuemin') === low
+                && +thumb.getAttribute('aria-valuemax') === high;
+        }""",
+        arg=[param_selector("param-slider", name) + " [role=slider]", *ends],
+        timeout=TIMEOUT,
+    )
+
+
 def test_a_rule_between_parameters_refuses_the_combination_and_names_it(page, app_url):
     # The Gaussian pair model bounds pairwise Elo's step (0.2 summed, 0.8 averaged; its update for an upset grows
     # with the margin): a learning rate the logistic model takes (0.5) is refused once the model is switched, the
-    # message naming eta and the bounds, the standings kept; averaging the pairs brings it within them.
+    # message naming eta and the bounds, the standings kept; averaging the pairs brings it within them.  The eta
+    # slider offers what the rule allows with the other settings (ratings.params.Rule.limits), still holding a
+    # value the visitor set that the rule refuses (a slider off its range would write its end back unasked).
     open_app(page, app_url, "?sample=racing&system=pairwise-elo&eta=0.5")
+    assert slider_ends(page, "eta") == (0.01, 2.0)  # the logistic model: the declared range
     table = leaderboard_text(page)
     page.click(param_selector("param-choice", "model"))
     page.click("[role=option]:has(input[value='gaussian'])", timeout=TIMEOUT)
@@ -144,6 +165,8 @@ def test_a_rule_between_parameters_refuses_the_combination_and_names_it(page, ap
     settle(page)
     assert leaderboard_text(page) == table  # nothing recomputed, nothing half-updated
     assert "model=gaussian" not in page.url
+    assert slider_ends(page, "eta") == (0.01, 0.5)  # up to the value set, no further
+    assert page.input_value(param_selector("param", "eta")) == "0.5"  # what the visitor set, kept
     screenshot(page, "params-rule-between-parameters", "#params-error")
     page.click(param_selector("param-choice", "variant"))
     page.click("[role=option]:has(input[value='average'])", timeout=TIMEOUT)
@@ -153,4 +176,15 @@ def test_a_rule_between_parameters_refuses_the_combination_and_names_it(page, ap
     )
     settle(page)
     assert leaderboard_text(page) != table
+    wait_slider_ends(page, "eta", (0.01, 0.8))
+    # back to summed pairs at a rate they allow: the slider offers up to their bound, and the page computes
+    type_into(page, "eta", "0.1")
+    page.wait_for_function("() => location.search.includes('eta=0.1')", timeout=TIMEOUT)
+    page.click(param_selector("param-choice", "variant"))
+    page.click("[role=option]:has(input[value='sum'])", timeout=TIMEOUT)
+    page.wait_for_function("() => !location.search.includes('variant=average')", timeout=TIMEOUT)
+    wait_slider_ends(page, "eta", (0.01, 0.2))
+    settle(page)
+    assert not page.is_visible("#params-error")
+    screenshot(page, "params-rule-limits-the-slider", param_selector("param-slider", "eta"))
     assert page.console_errors == []
