@@ -685,40 +685,20 @@ def _walk(
 
 
 @helper
-def _crowd(
-    r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray, lo: float, step: float, g: int
-) -> bool:
-    """:func:`_order` for crowds: the same quantities, with every message tilted by an exponential.
-
-    In a crowd the scaled messages lose their mass: ``f_k`` divided by its largest value is about
-    ``Phi^k`` (2^-k) where ``X_(k+1)`` lies, and ``b_k`` about ``(1 - Phi)^(m-k)``, so their product
-    underflows from about 650 players and each factor alone from about 2,000.  Here ``t_k`` is held as
-    ``t_k(x) exp(-lambda_k (x - x_a))``, with ``lambda_k`` the slope of ``log t_k`` at ``x_a``, a grid point
-    near the player's posterior mode (:func:`_anchors`), and ``b_k`` as ``b_k(x) exp(+lambda_k (x - x_a))``:
-    both peak near ``x_a`` (at the posterior mode the two slopes cancel; the messages are log-concave, by
-    Prekopa's theorem), their product is the posterior and needs no range, and the tilts cancel in every
-    sum.  Each row is still divided by its largest value, with that value's logarithm kept beside it.
-
-    Memory: forward rows are kept every ``s = ceil(sqrt(m))`` players; the backward pass recomputes a block of
-    ``s`` of them from its checkpoint before it walks down through it (Griewank's checkpointing), so the
-    rows held are about ``2 sqrt(m)``, at the price of a second forward pass.
-    """
-    m = len(chain)
+def _bottom_rows(
+    r: np.ndarray,
+    bottom: np.ndarray,
+    lo: float,
+    step: float,
+    shrink: float,
+    g: int,
+    rows: np.ndarray,
+    anchors: np.ndarray,
+) -> tuple[float, float]:
+    """A crowd's bottom (its DNFs, or its last finisher) as the distribution function ``f0`` of where the first
+    finisher lies, on the whole grid into ``rows[5]`` (rows 0-2 used as work); returns ``f0``'s log scale and its
+    tilt (:func:`_crowd`, :func:`_banded`)."""
     nb = len(bottom)
-    wide = g + 2 * _PAD
-    s = int(math.ceil(math.sqrt(m)))
-    checkpoints = (m + s - 1) // s
-    # Rows: 0 density, 1 integral, 2 work (padded), 3 and 4 backward messages, 5 the bottom's distribution
-    # function, then the checkpoints, then one block.
-    first_check = 6
-    first_block = first_check + checkpoints
-    rows = np.zeros((first_block + s, wide))
-    anchors = _anchors(r, chain, bottom, lo, step, g)
-    tilt = np.empty(m)
-    t_scale = np.empty(m)  # each log scale as t_scale + t_low (see _sum2)
-    t_low = np.empty(m)
-    shrink = math.exp(-step * step)
-    # The bottom's distribution function f0 (row 5, its log scale f_scale).
     f0 = rows[5]
     if nb == 1:
         density_scale = _density(r[bottom[0]], lo, step, shrink, g, rows, 0)
@@ -752,6 +732,46 @@ def _crowd(
             f_scale = max(f_scale, f0[j])
         for j in range(g):
             f0[j] = math.exp(f0[j] - f_scale)
+    return f_scale, f_tilt
+
+
+@helper
+def _crowd(
+    r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, weight: float, out: np.ndarray, lo: float, step: float, g: int
+) -> bool:
+    """:func:`_order` for crowds: the same quantities, with every message tilted by an exponential.
+
+    In a crowd the scaled messages lose their mass: ``f_k`` divided by its largest value is about
+    ``Phi^k`` (2^-k) where ``X_(k+1)`` lies, and ``b_k`` about ``(1 - Phi)^(m-k)``, so their product
+    underflows from about 650 players and each factor alone from about 2,000.  Here ``t_k`` is held as
+    ``t_k(x) exp(-lambda_k (x - x_a))``, with ``lambda_k`` the slope of ``log t_k`` at ``x_a``, a grid point
+    near the player's posterior mode (:func:`_anchors`), and ``b_k`` as ``b_k(x) exp(+lambda_k (x - x_a))``:
+    both peak near ``x_a`` (at the posterior mode the two slopes cancel; the messages are log-concave, by
+    Prekopa's theorem), their product is the posterior and needs no range, and the tilts cancel in every
+    sum.  Each row is still divided by its largest value, with that value's logarithm kept beside it.
+
+    Memory: forward rows are kept every ``s = ceil(sqrt(m))`` players; the backward pass recomputes a block of
+    ``s`` of them from its checkpoint before it walks down through it (Griewank's checkpointing), so the
+    rows held are about ``2 sqrt(m)``, at the price of a second forward pass.
+    """
+    m = len(chain)
+    nb = len(bottom)
+    wide = g + 2 * _PAD
+    s = int(math.ceil(math.sqrt(m)))
+    checkpoints = (m + s - 1) // s
+    # Rows: 0 density, 1 integral, 2 work (padded), 3 and 4 backward messages, 5 the bottom's distribution
+    # function, then the checkpoints, then one block.
+    first_check = 6
+    first_block = first_check + checkpoints
+    rows = np.zeros((first_block + s, wide))
+    anchors = _anchors(r, chain, bottom, lo, step, g)
+    tilt = np.empty(m)
+    t_scale = np.empty(m)  # each log scale as t_scale + t_low (see _sum2)
+    t_low = np.empty(m)
+    shrink = math.exp(-step * step)
+    # The bottom's distribution function f0 (row 5, its log scale f_scale, its tilt f_tilt).
+    f_scale, f_tilt = _bottom_rows(r, bottom, lo, step, shrink, g, rows, anchors)
+    f0 = rows[5]
     # t_0 = f0 u_0, tilted at its anchor (from f0's tilt, f_tilt at the same anchor).
     u_scale = _density(r[chain[0]], lo, step, shrink, g, rows, 0)
     for j in range(g):
@@ -1330,37 +1350,9 @@ def _banded(
     t_lo = np.empty(m, dtype=np.int64)
     t_hi = np.empty(m, dtype=np.int64)
     shrink = math.exp(-step * step)
-    # The bottom's distribution function f0 (row 5, its log scale f_scale), on the whole grid as in _crowd.
+    # The bottom's distribution function f0 (row 5, its log scale f_scale, its tilt f_tilt).
+    f_scale, f_tilt = _bottom_rows(r, bottom, lo, step, shrink, g, rows, anchors)
     f0 = rows[5]
-    if nb == 1:
-        density_scale = _density(r[bottom[0]], lo, step, shrink, g, rows, 0)
-        work = rows[2]
-        for j in range(g):
-            work[j + _PAD] = rows[0, j]
-        top = _integrate(rows, 2, g, g, step, 1)
-        start = log_ndtr(lo - r[bottom[0]])
-        f_scale = max(density_scale + math.log(top), start)
-        a = math.exp(density_scale - f_scale)
-        c = math.exp(start - f_scale)
-        for j in range(g):
-            f0[j] = rows[1, j] * a + c
-        for j in range(g + 2 * _PAD):
-            work[j] = 0.0
-        f_tilt = 0.0
-    else:
-        for j in range(g):
-            total = 0.0
-            for d in range(nb):
-                total += log_ndtr(lo + step * j - r[bottom[d]])
-            f0[j] = total
-        a = anchors[0]
-        f_tilt = (f0[a + 1] - f0[a - 1]) / (2.0 * step)
-        f_scale = -math.inf
-        for j in range(g):
-            f0[j] -= f_tilt * step * (j - a)
-            f_scale = max(f_scale, f0[j])
-        for j in range(g):
-            f0[j] = math.exp(f0[j] - f_scale)
     # t_0 = f0 u_0 tilted at its anchor, then cut to its window.
     if not _band_first(
         rows, 5, first_block, 0, r[chain[0]], f_scale, f_tilt, True, m == 1, lo, step, g, anchors, tilt, t_scale, t_low,
