@@ -668,3 +668,25 @@ def test_thurstonian_histories_without_teams_rate_as_before_teams(sample: str) -
 
     run = create("thurstonian").rate(load_sample(sample))
     np.testing.assert_allclose(projections(run), BEFORE_TEAMS_PROJECTED[sample], rtol=0, atol=PROJECTION_TOLERANCE)
+
+
+def test_a_divergence_in_a_team_game_with_summed_strength_says_the_mean_moves_a_team_once() -> None:
+    """With a summed team strength each member moves by the team's gradient (d strength / d r_i = 1, the module's
+    chain rule), so a team of two moves twice as far as one player: Thurstonian at eta 1.5 (the largest its rules
+    allow) runs apart on the doubles sample's two-player teams; the message says so, and the same settings with the
+    team's mean compute.  A free-for-all game that diverges gets no word of teams."""
+    from ratings.base import ComputationError
+    from ratings.samples import load_sample
+    from tests.test_pairwise import _shuffled_fields
+
+    doubles = load_sample("doubles")
+    for rate in (create("thurstonian", eta=1.5).rate, create("thurstonian", eta=1.5).rate_per_game):
+        with pytest.raises(ComputationError) as raised:
+            rate(doubles)
+        said = str(raised.value)
+        assert "diverge" in said and "team strength mean moves it once" in said
+        assert doubles.team_game[raised.value.game]
+    create("thurstonian", eta=1.5, team_strength="mean").rate(doubles)
+    with pytest.raises(ComputationError) as alone:
+        create("pairwise-elo", model="gaussian", eta=0.2).rate(_shuffled_fields(40, 30))
+    assert "team" not in str(alone.value)
