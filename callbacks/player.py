@@ -11,7 +11,7 @@ from dash.exceptions import PreventUpdate
 
 import figures
 from callbacks.runs import current_run
-from layouts.ids import Data, GameExplain, Page, Params, Partners, PlayerPage, Standings, Tab, tab_gate
+from layouts.ids import Data, Page, Params, Partners, PlayerPage, Standings, Tab, tab_gate
 from layouts.player import PLAYER_EXPLANATION, explain_view, explanation_outputs, player_view
 
 
@@ -92,26 +92,3 @@ def on_explain(source, current, player, game, offset, factor, tab, _gate=None):
         raise PreventUpdate  # computed when the tab opens
     run = current_run(source, current)
     return explain_view(run, player, game, figures.scale_of(run, offset, factor)).outputs()
-
-
-# ---------------------------------------------------------------- Standings: why did a rating change in one game?
-# chosen game (a picked game or a clicked trajectory point) -> whom to explain: the clicked line's player
-@callback(
-    Output(GameExplain.PLAYER, "options"),
-    Output(GameExplain.PLAYER, "value"),
-    Input(Standings.GAME, "value"),
-    Input(Standings.TRAJECTORIES, "clickData"),
-    State(Data.SOURCE, "data"),
-    State(Params.SETTINGS, "data"),
-    State(GameExplain.PLAYER, "value"),
-    State(Standings.SCALE_OFFSET, "value"),
-    State(Standings.SCALE_FACTOR, "value"),
-    prevent_initial_call=True,
-)
-def on_game_players(game, click, source, current, chosen, offset, factor):
-    run = current_run(source, current)
-    # The click also moves the game picker, so both may arrive together: the click decides the player.
-    clicked = any(str(t.get("prop_id", "")).startswith(f"{Standings.TRAJECTORIES}.") for t in ctx.triggered)
-    if clicked:
-        game = figures.game_choice(run, game, click, True)  # the game a trajectory click points at
-    return figures.game_players(run, game, chosen, click if clicked else None, figures.scale_of(run, offset, factor))

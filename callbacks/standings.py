@@ -101,21 +101,33 @@ def on_players(source, current, chosen):
     return figures.player_choice(run, chosen)
 
 
-# source, a click on a trajectory point -> game picker (options change only with the data)
+# source, a click on a trajectory point, a picked game -> the game picker (its options change only with the data)
+# and whom to explain in that game (the clicked line's player, else the one explained before if they played, else
+# the winner), in one answer: the standings wait for both, so a page's first views come a round trip sooner than
+# when the game and its player were two callbacks in a row
 @callback(
     Output(Standings.GAME, "options"),
     Output(Standings.GAME, "value"),
+    Output(GameExplain.PLAYER, "options"),
+    Output(GameExplain.PLAYER, "value"),
     Input(Data.SOURCE, "data"),
     Input(Standings.TRAJECTORIES, "clickData"),
+    Input(Standings.GAME, "value"),
     State(Params.SETTINGS, "data"),
-    State(Standings.GAME, "value"),
+    State(GameExplain.PLAYER, "value"),
+    State(Standings.SCALE_OFFSET, "value"),
+    State(Standings.SCALE_FACTOR, "value"),
     prevent_initial_call=True,
 )
-def on_game_pick(source, click, current, game):
+def on_game(source, click, game, current, chosen, offset, factor):
     run = current_run(source, current)
-    clicked = ctx.triggered_id == Standings.TRAJECTORIES
-    value = figures.game_choice(run, None if ctx.triggered_id == Data.SOURCE else game, click, clicked)
-    return (no_update if clicked else figures.game_options(run)), (no_update if value == game else value)
+    triggered = set(ctx.triggered_prop_ids)
+    fresh = f"{Data.SOURCE}.data" in triggered
+    clicked = f"{Standings.TRAJECTORIES}.clickData" in triggered
+    value = figures.game_choice(run, None if fresh else game, click, clicked)
+    scale = figures.scale_of(run, offset, factor)
+    options, player = figures.game_players(run, value, chosen, click if clicked else None, scale)
+    return (figures.game_options(run) if fresh else no_update), (no_update if value == game else value), options, player
 
 
 # source, settings, display options, baseline, players, game, explained player, visible tab, the leaderboard's
