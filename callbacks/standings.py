@@ -103,8 +103,7 @@ def on_players(source, current, chosen):
 
 # source, a click on a trajectory point, a picked game -> the game picker (its options change only with the data)
 # and whom to explain in that game (the clicked line's player, else the one explained before if they played, else
-# the winner), in one answer: the standings wait for both, so a page's first views come a round trip sooner than
-# when the game and its player were two callbacks in a row
+# the winner), in one answer: the standings wait for both, and one round trip brings them
 @callback(
     Output(Standings.GAME, "options"),
     Output(Standings.GAME, "value"),
