@@ -1,9 +1,9 @@
 """The limits a rule between parameters puts on each of them (``ratings.params.Rule.limits``): what a slider offers
 and a search draws given the other parameters always computes, and each limit is exactly its rule's edge.
 
-Before the limits, values drawn uniformly from each slider's declared range were refused by a rule in 45% of draws
-for pairwise Elo (the Gaussian pair model's step), 54% for Thurstonian (the boost's), 19% for Glicko-2 (the lowest
-and highest deviation and volatility) and 6% for Elo-MMR (beta above sigma_limit).
+The declared ranges alone do not do this: values drawn uniformly from each slider's declared range are refused by a
+rule in 45% of draws for pairwise Elo (the Gaussian pair model's step), 54% for Thurstonian (the boost's), 19% for
+Glicko-2 (the lowest and highest deviation and volatility) and 6% for Elo-MMR (beta above sigma_limit).
 """
 
 from __future__ import annotations
