@@ -24,6 +24,7 @@ Usage (the dashboard's tests may reuse it)::
         fake.plan("huge", size=50 * 2**20)                 # the next answer is 50 MB of blank lines
         fake.requests                                      # every request seen: (method, path, query)
         fake.bodies, fake.authorized                       # JSON bodies of POSTs; whether each request had a token
+        fake.settled(5.0)                                  # every request so far answered (a slow append applied)
 
 API requests without an ``Authorization`` header get 401 (so the CSV path provably sends no credentials);
 ``add_spreadsheet(..., shared=False)`` answers 403 like a sheet not shared with the service account;
@@ -127,6 +128,9 @@ class FakeSheets:
     signing_keys: dict[str, Any] = field(default_factory=dict)
     _plan: list[_Instruction] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Requests received and not yet answered (a ``slow`` one counts until its work is done and its answer sent).
+    _open: int = 0
+    _answered: threading.Condition = field(default_factory=threading.Condition)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -173,6 +177,12 @@ class FakeSheets:
         """
         with self._lock:
             self._plan.append(_Instruction(action, times, seconds, match, size, declared))
+
+    def settled(self, timeout: float) -> bool:
+        """Wait until every request received so far has been answered (a ``slow`` append applied); whether it was
+        within ``timeout`` seconds."""
+        with self._answered:
+            return self._answered.wait_for(lambda: self._open == 0, timeout)
 
     def accept_key(self, key_id: str, public_key: Any) -> None:
         """Let the service-account key ``key_id`` (its ``private_key_id``) sign in; ``public_key`` verifies it."""
@@ -335,6 +345,17 @@ class _Handler(BaseHTTPRequestHandler):
         self._dispatch("POST")
 
     def _dispatch(self, method: str) -> None:
+        fake = self.owner
+        with fake._answered:
+            fake._open += 1
+        try:
+            self._serve(method)
+        finally:
+            with fake._answered:
+                fake._open -= 1
+                fake._answered.notify_all()
+
+    def _serve(self, method: str) -> None:
         parts = urlsplit(self.path)
         path = unquote(parts.path)
         query = parse_qs(parts.query)

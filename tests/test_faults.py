@@ -168,10 +168,10 @@ def test_a_worker_killed_under_load_costs_only_its_requests_and_is_replaced(serv
 # ------------------------------------------------------------------------------ a sheet write whose answer timed out
 @pytest.mark.parametrize("worksheet", ["Long", "WithId", "Wide"])
 def test_a_retry_after_a_timed_out_append_does_not_append_twice(worksheet: str) -> None:
-    """The fake applies the append but answers after the client's 2 s timeout (``slow`` sleeps, then serves): the
-    first submit reads the sheet back until the game shows (sources.record, issue 30), and the visitor pressing the
-    button again, with the same submission token, adds nothing.  The sheet must hold the game once, and its earlier
-    rows unchanged."""
+    """The fake applies the append but answers a second after the client's 1 s timeout (``slow`` sleeps, then
+    serves): the first submit reads the sheet back until the game shows (sources.record, issue 30), and the visitor
+    pressing the button again, with the same submission token, adds nothing.  The sheet must hold the game once, and
+    its earlier rows unchanged."""
     from sources.record import new_game, record_game
     from tests.sheets_server import FakeSheets
     from tests.test_record import KEY, LONG, WIDE, WIDE_WITH_ID, source
@@ -180,10 +180,10 @@ def test_a_retry_after_a_timed_out_append_does_not_append_twice(worksheet: str) 
     with FakeSheets() as fake:
         fake.add_spreadsheet(KEY, {"Wide": WIDE, "WithId": WIDE_WITH_ID, "Long": LONG})
         before = fake.values(KEY, worksheet)
-        fake.plan("slow", seconds=3.0, match=":append")
-        first = record_game(source(fake, worksheet), game, token="web-timeout-1")
+        fake.plan("slow", seconds=2.0, match=":append")
+        first = record_game(source(fake, worksheet, timeout=1.0), game, token="web-timeout-1")
         assert first.added and "reading the sheet back shows the game" in first.message, first.message
-        retried = record_game(source(fake, worksheet), game, token="web-timeout-1")
+        retried = record_game(source(fake, worksheet, timeout=1.0), game, token="web-timeout-1")
         after = fake.values(KEY, worksheet)
     assert not retried.added, retried.message
     assert after[: len(before)] == before, "existing rows are never altered"

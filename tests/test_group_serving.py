@@ -177,6 +177,7 @@ def test_games_titles_and_links_survive_a_restart_without_the_cache(tmp_path: Pa
         for i in range(3):
             assert "Recorded in The Club, Catan" in _record(member, f"restart-{i}")
         cookie = member.session.cookies.get("session")
+        member.session.close()  # no kept-alive connection: the graceful stop need not linger 2 s on it
     assert store.exists()
     shutil.rmtree(store)
     with gunicorn(env, tmp_path) as base:
@@ -195,6 +196,8 @@ def test_games_titles_and_links_survive_a_restart_without_the_cache(tmp_path: Pa
         kept.session.cookies.set("session", cookie)
         assert "Recorded in The Club, Catan" in _record(kept, "after-restart")
         assert len(_games(info["url"])) == 5
+        again.session.close()
+        kept.session.close()
 
 
 def _revoke(client: Client, link_id: int, values: dict[str, Any]) -> str:

@@ -86,11 +86,25 @@ def test_a_forged_ticket_runs_nothing(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------- through the real server
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     store = tmp_path_factory.mktemp("jobs-board-store")
-    env = {"RATINGS_STORE_DIR": str(store), "RATINGS_JOBS_RUNNING": "1", "RATINGS_JOBS_WAITING": "16"}
-    with gunicorn(env, tmp_path_factory.mktemp("jobs-board-logs"), workers=2) as url:
+    return {"RATINGS_STORE_DIR": str(store), "RATINGS_JOBS_RUNNING": "1", "RATINGS_JOBS_WAITING": "16"}
+
+
+@pytest.fixture(scope="module")
+def served(served_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with gunicorn(served_env, tmp_path_factory.mktemp("jobs-board-logs"), workers=2) as url:
         yield url
+
+
+def _stale_left(env: dict[str, str]) -> None:
+    """Wait until the server's board (beside its store) holds no ticket, for at most ``STALE_SECONDS + 1`` (by then
+    every cancelled job's ticket is stale: its heartbeat stopped with its process); the board is read as the
+    server reads it, which drops the dead tickets, as the server's next look would."""
+    board = jobs.board(env)
+    deadline = time.monotonic() + jobs.STALE_SECONDS + 1
+    while board.queue() != ([], 0) and time.monotonic() < deadline:
+        time.sleep(0.2)
 
 
 class Visitor:
@@ -162,7 +176,9 @@ def _gone(pid: int, timeout: float = 15) -> bool:
 
 
 @pytest.mark.slow
-def test_jobs_beyond_the_running_slot_wait_with_their_place_then_cancelled_ones_are_reaped(served: str) -> None:
+def test_jobs_beyond_the_running_slot_wait_with_their_place_then_cancelled_ones_are_reaped(
+    served: str, served_env: dict[str, str]
+) -> None:
     running = Visitor(served, "198.51.100.10")
     running.start()
     assert "evaluations" in running.label()  # it runs
@@ -186,7 +202,7 @@ def test_jobs_beyond_the_running_slot_wait_with_their_place_then_cancelled_ones_
     for visitor in everyone:
         assert _gone(visitor.pid), f"job {visitor.pid} left behind: {psutil.Process(visitor.pid).status()}"
     # their slots are free again: a new job runs at once (after the cancelled ones' heartbeats stop)
-    time.sleep(jobs.STALE_SECONDS + 1)
+    _stale_left(served_env)
     late = Visitor(served, "198.51.100.20", budget=2)
     late.start()
     assert not late.label().startswith("Waiting")
@@ -195,8 +211,8 @@ def test_jobs_beyond_the_running_slot_wait_with_their_place_then_cancelled_ones_
 
 
 @pytest.mark.slow
-def test_a_killed_job_is_reported_as_failed_within_seconds(served: str) -> None:
-    time.sleep(jobs.STALE_SECONDS + 1)  # the other test's cancelled jobs have left the board
+def test_a_killed_job_is_reported_as_failed_within_seconds(served: str, served_env: dict[str, str]) -> None:
+    _stale_left(served_env)  # the other test's cancelled jobs have left the board
     visitor = Visitor(served, "198.51.100.30", budget=60)
     visitor.start()
     visitor.label()  # it runs

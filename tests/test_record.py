@@ -287,7 +287,8 @@ def test_rate_limited_append_is_retried_but_a_server_error_is_not(fake: FakeShee
     assert len(appends(fake)) == 2 and len(fake.values(KEY, "Long")) == len(LONG) + 4
     fake.plan(500, match=":append")
     with pytest.raises(SheetError, match="may or may not have been written") as info:
-        record_game(source(fake, "Long"), GAME, token="web-11")
+        # read back for 1 s (the app's 10 s is the confirmation tests' subject, not this one's)
+        record_game(source(fake, "Long"), GAME, token="web-11", confirm_seconds=1.0)
     assert info.value.reason == "server-error"
     assert len(appends(fake)) == 3  # one try only: a 500 may hide a completed append
 
@@ -328,7 +329,7 @@ def test_a_retry_after_an_append_timed_out_writes_the_game_once(
             outcomes.append(exc)
         if isinstance(outcomes[-1], RecordResult):
             break
-    time.sleep(2.0)  # every append the fake was asked for has landed by now
+    assert fake.settled(10.0)  # every append the fake was asked for has landed by now
     assert fake.values(KEY, worksheet) == [*before, *added], outcomes
     first = outcomes[0]
     assert isinstance(first, RecordResult) and first.added, "the first submit learnt by reading back that it landed"

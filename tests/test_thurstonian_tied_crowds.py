@@ -19,6 +19,7 @@ from ratings.kernels import thurstonian as kernel
 from ratings.kernels.plackett_luce import finishers_worst_first
 from ratings.systems._orders import split_game
 from ratings.systems.thurstonian import TIE_TOLERANCE, tied_gradient
+from tests.gradients import THURSTONIAN, call_gradient
 
 
 @njit
@@ -37,22 +38,24 @@ def _segments(r: np.ndarray, ranks: np.ndarray, dnf: np.ndarray, banded: bool) -
     return ok, out, half[0]
 
 
-@njit
 def _strict_orders(r: np.ndarray, orders: np.ndarray, failed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and mean square over the rows of ``orders`` (worst-first finishers) of each strict order's gradient,
-    through the kernel's strict-order path (a crowd's banded messages)."""
+    through the kernel's strict-order path (a crowd's banded messages): the replay's own gradient (its cached cfunc,
+    called through ctypes, as tests/gradients.py does) of the game in which each row is a strict order above the
+    DNFs ``failed``, with no bound on the grid (``theta[0]`` infinite), so that it calls ``_order(r, row, failed,
+    1.0, out, inf)``, or with no DNF ``_order(r, row[1:], row[:1], 1.0, out, inf)``.  (An @njit function calling
+    ``_order`` itself compiled it afresh in this process, 13 s of CPU a run.)"""
     n = len(r)
     total = np.zeros(n)
     squares = np.zeros(n)
     one = np.zeros(n)
+    ranks = np.full(n, orders.shape[1], dtype=np.int64)  # the DNFs below every finisher (their rank is not read)
+    dnf = np.zeros(n, dtype=np.bool_)
+    dnf[failed] = True
+    unbounded = np.array([np.inf])
     for t in range(orders.shape[0]):
-        one[:] = 0.0
-        order = orders[t]
-        if len(failed) > 0:
-            ok = kernel._order(r, order, failed, 1.0, one, np.inf)
-        else:
-            ok = kernel._order(r, order[1:], order[:1], 1.0, one, np.inf)
-        if not ok:
+        ranks[orders[t]] = np.arange(orders.shape[1])[::-1]  # worst first: the last place, 0 the best
+        if not call_gradient(THURSTONIAN, r, ranks, dnf, unbounded, one):
             one[:] = np.nan
         total += one
         squares += one * one
