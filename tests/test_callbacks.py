@@ -504,7 +504,7 @@ def test_a_failed_computation_updates_no_view_and_says_what_failed(client, faili
     # good result together, and the banner says what failed and where
     assert not set(STANDINGS_OUTPUTS) & set(failed.get("response", {}))
     banner = str(failed["sideUpdate"]["page-error"]["children"])
-    assert "game 6" in banner and "standard deviations" in banner and "last good result" in banner
+    assert "game 6" in banner and "standard deviations" in banner and "Anything drawn before stays on screen" in banner
 
 
 def test_another_open_tab_keeps_its_last_good_result_too(client, failing_replay):

@@ -188,14 +188,14 @@ def callback_error(exc: Exception) -> None:
     answer: the error may pass)."""
     answers.volatile("an error")
     if isinstance(exc, DataError):
-        message = f"Not updated: {'; '.join(exc.messages)}. The last good result stays on screen."
+        message = f"Not updated: {'; '.join(exc.messages)}. Anything drawn before stays on screen."
     elif isinstance(exc, _PLAIN):
-        message = f"Not updated: {exc}. The last good result stays on screen."
+        message = f"Not updated: {exc}. Anything drawn before stays on screen."
     else:
         log.error("callback failed: %s", type(exc).__name__, exc_info=exc)
         message = (
             "Part of the page could not be updated from what the browser sent (the server logged the details). "
-            "The last good result stays on screen; reloading the page starts afresh."
+            "Anything drawn before stays on screen; reloading the page starts afresh."
         )
     try:
         set_props(Page.ERROR, {"children": message, "is_open": True})

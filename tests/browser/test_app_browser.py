@@ -159,7 +159,7 @@ def test_a_failed_computation_keeps_every_view_of_the_last_good_result(page, app
         "() => (document.querySelector('#page-error') || {}).innerText?.includes('game 6')", timeout=TIMEOUT
     )
     settle(page)
-    assert "last good result" in page.inner_text("#page-error")
+    assert "Anything drawn before stays on screen" in page.inner_text("#page-error")
     assert leaderboard_text(page) == table
     assert trajectory_data(page) == lines
     assert bar_values(page) == bars
