@@ -526,16 +526,8 @@ class RatingSystem(ABC):
         try:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 return self._run(history, per_game=per_game, resume=resume)
-        except ComputationError as exc:
-            summed = getattr(self.params, "team_strength", None) == "sum"
-            if exc.game is None or not summed or not history.team_game[exc.game]:
-                raise
-            # a summed team strength moves a team of k players k times as far as one player (ratings.systems._teams)
-            reason = (
-                f"{exc.reason}; in a team game a summed team strength moves a team of k players k times as far as "
-                "one player: team strength mean moves it once"
-            )
-            raise ComputationError(reason, exc.game, history.games[exc.game].id) from None
+        except ComputationError:
+            raise
         except (ArithmeticError, ValueError) as exc:
             # Numerical failure (overflow, division by zero, NaN where a size was expected) outside a game.
             reason = f"the settings overflow floating point ({type(exc).__name__}); try less extreme settings"

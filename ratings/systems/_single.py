@@ -50,7 +50,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ratings.base import GameView, RatingSystem, Replay, State, idle_days
+from ratings.base import ComputationError, GameView, RatingRun, RatingSystem, Replay, State, idle_days
+from ratings.history import GameHistory
 from ratings.params import Declared, Interval, Limit, Rule, computed_limit, param
 from ratings.systems._teams import share, strength, team_strength_param, team_view
 
@@ -323,6 +324,20 @@ class SingleRatingSystem(RatingSystem):
             # each entry's experience before and after its game is reported, so that an explanation of a change
             # (ratings.explain) reads the boosted step the game used; the class's own series are none
             self.extra_series = ("experience",)  # type: ignore[misc]
+
+    def _guarded(self, history: GameHistory, *, per_game: bool, resume: RatingRun | None = None) -> RatingRun:
+        try:
+            return super()._guarded(history, per_game=per_game, resume=resume)
+        except ComputationError as exc:
+            summed = getattr(self.params, "team_strength", None) == "sum"
+            if exc.game is None or not summed or not history.team_game[exc.game]:
+                raise
+            # each member moves by the team's gradient (ratings.systems._teams.share): a team of k, k times as far
+            reason = (
+                f"{exc.reason}; in a team game a summed team strength moves a team of k players k times as far as "
+                "one player: team strength mean moves it once"
+            )
+            raise ComputationError(reason, exc.game, history.games[exc.game].id) from None
 
     def _initial_state(self, n_players: int) -> State:
         p = self.params
