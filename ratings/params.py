@@ -454,13 +454,15 @@ def validate(params: Any) -> None:
             raise ParameterError(rule.names[0], f"{rule.says} (got {values})")
 
 
-def limits(params_cls: type, values: Mapping[str, Any]) -> dict[str, Limit]:
-    """Each parameter of ``params_cls`` its ``RULES`` bound: the values every rule allows (:attr:`Rule.limits`)
-    with the other parameters at ``values`` (those missing at their defaults).  A rule whose limit cannot be read
-    from these values (a parameter that is not a number yet) limits nothing."""
+def _as_set(params_cls: type, values: Mapping[str, Any]) -> types.SimpleNamespace:
+    """Every parameter of ``params_cls`` as an attribute: ``values``, the rest at their defaults (what a rule and its
+    limits read)."""
     given = {spec.name: spec.default for spec in specs(params_cls)}
     given.update(values)
-    current = types.SimpleNamespace(**given)
+    return types.SimpleNamespace(**given)
+
+
+def _limits_of(params_cls: type, current: types.SimpleNamespace) -> dict[str, Limit]:
     out: dict[str, Limit] = {}
     for rule in getattr(params_cls, "RULES", ()):
         for name, limit in rule.limits.items():
@@ -472,6 +474,13 @@ def limits(params_cls: type, values: Mapping[str, Any]) -> dict[str, Limit]:
     return out
 
 
+def limits(params_cls: type, values: Mapping[str, Any]) -> dict[str, Limit]:
+    """Each parameter of ``params_cls`` its ``RULES`` bound: the values every rule allows (:attr:`Rule.limits`)
+    with the other parameters at ``values`` (those missing at their defaults).  A rule whose limit cannot be read
+    from these values (a parameter that is not a number yet) limits nothing."""
+    return _limits_of(params_cls, _as_set(params_cls, values))
+
+
 def offered(
     params_cls: type, spec: ParamSpec, values: Mapping[str, Any], span: tuple[float, float] | None = None
 ) -> tuple[float, float]:
@@ -480,19 +489,18 @@ def offered(
     (:func:`limits`).  An end a limit moved lies on the slider's grid (``spec.step`` from ``span``'s low: 0.8, not
     0.7999999999992), at the value nearest the limit that the rules allow; an excluded end is a step inside."""
     low, high = span if span is not None else (float(spec.low), float(spec.high))  # type: ignore[arg-type]
-    limit = limits(params_cls, values).get(spec.name)
+    current = _as_set(params_cls, values)
+    limit = _limits_of(params_cls, current).get(spec.name)
     if limit is None:
         return (low, high)
     step = spec.step or (high - low) / 100
     narrow_low, narrow_high = limit.within(low, high, step)
     bounding = [rule for rule in getattr(params_cls, "RULES", ()) if spec.name in rule.limits]
-    given = {s.name: s.default for s in specs(params_cls)}
-    given.update(values)
 
     def allowed(value: float) -> bool:
-        current = types.SimpleNamespace(**{**given, spec.name: value})
+        trial = types.SimpleNamespace(**{**vars(current), spec.name: value})
         try:
-            return all(rule.holds(current) for rule in bounding)
+            return all(rule.holds(trial) for rule in bounding)
         except (TypeError, ValueError, ArithmeticError):
             return True  # the others do not read yet: the settings' own check says what is wrong
 
