@@ -23,6 +23,11 @@ def controls_for(system: str, *, reset: bool, url_state: dict[str, Any] | None) 
     return param_controls(system, values)
 
 
+def _switched_off(spec: Any, value: Any, switches: dict[str, bool]) -> bool:
+    """Whether a "none"-able number is off (its switch, else whether it has a value): it then means ``None``."""
+    return spec.kind == "optional-float" and not switches.get(spec.name, value is not None)
+
+
 def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tuple[dict[str, Any] | None, str | None]:
     """Settings ``{"system", "params"}`` from the controls' raw values, or ``(None, message)``.
 
@@ -34,7 +39,7 @@ def collect(system: str, raw: dict[str, Any], switches: dict[str, bool]) -> tupl
         if spec.name not in raw:
             continue
         value = raw[spec.name]
-        if spec.kind == "optional-float" and not switches.get(spec.name, value is not None):
+        if _switched_off(spec, value, switches):
             value = None
         elif spec.kind in ("float", "int", "optional-float") and (value is None or str(value).strip() == ""):
             return None, f"parameter '{spec.name}': enter {spec.expected()}"
@@ -60,7 +65,7 @@ def sliders_moved(
         spec = specs.get(name)
         if spec is None:
             continue
-        if spec.kind == "optional-float" and not switches.get(name, value is not None):
+        if _switched_off(spec, value, switches):
             values[name] = None
             continue
         try:
