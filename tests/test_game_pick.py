@@ -4,13 +4,13 @@ players, a click on a trajectory point picks its game and its line's player."""
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any
 
 import pytest
 
 from tests.dash_requests import post
+from tests.test_hostile_requests import _upload
 
 POKER = {"kind": "sample", "name": "poker"}
 SETTINGS = {"system": "multielo", "params": {}}
@@ -33,9 +33,7 @@ def _answer(response: Any) -> dict[str, Any]:
 
 
 def _source(client: Any, text: str, name: str) -> dict[str, Any]:
-    url = "data:text/csv;base64," + base64.b64encode(text.encode()).decode()
-    values = {"data-upload.contents": url, "data-upload.filename": name, "data-source.data": POKER}
-    return _answer(post(client, "data-source", values, changed=["data-upload.contents"]))["data-source"]["data"]
+    return _upload(client, text, name)["data-source"]["data"]
 
 
 def _pick(client: Any, changed: str, **values: Any) -> dict[str, Any]:
