@@ -45,7 +45,7 @@ def _gradient(r: np.ndarray, chain: np.ndarray, bottom: np.ndarray, banded: bool
             out[:] = np.nan
         return out
     coincide = np.empty(len(chain) - 1 + len(bottom))
-    if not kernel._banded(r, chain, bottom, lo, step, g, coincide):
+    if not kernel._banded(r, chain, bottom, lo, step, g, coincide, kernel._NEGLIGIBLE):
         out[:] = np.nan
         return out
     for k in range(len(chain) - 1):
